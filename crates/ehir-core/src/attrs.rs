@@ -1,0 +1,85 @@
+//! Attributes: the constant payloads of ops (`#cir.int<N> : T`, `#true`, `#cir.global_view<@sym>`,
+//! strings, arrays), interned per module.
+
+use crate::entities::{Attr, Symbol, Type};
+use cranelift_entity::PrimaryMap;
+use std::collections::HashMap;
+
+/// The structure of an attribute.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum AttrData {
+    /// `#cir.int<N> : T`. The value is kept sign- or zero-extended to 128 bits.
+    Int { value: i128, ty: Type },
+    /// `#true` / `#false` (type `!cir.bool`).
+    Bool(bool),
+    /// `#cir.fp<1.5> : T` with the value's IEEE bits as an `f64`.
+    Float { bits: u64, ty: Type },
+    /// `#cir.ptr<null> : T`
+    Null(Type),
+    /// `#cir.global_view<@sym[, [i, j]]> [: T]`: the address of a global (or typeinfo object).
+    GlobalView { symbol: Symbol, indices: Vec<i64>, ty: Option<Type> },
+    /// `"text"`: a string; bytes may be any value (escaped as `\XX` in text).
+    Str(Vec<u8>),
+    /// `#cir.const_array<"bytes" : T>` or `#cir.const_array<[a, b]> : T`.
+    ConstArray { elements: ConstArrayElements, ty: Type },
+    /// `#cir.zero : T`
+    Zero(Type),
+    /// `#cir.undef : T`
+    Undef(Type),
+    /// `[a, b, ...]`
+    List(Vec<Attr>),
+}
+
+/// Elements of a constant array.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ConstArrayElements {
+    Bytes(Vec<u8>),
+    Attrs(Vec<Attr>),
+}
+
+impl AttrData {
+    /// The type of a typed attribute (the result type of a `cir.const` of it).
+    pub fn ty(&self, bool_ty: Type) -> Option<Type> {
+        match self {
+            AttrData::Int { ty, .. }
+            | AttrData::Float { ty, .. }
+            | AttrData::Null(ty)
+            | AttrData::ConstArray { ty, .. }
+            | AttrData::Zero(ty)
+            | AttrData::Undef(ty) => Some(*ty),
+            AttrData::Bool(_) => Some(bool_ty),
+            AttrData::GlobalView { ty, .. } => *ty,
+            AttrData::Str(_) | AttrData::List(_) => None,
+        }
+    }
+}
+
+/// The module's attribute interner.
+#[derive(Default, Clone, Debug)]
+pub struct AttrStore {
+    data: PrimaryMap<Attr, AttrData>,
+    index: HashMap<AttrData, Attr>,
+}
+
+impl AttrStore {
+    pub fn intern(&mut self, a: AttrData) -> Attr {
+        if let Some(&id) = self.index.get(&a) {
+            return id;
+        }
+        let id = self.data.push(a.clone());
+        self.index.insert(a, id);
+        id
+    }
+
+    pub fn get(&self, a: Attr) -> &AttrData {
+        &self.data[a]
+    }
+
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+}

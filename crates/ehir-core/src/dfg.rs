@@ -1,0 +1,302 @@
+//! The data flow graph of a function: op data, values, blocks, regions, successor edges
+//! and the list pools they share. Placement of ops and blocks is the [`crate::Layout`]'s job.
+
+use crate::entities::{Block, Extra, Loc, Op, Region, Successor, Type, Value};
+use crate::ops::{ExtraData, OpKind};
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{EntityList, ListPool, PrimaryMap};
+
+/// Everything about an op except where it sits.
+#[derive(Clone, Debug)]
+pub struct OpData {
+    pub kind: OpKind,
+    pub operands: EntityList<Value>,
+    pub results: EntityList<Value>,
+    pub successors: EntityList<Successor>,
+    pub regions: EntityList<Region>,
+    pub loc: Loc,
+}
+
+/// Where a value comes from.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum ValueDef {
+    /// Result number `n` of an op.
+    Result(Op, u32),
+    /// Parameter number `n` of a block.
+    Param(Block, u32),
+}
+
+#[derive(Copy, Clone, Debug)]
+pub struct ValueData {
+    pub ty: Type,
+    pub def: ValueDef,
+}
+
+/// A successor edge: target block and the arguments passed to its parameters.
+#[derive(Clone, Debug)]
+pub struct SuccessorData {
+    pub block: Block,
+    pub args: EntityList<Value>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct BlockData {
+    pub params: EntityList<Value>,
+    pub loc: Loc,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct RegionData {
+    /// The op owning the region; `None` for a function body.
+    pub parent: PackedOption<Op>,
+}
+
+/// One use of a value.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Use {
+    /// Operand `n` of an op.
+    Operand(Op, u32),
+    /// Argument `n` passed along successor edge `succ` of op.
+    SuccessorArg(Op, Successor, u32),
+}
+
+/// The data flow graph of one function.
+#[derive(Clone, Debug, Default)]
+pub struct DataFlowGraph {
+    pub ops: PrimaryMap<Op, OpData>,
+    pub values: PrimaryMap<Value, ValueData>,
+    pub blocks: PrimaryMap<Block, BlockData>,
+    pub regions: PrimaryMap<Region, RegionData>,
+    pub successors: PrimaryMap<Successor, SuccessorData>,
+    pub extras: PrimaryMap<Extra, ExtraData>,
+    pub value_lists: ListPool<Value>,
+    pub successor_lists: ListPool<Successor>,
+    pub region_lists: ListPool<Region>,
+}
+
+impl DataFlowGraph {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Creates an op (not yet placed in a block) with fresh results of `result_types`,
+    /// the given successor edges and `num_regions` fresh empty regions.
+    pub fn make_op(
+        &mut self,
+        kind: OpKind,
+        operands: &[Value],
+        result_types: &[Type],
+        successors: &[(Block, &[Value])],
+        num_regions: usize,
+        loc: Loc,
+    ) -> Op {
+        let operands = EntityList::from_slice(operands, &mut self.value_lists);
+        let op = self.ops.push(OpData {
+            kind,
+            operands,
+            results: EntityList::new(),
+            successors: EntityList::new(),
+            regions: EntityList::new(),
+            loc,
+        });
+        for (i, &ty) in result_types.iter().enumerate() {
+            let v = self.values.push(ValueData {
+                ty,
+                def: ValueDef::Result(op, i as u32),
+            });
+            self.ops[op].results.push(v, &mut self.value_lists);
+        }
+        for &(block, args) in successors {
+            let s = self.make_successor(block, args);
+            self.ops[op].successors.push(s, &mut self.successor_lists);
+        }
+        for _ in 0..num_regions {
+            let r = self.regions.push(RegionData { parent: op.into() });
+            self.ops[op].regions.push(r, &mut self.region_lists);
+        }
+        op
+    }
+
+    /// Creates a successor edge (not attached to any op).
+    pub fn make_successor(&mut self, block: Block, args: &[Value]) -> Successor {
+        let args = EntityList::from_slice(args, &mut self.value_lists);
+        self.successors.push(SuccessorData { block, args })
+    }
+
+    /// Creates a block with no parameters (not yet placed in a region).
+    pub fn make_block(&mut self) -> Block {
+        self.blocks.push(BlockData::default())
+    }
+
+    /// Creates a region owned by `parent` (`None` for a function body).
+    pub fn make_region(&mut self, parent: Option<Op>) -> Region {
+        self.regions.push(RegionData {
+            parent: parent.into(),
+        })
+    }
+
+    /// Appends a region to an op (used by parsers that create regions as they go).
+    pub fn attach_region(&mut self, op: Op, region: Region) {
+        self.regions[region].parent = op.into();
+        self.ops[op].regions.push(region, &mut self.region_lists);
+    }
+
+    /// Appends a successor edge to an op.
+    pub fn attach_successor(&mut self, op: Op, succ: Successor) {
+        self.ops[op].successors.push(succ, &mut self.successor_lists);
+    }
+
+    /// Adds a parameter to a block.
+    pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
+        let n = self.blocks[block].params.len(&self.value_lists) as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Param(block, n),
+        });
+        self.blocks[block].params.push(v, &mut self.value_lists);
+        v
+    }
+
+    /// Removes all parameters of a block. Uses of them become dangling; callers replace them.
+    pub fn clear_block_params(&mut self, block: Block) {
+        self.blocks[block].params.clear(&mut self.value_lists);
+    }
+
+    pub fn kind(&self, op: Op) -> &OpKind {
+        &self.ops[op].kind
+    }
+
+    pub fn loc(&self, op: Op) -> Loc {
+        self.ops[op].loc
+    }
+
+    pub fn operands(&self, op: Op) -> &[Value] {
+        self.ops[op].operands.as_slice(&self.value_lists)
+    }
+
+    pub fn operands_mut(&mut self, op: Op) -> &mut [Value] {
+        self.ops[op].operands.as_mut_slice(&mut self.value_lists)
+    }
+
+    /// Replaces the operand list of an op.
+    pub fn set_operands(&mut self, op: Op, operands: &[Value]) {
+        let mut list = std::mem::take(&mut self.ops[op].operands);
+        list.clear(&mut self.value_lists);
+        list.extend(operands.iter().copied(), &mut self.value_lists);
+        self.ops[op].operands = list;
+    }
+
+    pub fn results(&self, op: Op) -> &[Value] {
+        self.ops[op].results.as_slice(&self.value_lists)
+    }
+
+    /// The single result of an op. Panics if the op does not have exactly one result:
+    /// for builders that just created the op.
+    pub fn result(&self, op: Op) -> Value {
+        let r = self.results(op);
+        assert_eq!(r.len(), 1, "op {op} does not have exactly one result");
+        r[0]
+    }
+
+    /// Adds a result to an existing op (used by parsers and by rewrites).
+    pub fn append_result(&mut self, op: Op, ty: Type) -> Value {
+        let n = self.ops[op].results.len(&self.value_lists) as u32;
+        let v = self.values.push(ValueData {
+            ty,
+            def: ValueDef::Result(op, n),
+        });
+        self.ops[op].results.push(v, &mut self.value_lists);
+        v
+    }
+
+    pub fn successors(&self, op: Op) -> &[Successor] {
+        self.ops[op].successors.as_slice(&self.successor_lists)
+    }
+
+    /// Removes all successor edges of an op.
+    pub fn clear_successors(&mut self, op: Op) {
+        self.ops[op].successors.clear(&mut self.successor_lists);
+    }
+
+    /// The target blocks of an op's successor edges, in order.
+    pub fn successor_blocks(&self, op: Op) -> impl Iterator<Item = Block> + '_ {
+        self.successors(op).iter().map(|&s| self.successors[s].block)
+    }
+
+    pub fn successor_block(&self, succ: Successor) -> Block {
+        self.successors[succ].block
+    }
+
+    pub fn successor_args(&self, succ: Successor) -> &[Value] {
+        self.successors[succ].args.as_slice(&self.value_lists)
+    }
+
+    /// Retargets a successor edge.
+    pub fn set_successor(&mut self, succ: Successor, block: Block, args: &[Value]) {
+        let mut list = std::mem::take(&mut self.successors[succ].args);
+        list.clear(&mut self.value_lists);
+        list.extend(args.iter().copied(), &mut self.value_lists);
+        self.successors[succ] = SuccessorData { block, args: list };
+    }
+
+    pub fn regions(&self, op: Op) -> &[Region] {
+        self.ops[op].regions.as_slice(&self.region_lists)
+    }
+
+    /// Detaches all regions from an op (their blocks stay allocated; a rewrite moves them).
+    pub fn clear_regions(&mut self, op: Op) {
+        self.ops[op].regions.clear(&mut self.region_lists);
+    }
+
+    pub fn region_parent(&self, region: Region) -> Option<Op> {
+        self.regions[region].parent.expand()
+    }
+
+    pub fn block_params(&self, block: Block) -> &[Value] {
+        self.blocks[block].params.as_slice(&self.value_lists)
+    }
+
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v].ty
+    }
+
+    pub fn value_def(&self, v: Value) -> ValueDef {
+        self.values[v].def
+    }
+
+    /// Stores a variable-length payload.
+    pub fn make_extra(&mut self, data: ExtraData) -> Extra {
+        self.extras.push(data)
+    }
+
+    pub fn extra(&self, e: Extra) -> &ExtraData {
+        &self.extras[e]
+    }
+
+    /// Handlers of a `cir.try` / keys of a `cir.eh.dispatch`.
+    pub fn handlers(&self, e: Extra) -> &[crate::ops::HandlerKey] {
+        match &self.extras[e] {
+            ExtraData::Handlers(h) => h,
+            _ => &[],
+        }
+    }
+
+    /// Replaces every use of `old` (operands and successor arguments) by `new` in `ops`.
+    pub fn replace_uses_in(&mut self, ops: &[Op], old: Value, new: Value) {
+        for &op in ops {
+            for v in self.ops[op].operands.as_mut_slice(&mut self.value_lists) {
+                if *v == old {
+                    *v = new;
+                }
+            }
+            let succs: Vec<Successor> = self.successors(op).to_vec();
+            for s in succs {
+                for v in self.successors[s].args.as_mut_slice(&mut self.value_lists) {
+                    if *v == old {
+                        *v = new;
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! A function: signature, linkage, personality, its explicit phase, and its body
+//! (a data flow graph plus layout), with pre-order walks over nested regions.
+
+use crate::dfg::DataFlowGraph;
+use crate::entities::{Block, Loc, Op, Region, Symbol, Type};
+use crate::layout::Layout;
+use crate::ops::{OpKind, PhaseSet};
+
+/// The phase a function's IR is in. The verifier rejects ops of another phase.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub enum Phase {
+    /// Nested regions: scopes, loops, `cir.cleanup.scope`, `cir.try`.
+    Structured,
+    /// One region of blocks; ABI-agnostic EH ops (`cir.try_call`, `cir.eh.*`, begin/end).
+    Flat,
+    /// Lowered to the Itanium model (`cir.eh.landingpad`, typeid compares, `__cxa_*`).
+    Itanium,
+    /// Lowered to the Microsoft funclet model (catchswitch/catchpad/cleanuppad).
+    Msvc,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 4] = [Phase::Structured, Phase::Flat, Phase::Itanium, Phase::Msvc];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Structured => "structured",
+            Phase::Flat => "flat",
+            Phase::Itanium => "itanium",
+            Phase::Msvc => "msvc",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Phase> {
+        Phase::ALL.into_iter().find(|p| p.name() == s)
+    }
+}
+
+/// Symbol linkage, printed after `cir.func` / `cir.global`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum Linkage {
+    #[default]
+    External,
+    Private,
+    Internal,
+    LinkOnceOdr,
+    Weak,
+}
+
+impl Linkage {
+    pub const ALL: [Linkage; 5] = [
+        Linkage::External,
+        Linkage::Private,
+        Linkage::Internal,
+        Linkage::LinkOnceOdr,
+        Linkage::Weak,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Linkage::External => "external",
+            Linkage::Private => "private",
+            Linkage::Internal => "internal",
+            Linkage::LinkOnceOdr => "linkonce_odr",
+            Linkage::Weak => "weak",
+        }
+    }
+}
+
+/// An event of [`Function::visit_in_order`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Visit {
+    Block(Block),
+    Op(Op),
+}
+
+/// A function definition or declaration.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: Symbol,
+    /// A `!cir.func<...>` type.
+    pub sig: Type,
+    pub linkage: Linkage,
+    /// The personality routine (set by EH ABI lowering).
+    pub personality: Option<Symbol>,
+    pub phase: Phase,
+    /// Declared not to throw (`nothrow`): calls to it are nothrow.
+    pub nothrow: bool,
+    pub dfg: DataFlowGraph,
+    pub layout: Layout,
+    /// The body region; `None` for an external declaration.
+    pub body: Option<Region>,
+    pub loc: Loc,
+}
+
+impl Function {
+    /// A declaration (no body) in the structured phase.
+    pub fn new_declaration(name: Symbol, sig: Type) -> Self {
+        Function {
+            name,
+            sig,
+            linkage: Linkage::External,
+            personality: None,
+            phase: Phase::Structured,
+            nothrow: false,
+            dfg: DataFlowGraph::new(),
+            layout: Layout::new(),
+            body: None,
+            loc: Loc::NONE,
+        }
+    }
+
+    /// A definition with an empty body region whose entry block has one parameter per
+    /// signature parameter (`param_types`).
+    pub fn new_definition(name: Symbol, sig: Type, param_types: &[Type]) -> Self {
+        let mut f = Self::new_declaration(name, sig);
+        let body = f.dfg.make_region(None);
+        let entry = f.dfg.make_block();
+        for &t in param_types {
+            f.dfg.append_block_param(entry, t);
+        }
+        f.layout.append_block(body, entry);
+        f.body = Some(body);
+        f
+    }
+
+    pub fn is_declaration(&self) -> bool {
+        self.body.is_none()
+    }
+
+    /// The entry block of the body.
+    pub fn entry_block(&self) -> Option<Block> {
+        self.layout.entry_block(self.body?)
+    }
+
+    /// The region that contains a block.
+    pub fn block_region(&self, block: Block) -> Option<Region> {
+        self.layout.block_region(block)
+    }
+
+    /// The op owning the region that contains `op` (`None` at the function body level).
+    pub fn parent_op(&self, op: Op) -> Option<Op> {
+        let block = self.layout.op_block(op)?;
+        let region = self.layout.block_region(block)?;
+        self.dfg.region_parent(region)
+    }
+
+    /// All ops of the body in pre-order (an op before the ops of its regions),
+    /// blocks in layout order.
+    pub fn walk_ops(&self) -> Vec<Op> {
+        let mut out = Vec::with_capacity(self.dfg.ops.len());
+        self.visit_in_order(&mut |v| {
+            if let Visit::Op(op) = v {
+                out.push(op)
+            }
+        });
+        out
+    }
+
+    /// Visits every block and op of the body in printing order: a region's blocks in
+    /// layout order, each block before its ops, each op before the blocks of its regions.
+    /// Iterative, so arbitrarily deep nesting does not grow the host stack.
+    pub fn visit_in_order(&self, f: &mut dyn FnMut(Visit)) {
+        if let Some(body) = self.body {
+            self.visit_region_in_order(body, f);
+        }
+    }
+
+    /// [`Function::visit_in_order`] restricted to one region.
+    pub fn visit_region_in_order(&self, region: Region, f: &mut dyn FnMut(Visit)) {
+        struct Frame<'r> {
+            next_block: Option<Block>,
+            next_op: Option<Op>,
+            /// Sibling regions of the same op, walked after this one.
+            after: &'r [Region],
+        }
+        let start = |r: Region, after| Frame {
+            next_block: self.layout.entry_block(r),
+            next_op: None,
+            after,
+        };
+        let mut stack = vec![start(region, &[][..])];
+        while let Some(top) = stack.last_mut() {
+            if let Some(op) = top.next_op {
+                top.next_op = self.layout.next_op(op);
+                f(Visit::Op(op));
+                if let Some((&first, rest)) = self.dfg.regions(op).split_first() {
+                    stack.push(start(first, rest));
+                }
+                continue;
+            }
+            if let Some(b) = top.next_block {
+                top.next_block = self.layout.next_block(b);
+                top.next_op = self.layout.first_op(b);
+                f(Visit::Block(b));
+                continue;
+            }
+            let done = stack.pop().expect("non-empty");
+            if let Some((&first, rest)) = done.after.split_first() {
+                stack.push(start(first, rest));
+            }
+        }
+    }
+
+    /// All blocks of the body and nested regions, in pre-order of their regions.
+    pub fn walk_blocks(&self) -> Vec<Block> {
+        let mut out = Vec::new();
+        let Some(body) = self.body else { return out };
+        out.extend(self.layout.blocks(body));
+        for op in self.walk_ops() {
+            for &r in self.dfg.regions(op) {
+                out.extend(self.layout.blocks(r));
+            }
+        }
+        out
+    }
+
+    /// The phase that the ops of the body imply: the most lowered phase any
+    /// phase-specific op belongs to (MSVC/Itanium beat flat, flat beats structured), then
+    /// the personality routine. Used by the parser when the text has no `phase(...)`.
+    pub fn inferred_phase(&self, personality_name: Option<&str>) -> Phase {
+        let mut phase = Phase::Structured;
+        for op in self.walk_ops() {
+            let p = match self.dfg.kind(op).phases() {
+                PhaseSet::Msvc => Phase::Msvc,
+                PhaseSet::Itanium => Phase::Itanium,
+                PhaseSet::Flat | PhaseSet::Flattened => Phase::Flat,
+                PhaseSet::All | PhaseSet::Structured => continue,
+            };
+            if p > phase {
+                phase = p;
+            }
+        }
+        if phase <= Phase::Flat {
+            match personality_name {
+                Some("__gxx_personality_v0") => return Phase::Itanium,
+                Some("__CxxFrameHandler3") | Some("__CxxFrameHandler4") => return Phase::Msvc,
+                _ => {}
+            }
+        }
+        phase
+    }
+
+    /// Whether any op in the body holds regions (a structured-only construct).
+    pub fn has_nested_regions(&self) -> bool {
+        self.walk_ops()
+            .into_iter()
+            .any(|op| !self.dfg.regions(op).is_empty())
+    }
+
+    /// Whether an op is a terminator of its kind.
+    pub fn is_terminator(&self, op: Op) -> bool {
+        matches!(self.dfg.kind(op), k if k.is_terminator())
+    }
+
+    /// Convenience: the kind of an op.
+    pub fn kind(&self, op: Op) -> &OpKind {
+        self.dfg.kind(op)
+    }
+}

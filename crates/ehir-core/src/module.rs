@@ -1,0 +1,200 @@
+//! A module: the interned symbols, types and attributes shared by its functions, record
+//! declarations, typeinfo declarations, globals and functions, in source order.
+
+use crate::attrs::AttrStore;
+use crate::entities::{Attr, FuncId, GlobalId, Loc, Symbol, Type};
+use crate::function::{Function, Linkage};
+use crate::symbols::SymbolTable;
+use crate::types::TypeStore;
+use cranelift_entity::PrimaryMap;
+use std::collections::HashMap;
+
+/// `struct`, `class` or `union`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum RecordKind {
+    Struct,
+    Class,
+    Union,
+}
+
+impl RecordKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordKind::Struct => "struct",
+            RecordKind::Class => "class",
+            RecordKind::Union => "union",
+        }
+    }
+}
+
+/// `!rec_X = !cir.record<struct "X" {T, U}>` (or `incomplete`).
+#[derive(Clone, Debug)]
+pub struct RecordDecl {
+    /// The alias without `!` (`rec_X`).
+    pub alias: Symbol,
+    pub kind: RecordKind,
+    /// The source-level name (`X`).
+    pub name: Symbol,
+    /// Field types; `None` for an incomplete (opaque) record.
+    pub fields: Option<Vec<Type>>,
+    pub loc: Loc,
+}
+
+/// `cir.typeinfo @_ZTI1D : !rec_D bases [@_ZTI1B at 0]`: a class typeinfo object and
+/// its public base classes, which is what catch-by-base matching needs.
+#[derive(Clone, Debug)]
+pub struct TypeInfoDecl {
+    pub symbol: Symbol,
+    /// The class type the typeinfo describes.
+    pub ty: Type,
+    /// Public base-class typeinfos with the byte offset of the base subobject.
+    pub bases: Vec<(Symbol, u64)>,
+    pub loc: Loc,
+}
+
+/// `cir.global [constant] [linkage] @name = INIT : T` or `cir.global @name : T`.
+#[derive(Clone, Debug)]
+pub struct Global {
+    pub name: Symbol,
+    pub ty: Type,
+    pub init: Option<Attr>,
+    pub constant: bool,
+    pub linkage: Linkage,
+    pub align: Option<u32>,
+    pub loc: Loc,
+}
+
+/// A top-level item, in source order.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Item {
+    Record(usize),
+    TypeInfo(usize),
+    Global(GlobalId),
+    Function(FuncId),
+}
+
+/// The interned tables every function of a module shares.
+#[derive(Clone, Debug, Default)]
+pub struct ModuleCtx {
+    pub symbols: SymbolTable,
+    pub types: TypeStore,
+    pub attrs: AttrStore,
+    pub records: Vec<RecordDecl>,
+    pub typeinfos: Vec<TypeInfoDecl>,
+    record_index: HashMap<Symbol, usize>,
+    typeinfo_index: HashMap<Symbol, usize>,
+}
+
+impl ModuleCtx {
+    /// The declaration of a record alias, if it was declared.
+    pub fn record(&self, alias: Symbol) -> Option<&RecordDecl> {
+        self.record_index.get(&alias).map(|&i| &self.records[i])
+    }
+
+    /// Declares (or completes) a record; returns its index in `records`.
+    pub fn declare_record(&mut self, decl: RecordDecl) -> usize {
+        if let Some(&i) = self.record_index.get(&decl.alias) {
+            self.records[i] = decl;
+            return i;
+        }
+        let i = self.records.len();
+        self.record_index.insert(decl.alias, i);
+        self.records.push(decl);
+        i
+    }
+
+    pub fn typeinfo(&self, symbol: Symbol) -> Option<&TypeInfoDecl> {
+        self.typeinfo_index.get(&symbol).map(|&i| &self.typeinfos[i])
+    }
+
+    pub fn declare_typeinfo(&mut self, decl: TypeInfoDecl) -> usize {
+        if let Some(&i) = self.typeinfo_index.get(&decl.symbol) {
+            self.typeinfos[i] = decl;
+            return i;
+        }
+        let i = self.typeinfos.len();
+        self.typeinfo_index.insert(decl.symbol, i);
+        self.typeinfos.push(decl);
+        i
+    }
+
+    pub fn sym(&mut self, s: &str) -> Symbol {
+        self.symbols.intern(s)
+    }
+
+    pub fn name(&self, s: Symbol) -> &str {
+        self.symbols.name(s)
+    }
+}
+
+/// A CIR module.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    pub ctx: ModuleCtx,
+    pub globals: PrimaryMap<GlobalId, Global>,
+    pub functions: PrimaryMap<FuncId, Function>,
+    /// Top-level items in source order (the printer's order).
+    pub items: Vec<Item>,
+    function_index: HashMap<Symbol, FuncId>,
+    global_index: HashMap<Symbol, GlobalId>,
+}
+
+impl Module {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a function; a later definition replaces an earlier declaration of the same name.
+    pub fn add_function(&mut self, func: Function) -> FuncId {
+        if let Some(&id) = self.function_index.get(&func.name) {
+            self.functions[id] = func;
+            return id;
+        }
+        let name = func.name;
+        let id = self.functions.push(func);
+        self.function_index.insert(name, id);
+        self.items.push(Item::Function(id));
+        id
+    }
+
+    pub fn add_global(&mut self, global: Global) -> GlobalId {
+        if let Some(&id) = self.global_index.get(&global.name) {
+            self.globals[id] = global;
+            return id;
+        }
+        let name = global.name;
+        let id = self.globals.push(global);
+        self.global_index.insert(name, id);
+        self.items.push(Item::Global(id));
+        id
+    }
+
+    pub fn add_record(&mut self, decl: RecordDecl) {
+        let known = self.ctx.record(decl.alias).is_some();
+        let i = self.ctx.declare_record(decl);
+        if !known {
+            self.items.push(Item::Record(i));
+        }
+    }
+
+    pub fn add_typeinfo(&mut self, decl: TypeInfoDecl) {
+        let known = self.ctx.typeinfo(decl.symbol).is_some();
+        let i = self.ctx.declare_typeinfo(decl);
+        if !known {
+            self.items.push(Item::TypeInfo(i));
+        }
+    }
+
+    pub fn function_by_name(&self, name: Symbol) -> Option<FuncId> {
+        self.function_index.get(&name).copied()
+    }
+
+    pub fn global_by_name(&self, name: Symbol) -> Option<GlobalId> {
+        self.global_index.get(&name).copied()
+    }
+
+    /// Looks a function up by its text name.
+    pub fn function_named(&self, name: &str) -> Option<FuncId> {
+        self.ctx.symbols.lookup(name).and_then(|s| self.function_by_name(s))
+    }
+}

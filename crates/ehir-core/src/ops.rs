@@ -1,0 +1,574 @@
+//! Ops as data: [`OpKind`] names an op and carries its small fixed payload; operands,
+//! results, successors and regions live in the [`crate::DataFlowGraph`].
+//!
+//! Operand, successor and region conventions of every op are listed on its variant.
+//! "opt" marks an operand that may be absent; the op's payload says which are present
+//! when that is not clear from the count.
+
+use crate::entities::{Attr, Extra, Symbol, Type};
+use crate::function::Phase;
+use cranelift_entity::packed_option::PackedOption;
+
+/// What an op is. `Copy` and at most 16 bytes; variable-length payload goes in an [`Extra`].
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum OpKind {
+    // ---- common to all phases -------------------------------------------------------
+    /// `cir.return [%v : T]`. Operands: the returned value, if any.
+    Return,
+    /// `%p = cir.alloca T, !cir.ptr<T>, ["name"(, init)] [align(N)]`. Result: the pointer.
+    Alloca { alloc_ty: Type, name: Symbol, init: bool, align: u16 },
+    /// `%v = cir.load [volatile] [align(N)] %p : !cir.ptr<T>, T`. Operands: pointer.
+    Load { align: u16, volatile: bool },
+    /// `cir.store [volatile] [align(N)] %v, %p : T, !cir.ptr<T>`. Operands: value, pointer.
+    Store { align: u16, volatile: bool },
+    /// `%v = cir.const ATTR`. Result type is the attribute's type.
+    Const { value: Attr },
+    /// `[%r =] cir.call [nothrow|exception] @f(%args) : (T...) -> R`; indirect calls
+    /// (`callee` none) take the callee pointer as operand 0.
+    Call { callee: PackedOption<Symbol>, sig: Type, flags: CallFlags },
+    /// `%r = cir.binop(kind, %a, %b) : T`
+    Binary(BinaryOp),
+    /// `%r = cir.unary(kind, %a) : T, T`
+    Unary(UnaryOp),
+    /// `%r = cir.cmp(pred, %a, %b) : T, !cir.bool`
+    Cmp(CmpPredicate),
+    /// `%r = cir.cast kind %v : T -> U`
+    Cast(CastKind),
+    /// `%r = cir.select if %c then %a else %b : (!cir.bool, T, T) -> T`
+    Select,
+    /// `%r = cir.ptr_stride %p, %n : (!cir.ptr<T>, I) -> !cir.ptr<T>`
+    PtrStride,
+    /// `%r = cir.get_member %p[index] {name = "x"} : !cir.ptr<R> -> !cir.ptr<T>`
+    GetMember { index: u32, name: Symbol },
+    /// `%r = cir.base_class_addr %p : !cir.ptr<D> [nonnull] [offset] -> !cir.ptr<B>`
+    BaseClassAddr { offset: u32, nonnull: bool },
+    /// `%r = cir.derived_class_addr %p : !cir.ptr<B> [nonnull] [offset] -> !cir.ptr<D>`
+    DerivedClassAddr { offset: u32, nonnull: bool },
+    /// `%r = cir.get_global @g : !cir.ptr<T>`
+    GetGlobal { symbol: Symbol },
+    /// `%r = cir.alloc.exception N -> !cir.ptr<T>`: storage for a thrown object of N bytes.
+    AllocException { size: u64 },
+    /// Structured: `cir.throw [%obj : !cir.ptr<T>, @typeinfo[, @dtor]]` (no operand =
+    /// rethrow). In the flat phases it may carry one successor: its unwind destination.
+    Throw { type_info: PackedOption<Symbol>, dtor: PackedOption<Symbol> },
+    /// `cir.resume [%tok : !cir.eh_token]`: continue unwinding the current exception.
+    Resume,
+    /// `cir.unreachable`
+    Unreachable,
+    /// `cir.br ^bb(args)`. One successor.
+    Br,
+    /// `cir.brcond %c ^t(args), ^f(args)`. Operands: condition; successors: true, false.
+    BrCond,
+    /// `cir.switch.flat %v : T, ^default [ N: ^bb, ... ]`. Operands: the value;
+    /// successors: default, then one per case value in `cases` (an [`ExtraData::Cases`]).
+    SwitchFlat { cases: Extra },
+    /// `cir.indirect_br %addr : !cir.ptr<!void>, [^bb...]`. Not allowed in a cleanup scope.
+    IndirectBr,
+    /// `%a = cir.block_address <@fn, "label"> : !cir.ptr<!void>`
+    BlockAddress { label: Symbol },
+
+    // ---- structured -------------------------------------------------------------------
+    /// `cir.scope { ... }` — one region.
+    Scope,
+    /// `cir.if %c { ... } [else { ... }]` — one or two regions.
+    If,
+    /// `cir.while { cond } do { body }` — regions: condition, body.
+    While,
+    /// `cir.do { body } while { cond }` — regions: body, condition.
+    DoWhile,
+    /// `cir.for : cond { ... } body { ... } step { ... }` — regions: condition, body, step.
+    For,
+    /// `cir.condition(%c)` — terminates a loop condition region.
+    Condition,
+    /// `cir.yield [%v...]` — terminates a region, falling through to the parent op.
+    Yield,
+    /// `cir.break`
+    Break,
+    /// `cir.continue`
+    Continue,
+    /// `cir.goto "label"`
+    Goto { label: Symbol },
+    /// `cir.label "label"` — first op of the block a `cir.goto` targets.
+    Label { name: Symbol },
+    /// `cir.switch (%v : T) { cir.case ... }` — one region holding `cir.case` ops.
+    Switch,
+    /// `cir.case (equal|anyof|range|default, [values]) { ... }`; values in [`ExtraData::CaseValues`].
+    Case { kind: CaseKind, values: Extra },
+    /// `%r = cir.ternary(%c, true { ... }, false { ... }) : (!cir.bool) -> T`
+    Ternary,
+    /// `cir.cleanup.scope { body } cleanup normal|eh|all { cleanup }`
+    CleanupScope { kind: CleanupKind },
+    /// `cir.try { body } catch [type ATTR] { } ... catch all { } unwind { }`;
+    /// regions: body then one per handler of [`ExtraData::Handlers`].
+    Try { handlers: Extra },
+    /// `%p = cir.catch_param : T` — first op of a catch handler region.
+    CatchParam,
+    /// `cir.array.ctor(%arr : !cir.ptr<!cir.array<T x N>>) { ^bb0(%e: !cir.ptr<T>): ... } [cleanup { ... }]`
+    ArrayCtor,
+    /// `cir.array.dtor(%arr : !cir.ptr<!cir.array<T x N>>) { ^bb0(%e: !cir.ptr<T>): ... }`
+    ArrayDtor,
+
+    // ---- flat (ABI-agnostic) ------------------------------------------------------------
+    /// `[%r =] cir.try_call @f(%args) ^normal, ^unwind : (T...) -> R`; successors:
+    /// normal, unwind. Indirect form takes the callee as operand 0.
+    TryCall { callee: PackedOption<Symbol>, sig: Type, flags: CallFlags },
+    /// `%t = cir.eh.initiate [cleanup] : !cir.eh_token` — first op of an unwind destination.
+    EhInitiate { cleanup: bool },
+    /// `cir.eh.dispatch %t : !cir.eh_token [catch (ATTR : T) : ^bb, ..., catch_all|unwind : ^bb]`.
+    /// Keys in [`ExtraData::Handlers`]; one successor per key. The token is passed implicitly
+    /// to a successor that declares one `!cir.eh_token` parameter.
+    EhDispatch { keys: Extra },
+    /// `%c = cir.begin_cleanup(%t : !cir.eh_token) : !cir.cleanup_token`
+    BeginCleanup,
+    /// `cir.end_cleanup(%c : !cir.cleanup_token)`
+    EndCleanup,
+    /// `%c[, %exn] = cir.begin_catch(%t : !cir.eh_token) : !cir.catch_token[, !cir.ptr<T>]`
+    BeginCatch,
+    /// `cir.end_catch(%c : !cir.catch_token)`
+    EndCatch,
+    /// `cir.eh.terminate [%t : !cir.eh_token]` — the exception may not leave: `std::terminate`.
+    EhTerminate,
+
+    // ---- itanium --------------------------------------------------------------------------
+    /// `%exn, %sel = cir.eh.landingpad [cleanup] [clauses] : (!cir.ptr<!void>, !u32i)`;
+    /// clauses in [`ExtraData::LandingPadClauses`].
+    EhLandingPad { cleanup: bool, clauses: Extra },
+    /// `%id = cir.eh.typeid @typeinfo : !u32i`
+    EhTypeId { type_info: Symbol },
+    /// `cir.resume.flat %exn, %sel` — Itanium's `resume { ptr, i32 }`.
+    ResumeFlat,
+
+    // ---- msvc -------------------------------------------------------------------------------
+    /// `%cs = cir.catchswitch within none|%parent [^h...] unwind to caller|^bb`. Operands:
+    /// parent (opt); successors: handlers, then the unwind destination when `unwind_to_caller`
+    /// is false. Result: `!cir.eh_token`.
+    CatchSwitch { unwind_to_caller: bool },
+    /// `%c = cir.catchpad within %cs [@desc|null, ADJ, %slot|null] : !cir.catch_token`.
+    /// Operands: catchswitch token, then the catch object slot when `has_slot`.
+    CatchPad { type_desc: PackedOption<Symbol>, adjectives: u32, has_slot: bool },
+    /// `cir.catchret from %c to ^bb`
+    CatchRet,
+    /// `%c = cir.cleanuppad within none|%parent : !cir.cleanup_token`. Operands: parent (opt).
+    CleanupPad,
+    /// `cir.cleanupret from %c unwind to caller|^bb`; successor: the unwind destination, if any.
+    CleanupRet,
+}
+
+/// Flags of `cir.call` / `cir.try_call`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub struct CallFlags {
+    /// The call cannot throw (`nothrow`).
+    pub nothrow: bool,
+    /// The seed's `exception` marker: the call may throw (the default; kept for printing).
+    pub exception: bool,
+}
+
+/// Which exits of a `cir.cleanup.scope` run its cleanup region.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CleanupKind {
+    /// Normal exits only.
+    Normal,
+    /// Exceptional exits only (also spelled `eh_only`).
+    Eh,
+    /// Both.
+    All,
+}
+
+impl CleanupKind {
+    pub fn runs_on_normal_exit(self) -> bool {
+        matches!(self, CleanupKind::Normal | CleanupKind::All)
+    }
+    pub fn runs_on_eh_exit(self) -> bool {
+        matches!(self, CleanupKind::Eh | CleanupKind::All)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            CleanupKind::Normal => "normal",
+            CleanupKind::Eh => "eh",
+            CleanupKind::All => "all",
+        }
+    }
+}
+
+/// A `cir.case` kind.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CaseKind {
+    Equal,
+    AnyOf,
+    Range,
+    Default,
+}
+
+impl CaseKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CaseKind::Equal => "equal",
+            CaseKind::AnyOf => "anyof",
+            CaseKind::Range => "range",
+            CaseKind::Default => "default",
+        }
+    }
+}
+
+/// `cir.binop` kinds.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 10] = [
+        BinaryOp::Add,
+        BinaryOp::Sub,
+        BinaryOp::Mul,
+        BinaryOp::Div,
+        BinaryOp::Rem,
+        BinaryOp::And,
+        BinaryOp::Or,
+        BinaryOp::Xor,
+        BinaryOp::Shl,
+        BinaryOp::Shr,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "add",
+            BinaryOp::Sub => "sub",
+            BinaryOp::Mul => "mul",
+            BinaryOp::Div => "div",
+            BinaryOp::Rem => "rem",
+            BinaryOp::And => "and",
+            BinaryOp::Or => "or",
+            BinaryOp::Xor => "xor",
+            BinaryOp::Shl => "shl",
+            BinaryOp::Shr => "shr",
+        }
+    }
+}
+
+/// `cir.unary` kinds.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum UnaryOp {
+    Inc,
+    Dec,
+    Plus,
+    Minus,
+    Not,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 5] = [
+        UnaryOp::Inc,
+        UnaryOp::Dec,
+        UnaryOp::Plus,
+        UnaryOp::Minus,
+        UnaryOp::Not,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Inc => "inc",
+            UnaryOp::Dec => "dec",
+            UnaryOp::Plus => "plus",
+            UnaryOp::Minus => "minus",
+            UnaryOp::Not => "not",
+        }
+    }
+}
+
+/// `cir.cmp` predicates.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CmpPredicate {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpPredicate {
+    pub const ALL: [CmpPredicate; 6] = [
+        CmpPredicate::Eq,
+        CmpPredicate::Ne,
+        CmpPredicate::Lt,
+        CmpPredicate::Le,
+        CmpPredicate::Gt,
+        CmpPredicate::Ge,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            CmpPredicate::Eq => "eq",
+            CmpPredicate::Ne => "ne",
+            CmpPredicate::Lt => "lt",
+            CmpPredicate::Le => "le",
+            CmpPredicate::Gt => "gt",
+            CmpPredicate::Ge => "ge",
+        }
+    }
+}
+
+/// `cir.cast` kinds (upstream ClangIR names).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum CastKind {
+    IntToBool,
+    BoolToInt,
+    Integral,
+    FloatToInt,
+    IntToFloat,
+    Floating,
+    FloatToBool,
+    BoolToFloat,
+    PtrToBool,
+    PtrToInt,
+    IntToPtr,
+    Bitcast,
+    ArrayToPtrDecay,
+    NullToPtr,
+}
+
+impl CastKind {
+    pub const ALL: [CastKind; 14] = [
+        CastKind::IntToBool,
+        CastKind::BoolToInt,
+        CastKind::Integral,
+        CastKind::FloatToInt,
+        CastKind::IntToFloat,
+        CastKind::Floating,
+        CastKind::FloatToBool,
+        CastKind::BoolToFloat,
+        CastKind::PtrToBool,
+        CastKind::PtrToInt,
+        CastKind::IntToPtr,
+        CastKind::Bitcast,
+        CastKind::ArrayToPtrDecay,
+        CastKind::NullToPtr,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            CastKind::IntToBool => "int_to_bool",
+            CastKind::BoolToInt => "bool_to_int",
+            CastKind::Integral => "integral",
+            CastKind::FloatToInt => "float_to_int",
+            CastKind::IntToFloat => "int_to_float",
+            CastKind::Floating => "floating",
+            CastKind::FloatToBool => "float_to_bool",
+            CastKind::BoolToFloat => "bool_to_float",
+            CastKind::PtrToBool => "ptr_to_bool",
+            CastKind::PtrToInt => "ptr_to_int",
+            CastKind::IntToPtr => "int_to_ptr",
+            CastKind::Bitcast => "bitcast",
+            CastKind::ArrayToPtrDecay => "array_to_ptrdecay",
+            CastKind::NullToPtr => "null_to_ptr",
+        }
+    }
+}
+
+/// One handler of a `cir.try`, or one key of a `cir.eh.dispatch`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum HandlerKey {
+    /// Catches exceptions of the type whose typeinfo the attribute names
+    /// (`#cir.global_view<@_ZTIi>`).
+    Catch(Attr),
+    /// `catch all` / `catch_all`
+    CatchAll,
+    /// `unwind`: no handler matched; keep unwinding.
+    Unwind,
+}
+
+/// One clause of a `cir.eh.landingpad`.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum LandingPadClause {
+    /// `@typeinfo`, or `null` for catch-all.
+    Catch(Option<Symbol>),
+    /// `filter [@a, @b]`: an exception specification; empty means `throw()`.
+    Filter(Vec<Symbol>),
+}
+
+/// Variable-length op payloads, referenced by [`Extra`].
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum ExtraData {
+    /// `cir.try` handlers, `cir.eh.dispatch` keys.
+    Handlers(Vec<HandlerKey>),
+    /// `cir.switch.flat` case values.
+    Cases(Vec<i128>),
+    /// `cir.case` values.
+    CaseValues(Vec<Attr>),
+    /// `cir.eh.landingpad` clauses.
+    LandingPadClauses(Vec<LandingPadClause>),
+}
+
+/// The phases an op may appear in.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum PhaseSet {
+    /// Any phase.
+    All,
+    /// Structured only.
+    Structured,
+    /// Flat, Itanium and MSVC (everything after `flatten-cfg`).
+    Flattened,
+    /// Flat only (ABI-agnostic EH ops).
+    Flat,
+    Itanium,
+    Msvc,
+}
+
+impl PhaseSet {
+    pub fn contains(self, phase: Phase) -> bool {
+        match self {
+            PhaseSet::All => true,
+            PhaseSet::Structured => phase == Phase::Structured,
+            PhaseSet::Flattened => phase != Phase::Structured,
+            PhaseSet::Flat => phase == Phase::Flat,
+            PhaseSet::Itanium => phase == Phase::Itanium,
+            PhaseSet::Msvc => phase == Phase::Msvc,
+        }
+    }
+}
+
+impl OpKind {
+    /// The op's name as printed (`cir.call`, `cir.eh.dispatch`, ...).
+    pub fn name(&self) -> &'static str {
+        use OpKind::*;
+        match self {
+            Return => "cir.return",
+            Alloca { .. } => "cir.alloca",
+            Load { .. } => "cir.load",
+            Store { .. } => "cir.store",
+            Const { .. } => "cir.const",
+            Call { .. } => "cir.call",
+            Binary(_) => "cir.binop",
+            Unary(_) => "cir.unary",
+            Cmp(_) => "cir.cmp",
+            Cast(_) => "cir.cast",
+            Select => "cir.select",
+            PtrStride => "cir.ptr_stride",
+            GetMember { .. } => "cir.get_member",
+            BaseClassAddr { .. } => "cir.base_class_addr",
+            DerivedClassAddr { .. } => "cir.derived_class_addr",
+            GetGlobal { .. } => "cir.get_global",
+            AllocException { .. } => "cir.alloc.exception",
+            Throw { .. } => "cir.throw",
+            Resume => "cir.resume",
+            Unreachable => "cir.unreachable",
+            Br => "cir.br",
+            BrCond => "cir.brcond",
+            SwitchFlat { .. } => "cir.switch.flat",
+            IndirectBr => "cir.indirect_br",
+            BlockAddress { .. } => "cir.block_address",
+            Scope => "cir.scope",
+            If => "cir.if",
+            While => "cir.while",
+            DoWhile => "cir.do",
+            For => "cir.for",
+            Condition => "cir.condition",
+            Yield => "cir.yield",
+            Break => "cir.break",
+            Continue => "cir.continue",
+            Goto { .. } => "cir.goto",
+            Label { .. } => "cir.label",
+            Switch => "cir.switch",
+            Case { .. } => "cir.case",
+            Ternary => "cir.ternary",
+            CleanupScope { .. } => "cir.cleanup.scope",
+            Try { .. } => "cir.try",
+            CatchParam => "cir.catch_param",
+            ArrayCtor => "cir.array.ctor",
+            ArrayDtor => "cir.array.dtor",
+            TryCall { .. } => "cir.try_call",
+            EhInitiate { .. } => "cir.eh.initiate",
+            EhDispatch { .. } => "cir.eh.dispatch",
+            BeginCleanup => "cir.begin_cleanup",
+            EndCleanup => "cir.end_cleanup",
+            BeginCatch => "cir.begin_catch",
+            EndCatch => "cir.end_catch",
+            EhTerminate => "cir.eh.terminate",
+            EhLandingPad { .. } => "cir.eh.landingpad",
+            EhTypeId { .. } => "cir.eh.typeid",
+            ResumeFlat => "cir.resume.flat",
+            CatchSwitch { .. } => "cir.catchswitch",
+            CatchPad { .. } => "cir.catchpad",
+            CatchRet => "cir.catchret",
+            CleanupPad => "cir.cleanuppad",
+            CleanupRet => "cir.cleanupret",
+        }
+    }
+
+    /// Whether the op ends its block.
+    pub fn is_terminator(&self) -> bool {
+        use OpKind::*;
+        matches!(
+            self,
+            Return
+                | Throw { .. }
+                | Resume
+                | Unreachable
+                | Br
+                | BrCond
+                | SwitchFlat { .. }
+                | IndirectBr
+                | Condition
+                | Yield
+                | Break
+                | Continue
+                | Goto { .. }
+                | TryCall { .. }
+                | EhDispatch { .. }
+                | EhTerminate
+                | ResumeFlat
+                | CatchSwitch { .. }
+                | CatchRet
+                | CleanupRet
+        )
+    }
+
+    /// The phases in which the op is allowed.
+    pub fn phases(&self) -> PhaseSet {
+        use OpKind::*;
+        match self {
+            Scope | If | While | DoWhile | For | Condition | Yield | Break | Continue
+            | Goto { .. } | Label { .. } | Switch | Case { .. } | Ternary
+            | CleanupScope { .. } | Try { .. } | CatchParam | ArrayCtor | ArrayDtor => {
+                PhaseSet::Structured
+            }
+            TryCall { .. } => PhaseSet::Flattened,
+            EhInitiate { .. }
+            | EhDispatch { .. }
+            | BeginCleanup
+            | EndCleanup
+            | BeginCatch
+            | EndCatch => PhaseSet::Flat,
+            EhLandingPad { .. } | EhTypeId { .. } | ResumeFlat => PhaseSet::Itanium,
+            CatchSwitch { .. } | CatchPad { .. } | CatchRet | CleanupPad | CleanupRet => {
+                PhaseSet::Msvc
+            }
+            // `cir.eh.terminate` is how flat and both ABI forms spell "terminate here".
+            EhTerminate => PhaseSet::Flattened,
+            _ => PhaseSet::All,
+        }
+    }
+
+    /// Whether executing the op may raise an exception in this function.
+    pub fn may_throw(&self) -> bool {
+        match self {
+            OpKind::Call { flags, .. } | OpKind::TryCall { flags, .. } => !flags.nothrow,
+            OpKind::Throw { .. } | OpKind::Resume => true,
+            _ => false,
+        }
+    }
+
+    /// The callee symbol of a direct call or try_call.
+    pub fn callee(&self) -> Option<Symbol> {
+        match self {
+            OpKind::Call { callee, .. } | OpKind::TryCall { callee, .. } => callee.expand(),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! The string interner: symbol names, alloca names and labels share one table per module.
+
+use crate::entities::Symbol;
+use cranelift_entity::PrimaryMap;
+use std::collections::HashMap;
+
+/// Interns strings as [`Symbol`]s. Lookup is by hash; iteration order is insertion order.
+#[derive(Default, Clone, Debug)]
+pub struct SymbolTable {
+    strings: PrimaryMap<Symbol, Box<str>>,
+    index: HashMap<Box<str>, Symbol>,
+}
+
+impl SymbolTable {
+    /// Returns the symbol for `s`, interning it on first use.
+    pub fn intern(&mut self, s: &str) -> Symbol {
+        if let Some(&sym) = self.index.get(s) {
+            return sym;
+        }
+        let sym = self.strings.push(s.into());
+        self.index.insert(s.into(), sym);
+        sym
+    }
+
+    /// Returns the symbol for `s` if it was interned.
+    pub fn lookup(&self, s: &str) -> Option<Symbol> {
+        self.index.get(s).copied()
+    }
+
+    /// The text of a symbol.
+    pub fn name(&self, sym: Symbol) -> &str {
+        &self.strings[sym]
+    }
+}
