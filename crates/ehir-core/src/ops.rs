@@ -381,6 +381,15 @@ pub enum HandlerKey {
     CatchAll,
     /// `unwind`: no handler matched; keep unwinding.
     Unwind,
+    /// `filter [ATTR, ...]` (the attribute is a list of typeinfo `#cir.global_view`s; empty
+    /// for `throw()`): a dynamic exception specification. An exception whose type is not
+    /// listed unwinds to here and calls `std::unexpected` (C++14 semantics); a listed one
+    /// keeps unwinding. The handler region holds only `cir.unreachable`.
+    Filter(Attr),
+    /// `terminate`: a `noexcept` boundary. An exception that would pass it calls
+    /// `std::terminate` during the search phase, without unwinding (libstdc++ behaviour).
+    /// The handler region holds only `cir.unreachable`.
+    Terminate,
 }
 
 /// One clause of a `cir.eh.landingpad`.

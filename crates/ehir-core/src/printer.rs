@@ -430,6 +430,11 @@ impl<'a> FunctionPrinter<'a> {
                 }
                 Some(HandlerKey::CatchAll) => write!(w, " catch all"),
                 Some(HandlerKey::Unwind) => write!(w, " unwind"),
+                Some(HandlerKey::Filter(a)) => {
+                    write!(w, " filter ")?;
+                    write_attr(w, self.ctx, *a)
+                }
+                Some(HandlerKey::Terminate) => write!(w, " terminate"),
                 None => write!(w, " catch <invalid>"),
             },
             _ => write!(w, " <region {index}>"),
@@ -871,6 +876,12 @@ impl<'a> FunctionPrinter<'a> {
                         }
                         HandlerKey::CatchAll => write!(w, "catch_all")?,
                         HandlerKey::Unwind => write!(w, "unwind")?,
+                        HandlerKey::Filter(a) => {
+                            write!(w, "filter (")?;
+                            write_attr(w, ctx, *a)?;
+                            write!(w, ")")?;
+                        }
+                        HandlerKey::Terminate => write!(w, "terminate")?,
                     }
                     write!(w, " : ")?;
                     if let Some(&s) = succs.get(i) {
