@@ -31,4 +31,9 @@ impl SymbolTable {
     pub fn name(&self, sym: Symbol) -> &str {
         &self.strings[sym]
     }
+
+    /// The text of a symbol, or `None` for a symbol this table never interned.
+    pub fn get(&self, sym: Symbol) -> Option<&str> {
+        self.strings.get(sym).map(|s| &**s)
+    }
 }

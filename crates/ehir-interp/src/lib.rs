@@ -1,1 +1,309 @@
-//! placeholder
+//! The reference interpreter of CIR: executes a module at any phase (structured, flat,
+//! Itanium, MSVC — per function, as the function's phase says) with C++ runtime
+//! semantics modelled on libstdc++, and records an event trace that is comparable
+//! across phases, so that each lowering pass can be checked by running the same
+//! program before and after it.
+//!
+//! ```text
+//! run_module(&module, &RunConfig::default()) -> RunOutcome { stdout, stderr, exit_status, trace, .. }
+//! first_divergence(&a.trace, &b.trace)       -> Option<Divergence>
+//! ```
+//!
+//! # Entry and exit
+//! - `main` runs under C++ rules: an exception that nothing catches calls
+//!   `std::terminate` before anything is unwound (message on stderr, exit status 134).
+//!   The exit status is `main`'s return value (low 8 bits).
+//! - Any other entry runs as if called from a harness that catches everything: an
+//!   exception escaping it is reported (type and value, on stderr and as an
+//!   [`Event::Escape`]), destroyed, and the run exits with status 1; a normal return
+//!   exits 0.
+//! - Parameters of the entry get zero scalars and pointers to fresh zeroed storage of
+//!   the pointee type (`&arg0+0`; opaque records get [`OPAQUE_RECORD_SIZE`] bytes).
+//!
+//! # Exit statuses
+//! `exit(n)` → `n & 0xff`; `abort()` and `std::terminate` → 134 ([`EXIT_ABORT`]); an
+//! exception escaping a non-`main` entry → 1; an error in the program detected by the
+//! interpreter (out-of-bounds or dangling access, division by zero, step or memory
+//! budget exceeded, `cir.unreachable` reached, ...) → [`EXIT_RUNTIME_ERROR`] (3), with
+//! [`RunOutcome::runtime_error`] saying what and where. The interpreter never panics on
+//! a program; [`InterpError`] covers only problems found before the run starts.
+//!
+//! # Limits
+//! A step budget and a memory budget ([`RunConfig`]); calls never recurse on the host
+//! stack (frames are an explicit stack) and neither do nested regions, so deep
+//! recursion in the program is bounded only by the call-depth limit and the memory
+//! budget.
+//!
+//! See the module docs of `structured.rs`, `eh.rs`, `memory.rs`, `externals.rs` and
+//! `trace.rs` for the semantics of each part.
+
+mod config;
+mod cxx_types;
+mod eh;
+mod externals;
+mod machine;
+mod memory;
+mod printf;
+mod runtime;
+mod structured;
+mod trace;
+mod type_layout;
+mod values;
+
+pub use config::{
+    CallSelector, DEFAULT_CALL_DEPTH_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_STEP_LIMIT, ReturnSpec,
+    RunConfig, ScriptValue, ThrowSpec, parse_return_spec, parse_script_value, parse_throw_spec,
+};
+pub use eh::EXIT_ABORT;
+pub use trace::{Divergence, Event, first_divergence, observable};
+pub use type_layout::OPAQUE_RECORD_SIZE;
+
+use crate::cxx_types::Hierarchy;
+use crate::machine::{Boundary, Frame, Machine, Slot, Stop, SyncEnd};
+use crate::memory::{AllocKind, Memory};
+use crate::type_layout::{Layouts, Scalar};
+use ehir_core::{FuncId, Loc, Module, TypeData};
+use std::collections::HashMap;
+
+/// The exit status of a run stopped by an interpreter-detected error in the program.
+pub const EXIT_RUNTIME_ERROR: i32 = 3;
+
+/// A problem that prevents a run from starting.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum InterpError {
+    #[error("no function named @{0}")]
+    NoSuchEntry(String),
+    #[error("@{0} is only declared, it has no body to run")]
+    EntryNotDefined(String),
+    #[error("the module defines no function to run")]
+    NoFunctions,
+    #[error("the module defines several functions ({0}); choose one with --entry")]
+    AmbiguousEntry(String),
+    #[error("{0}")]
+    BadSpec(String),
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// An error in the program that stopped the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RuntimeError {
+    pub message: String,
+    /// The function that was running.
+    pub function: String,
+    /// The op's source location (byte offset), when known.
+    pub loc: Loc,
+    pub exit_status: i32,
+}
+
+impl std::fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (in @{})", self.message, self.function)
+    }
+}
+
+/// The result of a run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    /// What the program wrote to stdout.
+    pub stdout: Vec<u8>,
+    /// What the program and the modelled runtime wrote to stderr (terminate messages,
+    /// the harness's report); interpreter errors are in `runtime_error` instead.
+    pub stderr: Vec<u8>,
+    pub exit_status: i32,
+    pub trace: Vec<Event>,
+    /// Ops executed.
+    pub steps: u64,
+    /// Peak memory use in bytes (allocations and frames).
+    pub peak_memory: u64,
+    pub runtime_error: Option<RuntimeError>,
+}
+
+/// The function a run starts with.
+pub fn select_entry(module: &Module, entry: Option<&str>) -> Result<FuncId, InterpError> {
+    let ctx = &module.ctx;
+    if let Some(name) = entry {
+        let name = name.strip_prefix('@').unwrap_or(name);
+        let fid = module
+            .function_named(name)
+            .ok_or_else(|| InterpError::NoSuchEntry(name.to_string()))?;
+        if module.functions[fid].is_declaration() {
+            return Err(InterpError::EntryNotDefined(name.to_string()));
+        }
+        return Ok(fid);
+    }
+    if let Some(fid) = module.function_named("main")
+        && !module.functions[fid].is_declaration()
+    {
+        return Ok(fid);
+    }
+    let defined: Vec<FuncId> = module
+        .functions
+        .iter()
+        .filter(|(_, f)| !f.is_declaration())
+        .map(|(id, _)| id)
+        .collect();
+    match defined.as_slice() {
+        [] => Err(InterpError::NoFunctions),
+        [one] => Ok(*one),
+        many => Err(InterpError::AmbiguousEntry(
+            many.iter()
+                .map(|&f| format!("@{}", ctx.name(module.functions[f].name)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        )),
+    }
+}
+
+/// Runs a module from its entry function.
+pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, InterpError> {
+    let ctx = &module.ctx;
+    let fid = select_entry(module, config.entry.as_deref())?;
+    let func = &module.functions[fid];
+    let entry_name = ctx.name(func.name).to_string();
+    let is_main = entry_name == "main";
+    let layouts = Layouts::new(ctx);
+    let hierarchy = Hierarchy::new(ctx.typeinfos.iter().map(|t| {
+        (
+            ctx.name(t.symbol),
+            t.bases.iter().map(|&(b, off)| (ctx.name(b), off)).collect(),
+        )
+    }));
+    let mut throw_specs = Vec::new();
+    for spec in &config.throw_at {
+        if let Some(r) =
+            externals::resolve_throw(module, &layouts, spec).map_err(InterpError::BadSpec)?
+        {
+            throw_specs.push(r);
+        }
+    }
+    let mut return_scripts = HashMap::new();
+    for spec in &config.returns {
+        if let Some(sym) = ctx.symbols.lookup(&spec.callee) {
+            return_scripts.insert(sym, (spec.values.clone(), 0usize));
+        }
+    }
+    let Some(entry_block) = func.entry_block() else {
+        return Err(InterpError::EntryNotDefined(entry_name));
+    };
+    let Some(first) = func.layout.first_op(entry_block) else {
+        return Err(InterpError::Setup(format!(
+            "the entry block of @{entry_name} is empty"
+        )));
+    };
+    let placeholder = Frame {
+        func,
+        fid,
+        phase: func.phase,
+        pc: first,
+        regs: Vec::new(),
+        ctrl: Vec::new(),
+        allocas: Vec::new(),
+        landed: None,
+        selector: 0,
+        open_cleanups: Vec::new(),
+        pads: Vec::new(),
+    };
+    let mut m = Machine {
+        module,
+        config,
+        layouts,
+        hierarchy,
+        mem: Memory::new(config.memory_limit),
+        rt: Default::default(),
+        cur: placeholder,
+        stack: Vec::new(),
+        depth: 0,
+        nested: 0,
+        frame_bytes: 0,
+        trace: Vec::new(),
+        stdout: Vec::new(),
+        stderr: Vec::new(),
+        steps: 0,
+        globals: HashMap::new(),
+        fn_ptrs: HashMap::new(),
+        aggregates: Vec::new(),
+        call_counts: HashMap::new(),
+        throw_specs,
+        return_scripts,
+        labels: HashMap::new(),
+        typeids: HashMap::new(),
+        filters: Vec::new(),
+        heap_count: 0,
+        string_count: 0,
+        entry_name,
+        scratch: Vec::new(),
+    };
+    let result = start(&mut m, fid, !is_main);
+    let (exit_status, runtime_error) = match result {
+        Ok(SyncEnd::Returned(v)) => {
+            let status = if is_main {
+                v.map(|v| (v as i32) & 0xff).unwrap_or(0)
+            } else {
+                0
+            };
+            (status, None)
+        }
+        Ok(SyncEnd::Threw(_)) => (1, None),
+        Err(Stop::Exit(code)) => (code, None),
+        Err(Stop::Error(e)) => (e.exit_status, Some(e)),
+        Err(Stop::Sync(_)) => (EXIT_RUNTIME_ERROR, None),
+    };
+    if config.record_trace {
+        m.trace.push(Event::Exit {
+            status: exit_status,
+        });
+    }
+    Ok(RunOutcome {
+        stdout: m.stdout,
+        stderr: m.stderr,
+        exit_status,
+        trace: m.trace,
+        steps: m.steps,
+        peak_memory: m.mem.peak,
+        runtime_error,
+    })
+}
+
+/// Sets up globals and the entry's arguments and runs until the entry returns.
+fn start(m: &mut Machine<'_>, fid: FuncId, catches: bool) -> Result<SyncEnd, Stop> {
+    m.init_globals()?;
+    let module = m.module;
+    let func = &module.functions[fid];
+    let mut args = Vec::new();
+    let params: Vec<ehir_core::Type> = func
+        .entry_block()
+        .map(|b| {
+            func.dfg
+                .block_params(b)
+                .iter()
+                .map(|&p| func.dfg.value_type(p))
+                .collect()
+        })
+        .unwrap_or_default();
+    for (i, &t) in params.iter().enumerate() {
+        let v = match m.layouts.get(t).scalar {
+            Scalar::Ptr => {
+                let pointee = module.ctx.types.pointee(t);
+                let size = match pointee.map(|p| module.ctx.types.get(p)) {
+                    Some(TypeData::Void) | None => 8,
+                    Some(_) => pointee.map(|p| m.layouts.size(p)).unwrap_or(8),
+                };
+                m.mem
+                    .allocate(size, AllocKind::Param(i as u32), m.frame_bytes)
+                    .map_err(|e| m.mem_error(e))?
+            }
+            Scalar::Aggregate => {
+                let size = m.layouts.size(t) as usize;
+                m.new_aggregate(vec![0; size])?
+            }
+            _ => 0,
+        };
+        args.push(v);
+    }
+    let frame = m.new_frame(fid, &args)?;
+    m.cur = frame;
+    m.trace_enter(fid, &args);
+    m.stack.push(Slot::Boundary(Boundary::Entry { catches }));
+    m.run_loop()
+}

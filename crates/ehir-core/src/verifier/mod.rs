@@ -1,11 +1,266 @@
 //! The verifier: checks a module against the rules of each function's phase and collects
 //! every violation as a [`Diagnostic`] instead of panicking.
+//!
+//! It never panics and never recurses on the host stack, however broken the IR is: the
+//! body is first indexed with an explicit stack ([`index`]), and every later check reads
+//! that index, skipping entities it already reported as dangling or misplaced.
+//!
+//! # Rules
+//!
+//! **Layout and entities** ([`index`]): every block, op and region reached from the body
+//! exists, is listed once, and agrees with the layout; op results and block parameters
+//! agree with their values' records; every operand and successor argument is a value
+//! defined in this function (not a value of another function, not a result of an op that
+//! is not placed).
+//!
+//! **Structure** ([`structure`]): every block of every region ends in exactly one
+//! terminator and has none in the middle; no region is empty; ops have the number of
+//! regions and successors of their kind; successors are blocks of the terminator's own
+//! region and never a region's entry block. Region termination: `cir.condition` only ends
+//! the condition region of `cir.while`/`cir.do`/`cir.for`, and that region never ends with
+//! `cir.yield`; `cir.yield` ends nested regions, never the function body, and its operands
+//! match the parent op's results; `cir.break` must be inside a loop or `cir.switch`,
+//! `cir.continue` inside a loop; `cir.return` may appear anywhere in a structured function
+//! (it leaves through the enclosing cleanups); `cir.resume` in a structured function must
+//! be inside a `cir.try` `unwind` handler or the cleanup region of an `eh` cleanup scope.
+//! Region entry blocks take no parameters except the function body's (the signature's
+//! parameters), `cir.array.ctor`/`cir.array.dtor` regions (one element pointer) and
+//! `cir.try` handler regions (at most one `!cir.eh_token`). `cir.case` is inside a
+//! `cir.switch`; `cir.label` names are unique and first in their block; every `cir.goto`
+//! names an existing label. Phases: each op must be allowed in its function's phase
+//! ([`crate::OpKind::phases`]); flat, Itanium and MSVC functions have no nested regions.
+//!
+//! **Dominance** ([`dominance`]): MLIR semantics across nested regions, and a
+//! `cir.try_call`'s results are available only below the edge to its normal successor.
+//!
+//! **Types** ([`types`]): block arguments match the target's parameters in number and type
+//! on every edge, except `cir.eh.dispatch`, which passes its token implicitly: its
+//! successors declare no parameter or one `!cir.eh_token`, and it passes no arguments.
+//! Operand and result types of every op (loads and stores agree with the pointee, compares
+//! take equal types and give `!cir.bool`, calls match their signature and the callee's
+//! declaration, `cir.return` matches the function, ...). Tokens (`!cir.eh_token`,
+//! `!cir.cleanup_token`, `!cir.catch_token`) are produced only by the EH ops that make
+//! them and used only by the EH ops that take them (and as successor arguments); block
+//! parameters may be tokens only in flat functions (and as a `cir.try` handler's token in
+//! structured ones), since LLVM has no token phis; signatures never mention tokens.
+//!
+//! **Module** ([`types`]): direct calls name a declared function whose signature is the
+//! call's; `cir.get_global` names a global (or function) and yields a pointer to its type;
+//! `cir.get_member` works on a declared, complete record and a field index it has.
+//!
+//! **Structured EH** ([`eh`]): `cir.catch_param` is the first op of each `catch`/`catch
+//! all` handler region of a `cir.try` and appears nowhere else (for `catch all` it yields
+//! `!cir.ptr<!void>`); `cir.indirect_br` is not inside a `cir.cleanup.scope` body;
+//! `filter` and `terminate` handler regions hold only `cir.unreachable`. Handler lists of
+//! `cir.try` and key lists of `cir.eh.dispatch` follow one grammar: any number of
+//! `catch (T)` with distinct types, then at most one `filter`, then the terminal key,
+//! which is last: one of `catch_all`, `unwind` or `terminate`. A `filter` must be followed
+//! by `unwind` (a listed exception keeps unwinding; `catch_all` or `terminate` after it
+//! would make it dead). `cir.eh.dispatch` must have its terminal key (exactly one of
+//! `catch_all`/`unwind`/`terminate`); `cir.try` may omit it (unlisted exceptions keep
+//! unwinding).
+//!
+//! **Flat EH** ([`eh`]): the unwind destination of every `cir.try_call` (and of a
+//! `cir.throw` with a successor) starts with `cir.eh.initiate`, which appears nowhere
+//! else, and a block starting with it is reached only by unwind edges. The successor of
+//! each `catch`/`catch_all` key starts with `cir.begin_catch`, which appears nowhere else,
+//! is reached only from dispatch catch keys, and takes the token the dispatch delivers.
+//! `cir.begin_catch`/`cir.end_catch` and `cir.begin_cleanup`/`cir.end_cleanup` pair up:
+//! on every path from a begin, exactly one end of its token runs before the path leaves
+//! the handler. Leaving means `cir.return`, `cir.resume`, `cir.resume.flat` or a
+//! `cir.throw` without unwind destination, and for a cleanup also `cir.eh.dispatch`. An
+//! exception raised inside a handler must therefore go through a `cir.try_call` (or a
+//! `cir.throw` with an unwind destination) whose unwind path ends the catch before it
+//! resumes, as Clang's `__cxa_end_catch` cleanup does. A plain `cir.call` that may throw
+//! is not flagged: the seed calls destructors with plain calls that are not marked
+//! `nothrow`, so a throwing call cannot be told from a destructor call. A begin reached
+//! again while its token is still open, or an end of a token that may already be ended,
+//! is an error. `cir.eh.terminate` and `cir.unreachable` end a path without leaving.
+//!
+//! **Itanium** ([`eh`]): the unwind destination of every `cir.try_call` starts with
+//! `cir.eh.landingpad`, which appears nowhere else and is reached only by unwind edges;
+//! a landing pad has a clause or `cleanup` and yields `(!cir.ptr<!void>, !u32i)`;
+//! `cir.eh.typeid` names a typeinfo (not a function) and yields `!u32i`;
+//! `cir.resume.flat` takes `(!cir.ptr<!void>, !u32i)`. A `cir.cmp` between a landing
+//! pad's selector and a `cir.eh.typeid @T` is an error unless every landing pad whose
+//! selector reaches the compare lists `@T` as a catch clause: such a compare can never
+//! be true (legal in LLVM, but dead, and the sign of a landing pad that lost its clauses).
+//! A function with landing pads has a personality routine.
+//!
+//! **MSVC** ([`funclets`]): the unwind destination of every `cir.try_call`,
+//! `cir.cleanupret` and `cir.catchswitch` starts with `cir.catchswitch` or
+//! `cir.cleanuppad`; such pad blocks are reached only by unwind edges; every handler of a
+//! `cir.catchswitch` starts with a `cir.catchpad` within that catchswitch and is reached
+//! only from it; pads are the first op of their block; `within` names `none` or a
+//! `cir.catchpad`/`cir.cleanuppad`; `cir.catchret from` takes a catchpad token and
+//! `cir.cleanupret from` a cleanuppad token, each inside its own funclet. Funclet
+//! colouring (which pad each block belongs to, as LLVM's `colorEHFunclets`) gives every
+//! block exactly one funclet; `cir.return` is only in the function's own funclet. The
+//! funclet transition rules of LLVM's exception-handling document: an unwind edge may
+//! exit any number of pads (a catchswitch edge at least itself, a cleanupret edge at least
+//! its cleanuppad) and then enters exactly one pad, whose parent is the innermost pad not
+//! exited; a pad never handles exceptions raised within itself; all unwind edges that
+//! exit a pad share one destination (a nested catchswitch unwinding to the caller does
+//! not count); and pad unwind destinations form no cycle. A function with pads has a
+//! personality routine.
 
-use crate::diagnostics::Diagnostics;
-use crate::module::Module;
+mod dominance;
+mod eh;
+mod funclets;
+mod index;
+mod structure;
+mod types;
+
+use crate::dfg::DataFlowGraph;
+use crate::diagnostics::{Diagnostic, Diagnostics};
+use crate::entities::{Block, Loc, Op, Symbol, Type};
+use crate::function::Function;
+use crate::module::{Module, ModuleCtx};
+use crate::types::TypeData;
+use cranelift_entity::EntityRef;
+use dominance::Cfg;
+use index::FuncIndex;
+use std::cell::RefCell;
 
 /// Verifies every function of a module. Returns all errors found.
 pub fn verify_module(module: &Module) -> Result<(), Diagnostics> {
-    let _ = module;
-    Ok(())
+    let mut diags = types::check_module_items(module);
+    for (_, func) in module.functions.iter() {
+        diags.extend(verify_function_in(&module.ctx, Some(module), func));
+    }
+    // Source order; unlocated diagnostics last, in the order they were found.
+    diags.sort_by_key(|d| d.loc.offset().unwrap_or(usize::MAX));
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(Diagnostics(diags))
+    }
+}
+
+/// Verifies one function. Symbol references (callees, globals) are resolved only by
+/// [`verify_module`], which knows the other functions and globals.
+pub fn verify_function(ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
+    verify_function_in(ctx, None, func)
+}
+
+fn verify_function_in(
+    ctx: &ModuleCtx,
+    module: Option<&Module>,
+    func: &Function,
+) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let index = FuncIndex::build(func, &mut |d| diags.push(d));
+    let cfg = Cfg::build(&func.dfg, &index);
+    let verifier = FuncVerifier {
+        ctx,
+        module,
+        func,
+        dfg: &func.dfg,
+        index,
+        cfg,
+        diags: RefCell::new(diags),
+    };
+    verifier.check_signature();
+    if func.body.is_some() && !verifier.index.regions.is_empty() {
+        verifier.check_entities();
+        verifier.check_structure();
+        verifier.check_types();
+        verifier.check_dominance();
+        verifier.check_eh();
+        verifier.check_funclets();
+    }
+    let mut diags = verifier.diags.into_inner();
+    // Source order; unlocated diagnostics last, in the order they were found.
+    diags.sort_by_key(|d| d.loc.offset().unwrap_or(usize::MAX));
+    diags
+}
+
+/// The state shared by the checks of one function.
+pub(crate) struct FuncVerifier<'a> {
+    pub ctx: &'a ModuleCtx,
+    pub module: Option<&'a Module>,
+    pub func: &'a Function,
+    pub dfg: &'a DataFlowGraph,
+    pub index: FuncIndex,
+    pub cfg: Cfg,
+    diags: RefCell<Vec<Diagnostic>>,
+}
+
+impl FuncVerifier<'_> {
+    pub(crate) fn error(&self, d: Diagnostic) {
+        self.diags.borrow_mut().push(d);
+    }
+
+    /// Reports a plain error at an op.
+    pub(crate) fn op_error(&self, op: Op, message: impl Into<String>) {
+        self.error(Diagnostic::error(self.dfg.loc(op), message));
+    }
+
+    /// The printed name of an op's kind.
+    pub(crate) fn op_name(&self, op: Op) -> &'static str {
+        self.dfg.kind(op).name()
+    }
+
+    /// A block's location: its label, else its first op, else the op owning its region,
+    /// else the function.
+    pub(crate) fn block_loc(&self, block: Block) -> Loc {
+        if let Some(data) = self.dfg.blocks.get(block)
+            && data.loc != Loc::NONE
+        {
+            return data.loc;
+        }
+        if let Some(op) = self.index.first_op(block)
+            && self.dfg.loc(op) != Loc::NONE
+        {
+            return self.dfg.loc(op);
+        }
+        if let Some(region) = self.index.block_region[block].expand()
+            && let Some(parent) = self.index.region_parent[region].expand()
+        {
+            return self.dfg.loc(parent);
+        }
+        self.func.loc
+    }
+
+    /// The structure of a type, `None` for a type this module never interned.
+    pub(crate) fn type_data(&self, t: Type) -> Option<&TypeData> {
+        (t.index() < self.ctx.types.len()).then(|| self.ctx.types.get(t))
+    }
+
+    /// A type as printed (`!cir.ptr<!s32i>`).
+    pub(crate) fn type_str(&self, t: Type) -> String {
+        if self.type_data(t).is_none() {
+            return format!("<invalid {t}>");
+        }
+        let mut out = Vec::new();
+        match crate::printer::write_type(&mut out, self.ctx, t) {
+            Ok(()) => String::from_utf8(out).unwrap_or_default(),
+            Err(_) => format!("<{t}>"),
+        }
+    }
+
+    /// The text of a symbol, or a placeholder for a symbol the module never interned.
+    pub(crate) fn sym_str(&self, s: Symbol) -> String {
+        match self.ctx.symbols.get(s) {
+            Some(name) => name.to_string(),
+            None => format!("<invalid {s}>"),
+        }
+    }
+
+    /// The function's declared parameter types, result type and varargs flag.
+    pub(crate) fn signature(&self) -> Option<(Vec<Type>, Option<Type>, bool)> {
+        let _ = self.type_data(self.func.sig)?;
+        let (params, ret, vararg) = self.ctx.types.func_info(self.func.sig)?;
+        Some((params.to_vec(), self.non_void(ret), vararg))
+    }
+
+    /// `None` for `None` and for `!void`.
+    pub(crate) fn non_void(&self, t: Option<Type>) -> Option<Type> {
+        t.filter(|&t| !matches!(self.type_data(t), Some(TypeData::Void)))
+    }
+
+    /// The function's name for messages.
+    pub(crate) fn func_name(&self) -> String {
+        self.sym_str(self.func.name)
+    }
 }

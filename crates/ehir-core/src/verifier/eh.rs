@@ -1,0 +1,807 @@
+//! Exception-handling rules of the structured, flat and Itanium phases: `cir.catch_param`
+//! placement, `cir.indirect_br` outside cleanup scopes, handler/key grammar of `cir.try`
+//! and `cir.eh.dispatch`, unwind destinations (`cir.eh.initiate`, `cir.eh.landingpad`),
+//! catch blocks (`cir.begin_catch`), the begin/end pairing of catch and cleanup tokens,
+//! and typeid compares against landing-pad clauses. See the module documentation of
+//! [`super`] for the rules in prose.
+
+use super::FuncVerifier;
+use super::dominance::EdgeKind;
+use super::structure::RegionRole;
+use crate::attrs::AttrData;
+use crate::diagnostics::Diagnostic;
+use crate::entities::{Attr, Block, Op, Symbol, Value};
+use crate::function::Phase;
+use crate::ops::{ExtraData, HandlerKey, LandingPadClause, OpKind};
+use cranelift_entity::SecondaryMap;
+
+const OPEN: u8 = 1;
+const ENDED: u8 = 2;
+
+/// Flags of the handlers (scopes) that may be open or ended at a program point, sorted by
+/// scope number; scopes with no flag are absent.
+#[derive(Clone, Default)]
+struct ScopeState(Vec<(u32, u8)>);
+
+impl ScopeState {
+    fn get(&self, scope: u32) -> u8 {
+        match self.0.binary_search_by_key(&scope, |&(s, _)| s) {
+            Ok(i) => self.0[i].1,
+            Err(_) => 0,
+        }
+    }
+
+    fn set(&mut self, scope: u32, flags: u8) {
+        match self.0.binary_search_by_key(&scope, |&(s, _)| s) {
+            Ok(i) if flags == 0 => {
+                self.0.remove(i);
+            }
+            Ok(i) => self.0[i].1 = flags,
+            Err(_) if flags == 0 => {}
+            Err(i) => self.0.insert(i, (scope, flags)),
+        }
+    }
+
+    /// The state without "may have ended" flags of scopes outside `relevant` (sorted).
+    fn pruned(&self, relevant: &[u32]) -> ScopeState {
+        ScopeState(
+            self.0
+                .iter()
+                .filter_map(|&(s, f)| {
+                    let f = if relevant.binary_search(&s).is_ok() {
+                        f
+                    } else {
+                        f & !ENDED
+                    };
+                    (f != 0).then_some((s, f))
+                })
+                .collect(),
+        )
+    }
+
+    /// Ors `other` into `self`; whether anything changed.
+    fn merge(&mut self, other: &ScopeState) -> bool {
+        let mut changed = false;
+        for &(s, f) in &other.0 {
+            let old = self.get(s);
+            if old | f != old {
+                self.set(s, old | f);
+                changed = true;
+            }
+        }
+        changed
+    }
+}
+
+/// Which open handlers an op leaves.
+#[derive(Copy, Clone)]
+enum Leaves {
+    All,
+    Cleanups,
+}
+
+impl FuncVerifier<'_> {
+    pub(crate) fn check_eh(&self) {
+        match self.func.phase {
+            Phase::Structured => self.check_structured_eh(),
+            Phase::Flat => {
+                self.check_unwind_destinations("cir.eh.initiate", |k| {
+                    matches!(k, OpKind::EhInitiate { .. })
+                });
+                self.check_dispatch_and_catch_blocks();
+                self.check_token_pairing();
+            }
+            Phase::Itanium => {
+                self.check_unwind_destinations("cir.eh.landingpad", |k| {
+                    matches!(k, OpKind::EhLandingPad { .. })
+                });
+                self.check_typeid_compares();
+                let has_pad = self
+                    .index
+                    .ops
+                    .iter()
+                    .any(|&op| matches!(self.dfg.kind(op), OpKind::EhLandingPad { .. }));
+                if has_pad && self.func.personality.is_none() {
+                    self.error(Diagnostic::error(
+                        self.func.loc,
+                        format!(
+                            "@{} has landing pads but no personality routine",
+                            self.func_name()
+                        ),
+                    ));
+                }
+            }
+            Phase::Msvc => {}
+        }
+        // Key grammar of dispatches in any phase where they may appear (reported as
+        // misplaced elsewhere by the phase check).
+        if self.func.phase != Phase::Structured {
+            for &op in &self.index.ops {
+                if let OpKind::EhDispatch { keys } = *self.dfg.kind(op) {
+                    self.check_key_list(op, self.handler_keys(keys), true);
+                }
+            }
+        }
+    }
+
+    // ---- structured -------------------------------------------------------------------
+
+    fn check_structured_eh(&self) {
+        let void_ptr = self.ctx.types.common().void_ptr;
+        for &op in &self.index.ops {
+            match *self.dfg.kind(op) {
+                OpKind::Try { handlers } => {
+                    let keys = self.handler_keys(handlers);
+                    self.check_key_list(op, keys, false);
+                    let regions = self.dfg.regions(op);
+                    for (i, key) in keys.iter().enumerate() {
+                        let Some(&region) = regions.get(i + 1) else {
+                            break;
+                        };
+                        let Some(entry) = self.index.entry_block(region) else {
+                            continue;
+                        };
+                        match key {
+                            HandlerKey::Catch(_) | HandlerKey::CatchAll => {
+                                let first = self.index.first_op(entry);
+                                match first {
+                                    Some(p) if matches!(self.dfg.kind(p), OpKind::CatchParam) => {
+                                        if *key == HandlerKey::CatchAll
+                                            && let Some(&r) = self.dfg.results(p).first()
+                                            && let Some(t) = self.valid_type(r)
+                                            && t != void_ptr
+                                        {
+                                            self.op_error(
+                                                p,
+                                                format!(
+                                                    "'cir.catch_param' of a catch-all handler yields !cir.ptr<!void>, not {}",
+                                                    self.type_str(t)
+                                                ),
+                                            );
+                                        }
+                                    }
+                                    _ => self.op_error(
+                                        op,
+                                        format!(
+                                            "handler #{i} of 'cir.try' catches, so its region must begin with 'cir.catch_param'"
+                                        ),
+                                    ),
+                                }
+                            }
+                            HandlerKey::Filter(_) | HandlerKey::Terminate => {
+                                let blocks = &self.index.region_blocks[region];
+                                let only_unreachable = blocks.len() == 1
+                                    && matches!(
+                                        self.index.block_ops[blocks[0]].as_slice(),
+                                        [u] if matches!(self.dfg.kind(*u), OpKind::Unreachable)
+                                    );
+                                if !only_unreachable {
+                                    self.op_error(
+                                        op,
+                                        format!(
+                                            "the {} handler of 'cir.try' must hold only 'cir.unreachable'",
+                                            if matches!(key, HandlerKey::Filter(_)) {
+                                                "filter"
+                                            } else {
+                                                "terminate"
+                                            }
+                                        ),
+                                    );
+                                }
+                            }
+                            HandlerKey::Unwind => {}
+                        }
+                    }
+                }
+                OpKind::CatchParam => {
+                    let region = self.index.op_region(op).expect("placed");
+                    let in_catch = matches!(
+                        self.region_role(region),
+                        RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
+                    );
+                    let first = self.index.entry_block(region) == self.index.op_block[op].expand()
+                        && self.index.op_pos[op] == 0;
+                    if !(in_catch && first) {
+                        self.op_error(
+                            op,
+                            "'cir.catch_param' must be the first op of a catch handler region of 'cir.try'",
+                        );
+                    }
+                }
+                OpKind::IndirectBr => {
+                    let in_cleanup_body = self
+                        .enclosing_regions(op)
+                        .any(|r| matches!(self.region_role(r), RegionRole::CleanupBody(_)));
+                    if in_cleanup_body {
+                        self.op_error(
+                            op,
+                            "'cir.indirect_br' is not allowed inside a 'cir.cleanup.scope'",
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The grammar shared by `cir.try` handlers and `cir.eh.dispatch` keys.
+    fn check_key_list(&self, op: Op, keys: &[HandlerKey], dispatch: bool) {
+        let what = if dispatch {
+            "'cir.eh.dispatch'"
+        } else {
+            "'cir.try'"
+        };
+        let key_name = |k: &HandlerKey| match (k, dispatch) {
+            (HandlerKey::Catch(_), _) => "catch",
+            (HandlerKey::CatchAll, true) => "catch_all",
+            (HandlerKey::CatchAll, false) => "catch all",
+            (HandlerKey::Unwind, _) => "unwind",
+            (HandlerKey::Filter(_), _) => "filter",
+            (HandlerKey::Terminate, _) => "terminate",
+        };
+        let mut types: Vec<Symbol> = Vec::new();
+        let mut filter = false;
+        let mut terminal: Option<HandlerKey> = None;
+        for key in keys {
+            if let Some(t) = terminal {
+                self.op_error(
+                    op,
+                    format!(
+                        "'{}' follows '{}', which must be the last key of {what}",
+                        key_name(key),
+                        key_name(&t)
+                    ),
+                );
+                return;
+            }
+            match key {
+                HandlerKey::Catch(attr) => {
+                    if filter {
+                        self.op_error(op, format!("'catch' cannot follow 'filter' in {what}"));
+                    }
+                    match self.global_view_symbol(*attr) {
+                        Some(sym) => {
+                            if types.contains(&sym) {
+                                self.op_error(
+                                    op,
+                                    format!("{what} catches @{} twice", self.sym_str(sym)),
+                                );
+                            }
+                            types.push(sym);
+                        }
+                        None => self.op_error(
+                            op,
+                            format!(
+                                "a 'catch' key of {what} must be a #cir.global_view of a typeinfo"
+                            ),
+                        ),
+                    }
+                }
+                HandlerKey::Filter(attr) => {
+                    if filter {
+                        self.op_error(op, format!("{what} has two 'filter' keys"));
+                    }
+                    filter = true;
+                    let ok = match self.attr_data(*attr) {
+                        Some(AttrData::List(items)) => {
+                            items.iter().all(|&a| self.global_view_symbol(a).is_some())
+                        }
+                        _ => false,
+                    };
+                    if !ok {
+                        self.op_error(
+                            op,
+                            format!(
+                                "a 'filter' key of {what} must list #cir.global_view typeinfos"
+                            ),
+                        );
+                    }
+                }
+                HandlerKey::CatchAll | HandlerKey::Unwind | HandlerKey::Terminate => {
+                    if filter && *key != HandlerKey::Unwind {
+                        self.op_error(
+                            op,
+                            format!(
+                                "'filter' in {what} must be followed by 'unwind', not '{}'",
+                                key_name(key)
+                            ),
+                        );
+                    }
+                    terminal = Some(*key);
+                }
+            }
+        }
+        if dispatch && terminal.is_none() {
+            self.op_error(
+                op,
+                "'cir.eh.dispatch' must end with exactly one of 'catch_all', 'unwind' or 'terminate'",
+            );
+        }
+    }
+
+    fn attr_data(&self, attr: Attr) -> Option<&AttrData> {
+        (cranelift_entity::EntityRef::index(attr) < self.ctx.attrs.len())
+            .then(|| self.ctx.attrs.get(attr))
+    }
+
+    fn global_view_symbol(&self, attr: Attr) -> Option<Symbol> {
+        match self.attr_data(attr)? {
+            AttrData::GlobalView { symbol, .. } => Some(*symbol),
+            _ => None,
+        }
+    }
+
+    // ---- flat and itanium: unwind destinations -----------------------------------------
+
+    /// Every unwind edge of `cir.try_call`/`cir.throw` targets a block starting with the
+    /// landing op; the landing op is first in its block, which only unwind edges reach.
+    fn check_unwind_destinations(&self, landing: &str, is_landing: impl Fn(&OpKind) -> bool) {
+        for &block in &self.index.blocks {
+            for edge in &self.cfg.succs[block] {
+                if edge.kind != EdgeKind::Unwind {
+                    continue;
+                }
+                let starts = self
+                    .index
+                    .first_op(edge.to)
+                    .is_some_and(|f| is_landing(self.dfg.kind(f)));
+                if !starts {
+                    self.error(
+                        Diagnostic::error(
+                            self.dfg.loc(edge.op),
+                            format!(
+                                "the unwind destination {} of '{}' must begin with '{landing}'",
+                                self.index.block_name(edge.to),
+                                self.op_name(edge.op)
+                            ),
+                        )
+                        .with_note(self.block_loc(edge.to), "block defined here"),
+                    );
+                }
+            }
+        }
+        for &op in &self.index.ops {
+            if !is_landing(self.dfg.kind(op)) {
+                continue;
+            }
+            let block = self.index.op_block[op].expect("placed");
+            if self.index.op_pos[op] != 0 {
+                self.op_error(
+                    op,
+                    format!("'{landing}' must be the first op of an unwind destination"),
+                );
+                continue;
+            }
+            let preds = &self.cfg.preds[block];
+            if preds.is_empty() {
+                self.op_error(
+                    op,
+                    format!(
+                        "'{landing}' must be in the unwind destination of a 'cir.try_call', but no edge reaches {}",
+                        self.index.block_name(block)
+                    ),
+                );
+            } else if let Some(edge) = preds.iter().find(|e| e.kind != EdgeKind::Unwind) {
+                self.error(
+                    Diagnostic::error(
+                        self.dfg.loc(op),
+                        format!(
+                            "{} begins with '{landing}', so only unwind edges may reach it",
+                            self.index.block_name(block)
+                        ),
+                    )
+                    .with_note(self.dfg.loc(edge.op), "reached by this non-unwind edge"),
+                );
+            }
+        }
+    }
+
+    // ---- flat: dispatch and catch blocks ------------------------------------------------
+
+    /// The dispatch key that an edge from `cir.eh.dispatch` stands for.
+    fn dispatch_key(&self, op: Op, index: u32) -> Option<HandlerKey> {
+        match *self.dfg.kind(op) {
+            OpKind::EhDispatch { keys } => self.handler_keys(keys).get(index as usize).copied(),
+            _ => None,
+        }
+    }
+
+    fn check_dispatch_and_catch_blocks(&self) {
+        for &op in &self.index.ops {
+            match *self.dfg.kind(op) {
+                OpKind::EhDispatch { .. } => {
+                    for edge in self.cfg.succs[self.index.op_block[op].expect("placed")].iter() {
+                        let catches = matches!(
+                            self.dispatch_key(op, edge.index),
+                            Some(HandlerKey::Catch(_) | HandlerKey::CatchAll)
+                        );
+                        let begins = self
+                            .index
+                            .first_op(edge.to)
+                            .is_some_and(|f| matches!(self.dfg.kind(f), OpKind::BeginCatch));
+                        if catches && !begins {
+                            self.error(
+                                Diagnostic::error(
+                                    self.dfg.loc(op),
+                                    format!(
+                                        "the catch block {} of 'cir.eh.dispatch' must begin with 'cir.begin_catch'",
+                                        self.index.block_name(edge.to)
+                                    ),
+                                )
+                                .with_note(self.block_loc(edge.to), "block defined here"),
+                            );
+                        }
+                    }
+                }
+                OpKind::BeginCatch => self.check_begin_catch(op),
+                _ => {}
+            }
+        }
+    }
+
+    fn check_begin_catch(&self, op: Op) {
+        let block = self.index.op_block[op].expect("placed");
+        let preds = &self.cfg.preds[block];
+        let from_catch_keys = !preds.is_empty()
+            && preds.iter().all(|e| {
+                e.kind == EdgeKind::Dispatch
+                    && matches!(
+                        self.dispatch_key(e.op, e.index),
+                        Some(HandlerKey::Catch(_) | HandlerKey::CatchAll)
+                    )
+            });
+        if self.index.op_pos[op] != 0 || !from_catch_keys {
+            self.op_error(
+                op,
+                "'cir.begin_catch' must be the first op of a block that only 'cir.eh.dispatch' catch keys branch to",
+            );
+            return;
+        }
+        let Some(&token) = self.dfg.operands(op).first() else {
+            return;
+        };
+        // The block's token parameter, or the token every dispatching op dispatches (the
+        // same exception, still in scope).
+        let dispatched = preds
+            .iter()
+            .all(|e| self.dfg.operands(e.op).first() == Some(&token));
+        let delivered = match self.dfg.block_params(block) {
+            [param] => token == *param || dispatched,
+            [] => dispatched,
+            _ => true, // reported with the dispatch's successor rules
+        };
+        if !delivered {
+            self.op_error(
+                op,
+                "'cir.begin_catch' must take the token that 'cir.eh.dispatch' delivers to its block",
+            );
+        }
+    }
+
+    // ---- flat: begin/end pairing -----------------------------------------------------
+
+    /// Values that may carry what `seeds` produce, through block arguments on any edge.
+    fn propagate<T: Copy + Ord>(&self, seeds: &[(Value, T)]) -> SecondaryMap<Value, Vec<T>> {
+        let mut origins: SecondaryMap<Value, Vec<T>> = SecondaryMap::new();
+        for &(v, t) in seeds {
+            let set = &mut origins[v];
+            if let Err(pos) = set.binary_search(&t) {
+                set.insert(pos, t);
+            }
+        }
+        if seeds.is_empty() {
+            return origins;
+        }
+        // Worklist: a block is revisited when the origins of one of its parameters grow.
+        let mut queued: SecondaryMap<Block, bool> = SecondaryMap::new();
+        let mut worklist: Vec<Block> = self.index.blocks.iter().rev().copied().collect();
+        for &b in &worklist {
+            queued[b] = true;
+        }
+        while let Some(block) = worklist.pop() {
+            queued[block] = false;
+            for edge in &self.cfg.succs[block] {
+                let Some(&succ) = self.dfg.successors(edge.op).get(edge.index as usize) else {
+                    continue;
+                };
+                let args = self.dfg.successor_args(succ);
+                let params = self.dfg.block_params(edge.to);
+                let mut changed = false;
+                for (&a, &p) in args.iter().zip(params) {
+                    if origins[a].is_empty() {
+                        continue;
+                    }
+                    let incoming = origins[a].clone();
+                    let set = &mut origins[p];
+                    for t in incoming {
+                        if let Err(pos) = set.binary_search(&t) {
+                            set.insert(pos, t);
+                            changed = true;
+                        }
+                    }
+                }
+                if changed && !queued[edge.to] {
+                    queued[edge.to] = true;
+                    worklist.push(edge.to);
+                }
+            }
+        }
+        origins
+    }
+
+    /// On every path from a `cir.begin_catch`/`cir.begin_cleanup`, exactly one end of its
+    /// token runs before the path leaves the handler. A forward data-flow problem over the
+    /// body's CFG whose state is, per handler ("scope"), whether it may be open and whether
+    /// it may have ended; states are sparse (only scopes with a flag set).
+    fn check_token_pairing(&self) {
+        let Some(&body) = self.index.regions.first() else {
+            return;
+        };
+        let blocks = &self.index.region_blocks[body];
+        let Some(&entry) = blocks.first() else {
+            return;
+        };
+        let mut scopes: Vec<Op> = Vec::new();
+        let mut scope_of: SecondaryMap<Op, u32> = SecondaryMap::with_default(u32::MAX);
+        let mut seeds = Vec::new();
+        for &op in &self.index.ops {
+            if matches!(self.dfg.kind(op), OpKind::BeginCatch | OpKind::BeginCleanup)
+                && let Some(&r) = self.dfg.results(op).first()
+            {
+                scope_of[op] = scopes.len() as u32;
+                seeds.push((r, scopes.len() as u32));
+                scopes.push(op);
+            }
+        }
+        if scopes.is_empty() {
+            return;
+        }
+        let origins = self.propagate(&seeds);
+        // "May have ended" only matters where an end of the scope can still be reached
+        // without passing its begin again: the blocks found walking backwards from its
+        // ends, stopping at its begin. Elsewhere the flag is dropped, which keeps states
+        // small in long functions with many handlers.
+        let mut ends_of: Vec<Vec<Block>> = vec![Vec::new(); scopes.len()];
+        for &op in &self.index.ops {
+            let ends_catch = match self.dfg.kind(op) {
+                OpKind::EndCatch => true,
+                OpKind::EndCleanup => false,
+                _ => continue,
+            };
+            let Some(&token) = self.dfg.operands(op).first() else {
+                continue;
+            };
+            for &s in &origins[token] {
+                if matches!(self.dfg.kind(scopes[s as usize]), OpKind::BeginCatch) == ends_catch {
+                    ends_of[s as usize].push(self.index.op_block[op].expect("placed"));
+                }
+            }
+        }
+        let mut relevant: SecondaryMap<Block, Vec<u32>> = SecondaryMap::new();
+        let mut marked: SecondaryMap<Block, u32> = SecondaryMap::with_default(u32::MAX);
+        for (s, ends) in ends_of.iter().enumerate() {
+            let s = s as u32;
+            let begin_block = self.index.op_block[scopes[s as usize]].expect("placed");
+            let mut stack = ends.clone();
+            while let Some(b) = stack.pop() {
+                if marked[b] == s {
+                    continue;
+                }
+                marked[b] = s;
+                relevant[b].push(s);
+                if b == begin_block {
+                    continue;
+                }
+                for edge in &self.cfg.preds[b] {
+                    if marked[edge.from] != s {
+                        stack.push(edge.from);
+                    }
+                }
+            }
+        }
+        let mut state_in: SecondaryMap<Block, ScopeState> = SecondaryMap::new();
+        let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
+        visited[entry] = true;
+        let mut worklist = vec![entry];
+        let quiet = |_: Diagnostic| {};
+        while let Some(block) = worklist.pop() {
+            let mut state = state_in[block].clone();
+            self.pairing_transfer(block, &mut state, &scopes, &scope_of, &origins, &quiet);
+            for edge in &self.cfg.succs[block] {
+                let to = edge.to;
+                let first = !visited[to];
+                visited[to] = true;
+                let incoming = state.pruned(&relevant[to]);
+                if state_in[to].merge(&incoming) || first {
+                    worklist.push(to);
+                }
+            }
+        }
+        let report = |d: Diagnostic| self.error(d);
+        for &block in blocks {
+            if !visited[block] {
+                continue;
+            }
+            let mut state = state_in[block].clone();
+            self.pairing_transfer(block, &mut state, &scopes, &scope_of, &origins, &report);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pairing_transfer(
+        &self,
+        block: Block,
+        state: &mut ScopeState,
+        scopes: &[Op],
+        scope_of: &SecondaryMap<Op, u32>,
+        origins: &SecondaryMap<Value, Vec<u32>>,
+        report: &dyn Fn(Diagnostic),
+    ) {
+        let what = |s: Op| match self.dfg.kind(s) {
+            OpKind::BeginCatch => ("catch", "cir.end_catch"),
+            _ => ("cleanup", "cir.end_cleanup"),
+        };
+        let is_catch = |s: Op| matches!(self.dfg.kind(s), OpKind::BeginCatch);
+        for &op in &self.index.block_ops[block] {
+            let kind = *self.dfg.kind(op);
+            let name = kind.name();
+            // Which open scopes this op leaves without ending them, and how.
+            let leaves: Option<(Leaves, &str)> = match kind {
+                OpKind::BeginCatch | OpKind::BeginCleanup => {
+                    let s = scope_of[op];
+                    if state.get(s) & OPEN != 0 {
+                        report(Diagnostic::error(
+                            self.dfg.loc(op),
+                            format!(
+                                "'{name}' is reached again while the {} it began is still open",
+                                what(op).0
+                            ),
+                        ));
+                    }
+                    state.set(s, OPEN);
+                    None
+                }
+                OpKind::EndCatch | OpKind::EndCleanup => {
+                    if let Some(&token) = self.dfg.operands(op).first() {
+                        let ends_catch = matches!(kind, OpKind::EndCatch);
+                        for &s in &origins[token] {
+                            let scope = scopes[s as usize];
+                            // An end of the other kind is a type error, not an end.
+                            if is_catch(scope) != ends_catch {
+                                continue;
+                            }
+                            if state.get(s) & ENDED != 0 {
+                                report(
+                                    Diagnostic::error(
+                                        self.dfg.loc(op),
+                                        format!(
+                                            "'{name}' may end a {} that has already ended on some path",
+                                            what(scope).0
+                                        ),
+                                    )
+                                    .with_note(self.dfg.loc(scope), "begun here"),
+                                );
+                            }
+                            state.set(s, ENDED);
+                        }
+                    }
+                    None
+                }
+                OpKind::Return | OpKind::Resume | OpKind::ResumeFlat => {
+                    Some((Leaves::All, "leaves"))
+                }
+                OpKind::Throw { .. } if self.dfg.successors(op).is_empty() => {
+                    Some((Leaves::All, "leaves"))
+                }
+                OpKind::EhDispatch { .. } => Some((Leaves::Cleanups, "dispatches out of")),
+                _ => None,
+            };
+            let Some((leaves, verb)) = leaves else {
+                continue;
+            };
+            let open: Vec<u32> = state
+                .0
+                .iter()
+                .filter(|&&(s, f)| {
+                    f & OPEN != 0
+                        && match leaves {
+                            Leaves::All => true,
+                            Leaves::Cleanups => !is_catch(scopes[s as usize]),
+                        }
+                })
+                .map(|&(s, _)| s)
+                .collect();
+            for s in open {
+                let scope = scopes[s as usize];
+                // Report once: a handler abandoned at a dispatch is not reported again
+                // further down the path.
+                if let Leaves::Cleanups = leaves {
+                    state.set(s, 0);
+                }
+                let (noun, end) = what(scope);
+                report(
+                    Diagnostic::error(
+                        self.dfg.loc(op),
+                        format!("'{name}' {verb} the {noun} begun here without '{end}'"),
+                    )
+                    .with_note(self.dfg.loc(scope), "begun here"),
+                );
+            }
+        }
+    }
+
+    // ---- itanium: typeid compares ------------------------------------------------------
+
+    /// A compare between a landing pad's selector and `cir.eh.typeid @T` must only see
+    /// landing pads that list `@T`.
+    fn check_typeid_compares(&self) {
+        let mut selector_seeds = Vec::new();
+        let mut typeid_seeds = Vec::new();
+        for &op in &self.index.ops {
+            match *self.dfg.kind(op) {
+                OpKind::EhLandingPad { .. } => {
+                    if let Some(&sel) = self.dfg.results(op).get(1) {
+                        selector_seeds.push((sel, op));
+                    }
+                }
+                OpKind::EhTypeId { type_info } => {
+                    if let Some(&r) = self.dfg.results(op).first() {
+                        typeid_seeds.push((r, type_info));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if selector_seeds.is_empty() || typeid_seeds.is_empty() {
+            return;
+        }
+        let selectors = self.propagate(&selector_seeds);
+        let typeids = self.propagate(&typeid_seeds);
+        for &op in &self.index.ops {
+            if !matches!(self.dfg.kind(op), OpKind::Cmp(_)) {
+                continue;
+            }
+            let operands = self.dfg.operands(op);
+            let mut pads: Vec<Op> = Vec::new();
+            let mut types: Vec<Symbol> = Vec::new();
+            for &v in operands {
+                pads.extend(selectors[v].iter().copied());
+                types.extend(typeids[v].iter().copied());
+            }
+            pads.sort();
+            pads.dedup();
+            types.sort();
+            types.dedup();
+            for &t in &types {
+                let missing = pads
+                    .iter()
+                    .copied()
+                    .find(|&pad| !self.landing_pad_lists(pad, t));
+                if let Some(pad) = missing {
+                    self.error(
+                        Diagnostic::error(
+                            self.dfg.loc(op),
+                            format!(
+                                "'cir.cmp' compares a landing-pad selector with the typeid of @{}, which the landing pad does not list, so it can never be equal",
+                                self.sym_str(t)
+                            ),
+                        )
+                        .with_note(self.dfg.loc(pad), "landing pad defined here"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn landing_pad_lists(&self, pad: Op, typeinfo: Symbol) -> bool {
+        let OpKind::EhLandingPad { clauses, .. } = *self.dfg.kind(pad) else {
+            return false;
+        };
+        match self.dfg.extras.get(clauses) {
+            Some(ExtraData::LandingPadClauses(list)) => {
+                list.contains(&LandingPadClause::Catch(Some(typeinfo)))
+            }
+            _ => false,
+        }
+    }
+}

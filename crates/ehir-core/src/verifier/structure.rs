@@ -1,0 +1,627 @@
+//! Shape checks: op results and block parameters agree with their values, terminators end
+//! every block, region counts and successor counts per op kind, successors stay inside
+//! their region and never target an entry block, region termination rules
+//! (`cir.yield`, `cir.condition`, `cir.break`, `cir.continue`, `cir.resume`), region entry
+//! parameters, `cir.case`/`cir.label`/`cir.goto`, and phase membership.
+
+use super::FuncVerifier;
+use crate::dfg::ValueDef;
+use crate::diagnostics::Diagnostic;
+use crate::entities::{Op, Region};
+use crate::function::Phase;
+use crate::ops::{CaseKind, CleanupKind, ExtraData, HandlerKey, OpKind};
+use crate::types::TypeData;
+use std::collections::BTreeMap;
+
+/// What a region is for, from its parent op and position.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum RegionRole {
+    FunctionBody,
+    LoopCondition,
+    LoopBody,
+    LoopStep,
+    TryBody,
+    TryHandler(HandlerKey),
+    CleanupBody(CleanupKind),
+    CleanupRegion(CleanupKind),
+    SwitchBody,
+    CaseBody,
+    ArrayElement,
+    /// `cir.scope`, `cir.if`, `cir.ternary`, and regions of ops that should have none.
+    Other,
+}
+
+impl FuncVerifier<'_> {
+    pub(crate) fn region_role(&self, region: Region) -> RegionRole {
+        let Some(parent) = self.index.region_parent[region].expand() else {
+            return RegionRole::FunctionBody;
+        };
+        let n = self.index.region_number[region];
+        match *self.dfg.kind(parent) {
+            OpKind::While => match n {
+                0 => RegionRole::LoopCondition,
+                _ => RegionRole::LoopBody,
+            },
+            OpKind::DoWhile => match n {
+                1 => RegionRole::LoopCondition,
+                _ => RegionRole::LoopBody,
+            },
+            OpKind::For => match n {
+                0 => RegionRole::LoopCondition,
+                1 => RegionRole::LoopBody,
+                _ => RegionRole::LoopStep,
+            },
+            OpKind::Try { handlers } => match n {
+                0 => RegionRole::TryBody,
+                _ => self
+                    .handler_keys(handlers)
+                    .get(n as usize - 1)
+                    .map(|&k| RegionRole::TryHandler(k))
+                    .unwrap_or(RegionRole::Other),
+            },
+            OpKind::CleanupScope { kind } => match n {
+                0 => RegionRole::CleanupBody(kind),
+                _ => RegionRole::CleanupRegion(kind),
+            },
+            OpKind::Switch => RegionRole::SwitchBody,
+            OpKind::Case { .. } => RegionRole::CaseBody,
+            OpKind::ArrayCtor | OpKind::ArrayDtor => RegionRole::ArrayElement,
+            _ => RegionRole::Other,
+        }
+    }
+
+    /// The handler keys stored in an extra, empty when the extra is missing or not a
+    /// handler list.
+    pub(crate) fn handler_keys(&self, extra: crate::entities::Extra) -> &[HandlerKey] {
+        match self.dfg.extras.get(extra) {
+            Some(ExtraData::Handlers(keys)) => keys,
+            _ => &[],
+        }
+    }
+
+    /// The regions enclosing an op, innermost first.
+    pub(crate) fn enclosing_regions(&self, op: Op) -> impl Iterator<Item = Region> + '_ {
+        let mut next = self.index.op_region(op);
+        std::iter::from_fn(move || {
+            let region = next?;
+            next = self.index.region_parent[region]
+                .expand()
+                .and_then(|p| self.index.op_region(p));
+            Some(region)
+        })
+    }
+
+    /// The ops enclosing an op, innermost first.
+    pub(crate) fn enclosing_ops(&self, op: Op) -> impl Iterator<Item = Op> + '_ {
+        self.enclosing_regions(op)
+            .filter_map(|r| self.index.region_parent[r].expand())
+    }
+
+    /// Op results and block parameters agree with their values' records.
+    pub(crate) fn check_entities(&self) {
+        for &op in &self.index.ops {
+            for (i, &v) in self.dfg.results(op).iter().enumerate() {
+                let ok = self
+                    .dfg
+                    .values
+                    .get(v)
+                    .is_some_and(|d| d.def == ValueDef::Result(op, i as u32));
+                if !ok {
+                    self.op_error(
+                        op,
+                        format!(
+                            "result #{i} of '{}' is not recorded as this op's result",
+                            self.op_name(op)
+                        ),
+                    );
+                }
+            }
+        }
+        for &block in &self.index.blocks {
+            for (i, &v) in self.dfg.block_params(block).iter().enumerate() {
+                let ok = self
+                    .dfg
+                    .values
+                    .get(v)
+                    .is_some_and(|d| d.def == ValueDef::Param(block, i as u32));
+                if !ok {
+                    self.error(Diagnostic::error(
+                        self.block_loc(block),
+                        format!(
+                            "parameter #{i} of {} is not recorded as this block's parameter",
+                            self.index.block_name(block)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    pub(crate) fn check_structure(&self) {
+        self.check_regions();
+        self.check_terminators();
+        self.check_successors();
+        self.check_phases();
+        self.check_labels();
+    }
+
+    /// Region counts per op kind, empty regions, region entry parameters.
+    fn check_regions(&self) {
+        for &region in &self.index.regions {
+            if self.index.region_blocks[region].is_empty() {
+                match self.index.region_parent[region].expand() {
+                    Some(op) => self.op_error(
+                        op,
+                        format!(
+                            "region #{} of '{}' has no blocks",
+                            self.index.region_number[region],
+                            self.op_name(op)
+                        ),
+                    ),
+                    None => self.error(Diagnostic::error(
+                        self.func.loc,
+                        format!("the body of @{} has no blocks", self.func_name()),
+                    )),
+                }
+            }
+            self.check_entry_params(region);
+        }
+        for &op in &self.index.ops {
+            let count = self.dfg.regions(op).len();
+            let (min, max) = match *self.dfg.kind(op) {
+                OpKind::Scope | OpKind::Switch | OpKind::Case { .. } | OpKind::ArrayDtor => (1, 1),
+                OpKind::If | OpKind::ArrayCtor => (1, 2),
+                OpKind::While | OpKind::DoWhile | OpKind::Ternary => (2, 2),
+                OpKind::CleanupScope { .. } => (2, 2),
+                OpKind::For => (3, 3),
+                OpKind::Try { handlers } => {
+                    let n = self.handler_keys(handlers).len();
+                    if n == 0 {
+                        self.op_error(op, "'cir.try' must have at least one handler");
+                        continue;
+                    }
+                    (1 + n, 1 + n)
+                }
+                _ => (0, 0),
+            };
+            if count < min || count > max {
+                let name = self.op_name(op);
+                let message = if max == 0 {
+                    if self.func.phase == Phase::Structured {
+                        format!("'{name}' cannot have regions")
+                    } else {
+                        format!(
+                            "'{name}' cannot have regions ({} functions have no nested regions)",
+                            self.func.phase.name()
+                        )
+                    }
+                } else if min == max {
+                    format!("'{name}' must have {min} region(s), but has {count}")
+                } else {
+                    format!("'{name}' must have {min} to {max} regions, but has {count}")
+                };
+                self.op_error(op, message);
+            }
+        }
+    }
+
+    /// Region entry blocks take parameters only where the region's role allows them.
+    fn check_entry_params(&self, region: Region) {
+        let Some(entry) = self.index.entry_block(region) else {
+            return;
+        };
+        let params = self.dfg.block_params(entry);
+        match self.region_role(region) {
+            RegionRole::FunctionBody => {
+                let Some((sig_params, _, _)) = self.signature() else {
+                    return;
+                };
+                let types: Vec<_> = params
+                    .iter()
+                    .map(|&p| self.dfg.values.get(p).map(|d| d.ty))
+                    .collect();
+                let matches = types.len() == sig_params.len()
+                    && types.iter().zip(&sig_params).all(|(t, s)| *t == Some(*s));
+                if !matches {
+                    self.error(Diagnostic::error(
+                        self.func.loc,
+                        format!(
+                            "the entry block of @{} has {} parameter(s) that do not match the signature {}",
+                            self.func_name(),
+                            params.len(),
+                            self.type_str(self.func.sig)
+                        ),
+                    ));
+                }
+            }
+            // Checked with the op's operand types.
+            RegionRole::ArrayElement => {}
+            RegionRole::TryHandler(_) => {
+                let eh_token = self.ctx.types.common().eh_token;
+                let ok = match params {
+                    [] => true,
+                    [p] => self.dfg.values.get(*p).is_some_and(|d| d.ty == eh_token),
+                    _ => false,
+                };
+                if !ok {
+                    self.error(Diagnostic::error(
+                        self.block_loc(entry),
+                        "a 'cir.try' handler region takes no parameter or one !cir.eh_token",
+                    ));
+                }
+            }
+            _ => {
+                if !params.is_empty() {
+                    let parent = self.index.region_parent[region].expand().expect("nested");
+                    self.error(Diagnostic::error(
+                        self.block_loc(entry),
+                        format!(
+                            "the entry block of region #{} of '{}' cannot have parameters",
+                            self.index.region_number[region],
+                            self.op_name(parent)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Exactly one terminator per block, at its end, allowed by the region it ends.
+    fn check_terminators(&self) {
+        for &block in &self.index.blocks {
+            let ops = &self.index.block_ops[block];
+            let Some(&last) = ops.last() else {
+                self.error(Diagnostic::error(
+                    self.block_loc(block),
+                    format!(
+                        "{} is empty; a block must end in a terminator",
+                        self.index.block_name(block)
+                    ),
+                ));
+                continue;
+            };
+            for &op in &ops[..ops.len() - 1] {
+                if self.dfg.kind(op).is_terminator() {
+                    self.op_error(
+                        op,
+                        format!(
+                            "terminator '{}' must be the last op of its block",
+                            self.op_name(op)
+                        ),
+                    );
+                }
+            }
+            if !self.dfg.kind(last).is_terminator() {
+                self.op_error(
+                    last,
+                    format!(
+                        "{} does not end in a terminator ('{}' is not one)",
+                        self.index.block_name(block),
+                        self.op_name(last)
+                    ),
+                );
+            }
+        }
+        for &op in &self.index.ops {
+            if self.dfg.kind(op).is_terminator() {
+                self.check_region_termination(op);
+            }
+        }
+    }
+
+    fn check_region_termination(&self, op: Op) {
+        let region = self.index.op_region(op).expect("placed");
+        let role = self.region_role(region);
+        let name = self.op_name(op);
+        match *self.dfg.kind(op) {
+            OpKind::Yield => match role {
+                RegionRole::FunctionBody => {
+                    self.op_error(op, "'cir.yield' cannot terminate the function body")
+                }
+                RegionRole::LoopCondition => self.op_error(
+                    op,
+                    "a loop condition region must end with 'cir.condition', not 'cir.yield'",
+                ),
+                _ => self.check_yield_operands(op, region),
+            },
+            OpKind::Condition if role != RegionRole::LoopCondition => {
+                self.op_error(
+                    op,
+                    "'cir.condition' can only terminate the condition region of 'cir.while', 'cir.do' or 'cir.for'",
+                );
+            }
+            OpKind::Break => {
+                let ok = self.enclosing_ops(op).any(|p| {
+                    matches!(
+                        self.dfg.kind(p),
+                        OpKind::While | OpKind::DoWhile | OpKind::For | OpKind::Switch
+                    )
+                });
+                if !ok {
+                    self.op_error(op, "'cir.break' must be inside a loop or 'cir.switch'");
+                }
+            }
+            OpKind::Continue => {
+                let ok = self.enclosing_ops(op).any(|p| {
+                    matches!(
+                        self.dfg.kind(p),
+                        OpKind::While | OpKind::DoWhile | OpKind::For
+                    )
+                });
+                if !ok {
+                    self.op_error(op, "'cir.continue' must be inside a loop");
+                }
+            }
+            OpKind::Resume if self.func.phase == Phase::Structured => {
+                let ok = self.enclosing_regions(op).any(|r| {
+                    matches!(
+                        self.region_role(r),
+                        RegionRole::TryHandler(HandlerKey::Unwind)
+                            | RegionRole::CleanupRegion(CleanupKind::Eh)
+                    )
+                });
+                if !ok {
+                    self.op_error(
+                        op,
+                        "'cir.resume' must be inside a 'cir.try' unwind handler or the cleanup region of a 'cleanup eh' scope",
+                    );
+                }
+            }
+            OpKind::Return
+                if self.func.phase != Phase::Structured && role != RegionRole::FunctionBody =>
+            {
+                self.op_error(op, format!("'{name}' must be in the function body"));
+            }
+            _ => {}
+        }
+    }
+
+    /// `cir.yield` operands match the results of the op owning its region.
+    fn check_yield_operands(&self, op: Op, region: Region) {
+        let Some(parent) = self.index.region_parent[region].expand() else {
+            return;
+        };
+        let operands = self.dfg.operands(op);
+        let results = self.dfg.results(parent);
+        let operand_types: Vec<_> = operands.iter().map(|&v| self.value_type(v)).collect();
+        let result_types: Vec<_> = results.iter().map(|&v| self.value_type(v)).collect();
+        if operand_types.len() != result_types.len() {
+            self.op_error(
+                op,
+                format!(
+                    "'cir.yield' passes {} value(s), but '{}' has {} result(s)",
+                    operand_types.len(),
+                    self.op_name(parent),
+                    result_types.len()
+                ),
+            );
+            return;
+        }
+        for (i, (a, b)) in operand_types.iter().zip(&result_types).enumerate() {
+            if let (Some(a), Some(b)) = (a, b)
+                && a != b
+            {
+                self.op_error(
+                    op,
+                    format!(
+                        "'cir.yield' value #{i} has type {}, but result #{i} of '{}' has type {}",
+                        self.type_str(*a),
+                        self.op_name(parent),
+                        self.type_str(*b)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// Successor counts per kind; targets are blocks of the same region, never its entry.
+    fn check_successors(&self) {
+        for &op in &self.index.ops {
+            let kind = *self.dfg.kind(op);
+            let name = kind.name();
+            let succs = self.dfg.successors(op);
+            let n = succs.len();
+            if !kind.is_terminator() {
+                if n != 0 {
+                    self.op_error(op, format!("'{name}' cannot have successors"));
+                }
+                continue;
+            }
+            let expected: Option<(usize, usize)> = match kind {
+                OpKind::Br | OpKind::CatchRet => Some((1, 1)),
+                OpKind::BrCond | OpKind::TryCall { .. } => Some((2, 2)),
+                OpKind::SwitchFlat { cases } => match self.dfg.extras.get(cases) {
+                    Some(ExtraData::Cases(values)) => Some((values.len() + 1, values.len() + 1)),
+                    _ => {
+                        self.op_error(op, "'cir.switch.flat' has no case list");
+                        None
+                    }
+                },
+                OpKind::IndirectBr => None,
+                OpKind::EhDispatch { keys } => match self.dfg.extras.get(keys) {
+                    Some(ExtraData::Handlers(k)) => Some((k.len(), k.len())),
+                    _ => {
+                        self.op_error(op, "'cir.eh.dispatch' has no key list");
+                        None
+                    }
+                },
+                OpKind::CatchSwitch { unwind_to_caller } => {
+                    let min = if unwind_to_caller { 1 } else { 2 };
+                    Some((min, usize::MAX))
+                }
+                OpKind::CleanupRet => Some((0, 1)),
+                OpKind::Throw { .. } if self.func.phase != Phase::Structured => Some((0, 1)),
+                _ => Some((0, 0)),
+            };
+            if let Some((min, max)) = expected
+                && (n < min || n > max)
+            {
+                let message = match (kind, max) {
+                    (OpKind::CatchSwitch { unwind_to_caller }, _) => format!(
+                        "'cir.catchswitch' needs at least one handler{}, but has {n} successor(s)",
+                        if unwind_to_caller {
+                            ""
+                        } else {
+                            " and an unwind destination"
+                        }
+                    ),
+                    (_, 0) => format!("'{name}' cannot have successors"),
+                    _ if min == max => {
+                        format!("'{name}' must have {min} successor(s), but has {n}")
+                    }
+                    _ => format!("'{name}' must have {min} to {max} successors, but has {n}"),
+                };
+                self.op_error(op, message);
+            }
+            let region = self.index.op_region(op).expect("placed");
+            for (i, &s) in succs.iter().enumerate() {
+                let Some(data) = self.dfg.successors.get(s) else {
+                    self.op_error(op, format!("successor #{i} of '{name}' does not exist"));
+                    continue;
+                };
+                let target = data.block;
+                let Some(target_region) = self.index.block_region[target].expand() else {
+                    self.op_error(
+                        op,
+                        format!("successor #{i} of '{name}' is not a block of this function"),
+                    );
+                    continue;
+                };
+                if target_region != region {
+                    self.error(
+                        Diagnostic::error(
+                            self.dfg.loc(op),
+                            format!(
+                                "successor {} of '{name}' is not in the same region",
+                                self.index.block_name(target)
+                            ),
+                        )
+                        .with_note(self.block_loc(target), "block defined here"),
+                    );
+                    continue;
+                }
+                if self.index.entry_block(region) == Some(target) {
+                    self.op_error(
+                        op,
+                        format!(
+                            "'{name}' cannot branch to {}, the entry block of its region",
+                            self.index.block_name(target)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Each op is allowed in the function's phase. In a lowered function only ops of the
+    /// body region are checked: anything nested is inside an op already reported.
+    fn check_phases(&self) {
+        let phase = self.func.phase;
+        for &op in &self.index.ops {
+            if phase != Phase::Structured
+                && self.index.op_region(op).map(|r| self.index.region_depth[r]) != Some(0)
+            {
+                continue;
+            }
+            if !self.dfg.kind(op).phases().contains(phase) {
+                self.op_error(
+                    op,
+                    format!(
+                        "'{}' is not allowed in a{} {} function",
+                        self.op_name(op),
+                        if matches!(phase, Phase::Itanium | Phase::Msvc) {
+                            "n"
+                        } else {
+                            ""
+                        },
+                        phase.name()
+                    ),
+                );
+            }
+        }
+    }
+
+    /// `cir.label` names are unique and first in their block; `cir.goto` targets exist;
+    /// `cir.case` sits in a `cir.switch` and has the values its kind needs.
+    fn check_labels(&self) {
+        let mut labels: BTreeMap<crate::entities::Symbol, Op> = BTreeMap::new();
+        for &op in &self.index.ops {
+            match *self.dfg.kind(op) {
+                OpKind::Label { name } => {
+                    if let Some(&first) = labels.get(&name) {
+                        self.error(
+                            Diagnostic::error(
+                                self.dfg.loc(op),
+                                format!("label \"{}\" is defined twice", self.sym_str(name)),
+                            )
+                            .with_note(self.dfg.loc(first), "first defined here"),
+                        );
+                    } else {
+                        labels.insert(name, op);
+                    }
+                    if self.index.op_pos[op] != 0 {
+                        self.op_error(op, "'cir.label' must be the first op of its block");
+                    }
+                }
+                OpKind::Case { kind, values } => {
+                    let in_switch = self
+                        .index
+                        .parent_op(op)
+                        .is_some_and(|p| matches!(self.dfg.kind(p), OpKind::Switch));
+                    if !in_switch {
+                        self.op_error(op, "'cir.case' must be directly inside a 'cir.switch'");
+                    }
+                    let count = match self.dfg.extras.get(values) {
+                        Some(ExtraData::CaseValues(v)) => v.len(),
+                        _ => 0,
+                    };
+                    let ok = match kind {
+                        CaseKind::Equal => count == 1,
+                        CaseKind::AnyOf => count >= 1,
+                        CaseKind::Range => count == 2,
+                        CaseKind::Default => count == 0,
+                    };
+                    if !ok {
+                        let need = match kind {
+                            CaseKind::Equal => "exactly one value",
+                            CaseKind::AnyOf => "at least one value",
+                            CaseKind::Range => "two values",
+                            CaseKind::Default => "no values",
+                        };
+                        self.op_error(
+                            op,
+                            format!("'cir.case ({})' takes {need}, but has {count}", kind.name()),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        for &op in &self.index.ops {
+            if let OpKind::Goto { label } = *self.dfg.kind(op)
+                && !labels.contains_key(&label)
+            {
+                self.op_error(
+                    op,
+                    format!(
+                        "'cir.goto' names label \"{}\", which is not defined in this function",
+                        self.sym_str(label)
+                    ),
+                );
+            }
+        }
+    }
+
+    /// The type of a value, if the value exists.
+    pub(crate) fn value_type(&self, v: crate::entities::Value) -> Option<crate::entities::Type> {
+        self.dfg.values.get(v).map(|d| d.ty)
+    }
+
+    /// Whether a type is one of the three EH tokens.
+    pub(crate) fn is_token(&self, t: crate::entities::Type) -> bool {
+        matches!(
+            self.type_data(t),
+            Some(TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken)
+        )
+    }
+}

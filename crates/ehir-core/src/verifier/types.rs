@@ -1,0 +1,1143 @@
+//! Type rules: operand and result types of every op, block arguments on every edge, where
+//! tokens may flow, signatures, and the module-level symbol rules (callees, globals,
+//! record fields).
+
+use super::FuncVerifier;
+use crate::attrs::AttrData;
+use crate::diagnostics::Diagnostic;
+use crate::entities::{Attr, Op, Type, Value};
+use crate::function::Phase;
+use crate::module::Module;
+use crate::ops::{BinaryOp, CastKind, ExtraData, OpKind, UnaryOp};
+use crate::types::TypeData;
+use cranelift_entity::EntityRef;
+use std::collections::BTreeSet;
+use std::ops::RangeInclusive;
+
+/// Whether operand `i` of an op of this kind takes a token.
+fn token_operand_slot(kind: &OpKind, i: usize) -> bool {
+    use OpKind::*;
+    i == 0
+        && matches!(
+            kind,
+            EhDispatch { .. }
+                | BeginCleanup
+                | BeginCatch
+                | Resume
+                | EhTerminate
+                | CatchPad { .. }
+                | EndCleanup
+                | CleanupRet
+                | EndCatch
+                | CatchRet
+                | CatchSwitch { .. }
+                | CleanupPad
+        )
+}
+
+/// Whether result `i` of an op of this kind is a token.
+fn token_result_slot(kind: &OpKind, i: usize) -> bool {
+    use OpKind::*;
+    i == 0
+        && matches!(
+            kind,
+            EhInitiate { .. }
+                | BeginCleanup
+                | BeginCatch
+                | CatchSwitch { .. }
+                | CatchPad { .. }
+                | CleanupPad
+        )
+}
+
+/// Module items other than functions: global initialisers match the global's type.
+pub(crate) fn check_module_items(module: &Module) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let ctx = &module.ctx;
+    let bool_ty = ctx.types.common().bool;
+    for (_, global) in module.globals.iter() {
+        let Some(init) = global.init else {
+            continue;
+        };
+        if init.index() >= ctx.attrs.len() {
+            diags.push(Diagnostic::error(
+                global.loc,
+                "the initialiser of this global does not exist",
+            ));
+            continue;
+        }
+        let data = ctx.attrs.get(init);
+        let typed_scalar = matches!(
+            data,
+            AttrData::Int { .. }
+                | AttrData::Float { .. }
+                | AttrData::Bool(_)
+                | AttrData::Null(_)
+                | AttrData::Zero(_)
+                | AttrData::Undef(_)
+                | AttrData::ConstArray { .. }
+        );
+        if typed_scalar
+            && let Some(t) = data.ty(bool_ty)
+            && t != global.ty
+        {
+            let mut a = Vec::new();
+            let mut b = Vec::new();
+            let _ = crate::printer::write_type(&mut a, ctx, t);
+            let _ = crate::printer::write_type(&mut b, ctx, global.ty);
+            diags.push(Diagnostic::error(
+                global.loc,
+                format!(
+                    "the initialiser has type {}, but the global has type {}",
+                    String::from_utf8_lossy(&a),
+                    String::from_utf8_lossy(&b)
+                ),
+            ));
+        }
+    }
+    diags
+}
+
+/// Checks of one op.
+struct OpCheck<'v, 'a> {
+    v: &'v FuncVerifier<'a>,
+    op: Op,
+    name: &'static str,
+}
+
+impl OpCheck<'_, '_> {
+    fn err(&self, message: impl Into<String>) {
+        self.v.op_error(self.op, message);
+    }
+
+    fn operands(&self) -> &[Value] {
+        self.v.dfg.operands(self.op)
+    }
+
+    fn operand(&self, i: usize) -> Option<Type> {
+        let v = *self.operands().get(i)?;
+        self.v.valid_type(v)
+    }
+
+    fn result(&self, i: usize) -> Option<Type> {
+        let v = *self.v.dfg.results(self.op).get(i)?;
+        self.v.valid_type(v)
+    }
+
+    fn data(&self, t: Option<Type>) -> Option<&TypeData> {
+        self.v.type_data(t?)
+    }
+
+    fn ty(&self, t: Type) -> String {
+        self.v.type_str(t)
+    }
+
+    /// Operand and result counts; reports and returns false when they are off.
+    fn counts(&self, operands: RangeInclusive<usize>, results: RangeInclusive<usize>) -> bool {
+        let n = self.operands().len();
+        let r = self.v.dfg.results(self.op).len();
+        let describe = |range: &RangeInclusive<usize>| {
+            if range.start() == range.end() {
+                format!("{}", range.start())
+            } else if *range.end() == usize::MAX {
+                format!("at least {}", range.start())
+            } else {
+                format!("{} to {}", range.start(), range.end())
+            }
+        };
+        let mut ok = true;
+        if !operands.contains(&n) {
+            self.err(format!(
+                "'{}' takes {} operand(s), but has {n}",
+                self.name,
+                describe(&operands)
+            ));
+            ok = false;
+        }
+        if !results.contains(&r) {
+            self.err(format!(
+                "'{}' has {} result(s), but has {r}",
+                self.name,
+                describe(&results)
+            ));
+            ok = false;
+        }
+        ok
+    }
+
+    /// `actual` must be `expected`.
+    fn expect_eq(&self, what: &str, actual: Option<Type>, expected: Type) {
+        if let Some(a) = actual
+            && a != expected
+        {
+            self.err(format!(
+                "{what} of '{}' has type {}, but must be {}",
+                self.name,
+                self.ty(a),
+                self.ty(expected)
+            ));
+        }
+    }
+
+    /// `actual` must satisfy `pred` (described as `desc`).
+    fn expect(
+        &self,
+        what: &str,
+        actual: Option<Type>,
+        desc: &str,
+        pred: impl Fn(&TypeData) -> bool,
+    ) {
+        if let Some(a) = actual
+            && let Some(d) = self.v.type_data(a)
+            && !pred(d)
+        {
+            self.err(format!(
+                "{what} of '{}' must be {desc}, but has type {}",
+                self.name,
+                self.ty(a)
+            ));
+        }
+    }
+
+    fn pointee(&self, t: Option<Type>) -> Option<Type> {
+        match self.data(t)? {
+            TypeData::Ptr(p) => Some(*p),
+            _ => None,
+        }
+    }
+}
+
+fn is_int(d: &TypeData) -> bool {
+    matches!(d, TypeData::Int { .. })
+}
+fn is_float(d: &TypeData) -> bool {
+    matches!(d, TypeData::Float | TypeData::Double)
+}
+fn is_ptr(d: &TypeData) -> bool {
+    matches!(d, TypeData::Ptr(_))
+}
+fn is_bool(d: &TypeData) -> bool {
+    matches!(d, TypeData::Bool)
+}
+
+impl FuncVerifier<'_> {
+    /// The type of a value if the value and its type exist.
+    pub(crate) fn valid_type(&self, v: Value) -> Option<Type> {
+        let t = self.dfg.values.get(v)?.ty;
+        self.type_data(t).map(|_| t)
+    }
+
+    /// The function's signature is a function type that mentions no token.
+    pub(crate) fn check_signature(&self) {
+        let name = self.func_name();
+        let Some((params, ret, _)) = self.signature() else {
+            self.error(Diagnostic::error(
+                self.func.loc,
+                format!("the signature of @{name} is not a function type"),
+            ));
+            return;
+        };
+        if params.iter().chain(ret.iter()).any(|&t| self.is_token(t)) {
+            self.error(Diagnostic::error(
+                self.func.loc,
+                format!("the signature of @{name} cannot mention a token type"),
+            ));
+        }
+    }
+
+    pub(crate) fn check_types(&self) {
+        for &op in &self.index.ops {
+            let token_misuse = self.check_token_flow(op);
+            if !token_misuse {
+                self.check_op_types(op);
+            }
+            self.check_edge_arguments(op);
+        }
+        self.check_block_param_tokens();
+    }
+
+    /// Tokens are used and produced only by the EH ops that take and make them. Returns
+    /// whether the op misuses one (its other type checks are then skipped).
+    fn check_token_flow(&self, op: Op) -> bool {
+        let kind = self.dfg.kind(op);
+        let mut misuse = false;
+        for (i, &v) in self.dfg.operands(op).iter().enumerate() {
+            if let Some(t) = self.valid_type(v)
+                && self.is_token(t)
+                && !token_operand_slot(kind, i)
+            {
+                self.op_error(
+                    op,
+                    format!(
+                        "operand #{i} of '{}' is a token ({}); tokens only flow into the EH ops that take them",
+                        kind.name(),
+                        self.type_str(t)
+                    ),
+                );
+                misuse = true;
+            }
+        }
+        for (i, &v) in self.dfg.results(op).iter().enumerate() {
+            if let Some(t) = self.valid_type(v)
+                && self.is_token(t)
+                && !token_result_slot(kind, i)
+            {
+                self.op_error(
+                    op,
+                    format!(
+                        "result #{i} of '{}' is a token ({}); only EH ops produce tokens",
+                        kind.name(),
+                        self.type_str(t)
+                    ),
+                );
+                misuse = true;
+            }
+        }
+        misuse
+    }
+
+    /// Token block parameters exist only in flat functions (and as a structured
+    /// handler region's token, checked with the region shapes).
+    fn check_block_param_tokens(&self) {
+        if self.func.phase == Phase::Flat {
+            return;
+        }
+        for &block in &self.index.blocks {
+            let region = self.index.block_region[block].expect("placed");
+            if self.index.entry_block(region) == Some(block) {
+                continue;
+            }
+            for (i, &p) in self.dfg.block_params(block).iter().enumerate() {
+                if let Some(t) = self.valid_type(p)
+                    && self.is_token(t)
+                {
+                    let why = match self.func.phase {
+                        Phase::Structured => "only a 'cir.try' handler region receives one",
+                        _ => "LLVM has no token phis",
+                    };
+                    self.error(Diagnostic::error(
+                        self.block_loc(block),
+                        format!(
+                            "parameter #{i} of {} cannot be a token in a{} {} function ({why})",
+                            self.index.block_name(block),
+                            if matches!(self.func.phase, Phase::Itanium | Phase::Msvc) {
+                                "n"
+                            } else {
+                                ""
+                            },
+                            self.func.phase.name()
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Arguments passed along every edge match the target block's parameters.
+    fn check_edge_arguments(&self, op: Op) {
+        let kind = self.dfg.kind(op);
+        let name = kind.name();
+        for (i, &s) in self.dfg.successors(op).iter().enumerate() {
+            let Some(data) = self.dfg.successors.get(s) else {
+                continue;
+            };
+            let target = data.block;
+            if !self.index.has_block(target) {
+                continue;
+            }
+            let args = data.args.as_slice(&self.dfg.value_lists);
+            let params = self.dfg.block_params(target);
+            let block = self.index.block_name(target);
+            if let OpKind::EhDispatch { .. } = kind {
+                if !args.is_empty() {
+                    self.op_error(
+                        op,
+                        format!(
+                            "'cir.eh.dispatch' passes its token implicitly; successor {block} cannot be given arguments"
+                        ),
+                    );
+                }
+                let eh_token = self.ctx.types.common().eh_token;
+                let ok = match params {
+                    [] => true,
+                    [p] => self.valid_type(*p) == Some(eh_token),
+                    _ => false,
+                };
+                if !ok {
+                    self.error(
+                        Diagnostic::error(
+                            self.dfg.loc(op),
+                            format!(
+                                "successor {block} of 'cir.eh.dispatch' must declare no parameter or one !cir.eh_token parameter"
+                            ),
+                        )
+                        .with_note(self.block_loc(target), "block defined here"),
+                    );
+                }
+                continue;
+            }
+            if args.len() != params.len() {
+                self.error(
+                    Diagnostic::error(
+                        self.dfg.loc(op),
+                        format!(
+                            "successor {block} of '{name}' takes {} argument(s), but is given {}",
+                            params.len(),
+                            args.len()
+                        ),
+                    )
+                    .with_note(self.block_loc(target), "block defined here"),
+                );
+                let _ = i;
+                continue;
+            }
+            for (j, (&a, &p)) in args.iter().zip(params).enumerate() {
+                if let (Some(ta), Some(tp)) = (self.valid_type(a), self.valid_type(p))
+                    && ta != tp
+                {
+                    self.error(
+                        Diagnostic::error(
+                            self.dfg.loc(op),
+                            format!(
+                                "argument #{j} to successor {block} of '{name}' has type {}, but the block parameter has type {}",
+                                self.type_str(ta),
+                                self.type_str(tp)
+                            ),
+                        )
+                        .with_note(self.block_loc(target), "block defined here"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn check_op_types(&self, op: Op) {
+        let c = OpCheck {
+            v: self,
+            op,
+            name: self.op_name(op),
+        };
+        let common = *self.ctx.types.common();
+        match *self.dfg.kind(op) {
+            OpKind::Return => {
+                if !c.counts(0..=1, 0..=0) {
+                    return;
+                }
+                let Some((_, ret, _)) = self.signature() else {
+                    return;
+                };
+                match (ret, c.operands().len()) {
+                    (None, 1) => c.err(format!(
+                        "@{} returns nothing, but 'cir.return' has a value",
+                        self.func_name()
+                    )),
+                    (Some(r), 0) => c.err(format!(
+                        "@{} returns {}, but 'cir.return' has no value",
+                        self.func_name(),
+                        self.type_str(r)
+                    )),
+                    (Some(r), _) => c.expect_eq("the returned value", c.operand(0), r),
+                    (None, _) => {}
+                }
+            }
+            OpKind::Alloca { alloc_ty, .. } => {
+                if !c.counts(0..=0, 1..=1) {
+                    return;
+                }
+                match self.type_data(alloc_ty) {
+                    None => c.err("the allocated type of 'cir.alloca' does not exist"),
+                    Some(TypeData::Void | TypeData::Func { .. }) => c.err(format!(
+                        "'cir.alloca' cannot allocate {}",
+                        self.type_str(alloc_ty)
+                    )),
+                    Some(_) if self.is_token(alloc_ty) => c.err(format!(
+                        "'cir.alloca' cannot allocate a token ({})",
+                        self.type_str(alloc_ty)
+                    )),
+                    Some(_) => {
+                        if let Some(r) = c.result(0)
+                            && c.pointee(Some(r)) != Some(alloc_ty)
+                        {
+                            c.err(format!(
+                                "the result of 'cir.alloca' has type {}, but must be !cir.ptr<{}>",
+                                self.type_str(r),
+                                self.type_str(alloc_ty)
+                            ));
+                        }
+                    }
+                }
+            }
+            OpKind::Load { .. } => {
+                if !c.counts(1..=1, 1..=1) {
+                    return;
+                }
+                let addr = c.operand(0);
+                c.expect("the address", addr, "a pointer", is_ptr);
+                if let (Some(p), Some(r)) = (c.pointee(addr), c.result(0))
+                    && p != r
+                {
+                    c.err(format!(
+                        "'cir.load' yields {}, but its address points to {}",
+                        self.type_str(r),
+                        self.type_str(p)
+                    ));
+                }
+            }
+            OpKind::Store { .. } => {
+                if !c.counts(2..=2, 0..=0) {
+                    return;
+                }
+                let addr = c.operand(1);
+                c.expect("the address", addr, "a pointer", is_ptr);
+                if let (Some(p), Some(v)) = (c.pointee(addr), c.operand(0))
+                    && p != v
+                {
+                    c.err(format!(
+                        "'cir.store' stores {}, but its address points to {}",
+                        self.type_str(v),
+                        self.type_str(p)
+                    ));
+                }
+            }
+            OpKind::Const { value } => {
+                if !c.counts(0..=0, 1..=1) {
+                    return;
+                }
+                self.check_const(&c, value);
+            }
+            OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. } => {
+                self.check_call(&c, callee.expand(), sig);
+            }
+            OpKind::Binary(kind) => {
+                if !c.counts(2..=2, 1..=1) {
+                    return;
+                }
+                let (a, b, r) = (c.operand(0), c.operand(1), c.result(0));
+                if let (Some(a), Some(b)) = (a, b)
+                    && a != b
+                {
+                    c.err(format!(
+                        "the operands of 'cir.binop({})' have different types {} and {}",
+                        kind.name(),
+                        self.type_str(a),
+                        self.type_str(b)
+                    ));
+                    return;
+                }
+                if let Some(a) = a {
+                    c.expect_eq("the result", r, a);
+                }
+                let (desc, pred): (&str, fn(&TypeData) -> bool) = match kind {
+                    BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div => {
+                        ("an integer or floating-point value", |d| {
+                            is_int(d) || is_float(d)
+                        })
+                    }
+                    BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => {
+                        ("an integer or !cir.bool", |d| is_int(d) || is_bool(d))
+                    }
+                    BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr => ("an integer", is_int),
+                };
+                c.expect("operand #0", a, desc, pred);
+            }
+            OpKind::Unary(kind) => {
+                if !c.counts(1..=1, 1..=1) {
+                    return;
+                }
+                let a = c.operand(0);
+                if let Some(a) = a {
+                    c.expect_eq("the result", c.result(0), a);
+                }
+                let (desc, pred): (&str, fn(&TypeData) -> bool) = match kind {
+                    UnaryOp::Not => ("an integer or !cir.bool", |d| is_int(d) || is_bool(d)),
+                    _ => ("an integer or floating-point value", |d| {
+                        is_int(d) || is_float(d)
+                    }),
+                };
+                c.expect("the operand", a, desc, pred);
+            }
+            OpKind::Cmp(pred) => {
+                if !c.counts(2..=2, 1..=1) {
+                    return;
+                }
+                let (a, b) = (c.operand(0), c.operand(1));
+                if let (Some(a), Some(b)) = (a, b)
+                    && a != b
+                {
+                    c.err(format!(
+                        "the operands of 'cir.cmp({})' have different types {} and {}",
+                        pred.name(),
+                        self.type_str(a),
+                        self.type_str(b)
+                    ));
+                }
+                c.expect(
+                    "operand #0",
+                    a,
+                    "an integer, floating-point, pointer or !cir.bool value",
+                    |d| is_int(d) || is_float(d) || is_ptr(d) || is_bool(d),
+                );
+                c.expect_eq("the result", c.result(0), common.bool);
+            }
+            OpKind::Cast(kind) => {
+                if !c.counts(1..=1, 1..=1) {
+                    return;
+                }
+                self.check_cast(&c, kind);
+            }
+            OpKind::Select => {
+                if !c.counts(3..=3, 1..=1) {
+                    return;
+                }
+                c.expect_eq("the condition", c.operand(0), common.bool);
+                let (a, b, r) = (c.operand(1), c.operand(2), c.result(0));
+                if let (Some(a), Some(b)) = (a, b)
+                    && a != b
+                {
+                    c.err(format!(
+                        "the alternatives of 'cir.select' have different types {} and {}",
+                        self.type_str(a),
+                        self.type_str(b)
+                    ));
+                } else if let Some(a) = a {
+                    c.expect_eq("the result", r, a);
+                }
+            }
+            OpKind::PtrStride => {
+                if !c.counts(2..=2, 1..=1) {
+                    return;
+                }
+                let p = c.operand(0);
+                c.expect("the base", p, "a pointer", is_ptr);
+                c.expect("the stride", c.operand(1), "an integer", is_int);
+                if let Some(p) = p {
+                    c.expect_eq("the result", c.result(0), p);
+                }
+            }
+            OpKind::GetMember { index, .. } => {
+                if !c.counts(1..=1, 1..=1) {
+                    return;
+                }
+                self.check_get_member(&c, index);
+            }
+            OpKind::BaseClassAddr { .. } | OpKind::DerivedClassAddr { .. } => {
+                if !c.counts(1..=1, 1..=1) {
+                    return;
+                }
+                c.expect("the operand", c.operand(0), "a pointer", is_ptr);
+                c.expect("the result", c.result(0), "a pointer", is_ptr);
+            }
+            OpKind::GetGlobal { symbol } => {
+                if !c.counts(0..=0, 1..=1) {
+                    return;
+                }
+                let r = c.result(0);
+                c.expect("the result", r, "a pointer", is_ptr);
+                self.check_global_ref(&c, symbol, c.pointee(r));
+            }
+            OpKind::AllocException { .. } => {
+                if c.counts(0..=0, 1..=1) {
+                    c.expect("the result", c.result(0), "a pointer", is_ptr);
+                }
+            }
+            OpKind::Throw { type_info, dtor } => {
+                if !c.counts(0..=1, 0..=0) {
+                    return;
+                }
+                if c.operands().is_empty() {
+                    if type_info.is_some() || dtor.is_some() {
+                        c.err("a rethrow ('cir.throw' without an object) cannot name a typeinfo or destructor");
+                    }
+                } else {
+                    c.expect("the thrown object", c.operand(0), "a pointer", is_ptr);
+                    if type_info.is_none() {
+                        c.err("'cir.throw' of an object must name its typeinfo");
+                    }
+                }
+            }
+            OpKind::Resume | OpKind::EhTerminate => {
+                if c.counts(0..=1, 0..=0) && !c.operands().is_empty() {
+                    c.expect_eq("the token", c.operand(0), common.eh_token);
+                }
+            }
+            OpKind::Unreachable
+            | OpKind::Br
+            | OpKind::While
+            | OpKind::DoWhile
+            | OpKind::For
+            | OpKind::Break
+            | OpKind::Continue
+            | OpKind::Goto { .. }
+            | OpKind::Label { .. }
+            | OpKind::Case { .. }
+            | OpKind::CleanupScope { .. }
+            | OpKind::Try { .. } => {
+                c.counts(0..=0, 0..=0);
+            }
+            OpKind::BrCond | OpKind::Condition | OpKind::If => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect_eq("the condition", c.operand(0), common.bool);
+                }
+            }
+            OpKind::SwitchFlat { cases } => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect("the condition", c.operand(0), "an integer", is_int);
+                }
+                if let Some(ExtraData::Cases(values)) = self.dfg.extras.get(cases) {
+                    let mut seen = BTreeSet::new();
+                    for v in values {
+                        if !seen.insert(*v) {
+                            c.err(format!("'cir.switch.flat' lists case {v} twice"));
+                        }
+                    }
+                }
+            }
+            OpKind::IndirectBr => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect("the address", c.operand(0), "a pointer", is_ptr);
+                }
+            }
+            OpKind::BlockAddress { .. } => {
+                if c.counts(0..=0, 1..=1) {
+                    c.expect("the result", c.result(0), "a pointer", is_ptr);
+                }
+            }
+            OpKind::Scope => {
+                c.counts(0..=0, 0..=usize::MAX);
+            }
+            OpKind::Yield => {}
+            OpKind::Switch => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect("the condition", c.operand(0), "an integer", is_int);
+                }
+            }
+            OpKind::Ternary => {
+                if c.counts(1..=1, 0..=1) {
+                    c.expect_eq("the condition", c.operand(0), common.bool);
+                }
+            }
+            OpKind::CatchParam => {
+                if c.counts(0..=0, 1..=1) {
+                    c.expect("the result", c.result(0), "a pointer", is_ptr);
+                }
+            }
+            OpKind::ArrayCtor | OpKind::ArrayDtor => {
+                if c.counts(1..=1, 0..=0) {
+                    self.check_array_regions(&c);
+                }
+            }
+            OpKind::EhInitiate { .. } => {
+                if c.counts(0..=0, 1..=1) {
+                    c.expect_eq("the result", c.result(0), common.eh_token);
+                }
+            }
+            OpKind::EhDispatch { .. } => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect_eq("the token", c.operand(0), common.eh_token);
+                }
+            }
+            OpKind::BeginCleanup => {
+                if c.counts(1..=1, 1..=1) {
+                    c.expect_eq("the token", c.operand(0), common.eh_token);
+                    c.expect_eq("the result", c.result(0), common.cleanup_token);
+                }
+            }
+            OpKind::EndCleanup => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect_eq("the token", c.operand(0), common.cleanup_token);
+                }
+            }
+            OpKind::BeginCatch => {
+                if c.counts(1..=1, 1..=2) {
+                    c.expect_eq("the token", c.operand(0), common.eh_token);
+                    c.expect_eq("result #0", c.result(0), common.catch_token);
+                    c.expect("result #1", c.result(1), "a pointer", is_ptr);
+                }
+            }
+            OpKind::EndCatch => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect_eq("the token", c.operand(0), common.catch_token);
+                }
+            }
+            OpKind::EhLandingPad { cleanup, clauses } => {
+                if c.counts(0..=0, 2..=2) {
+                    c.expect_eq("the exception pointer", c.result(0), common.void_ptr);
+                    c.expect_eq("the selector", c.result(1), common.u32);
+                }
+                match self.dfg.extras.get(clauses) {
+                    Some(ExtraData::LandingPadClauses(list)) => {
+                        if list.is_empty() && !cleanup {
+                            c.err("'cir.eh.landingpad' needs a clause or 'cleanup'");
+                        }
+                    }
+                    _ => c.err("'cir.eh.landingpad' has no clause list"),
+                }
+            }
+            OpKind::EhTypeId { type_info } => {
+                if c.counts(0..=0, 1..=1) {
+                    c.expect_eq("the result", c.result(0), common.u32);
+                }
+                if let Some(module) = self.module
+                    && module.function_by_name(type_info).is_some()
+                {
+                    c.err(format!(
+                        "'cir.eh.typeid' names @{}, which is a function, not a typeinfo",
+                        self.sym_str(type_info)
+                    ));
+                }
+            }
+            OpKind::ResumeFlat => {
+                if c.counts(2..=2, 0..=0) {
+                    c.expect_eq("the exception pointer", c.operand(0), common.void_ptr);
+                    c.expect_eq("the selector", c.operand(1), common.u32);
+                }
+            }
+            OpKind::CatchSwitch { .. } | OpKind::CleanupPad => {
+                if c.counts(0..=1, 1..=1) {
+                    if !c.operands().is_empty() {
+                        c.expect(
+                            "the parent",
+                            c.operand(0),
+                            "a !cir.catch_token or !cir.cleanup_token",
+                            |d| matches!(d, TypeData::CatchToken | TypeData::CleanupToken),
+                        );
+                    }
+                    let want = match self.dfg.kind(op) {
+                        OpKind::CleanupPad => common.cleanup_token,
+                        _ => common.eh_token,
+                    };
+                    c.expect_eq("the result", c.result(0), want);
+                }
+            }
+            OpKind::CatchPad { has_slot, .. } => {
+                let n = 1 + has_slot as usize;
+                if c.counts(n..=n, 1..=1) {
+                    c.expect_eq("the catchswitch token", c.operand(0), common.eh_token);
+                    if has_slot {
+                        c.expect("the catch object slot", c.operand(1), "a pointer", is_ptr);
+                    }
+                    c.expect_eq("the result", c.result(0), common.catch_token);
+                }
+            }
+            OpKind::CatchRet => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect_eq("the token", c.operand(0), common.catch_token);
+                }
+            }
+            OpKind::CleanupRet => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect_eq("the token", c.operand(0), common.cleanup_token);
+                }
+            }
+        }
+    }
+
+    fn check_const(&self, c: &OpCheck, value: Attr) {
+        if value.index() >= self.ctx.attrs.len() {
+            c.err("the attribute of 'cir.const' does not exist");
+            return;
+        }
+        let data = self.ctx.attrs.get(value);
+        let r = c.result(0);
+        let (desc, pred): (&str, fn(&TypeData) -> bool) = match data {
+            AttrData::Int { .. } => ("an integer type", is_int),
+            AttrData::Float { .. } => ("a floating-point type", is_float),
+            AttrData::Null(_) | AttrData::GlobalView { .. } => ("a pointer type", is_ptr),
+            AttrData::List(_) => {
+                c.err("'cir.const' cannot hold a list attribute");
+                return;
+            }
+            _ => ("any type", |_| true),
+        };
+        if let Some(t) = data.ty(self.ctx.types.common().bool) {
+            if let Some(d) = self.type_data(t)
+                && !pred(d)
+            {
+                c.err(format!(
+                    "the attribute of 'cir.const' has type {}, which is not {desc}",
+                    self.type_str(t)
+                ));
+                return;
+            }
+            c.expect_eq("the result", r, t);
+        } else {
+            c.expect("the result", r, desc, pred);
+        }
+    }
+
+    fn check_cast(&self, c: &OpCheck, kind: CastKind) {
+        let (a, r) = (c.operand(0), c.result(0));
+        let (Some(da), Some(dr)) = (c.data(a), c.data(r)) else {
+            return;
+        };
+        use CastKind::*;
+        let (ok, want) = match kind {
+            IntToBool => (is_int(da) && is_bool(dr), "an integer to !cir.bool"),
+            BoolToInt => (is_bool(da) && is_int(dr), "!cir.bool to an integer"),
+            Integral => (is_int(da) && is_int(dr), "an integer to an integer"),
+            FloatToInt => (
+                is_float(da) && is_int(dr),
+                "a floating-point value to an integer",
+            ),
+            IntToFloat => (
+                is_int(da) && is_float(dr),
+                "an integer to a floating-point value",
+            ),
+            Floating => (
+                is_float(da) && is_float(dr),
+                "a floating-point value to a floating-point value",
+            ),
+            FloatToBool => (
+                is_float(da) && is_bool(dr),
+                "a floating-point value to !cir.bool",
+            ),
+            BoolToFloat => (
+                is_bool(da) && is_float(dr),
+                "!cir.bool to a floating-point value",
+            ),
+            PtrToBool => (is_ptr(da) && is_bool(dr), "a pointer to !cir.bool"),
+            PtrToInt => (is_ptr(da) && is_int(dr), "a pointer to an integer"),
+            IntToPtr => (is_int(da) && is_ptr(dr), "an integer to a pointer"),
+            Bitcast => (
+                (is_ptr(da) && is_ptr(dr))
+                    || ((is_int(da) || is_float(da)) && (is_int(dr) || is_float(dr))),
+                "a pointer to a pointer, or a scalar to a scalar",
+            ),
+            ArrayToPtrDecay => {
+                let ok = match (c.pointee(a).and_then(|p| self.type_data(p)), c.pointee(r)) {
+                    (Some(TypeData::Array(element, _)), Some(to)) => *element == to,
+                    _ => false,
+                };
+                (ok, "!cir.ptr<!cir.array<T x N>> to !cir.ptr<T>")
+            }
+            NullToPtr => (
+                (is_int(da) || is_ptr(da)) && is_ptr(dr),
+                "a null value to a pointer",
+            ),
+        };
+        if !ok {
+            c.err(format!(
+                "'cir.cast {}' converts {want}, but has {} -> {}",
+                kind.name(),
+                self.type_str(a.expect("checked")),
+                self.type_str(r.expect("checked"))
+            ));
+        }
+    }
+
+    fn check_call(&self, c: &OpCheck, callee: Option<crate::entities::Symbol>, sig: Type) {
+        let name = c.name;
+        let Some((params, ret, vararg)) = self
+            .type_data(sig)
+            .and_then(|_| self.ctx.types.func_info(sig))
+            .map(|(p, r, v)| (p.to_vec(), self.non_void(r), v))
+        else {
+            c.err(format!("the signature of '{name}' is not a function type"));
+            return;
+        };
+        let operands = c.operands();
+        let first_arg = if callee.is_some() { 0 } else { 1 };
+        if callee.is_none() {
+            let Some(&f) = operands.first() else {
+                c.err(format!("indirect '{name}' has no callee operand"));
+                return;
+            };
+            if let Some(t) = self.valid_type(f)
+                && c.pointee(Some(t)) != Some(sig)
+            {
+                c.err(format!(
+                    "the callee of indirect '{name}' has type {}, but must be !cir.ptr<{}>",
+                    self.type_str(t),
+                    self.type_str(sig)
+                ));
+            }
+        }
+        let args = &operands[first_arg.min(operands.len())..];
+        let arity_ok = if vararg {
+            args.len() >= params.len()
+        } else {
+            args.len() == params.len()
+        };
+        if !arity_ok {
+            c.err(format!(
+                "'{name}' passes {} argument(s), but its signature {} takes {}{}",
+                args.len(),
+                self.type_str(sig),
+                if vararg { "at least " } else { "" },
+                params.len()
+            ));
+        } else {
+            for (i, (&a, &p)) in args.iter().zip(&params).enumerate() {
+                if let Some(t) = self.valid_type(a)
+                    && t != p
+                {
+                    c.err(format!(
+                        "argument #{i} of '{name}' has type {}, but the signature takes {}",
+                        self.type_str(t),
+                        self.type_str(p)
+                    ));
+                }
+            }
+        }
+        let results = self.dfg.results(c.op);
+        match ret {
+            None if !results.is_empty() => c.err(format!(
+                "'{name}' has {} result(s), but its signature returns nothing",
+                results.len()
+            )),
+            Some(r) if results.len() != 1 => c.err(format!(
+                "'{name}' has {} result(s), but its signature returns {}",
+                results.len(),
+                self.type_str(r)
+            )),
+            Some(r) => c.expect_eq("the result", c.result(0), r),
+            None => {}
+        }
+        let (Some(module), Some(callee)) = (self.module, callee) else {
+            return;
+        };
+        match module.function_by_name(callee) {
+            Some(id) => {
+                let decl = &module.functions[id];
+                if decl.sig != sig {
+                    self.error(
+                        Diagnostic::error(
+                            self.dfg.loc(c.op),
+                            format!(
+                                "'{name}' uses signature {}, but @{} is declared as {}",
+                                self.type_str(sig),
+                                self.sym_str(callee),
+                                self.type_str(decl.sig)
+                            ),
+                        )
+                        .with_note(decl.loc, "declared here"),
+                    );
+                }
+            }
+            None if module.global_by_name(callee).is_some() => c.err(format!(
+                "'{name}' calls @{}, which is a global, not a function",
+                self.sym_str(callee)
+            )),
+            None => c.err(format!(
+                "'{name}' calls @{}, which is not declared in this module",
+                self.sym_str(callee)
+            )),
+        }
+    }
+
+    fn check_get_member(&self, c: &OpCheck, index: u32) {
+        let base = c.operand(0);
+        c.expect("the base", base, "a pointer to a record", is_ptr);
+        let Some(pointee) = c.pointee(base) else {
+            return;
+        };
+        let Some(TypeData::Record(alias)) = self.type_data(pointee) else {
+            c.err(format!(
+                "the base of 'cir.get_member' must point to a record, but points to {}",
+                self.type_str(pointee)
+            ));
+            return;
+        };
+        let record = self.type_str(pointee);
+        let Some(fields) = self.ctx.record(*alias).and_then(|r| r.fields.as_ref()) else {
+            c.err(format!(
+                "'cir.get_member' needs the fields of {record}, which is not declared with a body"
+            ));
+            return;
+        };
+        let Some(&field) = fields.get(index as usize) else {
+            c.err(format!(
+                "'cir.get_member' selects field {index} of {record}, which has {} field(s)",
+                fields.len()
+            ));
+            return;
+        };
+        if let Some(r) = c.result(0)
+            && c.pointee(Some(r)) != Some(field)
+        {
+            c.err(format!(
+                "the result of 'cir.get_member' has type {}, but field {index} of {record} has type {}",
+                self.type_str(r),
+                self.type_str(field)
+            ));
+        }
+    }
+
+    fn check_global_ref(
+        &self,
+        c: &OpCheck,
+        symbol: crate::entities::Symbol,
+        pointee: Option<Type>,
+    ) {
+        let Some(module) = self.module else {
+            return;
+        };
+        let (declared, what) = if let Some(g) = module.global_by_name(symbol) {
+            (module.globals[g].ty, "global")
+        } else if let Some(f) = module.function_by_name(symbol) {
+            (module.functions[f].sig, "function")
+        } else {
+            c.err(format!(
+                "'cir.get_global' names @{}, which is not a global of this module",
+                self.sym_str(symbol)
+            ));
+            return;
+        };
+        if let Some(p) = pointee
+            && p != declared
+        {
+            c.err(format!(
+                "'cir.get_global' yields !cir.ptr<{}>, but {what} @{} has type {}",
+                self.type_str(p),
+                self.sym_str(symbol),
+                self.type_str(declared)
+            ));
+        }
+    }
+
+    /// `cir.array.ctor`/`cir.array.dtor`: a pointer to an array, and each region's entry
+    /// block takes one pointer to an element.
+    fn check_array_regions(&self, c: &OpCheck) {
+        let a = c.operand(0);
+        let element = match c.pointee(a).and_then(|p| self.type_data(p)) {
+            Some(TypeData::Array(element, _)) => *element,
+            _ => {
+                if let Some(a) = a {
+                    c.err(format!(
+                        "the operand of '{}' must be a pointer to an array, but has type {}",
+                        c.name,
+                        self.type_str(a)
+                    ));
+                }
+                return;
+            }
+        };
+        for (i, &region) in self.dfg.regions(c.op).iter().enumerate() {
+            let Some(entry) = self
+                .index
+                .region_blocks
+                .get(region)
+                .and_then(|b| b.first().copied())
+            else {
+                continue;
+            };
+            let params = self.dfg.block_params(entry);
+            let ok = match params {
+                [p] => self
+                    .valid_type(*p)
+                    .is_some_and(|t| c.pointee(Some(t)) == Some(element)),
+                _ => false,
+            };
+            if !ok {
+                self.error(Diagnostic::error(
+                    self.block_loc(entry),
+                    format!(
+                        "region #{i} of '{}' must take one !cir.ptr<{}> parameter",
+                        c.name,
+                        self.type_str(element)
+                    ),
+                ));
+            }
+        }
+    }
+}

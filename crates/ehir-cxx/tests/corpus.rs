@@ -1,0 +1,252 @@
+//! The C++ corpus (`tests/cxx/*.cpp`): every program is compiled by `g++ -std=c++14`
+//! (the oracle: its stdout and exit status are the expected results, nothing is written
+//! by hand) and by ehir, and the results must be byte-identical:
+//!
+//! * `structured`: the front end's structured CIR run by the reference interpreter;
+//! * `flat`, `itanium`: the module lowered to flat and to Itanium CIR, each run by the
+//!   interpreter (together with `structured`, what `ehir run --phase all` checks);
+//! * `built`: the Itanium CIR emitted as LLVM IR, compiled with `llc`, linked with g++
+//!   and executed (what `ehir build` produces).
+//!
+//! The tests fail loudly when g++ (or llc, for `built`) is missing.
+
+use ehir_core::Phase;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+/// What a run of a program observably did.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Observed {
+    stdout: Vec<u8>,
+    status: i32,
+}
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/cxx")
+}
+
+fn corpus() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+        .expect("tests/cxx exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
+        .filter(|p| !p.file_name().unwrap_or_default().to_string_lossy().starts_with("mixed-"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn require_tool(name: &str) {
+    let ok = Command::new(name)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "`{name}` is required by the C++ corpus tests but was not found on PATH");
+}
+
+/// Runs an executable, stdin closed, stdout captured (a pipe: fully buffered, as in CI).
+fn run_exe(exe: &Path) -> Observed {
+    let out = Command::new(exe)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    use std::os::unix::process::ExitStatusExt;
+    let status = match out.status.code() {
+        Some(c) => c,
+        None => 128 + out.status.signal().unwrap_or(0),
+    };
+    Observed {
+        stdout: out.stdout,
+        status,
+    }
+}
+
+/// The oracle: the program built by g++.
+fn gxx(src: &Path, dir: &Path) -> Observed {
+    let exe = dir.join("gxx.exe");
+    let out = Command::new("g++")
+        .args(["-std=c++14", "-w", "-O0", "-o"])
+        .arg(&exe)
+        .arg(src)
+        .output()
+        .expect("g++ runs");
+    assert!(
+        out.status.success(),
+        "g++ rejected {}:\n{}",
+        src.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    run_exe(&exe)
+}
+
+fn compile(src: &Path) -> Result<ehir_core::Module, String> {
+    let text = std::fs::read_to_string(src).expect("readable");
+    let name = src.to_string_lossy();
+    let module = ehir_cxx::compile(&name, &text).map_err(|ds| {
+        ehir_core::SourceFile::new(&name, &text).render_all(&ds)
+    })?;
+    ehir_core::verifier::verify_module(&module).map_err(|ds| {
+        format!(
+            "structured CIR does not verify:\n{}",
+            ehir_core::SourceFile::new(&name, &text).render_all(&ds)
+        )
+    })?;
+    Ok(module)
+}
+
+fn interpret(module: &ehir_core::Module) -> Result<Observed, String> {
+    let out = ehir_interp::run_module(module, &ehir_interp::RunConfig::default())
+        .map_err(|e| format!("interpreter: {e}"))?;
+    if let Some(e) = &out.runtime_error {
+        return Err(format!("interpreter runtime error: {} in {}", e.message, e.function));
+    }
+    Ok(Observed {
+        stdout: out.stdout,
+        status: out.exit_status,
+    })
+}
+
+fn lowered(module: &ehir_core::Module, phase: Phase) -> Result<ehir_core::Module, String> {
+    let mut m = module.clone();
+    ehir_passes::lower_to(&mut m, phase).map_err(|e| format!("lowering to {}: {e}", phase.name()))?;
+    Ok(m)
+}
+
+fn built(module: &ehir_core::Module, src: &Path, dir: &Path) -> Result<Observed, String> {
+    let itanium = lowered(module, Phase::Itanium)?;
+    let name = src.to_string_lossy();
+    let ll = ehir_llvm::module_to_llvm_text(&itanium, &name, &ehir_llvm::EmitOptions::default())
+        .map_err(|ds| format!("emit-llvm: {}", ds.0.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; ")))?;
+    let ll_path = dir.join("ehir.ll");
+    std::fs::write(&ll_path, ll).expect("writable");
+    let obj = dir.join("ehir.o");
+    let exe = dir.join("ehir.exe");
+    let tc = ehir_llvm::Toolchain {
+        llc: ehir_llvm::find_tool(ehir_llvm::Tool::Llc, None).map_err(|e| e.to_string())?,
+        opt: None,
+        cxx: PathBuf::from("g++"),
+        opt_level: 0,
+    };
+    tc.compile(&ll_path, &obj, dir).map_err(|e| format!("llc: {e}"))?;
+    tc.link(&[obj], &[], &exe).map_err(|e| format!("link: {e}"))?;
+    Ok(run_exe(&exe))
+}
+
+fn show(o: &Observed) -> String {
+    format!("exit {}\n{}", o.status, String::from_utf8_lossy(&o.stdout))
+}
+
+/// Which ehir path a test checks.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    Structured,
+    Flat,
+    Itanium,
+    Built,
+}
+
+fn check(src: &Path, mode: Mode) -> Result<(), String> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let expected = gxx(src, dir.path());
+    let module = compile(src)?;
+    let mut results: Vec<(String, Observed)> = Vec::new();
+    match mode {
+        Mode::Structured => results.push(("structured".into(), interpret(&module)?)),
+        Mode::Flat | Mode::Itanium => {
+            let phase = if mode == Mode::Flat { Phase::Flat } else { Phase::Itanium };
+            let m = lowered(&module, phase)?;
+            results.push((phase.name().into(), interpret(&m)?));
+        }
+        Mode::Built => results.push(("built".into(), built(&module, src, dir.path())?)),
+    }
+    for (what, got) in results {
+        if got != expected {
+            return Err(format!(
+                "{what} differs from g++\n--- g++ ---\n{}--- ehir ({what}) ---\n{}",
+                show(&expected),
+                show(&got)
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn run_corpus(mode: Mode, label: &str) {
+    require_tool("g++");
+    if mode == Mode::Built {
+        assert!(
+            ehir_llvm::find_tool(ehir_llvm::Tool::Llc, None).is_ok(),
+            "llc (llvm-19) is required to build the corpus"
+        );
+    }
+    let files = corpus();
+    assert!(files.len() >= 60, "the corpus has {} programs", files.len());
+    let next = Mutex::new(0usize);
+    let failures = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).min(4);
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| loop {
+                let i = {
+                    let mut n = next.lock().expect("lock");
+                    let i = *n;
+                    *n += 1;
+                    i
+                };
+                let Some(f) = files.get(i) else { break };
+                let r = std::panic::catch_unwind(|| check(f, mode)).unwrap_or_else(|p| {
+                    Err(format!(
+                        "panicked: {}",
+                        p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+                    ))
+                });
+                if let Err(e) = r {
+                    let name = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
+                    failures.lock().expect("lock").push((name, e));
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().expect("lock");
+    failures.sort();
+    println!(
+        "{label}: {} of {} programs match g++",
+        files.len() - failures.len(),
+        files.len()
+    );
+    if !failures.is_empty() {
+        let names: Vec<&str> = failures.iter().map(|(n, _)| n.as_str()).collect();
+        let details: Vec<String> = failures.iter().map(|(n, e)| format!("=== {n}\n{e}")).collect();
+        panic!(
+            "{label}: {} of {} programs differ from g++: {}\n{}",
+            failures.len(),
+            files.len(),
+            names.join(", "),
+            details.join("\n")
+        );
+    }
+}
+
+#[test]
+fn corpus_structured_cir_matches_gxx() {
+    run_corpus(Mode::Structured, "structured");
+}
+
+#[test]
+fn corpus_flat_cir_matches_gxx() {
+    run_corpus(Mode::Flat, "flat");
+}
+
+#[test]
+fn corpus_itanium_cir_matches_gxx() {
+    run_corpus(Mode::Itanium, "itanium");
+}
+
+#[test]
+fn corpus_built_executables_match_gxx() {
+    run_corpus(Mode::Built, "built");
+}

@@ -1,0 +1,954 @@
+//! Exceptions at every phase, modelled on the Itanium ABI as libstdc++ implements it:
+//!
+//! - **Two-phase unwinding.** A throw first searches every interpreted frame, innermost
+//!   first, for a frame where unwinding stops (phase 1) without running anything; only
+//!   when one exists does it unwind (phase 2), running cleanups on the way. When none
+//!   exists `std::terminate` is called before anything is unwound.
+//! - **Where unwinding stops**, per phase: structured — a matching `cir.try` handler;
+//!   flat — a matching key of the `cir.eh.dispatch` that the unwind destination leads
+//!   to; Itanium — a matching `cir.eh.landingpad` clause; MSVC — a matching
+//!   `cir.catchpad` of the `cir.catchswitch` chain. Everywhere a violated exception
+//!   specification (`filter`) and a `terminate` (noexcept) boundary also stop the
+//!   search; phase 2 then unwinds the frames inside them (their cleanups run, as with
+//!   g++) before `std::unexpected` or `std::terminate` is called.
+//! - **Terminate boundaries.** An exception that would leave code running during
+//!   unwinding (a structured EH cleanup or `unwind` region, a flat
+//!   `cir.begin_cleanup`..`cir.end_cleanup` range of another exception, an MSVC
+//!   cleanup funclet) or a destructor the runtime calls terminates.
+//! - **Landing.** Flat and MSVC frames are entered at the unwind destination whenever
+//!   there is one (the code there decides); an Itanium frame only when a clause
+//!   matches or the pad is a `cleanup` pad, with the selector libstdc++'s personality
+//!   computes (type id of the matching clause, 0 for cleanup, negative for a filter).
+
+use crate::cxx_types::{self, Adjust};
+use crate::machine::{Boundary, Frame, Machine, Pad, Slot, Stop, SyncEnd};
+use crate::memory::{self, AllocKind};
+use crate::runtime::EndCatch;
+use crate::trace::Event;
+use ehir_core::{
+    AttrData, Attr, Block, ExtraData, Extra, HandlerKey, LandingPadClause, Op, OpKind, Phase,
+    Successor, Symbol, Value,
+};
+use std::collections::{HashSet, VecDeque};
+
+/// The exit status of a run that called `std::terminate` or `abort`.
+pub const EXIT_ABORT: i32 = 134;
+
+impl<'m> Machine<'m> {
+    // ---- types and handlers ---------------------------------------------------------
+
+    /// The mangled type a typeinfo attribute (`#cir.global_view<@_ZTIi>`) names.
+    pub(crate) fn attr_type(&self, attr: Attr) -> Option<String> {
+        match self.module.ctx.attrs.get(attr) {
+            AttrData::GlobalView { symbol, .. } => Some(cxx_types::type_of_typeinfo_symbol(
+                self.module.ctx.name(*symbol),
+            )),
+            _ => None,
+        }
+    }
+
+    /// The mangled types of a `filter [...]` list attribute.
+    pub(crate) fn attr_type_list(&self, attr: Attr) -> Vec<String> {
+        match self.module.ctx.attrs.get(attr) {
+            AttrData::List(items) => items.iter().filter_map(|&a| self.attr_type(a)).collect(),
+            _ => self.attr_type(attr).into_iter().collect(),
+        }
+    }
+
+    fn exn_type(&self, exn: u32) -> String {
+        self.rt.get(exn).map(|e| e.ty.clone()).unwrap_or_default()
+    }
+
+    fn exn_display(&self, exn: u32) -> String {
+        cxx_types::display_mangled(&self.exn_type(exn))
+    }
+
+    /// Whether a handler for `catch_type` catches `exn`, and how its pointer is made.
+    pub(crate) fn catch_adjust(&self, catch_type: &str, exn: u32) -> Option<Adjust> {
+        let ty = self.rt.get(exn)?.ty.as_str();
+        self.hierarchy.catches(catch_type, ty)
+    }
+
+    /// Whether an exception specification lists a type that catches `exn`.
+    pub(crate) fn spec_allows(&self, allowed: &[String], exn: u32) -> bool {
+        allowed.iter().any(|t| self.catch_adjust(t, exn).is_some())
+    }
+
+    /// Records the pointer the selected handler receives (libstdc++'s `adjustedPtr`).
+    pub(crate) fn set_adjusted(&mut self, exn: u32, adjust: Adjust) -> Result<u64, Stop> {
+        let Some(object) = self.rt.get(exn).map(|e| e.object) else {
+            return Err(self.error(format!("unknown exception exn#{exn}")));
+        };
+        let adjusted = match adjust {
+            Adjust::Object(off) => memory::offset_by(object, off as i64),
+            Adjust::PointerValue(off) => {
+                let p = self
+                    .mem
+                    .read_uint(object, 8)
+                    .map_err(|e| self.mem_error(e))?;
+                if p == 0 { 0 } else { memory::offset_by(p, off as i64) }
+            }
+        };
+        if let Some(e) = self.rt.get_mut(exn) {
+            e.adjusted = adjusted;
+        }
+        Ok(adjusted)
+    }
+
+    /// The unwind destination of the op a frame stands at (`cir.try_call`'s second
+    /// successor, the successor of a flat `cir.throw`).
+    fn unwind_dest(&self, frame: &Frame<'m>) -> Option<Successor> {
+        let func = frame.func;
+        match func.dfg.kind(frame.pc) {
+            OpKind::TryCall { .. } => func.dfg.successors(frame.pc).get(1).copied(),
+            OpKind::Throw { .. } => func.dfg.successors(frame.pc).first().copied(),
+            _ => None,
+        }
+    }
+
+    // ---- exception objects ------------------------------------------------------------
+
+    /// `cir.alloc.exception` / `__cxa_allocate_exception`: storage for a new exception.
+    pub(crate) fn allocate_exception(&mut self, size: u64) -> Result<u64, Stop> {
+        let id = self.rt.count() + 1;
+        let p = self
+            .mem
+            .allocate(size.max(1), AllocKind::Exception(id), self.frame_bytes)
+            .map_err(|e| self.mem_error(e))?;
+        self.rt.new_exception(p);
+        Ok(p)
+    }
+
+    /// The exception whose object a pointer points to.
+    pub(crate) fn exception_of_pointer(&self, p: u64) -> Result<u32, Stop> {
+        self.rt
+            .by_object(p)
+            .ok_or_else(|| self.error(format!("{} is not an exception object", self.render_ptr(p))))
+    }
+
+    /// The exception an EH token value stands for (`None`: the landed one).
+    pub(crate) fn token_exception(&self, token: Option<Value>) -> Result<u32, Stop> {
+        let exn = match token {
+            Some(v) => self.get(v) as u32,
+            None => self
+                .cur
+                .landed
+                .ok_or_else(|| self.error("no exception in flight".into()))?,
+        };
+        if self.rt.get(exn).is_none() {
+            return Err(self.error("an EH token that stands for no exception".into()));
+        }
+        Ok(exn)
+    }
+
+    /// The value of an exception object as traces show it (empty for classes).
+    pub(crate) fn render_exception_value(&self, exn: u32) -> String {
+        let Some(e) = self.rt.get(exn) else {
+            return String::new();
+        };
+        let read = |size| self.mem.read_uint(e.object, size).ok();
+        let ty = e.ty.as_str();
+        let v = match ty {
+            "i" => read(4).map(|v| (v as u32 as i32).to_string()),
+            "j" => read(4).map(|v| (v as u32).to_string()),
+            "s" => read(2).map(|v| (v as u16 as i16).to_string()),
+            "t" => read(2).map(|v| (v as u16).to_string()),
+            "a" | "c" => read(1).map(|v| (v as u8 as i8).to_string()),
+            "h" => read(1).map(|v| (v as u8).to_string()),
+            "l" | "x" => read(8).map(|v| (v as i64).to_string()),
+            "m" | "y" => read(8).map(|v| v.to_string()),
+            "b" => read(1).map(|v| (v != 0).to_string()),
+            "f" => read(4).map(|v| format!("{:?}", f32::from_bits(v as u32))),
+            "d" => read(8).map(|v| format!("{:?}", f64::from_bits(v))),
+            "PKc" | "Pc" => read(8).map(|p| match self.mem.read_c_string(p, 4096) {
+                Ok(s) => format!("{:?}", String::from_utf8_lossy(&s)),
+                Err(_) => self.render_ptr(p),
+            }),
+            t if t.starts_with('P') => read(8).map(|p| self.render_ptr(p)),
+            _ => None,
+        };
+        v.unwrap_or_default()
+    }
+
+    /// Marks an exception thrown and records the event.
+    pub(crate) fn announce_throw(&mut self, exn: u32, ty: String, dtor: Option<Symbol>) {
+        if let Some(e) = self.rt.get_mut(exn) {
+            e.ty = ty;
+            e.dtor = dtor;
+            e.thrown = true;
+        }
+        let value = self.render_exception_value(exn);
+        if let Some(e) = self.rt.get_mut(exn) {
+            e.value = value.clone();
+        }
+        self.rt.uncaught += 1;
+        if self.config.record_trace {
+            self.trace.push(Event::Throw {
+                id: exn,
+                ty: self.exn_display(exn),
+                value,
+            });
+        }
+    }
+
+    /// `__cxa_begin_catch`, with its trace event.
+    pub(crate) fn begin_catch(&mut self, exn: u32) -> u64 {
+        let adjusted = self.rt.begin_catch(exn);
+        if self.config.record_trace {
+            self.trace.push(Event::Catch {
+                id: exn,
+                ty: self.exn_display(exn),
+            });
+        }
+        adjusted
+    }
+
+    /// `__cxa_end_catch`: may destroy the exception (running its destructor).
+    pub(crate) fn end_catch(&mut self) -> Result<(), Stop> {
+        match self.rt.end_catch() {
+            EndCatch::Keep => Ok(()),
+            EndCatch::Destroy(id) => self.destroy_exception(id),
+        }
+    }
+
+    fn destroy_exception(&mut self, id: u32) -> Result<(), Stop> {
+        let Some(e) = self.rt.get(id) else {
+            return Ok(());
+        };
+        let (object, dtor) = (e.object, e.dtor);
+        if self.config.record_trace {
+            self.trace.push(Event::Destroy {
+                id,
+                ty: self.exn_display(id),
+            });
+        }
+        if let Some(dtor) = dtor {
+            match self.call_sync(Boundary::Dtor, dtor, &[object])? {
+                SyncEnd::Returned(_) => {}
+                SyncEnd::Threw(e) => return self.terminate_for(e),
+            }
+        }
+        if let Some(e) = self.rt.get_mut(id) {
+            e.destroyed = true;
+        }
+        let _ = self.mem.release(object);
+        Ok(())
+    }
+
+    /// Throws a new `std::bad_exception` (from `std::unexpected`).
+    fn throw_bad_exception(&mut self) -> Result<u32, Stop> {
+        let p = self.allocate_exception(8)?;
+        let exn = self.exception_of_pointer(p)?;
+        self.announce_throw(exn, "St13bad_exception".into(), None);
+        Ok(exn)
+    }
+
+    // ---- ops ----------------------------------------------------------------------------
+
+    /// `cir.throw`: throws a new exception or (without operands) rethrows.
+    pub(crate) fn exec_throw(
+        &mut self,
+        op: Op,
+        type_info: Option<Symbol>,
+        dtor: Option<Symbol>,
+    ) -> Result<(), Stop> {
+        let func = self.cur.func;
+        let Some(&obj) = func.dfg.operands(op).first() else {
+            return self.rethrow();
+        };
+        let Some(ti) = type_info else {
+            return Err(self.error("cir.throw of an object without a typeinfo".into()));
+        };
+        let p = self.get(obj);
+        let exn = match self.rt.by_object(p) {
+            Some(e) if self.rt.get(e).is_some_and(|x| !x.thrown) => e,
+            _ => {
+                // Not from `cir.alloc.exception`: copy the object into exception storage.
+                let size = self
+                    .pointee(obj)
+                    .map(|t| self.layouts.size(t))
+                    .unwrap_or(8);
+                let q = self.allocate_exception(size)?;
+                self.mem.copy(q, p, size).map_err(|e| self.mem_error(e))?;
+                self.exception_of_pointer(q)?
+            }
+        };
+        let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(ti));
+        self.announce_throw(exn, ty, dtor);
+        self.raise(exn)
+    }
+
+    /// `throw;` / `__cxa_rethrow`.
+    pub(crate) fn rethrow(&mut self) -> Result<(), Stop> {
+        match self.rt.rethrow() {
+            None => self.terminate(),
+            Some(exn) => {
+                if self.config.record_trace {
+                    self.trace.push(Event::Rethrow {
+                        id: exn,
+                        ty: self.exn_display(exn),
+                    });
+                }
+                self.raise(exn)
+            }
+        }
+    }
+
+    /// `cir.resume`.
+    pub(crate) fn exec_resume(&mut self, op: Op) -> Result<(), Stop> {
+        if self.cur.phase == Phase::Structured {
+            return self.resume_structured();
+        }
+        let token = self.cur.func.dfg.operands(op).first().copied();
+        let exn = self.token_exception(token)?;
+        self.cur.open_cleanups.retain(|&e| e != exn);
+        self.continue_unwinding_out(exn)
+    }
+
+    /// `cir.eh.dispatch`: the first matching key wins.
+    pub(crate) fn exec_dispatch(&mut self, op: Op, keys: Extra) -> Result<(), Stop> {
+        let func = self.cur.func;
+        let token = func.dfg.operands(op).first().copied();
+        let exn = self.token_exception(token)?;
+        let succs = func.dfg.successors(op);
+        let handlers = func.dfg.handlers(keys).to_vec();
+        for (i, key) in handlers.iter().enumerate() {
+            let Some(&succ) = succs.get(i) else { break };
+            match key {
+                HandlerKey::Catch(attr) => {
+                    let Some(ty) = self.attr_type(*attr) else { continue };
+                    if let Some(adjust) = self.catch_adjust(&ty, exn) {
+                        self.set_adjusted(exn, adjust)?;
+                        return self.jump(succ, Some(u64::from(exn)));
+                    }
+                }
+                HandlerKey::CatchAll => {
+                    self.set_adjusted(exn, Adjust::Object(0))?;
+                    return self.jump(succ, Some(u64::from(exn)));
+                }
+                HandlerKey::Unwind => return self.jump(succ, Some(u64::from(exn))),
+                HandlerKey::Filter(list) => {
+                    let allowed = self.attr_type_list(*list);
+                    if !self.spec_allows(&allowed, exn) {
+                        return self.call_unexpected(exn, allowed);
+                    }
+                }
+                HandlerKey::Terminate => return self.terminate_for(exn),
+            }
+        }
+        self.continue_unwinding_out(exn)
+    }
+
+    /// `cir.catchswitch`: dispatches to the first matching `cir.catchpad`.
+    pub(crate) fn exec_catchswitch(&mut self, op: Op, unwind_to_caller: bool) -> Result<(), Stop> {
+        let func = self.cur.func;
+        let Some(exn) = self.cur.landed else {
+            return Err(self.error("cir.catchswitch reached without unwinding".into()));
+        };
+        if let Some(&r) = func.dfg.results(op).first() {
+            self.set(r, u64::from(exn));
+        }
+        let succs = func.dfg.successors(op);
+        let handler_count = if unwind_to_caller {
+            succs.len()
+        } else {
+            succs.len().saturating_sub(1)
+        };
+        for &s in &succs[..handler_count] {
+            let block = func.dfg.successor_block(s);
+            let Some(pad) = func.layout.first_op(block) else { continue };
+            let OpKind::CatchPad { type_desc, .. } = *func.dfg.kind(pad) else {
+                return Err(self.error("a catchswitch handler must start with cir.catchpad".into()));
+            };
+            let adjust = match type_desc.expand() {
+                None => Some(Adjust::Object(0)),
+                Some(desc) => {
+                    let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(desc));
+                    self.catch_adjust(&ty, exn)
+                }
+            };
+            if let Some(adjust) = adjust {
+                self.set_adjusted(exn, adjust)?;
+                return self.jump(s, Some(u64::from(exn)));
+            }
+        }
+        if unwind_to_caller {
+            self.continue_unwinding_out(exn)
+        } else {
+            let s = succs[succs.len() - 1];
+            self.jump(s, Some(u64::from(exn)))
+        }
+    }
+
+    /// `cir.catchpad`: begins the catch; stores the exception in the catch object slot.
+    pub(crate) fn exec_catchpad(
+        &mut self,
+        op: Op,
+        _type_desc: Option<Symbol>,
+        adjectives: u32,
+        has_slot: bool,
+    ) -> Result<(), Stop> {
+        let func = self.cur.func;
+        let operands = func.dfg.operands(op);
+        let exn = self.token_exception(operands.first().copied())?;
+        let adjusted = self.begin_catch(exn);
+        if has_slot && let Some(&slot) = operands.get(1) {
+            let dst = self.get(slot);
+            if dst != 0 {
+                let thrown_is_pointer = cxx_types::parse(&self.exn_type(exn)).is_pointer();
+                if adjectives & 8 != 0 || thrown_is_pointer {
+                    // Catch by reference (or of a pointer): the slot gets the pointer.
+                    self.mem
+                        .write_uint(dst, 8, adjusted)
+                        .map_err(|e| self.mem_error(e))?;
+                } else {
+                    let size = self
+                        .pointee(slot)
+                        .map(|t| self.layouts.size(t))
+                        .unwrap_or(0);
+                    self.mem
+                        .copy(dst, adjusted, size)
+                        .map_err(|e| self.mem_error(e))?;
+                }
+            }
+        }
+        self.cur.pads.push(Pad::Catch { exn });
+        if let Some(&r) = func.dfg.results(op).first() {
+            self.set(r, u64::from(exn));
+        }
+        self.next(op)
+    }
+
+    fn pop_pad(&mut self, pad: Pad) {
+        if let Some(i) = self.cur.pads.iter().rposition(|&p| p == pad) {
+            self.cur.pads.truncate(i);
+        }
+    }
+
+    /// `cir.catchret`: ends the catch and continues at the target.
+    pub(crate) fn exec_catchret(&mut self, op: Op) -> Result<(), Stop> {
+        let func = self.cur.func;
+        let exn = self.token_exception(func.dfg.operands(op).first().copied())?;
+        self.pop_pad(Pad::Catch { exn });
+        let Some(&s) = func.dfg.successors(op).first() else {
+            return Err(self.error("cir.catchret without a target".into()));
+        };
+        self.jump(s, None)?;
+        self.end_catch()
+    }
+
+    /// `cir.cleanupret`: ends the cleanup funclet and keeps unwinding.
+    pub(crate) fn exec_cleanupret(&mut self, op: Op) -> Result<(), Stop> {
+        let func = self.cur.func;
+        let exn = self.token_exception(func.dfg.operands(op).first().copied())?;
+        self.pop_pad(Pad::Cleanup { exn });
+        match func.dfg.successors(op).first() {
+            Some(&s) => {
+                self.cur.landed = Some(exn);
+                self.jump(s, Some(u64::from(exn)))
+            }
+            None => self.continue_unwinding_out(exn),
+        }
+    }
+
+    // ---- raising and unwinding -----------------------------------------------------------
+
+    /// Throws `exn` from the running op: phase 1 search, then phase 2 unwinding, or
+    /// `std::terminate` without unwinding when nothing would stop it.
+    pub(crate) fn raise(&mut self, exn: u32) -> Result<(), Stop> {
+        if self.search(exn) {
+            self.unwind(exn)
+        } else {
+            // libstdc++'s __cxa_throw: _Unwind_RaiseException returned, so
+            // __cxa_begin_catch + std::terminate.
+            self.terminate_for(exn)
+        }
+    }
+
+    /// Phase 1: whether any frame (or boundary) would stop unwinding `exn`.
+    fn search(&self, exn: u32) -> bool {
+        if self.search_frame(&self.cur, exn) {
+            return true;
+        }
+        for slot in self.stack.iter().rev() {
+            match slot {
+                Slot::Frame(f) => {
+                    if self.search_frame(f, exn) {
+                        return true;
+                    }
+                }
+                Slot::Boundary(Boundary::Entry { catches }) => return *catches,
+                Slot::Boundary(_) => return true,
+            }
+        }
+        false
+    }
+
+    /// Whether unwinding `exn` stops in this frame at its current point.
+    fn search_frame(&self, f: &Frame<'m>, exn: u32) -> bool {
+        let func = f.func;
+        match f.phase {
+            Phase::Structured => self.search_structured(&f.ctrl, func, exn),
+            Phase::Flat => {
+                if let Some(s) = self.unwind_dest(f)
+                    && self.flat_search(f, func.dfg.successor_block(s), exn)
+                {
+                    return true;
+                }
+                f.open_cleanups.iter().any(|&e| e != exn)
+            }
+            Phase::Itanium => match self.unwind_dest(f) {
+                Some(s) => {
+                    let block = func.dfg.successor_block(s);
+                    self.landing_selection(f, block, exn).is_some_and(|(_, sel)| sel != 0)
+                }
+                None => false,
+            },
+            Phase::Msvc => {
+                if let Some(s) = self.unwind_dest(f)
+                    && self.msvc_search(f, func.dfg.successor_block(s), exn)
+                {
+                    return true;
+                }
+                f.pads
+                    .iter()
+                    .any(|p| matches!(p, Pad::Cleanup { exn: e } if *e != exn))
+            }
+        }
+    }
+
+    /// Phase 1 in a flat frame: follows the code from the unwind destination to the
+    /// `cir.eh.dispatch` it reaches (through cleanup blocks and `unwind` keys).
+    fn flat_search(&self, f: &Frame<'m>, start: Block, exn: u32) -> bool {
+        let func = f.func;
+        let mut queue = VecDeque::from([start]);
+        let mut seen = HashSet::new();
+        while let Some(block) = queue.pop_front() {
+            if !seen.insert(block) || seen.len() > 100_000 {
+                continue;
+            }
+            let Some(term) = func.layout.last_op(block) else { continue };
+            let succ_blocks = |op: Op| func.dfg.successors(op).iter().map(|&s| func.dfg.successor_block(s));
+            match *func.dfg.kind(term) {
+                OpKind::EhDispatch { keys } => {
+                    let succs = func.dfg.successors(term);
+                    for (i, key) in func.dfg.handlers(keys).iter().enumerate() {
+                        match key {
+                            HandlerKey::Catch(attr) => {
+                                if let Some(ty) = self.attr_type(*attr)
+                                    && self.catch_adjust(&ty, exn).is_some()
+                                {
+                                    return true;
+                                }
+                            }
+                            HandlerKey::CatchAll | HandlerKey::Terminate => return true,
+                            HandlerKey::Filter(list) => {
+                                if !self.spec_allows(&self.attr_type_list(*list), exn) {
+                                    return true;
+                                }
+                            }
+                            HandlerKey::Unwind => {
+                                if let Some(&s) = succs.get(i) {
+                                    queue.push_back(func.dfg.successor_block(s));
+                                }
+                                break;
+                            }
+                        }
+                    }
+                }
+                OpKind::EhTerminate => return true,
+                OpKind::Br | OpKind::BrCond | OpKind::SwitchFlat { .. } => queue.extend(succ_blocks(term)),
+                OpKind::TryCall { .. } => queue.extend(succ_blocks(term).take(1)),
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// Phase 1 in an MSVC frame: the catchswitch / cleanuppad chain from `start`.
+    fn msvc_search(&self, f: &Frame<'m>, start: Block, exn: u32) -> bool {
+        let func = f.func;
+        let mut block = start;
+        for _ in 0..10_000 {
+            let Some(first) = func.layout.first_op(block) else { return false };
+            match *func.dfg.kind(first) {
+                OpKind::CatchSwitch { unwind_to_caller } => {
+                    let succs = func.dfg.successors(first);
+                    let n = if unwind_to_caller { succs.len() } else { succs.len().saturating_sub(1) };
+                    for &s in &succs[..n] {
+                        let Some(pad) = func.layout.first_op(func.dfg.successor_block(s)) else {
+                            continue;
+                        };
+                        if let OpKind::CatchPad { type_desc, .. } = *func.dfg.kind(pad) {
+                            match type_desc.expand() {
+                                None => return true,
+                                Some(d) => {
+                                    let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(d));
+                                    if self.catch_adjust(&ty, exn).is_some() {
+                                        return true;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    if unwind_to_caller {
+                        return false;
+                    }
+                    block = func.dfg.successor_block(succs[succs.len() - 1]);
+                }
+                OpKind::CleanupPad => {
+                    let Some(&token) = func.dfg.results(first).first() else { return false };
+                    let next = func.walk_ops().into_iter().find_map(|op| {
+                        (matches!(func.dfg.kind(op), OpKind::CleanupRet)
+                            && func.dfg.operands(op).first() == Some(&token))
+                        .then(|| func.dfg.successors(op).first().copied())
+                    });
+                    match next {
+                        Some(Some(s)) => block = func.dfg.successor_block(s),
+                        _ => return false,
+                    }
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// What an Itanium landing pad selects for `exn`: the adjustment for a catch
+    /// clause (if any) and the selector; `None` when the pad is skipped.
+    fn landing_selection(
+        &self,
+        f: &Frame<'m>,
+        block: Block,
+        exn: u32,
+    ) -> Option<(Option<(Adjust, Option<Vec<String>>)>, i64)> {
+        let func = f.func;
+        let first = func.layout.first_op(block)?;
+        let OpKind::EhLandingPad { cleanup, clauses } = *func.dfg.kind(first) else {
+            return None;
+        };
+        let ExtraData::LandingPadClauses(clauses) = func.dfg.extra(clauses) else {
+            return None;
+        };
+        for clause in clauses {
+            match clause {
+                LandingPadClause::Catch(Some(sym)) => {
+                    let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(*sym));
+                    if let Some(adjust) = self.catch_adjust(&ty, exn) {
+                        // The selector is filled in by the caller (type ids are numbered
+                        // on first use); 1 marks "a catch clause matched".
+                        return Some((Some((adjust, None)), 1));
+                    }
+                }
+                LandingPadClause::Catch(None) => return Some((Some((Adjust::Object(0), None)), 1)),
+                LandingPadClause::Filter(list) => {
+                    let allowed: Vec<String> = list
+                        .iter()
+                        .map(|s| cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(*s)))
+                        .collect();
+                    if !self.spec_allows(&allowed, exn) {
+                        return Some((Some((Adjust::Object(0), Some(allowed))), -1));
+                    }
+                }
+            }
+        }
+        cleanup.then_some((None, 0))
+    }
+
+    /// Phase 2: unwinds `exn` from the running point until code runs that handles it
+    /// (or cleans up for it).
+    pub(crate) fn unwind(&mut self, exn: u32) -> Result<(), Stop> {
+        loop {
+            let landed = match self.cur.phase {
+                Phase::Structured => self.unwind_structured(exn)?,
+                Phase::Flat => self.unwind_flat(exn)?,
+                Phase::Itanium => self.unwind_itanium(exn)?,
+                Phase::Msvc => self.unwind_msvc(exn)?,
+            };
+            if landed {
+                return Ok(());
+            }
+            self.leave_frame_unwinding(exn)?;
+        }
+    }
+
+    fn land(&mut self, exn: u32, succ: Successor) -> Result<(), Stop> {
+        let func = self.cur.func;
+        self.cur.landed = Some(exn);
+        let block = func.dfg.successor_block(succ);
+        let args: Vec<u64> = func
+            .dfg
+            .successor_args(succ)
+            .iter()
+            .map(|&v| self.get(v))
+            .collect();
+        self.enter_block(block, &args, Some(u64::from(exn)))
+    }
+
+    fn unwind_flat(&mut self, exn: u32) -> Result<bool, Stop> {
+        if let Some(s) = self.unwind_dest(&self.cur) {
+            self.land(exn, s)?;
+            return Ok(true);
+        }
+        self.frame_exit_checks(exn)?;
+        Ok(false)
+    }
+
+    fn unwind_itanium(&mut self, exn: u32) -> Result<bool, Stop> {
+        let Some(s) = self.unwind_dest(&self.cur) else {
+            return Ok(false);
+        };
+        let block = self.cur.func.dfg.successor_block(s);
+        if self.cur.func.layout.first_op(block).map(|op| *self.cur.func.dfg.kind(op))
+            .is_none_or(|k| !matches!(k, OpKind::EhLandingPad { .. }))
+        {
+            return Err(self.error(
+                "the unwind destination of an Itanium call must start with cir.eh.landingpad".into(),
+            ));
+        }
+        let Some((selected, marker)) = self.landing_selection(&self.cur, block, exn) else {
+            return Ok(false);
+        };
+        let selector = match (&selected, marker) {
+            (Some((adjust, None)), _) => {
+                // Which clause matched decides the type id.
+                let adjust = *adjust;
+                self.set_adjusted(exn, adjust)?;
+                let sym = self.matching_clause(block, exn);
+                self.typeid(sym)
+            }
+            (Some((_, Some(filter))), _) => {
+                let filter = filter.clone();
+                let index = match self.filters.iter().position(|f| *f == filter) {
+                    Some(i) => i,
+                    None => {
+                        self.filters.push(filter.clone());
+                        self.filters.len() - 1
+                    }
+                };
+                if let Some(e) = self.rt.get_mut(exn) {
+                    e.filter = Some(filter);
+                }
+                (-(index as i64 + 1)) as u32
+            }
+            (None, _) => 0,
+        };
+        self.cur.selector = selector;
+        self.land(exn, s)?;
+        Ok(true)
+    }
+
+    /// The typeinfo symbol of the first catch clause of the landing pad in `block`
+    /// that catches `exn` (`None`: catch-all).
+    fn matching_clause(&self, block: Block, exn: u32) -> Option<Symbol> {
+        let func = self.cur.func;
+        let first = func.layout.first_op(block)?;
+        let OpKind::EhLandingPad { clauses, .. } = *func.dfg.kind(first) else {
+            return None;
+        };
+        let ExtraData::LandingPadClauses(clauses) = func.dfg.extra(clauses) else {
+            return None;
+        };
+        for c in clauses {
+            match c {
+                LandingPadClause::Catch(Some(sym)) => {
+                    let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(*sym));
+                    if self.catch_adjust(&ty, exn).is_some() {
+                        return Some(*sym);
+                    }
+                }
+                LandingPadClause::Catch(None) => return None,
+                LandingPadClause::Filter(_) => {}
+            }
+        }
+        None
+    }
+
+    fn unwind_msvc(&mut self, exn: u32) -> Result<bool, Stop> {
+        if let Some(s) = self.unwind_dest(&self.cur) {
+            self.land(exn, s)?;
+            return Ok(true);
+        }
+        self.frame_exit_checks(exn)?;
+        Ok(false)
+    }
+
+    /// What happens when `exn` leaves the running frame: terminate if it escapes an
+    /// EH cleanup of another exception (flat cleanup range, MSVC cleanup funclet); MSVC
+    /// catch funclets it leaves end their catch.
+    fn frame_exit_checks(&mut self, exn: u32) -> Result<(), Stop> {
+        match self.cur.phase {
+            Phase::Flat => {
+                if self.cur.open_cleanups.iter().any(|&e| e != exn) {
+                    return self.terminate_for(exn);
+                }
+                self.cur.open_cleanups.clear();
+            }
+            Phase::Msvc => {
+                if self
+                    .cur
+                    .pads
+                    .iter()
+                    .any(|p| matches!(p, Pad::Cleanup { exn: e } if *e != exn))
+                {
+                    return self.terminate_for(exn);
+                }
+                while let Some(pad) = self.cur.pads.pop() {
+                    if let Pad::Catch { .. } = pad {
+                        self.end_catch()?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Continues unwinding `exn` out of the running frame (flat `cir.resume`,
+    /// `cir.resume.flat`, `cleanupret unwind to caller`...).
+    pub(crate) fn continue_unwinding_out(&mut self, exn: u32) -> Result<(), Stop> {
+        self.frame_exit_checks(exn)?;
+        self.leave_frame_unwinding(exn)?;
+        self.unwind(exn)
+    }
+
+    /// Pops the running frame as `exn` unwinds out of it.
+    fn leave_frame_unwinding(&mut self, exn: u32) -> Result<(), Stop> {
+        if self.config.record_trace {
+            let name = self.module.ctx.name(self.cur.func.name).to_string();
+            self.trace.push(Event::Unwind { function: name });
+        }
+        match self.pop_frame()? {
+            None => Ok(()),
+            Some(Boundary::Entry { catches: true }) => self.harness_escape(exn),
+            Some(Boundary::Entry { catches: false }) | Some(Boundary::Dtor) => self.terminate_for(exn),
+            Some(Boundary::UnexpectedHandler) | Some(Boundary::TerminateHandler) => {
+                Err(Stop::Sync(SyncEnd::Threw(exn)))
+            }
+        }
+    }
+
+    /// The harness around a non-`main` entry caught `exn`: report it, destroy it,
+    /// exit 1.
+    fn harness_escape(&mut self, exn: u32) -> Result<(), Stop> {
+        let ty = self.exn_display(exn);
+        let value = self.rt.get(exn).map(|e| e.value.clone()).unwrap_or_default();
+        let entry = self.entry_name.clone();
+        let shown = if value.is_empty() {
+            ty.clone()
+        } else {
+            format!("{ty} {value}")
+        };
+        self.stderr.extend_from_slice(
+            format!("ehir run: exception escaped @{entry}: {shown}\n").as_bytes(),
+        );
+        if self.config.record_trace {
+            self.trace.push(Event::Escape { id: exn, ty, value });
+        }
+        self.rt.begin_catch(exn);
+        self.end_catch()?;
+        Err(Stop::Exit(1))
+    }
+
+    // ---- unexpected and terminate ---------------------------------------------------------
+
+    /// `std::unexpected` for an exception that violated the specification `allowed`
+    /// (libstdc++'s `__cxa_call_unexpected`, C++14 rules).
+    pub(crate) fn call_unexpected(&mut self, exn: u32, allowed: Vec<String>) -> Result<(), Stop> {
+        if self.config.record_trace {
+            self.trace.push(Event::Unexpected {
+                id: exn,
+                ty: self.exn_display(exn),
+            });
+        }
+        self.rt.begin_catch(exn);
+        let handler = self.rt.unexpected_handler;
+        if handler == 0 {
+            return self.terminate();
+        }
+        let Some(sym) = self.symbol_of_pointer(handler) else {
+            return Err(self.error("the std::unexpected handler is not a function".into()));
+        };
+        match self.call_sync(Boundary::UnexpectedHandler, sym, &[])? {
+            SyncEnd::Returned(_) => self.terminate(),
+            SyncEnd::Threw(e2) => {
+                self.rt.begin_catch(e2);
+                if self.spec_allows(&allowed, e2) {
+                    // Allowed: it propagates from the violated specification.
+                    self.rt.rethrow();
+                    if self.config.record_trace {
+                        self.trace.push(Event::Rethrow {
+                            id: e2,
+                            ty: self.exn_display(e2),
+                        });
+                    }
+                    self.end_catch()?;
+                    self.end_catch()?;
+                    self.raise(e2)
+                } else if allowed
+                    .iter()
+                    .any(|t| self.hierarchy.catches(t, "St13bad_exception").is_some())
+                {
+                    self.end_catch()?;
+                    self.end_catch()?;
+                    let bad = self.throw_bad_exception()?;
+                    self.raise(bad)
+                } else {
+                    self.terminate()
+                }
+            }
+        }
+    }
+
+    /// `__cxa_call_terminate`: the exception becomes current, then `std::terminate`.
+    pub(crate) fn terminate_for(&mut self, exn: u32) -> Result<(), Stop> {
+        if self.rt.current() != Some(exn) {
+            self.rt.begin_catch(exn);
+        }
+        self.terminate()
+    }
+
+    /// `std::terminate`: the handler (libstdc++'s verbose one by default), then abort.
+    pub(crate) fn terminate(&mut self) -> Result<(), Stop> {
+        if self.rt.terminating {
+            if self.config.record_trace {
+                self.trace.push(Event::Abort);
+            }
+            return Err(Stop::Exit(EXIT_ABORT));
+        }
+        self.rt.terminating = true;
+        let handler = self.rt.terminate_handler;
+        if handler != 0 {
+            if let Some(sym) = self.symbol_of_pointer(handler) {
+                if self.config.record_trace {
+                    self.trace.push(Event::Terminate {
+                        message: "calling the std::set_terminate handler".into(),
+                    });
+                }
+                let _ = self.call_sync(Boundary::TerminateHandler, sym, &[])?;
+            }
+        } else {
+            let message = match self.rt.current() {
+                Some(id) => {
+                    let ty = self.exn_display(id);
+                    let mut m = format!("terminate called after throwing an instance of '{ty}'");
+                    if self.exn_type(id) == "St13bad_exception" {
+                        m.push_str("\n  what():  std::bad_exception");
+                    }
+                    m
+                }
+                None => "terminate called without an active exception".to_string(),
+            };
+            self.stderr.extend_from_slice(message.as_bytes());
+            self.stderr.push(b'\n');
+            if self.config.record_trace {
+                let first = message.lines().next().unwrap_or_default().to_string();
+                self.trace.push(Event::Terminate { message: first });
+            }
+        }
+        if self.config.record_trace {
+            self.trace.push(Event::Abort);
+        }
+        Err(Stop::Exit(EXIT_ABORT))
+    }
+}

@@ -1,0 +1,561 @@
+//! Calls of functions the module does not define.
+//!
+//! Modelled (not traced as calls): `printf`, `puts`, `putchar` (stdout, traced as
+//! output), `exit`, `_Exit`, `abort`, `malloc`, `calloc`, `realloc`, `free`,
+//! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized variants),
+//! `memcpy`, `memmove`, `memset`, `strlen`, `strcmp`, and the C++ runtime:
+//! `__cxa_allocate_exception`, `__cxa_free_exception`, `__cxa_throw`, `__cxa_rethrow`,
+//! `__cxa_begin_catch`, `__cxa_end_catch`, `__cxa_get_exception_ptr`,
+//! `__cxa_call_unexpected`, `__cxa_call_terminate`, `__clang_call_terminate`,
+//! `_Unwind_Resume`, `std::terminate`, `std::unexpected`, `std::set_terminate`,
+//! `std::set_unexpected`, `std::uncaught_exception(s)`, MSVC's `_CxxThrowException` and
+//! `__std_terminate`.
+//!
+//! Any other undefined callee is recorded in the trace with its arguments and returns
+//! the next value `--returns` scripts for it, or zero; `--throw-at` makes chosen calls
+//! throw instead.
+
+use crate::config::{CallSelector, ScriptValue, ThrowSpec};
+use crate::cxx_types;
+use crate::eh::EXIT_ABORT;
+use crate::machine::{Machine, Stop};
+use crate::memory::{self, AllocKind};
+use crate::printf;
+use crate::trace::Event;
+use crate::type_layout::{OPAQUE_RECORD_SIZE, Scalar};
+use crate::values;
+use ehir_core::{Module, Symbol, Type, TypeData, Value};
+
+/// What an external call did.
+pub(crate) enum ExternalResult {
+    /// Returned (with a value when it has one).
+    Value(Option<u64>),
+    /// Threw this (already announced) exception from the call.
+    Threw(u32),
+    /// Transferred control elsewhere (`_Unwind_Resume`, `__cxa_call_unexpected`): the
+    /// call does not complete.
+    Transferred,
+}
+
+/// The value a `--throw-at` exception carries.
+#[derive(Clone, Debug)]
+pub(crate) enum ThrownValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Str(Vec<u8>),
+    Null,
+    Zeroed,
+}
+
+/// A `--throw-at` spec resolved against the module.
+#[derive(Clone, Debug)]
+pub(crate) struct ResolvedThrow {
+    pub callee: Symbol,
+    pub selector: CallSelector,
+    /// Mangled thrown type.
+    pub ty: String,
+    pub size: u64,
+    pub value: ThrownValue,
+}
+
+/// Resolves a `--throw-at` spec: the thrown type (fundamental, class by record name, or
+/// typeinfo symbol) and its value. `None` when the callee does not occur in the module.
+pub(crate) fn resolve_throw(
+    module: &Module,
+    layouts: &crate::type_layout::Layouts,
+    spec: &ThrowSpec,
+) -> Result<Option<ResolvedThrow>, String> {
+    let ctx = &module.ctx;
+    let name = spec.type_name.trim();
+    let bad_value = |what: &str| {
+        format!(
+            "--throw-at @{}: '{}' is not a valid {what} value",
+            spec.callee,
+            spec.value.as_deref().unwrap_or("")
+        )
+    };
+    let (ty, size, value) = if let Some(code) = cxx_types::builtin_from_spelling(name) {
+        let size = match code {
+            "b" | "c" | "a" | "h" => 1,
+            "s" | "t" => 2,
+            "i" | "j" | "f" => 4,
+            _ => 8,
+        };
+        let text = spec.value.as_deref().map(str::trim);
+        let value = match (code, text) {
+            (_, None) if code.starts_with('P') => ThrownValue::Null,
+            (_, None) => ThrownValue::Zeroed,
+            ("PKc" | "Pc", Some(t)) => ThrownValue::Str(t.as_bytes().to_vec()),
+            (c, Some("null" | "nullptr" | "0")) if c.starts_with('P') => ThrownValue::Null,
+            (c, Some(_)) if c.starts_with('P') => return Err(bad_value("pointer (only null)")),
+            ("b", Some("true")) => ThrownValue::Bool(true),
+            ("b", Some("false")) => ThrownValue::Bool(false),
+            ("f" | "d", Some(t)) => ThrownValue::Float(t.parse().map_err(|_| bad_value("floating"))?),
+            ("c" | "a" | "h", Some(t)) if t.chars().count() == 1 && !t.as_bytes()[0].is_ascii_digit() => {
+                ThrownValue::Int(i64::from(t.as_bytes()[0]))
+            }
+            (_, Some(t)) => ThrownValue::Int(t.parse().map_err(|_| bad_value("integer"))?),
+        };
+        (code.to_string(), size, value)
+    } else if let Some(sym) = name.strip_prefix('@') {
+        if spec.value.is_some() {
+            return Err(format!("--throw-at @{}: class exceptions take no value", spec.callee));
+        }
+        let ty = cxx_types::type_of_typeinfo_symbol(sym);
+        let size = ctx
+            .symbols
+            .lookup(sym)
+            .and_then(|s| ctx.typeinfo(s))
+            .map(|t| layouts.size(t.ty))
+            .unwrap_or(OPAQUE_RECORD_SIZE);
+        (ty, size, ThrownValue::Zeroed)
+    } else {
+        if spec.value.is_some() {
+            return Err(format!(
+                "--throw-at @{}: '{name}' is not a fundamental type; class exceptions take no value",
+                spec.callee
+            ));
+        }
+        // A class by its record name.
+        let record = ctx.records.iter().find(|r| {
+            ctx.name(r.name) == name || ctx.name(r.alias) == format!("rec_{name}")
+        });
+        let record_ty = record.and_then(|r| {
+            (0..ctx.types.len())
+                .map(<Type as ehir_core::EntityRef>::new)
+                .find(|&t| matches!(ctx.types.get(t), TypeData::Record(a) if *a == r.alias))
+        });
+        let from_typeinfo = record_ty.and_then(|t| {
+            ctx.typeinfos
+                .iter()
+                .find(|ti| ti.ty == t)
+                .map(|ti| cxx_types::type_of_typeinfo_symbol(ctx.name(ti.symbol)))
+        });
+        let ty = from_typeinfo.unwrap_or_else(|| cxx_types::mangle_class_name(name));
+        let size = record_ty.map(|t| layouts.size(t)).unwrap_or(OPAQUE_RECORD_SIZE);
+        (ty, size, ThrownValue::Zeroed)
+    };
+    let Some(callee) = ctx.symbols.lookup(&spec.callee) else {
+        return Ok(None);
+    };
+    Ok(Some(ResolvedThrow {
+        callee,
+        selector: spec.selector,
+        ty,
+        size,
+        value,
+    }))
+}
+
+/// Reads `printf` arguments from the machine.
+struct PrintfArgs<'a, 'm> {
+    machine: &'a Machine<'m>,
+    args: &'a [u64],
+    types: Vec<Scalar>,
+    next: usize,
+}
+
+impl printf::Args for PrintfArgs<'_, '_> {
+    fn next_arg(&mut self) -> Option<(u64, Scalar)> {
+        let v = *self.args.get(self.next)?;
+        let s = self.types.get(self.next).copied().unwrap_or(Scalar::Int {
+            width: 64,
+            signed: true,
+        });
+        self.next += 1;
+        Some((v, s))
+    }
+    fn c_string(&self, p: u64, max: usize) -> Result<Vec<u8>, String> {
+        self.machine
+            .mem
+            .read_c_string(p, max)
+            .map_err(|e| match self.machine.mem_error(e) {
+                Stop::Error(r) => r.message,
+                _ => "bad string".into(),
+            })
+    }
+    fn pointer(&self, p: u64) -> String {
+        self.machine.render_ptr(p)
+    }
+}
+
+impl<'m> Machine<'m> {
+    /// Whether this call of `callee` throws by `--throw-at`; counts the call.
+    pub(crate) fn scripted_throw(&mut self, callee: Symbol) -> Option<usize> {
+        if !self.throw_specs.iter().any(|t| t.callee == callee) {
+            return None;
+        }
+        let n = self.call_counts.entry(callee).or_insert(0);
+        *n += 1;
+        let n = *n;
+        self.throw_specs.iter().position(|t| {
+            t.callee == callee
+                && match t.selector {
+                    CallSelector::Nth(k) => k == n,
+                    CallSelector::Every => true,
+                }
+        })
+    }
+
+    /// Creates and announces the exception of `--throw-at` spec `index`.
+    pub(crate) fn throw_scripted(&mut self, index: usize) -> Result<u32, Stop> {
+        let spec = self.throw_specs[index].clone();
+        let p = self.allocate_exception(spec.size)?;
+        let exn = self.exception_of_pointer(p)?;
+        let size = spec.size;
+        let write = |m: &mut Machine<'m>, v: u64| {
+            m.mem.write_uint(p, size.min(8), v).map_err(|e| m.mem_error(e))
+        };
+        match &spec.value {
+            ThrownValue::Int(v) => write(self, *v as u64)?,
+            ThrownValue::Float(x) => {
+                if spec.ty == "f" {
+                    write(self, values::of_f32(*x as f32))?
+                } else {
+                    write(self, values::of_f64(*x))?
+                }
+            }
+            ThrownValue::Bool(b) => write(self, u64::from(*b))?,
+            ThrownValue::Str(bytes) => {
+                self.string_count += 1;
+                let s = self
+                    .mem
+                    .allocate(
+                        bytes.len() as u64 + 1,
+                        AllocKind::HarnessString(self.string_count),
+                        self.frame_bytes,
+                    )
+                    .map_err(|e| self.mem_error(e))?;
+                self.mem.write_bytes(s, bytes).map_err(|e| self.mem_error(e))?;
+                self.mem.set_read_only(s);
+                write(self, s)?
+            }
+            ThrownValue::Null | ThrownValue::Zeroed => {}
+        }
+        self.announce_throw(exn, spec.ty.clone(), None);
+        Ok(exn)
+    }
+
+    fn write_stdout(&mut self, bytes: &[u8]) {
+        self.stdout.extend_from_slice(bytes);
+        if self.config.record_trace && !bytes.is_empty() {
+            self.trace.push(Event::Output {
+                text: String::from_utf8_lossy(bytes).into_owned(),
+            });
+        }
+    }
+
+    fn heap_alloc(&mut self, size: u64) -> Result<u64, Stop> {
+        self.heap_count += 1;
+        self.mem
+            .allocate(size, AllocKind::Heap(self.heap_count), self.frame_bytes)
+            .map_err(|e| self.mem_error(e))
+    }
+
+    fn heap_free(&mut self, p: u64, what: &str) -> Result<(), Stop> {
+        if p == 0 {
+            return Ok(());
+        }
+        let ok = matches!(self.mem.kind_of(p), Some((AllocKind::Heap(_), true)))
+            && memory::decode(p).offset == 0;
+        if !ok {
+            let shown = self.render_ptr(p);
+            return Err(match self.mem.kind_of(p) {
+                Some((AllocKind::Heap(_), false)) => {
+                    self.error(format!("{what} of {shown}, which was already freed"))
+                }
+                _ => self.error(format!("{what} of {shown}, which is not a heap block")),
+            });
+        }
+        self.mem.release(p).map_err(|e| self.mem_error(e))
+    }
+
+    fn exit_now(&mut self, status: i32) -> Stop {
+        Stop::Exit(status & 0xff)
+    }
+
+    /// The value a scripted `--returns` entry gives for result type `ty`.
+    fn script_value(&mut self, v: ScriptValue, ty: Type) -> Result<u64, Stop> {
+        let layout = self.layouts.get(ty);
+        Ok(match (layout.scalar, v) {
+            (Scalar::Int { width, signed }, ScriptValue::Int(i)) => values::canon(i as u64, width, signed),
+            (Scalar::Int { width, signed }, ScriptValue::Float(x)) => values::canon(x as i64 as u64, width, signed),
+            (Scalar::Int { .. }, ScriptValue::Bool(b)) => u64::from(b),
+            (Scalar::F32, ScriptValue::Float(x)) => values::of_f32(x as f32),
+            (Scalar::F32, ScriptValue::Int(i)) => values::of_f32(i as f32),
+            (Scalar::F64, ScriptValue::Float(x)) => values::of_f64(x),
+            (Scalar::F64, ScriptValue::Int(i)) => values::of_f64(i as f64),
+            (Scalar::Bool, ScriptValue::Bool(b)) => u64::from(b),
+            (Scalar::Bool, ScriptValue::Int(i)) => u64::from(i != 0),
+            (Scalar::Aggregate, _) => self.new_aggregate(vec![0; layout.size as usize])?,
+            (_, ScriptValue::Null) => 0,
+            (_, ScriptValue::Int(i)) => i as u64,
+            (_, ScriptValue::Bool(b)) => u64::from(b),
+            (_, ScriptValue::Float(x)) => x.to_bits(),
+        })
+    }
+
+    /// Calls an undefined function. `arg_values` are the IR values of the arguments
+    /// when the call comes from an op (for their types); `result_ty` the result type.
+    pub(crate) fn call_external(
+        &mut self,
+        callee: Symbol,
+        args: &[u64],
+        arg_values: Option<&[Value]>,
+        result_ty: Option<Type>,
+    ) -> Result<ExternalResult, Stop> {
+        let name = self.module.ctx.name(callee);
+        let arg = |i: usize| args.get(i).copied().unwrap_or(0);
+        let value = |v: u64| Ok(ExternalResult::Value(Some(v)));
+        let unit = || Ok(ExternalResult::Value(None));
+        match name {
+            // ---- output ----
+            "printf" => {
+                let fmt = self.mem.read_c_string(arg(0), 1 << 20).map_err(|e| self.mem_error(e))?;
+                let types = match arg_values {
+                    Some(vals) => vals.iter().skip(1).map(|&v| self.scalar_of(v)).collect(),
+                    None => Vec::new(),
+                };
+                let mut source = PrintfArgs {
+                    machine: self,
+                    args: args.get(1..).unwrap_or(&[]),
+                    types,
+                    next: 0,
+                };
+                let text = printf::format(&fmt, &mut source).map_err(|m| self.error(m))?;
+                let n = text.len() as u64;
+                self.write_stdout(&text);
+                value(n)
+            }
+            "puts" => {
+                let mut text = self.mem.read_c_string(arg(0), 1 << 20).map_err(|e| self.mem_error(e))?;
+                text.push(b'\n');
+                let n = text.len() as u64;
+                self.write_stdout(&text);
+                value(n)
+            }
+            "putchar" => {
+                let c = arg(0) as u8;
+                self.write_stdout(&[c]);
+                value(u64::from(c))
+            }
+            "fflush" => value(0),
+            // ---- process ----
+            "exit" | "_Exit" | "quick_exit" => Err(self.exit_now(arg(0) as i32)),
+            "abort" => {
+                if self.config.record_trace {
+                    self.trace.push(Event::Abort);
+                }
+                Err(Stop::Exit(EXIT_ABORT))
+            }
+            // ---- memory ----
+            "malloc" | "_Znwm" | "_Znam" => {
+                let p = self.heap_alloc(arg(0).max(u64::from(name != "malloc")))?;
+                value(p)
+            }
+            "calloc" => {
+                let p = self.heap_alloc(arg(0).saturating_mul(arg(1)))?;
+                value(p)
+            }
+            "realloc" => {
+                let old = arg(0);
+                let p = self.heap_alloc(arg(1))?;
+                if old != 0 {
+                    let n = self.mem.len_of(old).map_err(|e| self.mem_error(e))?.min(arg(1));
+                    self.mem.copy(p, old, n).map_err(|e| self.mem_error(e))?;
+                    self.heap_free(old, "realloc")?;
+                }
+                value(p)
+            }
+            "free" | "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm" => {
+                self.heap_free(arg(0), if name == "free" { "free" } else { "delete" })?;
+                unit()
+            }
+            "memcpy" | "memmove" => {
+                self.mem.copy(arg(0), arg(1), arg(2)).map_err(|e| self.mem_error(e))?;
+                value(arg(0))
+            }
+            "memset" => {
+                let bytes = vec![arg(1) as u8; arg(2) as usize];
+                self.mem.write_bytes(arg(0), &bytes).map_err(|e| self.mem_error(e))?;
+                value(arg(0))
+            }
+            "strlen" => {
+                let s = self.mem.read_c_string(arg(0), 1 << 30).map_err(|e| self.mem_error(e))?;
+                value(s.len() as u64)
+            }
+            "strcmp" => {
+                let a = self.mem.read_c_string(arg(0), 1 << 30).map_err(|e| self.mem_error(e))?;
+                let b = self.mem.read_c_string(arg(1), 1 << 30).map_err(|e| self.mem_error(e))?;
+                value(match a.cmp(&b) {
+                    std::cmp::Ordering::Less => (-1i64) as u64,
+                    std::cmp::Ordering::Equal => 0,
+                    std::cmp::Ordering::Greater => 1,
+                })
+            }
+            // ---- C++ runtime ----
+            "__cxa_allocate_exception" => {
+                let p = self.allocate_exception(arg(0))?;
+                value(p)
+            }
+            "__cxa_free_exception" => {
+                let _ = self.mem.release(arg(0));
+                unit()
+            }
+            "__cxa_throw" => {
+                let exn = self.exception_of_pointer(arg(0))?;
+                let Some(ti) = self.symbol_of_pointer(arg(1)) else {
+                    return Err(self.error("__cxa_throw with a typeinfo that names no symbol".into()));
+                };
+                let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(ti));
+                let dtor = if arg(2) == 0 { None } else { self.symbol_of_pointer(arg(2)) };
+                self.announce_throw(exn, ty, dtor);
+                Ok(ExternalResult::Threw(exn))
+            }
+            "_CxxThrowException" => {
+                if arg(0) == 0 {
+                    return self.rethrow_external();
+                }
+                let info = self.symbol_of_pointer(arg(1)).map(|s| self.module.ctx.name(s).to_string());
+                let Some(ty) = info.as_deref().and_then(cxx_types::msvc_throwinfo_to_itanium) else {
+                    return Err(self.error("_CxxThrowException with an unknown ThrowInfo".into()));
+                };
+                let size = self.mem.len_of(arg(0)).map_err(|e| self.mem_error(e))?;
+                let p = self.allocate_exception(size)?;
+                self.mem.copy(p, arg(0), size).map_err(|e| self.mem_error(e))?;
+                let exn = self.exception_of_pointer(p)?;
+                self.announce_throw(exn, ty, None);
+                Ok(ExternalResult::Threw(exn))
+            }
+            "__cxa_rethrow" => self.rethrow_external(),
+            "__cxa_begin_catch" => {
+                let exn = self.exception_of_pointer(arg(0))?;
+                let adjusted = self.begin_catch(exn);
+                value(adjusted)
+            }
+            "__cxa_end_catch" => {
+                self.end_catch()?;
+                unit()
+            }
+            "__cxa_get_exception_ptr" => {
+                let exn = self.exception_of_pointer(arg(0))?;
+                value(self.rt.get(exn).map(|e| e.adjusted).unwrap_or(0))
+            }
+            "__cxa_call_unexpected" => {
+                let exn = self.exception_of_pointer(arg(0))?;
+                let allowed = self.rt.get(exn).and_then(|e| e.filter.clone()).unwrap_or_default();
+                self.call_unexpected(exn, allowed)?;
+                Ok(ExternalResult::Transferred)
+            }
+            "__cxa_call_terminate" | "__clang_call_terminate" => {
+                if arg(0) != 0
+                    && let Some(exn) = self.rt.by_object(arg(0))
+                {
+                    self.terminate_for(exn)?;
+                }
+                self.terminate()?;
+                unit()
+            }
+            "_ZSt9terminatev" | "__std_terminate" => {
+                self.terminate()?;
+                unit()
+            }
+            "_ZSt10unexpectedv" => {
+                let allowed = Vec::new();
+                match self.rt.current() {
+                    Some(exn) => self.call_unexpected(exn, allowed)?,
+                    None => self.terminate()?,
+                }
+                Ok(ExternalResult::Transferred)
+            }
+            "_ZSt14set_unexpectedPFvvE" => {
+                let old = std::mem::replace(&mut self.rt.unexpected_handler, arg(0));
+                value(old)
+            }
+            "_ZSt13set_terminatePFvvE" => {
+                let old = std::mem::replace(&mut self.rt.terminate_handler, arg(0));
+                value(old)
+            }
+            "_Unwind_Resume" => {
+                let exn = self.exception_of_pointer(arg(0))?;
+                self.continue_unwinding_out(exn)?;
+                Ok(ExternalResult::Transferred)
+            }
+            "__cxa_uncaught_exceptions" | "_ZSt19uncaught_exceptionsv" => {
+                value(self.rt.uncaught.max(0) as u64)
+            }
+            "_ZSt18uncaught_exceptionv" => value(u64::from(self.rt.uncaught > 0)),
+            // ---- anything else: recorded, scripted or zero ----
+            _ => self.unknown_call(callee, args, arg_values, result_ty),
+        }
+    }
+
+    fn rethrow_external(&mut self) -> Result<ExternalResult, Stop> {
+        match self.rt.rethrow() {
+            None => {
+                self.terminate()?;
+                Ok(ExternalResult::Value(None))
+            }
+            Some(exn) => {
+                if self.config.record_trace {
+                    let ty = cxx_types::display_mangled(&self.rt.get(exn).map(|e| e.ty.clone()).unwrap_or_default());
+                    self.trace.push(Event::Rethrow { id: exn, ty });
+                }
+                Ok(ExternalResult::Threw(exn))
+            }
+        }
+    }
+
+    fn unknown_call(
+        &mut self,
+        callee: Symbol,
+        args: &[u64],
+        arg_values: Option<&[Value]>,
+        result_ty: Option<Type>,
+    ) -> Result<ExternalResult, Stop> {
+        let name = self.module.ctx.name(callee).to_string();
+        if self.config.record_trace {
+            let rendered = match arg_values {
+                Some(vals) => self.render_args(vals, args),
+                None => args.iter().map(|&a| self.render_ptr(a)).collect(),
+            };
+            self.trace.push(Event::Call {
+                callee: name.clone(),
+                args: rendered,
+            });
+        }
+        let v = match result_ty {
+            None => None,
+            Some(ty) => {
+                let scripted = self.return_scripts.get_mut(&callee).map(|(values, used)| {
+                    let v = values[(*used).min(values.len() - 1)];
+                    *used += 1;
+                    v
+                });
+                Some(match scripted {
+                    Some(sv) => self.script_value(sv, ty)?,
+                    None => {
+                        if self.layouts.get(ty).scalar == Scalar::Aggregate {
+                            let size = self.layouts.size(ty) as usize;
+                            self.new_aggregate(vec![0; size])?
+                        } else {
+                            0
+                        }
+                    }
+                })
+            }
+        };
+        if self.config.record_trace {
+            let rendered = match (v, result_ty) {
+                (Some(v), Some(t)) => Some(self.render_value(v, t)),
+                _ => None,
+            };
+            self.trace.push(Event::Return {
+                callee: name,
+                value: rendered,
+            });
+        }
+        Ok(ExternalResult::Value(v))
+    }
+}

@@ -1,0 +1,225 @@
+//! The event trace of a run, its text form, and the comparison of two runs.
+//!
+//! Values in events are rendered phase-independently: integers in decimal, pointers by
+//! the object they point into (`&c+0` for an alloca named `c`, `@g+4` for a global,
+//! `heap#2+0`, `exn#1+0`, `&arg0+0` for harness-made parameter storage), so the same
+//! program at two phases produces the same trace even though flattening hoists allocas
+//! and renames values.
+//!
+//! Observable events are everything except [`Event::Cleanup`]: structured cleanup
+//! regions have no counterpart op once the function is flattened (their code is
+//! ordinary blocks there), so they appear in `--trace` output but are left out of the
+//! cross-phase comparison. What a cleanup does (a destructor call) is observable.
+
+use std::fmt;
+
+/// One thing that happened during a run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A call of a function defined in the module.
+    Enter { function: String, args: Vec<String> },
+    /// An exception unwound out of a function defined in the module.
+    Unwind { function: String },
+    /// Its return.
+    Leave {
+        function: String,
+        value: Option<String>,
+    },
+    /// A call of an undefined (external) function other than the modelled C library and
+    /// C++ runtime functions.
+    Call { callee: String, args: Vec<String> },
+    /// Its return (the scripted value, or zero).
+    Return {
+        callee: String,
+        value: Option<String>,
+    },
+    /// Text the program wrote to stdout.
+    Output { text: String },
+    /// A new exception was thrown.
+    Throw { id: u32, ty: String, value: String },
+    /// A caught exception was rethrown.
+    Rethrow { id: u32, ty: String },
+    /// A handler caught an exception (`__cxa_begin_catch`).
+    Catch { id: u32, ty: String },
+    /// An exception object's lifetime ended (its last handler finished).
+    Destroy { id: u32, ty: String },
+    /// A structured `cir.cleanup.scope` (or array cleanup) ran its cleanup region
+    /// (`normal`, `eh`), or an `unwind` handler region was entered (`unwind`).
+    /// Not observable.
+    Cleanup { kind: &'static str },
+    /// An exception violated an exception specification: `std::unexpected` is called.
+    Unexpected { id: u32, ty: String },
+    /// `std::terminate` was called; the message libstdc++ prints.
+    Terminate { message: String },
+    /// An exception escaped a non-`main` entry function and the harness caught it.
+    Escape { id: u32, ty: String, value: String },
+    /// `abort()` was called (or `std::terminate` aborted).
+    Abort,
+    /// The run ended with this exit status.
+    Exit { status: i32 },
+}
+
+impl Event {
+    /// Whether the event takes part in cross-phase comparisons.
+    pub fn is_observable(&self) -> bool {
+        !matches!(self, Event::Cleanup { .. })
+    }
+}
+
+fn write_escaped(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
+    write!(f, "\"")?;
+    for c in text.chars() {
+        match c {
+            '"' => write!(f, "\\\"")?,
+            '\\' => write!(f, "\\\\")?,
+            '\n' => write!(f, "\\n")?,
+            '\t' => write!(f, "\\t")?,
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => write!(f, "\\x{:02x}", c as u32)?,
+            c => write!(f, "{c}")?,
+        }
+    }
+    write!(f, "\"")
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::Enter { function, args } => write!(f, "enter @{function}({})", args.join(", ")),
+            Event::Leave { function, value } => match value {
+                Some(v) => write!(f, "leave @{function} = {v}"),
+                None => write!(f, "leave @{function}"),
+            },
+            Event::Unwind { function } => write!(f, "unwind @{function}"),
+            Event::Call { callee, args } => write!(f, "call @{callee}({})", args.join(", ")),
+            Event::Return { callee, value } => match value {
+                Some(v) => write!(f, "return @{callee} = {v}"),
+                None => write!(f, "return @{callee}"),
+            },
+            Event::Output { text } => {
+                write!(f, "stdout ")?;
+                write_escaped(f, text)
+            }
+            Event::Throw { id, ty, value } => {
+                if value.is_empty() {
+                    write!(f, "throw {ty} (exn#{id})")
+                } else {
+                    write!(f, "throw {ty} {value} (exn#{id})")
+                }
+            }
+            Event::Rethrow { id, ty } => write!(f, "rethrow {ty} (exn#{id})"),
+            Event::Catch { id, ty } => write!(f, "catch {ty} (exn#{id})"),
+            Event::Destroy { id, ty } => write!(f, "destroy {ty} (exn#{id})"),
+            Event::Cleanup { kind } => write!(f, "cleanup {kind}"),
+            Event::Unexpected { id, ty } => write!(f, "unexpected {ty} (exn#{id})"),
+            Event::Terminate { message } => write!(f, "terminate: {message}"),
+            Event::Escape { id, ty, value } => {
+                if value.is_empty() {
+                    write!(f, "escape {ty} (exn#{id})")
+                } else {
+                    write!(f, "escape {ty} {value} (exn#{id})")
+                }
+            }
+            Event::Abort => write!(f, "abort"),
+            Event::Exit { status } => write!(f, "exit {status}"),
+        }
+    }
+}
+
+/// The observable events of a trace, in order.
+pub fn observable(trace: &[Event]) -> Vec<&Event> {
+    trace.iter().filter(|e| e.is_observable()).collect()
+}
+
+/// Where two observable traces first differ.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Divergence {
+    /// Index in the observable events.
+    pub index: usize,
+    /// The event of the first trace at that index (`None`: the trace ended).
+    pub left: Option<Event>,
+    pub right: Option<Event>,
+}
+
+impl fmt::Display for Divergence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let show = |e: &Option<Event>| match e {
+            Some(e) => e.to_string(),
+            None => "<end of trace>".to_string(),
+        };
+        write!(
+            f,
+            "observable event {}: {} vs {}",
+            self.index,
+            show(&self.left),
+            show(&self.right)
+        )
+    }
+}
+
+/// The first observable difference between two traces, if any.
+pub fn first_divergence(a: &[Event], b: &[Event]) -> Option<Divergence> {
+    let a = observable(a);
+    let b = observable(b);
+    let n = a.len().max(b.len());
+    (0..n).find_map(|i| {
+        let (x, y) = (a.get(i), b.get(i));
+        (x != y).then(|| Divergence {
+            index: i,
+            left: x.map(|e| (*e).clone()),
+            right: y.map(|e| (*e).clone()),
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cleanup_events_are_not_compared() {
+        let a = vec![
+            Event::Cleanup { kind: "normal" },
+            Event::Call {
+                callee: "d".into(),
+                args: vec!["&c+0".into()],
+            },
+            Event::Exit { status: 0 },
+        ];
+        let b = vec![
+            Event::Call {
+                callee: "d".into(),
+                args: vec!["&c+0".into()],
+            },
+            Event::Exit { status: 0 },
+        ];
+        assert_eq!(first_divergence(&a, &b), None);
+        let c = vec![Event::Exit { status: 0 }];
+        let d = first_divergence(&a, &c).unwrap();
+        assert_eq!(d.index, 0);
+        assert_eq!(d.right, Some(Event::Exit { status: 0 }));
+        assert_eq!(
+            d.to_string(),
+            "observable event 0: call @d(&c+0) vs exit 0"
+        );
+    }
+
+    #[test]
+    fn renders_events() {
+        assert_eq!(
+            Event::Throw {
+                id: 1,
+                ty: "int".into(),
+                value: "7".into()
+            }
+            .to_string(),
+            "throw int 7 (exn#1)"
+        );
+        assert_eq!(
+            Event::Output {
+                text: "a\"b\n".into()
+            }
+            .to_string(),
+            "stdout \"a\\\"b\\n\""
+        );
+    }
+}

@@ -1,0 +1,2097 @@
+//! Lowering of Itanium-phase CIR to the [`crate::ir`] model of LLVM IR.
+//!
+//! What becomes what:
+//! - records → named struct types (unions → a struct of their most aligned member padded
+//!   to the union's size); `!cir.bool` is `i1` in registers and `i8` in memory;
+//! - `cir.alloca` → `alloca`, hoisted to the entry block; block parameters → `phi`;
+//! - `cir.try_call` → `invoke`; `cir.eh.landingpad` → `landingpad { ptr, i32 }` plus two
+//!   `extractvalue`s; `cir.eh.typeid` → `llvm.eh.typeid.for.p0`; `cir.resume.flat` →
+//!   `resume`; `cir.throw` → `__cxa_throw` (or `__cxa_rethrow`), an `invoke` when it has an
+//!   unwind destination; `cir.alloc.exception` → `__cxa_allocate_exception`;
+//!   `cir.eh.terminate` → `__cxa_begin_catch` + `std::terminate`;
+//! - `cir.typeinfo` items → `__class_type_info` / `__si_class_type_info` /
+//!   `__vmi_class_type_info` objects with their `_ZTS` name strings (see [`crate::typeinfo`]);
+//! - symbols that are referenced but not defined become declarations: callees from the
+//!   call's signature, typeinfo objects as `external constant ptr` (libstdc++ supplies the
+//!   fundamental ones), the `__cxa_*` runtime with its usual attributes.
+//!
+//! Blocks that cannot be reached from the entry block are not emitted.
+
+use crate::ir::{
+    self, Arg, BasicBlock, CallTarget, Clause, FloatPredicate, Inst, IntPredicate, Operand, Param,
+    Ty,
+};
+use crate::layout::size_align;
+use crate::typeinfo;
+use ehir_core::printer::Names;
+use ehir_core::{
+    AttrData, BinaryOp, Block, CastKind, CmpPredicate, ConstArrayElements, Diagnostic, Diagnostics,
+    EntityRef, ExtraData, Function, LandingPadClause, Linkage, Loc, Module, ModuleCtx, Op, OpKind,
+    Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value, ValueDef,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Target description written into the module.
+#[derive(Clone, Debug)]
+pub struct EmitOptions {
+    pub triple: String,
+    pub data_layout: String,
+}
+
+impl Default for EmitOptions {
+    fn default() -> Self {
+        EmitOptions {
+            triple: "x86_64-pc-linux-gnu".into(),
+            data_layout:
+                "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+                    .into(),
+        }
+    }
+}
+
+/// The personality routine of the Itanium C++ ABI.
+pub const GXX_PERSONALITY: &str = "__gxx_personality_v0";
+
+/// Emits a module whose functions are all in the Itanium phase (declarations may be in any).
+pub fn emit_module(
+    module: &Module,
+    source_name: &str,
+    options: &EmitOptions,
+) -> Result<ir::Module, Diagnostics> {
+    let mut m = ModuleEmitter::new(module);
+    let mut out = ir::Module {
+        source_filename: source_name.to_string(),
+        data_layout: options.data_layout.clone(),
+        triple: options.triple.clone(),
+        ..Default::default()
+    };
+    out.types = m.record_types();
+    for item in &module.items {
+        match *item {
+            ehir_core::Item::Global(g) => {
+                if let Some(g) = m.global(&module.globals[g]) {
+                    out.globals.push(g);
+                }
+            }
+            ehir_core::Item::TypeInfo(i) => {
+                let decl = &module.ctx.typeinfos[i];
+                match typeinfo::class_type_info(&module.ctx, decl) {
+                    Ok(info) => {
+                        m.extern_global(info.vtable, Ty::Ptr, false);
+                        for b in info.bases {
+                            m.typeinfo_ref(b);
+                        }
+                        out.globals.extend(info.globals);
+                    }
+                    Err(msg) => m.error(decl.loc, msg),
+                }
+            }
+            ehir_core::Item::Function(f) => {
+                if let Some(f) = m.function(&module.functions[f]) {
+                    out.functions.push(f);
+                }
+            }
+            ehir_core::Item::Record(_) => {}
+        }
+    }
+    // Declarations of everything referenced but not defined, sorted by name.
+    out.globals
+        .extend(std::mem::take(&mut m.extern_globals).into_values());
+    out.functions
+        .extend(std::mem::take(&mut m.extern_functions).into_values());
+    if m.errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(Diagnostics(m.errors))
+    }
+}
+
+/// Calling-convention attributes for a parameter or return value of a C/C++ type.
+fn abi_attrs(ctx: &ModuleCtx, t: Type) -> ir::Attrs {
+    match ctx.types.get(t) {
+        TypeData::Bool => vec!["zeroext"],
+        TypeData::Int { width, signed } if *width < 32 => {
+            vec![if *signed { "signext" } else { "zeroext" }]
+        }
+        _ => vec![],
+    }
+}
+
+/// `value` truncated to `width` bits and sign-extended back: the decimal LLVM expects.
+fn int_repr(value: i128, width: u16) -> i128 {
+    if width == 0 || width >= 128 {
+        return value;
+    }
+    let shift = 128 - u32::from(width);
+    (value << shift) >> shift
+}
+
+/// The `f64` bits of a constant as LLVM wants them for `ty` (floats must be exact floats).
+fn float_bits(bits: u64, single: bool) -> u64 {
+    let v = f64::from_bits(bits);
+    if single {
+        f64::from(v as f32).to_bits()
+    } else {
+        v.to_bits()
+    }
+}
+
+/// What a runtime function looks like: return type, parameters, varargs, attributes.
+struct RuntimeDecl {
+    ret: Ty,
+    params: Vec<Ty>,
+    vararg: bool,
+    fn_attrs: ir::Attrs,
+}
+
+fn runtime_decl(name: &str) -> Option<RuntimeDecl> {
+    let d = |ret, params, vararg, fn_attrs| {
+        Some(RuntimeDecl {
+            ret,
+            params,
+            vararg,
+            fn_attrs,
+        })
+    };
+    match name {
+        "__cxa_allocate_exception" => d(Ty::Ptr, vec![Ty::i64()], false, vec!["nounwind"]),
+        "__cxa_throw" => d(
+            Ty::Void,
+            vec![Ty::Ptr, Ty::Ptr, Ty::Ptr],
+            false,
+            vec!["noreturn"],
+        ),
+        "__cxa_rethrow" => d(Ty::Void, vec![], false, vec!["noreturn"]),
+        "__cxa_begin_catch" => d(Ty::Ptr, vec![Ty::Ptr], false, vec!["nounwind"]),
+        "__cxa_end_catch" => d(Ty::Void, vec![], false, vec![]),
+        "__cxa_call_unexpected" => d(Ty::Void, vec![Ty::Ptr], false, vec!["noreturn"]),
+        "_ZSt9terminatev" => d(Ty::Void, vec![], false, vec!["noreturn", "nounwind"]),
+        GXX_PERSONALITY => d(Ty::i32(), vec![], true, vec![]),
+        "llvm.eh.typeid.for.p0" => d(Ty::i32(), vec![Ty::Ptr], false, vec!["nounwind"]),
+        _ => None,
+    }
+}
+
+pub(crate) struct ModuleEmitter<'m> {
+    module: &'m Module,
+    ctx: &'m ModuleCtx,
+    errors: Vec<Diagnostic>,
+    extern_functions: BTreeMap<String, ir::Function>,
+    extern_globals: BTreeMap<String, ir::Global>,
+}
+
+impl<'m> ModuleEmitter<'m> {
+    fn new(module: &'m Module) -> Self {
+        ModuleEmitter {
+            module,
+            ctx: &module.ctx,
+            errors: Vec::new(),
+            extern_functions: BTreeMap::new(),
+            extern_globals: BTreeMap::new(),
+        }
+    }
+
+    fn error(&mut self, loc: Loc, message: impl Into<String>) {
+        self.errors.push(Diagnostic::error(loc, message));
+    }
+
+    fn name(&self, s: Symbol) -> &'m str {
+        self.ctx.name(s)
+    }
+
+    // ---- types ------------------------------------------------------------------------------
+
+    /// The named struct types: every declared record, then undeclared ones as opaque.
+    fn record_types(&mut self) -> Vec<(String, Option<Vec<Ty>>)> {
+        let mut out = Vec::new();
+        let mut declared = BTreeSet::new();
+        for r in &self.ctx.records {
+            declared.insert(r.alias);
+            let name = self.name(r.alias).to_string();
+            let body = match &r.fields {
+                None => None,
+                Some(fields) => match self.record_body(r.kind, fields) {
+                    Ok(b) => Some(b),
+                    Err(msg) => {
+                        self.error(r.loc, msg);
+                        None
+                    }
+                },
+            };
+            out.push((name, body));
+        }
+        for i in 0..self.ctx.types.len() {
+            let t = Type::new(i);
+            if let TypeData::Record(alias) = self.ctx.types.get(t)
+                && declared.insert(*alias)
+            {
+                out.push((self.name(*alias).to_string(), None));
+            }
+        }
+        out
+    }
+
+    fn record_body(&self, kind: RecordKind, fields: &[Type]) -> Result<Vec<Ty>, String> {
+        if fields.is_empty() {
+            // An empty class occupies one byte, as in C++.
+            return Ok(vec![Ty::i8()]);
+        }
+        if kind != RecordKind::Union {
+            return fields.iter().map(|&f| self.mem_ty(f)).collect();
+        }
+        // A union: its most aligned (then largest) member, padded to the union's size.
+        let mut best: Option<(Type, u64, u64)> = None;
+        let mut size = 0;
+        let mut align = 1;
+        for &f in fields {
+            let (s, a) = size_align(self.ctx, f)?;
+            size = size.max(s);
+            align = align.max(a);
+            if best.is_none_or(|(_, bs, ba)| a > ba || (a == ba && s > bs)) {
+                best = Some((f, s, a));
+            }
+        }
+        let size = size.next_multiple_of(align);
+        let (member, member_size, _) = best.expect("non-empty union");
+        let mut body = vec![self.mem_ty(member)?];
+        if size > member_size {
+            body.push(Ty::Array(size - member_size, Box::new(Ty::i8())));
+        }
+        Ok(body)
+    }
+
+    /// The LLVM type of a value of `t` in memory.
+    fn mem_ty(&self, t: Type) -> Result<Ty, String> {
+        self.ty(t, true)
+    }
+
+    /// The LLVM type of a value of `t` in a register.
+    fn value_ty(&self, t: Type) -> Result<Ty, String> {
+        self.ty(t, false)
+    }
+
+    fn ty(&self, t: Type, memory: bool) -> Result<Ty, String> {
+        // Arrays nest; pointers do not recurse.
+        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || {
+            Ok(match self.ctx.types.get(t) {
+                TypeData::Int { width, .. } => Ty::Int(u32::from(*width)),
+                TypeData::Bool => {
+                    if memory {
+                        Ty::i8()
+                    } else {
+                        Ty::i1()
+                    }
+                }
+                TypeData::Float => Ty::Float,
+                TypeData::Double => Ty::Double,
+                TypeData::Void => Ty::Void,
+                TypeData::Ptr(_) => Ty::Ptr,
+                TypeData::Array(e, n) => Ty::Array(*n, Box::new(self.ty(*e, true)?)),
+                TypeData::Record(alias) => Ty::Named(self.name(*alias).to_string()),
+                TypeData::Func { .. } => {
+                    return Err("a function type is not a value type".into());
+                }
+                TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken => {
+                    return Err(format!(
+                        "{} has no LLVM equivalent; run eh-abi-lowering first",
+                        type_text(self.ctx, t)
+                    ));
+                }
+            })
+        })
+    }
+
+    /// Return type, return attributes, parameters (type, attributes) and varargs of a
+    /// `!cir.func` type.
+    #[allow(clippy::type_complexity)]
+    fn signature(&self, sig: Type) -> Result<(Ty, ir::Attrs, Vec<(Ty, ir::Attrs)>, bool), String> {
+        let (params, ret, vararg) = self
+            .ctx
+            .types
+            .func_info(sig)
+            .ok_or_else(|| format!("{} is not a function type", type_text(self.ctx, sig)))?;
+        let (ret_ty, ret_attrs) = match ret {
+            None => (Ty::Void, vec![]),
+            Some(r) if matches!(self.ctx.types.get(r), TypeData::Void) => (Ty::Void, vec![]),
+            Some(r) => (self.value_ty(r)?, abi_attrs(self.ctx, r)),
+        };
+        let params = params
+            .iter()
+            .map(|&p| Ok((self.value_ty(p)?, abi_attrs(self.ctx, p))))
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok((ret_ty, ret_attrs, params, vararg))
+    }
+
+    // ---- symbols -------------------------------------------------------------------------------
+
+    fn is_defined_symbol(&self, s: Symbol) -> bool {
+        self.module.function_by_name(s).is_some()
+            || self.module.global_by_name(s).is_some()
+            || self.ctx.typeinfo(s).is_some()
+    }
+
+    /// Makes sure a runtime function is declared; returns its name as an operand.
+    fn runtime(&mut self, name: &str) -> Operand {
+        let defined = self
+            .ctx
+            .symbols
+            .lookup(name)
+            .is_some_and(|s| self.module.function_by_name(s).is_some());
+        if !defined
+            && !self.extern_functions.contains_key(name)
+            && let Some(d) = runtime_decl(name)
+        {
+            self.extern_functions.insert(
+                name.to_string(),
+                ir::Function {
+                    name: name.to_string(),
+                    linkage: "",
+                    ret: d.ret,
+                    ret_attrs: vec![],
+                    params: d
+                        .params
+                        .into_iter()
+                        .map(|ty| Param {
+                            ty,
+                            attrs: vec![],
+                            name: String::new(),
+                        })
+                        .collect(),
+                    vararg: d.vararg,
+                    fn_attrs: d.fn_attrs,
+                    comdat: false,
+                    personality: None,
+                    blocks: None,
+                },
+            );
+        }
+        Operand::Global(name.to_string())
+    }
+
+    /// A reference to a function symbol; declares it from `sig` when the module does not.
+    fn function_ref(&mut self, s: Symbol, sig: Type, loc: Loc) -> Operand {
+        let name = self.name(s);
+        if self.is_defined_symbol(s) || self.extern_functions.contains_key(name) {
+            return Operand::Global(name.to_string());
+        }
+        if runtime_decl(name).is_some() {
+            return self.runtime(name);
+        }
+        match self.signature(sig) {
+            Ok((ret, ret_attrs, params, vararg)) => {
+                self.extern_functions.insert(
+                    name.to_string(),
+                    ir::Function {
+                        name: name.to_string(),
+                        linkage: "",
+                        ret,
+                        ret_attrs,
+                        params: params
+                            .into_iter()
+                            .map(|(ty, attrs)| Param {
+                                ty,
+                                attrs,
+                                name: String::new(),
+                            })
+                            .collect(),
+                        vararg,
+                        fn_attrs: vec![],
+                        comdat: false,
+                        personality: None,
+                        blocks: None,
+                    },
+                );
+            }
+            Err(msg) => self.error(loc, format!("callee @{name}: {msg}")),
+        }
+        Operand::Global(name.to_string())
+    }
+
+    /// Declares an external global unless it is already declared.
+    fn extern_global(&mut self, name: &str, ty: Ty, constant: bool) {
+        if !self.extern_globals.contains_key(name) {
+            self.extern_globals.insert(
+                name.to_string(),
+                ir::Global {
+                    name: name.to_string(),
+                    linkage: "",
+                    constant,
+                    unnamed_addr: false,
+                    ty,
+                    init: None,
+                    align: None,
+                    comdat: false,
+                },
+            );
+        }
+    }
+
+    /// A reference to a typeinfo object; declares it `external constant ptr` when the
+    /// module does not define it (libstdc++ defines those of the fundamental types).
+    fn typeinfo_ref(&mut self, s: Symbol) -> Operand {
+        let name = self.name(s);
+        if !self.is_defined_symbol(s) {
+            self.extern_global(name, Ty::Ptr, true);
+        }
+        Operand::Global(name.to_string())
+    }
+
+    /// A reference to a global of (pointee) type `ty`; declares it when unknown.
+    fn global_ref(&mut self, s: Symbol, pointee: Option<Type>, loc: Loc) -> Operand {
+        let name = self.name(s);
+        if self.is_defined_symbol(s) || self.extern_globals.contains_key(name) {
+            return Operand::Global(name.to_string());
+        }
+        if name.starts_with("_ZTI") {
+            return self.typeinfo_ref(s);
+        }
+        let ty = match pointee.map(|p| self.mem_ty(p)) {
+            Some(Ok(Ty::Void)) | None => Ty::i8(),
+            Some(Ok(t)) => t,
+            Some(Err(msg)) => {
+                self.error(loc, format!("global @{name}: {msg}"));
+                Ty::i8()
+            }
+        };
+        self.extern_globals.insert(
+            name.to_string(),
+            ir::Global {
+                name: name.to_string(),
+                linkage: "",
+                constant: false,
+                unnamed_addr: false,
+                ty,
+                init: None,
+                align: None,
+                comdat: false,
+            },
+        );
+        Operand::Global(name.to_string())
+    }
+
+    /// `#cir.global_view<@g[, [i, j]]>`: the address of `g` or of an element inside it.
+    fn global_view(&mut self, s: Symbol, indices: &[i64], loc: Loc) -> Result<Operand, String> {
+        if indices.is_empty() {
+            return Ok(match self.module.function_by_name(s) {
+                Some(_) => Operand::Global(self.name(s).to_string()),
+                None => self.global_ref(s, None, loc),
+            });
+        }
+        let g = self
+            .module
+            .global_by_name(s)
+            .ok_or_else(|| format!("@{} is not a global of this module", self.name(s)))?;
+        let source = self.mem_ty(self.module.globals[g].ty)?;
+        let mut idx = vec![(Ty::i32(), Operand::Int(0))];
+        idx.extend(
+            indices
+                .iter()
+                .map(|&i| (Ty::i32(), Operand::Int(i128::from(i)))),
+        );
+        Ok(Operand::GepConst {
+            source,
+            base: Box::new(Operand::Global(self.name(s).to_string())),
+            indices: idx,
+        })
+    }
+
+    // ---- constants -----------------------------------------------------------------------------
+
+    /// The constant for an attribute of CIR type `ty`, in memory form when `memory`.
+    fn constant(
+        &mut self,
+        a: ehir_core::Attr,
+        ty: Type,
+        memory: bool,
+        loc: Loc,
+    ) -> Result<Operand, String> {
+        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || {
+            self.constant_inner(a, ty, memory, loc)
+        })
+    }
+
+    fn constant_inner(
+        &mut self,
+        a: ehir_core::Attr,
+        ty: Type,
+        memory: bool,
+        loc: Loc,
+    ) -> Result<Operand, String> {
+        let ctx = self.ctx;
+        let tdata = ctx.types.get(ty).clone();
+        Ok(match ctx.attrs.get(a).clone() {
+            AttrData::Int { value, .. } => match tdata {
+                TypeData::Int { width, .. } => Operand::Int(int_repr(value, width)),
+                TypeData::Bool if memory => Operand::Int(i128::from(value != 0)),
+                TypeData::Bool => Operand::Bool(value != 0),
+                TypeData::Ptr(_) if value == 0 => Operand::Null,
+                TypeData::Float => Operand::Float(float_bits((value as f64).to_bits(), true)),
+                TypeData::Double => Operand::Float((value as f64).to_bits()),
+                _ => {
+                    return Err(format!(
+                        "an integer cannot initialize {}",
+                        type_text(ctx, ty)
+                    ));
+                }
+            },
+            AttrData::Bool(b) => match tdata {
+                TypeData::Bool if !memory => Operand::Bool(b),
+                TypeData::Bool | TypeData::Int { .. } => Operand::Int(i128::from(b)),
+                _ => {
+                    return Err(format!(
+                        "a boolean cannot initialize {}",
+                        type_text(ctx, ty)
+                    ));
+                }
+            },
+            AttrData::Float { bits, .. } => match tdata {
+                TypeData::Float => Operand::Float(float_bits(bits, true)),
+                TypeData::Double => Operand::Float(bits),
+                _ => return Err(format!("a float cannot initialize {}", type_text(ctx, ty))),
+            },
+            AttrData::Null(_) => Operand::Null,
+            AttrData::GlobalView {
+                symbol, indices, ..
+            } => self.global_view(symbol, &indices, loc)?,
+            AttrData::Str(bytes) => self.byte_array(&bytes, ty)?,
+            AttrData::ConstArray { elements, .. } => match elements {
+                ConstArrayElements::Bytes(bytes) => self.byte_array(&bytes, ty)?,
+                ConstArrayElements::Attrs(items) => self.aggregate(&items, ty, loc)?,
+            },
+            AttrData::Zero(_) => Operand::Zero,
+            AttrData::Undef(_) => Operand::Undef,
+            AttrData::List(items) => self.aggregate(&items, ty, loc)?,
+        })
+    }
+
+    fn byte_array(&self, bytes: &[u8], ty: Type) -> Result<Operand, String> {
+        match self.ctx.types.get(ty) {
+            TypeData::Array(e, n)
+                if matches!(self.ctx.types.get(*e), TypeData::Int { width: 8, .. }) =>
+            {
+                let n = *n as usize;
+                if bytes.len() > n {
+                    return Err(format!(
+                        "a string of {} bytes does not fit in {}",
+                        bytes.len(),
+                        type_text(self.ctx, ty)
+                    ));
+                }
+                let mut b = bytes.to_vec();
+                b.resize(n, 0);
+                Ok(Operand::Bytes(b))
+            }
+            _ => Err(format!(
+                "a string cannot initialize {}",
+                type_text(self.ctx, ty)
+            )),
+        }
+    }
+
+    fn aggregate(
+        &mut self,
+        items: &[ehir_core::Attr],
+        ty: Type,
+        loc: Loc,
+    ) -> Result<Operand, String> {
+        match self.ctx.types.get(ty).clone() {
+            TypeData::Array(e, n) => {
+                if items.len() as u64 > n {
+                    return Err(format!(
+                        "{} elements do not fit in {}",
+                        items.len(),
+                        type_text(self.ctx, ty)
+                    ));
+                }
+                let elem = self.mem_ty(e)?;
+                let mut out = Vec::with_capacity(n as usize);
+                for &x in items {
+                    out.push(self.constant(x, e, true, loc)?);
+                }
+                while (out.len() as u64) < n {
+                    out.push(Operand::Zero);
+                }
+                Ok(Operand::Array(elem, out))
+            }
+            TypeData::Record(alias) => {
+                let decl = self
+                    .ctx
+                    .record(alias)
+                    .ok_or_else(|| format!("record !{} is incomplete", self.name(alias)))?;
+                let fields = decl
+                    .fields
+                    .clone()
+                    .ok_or_else(|| format!("record !{} is incomplete", self.name(alias)))?;
+                if decl.kind == RecordKind::Union {
+                    return Err("constant unions are not supported".into());
+                }
+                if items.len() != fields.len() {
+                    return Err(format!(
+                        "!{} has {} fields but the constant has {}",
+                        self.name(alias),
+                        fields.len(),
+                        items.len()
+                    ));
+                }
+                if fields.is_empty() {
+                    return Ok(Operand::Zero);
+                }
+                let mut out = Vec::new();
+                for (&x, &f) in items.iter().zip(&fields) {
+                    out.push((self.mem_ty(f)?, self.constant(x, f, true, loc)?));
+                }
+                Ok(Operand::Struct(out))
+            }
+            _ => Err(format!(
+                "a list cannot initialize {}",
+                type_text(self.ctx, ty)
+            )),
+        }
+    }
+
+    // ---- globals and functions -------------------------------------------------------------------
+
+    fn global(&mut self, g: &ehir_core::Global) -> Option<ir::Global> {
+        let name = self.name(g.name).to_string();
+        let ty = match self.mem_ty(g.ty) {
+            Ok(t) => t,
+            Err(msg) => {
+                self.error(g.loc, format!("global @{name}: {msg}"));
+                return None;
+            }
+        };
+        let init = match g.init {
+            None => None,
+            Some(a) => match self.constant(a, g.ty, true, g.loc) {
+                Ok(c) => Some(c),
+                Err(msg) => {
+                    self.error(g.loc, format!("global @{name}: {msg}"));
+                    return None;
+                }
+            },
+        };
+        Some(ir::Global {
+            name,
+            linkage: linkage_text(g.linkage),
+            constant: g.constant,
+            unnamed_addr: g.constant && g.linkage == Linkage::Private,
+            ty,
+            init,
+            align: g.align,
+            comdat: g.linkage == Linkage::LinkOnceOdr && g.init.is_some(),
+        })
+    }
+
+    fn function(&mut self, f: &'m Function) -> Option<ir::Function> {
+        let name = self.name(f.name).to_string();
+        let (ret, ret_attrs, params, vararg) = match self.signature(f.sig) {
+            Ok(s) => s,
+            Err(msg) => {
+                self.error(f.loc, format!("function @{name}: {msg}"));
+                return None;
+            }
+        };
+        let mut fn_attrs: ir::Attrs = Vec::new();
+        if f.nothrow {
+            fn_attrs.push("nounwind");
+        }
+        let Some(body) = f.body else {
+            return Some(ir::Function {
+                name,
+                linkage: "",
+                ret,
+                ret_attrs,
+                params: params
+                    .into_iter()
+                    .map(|(ty, attrs)| Param {
+                        ty,
+                        attrs,
+                        name: String::new(),
+                    })
+                    .collect(),
+                vararg,
+                fn_attrs,
+                comdat: false,
+                personality: None,
+                blocks: None,
+            });
+        };
+        let _ = body;
+        if f.phase != Phase::Itanium {
+            self.error(
+                f.loc,
+                format!(
+                    "function @{name} is in the {} phase; emit-llvm needs the itanium phase (run the pipeline to eh-abi-lowering=itanium first)",
+                    f.phase.name()
+                ),
+            );
+            return None;
+        }
+        fn_attrs.push("uwtable");
+        let personality = f.personality.map(|p| {
+            let n = self.name(p).to_string();
+            if runtime_decl(&n).is_some() {
+                self.runtime(&n);
+            } else if !self.is_defined_symbol(p) && !self.extern_functions.contains_key(&n) {
+                self.extern_functions.insert(
+                    n.clone(),
+                    ir::Function {
+                        name: n.clone(),
+                        linkage: "",
+                        ret: Ty::i32(),
+                        ret_attrs: vec![],
+                        params: vec![],
+                        vararg: true,
+                        fn_attrs: vec![],
+                        comdat: false,
+                        personality: None,
+                        blocks: None,
+                    },
+                );
+            }
+            n
+        });
+        let errors_before = self.errors.len();
+        let mut fe = FunctionEmitter::new(self, f);
+        let (blocks, param_names) = fe.run();
+        if self.errors.len() > errors_before {
+            return None;
+        }
+        let params = params
+            .into_iter()
+            .zip(param_names)
+            .map(|((ty, attrs), name)| Param { ty, attrs, name })
+            .collect();
+        Some(ir::Function {
+            name,
+            linkage: linkage_text(f.linkage),
+            ret,
+            ret_attrs,
+            params,
+            vararg,
+            fn_attrs,
+            comdat: f.linkage == Linkage::LinkOnceOdr,
+            personality,
+            blocks: Some(blocks),
+        })
+    }
+}
+
+fn linkage_text(l: Linkage) -> &'static str {
+    match l {
+        Linkage::External => "",
+        Linkage::Private => "private",
+        Linkage::Internal => "internal",
+        Linkage::LinkOnceOdr => "linkonce_odr",
+        Linkage::Weak => "weak",
+    }
+}
+
+/// A CIR type as text, for messages.
+pub(crate) fn type_text(ctx: &ModuleCtx, t: Type) -> String {
+    let mut out = Vec::new();
+    let _ = ehir_core::printer::write_type(&mut out, ctx, t);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Emits the body of one function.
+struct FunctionEmitter<'a, 'm> {
+    m: &'a mut ModuleEmitter<'m>,
+    func: &'m Function,
+    names: Names,
+    /// Values that are another value under a new type (no-op casts).
+    alias: BTreeMap<Value, Value>,
+    /// Values that are constants (`cir.const`, `cir.get_global`).
+    constants: BTreeMap<Value, Operand>,
+    reachable: SecondaryMap<Block, bool>,
+    blocks: Vec<BasicBlock>,
+    /// Trampoline blocks to append after the current block.
+    pending: Vec<BasicBlock>,
+    /// Phi inputs per target block: (arguments, predecessor label).
+    incoming: BTreeMap<Block, Vec<(Vec<Operand>, String)>>,
+    allocas: Vec<Inst>,
+    temp: u32,
+    unreachable_label: Option<String>,
+    /// The label of the block whose instructions are being emitted.
+    current_label: String,
+}
+
+impl<'a, 'm> FunctionEmitter<'a, 'm> {
+    fn new(m: &'a mut ModuleEmitter<'m>, func: &'m Function) -> Self {
+        FunctionEmitter {
+            m,
+            func,
+            names: Names::new(func),
+            alias: BTreeMap::new(),
+            constants: BTreeMap::new(),
+            reachable: SecondaryMap::new(),
+            blocks: Vec::new(),
+            pending: Vec::new(),
+            incoming: BTreeMap::new(),
+            allocas: Vec::new(),
+            temp: 0,
+            unreachable_label: None,
+            current_label: String::new(),
+        }
+    }
+
+    fn ctx(&self) -> &'m ModuleCtx {
+        self.m.ctx
+    }
+
+    fn error(&mut self, op: Op, message: impl Into<String>) {
+        let loc = self.func.dfg.loc(op);
+        let loc = if loc == Loc::NONE { self.func.loc } else { loc };
+        self.m.error(loc, message);
+    }
+
+    fn value_name(&self, v: Value) -> String {
+        let n = self.names.value(v);
+        let n = n.trim_start_matches('%');
+        if n.starts_with(|c: char| c.is_ascii_digit()) {
+            format!("v{n}")
+        } else {
+            n.to_string()
+        }
+    }
+
+    fn block_label(&self, b: Block) -> String {
+        self.names.block(b).trim_start_matches('^').to_string()
+    }
+
+    fn fresh(&mut self, hint: &str) -> String {
+        let n = self.temp;
+        self.temp += 1;
+        format!("{hint}.{n}")
+    }
+
+    /// The operand for a value, looking through aliases and constants.
+    fn operand(&self, v: Value) -> Operand {
+        let mut v = v;
+        let mut steps = 0;
+        while let Some(&src) = self.alias.get(&v) {
+            v = src;
+            steps += 1;
+            if steps > self.alias.len() {
+                break;
+            }
+        }
+        match self.constants.get(&v) {
+            Some(c) => c.clone(),
+            None => Operand::Local(self.value_name(v)),
+        }
+    }
+
+    fn vty(&self, v: Value) -> Type {
+        self.func.dfg.value_type(v)
+    }
+
+    fn value_ty(&mut self, op: Op, t: Type) -> Option<Ty> {
+        match self.m.value_ty(t) {
+            Ok(t) => Some(t),
+            Err(msg) => {
+                self.error(op, msg);
+                None
+            }
+        }
+    }
+
+    fn mem_ty(&mut self, op: Op, t: Type) -> Option<Ty> {
+        match self.m.mem_ty(t) {
+            Ok(t) => Some(t),
+            Err(msg) => {
+                self.error(op, msg);
+                None
+            }
+        }
+    }
+
+    fn emit(&mut self, inst: Inst) {
+        self.blocks
+            .last_mut()
+            .expect("a block is open")
+            .insts
+            .push(inst);
+    }
+
+    fn is_bool(&self, t: Type) -> bool {
+        matches!(self.ctx().types.get(t), TypeData::Bool)
+    }
+
+    fn int_info(&self, t: Type) -> Option<(u16, bool)> {
+        self.ctx().types.int_info(t)
+    }
+
+    /// Returns the emitted blocks and the parameter names of the function.
+    fn run(&mut self) -> (Vec<BasicBlock>, Vec<String>) {
+        let func = self.func;
+        let entry = func.entry_block().expect("a definition has an entry block");
+        self.compute_reachable(entry);
+        let param_names: Vec<String> = func
+            .dfg
+            .block_params(entry)
+            .iter()
+            .map(|&p| self.value_name(p))
+            .collect();
+        let body = func.body.expect("definition");
+        let blocks: Vec<Block> = func
+            .layout
+            .blocks(body)
+            .filter(|&b| self.reachable[b])
+            .collect();
+        // Pass 1: values that need no instruction.
+        for &b in &blocks {
+            for op in func.layout.ops(b) {
+                self.classify(op);
+            }
+        }
+        // An entry block that is also a branch target gets a separate LLVM entry block.
+        let entry_is_target = blocks.iter().any(|&b| {
+            func.layout
+                .last_op(b)
+                .is_some_and(|t| func.dfg.successor_blocks(t).any(|s| s == entry))
+        });
+        if entry_is_target {
+            if !func.dfg.block_params(entry).is_empty() {
+                self.m.error(
+                    func.loc,
+                    "a branch to the entry block of a function with parameters cannot be emitted",
+                );
+            }
+            self.blocks.push(BasicBlock {
+                label: "entry".into(),
+                insts: vec![Inst::Br(self.block_label(entry))],
+            });
+        }
+        for &b in &blocks {
+            self.current_label = self.block_label(b);
+            self.blocks.push(BasicBlock {
+                label: self.current_label.clone(),
+                insts: Vec::new(),
+            });
+            for op in func.layout.ops(b) {
+                self.op(op);
+            }
+            let pending = std::mem::take(&mut self.pending);
+            self.blocks.extend(pending);
+        }
+        if let Some(l) = self.unreachable_label.clone() {
+            self.blocks.push(BasicBlock {
+                label: l,
+                insts: vec![Inst::Unreachable],
+            });
+        }
+        self.insert_phis(&blocks, entry);
+        let allocas = std::mem::take(&mut self.allocas);
+        let first = &mut self.blocks[0].insts;
+        first.splice(0..0, allocas);
+        (std::mem::take(&mut self.blocks), param_names)
+    }
+
+    fn compute_reachable(&mut self, entry: Block) {
+        let func = self.func;
+        let mut stack = vec![entry];
+        self.reachable[entry] = true;
+        while let Some(b) = stack.pop() {
+            let Some(t) = func.layout.last_op(b) else {
+                continue;
+            };
+            for s in func.dfg.successor_blocks(t) {
+                if !self.reachable[s] {
+                    self.reachable[s] = true;
+                    stack.push(s);
+                }
+            }
+        }
+    }
+
+    fn insert_phis(&mut self, blocks: &[Block], entry: Block) {
+        let func = self.func;
+        for &b in blocks {
+            if b == entry {
+                continue;
+            }
+            let params = func.dfg.block_params(b);
+            if params.is_empty() {
+                continue;
+            }
+            let label = self.block_label(b);
+            let incoming = self.incoming.remove(&b).unwrap_or_default();
+            let mut phis = Vec::new();
+            for (i, &p) in params.iter().enumerate() {
+                let Ok(ty) = self.m.value_ty(self.vty(p)) else {
+                    self.m.error(
+                        func.loc,
+                        format!(
+                            "block {} parameter {}: {}",
+                            label,
+                            i,
+                            self.m.value_ty(self.vty(p)).err().unwrap_or_default()
+                        ),
+                    );
+                    continue;
+                };
+                phis.push(Inst::Phi {
+                    result: self.value_name(p),
+                    ty,
+                    incoming: incoming
+                        .iter()
+                        .map(|(args, from)| {
+                            (args.get(i).cloned().unwrap_or(Operand::Undef), from.clone())
+                        })
+                        .collect(),
+                });
+            }
+            if let Some(bb) = self.blocks.iter_mut().find(|bb| bb.label == label) {
+                bb.insts.splice(0..0, phis);
+            }
+        }
+    }
+
+    /// Records values that need no instruction of their own.
+    fn classify(&mut self, op: Op) {
+        let dfg = &self.func.dfg;
+        let results = dfg.results(op);
+        let operands = dfg.operands(op);
+        match *dfg.kind(op) {
+            OpKind::Const { value } => {
+                let r = results[0];
+                let loc = dfg.loc(op);
+                match self.m.constant(value, dfg.value_type(r), false, loc) {
+                    Ok(c) => {
+                        self.constants.insert(r, c);
+                    }
+                    Err(msg) => self.error(op, msg),
+                }
+            }
+            OpKind::GetGlobal { symbol } => {
+                let r = results[0];
+                let pointee = self.ctx().types.pointee(dfg.value_type(r));
+                let loc = dfg.loc(op);
+                let o = if self.m.module.function_by_name(symbol).is_some() {
+                    Operand::Global(self.m.name(symbol).to_string())
+                } else {
+                    self.m.global_ref(symbol, pointee, loc)
+                };
+                self.constants.insert(r, o);
+            }
+            OpKind::Cast(kind) => {
+                let (Some(&src), Some(&r)) = (operands.first(), results.first()) else {
+                    return;
+                };
+                if self.cast_is_noop(kind, dfg.value_type(src), dfg.value_type(r)) {
+                    self.alias.insert(r, src);
+                } else if kind == CastKind::NullToPtr {
+                    self.constants.insert(r, Operand::Null);
+                }
+            }
+            OpKind::Unary(UnaryOp::Plus) => {
+                if let (Some(&src), Some(&r)) = (operands.first(), results.first()) {
+                    self.alias.insert(r, src);
+                }
+            }
+            OpKind::GetMember { .. } => {
+                if let (Some(&src), Some(&r)) = (operands.first(), results.first()) {
+                    let record = self.ctx().types.pointee(dfg.value_type(src));
+                    let is_union = record.is_some_and(|t| match self.ctx().types.get(t) {
+                        TypeData::Record(a) => self
+                            .ctx()
+                            .record(*a)
+                            .is_some_and(|d| d.kind == RecordKind::Union),
+                        _ => false,
+                    });
+                    if is_union {
+                        self.alias.insert(r, src);
+                    }
+                }
+            }
+            OpKind::BaseClassAddr { offset: 0, .. }
+            | OpKind::DerivedClassAddr { offset: 0, .. } => {
+                if let (Some(&src), Some(&r)) = (operands.first(), results.first()) {
+                    self.alias.insert(r, src);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn cast_is_noop(&self, kind: CastKind, from: Type, to: Type) -> bool {
+        let types = &self.ctx().types;
+        match kind {
+            CastKind::ArrayToPtrDecay => true,
+            CastKind::Bitcast => {
+                (types.is_ptr(from) && types.is_ptr(to))
+                    || self.m.value_ty(from).ok() == self.m.value_ty(to).ok()
+            }
+            CastKind::Integral => match (types.int_info(from), types.int_info(to)) {
+                (Some((a, _)), Some((b, _))) => a == b,
+                _ => false,
+            },
+            CastKind::Floating => types.get(from) == types.get(to),
+            _ => false,
+        }
+    }
+
+    // ---- edges ---------------------------------------------------------------------------------------
+
+    /// Labels to branch to for each successor edge of `op`, recording phi inputs. An edge to
+    /// a block with parameters that the same terminator targets more than once goes through
+    /// a trampoline block of its own, so each phi input has a distinct predecessor.
+    fn edge_labels(&mut self, op: Op) -> Vec<String> {
+        let dfg = &self.func.dfg;
+        let succs: Vec<Successor> = dfg.successors(op).to_vec();
+        let targets: Vec<Block> = succs.iter().map(|&s| dfg.successor_block(s)).collect();
+        let mut labels = Vec::with_capacity(succs.len());
+        for (i, &s) in succs.iter().enumerate() {
+            let target = targets[i];
+            let args: Vec<Operand> = dfg
+                .successor_args(s)
+                .iter()
+                .map(|&a| self.operand(a))
+                .collect();
+            let has_params = !dfg.block_params(target).is_empty();
+            let duplicate = targets.iter().filter(|&&t| t == target).count() > 1;
+            if has_params && duplicate {
+                let label = format!("{}.edge{}", self.current_label, i);
+                self.pending.push(BasicBlock {
+                    label: label.clone(),
+                    insts: vec![Inst::Br(self.block_label(target))],
+                });
+                self.incoming
+                    .entry(target)
+                    .or_default()
+                    .push((args, label.clone()));
+                labels.push(label);
+            } else {
+                if has_params {
+                    let from = self.current_label.clone();
+                    self.incoming.entry(target).or_default().push((args, from));
+                }
+                labels.push(self.block_label(target));
+            }
+        }
+        labels
+    }
+
+    fn unreachable_block(&mut self) -> String {
+        self.unreachable_label
+            .get_or_insert_with(|| "unreachable".to_string())
+            .clone()
+    }
+
+    // ---- ops -------------------------------------------------------------------------------------------
+
+    fn op(&mut self, op: Op) {
+        let dfg = &self.func.dfg;
+        let kind = *dfg.kind(op);
+        let operands: Vec<Value> = dfg.operands(op).to_vec();
+        let results: Vec<Value> = dfg.results(op).to_vec();
+        match kind {
+            // Values without instructions (see `classify`).
+            OpKind::Const { .. } | OpKind::GetGlobal { .. } => {}
+            OpKind::Cast(_)
+            | OpKind::Unary(UnaryOp::Plus)
+            | OpKind::GetMember { .. }
+            | OpKind::BaseClassAddr { .. }
+            | OpKind::DerivedClassAddr { .. }
+                if results.first().is_some_and(|r| {
+                    self.alias.contains_key(r) || self.constants.contains_key(r)
+                }) => {}
+            OpKind::Return => {
+                let ret = match operands.first() {
+                    None => None,
+                    Some(&v) => {
+                        let Some(t) = self.value_ty(op, self.vty(v)) else {
+                            return;
+                        };
+                        Some((t, self.operand(v)))
+                    }
+                };
+                self.emit(Inst::Ret(ret));
+            }
+            OpKind::Alloca {
+                alloc_ty, align, ..
+            } => {
+                let Some(ty) = self.mem_ty(op, alloc_ty) else {
+                    return;
+                };
+                if let Err(msg) = size_align(self.ctx(), alloc_ty) {
+                    self.error(
+                        op,
+                        format!("cannot allocate {}: {msg}", type_text(self.ctx(), alloc_ty)),
+                    );
+                    return;
+                }
+                let result = self.value_name(results[0]);
+                self.allocas.push(Inst::Alloca {
+                    result,
+                    ty,
+                    align: u32::from(align),
+                });
+            }
+            OpKind::Load { align, volatile } => {
+                let r = results[0];
+                let rt = self.vty(r);
+                let Some(ty) = self.mem_ty(op, rt) else {
+                    return;
+                };
+                let ptr = self.operand(operands[0]);
+                let name = self.value_name(r);
+                if self.is_bool(rt) {
+                    let raw = self.fresh(&name);
+                    self.emit(Inst::Load {
+                        result: raw.clone(),
+                        ty: Ty::i8(),
+                        ptr,
+                        align: u32::from(align),
+                        volatile,
+                    });
+                    self.emit(Inst::Cast {
+                        result: name,
+                        op: "trunc",
+                        from: Ty::i8(),
+                        value: Operand::Local(raw),
+                        to: Ty::i1(),
+                    });
+                } else {
+                    self.emit(Inst::Load {
+                        result: name,
+                        ty,
+                        ptr,
+                        align: u32::from(align),
+                        volatile,
+                    });
+                }
+            }
+            OpKind::Store { align, volatile } => {
+                let v = operands[0];
+                let vt = self.vty(v);
+                let Some(ty) = self.mem_ty(op, vt) else {
+                    return;
+                };
+                let mut value = self.operand(v);
+                if self.is_bool(vt) {
+                    let t = self.fresh("frombool");
+                    self.emit(Inst::Cast {
+                        result: t.clone(),
+                        op: "zext",
+                        from: Ty::i1(),
+                        value,
+                        to: Ty::i8(),
+                    });
+                    value = Operand::Local(t);
+                }
+                let ptr = self.operand(operands[1]);
+                self.emit(Inst::Store {
+                    ty,
+                    value,
+                    ptr,
+                    align: u32::from(align),
+                    volatile,
+                });
+            }
+            OpKind::Call { callee, sig, flags } => {
+                let Some(target) =
+                    self.call_target(op, callee.expand(), sig, &operands, flags.nothrow)
+                else {
+                    return;
+                };
+                let result = results.first().map(|&r| self.value_name(r));
+                self.emit(Inst::Call { result, target });
+            }
+            OpKind::TryCall { callee, sig, flags } => {
+                let Some(target) =
+                    self.call_target(op, callee.expand(), sig, &operands, flags.nothrow)
+                else {
+                    return;
+                };
+                let labels = self.edge_labels(op);
+                if labels.len() != 2 {
+                    self.error(op, "cir.try_call needs a normal and an unwind destination");
+                    return;
+                }
+                let result = results.first().map(|&r| self.value_name(r));
+                self.emit(Inst::Invoke {
+                    result,
+                    target,
+                    normal: labels[0].clone(),
+                    unwind: labels[1].clone(),
+                });
+            }
+            OpKind::Binary(b) => self.binary(op, b, &operands, results[0]),
+            OpKind::Unary(u) => self.unary(op, u, operands[0], results[0]),
+            OpKind::Cmp(p) => self.cmp(op, p, &operands, results[0]),
+            OpKind::Cast(k) => self.cast(op, k, operands[0], results[0]),
+            OpKind::Select => {
+                let r = results[0];
+                let Some(ty) = self.value_ty(op, self.vty(r)) else {
+                    return;
+                };
+                let inst = Inst::Select {
+                    result: self.value_name(r),
+                    cond: self.operand(operands[0]),
+                    ty,
+                    if_true: self.operand(operands[1]),
+                    if_false: self.operand(operands[2]),
+                };
+                self.emit(inst);
+            }
+            OpKind::PtrStride => {
+                let r = results[0];
+                let Some(pointee) = self.ctx().types.pointee(self.vty(r)) else {
+                    self.error(op, "cir.ptr_stride must produce a pointer");
+                    return;
+                };
+                let Some(source) = self.mem_ty(op, pointee) else {
+                    return;
+                };
+                let index = self.index_i64(op, operands[1]);
+                let inst = Inst::Gep {
+                    result: self.value_name(r),
+                    source,
+                    base: self.operand(operands[0]),
+                    indices: vec![(Ty::i64(), index)],
+                    inbounds: false,
+                };
+                self.emit(inst);
+            }
+            OpKind::GetMember { index, .. } => {
+                let r = results[0];
+                let Some(record) = self.ctx().types.pointee(self.vty(operands[0])) else {
+                    self.error(op, "cir.get_member needs a pointer to a record");
+                    return;
+                };
+                let Some(source) = self.mem_ty(op, record) else {
+                    return;
+                };
+                let inst = Inst::Gep {
+                    result: self.value_name(r),
+                    source,
+                    base: self.operand(operands[0]),
+                    indices: vec![
+                        (Ty::i32(), Operand::Int(0)),
+                        (Ty::i32(), Operand::Int(i128::from(index))),
+                    ],
+                    inbounds: true,
+                };
+                self.emit(inst);
+            }
+            OpKind::BaseClassAddr { offset, nonnull } => {
+                self.class_addr(operands[0], results[0], i128::from(offset), nonnull)
+            }
+            OpKind::DerivedClassAddr { offset, nonnull } => {
+                self.class_addr(operands[0], results[0], -i128::from(offset), nonnull)
+            }
+            OpKind::AllocException { size } => {
+                let callee = self.m.runtime("__cxa_allocate_exception");
+                let result = self.value_name(results[0]);
+                self.emit(Inst::Call {
+                    result: Some(result),
+                    target: CallTarget {
+                        ret: Ty::Ptr,
+                        ret_attrs: vec![],
+                        vararg_params: None,
+                        callee,
+                        args: vec![Arg {
+                            ty: Ty::i64(),
+                            attrs: vec![],
+                            value: Operand::Int(i128::from(size)),
+                        }],
+                        fn_attrs: vec![],
+                    },
+                });
+            }
+            OpKind::Throw { type_info, dtor } => {
+                self.throw(op, &operands, type_info.expand(), dtor.expand())
+            }
+            OpKind::Unreachable => self.emit(Inst::Unreachable),
+            OpKind::Br => {
+                let labels = self.edge_labels(op);
+                match labels.first() {
+                    Some(l) => self.emit(Inst::Br(l.clone())),
+                    None => self.error(op, "cir.br without a destination"),
+                }
+            }
+            OpKind::BrCond => {
+                let labels = self.edge_labels(op);
+                if labels.len() != 2 {
+                    self.error(op, "cir.brcond needs two destinations");
+                    return;
+                }
+                let cond = self.operand(operands[0]);
+                self.emit(Inst::CondBr {
+                    cond,
+                    if_true: labels[0].clone(),
+                    if_false: labels[1].clone(),
+                });
+            }
+            OpKind::SwitchFlat { cases } => {
+                let values: Vec<i128> = match self.func.dfg.extra(cases) {
+                    ExtraData::Cases(v) => v.clone(),
+                    _ => Vec::new(),
+                };
+                let v = operands[0];
+                let vt = self.vty(v);
+                let Some(ty) = self.value_ty(op, vt) else {
+                    return;
+                };
+                let width = self.int_info(vt).map(|(w, _)| w).unwrap_or(1);
+                let labels = self.edge_labels(op);
+                if labels.len() != values.len() + 1 {
+                    self.error(
+                        op,
+                        "cir.switch.flat has a destination count that does not match its cases",
+                    );
+                    return;
+                }
+                let value = self.operand(v);
+                self.emit(Inst::Switch {
+                    ty,
+                    value,
+                    default: labels[0].clone(),
+                    cases: values
+                        .iter()
+                        .map(|&c| int_repr(c, width))
+                        .zip(labels[1..].iter().cloned())
+                        .collect(),
+                });
+            }
+            OpKind::EhLandingPad { cleanup, clauses } => {
+                let clauses: Vec<LandingPadClause> = match self.func.dfg.extra(clauses) {
+                    ExtraData::LandingPadClauses(c) => c.clone(),
+                    _ => Vec::new(),
+                };
+                let clauses: Vec<Clause> = clauses
+                    .iter()
+                    .map(|c| match c {
+                        LandingPadClause::Catch(None) => Clause::Catch(Operand::Null),
+                        LandingPadClause::Catch(Some(s)) => Clause::Catch(self.m.typeinfo_ref(*s)),
+                        LandingPadClause::Filter(list) => {
+                            Clause::Filter(list.iter().map(|&s| self.m.typeinfo_ref(s)).collect())
+                        }
+                    })
+                    .collect();
+                let cleanup = cleanup || clauses.is_empty();
+                if results.len() != 2 {
+                    self.error(op, "cir.eh.landingpad must have two results");
+                    return;
+                }
+                let lp = self.fresh("lpad");
+                self.emit(Inst::LandingPad {
+                    result: lp.clone(),
+                    cleanup,
+                    clauses,
+                });
+                for (i, &r) in results.iter().enumerate() {
+                    let inst = Inst::ExtractValue {
+                        result: self.value_name(r),
+                        ty: Ty::landing_pad(),
+                        aggregate: Operand::Local(lp.clone()),
+                        index: i as u32,
+                    };
+                    self.emit(inst);
+                }
+            }
+            OpKind::EhTypeId { type_info } => {
+                let ti = self.m.typeinfo_ref(type_info);
+                let callee = self.m.runtime("llvm.eh.typeid.for.p0");
+                let result = self.value_name(results[0]);
+                self.emit(Inst::Call {
+                    result: Some(result),
+                    target: CallTarget {
+                        ret: Ty::i32(),
+                        ret_attrs: vec![],
+                        vararg_params: None,
+                        callee,
+                        args: vec![Arg {
+                            ty: Ty::Ptr,
+                            attrs: vec![],
+                            value: ti,
+                        }],
+                        fn_attrs: vec![],
+                    },
+                });
+            }
+            OpKind::ResumeFlat => {
+                if operands.len() != 2 {
+                    self.error(
+                        op,
+                        "cir.resume.flat needs the exception pointer and the selector",
+                    );
+                    return;
+                }
+                let a = self.fresh("resume");
+                let b = self.fresh("resume");
+                let exn = self.operand(operands[0]);
+                let sel = self.operand(operands[1]);
+                self.emit(Inst::InsertValue {
+                    result: a.clone(),
+                    ty: Ty::landing_pad(),
+                    aggregate: Operand::Poison,
+                    element_ty: Ty::Ptr,
+                    element: exn,
+                    index: 0,
+                });
+                self.emit(Inst::InsertValue {
+                    result: b.clone(),
+                    ty: Ty::landing_pad(),
+                    aggregate: Operand::Local(a),
+                    element_ty: Ty::i32(),
+                    element: sel,
+                    index: 1,
+                });
+                self.emit(Inst::Resume {
+                    ty: Ty::landing_pad(),
+                    value: Operand::Local(b),
+                });
+            }
+            OpKind::EhTerminate => {
+                if let Some(&exn) = operands.first() {
+                    if !self.ctx().types.is_ptr(self.vty(exn)) {
+                        self.error(op, "cir.eh.terminate takes an exception token here; run eh-abi-lowering=itanium first");
+                        return;
+                    }
+                    let callee = self.m.runtime("__cxa_begin_catch");
+                    let value = self.operand(exn);
+                    self.emit(Inst::Call {
+                        result: None,
+                        target: CallTarget {
+                            ret: Ty::Ptr,
+                            ret_attrs: vec![],
+                            vararg_params: None,
+                            callee,
+                            args: vec![Arg {
+                                ty: Ty::Ptr,
+                                attrs: vec![],
+                                value,
+                            }],
+                            fn_attrs: vec!["nounwind"],
+                        },
+                    });
+                }
+                let callee = self.m.runtime("_ZSt9terminatev");
+                self.emit(Inst::Call {
+                    result: None,
+                    target: CallTarget {
+                        ret: Ty::Void,
+                        ret_attrs: vec![],
+                        vararg_params: None,
+                        callee,
+                        args: vec![],
+                        fn_attrs: vec!["nounwind"],
+                    },
+                });
+                self.emit(Inst::Unreachable);
+            }
+            OpKind::Resume => self.error(
+                op,
+                "cir.resume cannot be emitted as LLVM IR; run eh-abi-lowering=itanium first",
+            ),
+            OpKind::IndirectBr | OpKind::BlockAddress { .. } => {
+                self.error(op, format!("{} is not supported by emit-llvm", kind.name()))
+            }
+            _ => {
+                let phase = match kind.phases() {
+                    ehir_core::PhaseSet::Structured => {
+                        "run flatten-cfg and eh-abi-lowering=itanium first"
+                    }
+                    ehir_core::PhaseSet::Flat => "run eh-abi-lowering=itanium first",
+                    ehir_core::PhaseSet::Msvc => "it belongs to the msvc phase",
+                    _ => "it has no LLVM lowering",
+                };
+                self.error(
+                    op,
+                    format!("{} cannot be emitted as LLVM IR: {phase}", kind.name()),
+                );
+            }
+        }
+    }
+
+    fn call_target(
+        &mut self,
+        op: Op,
+        callee: Option<Symbol>,
+        sig: Type,
+        operands: &[Value],
+        nothrow: bool,
+    ) -> Option<CallTarget> {
+        let loc = self.func.dfg.loc(op);
+        let (callee_operand, args) = match callee {
+            Some(s) => (self.m.function_ref(s, sig, loc), operands),
+            None => match operands.split_first() {
+                Some((&f, rest)) => (self.operand(f), rest),
+                None => {
+                    self.error(op, "an indirect call needs a callee operand");
+                    return None;
+                }
+            },
+        };
+        let (ret, ret_attrs, params, vararg) = match self.m.signature(sig) {
+            Ok(s) => s,
+            Err(msg) => {
+                self.error(op, msg);
+                return None;
+            }
+        };
+        // The op's results decide the return type when the signature says void
+        // (a call printed as `-> ()` that still produces a value is malformed).
+        let mut call_args = Vec::with_capacity(args.len());
+        for (i, &a) in args.iter().enumerate() {
+            let at = self.vty(a);
+            let ty = self.value_ty(op, at)?;
+            let attrs = match params.get(i) {
+                Some((_, attrs)) => attrs.clone(),
+                None => abi_attrs(self.ctx(), at),
+            };
+            call_args.push(Arg {
+                ty,
+                attrs,
+                value: self.operand(a),
+            });
+        }
+        let vararg_params = vararg.then(|| params.iter().map(|(t, _)| t.clone()).collect());
+        Some(CallTarget {
+            ret,
+            ret_attrs,
+            vararg_params,
+            callee: callee_operand,
+            args: call_args,
+            fn_attrs: if nothrow { vec!["nounwind"] } else { vec![] },
+        })
+    }
+
+    /// An integer index widened to `i64` (zero-extended when unsigned).
+    fn index_i64(&mut self, op: Op, v: Value) -> Operand {
+        let t = self.vty(v);
+        let o = self.operand(v);
+        match self.int_info(t) {
+            Some((64, _)) => o,
+            Some((w, signed)) => {
+                let name = self.fresh("idx");
+                let from = Ty::Int(u32::from(w));
+                let cast = if w > 64 {
+                    "trunc"
+                } else if signed {
+                    "sext"
+                } else {
+                    "zext"
+                };
+                self.emit(Inst::Cast {
+                    result: name.clone(),
+                    op: cast,
+                    from,
+                    value: o,
+                    to: Ty::i64(),
+                });
+                Operand::Local(name)
+            }
+            None => {
+                self.error(op, "a pointer stride must be an integer");
+                o
+            }
+        }
+    }
+
+    fn class_addr(&mut self, src: Value, result: Value, offset: i128, nonnull: bool) {
+        let name = self.value_name(result);
+        let base = self.operand(src);
+        let gep_name = if nonnull {
+            name.clone()
+        } else {
+            self.fresh(&name)
+        };
+        self.emit(Inst::Gep {
+            result: gep_name.clone(),
+            source: Ty::i8(),
+            base: base.clone(),
+            indices: vec![(Ty::i64(), Operand::Int(offset))],
+            inbounds: true,
+        });
+        if !nonnull {
+            let is_null = self.fresh(&name);
+            self.emit(Inst::ICmp {
+                result: is_null.clone(),
+                pred: IntPredicate::Eq,
+                ty: Ty::Ptr,
+                lhs: base,
+                rhs: Operand::Null,
+            });
+            self.emit(Inst::Select {
+                result: name,
+                cond: Operand::Local(is_null),
+                ty: Ty::Ptr,
+                if_true: Operand::Null,
+                if_false: Operand::Local(gep_name),
+            });
+        }
+    }
+
+    fn throw(
+        &mut self,
+        op: Op,
+        operands: &[Value],
+        type_info: Option<Symbol>,
+        dtor: Option<Symbol>,
+    ) {
+        let (callee, args) = match operands.first() {
+            None => (self.m.runtime("__cxa_rethrow"), vec![]),
+            Some(&obj) => {
+                let Some(ti) = type_info else {
+                    self.error(op, "cir.throw of an object needs its typeinfo");
+                    return;
+                };
+                let ti = self.m.typeinfo_ref(ti);
+                let loc = self.func.dfg.loc(op);
+                let dtor = match dtor {
+                    None => Operand::Null,
+                    Some(d) => {
+                        let void_ptr = self.ctx().types.common().void_ptr;
+                        // The destructor is `void(ptr)`; only its address is used.
+                        let sig = self
+                            .m
+                            .module
+                            .function_by_name(d)
+                            .map(|f| self.m.module.functions[f].sig);
+                        match sig {
+                            Some(_) => Operand::Global(self.m.name(d).to_string()),
+                            None => {
+                                let name = self.m.name(d).to_string();
+                                if !self.m.extern_functions.contains_key(&name) {
+                                    self.m.extern_functions.insert(
+                                        name.clone(),
+                                        ir::Function {
+                                            name: name.clone(),
+                                            linkage: "",
+                                            ret: Ty::Void,
+                                            ret_attrs: vec![],
+                                            params: vec![Param {
+                                                ty: Ty::Ptr,
+                                                attrs: vec![],
+                                                name: String::new(),
+                                            }],
+                                            vararg: false,
+                                            fn_attrs: vec![],
+                                            comdat: false,
+                                            personality: None,
+                                            blocks: None,
+                                        },
+                                    );
+                                }
+                                let _ = (void_ptr, loc);
+                                Operand::Global(name)
+                            }
+                        }
+                    }
+                };
+                let callee = self.m.runtime("__cxa_throw");
+                let arg = |value| Arg {
+                    ty: Ty::Ptr,
+                    attrs: vec![],
+                    value,
+                };
+                (callee, vec![arg(self.operand(obj)), arg(ti), arg(dtor)])
+            }
+        };
+        let target = CallTarget {
+            ret: Ty::Void,
+            ret_attrs: vec![],
+            vararg_params: None,
+            callee,
+            args,
+            fn_attrs: vec![],
+        };
+        if self.func.dfg.successors(op).is_empty() {
+            self.emit(Inst::Call {
+                result: None,
+                target,
+            });
+            self.emit(Inst::Unreachable);
+        } else {
+            let labels = self.edge_labels(op);
+            let normal = self.unreachable_block();
+            self.emit(Inst::Invoke {
+                result: None,
+                target,
+                normal,
+                unwind: labels[0].clone(),
+            });
+        }
+    }
+
+    fn binary(&mut self, op: Op, b: BinaryOp, operands: &[Value], r: Value) {
+        let t = self.vty(r);
+        let Some(ty) = self.value_ty(op, t) else {
+            return;
+        };
+        let types = &self.ctx().types;
+        let float = types.is_float(t);
+        let signed = types.int_info(t).is_some_and(|(_, s)| s);
+        let is_int = types.is_int(t) || self.is_bool(t);
+        if !float && !is_int {
+            self.error(
+                op,
+                format!("cir.binop on {} is not supported", type_text(self.ctx(), t)),
+            );
+            return;
+        }
+        let opcode = match (b, float) {
+            (BinaryOp::Add, false) => "add",
+            (BinaryOp::Add, true) => "fadd",
+            (BinaryOp::Sub, false) => "sub",
+            (BinaryOp::Sub, true) => "fsub",
+            (BinaryOp::Mul, false) => "mul",
+            (BinaryOp::Mul, true) => "fmul",
+            (BinaryOp::Div, true) => "fdiv",
+            (BinaryOp::Div, false) => {
+                if signed {
+                    "sdiv"
+                } else {
+                    "udiv"
+                }
+            }
+            (BinaryOp::Rem, true) => "frem",
+            (BinaryOp::Rem, false) => {
+                if signed {
+                    "srem"
+                } else {
+                    "urem"
+                }
+            }
+            (BinaryOp::And, false) => "and",
+            (BinaryOp::Or, false) => "or",
+            (BinaryOp::Xor, false) => "xor",
+            (BinaryOp::Shl, false) => "shl",
+            (BinaryOp::Shr, false) => {
+                if signed {
+                    "ashr"
+                } else {
+                    "lshr"
+                }
+            }
+            (k, true) => {
+                self.error(op, format!("cir.binop({}) on a float", k.name()));
+                return;
+            }
+        };
+        let inst = Inst::Binary {
+            result: self.value_name(r),
+            op: opcode,
+            ty,
+            lhs: self.operand(operands[0]),
+            rhs: self.operand(operands[1]),
+        };
+        self.emit(inst);
+    }
+
+    fn unary(&mut self, op: Op, u: UnaryOp, v: Value, r: Value) {
+        let t = self.vty(r);
+        let Some(ty) = self.value_ty(op, t) else {
+            return;
+        };
+        let float = self.ctx().types.is_float(t);
+        let is_bool = self.is_bool(t);
+        let result = self.value_name(r);
+        let x = self.operand(v);
+        let one = if float {
+            Operand::Float(1.0f64.to_bits())
+        } else {
+            Operand::Int(1)
+        };
+        let inst = match u {
+            UnaryOp::Plus => unreachable!("classified as an alias"),
+            UnaryOp::Inc | UnaryOp::Dec if is_bool => {
+                self.error(op, "increment of a bool is not supported");
+                return;
+            }
+            UnaryOp::Inc => Inst::Binary {
+                result,
+                op: if float { "fadd" } else { "add" },
+                ty,
+                lhs: x,
+                rhs: one,
+            },
+            UnaryOp::Dec => Inst::Binary {
+                result,
+                op: if float { "fsub" } else { "sub" },
+                ty,
+                lhs: x,
+                rhs: one,
+            },
+            UnaryOp::Minus if float => Inst::FNeg {
+                result,
+                ty,
+                value: x,
+            },
+            UnaryOp::Minus => Inst::Binary {
+                result,
+                op: "sub",
+                ty,
+                lhs: Operand::Int(0),
+                rhs: x,
+            },
+            UnaryOp::Not if float => {
+                self.error(op, "cir.unary(not) on a float");
+                return;
+            }
+            UnaryOp::Not => Inst::Binary {
+                result,
+                op: "xor",
+                ty,
+                lhs: x,
+                rhs: if is_bool {
+                    Operand::Bool(true)
+                } else {
+                    Operand::Int(-1)
+                },
+            },
+        };
+        self.emit(inst);
+    }
+
+    fn cmp(&mut self, op: Op, p: CmpPredicate, operands: &[Value], r: Value) {
+        let t = self.vty(operands[0]);
+        let Some(ty) = self.value_ty(op, t) else {
+            return;
+        };
+        let types = &self.ctx().types;
+        let result = self.value_name(r);
+        let lhs = self.operand(operands[0]);
+        let rhs = self.operand(operands[1]);
+        if types.is_float(t) {
+            let pred = match p {
+                CmpPredicate::Eq => FloatPredicate::Oeq,
+                CmpPredicate::Ne => FloatPredicate::Une,
+                CmpPredicate::Lt => FloatPredicate::Olt,
+                CmpPredicate::Le => FloatPredicate::Ole,
+                CmpPredicate::Gt => FloatPredicate::Ogt,
+                CmpPredicate::Ge => FloatPredicate::Oge,
+            };
+            self.emit(Inst::FCmp {
+                result,
+                pred,
+                ty,
+                lhs,
+                rhs,
+            });
+            return;
+        }
+        let signed = types.int_info(t).is_some_and(|(_, s)| s);
+        let pred = match (p, signed) {
+            (CmpPredicate::Eq, _) => IntPredicate::Eq,
+            (CmpPredicate::Ne, _) => IntPredicate::Ne,
+            (CmpPredicate::Lt, true) => IntPredicate::Slt,
+            (CmpPredicate::Le, true) => IntPredicate::Sle,
+            (CmpPredicate::Gt, true) => IntPredicate::Sgt,
+            (CmpPredicate::Ge, true) => IntPredicate::Sge,
+            (CmpPredicate::Lt, false) => IntPredicate::Ult,
+            (CmpPredicate::Le, false) => IntPredicate::Ule,
+            (CmpPredicate::Gt, false) => IntPredicate::Ugt,
+            (CmpPredicate::Ge, false) => IntPredicate::Uge,
+        };
+        self.emit(Inst::ICmp {
+            result,
+            pred,
+            ty,
+            lhs,
+            rhs,
+        });
+    }
+
+    fn cast(&mut self, op: Op, k: CastKind, v: Value, r: Value) {
+        let from_t = self.vty(v);
+        let to_t = self.vty(r);
+        let Some(from) = self.value_ty(op, from_t) else {
+            return;
+        };
+        let Some(to) = self.value_ty(op, to_t) else {
+            return;
+        };
+        let result = self.value_name(r);
+        let value = self.operand(v);
+        let types = &self.ctx().types;
+        let from_signed = types.int_info(from_t).is_some_and(|(_, s)| s);
+        let to_signed = types.int_info(to_t).is_some_and(|(_, s)| s);
+        let int_width = |t: &Ty| match t {
+            Ty::Int(w) => *w,
+            _ => 0,
+        };
+        let opcode = match k {
+            CastKind::IntToBool | CastKind::PtrToBool => {
+                let zero = if k == CastKind::PtrToBool {
+                    Operand::Null
+                } else {
+                    Operand::Int(0)
+                };
+                self.emit(Inst::ICmp {
+                    result,
+                    pred: IntPredicate::Ne,
+                    ty: from,
+                    lhs: value,
+                    rhs: zero,
+                });
+                return;
+            }
+            CastKind::FloatToBool => {
+                self.emit(Inst::FCmp {
+                    result,
+                    pred: FloatPredicate::Une,
+                    ty: from,
+                    lhs: value,
+                    rhs: Operand::Float(0f64.to_bits()),
+                });
+                return;
+            }
+            CastKind::BoolToInt => "zext",
+            CastKind::Integral => {
+                let (a, b) = (int_width(&from), int_width(&to));
+                if a > b {
+                    "trunc"
+                } else if from_signed {
+                    "sext"
+                } else {
+                    "zext"
+                }
+            }
+            CastKind::FloatToInt => {
+                if to_signed {
+                    "fptosi"
+                } else {
+                    "fptoui"
+                }
+            }
+            CastKind::IntToFloat => {
+                if from_signed {
+                    "sitofp"
+                } else {
+                    "uitofp"
+                }
+            }
+            CastKind::BoolToFloat => "uitofp",
+            CastKind::Floating => match (&from, &to) {
+                (Ty::Float, Ty::Double) => "fpext",
+                _ => "fptrunc",
+            },
+            CastKind::PtrToInt => "ptrtoint",
+            CastKind::IntToPtr => "inttoptr",
+            CastKind::Bitcast => "bitcast",
+            CastKind::ArrayToPtrDecay | CastKind::NullToPtr => {
+                unreachable!("classified as an alias or a constant")
+            }
+        };
+        self.emit(Inst::Cast {
+            result,
+            op: opcode,
+            from,
+            value,
+            to,
+        });
+    }
+}
+
+#[allow(dead_code)]
+fn value_block(func: &Function, v: Value) -> Option<Block> {
+    match func.dfg.value_def(v) {
+        ValueDef::Param(b, _) => Some(b),
+        ValueDef::Result(op, _) => func.layout.op_block(op),
+    }
+}

@@ -1,0 +1,245 @@
+//! Finding and running the external tools of a native build: LLVM's `llc` (and `opt`),
+//! and `g++` as the linker that brings in libstdc++'s Itanium C++ runtime.
+//!
+//! Each tool is looked up as: the explicit path (a `--llc`-style flag), then an environment
+//! variable (`EHIR_LLC`, `EHIR_OPT`, `EHIR_CXX`), then its names on `PATH` (`llc-19`, `llc`).
+//! A missing tool is an error that says which Debian package provides it.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// An external tool of the build.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Tool {
+    /// LLVM's static compiler.
+    Llc,
+    /// LLVM's optimizer.
+    Opt,
+    /// The C++ compiler driver used to compile extra sources and to link.
+    Cxx,
+}
+
+impl Tool {
+    /// Names tried on `PATH`, in order.
+    pub fn names(self) -> &'static [&'static str] {
+        match self {
+            Tool::Llc => &["llc-19", "llc"],
+            Tool::Opt => &["opt-19", "opt"],
+            Tool::Cxx => &["g++"],
+        }
+    }
+
+    /// The environment variable that overrides the lookup.
+    pub fn env_var(self) -> &'static str {
+        match self {
+            Tool::Llc => "EHIR_LLC",
+            Tool::Opt => "EHIR_OPT",
+            Tool::Cxx => "EHIR_CXX",
+        }
+    }
+
+    /// The command-line flag that overrides the lookup.
+    pub fn flag(self) -> &'static str {
+        match self {
+            Tool::Llc => "--llc",
+            Tool::Opt => "--opt",
+            Tool::Cxx => "--cxx",
+        }
+    }
+
+    /// The Debian package that provides the tool.
+    pub fn package(self) -> &'static str {
+        match self {
+            Tool::Llc | Tool::Opt => "llvm-19",
+            Tool::Cxx => "g++",
+        }
+    }
+}
+
+/// What can go wrong running the toolchain.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error(
+        "{tool} not found (looked for {looked_for} on PATH); install the Debian package `{package}` (apt-get install {package}), or pass {flag} PATH or set {env}"
+    )]
+    NotFound {
+        tool: &'static str,
+        looked_for: String,
+        package: &'static str,
+        flag: &'static str,
+        env: &'static str,
+    },
+    #[error("{path} (from {source_of_path}) does not exist or is not executable")]
+    BadPath {
+        path: String,
+        source_of_path: String,
+    },
+    #[error("cannot run {command}: {error}")]
+    Spawn {
+        command: String,
+        error: std::io::Error,
+    },
+    #[error("{command} failed ({status}){}", if .stderr.is_empty() { String::new() } else { format!(":\n{}", .stderr.trim_end()) })]
+    Failed {
+        command: String,
+        status: String,
+        stderr: String,
+    },
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// Searches `PATH` for an executable called `name`.
+pub fn search_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
+/// Resolves a tool: the explicit path, then the environment variable, then `PATH`.
+pub fn find_tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, ToolError> {
+    let checked = |p: PathBuf, source: String| -> Result<PathBuf, ToolError> {
+        // A bare name (no slash) is looked up on PATH like a shell would.
+        if p.components().count() == 1 && !p.is_absolute() {
+            if let Some(found) = search_path(&p.to_string_lossy()) {
+                return Ok(found);
+            }
+        } else if is_executable(&p) {
+            return Ok(p);
+        }
+        Err(ToolError::BadPath {
+            path: p.display().to_string(),
+            source_of_path: source,
+        })
+    };
+    if let Some(p) = explicit {
+        return checked(p.to_path_buf(), tool.flag().to_string());
+    }
+    if let Some(p) = std::env::var_os(tool.env_var()).filter(|v| !v.is_empty()) {
+        return checked(PathBuf::from(p), tool.env_var().to_string());
+    }
+    for name in tool.names() {
+        if let Some(p) = search_path(name) {
+            return Ok(p);
+        }
+    }
+    Err(ToolError::NotFound {
+        tool: tool.names()[tool.names().len() - 1],
+        looked_for: tool.names().join(", "),
+        package: tool.package(),
+        flag: tool.flag(),
+        env: tool.env_var(),
+    })
+}
+
+fn command_text(cmd: &Command) -> String {
+    let mut s = cmd.get_program().to_string_lossy().into_owned();
+    for a in cmd.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// Runs a command to completion; a non-zero exit is an error carrying its stderr.
+pub fn run(cmd: &mut Command) -> Result<(), ToolError> {
+    let text = command_text(cmd);
+    let out = cmd.output().map_err(|error| ToolError::Spawn {
+        command: text.clone(),
+        error,
+    })?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(ToolError::Failed {
+            command: text,
+            status: out.status.to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        })
+    }
+}
+
+/// How to turn LLVM IR into a native object and an executable.
+#[derive(Clone, Debug, Default)]
+pub struct Toolchain {
+    pub llc: PathBuf,
+    /// Present when the IR goes through `opt` before `llc`.
+    pub opt: Option<PathBuf>,
+    pub cxx: PathBuf,
+    /// `-O` level for `llc` (and `opt`): 0 to 3.
+    pub opt_level: u8,
+}
+
+impl Toolchain {
+    /// `opt -O<level> in.ll -o out.bc` then `llc`, or `llc` alone: a PIC object file
+    /// (Debian's g++ links position-independent executables).
+    pub fn compile(&self, ll: &Path, object: &Path, scratch: &Path) -> Result<(), ToolError> {
+        let level = format!("-O{}", self.opt_level.min(3));
+        let input: PathBuf = match &self.opt {
+            Some(opt) => {
+                let bc = scratch.join(format!(
+                    "{}.opt.bc",
+                    ll.file_stem().unwrap_or_default().to_string_lossy()
+                ));
+                let passes = format!("-passes=default<O{}>", self.opt_level.min(3));
+                run(Command::new(opt).arg(&passes).arg(ll).arg("-o").arg(&bc))?;
+                bc
+            }
+            None => ll.to_path_buf(),
+        };
+        run(Command::new(&self.llc)
+            .arg(&level)
+            .arg("-relocation-model=pic")
+            .arg("-filetype=obj")
+            .arg(&input)
+            .arg("-o")
+            .arg(object))
+    }
+
+    /// Links objects (and compiles any C/C++ sources among `inputs`) into an executable.
+    pub fn link(
+        &self,
+        inputs: &[PathBuf],
+        extra_args: &[OsString],
+        exe: &Path,
+    ) -> Result<(), ToolError> {
+        run(Command::new(&self.cxx)
+            .args(inputs)
+            .args(extra_args)
+            .arg("-o")
+            .arg(exe))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_tool_names_the_package() {
+        let err = ToolError::NotFound {
+            tool: "llc",
+            looked_for: "llc-19, llc".into(),
+            package: "llvm-19",
+            flag: "--llc",
+            env: "EHIR_LLC",
+        };
+        let text = err.to_string();
+        assert!(text.contains("llvm-19"), "{text}");
+        assert!(text.contains("--llc"), "{text}");
+        assert!(text.contains("EHIR_LLC"), "{text}");
+    }
+
+    #[test]
+    fn explicit_path_must_exist() {
+        let err = find_tool(Tool::Llc, Some(Path::new("/nonexistent/dir/llc"))).unwrap_err();
+        assert!(matches!(err, ToolError::BadPath { .. }), "{err}");
+    }
+}

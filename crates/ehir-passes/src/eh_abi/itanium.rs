@@ -1,0 +1,1038 @@
+//! `eh-abi-lowering=itanium`: lowers a flat function's ABI-agnostic EH ops to the Itanium
+//! C++ ABI model, the one LLVM's `landingpad` instruction expresses.
+//!
+//! Rewrites:
+//! - `%t = cir.eh.initiate [cleanup]` → `%exn, %sel = cir.eh.landingpad [cleanup] [clauses]`.
+//!   The clauses are the handlers the exception can reach from this landing pad, in the
+//!   order it meets them (following the token through branches, cleanups and the `unwind`
+//!   keys of dispatches): `@ti` per typed catch, `null` for catch-all, `filter [...]` for an
+//!   exception specification. `cleanup` is set when a cleanup runs on the way (or the pad
+//!   would otherwise have no clause).
+//! - Every `!cir.eh_token` value (block parameters, branch arguments) becomes the pair
+//!   `(!cir.ptr<!void>, !u32i)`; a dispatch passes the pair explicitly.
+//! - `cir.eh.dispatch` → a chain of blocks: per typed catch `cir.eh.typeid` +
+//!   `cir.cmp(eq)` + `cir.brcond`; per `filter` a `sel < 0` test whose true side calls
+//!   `__cxa_call_unexpected(%exn)`; `catch_all` and `unwind` branch unconditionally. A chain
+//!   that ends with a conditional test resumes (`cir.resume.flat`): LLVM may enter a landing
+//!   pad with a selector it did not advertise (after inlining), and that must keep unwinding.
+//! - `cir.begin_cleanup` / `cir.end_cleanup` are dropped.
+//! - `cir.begin_catch` → `cir.call @__cxa_begin_catch(%exn)` (plus a bitcast when the op
+//!   also yields a typed exception pointer); `cir.end_catch` → `cir.call @__cxa_end_catch()`.
+//! - `cir.resume` (with or without its token) → `cir.resume.flat %exn, %sel`.
+//! - `noexcept` boundaries (a dispatch's `terminate` key, `cir.eh.terminate`) reproduce
+//!   g++ (checked against g++ 12 at -O0 and -O2):
+//!   - when only cleanups separate the landing pad from the boundary, the pad catches
+//!     everything (`null`) and terminates at once (`__cxa_begin_catch` + `std::terminate`)
+//!     without running those cleanups: libstdc++ finds a call site that g++ left out of
+//!     the call-site table, stops the search phase there, unwinds the frames nearer the
+//!     throw (their cleanups run), and terminates in this frame;
+//!   - when a `try` inside the boundary has catches, the pad lists them plus `cleanup`;
+//!     the cleanups inside that `try` run, and where the exception would leave it
+//!     (a dispatch's `unwind`, or a `terminate` key) it calls `std::terminate` at once,
+//!     skipping the cleanups between the `try` and the boundary, as g++ does. If no frame
+//!     at all would catch the exception, the search phase fails and `std::terminate` runs
+//!     before anything is unwound (again as with g++).
+//! - The function gets the personality `__gxx_personality_v0` (when it has a landing pad)
+//!   and the phase `itanium`. Blocks that the rewrites leave unreachable are removed.
+//!
+//! [`lower_function`] sees one function and the module's shared tables, so it cannot add
+//! the declarations of the runtime functions it calls (`__cxa_begin_catch`,
+//! `__cxa_end_catch`, `__cxa_call_unexpected`, `std::terminate`); the verifier wants every
+//! callee declared, so whoever drives the pass calls [`declare_runtime_functions`] on the
+//! module once its functions are lowered.
+
+use ehir_core::{
+    AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, ExtraData, Function,
+    HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase, SecondaryMap,
+    Successor, Symbol, Type, TypeData, Value, ValueDef,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The personality routine of the Itanium C++ ABI (libstdc++/libsupc++).
+pub const PERSONALITY: &str = "__gxx_personality_v0";
+
+/// Lowers one function from the flat phase to the Itanium phase. Functions already in the
+/// Itanium phase are left alone; declarations only change phase.
+pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Diagnostic> {
+    if func.body.is_none() || func.phase == Phase::Itanium {
+        func.phase = Phase::Itanium;
+        return Ok(());
+    }
+    if func.phase != Phase::Flat {
+        return Err(Diagnostic::error(
+            func.loc,
+            format!(
+                "eh-abi-lowering=itanium needs a flat function, but @{} is in the {} phase (run flatten-cfg first)",
+                ctx.name(func.name),
+                func.phase.name()
+            ),
+        ));
+    }
+    if func.has_nested_regions() {
+        return Err(Diagnostic::error(
+            func.loc,
+            format!(
+                "@{} still has nested regions; eh-abi-lowering=itanium needs flat CIR",
+                ctx.name(func.name)
+            ),
+        ));
+    }
+    let mut lowering = Lowering::new(ctx, func);
+    lowering.run()?;
+    Ok(())
+}
+
+/// Declares every function that a call of the module names but the module does not
+/// declare, with the call's signature (first call wins), as the parser does for undeclared
+/// callees. After [`lower_function`] these are the runtime functions it introduced.
+pub fn declare_runtime_functions(module: &mut Module) {
+    let mut missing: Vec<(Symbol, Type, Loc)> = Vec::new();
+    for func in module.functions.values() {
+        for op in func.walk_ops() {
+            let (OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. }) =
+                *func.dfg.kind(op)
+            else {
+                continue;
+            };
+            let Some(callee) = callee.expand() else {
+                continue;
+            };
+            if module.function_by_name(callee).is_none()
+                && module.global_by_name(callee).is_none()
+                && !missing.iter().any(|&(s, _, _)| s == callee)
+            {
+                missing.push((callee, sig, func.dfg.loc(op)));
+            }
+        }
+    }
+    for (callee, sig, loc) in missing {
+        let mut decl = Function::new_declaration(callee, sig);
+        decl.loc = loc;
+        module.add_function(decl);
+    }
+}
+
+/// Where a new op goes.
+#[derive(Copy, Clone)]
+enum At {
+    Before(Op),
+    End(Block),
+}
+
+/// One use of an EH token that the landing-pad analysis follows.
+#[derive(Copy, Clone, Debug)]
+enum TokenUse {
+    /// An op that consumes the token (dispatch, begin_cleanup, begin_catch, resume,
+    /// terminate), including ops that use it implicitly (a bare `cir.resume`).
+    Op(Op),
+    /// The token is passed to parameter `param` of `target`.
+    Edge { target: Block, param: usize },
+}
+
+/// What the landing pad replacing one `cir.eh.initiate` looks like.
+#[derive(Debug)]
+struct LandingPadPlan {
+    clauses: Vec<LandingPadClause>,
+    cleanup: bool,
+    /// The first handler is a noexcept boundary: catch everything, terminate at once.
+    direct_terminate: bool,
+    /// `unwind` keys (dispatch, key index) that lead only through cleanups to a noexcept
+    /// boundary: they terminate instead.
+    terminating_unwinds: Vec<(Op, usize)>,
+}
+
+/// The in-flight-token lattice of [`Lowering::implicit_tokens`].
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+enum InFlight {
+    #[default]
+    Unknown,
+    Token(Value),
+    Conflict,
+}
+
+impl InFlight {
+    fn join(self, other: InFlight) -> InFlight {
+        match (self, other) {
+            (InFlight::Unknown, x) | (x, InFlight::Unknown) => x,
+            (InFlight::Token(a), InFlight::Token(b)) if a == b => self,
+            _ => InFlight::Conflict,
+        }
+    }
+}
+
+struct Lowering<'a> {
+    ctx: &'a mut ModuleCtx,
+    func: &'a mut Function,
+    void_ptr: Type,
+    u32: Type,
+    s32: Type,
+    bool: Type,
+    /// Each EH token and the (exception pointer, selector) pair that replaces it.
+    pairs: BTreeMap<Value, (Value, Value)>,
+    /// Blocks whose parameter list was exactly one `!cir.eh_token` (dispatch targets).
+    token_blocks: BTreeSet<Block>,
+    /// 1:1 value replacements applied at the end.
+    replace: BTreeMap<Value, Value>,
+    /// Dispatch `unwind` keys that terminate instead (see [`LandingPadPlan`]).
+    terminating_unwinds: BTreeSet<(Op, usize)>,
+}
+
+impl<'a> Lowering<'a> {
+    fn new(ctx: &'a mut ModuleCtx, func: &'a mut Function) -> Self {
+        let common = *ctx.types.common();
+        Lowering {
+            void_ptr: common.void_ptr,
+            u32: common.u32,
+            s32: common.s32,
+            bool: common.bool,
+            ctx,
+            func,
+            pairs: BTreeMap::new(),
+            token_blocks: BTreeSet::new(),
+            replace: BTreeMap::new(),
+            terminating_unwinds: BTreeSet::new(),
+        }
+    }
+
+    fn error(&self, op: Op, message: impl Into<String>) -> Diagnostic {
+        let loc = self.func.dfg.loc(op);
+        Diagnostic::error(if loc == Loc::NONE { self.func.loc } else { loc }, message)
+    }
+
+    fn is_token(&self, v: Value) -> bool {
+        matches!(
+            self.ctx.types.get(self.func.dfg.value_type(v)),
+            TypeData::EhToken
+        )
+    }
+
+    fn blocks(&self) -> Vec<Block> {
+        let body = self.func.body.expect("checked by lower_function");
+        self.func.layout.blocks(body).collect()
+    }
+
+    fn ops_in_order(&self) -> Vec<Op> {
+        let mut out = Vec::new();
+        for b in self.blocks() {
+            out.extend(self.func.layout.ops(b));
+        }
+        out
+    }
+
+    fn run(&mut self) -> Result<(), Diagnostic> {
+        let implicit = self.implicit_tokens()?;
+        let uses = self.token_uses(&implicit);
+        // Plan every landing pad on the unmodified IR.
+        let mut plans = Vec::new();
+        for op in self.ops_in_order() {
+            if let OpKind::EhInitiate { cleanup } = *self.func.dfg.kind(op) {
+                let token = self.func.dfg.results(op).first().copied().ok_or_else(|| {
+                    self.error(op, "cir.eh.initiate must produce a token")
+                })?;
+                plans.push((op, self.plan(&uses, token, cleanup)?));
+            }
+        }
+        self.expand_token_params();
+        let has_landing_pad = !plans.is_empty();
+        for (op, mut plan) in plans {
+            self.terminating_unwinds
+                .extend(std::mem::take(&mut plan.terminating_unwinds));
+            self.lower_initiate(op, plan);
+        }
+        for op in self.ops_in_order() {
+            // Ops removed by an earlier rewrite (a direct terminate) are skipped.
+            if self.func.layout.op_block(op).is_none() {
+                continue;
+            }
+            self.lower_op(op, &implicit)?;
+        }
+        self.apply_replacements();
+        self.remove_unreachable_blocks();
+        self.check_no_tokens_left()?;
+        if has_landing_pad {
+            self.func.personality = Some(self.ctx.sym(PERSONALITY));
+        }
+        self.func.phase = Phase::Itanium;
+        Ok(())
+    }
+
+    // ---- analysis --------------------------------------------------------------------------
+
+    /// The token a bare `cir.resume` / `cir.eh.terminate` refers to: the exception in
+    /// flight where it executes, by a forward dataflow over the CFG.
+    fn implicit_tokens(&self) -> Result<BTreeMap<Op, Value>, Diagnostic> {
+        let func = &*self.func;
+        let bare: Vec<Op> = self
+            .ops_in_order()
+            .into_iter()
+            .filter(|&op| {
+                matches!(func.dfg.kind(op), OpKind::Resume | OpKind::EhTerminate)
+                    && func.dfg.operands(op).is_empty()
+            })
+            .collect();
+        if bare.is_empty() {
+            return Ok(BTreeMap::new());
+        }
+        let blocks = self.blocks();
+        let mut state_in: SecondaryMap<Block, InFlight> = SecondaryMap::new();
+        let mut queued: SecondaryMap<Block, bool> = SecondaryMap::new();
+        let mut work: Vec<Block> = blocks.iter().rev().copied().collect();
+        for &b in &blocks {
+            queued[b] = true;
+        }
+        let transfer = |b: Block, start: InFlight| -> InFlight {
+            let mut cur = start;
+            for &p in func.dfg.block_params(b) {
+                if self.is_token(p) {
+                    cur = InFlight::Token(p);
+                }
+            }
+            for op in func.layout.ops(b) {
+                if let OpKind::EhInitiate { .. } = func.dfg.kind(op) {
+                    if let Some(&t) = func.dfg.results(op).first() {
+                        cur = InFlight::Token(t);
+                    }
+                }
+            }
+            cur
+        };
+        while let Some(b) = work.pop() {
+            queued[b] = false;
+            let out = transfer(b, state_in[b]);
+            let Some(term) = func.layout.last_op(b) else {
+                continue;
+            };
+            for s in func.dfg.successor_blocks(term) {
+                let joined = state_in[s].join(out);
+                if joined != state_in[s] {
+                    state_in[s] = joined;
+                    if !queued[s] {
+                        queued[s] = true;
+                        work.push(s);
+                    }
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        for op in bare {
+            let b = func.layout.op_block(op).expect("placed");
+            // The state right before `op`: the block's parameters and initiates before it.
+            let mut cur = state_in[b];
+            for &p in func.dfg.block_params(b) {
+                if self.is_token(p) {
+                    cur = InFlight::Token(p);
+                }
+            }
+            for o in func.layout.ops(b) {
+                if o == op {
+                    break;
+                }
+                if let OpKind::EhInitiate { .. } = func.dfg.kind(o) {
+                    if let Some(&t) = func.dfg.results(o).first() {
+                        cur = InFlight::Token(t);
+                    }
+                }
+            }
+            match cur {
+                InFlight::Token(t) => {
+                    out.insert(op, t);
+                }
+                InFlight::Unknown if matches!(func.dfg.kind(op), OpKind::EhTerminate) => {}
+                _ => {
+                    return Err(self.error(
+                        op,
+                        format!(
+                            "cannot tell which exception this {} refers to; pass the !cir.eh_token explicitly",
+                            func.dfg.kind(op).name()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The parameter of `target` that a dispatch's successor edge passes its token to.
+    fn dispatch_token_param(&self, succ: Successor, token: Value) -> Option<(Block, usize)> {
+        let dfg = &self.func.dfg;
+        let target = dfg.successor_block(succ);
+        let args = dfg.successor_args(succ);
+        if !args.is_empty() {
+            return args.iter().position(|&a| a == token).map(|i| (target, i));
+        }
+        let params = dfg.block_params(target);
+        (params.len() == 1 && self.is_token(params[0])).then_some((target, 0))
+    }
+
+    /// Every use of every EH token, in layout order. Dispatch edges are not listed: the
+    /// landing-pad walk follows only their `unwind` key.
+    fn token_uses(&self, implicit: &BTreeMap<Op, Value>) -> BTreeMap<Value, Vec<TokenUse>> {
+        let dfg = &self.func.dfg;
+        let mut uses: BTreeMap<Value, Vec<TokenUse>> = BTreeMap::new();
+        for op in self.ops_in_order() {
+            for &v in dfg.operands(op) {
+                if self.is_token(v) {
+                    uses.entry(v).or_default().push(TokenUse::Op(op));
+                }
+            }
+            if let Some(&t) = implicit.get(&op) {
+                uses.entry(t).or_default().push(TokenUse::Op(op));
+            }
+            if matches!(dfg.kind(op), OpKind::EhDispatch { .. }) {
+                continue;
+            }
+            for &s in dfg.successors(op) {
+                let target = dfg.successor_block(s);
+                for (i, &a) in dfg.successor_args(s).iter().enumerate() {
+                    if self.is_token(a) {
+                        uses.entry(a)
+                            .or_default()
+                            .push(TokenUse::Edge { target, param: i });
+                    }
+                }
+            }
+        }
+        uses
+    }
+
+    fn typeinfo_symbol(&self, op: Op, a: ehir_core::Attr) -> Result<Symbol, Diagnostic> {
+        match self.ctx.attrs.get(a) {
+            AttrData::GlobalView {
+                symbol, indices, ..
+            } if indices.is_empty() => Ok(*symbol),
+            _ => Err(self.error(
+                op,
+                "a catch type must be a typeinfo reference (#cir.global_view<@_ZTI...>)",
+            )),
+        }
+    }
+
+    fn filter_symbols(&self, op: Op, a: ehir_core::Attr) -> Result<Vec<Symbol>, Diagnostic> {
+        match self.ctx.attrs.get(a) {
+            AttrData::List(items) => items
+                .iter()
+                .map(|&x| self.typeinfo_symbol(op, x))
+                .collect(),
+            AttrData::GlobalView { .. } => Ok(vec![self.typeinfo_symbol(op, a)?]),
+            _ => Err(self.error(
+                op,
+                "a filter must be a list of typeinfo references",
+            )),
+        }
+    }
+
+    /// Whether an exception whose token is `v` meets a noexcept boundary before any
+    /// handler: it only passes cleanups and dispatches whose first key is `unwind` until
+    /// it reaches a `terminate` key or `cir.eh.terminate`. g++ terminates right there,
+    /// without running those cleanups.
+    fn terminates_before_any_handler(&self, uses: &BTreeMap<Value, Vec<TokenUse>>, v: Value) -> bool {
+        let dfg = &self.func.dfg;
+        let mut found_terminate = false;
+        let mut visited: BTreeSet<Value> = BTreeSet::from([v]);
+        let mut work = vec![v];
+        while let Some(v) = work.pop() {
+            for &u in uses.get(&v).map(Vec::as_slice).unwrap_or(&[]) {
+                match u {
+                    TokenUse::Edge { target, param } => {
+                        if let Some(&p) = dfg.block_params(target).get(param)
+                            && visited.insert(p)
+                        {
+                            work.push(p);
+                        }
+                    }
+                    TokenUse::Op(op) => match *dfg.kind(op) {
+                        OpKind::BeginCleanup => {}
+                        OpKind::EhTerminate => found_terminate = true,
+                        OpKind::EhDispatch { keys } => match dfg.handlers(keys).first() {
+                            Some(HandlerKey::Terminate) => found_terminate = true,
+                            Some(HandlerKey::Unwind) => {
+                                let next = dfg
+                                    .successors(op)
+                                    .first()
+                                    .and_then(|&s| self.dispatch_token_param(s, v));
+                                if let Some((target, param)) = next {
+                                    let p = dfg.block_params(target)[param];
+                                    if visited.insert(p) {
+                                        work.push(p);
+                                    }
+                                }
+                            }
+                            _ => return false,
+                        },
+                        // A resume leaves the function; a catch handles the exception.
+                        _ => return false,
+                    },
+                }
+            }
+        }
+        found_terminate
+    }
+
+    /// Follows the token of one `cir.eh.initiate` to every handler it can reach.
+    fn plan(
+        &self,
+        uses: &BTreeMap<Value, Vec<TokenUse>>,
+        token: Value,
+        cleanup: bool,
+    ) -> Result<LandingPadPlan, Diagnostic> {
+        let dfg = &self.func.dfg;
+        let mut plan = LandingPadPlan {
+            clauses: Vec::new(),
+            cleanup,
+            direct_terminate: false,
+            terminating_unwinds: Vec::new(),
+        };
+        if self.terminates_before_any_handler(uses, token) {
+            plan.direct_terminate = true;
+            return Ok(plan);
+        }
+        let mut visited: BTreeSet<Value> = BTreeSet::from([token]);
+        let mut stack: Vec<(Value, usize)> = vec![(token, 0)];
+        let add = |plan: &mut LandingPadPlan, c: LandingPadClause| {
+            if !plan.clauses.contains(&c) {
+                plan.clauses.push(c);
+            }
+        };
+        while let Some(top) = stack.last_mut() {
+            let (v, i) = *top;
+            let Some(&u) = uses.get(&v).and_then(|l| l.get(i)) else {
+                stack.pop();
+                continue;
+            };
+            top.1 += 1;
+            match u {
+                TokenUse::Edge { target, param } => {
+                    if let Some(&p) = dfg.block_params(target).get(param)
+                        && visited.insert(p)
+                    {
+                        stack.push((p, 0));
+                    }
+                }
+                TokenUse::Op(op) => match *dfg.kind(op) {
+                    OpKind::BeginCleanup => plan.cleanup = true,
+                    // A boundary after a handler: the pad must be entered in phase 2
+                    // (as a cleanup) so that the boundary can terminate.
+                    OpKind::EhTerminate => plan.cleanup = true,
+                    OpKind::EhDispatch { keys } => {
+                        let succs = dfg.successors(op);
+                        for (k, key) in dfg.handlers(keys).iter().enumerate() {
+                            match *key {
+                                HandlerKey::Catch(a) => {
+                                    let s = self.typeinfo_symbol(op, a)?;
+                                    add(&mut plan, LandingPadClause::Catch(Some(s)));
+                                }
+                                HandlerKey::CatchAll => {
+                                    add(&mut plan, LandingPadClause::Catch(None));
+                                    break;
+                                }
+                                HandlerKey::Filter(a) => {
+                                    let list = self.filter_symbols(op, a)?;
+                                    add(&mut plan, LandingPadClause::Filter(list));
+                                }
+                                HandlerKey::Terminate => {
+                                    plan.cleanup = true;
+                                    break;
+                                }
+                                HandlerKey::Unwind => {
+                                    let next = succs
+                                        .get(k)
+                                        .and_then(|&s| self.dispatch_token_param(s, v));
+                                    if let Some((target, param)) = next {
+                                        let p = dfg.block_params(target)[param];
+                                        if self.terminates_before_any_handler(uses, p) {
+                                            // Nothing else can catch it here: terminate
+                                            // at once instead of running the cleanups
+                                            // on the way to the boundary.
+                                            plan.terminating_unwinds.push((op, k));
+                                            plan.cleanup = true;
+                                        } else if visited.insert(p) {
+                                            stack.push((p, 0));
+                                        }
+                                    }
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                },
+            }
+        }
+        if plan.clauses.is_empty() {
+            plan.cleanup = true;
+        }
+        Ok(plan)
+    }
+
+    // ---- rewrites ----------------------------------------------------------------------------
+
+    fn insert(&mut self, at: At, op: Op) {
+        match at {
+            At::Before(b) => self.func.layout.insert_op_before(op, b),
+            At::End(block) => self.func.layout.append_op(op, block),
+        }
+    }
+
+    fn build(
+        &mut self,
+        at: At,
+        kind: OpKind,
+        operands: &[Value],
+        results: &[Type],
+        successors: &[(Block, &[Value])],
+        loc: Loc,
+    ) -> Op {
+        let op = self
+            .func
+            .dfg
+            .make_op(kind, operands, results, successors, 0, loc);
+        self.insert(at, op);
+        op
+    }
+
+    /// A direct call of a runtime function; returns its result.
+    fn call(
+        &mut self,
+        at: At,
+        name: &str,
+        args: &[Value],
+        ret: Option<Type>,
+        nothrow: bool,
+        loc: Loc,
+    ) -> Option<Value> {
+        let callee = self.ctx.sym(name);
+        let params: Vec<Type> = args
+            .iter()
+            .map(|&a| self.func.dfg.value_type(a))
+            .collect();
+        let sig = self.ctx.types.func(params, ret, false);
+        let results: Vec<Type> = ret.into_iter().collect();
+        let op = self.build(
+            at,
+            OpKind::Call {
+                callee: callee.into(),
+                sig,
+                flags: CallFlags {
+                    nothrow,
+                    exception: false,
+                },
+            },
+            args,
+            &results,
+            &[],
+            loc,
+        );
+        self.func.dfg.results(op).first().copied()
+    }
+
+    /// `__cxa_begin_catch(%exn)` then `std::terminate()`: what libstdc++ does when an
+    /// exception reaches a frame that must not let it pass.
+    fn terminate_with(&mut self, at: At, exn: Option<Value>, loc: Loc) {
+        if let Some(exn) = exn {
+            let void_ptr = self.void_ptr;
+            self.call(at, "__cxa_begin_catch", &[exn], Some(void_ptr), true, loc);
+        }
+        self.call(at, "_ZSt9terminatev", &[], None, true, loc);
+        self.build(at, OpKind::Unreachable, &[], &[], &[], loc);
+    }
+
+    /// Replaces every `!cir.eh_token` block parameter by an (exception, selector) pair.
+    fn expand_token_params(&mut self) {
+        let (void_ptr, u32) = (self.void_ptr, self.u32);
+        for b in self.blocks() {
+            let old: Vec<Value> = self.func.dfg.block_params(b).to_vec();
+            if !old.iter().any(|&v| self.is_token(v)) {
+                continue;
+            }
+            if old.len() == 1 {
+                self.token_blocks.insert(b);
+            }
+            let is_token: Vec<bool> = old.iter().map(|&v| self.is_token(v)).collect();
+            let dfg = &mut self.func.dfg;
+            dfg.blocks[b].params.clear(&mut dfg.value_lists);
+            let mut index = 0u32;
+            for (&v, token) in old.iter().zip(is_token) {
+                if token {
+                    let exn = dfg.append_block_param(b, void_ptr);
+                    let sel = dfg.append_block_param(b, u32);
+                    self.pairs.insert(v, (exn, sel));
+                    index += 2;
+                } else {
+                    dfg.values[v].def = ValueDef::Param(b, index);
+                    dfg.blocks[b].params.push(v, &mut dfg.value_lists);
+                    index += 1;
+                }
+            }
+        }
+    }
+
+    fn lower_initiate(&mut self, op: Op, plan: LandingPadPlan) {
+        let loc = self.func.dfg.loc(op);
+        let token = self.func.dfg.results(op)[0];
+        let block = self.func.layout.op_block(op).expect("placed");
+        let (clauses, cleanup) = if plan.direct_terminate {
+            (vec![LandingPadClause::Catch(None)], false)
+        } else {
+            (plan.clauses, plan.cleanup)
+        };
+        let clauses = self
+            .func
+            .dfg
+            .make_extra(ExtraData::LandingPadClauses(clauses));
+        let (void_ptr, u32) = (self.void_ptr, self.u32);
+        let lp = self.build(
+            At::Before(op),
+            OpKind::EhLandingPad { cleanup, clauses },
+            &[],
+            &[void_ptr, u32],
+            &[],
+            loc,
+        );
+        self.func.layout.remove_op(op);
+        let results = self.func.dfg.results(lp);
+        let (exn, sel) = (results[0], results[1]);
+        self.pairs.insert(token, (exn, sel));
+        if plan.direct_terminate {
+            // Nothing of this frame runs: drop the rest of the block, terminate here.
+            let rest: Vec<Op> = self
+                .func
+                .layout
+                .ops(block)
+                .skip_while(|&o| o != lp)
+                .skip(1)
+                .collect();
+            for o in rest {
+                self.func.layout.remove_op(o);
+            }
+            self.terminate_with(At::End(block), Some(exn), loc);
+        }
+    }
+
+    fn pair(&self, op: Op, token: Value) -> Result<(Value, Value), Diagnostic> {
+        self.pairs.get(&token).copied().ok_or_else(|| {
+            self.error(
+                op,
+                "this !cir.eh_token does not come from a cir.eh.initiate",
+            )
+        })
+    }
+
+    /// The arguments after token expansion.
+    fn expand_args(&self, op: Op, args: &[Value]) -> Result<Vec<Value>, Diagnostic> {
+        let mut out = Vec::with_capacity(args.len());
+        for &a in args {
+            if self.is_token(a) {
+                let (exn, sel) = self.pair(op, a)?;
+                out.push(exn);
+                out.push(sel);
+            } else {
+                out.push(a);
+            }
+        }
+        Ok(out)
+    }
+
+    fn lower_op(&mut self, op: Op, implicit: &BTreeMap<Op, Value>) -> Result<(), Diagnostic> {
+        let loc = self.func.dfg.loc(op);
+        let kind = *self.func.dfg.kind(op);
+        let operands: Vec<Value> = self.func.dfg.operands(op).to_vec();
+        let token_of = |this: &Self| -> Option<Value> {
+            operands
+                .first()
+                .copied()
+                .filter(|&v| this.is_token(v))
+                .or_else(|| implicit.get(&op).copied())
+        };
+        match kind {
+            OpKind::EhDispatch { keys } => self.lower_dispatch(op, keys)?,
+            OpKind::BeginCleanup | OpKind::EndCleanup => self.func.layout.remove_op(op),
+            OpKind::BeginCatch => {
+                let token = token_of(self)
+                    .ok_or_else(|| self.error(op, "cir.begin_catch needs a !cir.eh_token"))?;
+                let (exn, _) = self.pair(op, token)?;
+                let void_ptr = self.void_ptr;
+                let object = self
+                    .call(At::Before(op), "__cxa_begin_catch", &[exn], Some(void_ptr), true, loc)
+                    .expect("begin_catch returns a pointer");
+                if let Some(&typed) = self.func.dfg.results(op).get(1) {
+                    let ty = self.func.dfg.value_type(typed);
+                    let new = if ty == void_ptr {
+                        object
+                    } else {
+                        let cast = self.build(
+                            At::Before(op),
+                            OpKind::Cast(CastKind::Bitcast),
+                            &[object],
+                            &[ty],
+                            &[],
+                            loc,
+                        );
+                        self.func.dfg.results(cast)[0]
+                    };
+                    self.replace.insert(typed, new);
+                }
+                self.func.layout.remove_op(op);
+            }
+            OpKind::EndCatch => {
+                self.call(At::Before(op), "__cxa_end_catch", &[], None, false, loc);
+                self.func.layout.remove_op(op);
+            }
+            OpKind::Resume => {
+                let token = token_of(self).ok_or_else(|| {
+                    self.error(op, "cannot tell which exception this cir.resume continues")
+                })?;
+                let (exn, sel) = self.pair(op, token)?;
+                self.build(At::Before(op), OpKind::ResumeFlat, &[exn, sel], &[], &[], loc);
+                self.func.layout.remove_op(op);
+            }
+            OpKind::EhTerminate => {
+                // Reached only after a cleanup-entered landing pad (a direct one never
+                // gets here): the exception was not caught, so no __cxa_begin_catch.
+                self.terminate_with(At::Before(op), None, loc);
+                self.func.layout.remove_op(op);
+            }
+            OpKind::EhInitiate { .. } => {
+                return Err(self.error(op, "cir.eh.initiate must begin its block"));
+            }
+            _ => {
+                for &v in &operands {
+                    if self.is_token(v) {
+                        return Err(self.error(
+                            op,
+                            format!("{} cannot take a !cir.eh_token", kind.name()),
+                        ));
+                    }
+                }
+                let succs: Vec<Successor> = self.func.dfg.successors(op).to_vec();
+                for s in succs {
+                    let args = self.func.dfg.successor_args(s).to_vec();
+                    if args.iter().any(|&a| self.is_token(a)) {
+                        let new = self.expand_args(op, &args)?;
+                        let block = self.func.dfg.successor_block(s);
+                        self.func.dfg.set_successor(s, block, &new);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The arguments a dispatch passes along successor edge `succ`.
+    fn dispatch_args(
+        &self,
+        op: Op,
+        succ: Successor,
+        exn: Value,
+        sel: Value,
+    ) -> Result<Vec<Value>, Diagnostic> {
+        let dfg = &self.func.dfg;
+        let target = dfg.successor_block(succ);
+        let args = dfg.successor_args(succ);
+        if args.is_empty() {
+            return Ok(if self.token_blocks.contains(&target) {
+                vec![exn, sel]
+            } else {
+                vec![]
+            });
+        }
+        self.expand_args(op, args)
+    }
+
+    fn lower_dispatch(&mut self, op: Op, keys: ehir_core::Extra) -> Result<(), Diagnostic> {
+        let loc = self.func.dfg.loc(op);
+        let token = *self
+            .func
+            .dfg
+            .operands(op)
+            .first()
+            .ok_or_else(|| self.error(op, "cir.eh.dispatch needs a token"))?;
+        let (exn, sel) = self.pair(op, token)?;
+        let keys: Vec<HandlerKey> = self.func.dfg.handlers(keys).to_vec();
+        let succs: Vec<Successor> = self.func.dfg.successors(op).to_vec();
+        if keys.len() != succs.len() {
+            return Err(self.error(op, "cir.eh.dispatch needs one destination per key"));
+        }
+        let mut after = self.func.layout.op_block(op).expect("placed");
+        let mut at = At::Before(op);
+        let mut finished = false;
+        let (u32, s32, bool_ty) = (self.u32, self.s32, self.bool);
+        for (k, (key, &succ)) in keys.iter().zip(&succs).enumerate() {
+            let target = self.func.dfg.successor_block(succ);
+            let args = self.dispatch_args(op, succ, exn, sel)?;
+            match *key {
+                HandlerKey::Catch(a) => {
+                    let ti = self.typeinfo_symbol(op, a)?;
+                    let id = self.build(at, OpKind::EhTypeId { type_info: ti }, &[], &[u32], &[], loc);
+                    let id = self.func.dfg.results(id)[0];
+                    let cmp = self.build(
+                        at,
+                        OpKind::Cmp(CmpPredicate::Eq),
+                        &[sel, id],
+                        &[bool_ty],
+                        &[],
+                        loc,
+                    );
+                    let cond = self.func.dfg.results(cmp)[0];
+                    let next = self.new_block_after(after);
+                    after = next;
+                    self.build(
+                        at,
+                        OpKind::BrCond,
+                        &[cond],
+                        &[],
+                        &[(target, &args), (next, &[])],
+                        loc,
+                    );
+                    at = At::End(next);
+                }
+                HandlerKey::Filter(_) => {
+                    // A negative selector: the exception violates the specification.
+                    let signed = self.build(
+                        at,
+                        OpKind::Cast(CastKind::Integral),
+                        &[sel],
+                        &[s32],
+                        &[],
+                        loc,
+                    );
+                    let signed = self.func.dfg.results(signed)[0];
+                    let zero_attr = self.ctx.attrs.intern(AttrData::Int { value: 0, ty: s32 });
+                    let zero = self.build(at, OpKind::Const { value: zero_attr }, &[], &[s32], &[], loc);
+                    let zero = self.func.dfg.results(zero)[0];
+                    let cmp = self.build(
+                        at,
+                        OpKind::Cmp(CmpPredicate::Lt),
+                        &[signed, zero],
+                        &[bool_ty],
+                        &[],
+                        loc,
+                    );
+                    let cond = self.func.dfg.results(cmp)[0];
+                    let unexpected = self.new_block_after(after);
+                    let next = self.new_block_after(unexpected);
+                    after = next;
+                    self.build(
+                        at,
+                        OpKind::BrCond,
+                        &[cond],
+                        &[],
+                        &[(unexpected, &[]), (next, &[])],
+                        loc,
+                    );
+                    self.call(At::End(unexpected), "__cxa_call_unexpected", &[exn], None, false, loc);
+                    self.build(At::End(unexpected), OpKind::Unreachable, &[], &[], &[], loc);
+                    at = At::End(next);
+                }
+                HandlerKey::Unwind if self.terminating_unwinds.contains(&(op, k)) => {
+                    // Only cleanups stand between here and a noexcept boundary.
+                    self.terminate_with(at, None, loc);
+                    finished = true;
+                    break;
+                }
+                HandlerKey::CatchAll | HandlerKey::Unwind => {
+                    self.build(at, OpKind::Br, &[], &[], &[(target, &args)], loc);
+                    finished = true;
+                    break;
+                }
+                HandlerKey::Terminate => {
+                    // Only cleanup-entered pads get here (see `plan`): the exception was
+                    // not caught, so std::terminate without __cxa_begin_catch, as g++.
+                    self.terminate_with(at, None, loc);
+                    finished = true;
+                    break;
+                }
+            }
+        }
+        if !finished {
+            self.build(at, OpKind::ResumeFlat, &[exn, sel], &[], &[], loc);
+        }
+        self.func.layout.remove_op(op);
+        Ok(())
+    }
+
+    fn new_block_after(&mut self, after: Block) -> Block {
+        let b = self.func.dfg.make_block();
+        self.func.layout.insert_block_after(b, after);
+        b
+    }
+
+    fn apply_replacements(&mut self) {
+        if self.replace.is_empty() {
+            return;
+        }
+        let resolve = |replace: &BTreeMap<Value, Value>, mut v: Value| {
+            let mut steps = 0;
+            while let Some(&n) = replace.get(&v) {
+                v = n;
+                steps += 1;
+                if steps > replace.len() {
+                    break;
+                }
+            }
+            v
+        };
+        for op in self.ops_in_order() {
+            let dfg = &mut self.func.dfg;
+            for v in dfg.operands_mut(op) {
+                *v = resolve(&self.replace, *v);
+            }
+            let succs: Vec<Successor> = dfg.successors(op).to_vec();
+            for s in succs {
+                let args: Vec<Value> = dfg
+                    .successor_args(s)
+                    .iter()
+                    .map(|&a| resolve(&self.replace, a))
+                    .collect();
+                let block = dfg.successor_block(s);
+                dfg.set_successor(s, block, &args);
+            }
+        }
+    }
+
+    fn remove_unreachable_blocks(&mut self) {
+        let blocks = self.blocks();
+        let Some(&entry) = blocks.first() else {
+            return;
+        };
+        let mut reachable: SecondaryMap<Block, bool> = SecondaryMap::new();
+        reachable[entry] = true;
+        let mut stack = vec![entry];
+        while let Some(b) = stack.pop() {
+            if let Some(t) = self.func.layout.last_op(b) {
+                for s in self.func.dfg.successor_blocks(t) {
+                    if !reachable[s] {
+                        reachable[s] = true;
+                        stack.push(s);
+                    }
+                }
+            }
+        }
+        for b in blocks {
+            if !reachable[b] {
+                self.func.layout.remove_block(b);
+            }
+        }
+    }
+
+    fn check_no_tokens_left(&self) -> Result<(), Diagnostic> {
+        for op in self.ops_in_order() {
+            let dfg = &self.func.dfg;
+            let token_result = dfg.results(op).iter().any(|&v| self.is_token(v));
+            let token_operand = dfg.operands(op).iter().any(|&v| self.is_token(v));
+            let token_arg = dfg
+                .successors(op)
+                .iter()
+                .any(|&s| dfg.successor_args(s).iter().any(|&a| self.is_token(a)));
+            if token_result || token_operand || token_arg {
+                return Err(self.error(
+                    op,
+                    format!(
+                        "{} still uses an EH token after eh-abi-lowering=itanium",
+                        dfg.kind(op).name()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,305 @@
+//! The pass manager: a pipeline of named passes, each followed by the verifier and a check
+//! that every function definition reached the phase the pass promises.
+
+use crate::eh_abi::{Abi, EhAbiLowering};
+use ehir_core::{Diagnostic, Diagnostics, Loc, Module, Phase, verifier::verify_module};
+use std::fmt;
+
+/// A module pass.
+pub trait Pass {
+    /// The name used in pipelines (`flatten-cfg`).
+    fn name(&self) -> &'static str;
+    /// The phase every function definition is in after the pass, if the pass changes
+    /// phases. The manager checks it.
+    fn result_phase(&self) -> Option<Phase> {
+        None
+    }
+    /// Runs the pass. On error the module may be partly rewritten and should be dropped.
+    fn run(&self, module: &mut Module) -> Result<(), Diagnostics>;
+}
+
+/// `lowering-prepare`.
+pub struct LoweringPrepare;
+
+impl Pass for LoweringPrepare {
+    fn name(&self) -> &'static str {
+        "lowering-prepare"
+    }
+    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
+        crate::lowering_prepare::lowering_prepare_module(module)
+    }
+}
+
+/// `flatten-cfg`.
+pub struct FlattenCfg;
+
+impl Pass for FlattenCfg {
+    fn name(&self) -> &'static str {
+        "flatten-cfg"
+    }
+    fn result_phase(&self) -> Option<Phase> {
+        Some(Phase::Flat)
+    }
+    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
+        crate::flatten_cfg::flatten_module(module)
+    }
+}
+
+/// Every pass name a pipeline may use.
+pub const KNOWN_PASSES: &[&str] = &[
+    "lowering-prepare",
+    "flatten-cfg",
+    "eh-abi-lowering=itanium",
+    "eh-abi-lowering=msvc",
+];
+
+/// The pass with this pipeline name.
+pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
+    match name {
+        "lowering-prepare" => Some(Box::new(LoweringPrepare)),
+        "flatten-cfg" => Some(Box::new(FlattenCfg)),
+        "eh-abi-lowering=itanium" => Some(Box::new(EhAbiLowering { abi: Abi::Itanium })),
+        "eh-abi-lowering=msvc" => Some(Box::new(EhAbiLowering { abi: Abi::Msvc })),
+        _ => None,
+    }
+}
+
+/// Whether a function at `phase` satisfies a pass that promises `target`.
+pub fn phase_reached(phase: Phase, target: Phase) -> bool {
+    match target {
+        Phase::Structured => true,
+        Phase::Flat => phase != Phase::Structured,
+        Phase::Itanium | Phase::Msvc => phase == target,
+    }
+}
+
+/// Why a pipeline could not run or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PassError {
+    #[error("unknown pass '{name}' (known passes: {})", KNOWN_PASSES.join(", "))]
+    UnknownPass { name: String },
+    #[error("pass '{pass}' failed: {diagnostics}")]
+    Failed {
+        pass: &'static str,
+        diagnostics: Diagnostics,
+    },
+    #[error("the IR after pass '{pass}' does not verify: {diagnostics}")]
+    Verify {
+        pass: &'static str,
+        diagnostics: Diagnostics,
+    },
+    #[error("after pass '{pass}': {diagnostics}")]
+    Phase {
+        pass: &'static str,
+        diagnostics: Diagnostics,
+    },
+    #[error("cannot lower to {target}: {diagnostics}")]
+    Target {
+        target: PhaseName,
+        diagnostics: Diagnostics,
+    },
+}
+
+/// A phase, displayed by name.
+#[derive(Debug, Clone, Copy)]
+pub struct PhaseName(pub Phase);
+
+impl fmt::Display for PhaseName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.name())
+    }
+}
+
+impl PassError {
+    /// The error as located diagnostics (for `file:line:col: error:` rendering).
+    pub fn diagnostics(&self) -> Diagnostics {
+        match self {
+            PassError::UnknownPass { .. } => {
+                Diagnostics(vec![Diagnostic::error(Loc::NONE, self.to_string())])
+            }
+            PassError::Failed { diagnostics, .. }
+            | PassError::Verify { diagnostics, .. }
+            | PassError::Phase { diagnostics, .. }
+            | PassError::Target { diagnostics, .. } => diagnostics.clone(),
+        }
+    }
+
+    /// The pass that failed, if the error comes from one.
+    pub fn pass(&self) -> Option<&'static str> {
+        match self {
+            PassError::Failed { pass, .. }
+            | PassError::Verify { pass, .. }
+            | PassError::Phase { pass, .. } => Some(pass),
+            _ => None,
+        }
+    }
+}
+
+type PrintHook = Box<dyn FnMut(&str, &Module)>;
+
+/// Runs passes in order, verifying after each one.
+pub struct PassManager {
+    passes: Vec<Box<dyn Pass>>,
+    verify_each: bool,
+    print_after_each: Option<PrintHook>,
+}
+
+impl Default for PassManager {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PassManager {
+    /// An empty pipeline that verifies after each pass.
+    pub fn new() -> Self {
+        PassManager {
+            passes: Vec::new(),
+            verify_each: true,
+            print_after_each: None,
+        }
+    }
+
+    /// A pipeline from comma-separated pass names (`lowering-prepare,flatten-cfg`).
+    /// Whitespace around names is ignored; an unknown or empty name is an error that lists
+    /// the known passes.
+    pub fn from_pipeline(pipeline: &str) -> Result<Self, PassError> {
+        let mut pm = PassManager::new();
+        for name in pipeline.split(',').map(str::trim) {
+            match pass_by_name(name) {
+                Some(p) => pm.add(p),
+                None => {
+                    return Err(PassError::UnknownPass {
+                        name: name.to_string(),
+                    });
+                }
+            }
+        }
+        Ok(pm)
+    }
+
+    pub fn add(&mut self, pass: Box<dyn Pass>) {
+        self.passes.push(pass);
+    }
+
+    /// Whether to run the verifier after each pass (default: yes).
+    pub fn set_verify_each(&mut self, verify: bool) {
+        self.verify_each = verify;
+    }
+
+    /// Calls `hook(pass_name, module)` after each pass that succeeded (and verified).
+    pub fn set_print_after_each(&mut self, hook: impl FnMut(&str, &Module) + 'static) {
+        self.print_after_each = Some(Box::new(hook));
+    }
+
+    /// The names of the passes, in order.
+    pub fn pass_names(&self) -> Vec<&'static str> {
+        self.passes.iter().map(|p| p.name()).collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.passes.is_empty()
+    }
+
+    /// Runs the pipeline.
+    pub fn run(&mut self, module: &mut Module) -> Result<(), PassError> {
+        for pass in &self.passes {
+            let name = pass.name();
+            pass.run(module).map_err(|diagnostics| PassError::Failed {
+                pass: name,
+                diagnostics,
+            })?;
+            if let Some(target) = pass.result_phase() {
+                check_phases(module, target).map_err(|diagnostics| PassError::Phase {
+                    pass: name,
+                    diagnostics,
+                })?;
+            }
+            if self.verify_each {
+                verify_module(module).map_err(|diagnostics| PassError::Verify {
+                    pass: name,
+                    diagnostics,
+                })?;
+            }
+            if let Some(hook) = &mut self.print_after_each {
+                hook(name, module);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every function definition is at `target` (or beyond it, for flat).
+fn check_phases(module: &Module, target: Phase) -> Result<(), Diagnostics> {
+    let mut diags = Diagnostics::default();
+    for f in module.functions.values() {
+        if f.is_declaration() || phase_reached(f.phase, target) {
+            continue;
+        }
+        diags.push(Diagnostic::error(
+            f.loc,
+            format!(
+                "function @{} is in phase {}, expected {}",
+                module.ctx.name(f.name),
+                f.phase.name(),
+                target.name()
+            ),
+        ));
+    }
+    if diags.is_empty() { Ok(()) } else { Err(diags) }
+}
+
+/// Brings every function definition of the module to `target`: structured functions
+/// through `lowering-prepare` and `flatten-cfg`, flat ones through the EH ABI lowering of
+/// `target` (Itanium or MSVC). Verifies after every pass. A function already beyond
+/// `target` (or at the other ABI) is an error.
+pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
+    let mut diags = Diagnostics::default();
+    for f in module.functions.values() {
+        if f.is_declaration() {
+            continue;
+        }
+        let fine = match target {
+            Phase::Structured => f.phase == Phase::Structured,
+            Phase::Flat => matches!(f.phase, Phase::Structured | Phase::Flat),
+            Phase::Itanium | Phase::Msvc => {
+                matches!(f.phase, Phase::Structured | Phase::Flat) || f.phase == target
+            }
+        };
+        if !fine {
+            diags.push(Diagnostic::error(
+                f.loc,
+                format!(
+                    "function @{} is in phase {}, which cannot be lowered to {}",
+                    module.ctx.name(f.name),
+                    f.phase.name(),
+                    target.name()
+                ),
+            ));
+        }
+    }
+    if !diags.is_empty() {
+        return Err(PassError::Target {
+            target: PhaseName(target),
+            diagnostics: diags,
+        });
+    }
+    let any_at = |module: &Module, p: Phase| {
+        module
+            .functions
+            .values()
+            .any(|f| !f.is_declaration() && f.phase == p)
+    };
+    let mut pm = PassManager::new();
+    if target != Phase::Structured && any_at(module, Phase::Structured) {
+        pm.add(Box::new(LoweringPrepare));
+        pm.add(Box::new(FlattenCfg));
+    }
+    let needs_abi = any_at(module, Phase::Structured) || any_at(module, Phase::Flat);
+    match target {
+        Phase::Itanium if needs_abi => pm.add(Box::new(EhAbiLowering { abi: Abi::Itanium })),
+        Phase::Msvc if needs_abi => pm.add(Box::new(EhAbiLowering { abi: Abi::Msvc })),
+        _ => {}
+    }
+    pm.run(module)
+}

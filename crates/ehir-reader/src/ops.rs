@@ -1,0 +1,1591 @@
+//! Op parsing: one function per op syntax (canonical form first, then the accepted
+//! variants of `docs/syntax.md`), and the continuation of region ops after each of their
+//! regions closes (`else`, `do`, `cleanup KIND`, `catch [...]`, ...).
+
+use crate::lexer::{Token, TokenKind};
+use crate::parser::{Names, PResult, Parser};
+use ehir_core::{
+    Attr, AttrData, BinaryOp, Block, CallFlags, CaseKind, CastKind, CleanupKind, CmpPredicate,
+    Diagnostic, ExtraData, HandlerKey, LandingPadClause, Loc, Op, OpKind, PackedOption, Symbol,
+    Type, UnaryOp, Value,
+};
+use smallvec::SmallVec;
+
+type Values = SmallVec<[Value; 4]>;
+
+/// A parsed successor: target block and arguments.
+struct Succ {
+    block: Block,
+    args: Values,
+}
+
+impl<'s> Parser<'s> {
+    /// Parses one op (with its result names) and appends it to the current block. Region
+    /// ops open their first region; `parse_regions` continues from there.
+    pub(crate) fn parse_op(&mut self) -> PResult<()> {
+        let loc = self.loc();
+        let mut names: Names<'s> = SmallVec::new();
+        if self.at(TokenKind::ValueId) {
+            loop {
+                let t = self.tok;
+                names.push((&self.text_of(t)[1..], Loc(t.start)));
+                self.bump();
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+                if !self.at(TokenKind::ValueId) {
+                    return Err(self.unexpected("a result name ('%name')"));
+                }
+            }
+            self.expect(TokenKind::Equal, "'=' after the result names")?;
+        }
+        if self.tok.kind != TokenKind::Ident {
+            return Err(self.unexpected("an op name"));
+        }
+        let op_tok = self.tok;
+        let name = self.text_of(op_tok);
+        if matches!(name, "cir.func" | "cir.global" | "cir.typeinfo") {
+            // A missing '}': leave the item for the module level to parse.
+            let open = self.innermost_open_loc();
+            self.diags.push(
+                Diagnostic::error(
+                    Loc(op_tok.start),
+                    format!("expected '}}' to close the region before '{name}'"),
+                )
+                .with_note(open, "the region opened here"),
+            );
+            return Err(crate::parser::Abort);
+        }
+        self.bump();
+        let n = &names;
+        match name {
+            "cir.return" => self.parse_value_terminator(OpKind::Return, n, loc),
+            "cir.yield" => self.parse_value_terminator(OpKind::Yield, n, loc),
+            "cir.alloca" => self.parse_alloca(n, loc),
+            "cir.load" => self.parse_load(n, loc),
+            "cir.store" => self.parse_store(n, loc),
+            "cir.const" => self.parse_const(n, loc),
+            "cir.call" => self.parse_call(false, n, loc),
+            "cir.try_call" => self.parse_call(true, n, loc),
+            "cir.binop" => self.parse_binop(n, loc),
+            "cir.unary" => self.parse_unary(n, loc),
+            "cir.cmp" => self.parse_cmp(n, loc),
+            "cir.cast" => self.parse_cast(n, loc),
+            "cir.select" => self.parse_select(n, loc),
+            "cir.ptr_stride" => self.parse_ptr_stride(n, loc),
+            "cir.get_member" => self.parse_get_member(n, loc),
+            "cir.base_class_addr" => self.parse_class_addr(true, n, loc),
+            "cir.derived_class_addr" => self.parse_class_addr(false, n, loc),
+            "cir.get_global" => {
+                let (symbol, _) = self.expect_symbol("the global's symbol")?;
+                self.expect(TokenKind::Colon, "':' and the result type")?;
+                let ty = self.parse_type()?;
+                self.emit(OpKind::GetGlobal { symbol }, &[], &[ty], n, loc);
+                Ok(())
+            }
+            "cir.alloc.exception" => {
+                let size = self.expect_uint("the exception object's size", u64::MAX)?;
+                self.expect(TokenKind::Arrow, "'->' and the result type")?;
+                let ty = self.parse_type()?;
+                self.emit(OpKind::AllocException { size }, &[], &[ty], n, loc);
+                Ok(())
+            }
+            "cir.throw" => self.parse_throw(n, loc),
+            "cir.resume" => self.parse_optional_token_terminator(OpKind::Resume, n, loc),
+            "cir.eh.terminate" => self.parse_optional_token_terminator(OpKind::EhTerminate, n, loc),
+            "cir.unreachable" => self.simple(OpKind::Unreachable, n, loc),
+            "cir.break" => self.simple(OpKind::Break, n, loc),
+            "cir.continue" => self.simple(OpKind::Continue, n, loc),
+            "cir.br" => {
+                let s = self.parse_successor()?;
+                let op = self.emit(OpKind::Br, &[], &[], n, loc);
+                self.attach(op, s);
+                Ok(())
+            }
+            "cir.brcond" => {
+                let c = self.expect_value_use(None)?;
+                let t = self.parse_successor()?;
+                self.eat(TokenKind::Comma);
+                let f = self.parse_successor()?;
+                let op = self.emit(OpKind::BrCond, &[c], &[], n, loc);
+                self.attach(op, t);
+                self.attach(op, f);
+                Ok(())
+            }
+            "cir.switch.flat" => self.parse_switch_flat(n, loc),
+            "cir.indirect_br" => self.parse_indirect_br(n, loc),
+            "cir.block_address" => self.parse_block_address(n, loc),
+            "cir.scope" => self.region_op(OpKind::Scope, &[], n, loc),
+            "cir.if" => {
+                let c = self.expect_value_use(None)?;
+                self.region_op(OpKind::If, &[c], n, loc)
+            }
+            "cir.while" => self.region_op(OpKind::While, &[], n, loc),
+            "cir.do" => self.region_op(OpKind::DoWhile, &[], n, loc),
+            "cir.for" => {
+                self.expect(TokenKind::Colon, "':'")?;
+                self.expect_ident("cond", "'cond'")?;
+                self.region_op(OpKind::For, &[], n, loc)
+            }
+            "cir.condition" => {
+                self.expect(TokenKind::LParen, "'('")?;
+                let c = self.expect_value_use(None)?;
+                self.expect(TokenKind::RParen, "')'")?;
+                self.emit(OpKind::Condition, &[c], &[], n, loc);
+                Ok(())
+            }
+            "cir.goto" => {
+                let label = self.expect_string_symbol("the label (a string)")?;
+                self.simple(OpKind::Goto { label }, n, loc)
+            }
+            "cir.label" => {
+                let label = self.expect_string_symbol("the label (a string)")?;
+                self.simple(OpKind::Label { name: label }, n, loc)
+            }
+            "cir.switch" => {
+                self.expect(TokenKind::LParen, "'('")?;
+                let (v, _) = self.expect_typed_value()?;
+                self.expect(TokenKind::RParen, "')'")?;
+                self.region_op(OpKind::Switch, &[v], n, loc)
+            }
+            "cir.case" => self.parse_case(n, loc),
+            "cir.ternary" => {
+                self.expect(TokenKind::LParen, "'('")?;
+                let c = self.expect_value_use(None)?;
+                self.expect(TokenKind::Comma, "','")?;
+                self.expect_ident("true", "'true' and the true region")?;
+                let op = self.emit(OpKind::Ternary, &[c], &[], &[], loc);
+                self.push_pending_results(op, names.clone());
+                self.open_region(op, 0, &[])
+            }
+            "cir.cleanup.scope" => {
+                let kind = OpKind::CleanupScope {
+                    kind: CleanupKind::All,
+                };
+                self.region_op(kind, &[], n, loc)
+            }
+            "cir.try" => {
+                let handlers = self.f.func.dfg.make_extra(ExtraData::Handlers(Vec::new()));
+                self.region_op(OpKind::Try { handlers }, &[], n, loc)
+            }
+            "cir.catch_param" => {
+                self.expect(TokenKind::Colon, "':' and the parameter's type")?;
+                let ty = self.parse_type()?;
+                self.emit(OpKind::CatchParam, &[], &[ty], n, loc);
+                Ok(())
+            }
+            "cir.array.ctor" | "cir.array.dtor" => {
+                self.expect(TokenKind::LParen, "'('")?;
+                let (v, _) = self.expect_typed_value()?;
+                self.expect(TokenKind::RParen, "')'")?;
+                let kind = if name == "cir.array.ctor" {
+                    OpKind::ArrayCtor
+                } else {
+                    OpKind::ArrayDtor
+                };
+                self.region_op(kind, &[v], n, loc)
+            }
+            "cir.eh.initiate" => {
+                let cleanup = self.eat_ident("cleanup");
+                let ty = if self.eat(TokenKind::Colon) {
+                    self.parse_type()?
+                } else {
+                    self.module.ctx.types.common().eh_token
+                };
+                self.emit(OpKind::EhInitiate { cleanup }, &[], &[ty], n, loc);
+                Ok(())
+            }
+            "cir.eh.dispatch" => self.parse_eh_dispatch(n, loc),
+            "cir.begin_cleanup" => self.parse_begin(OpKind::BeginCleanup, n, loc),
+            "cir.begin_catch" => self.parse_begin(OpKind::BeginCatch, n, loc),
+            "cir.end_cleanup" => self.parse_end(OpKind::EndCleanup, n, loc),
+            "cir.end_catch" => self.parse_end(OpKind::EndCatch, n, loc),
+            "cir.eh.landingpad" => self.parse_landingpad(n, loc),
+            "cir.eh.typeid" => {
+                let (type_info, _) = self.expect_symbol("the typeinfo symbol")?;
+                self.expect(TokenKind::Colon, "':' and the result type")?;
+                let ty = self.parse_type()?;
+                self.emit(OpKind::EhTypeId { type_info }, &[], &[ty], n, loc);
+                Ok(())
+            }
+            "cir.resume.flat" => {
+                let operands = self.parse_typed_values()?;
+                self.emit(OpKind::ResumeFlat, &operands, &[], n, loc);
+                Ok(())
+            }
+            "cir.catchswitch" | "cir.eh.catchswitch" => self.parse_catchswitch(n, loc),
+            "cir.catchpad" => self.parse_catchpad(n, loc),
+            "cir.catchret" => {
+                if !self.eat_ident("from") {
+                    self.expect_ident("within", "'from' and the catchpad token")?;
+                }
+                let c = self.expect_value_use(None)?;
+                self.expect_ident("to", "'to' and the continuation block")?;
+                let s = self.parse_successor()?;
+                let op = self.emit(OpKind::CatchRet, &[c], &[], n, loc);
+                self.attach(op, s);
+                Ok(())
+            }
+            "cir.cleanuppad" => {
+                self.expect_ident("within", "'within'")?;
+                let parent = self.parse_parent_token()?;
+                if self.eat(TokenKind::LBracket) {
+                    self.expect(TokenKind::RBracket, "']' (cleanup pads take no arguments)")?;
+                }
+                let ty = if self.eat(TokenKind::Colon) {
+                    self.parse_type()?
+                } else {
+                    self.module.ctx.types.common().cleanup_token
+                };
+                let operands: Values = parent.into_iter().collect();
+                self.emit(OpKind::CleanupPad, &operands, &[ty], n, loc);
+                Ok(())
+            }
+            "cir.cleanupret" => {
+                self.expect_ident("from", "'from' and the cleanuppad token")?;
+                let c = self.expect_value_use(None)?;
+                self.expect_ident("unwind", "'unwind to'")?;
+                self.expect_ident("to", "'to'")?;
+                let dest = if self.eat_ident("caller") {
+                    None
+                } else {
+                    Some(self.parse_successor()?)
+                };
+                let op = self.emit(OpKind::CleanupRet, &[c], &[], n, loc);
+                if let Some(s) = dest {
+                    self.attach(op, s);
+                }
+                Ok(())
+            }
+            _ => Err(self.error(Loc(op_tok.start), format!("unknown op '{name}'"))),
+        }
+    }
+
+    // ---- building ------------------------------------------------------------------------
+
+    /// Creates an op, appends it to the current block and binds its result names.
+    pub(crate) fn emit(
+        &mut self,
+        kind: OpKind,
+        operands: &[Value],
+        results: &[Type],
+        names: &[(&'s str, Loc)],
+        loc: Loc,
+    ) -> Op {
+        let block = self.current_block();
+        let op = self
+            .f
+            .func
+            .dfg
+            .make_op(kind, operands, results, &[], 0, loc);
+        self.f.func.layout.append_op(op, block);
+        if !(names.is_empty() && results.is_empty()) {
+            self.bind_results(op, names, loc);
+        }
+        op
+    }
+
+    fn simple(&mut self, kind: OpKind, names: &[(&'s str, Loc)], loc: Loc) -> PResult<()> {
+        self.emit(kind, &[], &[], names, loc);
+        Ok(())
+    }
+
+    fn attach(&mut self, op: Op, s: Succ) {
+        let dfg = &mut self.f.func.dfg;
+        let succ = dfg.make_successor(s.block, &s.args);
+        dfg.attach_successor(op, succ);
+    }
+
+    /// Emits a region op (no results) and opens its first region.
+    fn region_op(
+        &mut self,
+        kind: OpKind,
+        operands: &[Value],
+        names: &[(&'s str, Loc)],
+        loc: Loc,
+    ) -> PResult<()> {
+        let op = self.emit(kind, operands, &[], names, loc);
+        self.open_region(op, 0, &[])
+    }
+
+    /// Continues a region op after region `index` closed: parses the text up to the next
+    /// region and opens it, or the op's tail.
+    pub(crate) fn continue_region_op(&mut self, op: Op, index: u32) -> PResult<()> {
+        let kind = *self.f.func.dfg.kind(op);
+        match kind {
+            OpKind::If if index == 0 && self.eat_ident("else") => self.open_region(op, 1, &[]),
+            OpKind::While if index == 0 => {
+                self.expect_ident("do", "'do' and the body region of 'cir.while'")?;
+                self.open_region(op, 1, &[])
+            }
+            OpKind::DoWhile if index == 0 => {
+                self.expect_ident("while", "'while' and the condition region of 'cir.do'")?;
+                self.open_region(op, 1, &[])
+            }
+            OpKind::For if index < 2 => {
+                let (word, what) = if index == 0 {
+                    ("body", "'body' and the body region of 'cir.for'")
+                } else {
+                    ("step", "'step' and the step region of 'cir.for'")
+                };
+                self.expect_ident(word, what)?;
+                self.open_region(op, index + 1, &[])
+            }
+            OpKind::Ternary if index == 0 => {
+                self.expect(TokenKind::Comma, "',' and the false region")?;
+                self.expect_ident("false", "'false' and the false region")?;
+                self.open_region(op, 1, &[])
+            }
+            OpKind::Ternary => {
+                self.expect(TokenKind::RParen, "')'")?;
+                self.expect(TokenKind::Colon, "':'")?;
+                self.expect(TokenKind::LParen, "'('")?;
+                let cond_ty_loc = self.loc();
+                let cond_ty = self.parse_type()?;
+                self.expect(TokenKind::RParen, "')'")?;
+                self.expect(TokenKind::Arrow, "'->' and the result type")?;
+                let ty = self.parse_type()?;
+                let cond = self.f.func.dfg.operands(op).first().copied();
+                if let Some(actual) = cond.and_then(|c| self.value_type(c))
+                    && actual != cond_ty
+                {
+                    let message = format!(
+                        "the condition has type {} but is declared as {}",
+                        self.type_name(actual),
+                        self.type_name(cond_ty)
+                    );
+                    self.report(cond_ty_loc, message);
+                }
+                self.f.func.dfg.append_result(op, ty);
+                let names = self.pop_pending_results(op);
+                let loc = self.f.func.dfg.loc(op);
+                self.bind_results(op, &names, loc);
+                Ok(())
+            }
+            OpKind::CleanupScope { .. } if index == 0 => {
+                self.expect_ident("cleanup", "'cleanup' and the cleanup region")?;
+                let cleanup = match self.tok_text() {
+                    "normal" => CleanupKind::Normal,
+                    "eh" | "eh_only" => CleanupKind::Eh,
+                    "all" => CleanupKind::All,
+                    _ => return Err(self.unexpected("'normal', 'eh' or 'all'")),
+                };
+                if !self.at(TokenKind::Ident) {
+                    return Err(self.unexpected("'normal', 'eh' or 'all'"));
+                }
+                self.bump();
+                self.f.func.dfg.ops[op].kind = OpKind::CleanupScope { kind: cleanup };
+                self.open_region(op, 1, &[])
+            }
+            OpKind::Try { handlers } => {
+                let key = match self.tok_text() {
+                    _ if self.tok.kind != TokenKind::Ident => return Ok(()),
+                    "catch" => {
+                        self.bump();
+                        if self.eat_ident("all") {
+                            HandlerKey::CatchAll
+                        } else {
+                            self.expect(TokenKind::LBracket, "'[type ...]' or 'all'")?;
+                            self.expect_ident("type", "'type'")?;
+                            let a = self.parse_attr()?;
+                            self.expect(TokenKind::RBracket, "']'")?;
+                            HandlerKey::Catch(a)
+                        }
+                    }
+                    "unwind" => {
+                        self.bump();
+                        HandlerKey::Unwind
+                    }
+                    "filter" => {
+                        self.bump();
+                        HandlerKey::Filter(self.parse_filter_list()?)
+                    }
+                    "terminate" => {
+                        self.bump();
+                        HandlerKey::Terminate
+                    }
+                    _ => return Ok(()),
+                };
+                let params = if self.at(TokenKind::LParen) {
+                    self.parse_param_list()?
+                } else {
+                    SmallVec::new()
+                };
+                if let ExtraData::Handlers(keys) = &mut self.f.func.dfg.extras[handlers] {
+                    keys.push(key);
+                }
+                self.open_region(op, index + 1, &params)
+            }
+            OpKind::ArrayCtor if index == 0 && self.eat_ident("cleanup") => {
+                self.open_region(op, 1, &[])
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// `[ATTR, ...]`: the type list of a filter (an exception specification).
+    fn parse_filter_list(&mut self) -> PResult<Attr> {
+        let loc = self.loc();
+        let a = self.parse_attr()?;
+        match self.module.ctx.attrs.get(a) {
+            AttrData::List(_) => Ok(a),
+            _ => Err(self.error(loc, "expected a list of typeinfo attributes ('[...]')")),
+        }
+    }
+
+    // ---- operand helpers -------------------------------------------------------------------
+
+    /// Expects `%name` and resolves it.
+    pub(crate) fn expect_value_use(&mut self, stated: Option<Type>) -> PResult<Value> {
+        let t = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        Ok(self.use_value(t, stated))
+    }
+
+    /// `%v : T`
+    fn expect_typed_value(&mut self) -> PResult<(Value, Type)> {
+        let t = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        self.expect(TokenKind::Colon, "':' and the value's type")?;
+        let ty = self.parse_type()?;
+        Ok((self.use_value(t, Some(ty)), ty))
+    }
+
+    /// `%a, %b : T, U` — as many types as values.
+    fn parse_typed_values(&mut self) -> PResult<Values> {
+        let mut toks: SmallVec<[Token; 4]> = SmallVec::new();
+        loop {
+            toks.push(self.expect(TokenKind::ValueId, "a value ('%name')")?);
+            if !self.eat(TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(TokenKind::Colon, "':' and the values' types")?;
+        let mut out = Values::new();
+        for (i, &t) in toks.iter().enumerate() {
+            if i > 0 {
+                self.expect(TokenKind::Comma, "',' and one type per value")?;
+            }
+            let ty = self.parse_type()?;
+            out.push(self.use_value(t, Some(ty)));
+        }
+        Ok(out)
+    }
+
+    /// Whether `%a[, %b...] :` follows (the optional operands of a terminator, as opposed
+    /// to the result names of the next op).
+    fn typed_values_follow(&self) -> bool {
+        if self.tok.kind != TokenKind::ValueId {
+            return false;
+        }
+        let mut l = self.lookahead();
+        loop {
+            match l.next_token().kind {
+                TokenKind::Colon => return true,
+                TokenKind::Comma => {
+                    if l.next_token().kind != TokenKind::ValueId {
+                        return false;
+                    }
+                }
+                _ => return false,
+            }
+        }
+    }
+
+    /// `^bb` or `^bb(%a, %b : T, U)`
+    fn parse_successor(&mut self) -> PResult<Succ> {
+        let t = self.expect(TokenKind::BlockId, "a block ('^name')")?;
+        let block = self.use_block(&self.text_of(t)[1..], Loc(t.start));
+        let args = if self.eat(TokenKind::LParen) {
+            let args = self.parse_typed_values()?;
+            self.expect(TokenKind::RParen, "')'")?;
+            args
+        } else {
+            Values::new()
+        };
+        Ok(Succ { block, args })
+    }
+
+    /// `none` or `%token`
+    fn parse_parent_token(&mut self) -> PResult<Option<Value>> {
+        if self.eat_ident("none") {
+            return Ok(None);
+        }
+        if !self.at(TokenKind::ValueId) {
+            return Err(self.unexpected("'none' or a parent token ('%name')"));
+        }
+        Ok(Some(self.expect_value_use(None)?))
+    }
+
+    /// A list of types after `:`: `(T, U)` or `T, U`.
+    fn parse_result_types(&mut self) -> PResult<SmallVec<[Type; 2]>> {
+        let mut types = SmallVec::new();
+        if self.eat(TokenKind::LParen) {
+            if self.eat(TokenKind::RParen) {
+                return Ok(types);
+            }
+            loop {
+                types.push(self.parse_type()?);
+                if self.eat(TokenKind::RParen) {
+                    return Ok(types);
+                }
+                self.expect(TokenKind::Comma, "',' or ')'")?;
+            }
+        }
+        types.push(self.parse_type()?);
+        while self.at(TokenKind::Comma) && self.peek().kind == TokenKind::TypeId {
+            self.bump();
+            types.push(self.parse_type()?);
+        }
+        Ok(types)
+    }
+
+    // ---- individual ops ----------------------------------------------------------------------
+
+    /// `cir.return [%v : T]`, `cir.yield [%v : T]`
+    fn parse_value_terminator(&mut self, kind: OpKind, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let operands = if self.typed_values_follow() {
+            self.parse_typed_values()?
+        } else {
+            Values::new()
+        };
+        self.emit(kind, &operands, &[], n, loc);
+        Ok(())
+    }
+
+    /// `cir.resume [%t [: T]]`, `cir.eh.terminate [%t [: T]]`
+    fn parse_optional_token_terminator(
+        &mut self,
+        kind: OpKind,
+        n: &Names<'s>,
+        loc: Loc,
+    ) -> PResult<()> {
+        let mut operands = Values::new();
+        if self.at(TokenKind::ValueId)
+            && !matches!(self.peek().kind, TokenKind::Equal | TokenKind::Comma)
+        {
+            let t = self.tok;
+            self.bump();
+            let stated = if self.eat(TokenKind::Colon) {
+                Some(self.parse_type()?)
+            } else {
+                None
+            };
+            operands.push(self.use_value(t, stated));
+        }
+        self.emit(kind, &operands, &[], n, loc);
+        Ok(())
+    }
+
+    /// `align(N)`
+    fn parse_align_paren(&mut self) -> PResult<u16> {
+        self.expect_ident("align", "'align'")?;
+        self.expect(TokenKind::LParen, "'('")?;
+        let a = self.expect_uint("an alignment", u16::MAX as u64)? as u16;
+        self.expect(TokenKind::RParen, "')'")?;
+        Ok(a)
+    }
+
+    /// `[volatile] [align(N)]` in either order.
+    fn parse_memory_flags(&mut self) -> PResult<(u16, bool)> {
+        let mut align = 0;
+        let mut volatile = false;
+        loop {
+            if self.eat_ident("volatile") {
+                volatile = true;
+            } else if self.at_ident("align") && self.peek().kind == TokenKind::LParen {
+                align = self.parse_align_paren()?;
+            } else {
+                return Ok((align, volatile));
+            }
+        }
+    }
+
+    /// `cir.alloca T, !cir.ptr<T>, ["name"(, init)] [{alignment = N : i64} | align(N)]`
+    fn parse_alloca(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let alloc_ty = self.parse_type()?;
+        self.expect(TokenKind::Comma, "',' and the result type")?;
+        let ty = self.parse_type()?;
+        let mut name = None;
+        let mut init = false;
+        if self.at(TokenKind::Comma) && self.peek().kind == TokenKind::LBracket {
+            self.bump();
+            self.bump();
+            name = Some(self.expect_string_symbol("the variable's name (a string)")?);
+            if self.eat(TokenKind::Comma) {
+                self.expect_ident("init", "'init'")?;
+                init = true;
+            }
+            self.expect(TokenKind::RBracket, "']'")?;
+        }
+        let align = if self.at(TokenKind::LBrace) {
+            self.parse_alignment_dict(u16::MAX as u64)? as u16
+        } else if self.at_ident("align") && self.peek().kind == TokenKind::LParen {
+            self.parse_align_paren()?
+        } else {
+            0
+        };
+        let name = match name {
+            Some(s) => s,
+            None => self.module.ctx.sym(""),
+        };
+        let kind = OpKind::Alloca {
+            alloc_ty,
+            name,
+            init,
+            align,
+        };
+        self.emit(kind, &[], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.load [volatile] [align(N)] %p : !cir.ptr<T>, T`
+    fn parse_load(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let (align, volatile) = self.parse_memory_flags()?;
+        let p = self.expect(TokenKind::ValueId, "the address ('%name')")?;
+        self.expect(TokenKind::Colon, "':' and the address type")?;
+        let ptr_ty = self.parse_type()?;
+        self.expect(TokenKind::Comma, "',' and the loaded type")?;
+        let ty = self.parse_type()?;
+        let p = self.use_value(p, Some(ptr_ty));
+        self.emit(OpKind::Load { align, volatile }, &[p], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.store [volatile] [align(N)] %v, %p : T, !cir.ptr<T>`
+    fn parse_store(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let (align, volatile) = self.parse_memory_flags()?;
+        let operands = self.parse_typed_values()?;
+        if operands.len() != 2 {
+            return Err(self.error(loc, "'cir.store' takes a value and an address"));
+        }
+        self.emit(OpKind::Store { align, volatile }, &operands, &[], n, loc);
+        Ok(())
+    }
+
+    /// `cir.const ATTR [: T]`
+    fn parse_const(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let value = self.parse_attr()?;
+        let bool_ty = self.module.ctx.types.common().bool;
+        let ty = match self.module.ctx.attrs.get(value).ty(bool_ty) {
+            Some(t) => {
+                if self.at(TokenKind::Colon) && self.peek().kind == TokenKind::TypeId {
+                    let at = self.loc();
+                    self.bump();
+                    let stated = self.parse_type()?;
+                    if stated != t {
+                        return Err(self.error(at, "the constant's type does not match its value"));
+                    }
+                }
+                t
+            }
+            None => {
+                self.expect(TokenKind::Colon, "':' and the constant's type")?;
+                self.parse_type()?
+            }
+        };
+        self.emit(OpKind::Const { value }, &[], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.call` / `cir.try_call`, with or without a signature.
+    fn parse_call(&mut self, is_try: bool, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let mut flags = CallFlags::default();
+        loop {
+            if self.eat_ident("exception") {
+                flags.exception = true;
+            } else if self.eat_ident("nothrow") {
+                flags.nothrow = true;
+            } else {
+                break;
+            }
+        }
+        let callee_tok = self.tok;
+        let callee: Option<Symbol> = match self.tok.kind {
+            TokenKind::SymbolRef => {
+                self.bump();
+                Some(self.symbol_of(callee_tok)?)
+            }
+            TokenKind::ValueId => {
+                self.bump();
+                None
+            }
+            _ => return Err(self.unexpected("the callee ('@name' or '%pointer')")),
+        };
+        self.expect(TokenKind::LParen, "'(' and the arguments")?;
+        let mut args: SmallVec<[(Token, Option<Type>); 4]> = SmallVec::new();
+        if !self.eat(TokenKind::RParen) {
+            loop {
+                let t = self.expect(TokenKind::ValueId, "an argument ('%name')")?;
+                let inline = if self.eat(TokenKind::Colon) {
+                    Some(self.parse_type()?)
+                } else {
+                    None
+                };
+                args.push((t, inline));
+                if self.eat(TokenKind::RParen) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "',' or ')'")?;
+            }
+        }
+        let mut succs: SmallVec<[Succ; 2]> = SmallVec::new();
+        if is_try {
+            succs.push(self.parse_successor()?);
+            self.eat(TokenKind::Comma);
+            succs.push(self.parse_successor()?);
+        }
+        if self.eat_ident("nothrow") {
+            flags.nothrow = true;
+        }
+        let indirect = callee.is_none() as usize;
+        let mut operands = Values::new();
+        let sig;
+        let ret;
+        if self.at(TokenKind::Colon) {
+            // Explicit signature: the types of all operands (callee pointer first).
+            let sig_loc = self.loc();
+            self.bump();
+            self.expect(TokenKind::LParen, "'(' and the argument types")?;
+            let mut types: SmallVec<[Type; 4]> = SmallVec::new();
+            if !self.eat(TokenKind::RParen) {
+                loop {
+                    types.push(self.parse_type()?);
+                    if self.eat(TokenKind::RParen) {
+                        break;
+                    }
+                    self.expect(TokenKind::Comma, "',' or ')'")?;
+                }
+            }
+            self.expect(TokenKind::Arrow, "'->' and the result type")?;
+            ret = self.parse_call_result()?;
+            if types.len() != args.len() + indirect {
+                return Err(self.error(
+                    sig_loc,
+                    format!(
+                        "the signature lists {} operand type(s) but the call has {} operand(s)",
+                        types.len(),
+                        args.len() + indirect
+                    ),
+                ));
+            }
+            if indirect == 1 {
+                operands.push(self.use_value(callee_tok, Some(types[0])));
+            }
+            for (i, &(t, inline)) in args.iter().enumerate() {
+                let ty = types[i + indirect];
+                if let Some(inline) = inline.filter(|&x| x != ty) {
+                    let message = format!(
+                        "the argument is written as {} but the signature says {}",
+                        self.type_name(inline),
+                        self.type_name(ty)
+                    );
+                    self.report(Loc(t.start), message);
+                }
+                operands.push(self.use_value(t, Some(ty)));
+            }
+            sig = self.call_signature(callee, &types[indirect..], ret);
+        } else {
+            // No signature: from the callee's declaration, a known runtime function, or the
+            // arguments (void result).
+            let known = match callee {
+                Some(sym) => self.callee_signature(sym),
+                None => None,
+            };
+            if indirect == 1 {
+                operands.push(self.use_value(callee_tok, None));
+            }
+            let declared = match (known, callee) {
+                (Some(s), _) => Some(s),
+                (None, None) => operands
+                    .first()
+                    .and_then(|&c| self.value_type(c))
+                    .and_then(|t| self.module.ctx.types.pointee(t))
+                    .filter(|&t| self.module.ctx.types.func_info(t).is_some()),
+                (None, Some(_)) => None,
+            };
+            match declared {
+                Some(s) => {
+                    let (params, r, _) = self
+                        .module
+                        .ctx
+                        .types
+                        .func_info(s)
+                        .map(|(p, r, v)| (p.to_vec(), r, v))
+                        .unwrap_or_default();
+                    for (i, &(t, inline)) in args.iter().enumerate() {
+                        let stated = inline.or_else(|| params.get(i).copied());
+                        operands.push(self.use_value(t, stated));
+                    }
+                    ret = r;
+                    sig = s;
+                }
+                None => {
+                    let mut arg_types = Vec::with_capacity(args.len());
+                    for &(t, inline) in &args {
+                        let v = self.use_value(t, inline);
+                        match inline.or_else(|| self.value_type(v)) {
+                            Some(ty) => arg_types.push(ty),
+                            None => {
+                                return Err(self.error(
+                                    Loc(t.start),
+                                    "cannot infer the argument's type: write '%arg : T' or the call's signature",
+                                ));
+                            }
+                        }
+                        operands.push(v);
+                    }
+                    if !n.is_empty() {
+                        return Err(self.error(
+                            Loc(callee_tok.start),
+                            "cannot infer the result type of the call: the callee is not declared; write its signature (': (T...) -> R')",
+                        ));
+                    }
+                    ret = None;
+                    sig = self.func_type(&arg_types, None, false);
+                }
+            }
+        }
+        let results: SmallVec<[Type; 1]> = ret.into_iter().collect();
+        let callee_packed: PackedOption<Symbol> = callee.into();
+        let kind = if is_try {
+            OpKind::TryCall {
+                callee: callee_packed,
+                sig,
+                flags,
+            }
+        } else {
+            OpKind::Call {
+                callee: callee_packed,
+                sig,
+                flags,
+            }
+        };
+        let op = self.emit(kind, &operands, &results, n, loc);
+        for s in succs {
+            self.attach(op, s);
+        }
+        if let Some(sym) = callee {
+            self.declare_callee(sym, sig, Loc(callee_tok.start));
+        }
+        Ok(())
+    }
+
+    /// `()` (void), `T` or `(T)` after a call signature's `->`.
+    fn parse_call_result(&mut self) -> PResult<Option<Type>> {
+        if !self.eat(TokenKind::LParen) {
+            return Ok(Some(self.parse_type()?));
+        }
+        if self.eat(TokenKind::RParen) {
+            return Ok(None);
+        }
+        let t = self.parse_type()?;
+        if !self.at(TokenKind::RParen) {
+            return Err(self.unexpected("')' (a call returns at most one value)"));
+        }
+        self.bump();
+        Ok(Some(t))
+    }
+
+    /// The `sig` payload of a call with an explicit signature: a variadic callee's own type
+    /// when the call passes extra arguments after the fixed ones, else the written types.
+    fn call_signature(&mut self, callee: Option<Symbol>, args: &[Type], ret: Option<Type>) -> Type {
+        if let Some(&declared) = callee.and_then(|c| self.function_sigs.get(&c))
+            && let Some((params, r, true)) = self.module.ctx.types.func_info(declared)
+            && r == ret
+            && args.len() >= params.len()
+            && args[..params.len()] == *params
+        {
+            return declared;
+        }
+        self.func_type(args, ret, false)
+    }
+
+    /// The signature of a callee named in a call without a signature.
+    fn callee_signature(&mut self, callee: Symbol) -> Option<Type> {
+        if let Some(&sig) = self.function_sigs.get(&callee) {
+            return Some(sig);
+        }
+        if let Some(sig) = self.declared_later(callee) {
+            return Some(sig);
+        }
+        let name = self.module.ctx.name(callee).to_string();
+        crate::known::runtime_signature(&name, &mut self.module.ctx.types)
+    }
+
+    /// Declares an undeclared direct callee as an external function with the call's
+    /// signature (first use wins). A `cir.func` further down replaces the declaration in
+    /// place, so a function's place among the module's items is its first mention whether
+    /// or not its calls spell the signature (which keeps printing a fixed point).
+    fn declare_callee(&mut self, callee: Symbol, sig: Type, loc: Loc) {
+        if self.is_fragment() || self.function_sigs.contains_key(&callee) {
+            return;
+        }
+        let mut func = ehir_core::Function::new_declaration(callee, sig);
+        func.loc = loc;
+        let id = self.add_function(func);
+        self.origins.insert(id, crate::parser::FuncOrigin::Implicit);
+    }
+
+    /// `cir.binop(kind, %a, %b) : T`
+    fn parse_binop(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        self.expect(TokenKind::LParen, "'('")?;
+        let kind_loc = self.loc();
+        let word = self.tok_text();
+        let kind = BinaryOp::ALL.into_iter().find(|k| k.name() == word);
+        let Some(kind) = kind.filter(|_| self.at(TokenKind::Ident)) else {
+            return Err(self.error(kind_loc, format!("unknown binary operation '{word}'")));
+        };
+        self.bump();
+        self.expect(TokenKind::Comma, "','")?;
+        let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        self.expect(TokenKind::Comma, "','")?;
+        let b = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        self.expect(TokenKind::RParen, "')'")?;
+        self.expect(TokenKind::Colon, "':' and the result type")?;
+        let ty = self.parse_type()?;
+        let a = self.use_value(a, None);
+        let b = self.use_value(b, None);
+        self.emit(OpKind::Binary(kind), &[a, b], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.unary(kind, %a) : T, T`
+    fn parse_unary(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        self.expect(TokenKind::LParen, "'('")?;
+        let kind_loc = self.loc();
+        let word = self.tok_text();
+        let kind = UnaryOp::ALL.into_iter().find(|k| k.name() == word);
+        let Some(kind) = kind.filter(|_| self.at(TokenKind::Ident)) else {
+            return Err(self.error(kind_loc, format!("unknown unary operation '{word}'")));
+        };
+        self.bump();
+        self.expect(TokenKind::Comma, "','")?;
+        let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        self.expect(TokenKind::RParen, "')'")?;
+        self.expect(TokenKind::Colon, "':' and the operand type")?;
+        let operand_ty = self.parse_type()?;
+        self.expect(TokenKind::Comma, "',' and the result type")?;
+        let ty = self.parse_type()?;
+        let a = self.use_value(a, Some(operand_ty));
+        self.emit(OpKind::Unary(kind), &[a], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.cmp(pred, %a, %b) : T, !cir.bool`
+    fn parse_cmp(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        self.expect(TokenKind::LParen, "'('")?;
+        let kind_loc = self.loc();
+        let word = self.tok_text();
+        let kind = CmpPredicate::ALL.into_iter().find(|k| k.name() == word);
+        let Some(kind) = kind.filter(|_| self.at(TokenKind::Ident)) else {
+            return Err(self.error(kind_loc, format!("unknown comparison '{word}'")));
+        };
+        self.bump();
+        self.expect(TokenKind::Comma, "','")?;
+        let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        self.expect(TokenKind::Comma, "','")?;
+        let b = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        self.expect(TokenKind::RParen, "')'")?;
+        self.expect(TokenKind::Colon, "':' and the operand type")?;
+        let operand_ty = self.parse_type()?;
+        self.expect(TokenKind::Comma, "',' and the result type")?;
+        let ty = self.parse_type()?;
+        let a = self.use_value(a, Some(operand_ty));
+        let b = self.use_value(b, None);
+        self.emit(OpKind::Cmp(kind), &[a, b], &[ty], n, loc);
+        Ok(())
+    }
+
+    fn cast_kind(&mut self) -> PResult<CastKind> {
+        let loc = self.loc();
+        let word = self.tok_text();
+        let kind = CastKind::ALL.into_iter().find(|k| k.name() == word);
+        match kind.filter(|_| self.at(TokenKind::Ident)) {
+            Some(k) => {
+                self.bump();
+                Ok(k)
+            }
+            None => Err(self.error(loc, format!("unknown cast kind '{word}'"))),
+        }
+    }
+
+    /// `cir.cast KIND %v : T -> U` or `cir.cast(KIND, %v : T), U`
+    fn parse_cast(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let (kind, v, ty) = if self.eat(TokenKind::LParen) {
+            let kind = self.cast_kind()?;
+            self.expect(TokenKind::Comma, "','")?;
+            let (v, _) = self.expect_typed_value()?;
+            self.expect(TokenKind::RParen, "')'")?;
+            self.expect(TokenKind::Comma, "',' and the result type")?;
+            (kind, v, self.parse_type()?)
+        } else {
+            let kind = self.cast_kind()?;
+            let (v, _) = self.expect_typed_value()?;
+            self.expect(TokenKind::Arrow, "'->' and the result type")?;
+            (kind, v, self.parse_type()?)
+        };
+        self.emit(OpKind::Cast(kind), &[v], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.select if %c then %a else %b : (!cir.bool, T, T) -> T`
+    fn parse_select(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        self.expect_ident("if", "'if'")?;
+        let c = self.expect(TokenKind::ValueId, "the condition ('%name')")?;
+        self.expect_ident("then", "'then'")?;
+        let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        self.expect_ident("else", "'else'")?;
+        let b = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        self.expect(TokenKind::Colon, "':'")?;
+        self.expect(TokenKind::LParen, "'('")?;
+        let tc = self.parse_type()?;
+        self.expect(TokenKind::Comma, "','")?;
+        let ta = self.parse_type()?;
+        self.expect(TokenKind::Comma, "','")?;
+        let tb = self.parse_type()?;
+        self.expect(TokenKind::RParen, "')'")?;
+        self.expect(TokenKind::Arrow, "'->' and the result type")?;
+        let ty = self.parse_type()?;
+        let operands = [
+            self.use_value(c, Some(tc)),
+            self.use_value(a, Some(ta)),
+            self.use_value(b, Some(tb)),
+        ];
+        self.emit(OpKind::Select, &operands, &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.ptr_stride %p, %n : (!cir.ptr<T>, I) -> !cir.ptr<T>`
+    fn parse_ptr_stride(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let p = self.expect(TokenKind::ValueId, "the base pointer ('%name')")?;
+        self.expect(TokenKind::Comma, "','")?;
+        let i = self.expect(TokenKind::ValueId, "the stride ('%name')")?;
+        self.expect(TokenKind::Colon, "':'")?;
+        self.expect(TokenKind::LParen, "'('")?;
+        let tp = self.parse_type()?;
+        self.expect(TokenKind::Comma, "','")?;
+        let ti = self.parse_type()?;
+        self.expect(TokenKind::RParen, "')'")?;
+        self.expect(TokenKind::Arrow, "'->' and the result type")?;
+        let ty = self.parse_type()?;
+        let operands = [self.use_value(p, Some(tp)), self.use_value(i, Some(ti))];
+        self.emit(OpKind::PtrStride, &operands, &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.get_member %p[N] {name = "f"} : !cir.ptr<R> -> !cir.ptr<T>`
+    fn parse_get_member(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let p = self.expect(TokenKind::ValueId, "the record address ('%name')")?;
+        self.expect(TokenKind::LBracket, "'[' and the member index")?;
+        let index = self.expect_uint("a member index", u32::MAX as u64)? as u32;
+        self.expect(TokenKind::RBracket, "']'")?;
+        let name = if self.eat(TokenKind::LBrace) {
+            self.expect_ident("name", "'name'")?;
+            self.expect(TokenKind::Equal, "'='")?;
+            let s = self.expect_string_symbol("the member's name (a string)")?;
+            self.expect(TokenKind::RBrace, "'}'")?;
+            s
+        } else {
+            self.module.ctx.sym("")
+        };
+        self.expect(TokenKind::Colon, "':' and the address type")?;
+        let tp = self.parse_type()?;
+        self.expect(TokenKind::Arrow, "'->' and the result type")?;
+        let ty = self.parse_type()?;
+        let p = self.use_value(p, Some(tp));
+        self.emit(OpKind::GetMember { index, name }, &[p], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.base_class_addr %p : !cir.ptr<D> [nonnull] [OFFSET] -> !cir.ptr<B>` (and derived)
+    fn parse_class_addr(&mut self, base: bool, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let (p, _) = self.expect_typed_value()?;
+        let nonnull = self.eat_ident("nonnull");
+        let offset = if self.eat(TokenKind::LBracket) {
+            let o = self.expect_uint("an offset", u32::MAX as u64)? as u32;
+            self.expect(TokenKind::RBracket, "']'")?;
+            o
+        } else {
+            0
+        };
+        self.expect(TokenKind::Arrow, "'->' and the result type")?;
+        let ty = self.parse_type()?;
+        let kind = if base {
+            OpKind::BaseClassAddr { offset, nonnull }
+        } else {
+            OpKind::DerivedClassAddr { offset, nonnull }
+        };
+        self.emit(kind, &[p], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.throw [%obj : !cir.ptr<T>[, @typeinfo[, @dtor]]] [unwind ^bb]`
+    fn parse_throw(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let mut operands = Values::new();
+        let mut type_info = None;
+        let mut dtor = None;
+        if self.typed_values_follow() {
+            operands = self.parse_typed_values()?;
+            if self.at(TokenKind::Comma) && self.peek().kind == TokenKind::SymbolRef {
+                self.bump();
+                type_info = Some(self.expect_symbol("the typeinfo symbol")?.0);
+                if self.at(TokenKind::Comma) && self.peek().kind == TokenKind::SymbolRef {
+                    self.bump();
+                    dtor = Some(self.expect_symbol("the destructor symbol")?.0);
+                }
+            }
+        }
+        let unwind = if self.eat_ident("unwind") {
+            Some(self.parse_successor()?)
+        } else {
+            None
+        };
+        let kind = OpKind::Throw {
+            type_info: type_info.into(),
+            dtor: dtor.into(),
+        };
+        let op = self.emit(kind, &operands, &[], n, loc);
+        if let Some(s) = unwind {
+            self.attach(op, s);
+        }
+        Ok(())
+    }
+
+    /// `cir.switch.flat %v : T, ^default [ N: ^bb, ... ]` (entries separated by commas or
+    /// newlines).
+    fn parse_switch_flat(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let (v, _) = self.expect_typed_value()?;
+        self.expect(TokenKind::Comma, "',' and the default destination")?;
+        let default = self.parse_successor()?;
+        self.expect(TokenKind::LBracket, "'[' and the cases")?;
+        let mut values = Vec::new();
+        let mut succs = vec![default];
+        while !self.eat(TokenKind::RBracket) {
+            let (value, _) = self.expect_int("a case value or ']'")?;
+            self.expect(TokenKind::Colon, "':' and the case's destination")?;
+            succs.push(self.parse_successor()?);
+            values.push(value);
+            self.eat(TokenKind::Comma);
+        }
+        let cases = self.f.func.dfg.make_extra(ExtraData::Cases(values));
+        let op = self.emit(OpKind::SwitchFlat { cases }, &[v], &[], n, loc);
+        for s in succs {
+            self.attach(op, s);
+        }
+        Ok(())
+    }
+
+    /// `cir.indirect_br %a : !cir.ptr<!void>, [^bb1, ^bb2]`
+    fn parse_indirect_br(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let (v, _) = self.expect_typed_value()?;
+        self.expect(TokenKind::Comma, "',' and the destinations")?;
+        self.expect(TokenKind::LBracket, "'['")?;
+        let mut succs = Vec::new();
+        if !self.eat(TokenKind::RBracket) {
+            loop {
+                succs.push(self.parse_successor()?);
+                if self.eat(TokenKind::RBracket) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "',' or ']'")?;
+            }
+        }
+        let op = self.emit(OpKind::IndirectBr, &[v], &[], n, loc);
+        for s in succs {
+            self.attach(op, s);
+        }
+        Ok(())
+    }
+
+    /// `cir.block_address <@fn, "label"> : !cir.ptr<!void>`
+    fn parse_block_address(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        self.expect(TokenKind::Less, "'<'")?;
+        let (func, func_loc) = self.expect_symbol("the enclosing function's symbol")?;
+        if func != self.function_name() && !self.is_fragment() {
+            return Err(self.error(
+                func_loc,
+                "'cir.block_address' must name the function that contains it",
+            ));
+        }
+        self.expect(TokenKind::Comma, "','")?;
+        let label = self.expect_string_symbol("the label (a string)")?;
+        self.expect(TokenKind::Greater, "'>'")?;
+        self.expect(TokenKind::Colon, "':' and the result type")?;
+        let ty = self.parse_type()?;
+        self.emit(OpKind::BlockAddress { label }, &[], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.case (equal|anyof|range|default, [ATTR, ...]) { ... }`
+    fn parse_case(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        self.expect(TokenKind::LParen, "'('")?;
+        let kind = match self.tok_text() {
+            "equal" => CaseKind::Equal,
+            "anyof" => CaseKind::AnyOf,
+            "range" => CaseKind::Range,
+            "default" => CaseKind::Default,
+            _ => return Err(self.unexpected("'equal', 'anyof', 'range' or 'default'")),
+        };
+        if !self.at(TokenKind::Ident) {
+            return Err(self.unexpected("'equal', 'anyof', 'range' or 'default'"));
+        }
+        self.bump();
+        let mut values = Vec::new();
+        if self.eat(TokenKind::Comma) {
+            self.expect(TokenKind::LBracket, "'['")?;
+            if !self.eat(TokenKind::RBracket) {
+                loop {
+                    values.push(self.parse_attr()?);
+                    if self.eat(TokenKind::RBracket) {
+                        break;
+                    }
+                    self.expect(TokenKind::Comma, "',' or ']'")?;
+                }
+            }
+        }
+        self.expect(TokenKind::RParen, "')'")?;
+        let values = self.f.func.dfg.make_extra(ExtraData::CaseValues(values));
+        self.region_op(OpKind::Case { kind, values }, &[], n, loc)
+    }
+
+    /// `cir.eh.dispatch %t : !cir.eh_token [ KEY : ^bb ... ]`
+    fn parse_eh_dispatch(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let t = self.expect(TokenKind::ValueId, "the exception token ('%name')")?;
+        let stated = if self.eat(TokenKind::Colon) {
+            Some(self.parse_type()?)
+        } else {
+            None
+        };
+        let token = self.use_value(t, stated);
+        self.expect(TokenKind::LBracket, "'[' and the handler list")?;
+        let mut keys = Vec::new();
+        let mut succs = Vec::new();
+        while !self.eat(TokenKind::RBracket) {
+            let key = match self.tok_text() {
+                _ if self.tok.kind != TokenKind::Ident => {
+                    return Err(self.unexpected(
+                        "'catch (...)', 'catch_all', 'unwind', 'filter (...)', 'terminate' or ']'",
+                    ));
+                }
+                "catch" => {
+                    self.bump();
+                    self.expect(TokenKind::LParen, "'(' and the caught type")?;
+                    let a = self.parse_attr()?;
+                    self.expect(TokenKind::RParen, "')'")?;
+                    HandlerKey::Catch(a)
+                }
+                "catch_all" => {
+                    self.bump();
+                    HandlerKey::CatchAll
+                }
+                "unwind" => {
+                    self.bump();
+                    HandlerKey::Unwind
+                }
+                "filter" => {
+                    self.bump();
+                    self.expect(TokenKind::LParen, "'(' and the filter's type list")?;
+                    let a = self.parse_filter_list()?;
+                    self.expect(TokenKind::RParen, "')'")?;
+                    HandlerKey::Filter(a)
+                }
+                "terminate" => {
+                    self.bump();
+                    HandlerKey::Terminate
+                }
+                _ => {
+                    return Err(self.unexpected(
+                        "'catch (...)', 'catch_all', 'unwind', 'filter (...)', 'terminate' or ']'",
+                    ));
+                }
+            };
+            self.expect(TokenKind::Colon, "':' and the handler block")?;
+            succs.push(self.parse_successor()?);
+            keys.push(key);
+            self.eat(TokenKind::Comma);
+        }
+        let keys = self.f.func.dfg.make_extra(ExtraData::Handlers(keys));
+        let op = self.emit(OpKind::EhDispatch { keys }, &[token], &[], n, loc);
+        for s in succs {
+            self.attach(op, s);
+        }
+        Ok(())
+    }
+
+    /// `cir.begin_cleanup %t : !cir.eh_token -> !cir.cleanup_token`,
+    /// `cir.begin_catch %t : !cir.eh_token -> (!cir.catch_token, !cir.ptr<T>)` and the
+    /// variants `cir.begin_X(%t : T) : R[, R2]` and `cir.begin_catch %t -> (...)`.
+    fn parse_begin(&mut self, kind: OpKind, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let paren = self.eat(TokenKind::LParen);
+        let t = self.expect(TokenKind::ValueId, "the exception token ('%name')")?;
+        let stated = if self.eat(TokenKind::Colon) {
+            Some(self.parse_type()?)
+        } else {
+            None
+        };
+        if paren {
+            self.expect(TokenKind::RParen, "')'")?;
+        }
+        if !self.eat(TokenKind::Arrow) && !self.eat(TokenKind::Colon) {
+            return Err(self.unexpected("'->' and the result type"));
+        }
+        let results_loc = self.loc();
+        let results = self.parse_result_types()?;
+        let max = if kind == OpKind::BeginCatch { 2 } else { 1 };
+        if results.is_empty() || results.len() > max {
+            return Err(self.error(
+                results_loc,
+                format!(
+                    "'{}' has 1 to {max} result type(s), not {}",
+                    kind.name(),
+                    results.len()
+                ),
+            ));
+        }
+        let token = self.use_value(t, stated);
+        self.emit(kind, &[token], &results, n, loc);
+        Ok(())
+    }
+
+    /// `cir.end_cleanup %c : !cir.cleanup_token`, `cir.end_catch(%c : !cir.catch_token)`
+    fn parse_end(&mut self, kind: OpKind, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let paren = self.eat(TokenKind::LParen);
+        let t = self.expect(TokenKind::ValueId, "the token ('%name')")?;
+        let stated = if self.at(TokenKind::Colon) && self.peek().kind == TokenKind::TypeId {
+            self.bump();
+            Some(self.parse_type()?)
+        } else {
+            None
+        };
+        if paren {
+            self.expect(TokenKind::RParen, "')'")?;
+        }
+        let token = self.use_value(t, stated);
+        self.emit(kind, &[token], &[], n, loc);
+        Ok(())
+    }
+
+    /// `cir.eh.landingpad [cleanup] [@ti, null, filter [@a]] : (!cir.ptr<!void>, !u32i)`
+    fn parse_landingpad(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let cleanup = self.eat_ident("cleanup");
+        let mut clauses = Vec::new();
+        if self.eat(TokenKind::LBracket) && !self.eat(TokenKind::RBracket) {
+            loop {
+                if self.eat_ident("null") {
+                    clauses.push(LandingPadClause::Catch(None));
+                } else if self.eat_ident("filter") {
+                    self.expect(TokenKind::LBracket, "'[' and the filter's typeinfos")?;
+                    let mut types = Vec::new();
+                    if !self.eat(TokenKind::RBracket) {
+                        loop {
+                            types.push(self.expect_symbol("a typeinfo symbol")?.0);
+                            if self.eat(TokenKind::RBracket) {
+                                break;
+                            }
+                            self.expect(TokenKind::Comma, "',' or ']'")?;
+                        }
+                    }
+                    clauses.push(LandingPadClause::Filter(types));
+                } else {
+                    let (s, _) =
+                        self.expect_symbol("a typeinfo symbol, 'null' or 'filter [...]'")?;
+                    clauses.push(LandingPadClause::Catch(Some(s)));
+                }
+                if self.eat(TokenKind::RBracket) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "',' or ']'")?;
+            }
+        }
+        self.expect(TokenKind::Colon, "':' and the result types")?;
+        let results = self.parse_result_types()?;
+        let clauses = self
+            .f
+            .func
+            .dfg
+            .make_extra(ExtraData::LandingPadClauses(clauses));
+        self.emit(
+            OpKind::EhLandingPad { cleanup, clauses },
+            &[],
+            &results,
+            n,
+            loc,
+        );
+        Ok(())
+    }
+
+    /// `cir.catchswitch within none|%p [^h...] unwind to caller|^bb`
+    fn parse_catchswitch(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        self.expect_ident("within", "'within'")?;
+        let parent = self.parse_parent_token()?;
+        self.expect(TokenKind::LBracket, "'[' and the handler blocks")?;
+        let mut succs = Vec::new();
+        if !self.eat(TokenKind::RBracket) {
+            loop {
+                succs.push(self.parse_successor()?);
+                if self.eat(TokenKind::RBracket) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "',' or ']'")?;
+            }
+        }
+        self.expect_ident("unwind", "'unwind to'")?;
+        self.expect_ident("to", "'to'")?;
+        let unwind_to_caller = self.eat_ident("caller");
+        if !unwind_to_caller {
+            succs.push(self.parse_successor()?);
+        }
+        let operands: Values = parent.into_iter().collect();
+        let eh_token = self.module.ctx.types.common().eh_token;
+        let op = self.emit(
+            OpKind::CatchSwitch { unwind_to_caller },
+            &operands,
+            &[eh_token],
+            n,
+            loc,
+        );
+        for s in succs {
+            self.attach(op, s);
+        }
+        Ok(())
+    }
+
+    /// `cir.catchpad within %cs [@desc|null, ADJ, %slot : T|null] : !cir.catch_token`, also
+    /// `[eh.typeid @desc, 0, %x : (T1, T2, T3)]` and `[null : !cir.ptr<!void>]`.
+    fn parse_catchpad(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        enum Item {
+            Null,
+            Symbol(Symbol),
+            Int(i128, Loc),
+            Value(Token),
+        }
+        self.expect_ident("within", "'within' and the catchswitch token")?;
+        let cs = self.expect_value_use(None)?;
+        let list_loc = self.loc();
+        self.expect(TokenKind::LBracket, "'[' and the catch arguments")?;
+        let mut items: SmallVec<[Item; 3]> = SmallVec::new();
+        let mut slot_type: Option<Type> = None;
+        let mut trailing: SmallVec<[(Type, Loc); 3]> = SmallVec::new();
+        if !self.eat(TokenKind::RBracket) {
+            loop {
+                if self.eat_ident("null") {
+                    items.push(Item::Null);
+                } else if self.eat_ident("eh.typeid") || self.at(TokenKind::SymbolRef) {
+                    items.push(Item::Symbol(
+                        self.expect_symbol("a type descriptor symbol")?.0,
+                    ));
+                } else if self.at(TokenKind::Integer) {
+                    let (v, l) = self.expect_int("the catch adjectives")?;
+                    items.push(Item::Int(v, l));
+                } else if self.at(TokenKind::ValueId) {
+                    items.push(Item::Value(self.tok));
+                    self.bump();
+                } else {
+                    return Err(self.unexpected("a type descriptor, 'null', an integer or a value"));
+                }
+                if self.eat(TokenKind::Colon) {
+                    // A trailing type list: one type per argument, or the slot's type.
+                    if self.eat(TokenKind::LParen) {
+                        loop {
+                            let l = self.loc();
+                            trailing.push((self.parse_type()?, l));
+                            if self.eat(TokenKind::RParen) {
+                                break;
+                            }
+                            self.expect(TokenKind::Comma, "',' or ')'")?;
+                        }
+                    } else {
+                        let l = self.loc();
+                        trailing.push((self.parse_type()?, l));
+                    }
+                    self.expect(TokenKind::RBracket, "']' after the argument types")?;
+                    break;
+                }
+                if self.eat(TokenKind::RBracket) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "',' or ']'")?;
+            }
+        }
+        if items.len() > 3 {
+            return Err(self.error(list_loc, "a catchpad takes at most 3 arguments"));
+        }
+        if !trailing.is_empty() {
+            if trailing.len() == items.len() {
+                if let Some(&(t, _)) = trailing.get(2) {
+                    slot_type = Some(t);
+                }
+            } else if trailing.len() == 1 && matches!(items.last(), Some(Item::Value(_))) {
+                slot_type = Some(trailing[0].0);
+            } else if !(trailing.len() == 1 && items.len() == 1) {
+                return Err(self.error(
+                    trailing[0].1,
+                    format!(
+                        "{} argument type(s) for {} catchpad argument(s)",
+                        trailing.len(),
+                        items.len()
+                    ),
+                ));
+            }
+        }
+        let mut type_desc = None;
+        match items.first() {
+            Some(Item::Null) | None => {}
+            Some(Item::Symbol(s)) => type_desc = Some(*s),
+            _ => {
+                return Err(self.error(
+                    list_loc,
+                    "the first catchpad argument is a type descriptor ('@sym') or 'null'",
+                ));
+            }
+        }
+        let adjectives = match items.get(1) {
+            None => {
+                if type_desc.is_none() {
+                    64
+                } else {
+                    0
+                }
+            }
+            Some(Item::Int(v, l)) => {
+                if *v < 0 || *v > u32::MAX as i128 {
+                    return Err(self.error(*l, "catch adjectives must fit in 32 bits"));
+                }
+                *v as u32
+            }
+            _ => {
+                return Err(self.error(
+                    list_loc,
+                    "the second catchpad argument is the adjectives (an integer)",
+                ));
+            }
+        };
+        let mut operands: Values = SmallVec::new();
+        operands.push(cs);
+        let has_slot = match items.get(2) {
+            None | Some(Item::Null) => false,
+            Some(Item::Value(t)) => {
+                let t = *t;
+                operands.push(self.use_value(t, slot_type));
+                true
+            }
+            _ => {
+                return Err(self.error(
+                    list_loc,
+                    "the third catchpad argument is the catch object's address or 'null'",
+                ));
+            }
+        };
+        let ty = if self.eat(TokenKind::Colon) {
+            self.parse_type()?
+        } else {
+            self.module.ctx.types.common().catch_token
+        };
+        let kind = OpKind::CatchPad {
+            type_desc: type_desc.into(),
+            adjectives,
+            has_slot,
+        };
+        self.emit(kind, &operands, &[ty], n, loc);
+        Ok(())
+    }
+}

@@ -1,0 +1,854 @@
+//! The parser core: token helpers, diagnostics, error recovery and the module-level items
+//! (record aliases, `cir.typeinfo`, `cir.global`, `cir.func` headers). Function bodies are
+//! parsed by `body.rs`, ops by `ops.rs`, types and attributes by `types.rs`.
+
+use crate::body::FuncState;
+use crate::lexer::{LexError, Lexer, Token, TokenKind, unescape};
+use ehir_core::{
+    Diagnostic, FuncId, Function, Global, Linkage, Loc, Module, Phase, RecordDecl, RecordKind,
+    Symbol, Type, TypeInfoDecl,
+};
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
+
+/// A syntax error was reported; unwind to the enclosing item and recover there.
+#[derive(Debug)]
+pub(crate) struct Abort;
+
+pub(crate) type PResult<T> = Result<T, Abort>;
+
+/// How a function of the module came to be.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub(crate) enum FuncOrigin {
+    /// Created for a call to an undeclared callee.
+    Implicit,
+    /// An explicit `cir.func` declaration.
+    Declared,
+    /// An explicit `cir.func` definition (or one being parsed).
+    Defined,
+}
+
+/// Names with their locations: result names of an op.
+pub(crate) type Names<'s> = SmallVec<[(&'s str, Loc); 2]>;
+/// Named parameters: of a block label or a handler region.
+pub(crate) type Params<'s> = SmallVec<[(&'s str, Loc, Type); 2]>;
+/// Function parameters: optional name, type.
+pub(crate) type FuncParams<'s> = SmallVec<[(Option<(&'s str, Loc)>, Type); 4]>;
+/// Key of the function type cache: parameters, result, varargs.
+pub(crate) type FuncTypeKey = (SmallVec<[Type; 6]>, Option<Type>, bool);
+
+/// A parsed `cir.func` header.
+pub(crate) struct FuncHeader<'s> {
+    pub name: Symbol,
+    pub name_loc: Loc,
+    pub linkage: Linkage,
+    pub nothrow: bool,
+    /// Parameter names (for definitions) and types.
+    pub params: FuncParams<'s>,
+    pub phase: Option<Phase>,
+    pub personality: Option<Symbol>,
+    pub sig: Type,
+}
+
+pub(crate) struct Parser<'s> {
+    pub text: &'s str,
+    lexer: Lexer<'s>,
+    /// The current token.
+    pub tok: Token,
+    pub module: Module,
+    pub diags: Vec<Diagnostic>,
+    /// Bare symbol names already interned.
+    symbol_cache: FxHashMap<&'s str, Symbol>,
+    /// The function being parsed.
+    pub f: FuncState<'s>,
+    pub origins: FxHashMap<FuncId, FuncOrigin>,
+    /// What the whole file declares, collected on demand (see [`Prescan`]).
+    prescan: Option<Prescan>,
+    /// The record alias being defined (it may refer to itself).
+    pub defining_alias: Option<Symbol>,
+    /// Signatures of the module's functions by name (a fast mirror of the module's index).
+    pub function_sigs: FxHashMap<Symbol, Type>,
+    /// Interning caches in front of the module's stores (which hash with SipHash).
+    pub ptr_types: FxHashMap<Type, Type>,
+    pub func_types: FxHashMap<FuncTypeKey, Type>,
+    pub int_attrs: FxHashMap<(i128, Type), ehir_core::Attr>,
+}
+
+/// Declarations found by a quick scan of the whole file, for references to things
+/// declared further down: record aliases (`!x = ...`) and `cir.func` signatures (for calls
+/// without a signature).
+#[derive(Default)]
+pub(crate) struct Prescan {
+    aliases: FxHashSet<Symbol>,
+    functions: FxHashMap<Symbol, Type>,
+}
+
+/// Deepest nesting of types and attributes (the printer recurses on them).
+pub(crate) const MAX_NESTING: u32 = 256;
+
+impl<'s> Parser<'s> {
+    pub(crate) fn new(text: &'s str) -> Self {
+        let mut lexer = Lexer::new(text);
+        let tok = lexer.next_token();
+        Parser {
+            text,
+            lexer,
+            tok,
+            module: Module::new(),
+            diags: Vec::new(),
+            symbol_cache: FxHashMap::default(),
+            f: FuncState::default(),
+            origins: FxHashMap::default(),
+            prescan: None,
+            defining_alias: None,
+            function_sigs: FxHashMap::default(),
+            ptr_types: FxHashMap::default(),
+            func_types: FxHashMap::default(),
+            int_attrs: FxHashMap::default(),
+        }
+    }
+
+    // ---- tokens --------------------------------------------------------------------------
+
+    #[inline]
+    pub(crate) fn bump(&mut self) {
+        self.tok = self.lexer.next_token();
+    }
+
+    /// The token after the current one.
+    #[inline]
+    pub(crate) fn peek(&self) -> Token {
+        let mut l = self.lexer;
+        l.next_token()
+    }
+
+    /// A copy of the lexer positioned after the current token (for longer look-ahead).
+    pub(crate) fn lookahead(&self) -> Lexer<'s> {
+        self.lexer
+    }
+
+    #[inline]
+    pub(crate) fn text_of(&self, t: Token) -> &'s str {
+        self.text
+            .get(t.start as usize..t.end as usize)
+            .unwrap_or("")
+    }
+
+    #[inline]
+    pub(crate) fn tok_text(&self) -> &'s str {
+        self.text_of(self.tok)
+    }
+
+    #[inline]
+    pub(crate) fn loc(&self) -> Loc {
+        Loc(self.tok.start)
+    }
+
+    #[inline]
+    pub(crate) fn at(&self, kind: TokenKind) -> bool {
+        self.tok.kind == kind
+    }
+
+    #[inline]
+    pub(crate) fn at_ident(&self, word: &str) -> bool {
+        self.tok.kind == TokenKind::Ident && self.tok_text() == word
+    }
+
+    #[inline]
+    pub(crate) fn eat(&mut self, kind: TokenKind) -> bool {
+        if self.tok.kind == kind {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    #[inline]
+    pub(crate) fn eat_ident(&mut self, word: &str) -> bool {
+        if self.at_ident(word) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Expects a token of `kind`; `what` describes it for the error message.
+    #[inline]
+    pub(crate) fn expect(&mut self, kind: TokenKind, what: &str) -> PResult<Token> {
+        if self.tok.kind == kind {
+            let t = self.tok;
+            self.bump();
+            Ok(t)
+        } else {
+            Err(self.unexpected(what))
+        }
+    }
+
+    pub(crate) fn expect_ident(&mut self, word: &str, what: &str) -> PResult<()> {
+        if self.eat_ident(word) {
+            Ok(())
+        } else {
+            Err(self.unexpected(what))
+        }
+    }
+
+    /// Reports that the current token is not `what` and returns [`Abort`].
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn unexpected(&mut self, what: &str) -> Abort {
+        let message = match self.tok.kind {
+            TokenKind::Eof => format!("expected {what}, found end of file"),
+            TokenKind::Error(LexError::UnexpectedChar) => {
+                let c = self.tok_text().chars().next().unwrap_or('?');
+                format!(
+                    "unexpected character '{}'; expected {what}",
+                    c.escape_debug()
+                )
+            }
+            TokenKind::Error(e) => e.message().to_string(),
+            _ => format!("expected {what}, found '{}'", self.tok_text()),
+        };
+        self.error(self.loc(), message)
+    }
+
+    /// Records an error and returns [`Abort`] for `?`.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn error(&mut self, loc: Loc, message: impl Into<String>) -> Abort {
+        self.diags.push(Diagnostic::error(loc, message));
+        Abort
+    }
+
+    /// Records an error without aborting the current item.
+    pub(crate) fn report(&mut self, loc: Loc, message: impl Into<String>) {
+        self.diags.push(Diagnostic::error(loc, message));
+    }
+
+    // ---- interning ----------------------------------------------------------------------
+
+    /// Adds (or replaces) a function of the module, keeping [`Parser::function_sigs`].
+    pub(crate) fn add_function(&mut self, func: Function) -> FuncId {
+        self.function_sigs.insert(func.name, func.sig);
+        self.module.add_function(func)
+    }
+
+    pub(crate) fn ptr_type(&mut self, pointee: Type) -> Type {
+        if let Some(&t) = self.ptr_types.get(&pointee) {
+            return t;
+        }
+        let t = self.module.ctx.types.ptr(pointee);
+        self.ptr_types.insert(pointee, t);
+        t
+    }
+
+    pub(crate) fn func_type(&mut self, params: &[Type], ret: Option<Type>, vararg: bool) -> Type {
+        let key = (SmallVec::from_slice(params), ret, vararg);
+        if let Some(&t) = self.func_types.get(&key) {
+            return t;
+        }
+        let t = self.module.ctx.types.func(params.to_vec(), ret, vararg);
+        self.func_types.insert(key, t);
+        t
+    }
+
+    // ---- literals ------------------------------------------------------------------------
+
+    /// Interns the symbol of a `@name` / `@"name"` token.
+    pub(crate) fn symbol_of(&mut self, t: Token) -> PResult<Symbol> {
+        let text = self.text_of(t);
+        let name = &text[1..];
+        if !name.starts_with('"') {
+            if let Some(&s) = self.symbol_cache.get(name) {
+                return Ok(s);
+            }
+            let s = self.module.ctx.sym(name);
+            self.symbol_cache.insert(name, s);
+            return Ok(s);
+        }
+        let s = self.decode_utf8_string(name, t.start + 1)?;
+        Ok(self.module.ctx.sym(&s))
+    }
+
+    /// Expects a `@symbol`.
+    pub(crate) fn expect_symbol(&mut self, what: &str) -> PResult<(Symbol, Loc)> {
+        if self.tok.kind != TokenKind::SymbolRef {
+            return Err(self.unexpected(what));
+        }
+        let t = self.tok;
+        self.bump();
+        Ok((self.symbol_of(t)?, Loc(t.start)))
+    }
+
+    /// Decodes a quoted string token's bytes.
+    pub(crate) fn string_bytes(&mut self, t: Token) -> PResult<Vec<u8>> {
+        let text = self.text_of(t);
+        unescape(text).map_err(|at| {
+            self.error(
+                Loc(t.start + at as u32),
+                "invalid escape in string (use \\\", \\\\, \\n, \\t or \\XX)",
+            )
+        })
+    }
+
+    fn decode_utf8_string(&mut self, quoted: &str, start: u32) -> PResult<String> {
+        let bytes = unescape(quoted).map_err(|at| {
+            self.error(
+                Loc(start + at as u32),
+                "invalid escape in string (use \\\", \\\\, \\n, \\t or \\XX)",
+            )
+        })?;
+        String::from_utf8(bytes).map_err(|_| self.error(Loc(start), "name is not valid UTF-8"))
+    }
+
+    /// Expects a string and interns it as a symbol (alloca names, labels, field names).
+    pub(crate) fn expect_string_symbol(&mut self, what: &str) -> PResult<Symbol> {
+        if self.tok.kind != TokenKind::String {
+            return Err(self.unexpected(what));
+        }
+        let t = self.tok;
+        self.bump();
+        let s = self.decode_utf8_string(self.text_of(t), t.start)?;
+        Ok(self.module.ctx.sym(&s))
+    }
+
+    /// Expects an integer literal and returns it as `i128`.
+    pub(crate) fn expect_int(&mut self, what: &str) -> PResult<(i128, Loc)> {
+        if self.tok.kind != TokenKind::Integer {
+            return Err(self.unexpected(what));
+        }
+        let loc = self.loc();
+        let value = self.tok_text().parse::<i128>();
+        match value {
+            Ok(v) => {
+                self.bump();
+                Ok((v, loc))
+            }
+            Err(_) => Err(self.error(loc, "integer literal is out of range")),
+        }
+    }
+
+    /// Expects an unsigned integer that fits `max`.
+    pub(crate) fn expect_uint(&mut self, what: &str, max: u64) -> PResult<u64> {
+        let (v, loc) = self.expect_int(what)?;
+        if v < 0 || v > max as i128 {
+            return Err(self.error(loc, format!("{what} must be between 0 and {max}")));
+        }
+        Ok(v as u64)
+    }
+
+    // ---- the module ---------------------------------------------------------------------
+
+    pub(crate) fn parse_module(&mut self) {
+        while self.tok.kind != TokenKind::Eof {
+            let start = self.tok.start;
+            if self.parse_item().is_err() {
+                self.recover(start);
+            }
+        }
+    }
+
+    /// Whether the current token starts a top-level item on its own line (used to resume
+    /// after an error and to end a stray fragment of ops at module level).
+    pub(crate) fn at_item_start(&self) -> bool {
+        let keyword = match self.tok.kind {
+            TokenKind::Ident => {
+                matches!(self.tok_text(), "cir.func" | "cir.global" | "cir.typeinfo")
+            }
+            TokenKind::TypeId => self.peek().kind == TokenKind::Equal,
+            _ => false,
+        };
+        if !keyword {
+            return false;
+        }
+        let before = &self.text.as_bytes()[..self.tok.start as usize];
+        before
+            .iter()
+            .rev()
+            .find(|&&c| !matches!(c, b' ' | b'\t' | b'\r'))
+            .is_none_or(|&c| c == b'\n')
+    }
+
+    /// Skips to the next top-level item after an error in the item that began at `start`.
+    fn recover(&mut self, start: u32) {
+        if self.tok.start == start && self.tok.kind != TokenKind::Eof {
+            self.bump();
+        }
+        while self.tok.kind != TokenKind::Eof && !self.at_item_start() {
+            self.bump();
+        }
+    }
+
+    fn parse_item(&mut self) -> PResult<()> {
+        match self.tok.kind {
+            TokenKind::TypeId if self.peek().kind == TokenKind::Equal => self.parse_record_alias(),
+            TokenKind::Ident => match self.tok_text() {
+                "cir.func" => self.parse_function(),
+                "cir.global" => self.parse_global(),
+                "cir.typeinfo" => self.parse_typeinfo(),
+                name if name.starts_with("cir.") => {
+                    let message = format!(
+                        "'{name}' is not allowed at module level: ops must be inside a 'cir.func' body"
+                    );
+                    self.report(self.loc(), message);
+                    self.parse_fragment()
+                }
+                _ => Err(self.unexpected(
+                    "a top-level item ('cir.func', 'cir.global', 'cir.typeinfo' or a record alias)",
+                )),
+            },
+            TokenKind::ValueId | TokenKind::BlockId => {
+                let message = format!(
+                    "'{}' is not allowed at module level: ops and blocks must be inside a 'cir.func' body",
+                    self.tok_text()
+                );
+                self.report(self.loc(), message);
+                self.parse_fragment()
+            }
+            _ => Err(self.unexpected(
+                "a top-level item ('cir.func', 'cir.global', 'cir.typeinfo' or a record alias)",
+            )),
+        }
+    }
+
+    /// `!rec_X = !cir.record<struct "X" {T, U}>` or `... incomplete>`.
+    fn parse_record_alias(&mut self) -> PResult<()> {
+        let alias_tok = self.tok;
+        let loc = self.loc();
+        let alias_name = &self.text_of(alias_tok)[1..];
+        if crate::types::is_builtin_type_name(alias_name) {
+            return Err(self.error(
+                loc,
+                format!("cannot redefine the builtin type '!{alias_name}'"),
+            ));
+        }
+        self.bump();
+        self.expect(TokenKind::Equal, "'='")?;
+        if !(self.at(TokenKind::TypeId) && self.tok_text() == "!cir.record") {
+            return Err(self.unexpected("'!cir.record'"));
+        }
+        self.bump();
+        self.expect(TokenKind::Less, "'<'")?;
+        let kind = match self.tok_text() {
+            "struct" if self.at(TokenKind::Ident) => RecordKind::Struct,
+            "class" if self.at(TokenKind::Ident) => RecordKind::Class,
+            "union" if self.at(TokenKind::Ident) => RecordKind::Union,
+            _ => return Err(self.unexpected("'struct', 'class' or 'union'")),
+        };
+        self.bump();
+        let name = self.expect_string_symbol("the record's name (a string)")?;
+        let alias = self.module.ctx.sym(alias_name);
+        let fields = if self.eat_ident("incomplete") {
+            None
+        } else {
+            self.expect(TokenKind::LBrace, "'{' or 'incomplete'")?;
+            self.defining_alias = Some(alias);
+            let mut fields = Vec::new();
+            let result = (|| {
+                if !self.eat(TokenKind::RBrace) {
+                    loop {
+                        fields.push(self.parse_type()?);
+                        if self.eat(TokenKind::RBrace) {
+                            break;
+                        }
+                        self.expect(TokenKind::Comma, "',' or '}'")?;
+                    }
+                }
+                Ok(())
+            })();
+            self.defining_alias = None;
+            result?;
+            Some(fields)
+        };
+        self.expect(TokenKind::Greater, "'>'")?;
+        if let Some(previous) = self.module.ctx.record(alias)
+            && previous.fields.is_some()
+        {
+            let previous_loc = previous.loc;
+            let d = Diagnostic::error(loc, format!("redefinition of record '!{alias_name}'"))
+                .with_note(previous_loc, "previous definition is here");
+            self.diags.push(d);
+            return Ok(());
+        }
+        self.module.add_record(RecordDecl {
+            alias,
+            kind,
+            name,
+            fields,
+            loc,
+        });
+        Ok(())
+    }
+
+    /// `cir.typeinfo @_ZTI1D : !rec_D bases [@_ZTI1B at 0]`
+    fn parse_typeinfo(&mut self) -> PResult<()> {
+        let loc = self.loc();
+        self.bump();
+        let (symbol, symbol_loc) = self.expect_symbol("the typeinfo symbol")?;
+        self.expect(TokenKind::Colon, "':'")?;
+        let ty = self.parse_type()?;
+        let mut bases = Vec::new();
+        if self.eat_ident("bases") {
+            self.expect(TokenKind::LBracket, "'['")?;
+            if !self.eat(TokenKind::RBracket) {
+                loop {
+                    let (base, _) = self.expect_symbol("a base-class typeinfo symbol")?;
+                    self.expect_ident("at", "'at' and the base's offset")?;
+                    let offset = self.expect_uint("a base offset", u64::MAX)?;
+                    bases.push((base, offset));
+                    if self.eat(TokenKind::RBracket) {
+                        break;
+                    }
+                    self.expect(TokenKind::Comma, "',' or ']'")?;
+                }
+            }
+        }
+        if let Some(previous) = self.module.ctx.typeinfo(symbol) {
+            let previous_loc = previous.loc;
+            let name = self.module.ctx.name(symbol).to_string();
+            let d = Diagnostic::error(symbol_loc, format!("redefinition of typeinfo '@{name}'"))
+                .with_note(previous_loc, "previous definition is here");
+            self.diags.push(d);
+            return Ok(());
+        }
+        self.module.add_typeinfo(TypeInfoDecl {
+            symbol,
+            ty,
+            bases,
+            loc,
+        });
+        Ok(())
+    }
+
+    fn parse_linkage(&mut self) -> Option<Linkage> {
+        if self.tok.kind != TokenKind::Ident {
+            return None;
+        }
+        let text = self.tok_text();
+        let linkage = Linkage::ALL.into_iter().find(|l| l.name() == text)?;
+        self.bump();
+        Some(linkage)
+    }
+
+    /// `{alignment = N : i64}`
+    pub(crate) fn parse_alignment_dict(&mut self, max: u64) -> PResult<u64> {
+        self.expect(TokenKind::LBrace, "'{'")?;
+        self.expect_ident("alignment", "'alignment'")?;
+        self.expect(TokenKind::Equal, "'='")?;
+        let align = self.expect_uint("an alignment", max)?;
+        if self.eat(TokenKind::Colon) {
+            self.expect(TokenKind::Ident, "an integer type such as 'i64'")?;
+        }
+        self.expect(TokenKind::RBrace, "'}'")?;
+        Ok(align)
+    }
+
+    /// `cir.global [constant] [LINKAGE] @name = ATTR [: T] [{alignment = N : i64}]` or
+    /// `cir.global [constant] [LINKAGE] @name : T [...]`.
+    fn parse_global(&mut self) -> PResult<()> {
+        let loc = self.loc();
+        self.bump();
+        let mut constant = self.eat_ident("constant");
+        let linkage = self.parse_linkage().unwrap_or_default();
+        constant |= self.eat_ident("constant");
+        let (name, name_loc) = self.expect_symbol("the global's name")?;
+        let (init, ty) = if self.eat(TokenKind::Equal) {
+            let attr = self.parse_attr()?;
+            let bool_ty = self.module.ctx.types.common().bool;
+            let attr_ty = self.module.ctx.attrs.get(attr).ty(bool_ty);
+            let ty = match attr_ty {
+                Some(t) => {
+                    if self.at(TokenKind::Colon) {
+                        let colon = self.loc();
+                        self.bump();
+                        let stated = self.parse_type()?;
+                        if stated != t {
+                            return Err(self.error(
+                                colon,
+                                "the global's type does not match its initializer's type",
+                            ));
+                        }
+                    }
+                    t
+                }
+                None => {
+                    self.expect(TokenKind::Colon, "':' and the global's type")?;
+                    self.parse_type()?
+                }
+            };
+            (Some(attr), ty)
+        } else {
+            self.expect(
+                TokenKind::Colon,
+                "'=' and an initializer, or ':' and a type",
+            )?;
+            (None, self.parse_type()?)
+        };
+        let align = if self.at(TokenKind::LBrace) {
+            Some(self.parse_alignment_dict(u32::MAX as u64)? as u32)
+        } else {
+            None
+        };
+        if let Some(previous) = self.module.global_by_name(name) {
+            let previous_loc = self.module.globals[previous].loc;
+            let text = self.module.ctx.name(name).to_string();
+            let d = Diagnostic::error(name_loc, format!("redefinition of global '@{text}'"))
+                .with_note(previous_loc, "previous definition is here");
+            self.diags.push(d);
+            return Ok(());
+        }
+        self.module.add_global(Global {
+            name,
+            ty,
+            init,
+            constant,
+            linkage,
+            align,
+            loc,
+        });
+        Ok(())
+    }
+
+    /// The header of a `cir.func` after the keyword.
+    pub(crate) fn parse_func_header(&mut self) -> PResult<FuncHeader<'s>> {
+        let mut linkage = Linkage::External;
+        let mut nothrow = false;
+        loop {
+            if let Some(l) = self.parse_linkage() {
+                linkage = l;
+            } else if self.eat_ident("nothrow") {
+                nothrow = true;
+            } else {
+                break;
+            }
+        }
+        let (name, name_loc) = self.expect_symbol("the function's name")?;
+        self.expect(TokenKind::LParen, "'(' and the parameter list")?;
+        let mut params: FuncParams<'s> = SmallVec::new();
+        let mut vararg = false;
+        if !self.eat(TokenKind::RParen) {
+            loop {
+                if self.eat(TokenKind::Ellipsis) {
+                    vararg = true;
+                    self.expect(TokenKind::RParen, "')' after '...'")?;
+                    break;
+                }
+                let param_name = if self.at(TokenKind::ValueId) {
+                    let t = self.tok;
+                    self.bump();
+                    self.expect(TokenKind::Colon, "':' and the parameter's type")?;
+                    Some((&self.text_of(t)[1..], Loc(t.start)))
+                } else {
+                    None
+                };
+                let ty = self.parse_type()?;
+                params.push((param_name, ty));
+                if self.eat(TokenKind::RParen) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "',' or ')'")?;
+            }
+        }
+        let ret = if self.eat(TokenKind::Arrow) {
+            if self.at(TokenKind::LParen) && self.peek().kind == TokenKind::RParen {
+                self.bump();
+                self.bump();
+                None
+            } else {
+                Some(self.parse_type()?)
+            }
+        } else {
+            None
+        };
+        let mut phase = None;
+        let mut personality = None;
+        loop {
+            if self.at_ident("phase") {
+                self.bump();
+                self.expect(TokenKind::LParen, "'('")?;
+                let t = self.tok;
+                match Phase::from_name(self.tok_text()).filter(|_| t.kind == TokenKind::Ident) {
+                    Some(p) => phase = Some(p),
+                    None => {
+                        return Err(
+                            self.unexpected("a phase ('structured', 'flat', 'itanium' or 'msvc')")
+                        );
+                    }
+                }
+                self.bump();
+                self.expect(TokenKind::RParen, "')'")?;
+            } else if self.at(TokenKind::AttrId) && self.tok_text() == "#personality_fn" {
+                self.bump();
+                self.expect(TokenKind::Equal, "'='")?;
+                personality = Some(self.expect_symbol("the personality routine's symbol")?.0);
+            } else if self.at_ident("personality") {
+                self.bump();
+                self.expect(TokenKind::LParen, "'('")?;
+                personality = Some(self.expect_symbol("the personality routine's symbol")?.0);
+                self.expect(TokenKind::RParen, "')'")?;
+            } else {
+                break;
+            }
+        }
+        let types: SmallVec<[Type; 4]> = params.iter().map(|p| p.1).collect();
+        let sig = self.func_type(&types, ret, vararg);
+        Ok(FuncHeader {
+            name,
+            name_loc,
+            linkage,
+            nothrow,
+            params,
+            phase,
+            personality,
+            sig,
+        })
+    }
+
+    /// `cir.func ...` declaration or definition.
+    fn parse_function(&mut self) -> PResult<()> {
+        let loc = self.loc();
+        self.bump();
+        let header = self.parse_func_header()?;
+        let is_definition = self.at(TokenKind::LBrace);
+        let existing = self.module.function_by_name(header.name);
+        let origin = existing.and_then(|id| self.origins.get(&id).copied());
+        let name_text = self.module.ctx.name(header.name).to_string();
+        match (existing, origin) {
+            (Some(id), Some(FuncOrigin::Defined)) | (Some(id), None) => {
+                let previous = self.module.functions[id].loc;
+                let d = Diagnostic::error(
+                    header.name_loc,
+                    format!("redefinition of function '@{name_text}'"),
+                )
+                .with_note(previous, "previous definition is here");
+                self.diags.push(d);
+                return Err(Abort);
+            }
+            (Some(id), Some(FuncOrigin::Declared)) if !is_definition => {
+                if self.module.functions[id].sig != header.sig {
+                    let previous = self.module.functions[id].loc;
+                    let d = Diagnostic::error(
+                        header.name_loc,
+                        format!("conflicting declaration of function '@{name_text}'"),
+                    )
+                    .with_note(previous, "previous declaration is here");
+                    self.diags.push(d);
+                }
+                return Ok(());
+            }
+            _ => {}
+        }
+        if !is_definition {
+            let mut func = Function::new_declaration(header.name, header.sig);
+            func.linkage = header.linkage;
+            func.nothrow = header.nothrow;
+            func.personality = header.personality;
+            func.loc = loc;
+            if let Some(p) = header.phase {
+                func.phase = p;
+            }
+            let id = self.add_function(func);
+            self.origins.insert(id, FuncOrigin::Declared);
+            return Ok(());
+        }
+        if header.params.iter().any(|p| p.0.is_none()) {
+            return Err(self.error(
+                header.name_loc,
+                "the parameters of a function definition need names ('%arg0: T')",
+            ));
+        }
+        // Reserve the function's place in source order before its body declares callees.
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let mut placeholder = Function::new_declaration(header.name, header.sig);
+                placeholder.loc = loc;
+                self.add_function(placeholder)
+            }
+        };
+        self.origins.insert(id, FuncOrigin::Defined);
+        let func = self.parse_function_body(&header, loc)?;
+        self.add_function(func);
+        Ok(())
+    }
+
+    /// The signature of a function named `name` declared anywhere in the file.
+    pub(crate) fn declared_later(&mut self, name: Symbol) -> Option<Type> {
+        self.run_prescan();
+        self.prescan
+            .as_ref()
+            .and_then(|p| p.functions.get(&name).copied())
+    }
+
+    /// Whether `!name = ...` appears anywhere in the file at module level.
+    pub(crate) fn alias_declared_later(&mut self, alias: Symbol) -> bool {
+        self.run_prescan();
+        self.prescan
+            .as_ref()
+            .is_some_and(|p| p.aliases.contains(&alias))
+    }
+
+    fn run_prescan(&mut self) {
+        if self.prescan.is_some() {
+            return;
+        }
+        let saved_lexer = self.lexer;
+        let saved_tok = self.tok;
+        let saved_diags = self.diags.len();
+        let saved_alias = self.defining_alias.take();
+        // Pass 1: record aliases, so that pass 2 can parse the types that use them.
+        let mut aliases = FxHashSet::default();
+        self.for_each_top_level_token(|p| {
+            if p.tok.kind == TokenKind::TypeId && p.peek().kind == TokenKind::Equal {
+                let name = &p.tok_text()[1..];
+                aliases.insert(p.module.ctx.sym(name));
+            }
+            false
+        });
+        self.prescan = Some(Prescan {
+            aliases,
+            functions: FxHashMap::default(),
+        });
+        // Pass 2: function signatures (the first header of a name wins).
+        let mut functions = FxHashMap::default();
+        self.for_each_top_level_token(|p| {
+            if p.tok.kind != TokenKind::Ident || p.tok_text() != "cir.func" {
+                return false;
+            }
+            p.bump();
+            if let Ok(h) = p.parse_func_header() {
+                functions.entry(h.name).or_insert(h.sig);
+            }
+            true
+        });
+        if let Some(p) = self.prescan.as_mut() {
+            p.functions = functions;
+        }
+        self.lexer = saved_lexer;
+        self.tok = saved_tok;
+        self.diags.truncate(saved_diags);
+        self.defining_alias = saved_alias;
+    }
+
+    /// Calls `visit` on every token outside braces, from the start of the file. `visit`
+    /// returns true when it consumed tokens itself.
+    fn for_each_top_level_token(&mut self, mut visit: impl FnMut(&mut Self) -> bool) {
+        self.lexer = Lexer::new(self.text);
+        self.bump();
+        let mut depth = 0i64;
+        while self.tok.kind != TokenKind::Eof {
+            let kind = self.tok.kind;
+            match kind {
+                TokenKind::LBrace => depth += 1,
+                TokenKind::RBrace => depth -= 1,
+                _ => {}
+            }
+            let consumed =
+                depth <= 0 && !matches!(kind, TokenKind::LBrace | TokenKind::RBrace) && visit(self);
+            if !consumed {
+                self.bump();
+            }
+        }
+    }
+}

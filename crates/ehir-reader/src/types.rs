@@ -1,0 +1,403 @@
+//! Types (`!s32i`, `!cir.ptr<T>`, `!cir.func<(A) -> R>`, `!rec_X`, ...) and attributes
+//! (`#cir.int<N> : T`, `#cir.global_view<@sym>`, strings, lists, ...), interned in the
+//! module's stores. Nesting is bounded (the printer recurses on it).
+
+use crate::lexer::TokenKind;
+use crate::parser::{MAX_NESTING, PResult, Parser};
+use ehir_core::{Attr, AttrData, ConstArrayElements, Type};
+
+/// Whether `!name` is a builtin type (and so cannot be a record alias).
+pub(crate) fn is_builtin_type_name(name: &str) -> bool {
+    int_type(name).is_some()
+        || matches!(
+            name,
+            "void"
+                | "cir.void"
+                | "cir.bool"
+                | "cir.float"
+                | "cir.double"
+                | "cir.eh_token"
+                | "cir.cleanup_token"
+                | "cir.catch_token"
+                | "cir.ptr"
+                | "cir.array"
+                | "cir.func"
+                | "cir.int"
+                | "cir.record"
+        )
+}
+
+/// `s32i` -> (32, signed); widths 1..=128.
+fn int_type(name: &str) -> Option<(u16, bool)> {
+    let bytes = name.as_bytes();
+    if bytes.len() < 3 || *bytes.last()? != b'i' {
+        return None;
+    }
+    let signed = match bytes[0] {
+        b's' => true,
+        b'u' => false,
+        _ => return None,
+    };
+    let digits = &name[1..name.len() - 1];
+    if !digits.bytes().all(|c| c.is_ascii_digit()) || digits.starts_with('0') {
+        return None;
+    }
+    let width: u16 = digits.parse().ok()?;
+    (1..=128).contains(&width).then_some((width, signed))
+}
+
+impl Parser<'_> {
+    /// Parses a type.
+    pub(crate) fn parse_type(&mut self) -> PResult<Type> {
+        self.parse_type_at(0)
+    }
+
+    fn parse_type_at(&mut self, depth: u32) -> PResult<Type> {
+        if self.tok.kind != TokenKind::TypeId {
+            return Err(self.unexpected("a type"));
+        }
+        let loc = self.loc();
+        if depth > MAX_NESTING {
+            return Err(self.error(loc, format!("types nest deeper than {MAX_NESTING} levels")));
+        }
+        let name = &self.tok_text()[1..];
+        let common = *self.module.ctx.types.common();
+        let simple = match name {
+            "s32i" => Some(common.s32),
+            "s8i" => Some(common.s8),
+            "s16i" => Some(common.s16),
+            "s64i" => Some(common.s64),
+            "u8i" => Some(common.u8),
+            "u16i" => Some(common.u16),
+            "u32i" => Some(common.u32),
+            "u64i" => Some(common.u64),
+            "void" | "cir.void" => Some(common.void),
+            "cir.bool" => Some(common.bool),
+            "cir.float" => Some(common.float),
+            "cir.double" => Some(common.double),
+            "cir.eh_token" => Some(common.eh_token),
+            "cir.cleanup_token" => Some(common.cleanup_token),
+            "cir.catch_token" => Some(common.catch_token),
+            _ => None,
+        };
+        if let Some(t) = simple {
+            self.bump();
+            return Ok(t);
+        }
+        if let Some((width, signed)) = int_type(name) {
+            self.bump();
+            return Ok(self.module.ctx.types.int(width, signed));
+        }
+        match name {
+            "cir.ptr" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                let pointee = self.parse_type_at(depth + 1)?;
+                self.expect(TokenKind::Greater, "'>'")?;
+                Ok(self.ptr_type(pointee))
+            }
+            "cir.array" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                let element = self.parse_type_at(depth + 1)?;
+                self.expect_ident("x", "'x' and the array length")?;
+                let len = self.expect_uint("an array length", u64::MAX)?;
+                self.expect(TokenKind::Greater, "'>'")?;
+                Ok(self.module.ctx.types.array(element, len))
+            }
+            "cir.func" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                self.expect(TokenKind::LParen, "'(' and the parameter types")?;
+                let mut params = Vec::new();
+                let mut vararg = false;
+                if !self.eat(TokenKind::RParen) {
+                    loop {
+                        if self.eat(TokenKind::Ellipsis) {
+                            vararg = true;
+                            self.expect(TokenKind::RParen, "')' after '...'")?;
+                            break;
+                        }
+                        params.push(self.parse_type_at(depth + 1)?);
+                        if self.eat(TokenKind::RParen) {
+                            break;
+                        }
+                        self.expect(TokenKind::Comma, "',' or ')'")?;
+                    }
+                }
+                let ret = if self.eat(TokenKind::Arrow) {
+                    Some(self.parse_type_at(depth + 1)?)
+                } else {
+                    None
+                };
+                self.expect(TokenKind::Greater, "'>'")?;
+                Ok(self.func_type(&params, ret, vararg))
+            }
+            "cir.int" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                let signed = match self.tok_text() {
+                    "s" if self.at(TokenKind::Ident) => true,
+                    "u" if self.at(TokenKind::Ident) => false,
+                    _ => return Err(self.unexpected("'s' or 'u'")),
+                };
+                self.bump();
+                self.expect(TokenKind::Comma, "','")?;
+                let width = self.expect_uint("an integer width", 128)? as u16;
+                if width == 0 {
+                    return Err(self.error(loc, "integer types have a width of 1 to 128 bits"));
+                }
+                self.expect(TokenKind::Greater, "'>'")?;
+                Ok(self.module.ctx.types.int(width, signed))
+            }
+            "cir.record" => Err(self.error(
+                loc,
+                "record types are written through an alias: declare '!rec_X = !cir.record<...>' at module level",
+            )),
+            _ => {
+                let alias = self.module.ctx.sym(name);
+                let known = name.starts_with("rec_")
+                    || self.module.ctx.record(alias).is_some()
+                    || self.defining_alias == Some(alias)
+                    || self.alias_declared_later(alias);
+                if !known {
+                    return Err(self.error(loc, format!("unknown type '!{name}'")));
+                }
+                self.bump();
+                Ok(self.module.ctx.types.record(alias))
+            }
+        }
+    }
+
+    /// Parses an attribute, including its `: T` suffix when it has one.
+    pub(crate) fn parse_attr(&mut self) -> PResult<Attr> {
+        self.parse_attr_at(0)
+    }
+
+    fn parse_attr_at(&mut self, depth: u32) -> PResult<Attr> {
+        let loc = self.loc();
+        if depth > MAX_NESTING {
+            return Err(self.error(
+                loc,
+                format!("attributes nest deeper than {MAX_NESTING} levels"),
+            ));
+        }
+        let data = match self.tok.kind {
+            TokenKind::String => {
+                let t = self.tok;
+                self.bump();
+                AttrData::Str(self.string_bytes(t)?)
+            }
+            TokenKind::LBracket => {
+                self.bump();
+                AttrData::List(self.parse_attr_list(depth)?)
+            }
+            TokenKind::AttrId => self.parse_hash_attr(depth)?,
+            _ => return Err(self.unexpected("an attribute")),
+        };
+        if let AttrData::Int { value, ty } = data {
+            if let Some(&a) = self.int_attrs.get(&(value, ty)) {
+                return Ok(a);
+            }
+            let a = self.module.ctx.attrs.intern(data);
+            self.int_attrs.insert((value, ty), a);
+            return Ok(a);
+        }
+        Ok(self.module.ctx.attrs.intern(data))
+    }
+
+    /// The elements of `[A, B]` after the `[`.
+    fn parse_attr_list(&mut self, depth: u32) -> PResult<Vec<Attr>> {
+        let mut items = Vec::new();
+        if self.eat(TokenKind::RBracket) {
+            return Ok(items);
+        }
+        loop {
+            items.push(self.parse_attr_at(depth + 1)?);
+            if self.eat(TokenKind::RBracket) {
+                return Ok(items);
+            }
+            self.expect(TokenKind::Comma, "',' or ']'")?;
+        }
+    }
+
+    fn expect_colon_type(&mut self) -> PResult<Type> {
+        self.expect(TokenKind::Colon, "':' and the attribute's type")?;
+        self.parse_type()
+    }
+
+    fn parse_hash_attr(&mut self, depth: u32) -> PResult<AttrData> {
+        let loc = self.loc();
+        let name = self.tok_text();
+        match name {
+            "#true" | "#false" => {
+                self.bump();
+                Ok(AttrData::Bool(name == "#true"))
+            }
+            "#cir.bool" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                let value = match self.tok_text() {
+                    "true" if self.at(TokenKind::Ident) => true,
+                    "false" if self.at(TokenKind::Ident) => false,
+                    _ => return Err(self.unexpected("'true' or 'false'")),
+                };
+                self.bump();
+                self.expect(TokenKind::Greater, "'>'")?;
+                if self.at(TokenKind::Colon) && self.peek().kind == TokenKind::TypeId {
+                    self.bump();
+                    let ty_loc = self.loc();
+                    let ty = self.parse_type()?;
+                    if ty != self.module.ctx.types.common().bool {
+                        return Err(self.error(ty_loc, "a boolean attribute has type !cir.bool"));
+                    }
+                }
+                Ok(AttrData::Bool(value))
+            }
+            "#cir.int" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                let (value, value_loc) = self.expect_int("an integer")?;
+                self.expect(TokenKind::Greater, "'>'")?;
+                self.expect(TokenKind::Colon, "':' and the integer type")?;
+                let ty_loc = self.loc();
+                let ty = self.parse_type()?;
+                let Some((width, signed)) = self.module.ctx.types.int_info(ty) else {
+                    return Err(self.error(ty_loc, "'#cir.int' needs an integer type"));
+                };
+                let (min, max) = int_range(width, signed);
+                if value < min || value > max {
+                    let t = self.type_name(ty);
+                    return Err(self.error(
+                        value_loc,
+                        format!("integer {value} does not fit in {t} ({min} to {max})"),
+                    ));
+                }
+                Ok(AttrData::Int { value, ty })
+            }
+            "#cir.fp" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                let value_loc = self.loc();
+                let text = self.tok_text();
+                let bits = match self.tok.kind {
+                    TokenKind::Float | TokenKind::Integer => {
+                        text.parse::<f64>().ok().map(f64::to_bits)
+                    }
+                    TokenKind::Hex => u64::from_str_radix(&text[2..], 16).ok(),
+                    _ => return Err(self.unexpected("a floating-point literal")),
+                };
+                let Some(bits) = bits else {
+                    return Err(self.error(value_loc, "invalid floating-point literal"));
+                };
+                self.bump();
+                self.expect(TokenKind::Greater, "'>'")?;
+                self.expect(TokenKind::Colon, "':' and the floating-point type")?;
+                let ty_loc = self.loc();
+                let ty = self.parse_type()?;
+                if !self.module.ctx.types.is_float(ty) {
+                    return Err(self.error(ty_loc, "'#cir.fp' needs !cir.float or !cir.double"));
+                }
+                Ok(AttrData::Float { bits, ty })
+            }
+            "#cir.ptr" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                self.expect_ident("null", "'null'")?;
+                self.expect(TokenKind::Greater, "'>'")?;
+                let ty_loc = self.loc();
+                let ty = self.expect_colon_type()?;
+                if !self.module.ctx.types.is_ptr(ty) {
+                    return Err(self.error(ty_loc, "'#cir.ptr<null>' needs a pointer type"));
+                }
+                Ok(AttrData::Null(ty))
+            }
+            "#cir.global_view" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                let (symbol, _) = self.expect_symbol("a symbol")?;
+                let mut indices = Vec::new();
+                if self.eat(TokenKind::Comma) {
+                    self.expect(TokenKind::LBracket, "'[' and the indices")?;
+                    if !self.eat(TokenKind::RBracket) {
+                        loop {
+                            let (v, l) = self.expect_int("an index")?;
+                            let Ok(v) = i64::try_from(v) else {
+                                return Err(self.error(l, "index does not fit in 64 bits"));
+                            };
+                            indices.push(v);
+                            if self.eat(TokenKind::Colon) {
+                                self.expect(TokenKind::Ident, "an integer type such as 'i32'")?;
+                            }
+                            if self.eat(TokenKind::RBracket) {
+                                break;
+                            }
+                            self.expect(TokenKind::Comma, "',' or ']'")?;
+                        }
+                    }
+                }
+                self.expect(TokenKind::Greater, "'>'")?;
+                let ty = if self.at(TokenKind::Colon) && self.peek().kind == TokenKind::TypeId {
+                    self.bump();
+                    Some(self.parse_type()?)
+                } else {
+                    None
+                };
+                Ok(AttrData::GlobalView {
+                    symbol,
+                    indices,
+                    ty,
+                })
+            }
+            "#cir.const_array" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                let (elements, inner_ty) = if self.at(TokenKind::String) {
+                    let t = self.tok;
+                    self.bump();
+                    let bytes = self.string_bytes(t)?;
+                    let inner = self.expect_colon_type()?;
+                    (ConstArrayElements::Bytes(bytes), Some(inner))
+                } else {
+                    self.expect(TokenKind::LBracket, "a string or '[' and the elements")?;
+                    (
+                        ConstArrayElements::Attrs(self.parse_attr_list(depth)?),
+                        None,
+                    )
+                };
+                self.expect(TokenKind::Greater, "'>'")?;
+                let ty_loc = self.loc();
+                let ty = self.expect_colon_type()?;
+                if inner_ty.is_some_and(|t| t != ty) {
+                    return Err(self.error(ty_loc, "the two types of a '#cir.const_array' differ"));
+                }
+                Ok(AttrData::ConstArray { elements, ty })
+            }
+            "#cir.zero" => {
+                self.bump();
+                Ok(AttrData::Zero(self.expect_colon_type()?))
+            }
+            "#cir.undef" => {
+                self.bump();
+                Ok(AttrData::Undef(self.expect_colon_type()?))
+            }
+            _ => Err(self.error(loc, format!("unknown attribute '{name}'"))),
+        }
+    }
+}
+
+/// The range of an integer type (values are kept sign- or zero-extended in an `i128`).
+fn int_range(width: u16, signed: bool) -> (i128, i128) {
+    let width = width.min(128) as u32;
+    if signed {
+        if width >= 128 {
+            (i128::MIN, i128::MAX)
+        } else {
+            (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+        }
+    } else if width >= 127 {
+        (0, i128::MAX)
+    } else {
+        (0, (1i128 << width) - 1)
+    }
+}

@@ -1,0 +1,217 @@
+//! Parse + verify + print throughput and peak heap per op on a generated structured module
+//! (issue: foundation benchmark). `cargo bench -p ehir --bench opt_throughput` reports
+//! ops/s and peak bytes/op; `-- --emit-cir F --emit-mlir G --units N` writes the same-size
+//! workloads for `bench/compare-mlir-opt.sh`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Counts live and peak heap bytes.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(live, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let live = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed)
+                    + (new_size - layout.size());
+                PEAK.fetch_max(live, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Ops per generated unit, identical in both workloads: load, const, cmp, if, call, yield,
+/// cleanup-scope/execute_region, call, yield, call, yield, scope-yield... counted below.
+fn cir_workload(units: usize) -> (String, usize) {
+    let mut s = String::new();
+    let mut ops = 0;
+    let per_func = 100;
+    let funcs = units.div_ceil(per_func);
+    for f in 0..funcs {
+        let _ = writeln!(s, "cir.func @f{f}(%arg0: !cir.ptr<!s32i>) {{");
+        ops += 1;
+        for u in 0..per_func.min(units - f * per_func) {
+            let _ = write!(
+                s,
+                "  cir.scope {{
+    %a{u} = cir.load %arg0 : !cir.ptr<!s32i>, !s32i
+    %b{u} = cir.const #cir.int<{u}> : !s32i
+    %c{u} = cir.cmp(eq, %a{u}, %b{u}) : !s32i, !cir.bool
+    cir.if %c{u} {{
+      cir.call @g(%a{u}) : (!s32i) -> ()
+      cir.yield
+    }}
+    cir.cleanup.scope {{
+      cir.call @h() : () -> ()
+      cir.yield
+    }} cleanup all {{
+      cir.call @d() nothrow : () -> ()
+      cir.yield
+    }}
+    cir.yield
+  }}
+"
+            );
+            ops += 13;
+        }
+        s.push_str("  cir.return\n}\n");
+        ops += 1;
+    }
+    (s, ops)
+}
+
+/// The same shape in upstream MLIR dialects (func, arith, memref, scf).
+fn mlir_workload(units: usize) -> (String, usize) {
+    let mut s = String::new();
+    let mut ops = 0;
+    let per_func = 100;
+    let funcs = units.div_ceil(per_func);
+    s.push_str("func.func private @g(i32)\nfunc.func private @h()\nfunc.func private @d()\n");
+    ops += 3;
+    for f in 0..funcs {
+        let _ = writeln!(s, "func.func @f{f}(%arg0: memref<i32>) {{");
+        ops += 1;
+        for u in 0..per_func.min(units - f * per_func) {
+            let _ = write!(
+                s,
+                "  scf.execute_region {{
+    %a{u} = memref.load %arg0[] : memref<i32>
+    %b{u} = arith.constant {u} : i32
+    %c{u} = arith.cmpi eq, %a{u}, %b{u} : i32
+    scf.if %c{u} {{
+      func.call @g(%a{u}) : (i32) -> ()
+      scf.yield
+    }}
+    scf.execute_region {{
+      func.call @h() : () -> ()
+      scf.yield
+    }}
+    scf.execute_region {{
+      func.call @d() : () -> ()
+      scf.yield
+    }}
+    scf.yield
+  }}
+"
+            );
+            ops += 13;
+        }
+        s.push_str("  func.return\n}\n");
+        ops += 1;
+    }
+    (s, ops)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let units: usize = arg("--units")
+        .and_then(|u| u.parse().ok())
+        .unwrap_or(300_000 / 13 + 1);
+    if let Some(path) = arg("--emit-cir") {
+        let (text, ops) = cir_workload(units);
+        std::fs::write(&path, text).expect("write CIR workload");
+        eprintln!("wrote {path}: {ops} ops");
+    }
+    if let Some(path) = arg("--emit-mlir") {
+        let (text, ops) = mlir_workload(units);
+        std::fs::write(&path, text).expect("write MLIR workload");
+        eprintln!("wrote {path}: {ops} ops");
+    }
+    if arg("--emit-cir").is_some() || arg("--emit-mlir").is_some() {
+        return;
+    }
+
+    let (text, ops) = cir_workload(units);
+    let mut best = [f64::MAX; 3];
+    let mut peak_ir = 0usize;
+    let mut out_len = 0;
+    for _ in 0..5 {
+        let base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let t0 = Instant::now();
+        let module = ehir_reader::parse_module("workload.cir", &text).expect("workload parses");
+        let t1 = Instant::now();
+        ehir_core::verifier::verify_module(&module).expect("workload verifies");
+        let t2 = Instant::now();
+        let mut sink = Sink(0);
+        ehir_core::printer::print_module(&mut sink, &module).expect("print");
+        let t3 = Instant::now();
+        drop(module);
+        out_len = sink.0;
+        peak_ir = PEAK.load(Ordering::Relaxed) - base;
+        for (b, d) in best.iter_mut().zip([t1 - t0, t2 - t1, t3 - t2]) {
+            *b = b.min(d.as_secs_f64());
+        }
+    }
+    let total: f64 = best.iter().sum();
+    println!("workload: {ops} ops, {} bytes of text, {out_len} bytes printed", text.len());
+    println!(
+        "parse  {:8.2} ms  {:6.2} Mops/s",
+        best[0] * 1e3,
+        ops as f64 / best[0] / 1e6
+    );
+    println!(
+        "verify {:8.2} ms  {:6.2} Mops/s",
+        best[1] * 1e3,
+        ops as f64 / best[1] / 1e6
+    );
+    println!(
+        "print  {:8.2} ms  {:6.2} Mops/s",
+        best[2] * 1e3,
+        ops as f64 / best[2] / 1e6
+    );
+    println!(
+        "total  {:8.2} ms  {:6.2} Mops/s (parse+verify+print)",
+        total * 1e3,
+        ops as f64 / total / 1e6
+    );
+    println!(
+        "peak heap above the input text: {} bytes = {:.1} bytes/op",
+        peak_ir,
+        peak_ir as f64 / ops as f64
+    );
+}
+
+/// Counts printed bytes without storing them (as printing to /dev/null would).
+struct Sink(usize);
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}

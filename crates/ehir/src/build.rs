@@ -1,0 +1,210 @@
+//! `ehir emit-llvm` and `ehir build`: run the pipeline to the Itanium phase, emit LLVM IR,
+//! compile it with `llc -relocation-model=pic` (optionally after `opt`), and link with
+//! `g++` together with any further objects or C/C++ sources given on the command line.
+//! Outputs appear only when everything succeeded.
+
+use crate::input::{Reported, Source};
+use crate::output::write_output;
+use anyhow::{Context, Result, bail};
+use ehir_core::{Diagnostics, Module, Phase};
+use ehir_passes::eh_abi::itanium;
+use ehir_llvm::toolchain::{Tool, Toolchain, find_tool};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The EH ABI of the emitted code.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum AbiArg {
+    Itanium,
+    Msvc,
+}
+
+#[derive(clap::Args)]
+pub struct EmitLlvmArgs {
+    /// Input file (`.cir`, or `.cpp` for the C++ front end), at any phase: structured and
+    /// flat functions are lowered to the Itanium phase first.
+    pub input: PathBuf,
+    /// The EH ABI to emit.
+    #[arg(long, value_enum, default_value = "itanium")]
+    pub abi: AbiArg,
+    /// Output file (default: stdout).
+    #[arg(short = 'o', long = "output", value_name = "OUT.ll")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct BuildArgs {
+    /// The ehir input (`.cir`, or `.cpp` for the C++ front end), then further inputs for
+    /// the link: objects, libraries, C or C++ sources (compiled by the C++ driver), or more
+    /// `.cir` files (compiled by ehir).
+    #[arg(required = true, value_name = "IN")]
+    pub inputs: Vec<PathBuf>,
+    /// The executable (or, with `-c`, the object file) to write.
+    #[arg(short = 'o', long = "output", value_name = "EXE", required = true)]
+    pub output: PathBuf,
+    /// Compile the ehir input to an object file; do not link.
+    #[arg(short = 'c')]
+    pub compile_only: bool,
+    /// The EH ABI to emit.
+    #[arg(long, value_enum, default_value = "itanium")]
+    pub abi: AbiArg,
+    /// Optimization level given to `llc` (and to `opt` with `--run-opt`).
+    #[arg(short = 'O', long = "opt-level", value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u8).range(0..=3))]
+    pub opt_level: u8,
+    /// Run `opt -passes=default<ON>` before `llc`.
+    #[arg(long)]
+    pub run_opt: bool,
+    /// `llc` to use (default: `$EHIR_LLC`, else `llc-19` or `llc` on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub llc: Option<PathBuf>,
+    /// `opt` to use with `--run-opt` (default: `$EHIR_OPT`, else `opt-19` or `opt`).
+    #[arg(long, value_name = "PATH")]
+    pub opt: Option<PathBuf>,
+    /// The C++ compiler driver that links (default: `$EHIR_CXX`, else `g++`).
+    #[arg(long, value_name = "PATH")]
+    pub cxx: Option<PathBuf>,
+    /// Also write the emitted LLVM IR of the ehir input here.
+    #[arg(long = "emit-ll", value_name = "OUT.ll")]
+    pub emit_ll: Option<PathBuf>,
+    /// An extra argument for the link step (repeatable), e.g. `--link-arg=-lm`.
+    #[arg(long = "link-arg", value_name = "ARG", allow_hyphen_values = true)]
+    pub link_args: Vec<String>,
+}
+
+/// Loads an input and brings it to the Itanium phase; diagnostics are reported.
+///
+/// Structured functions go through the pass manager to the flat phase; the Itanium
+/// lowering then runs function by function, the runtime functions it calls are declared
+/// (which the lowering of one function cannot do itself), and the result is verified.
+fn load_itanium(source: &Source) -> Result<Module> {
+    let mut module = source.load()?;
+    if let Err(err) = ehir_passes::lower_to(&mut module, Phase::Flat) {
+        source.report(&err.diagnostics());
+        if let Some(pass) = err.pass() {
+            eprintln!("ehir: error: pass '{pass}' failed");
+        }
+        return Err(Reported.into());
+    }
+    let mut diagnostics = Diagnostics::default();
+    let ids: Vec<_> = module.functions.keys().collect();
+    for id in ids {
+        let func = &mut module.functions[id];
+        if func.is_declaration() || func.phase != Phase::Flat {
+            continue;
+        }
+        if let Err(d) = itanium::lower_function(&mut module.ctx, func) {
+            diagnostics.push(d);
+        }
+    }
+    if !diagnostics.is_empty() {
+        source.report(&diagnostics);
+        eprintln!("ehir: error: pass 'eh-abi-lowering=itanium' failed");
+        return Err(Reported.into());
+    }
+    itanium::declare_runtime_functions(&mut module);
+    if let Err(d) = ehir_core::verifier::verify_module(&module) {
+        source.report(&d);
+        eprintln!("ehir: error: the IR after 'eh-abi-lowering=itanium' does not verify");
+        return Err(Reported.into());
+    }
+    Ok(module)
+}
+
+/// Parses, lowers and emits one input as LLVM IR text.
+fn llvm_text(path: &Path, abi: AbiArg) -> Result<String> {
+    if abi == AbiArg::Msvc {
+        bail!("emitting LLVM IR for the msvc EH ABI is not implemented yet; use --abi itanium");
+    }
+    let source = Source::read(path)?;
+    let module = load_itanium(&source)?;
+    let options = ehir_llvm::EmitOptions::default();
+    ehir_llvm::module_to_llvm_text(&module, &source.name, &options).map_err(|d| {
+        source.report(&d);
+        Reported.into()
+    })
+}
+
+pub fn emit_llvm_command(args: &EmitLlvmArgs) -> Result<i32> {
+    let text = llvm_text(&args.input, args.abi)?;
+    write_output(args.output.as_deref(), |w| {
+        w.write_all(text.as_bytes())?;
+        Ok(())
+    })?;
+    Ok(0)
+}
+
+fn is_cir(p: &Path) -> bool {
+    p.extension().is_some_and(|e| e == "cir")
+}
+
+pub fn build_command(args: &BuildArgs) -> Result<i32> {
+    let (first, rest) = args
+        .inputs
+        .split_first()
+        .context("no input file given")?;
+    if args.compile_only && !rest.is_empty() {
+        bail!("-c compiles one input; further inputs are only for linking");
+    }
+    // Everything fallible about the inputs first, so a bad input costs no tool lookups.
+    let mut ehir_inputs: Vec<(&Path, String)> = vec![(first.as_path(), llvm_text(first, args.abi)?)];
+    for p in rest.iter().filter(|p| is_cir(p)) {
+        ehir_inputs.push((p.as_path(), llvm_text(p, args.abi)?));
+    }
+    let toolchain = Toolchain {
+        llc: find_tool(Tool::Llc, args.llc.as_deref())?,
+        opt: if args.run_opt {
+            Some(find_tool(Tool::Opt, args.opt.as_deref())?)
+        } else {
+            None
+        },
+        cxx: if args.compile_only {
+            PathBuf::new()
+        } else {
+            find_tool(Tool::Cxx, args.cxx.as_deref())?
+        },
+        opt_level: args.opt_level,
+    };
+    let out_dir = args
+        .output
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    // Scratch space beside the output, so the final rename stays on one file system.
+    let scratch = tempfile::Builder::new()
+        .prefix(".ehir-build-")
+        .tempdir_in(out_dir)
+        .with_context(|| format!("cannot create a directory in '{}'", out_dir.display()))?;
+    let mut objects = Vec::new();
+    for (i, (path, text)) in ehir_inputs.iter().enumerate() {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "input".into());
+        let ll = scratch.path().join(format!("{i}-{stem}.ll"));
+        std::fs::write(&ll, text).with_context(|| format!("cannot write '{}'", ll.display()))?;
+        let object = scratch.path().join(format!("{i}-{stem}.o"));
+        toolchain.compile(&ll, &object, scratch.path())?;
+        objects.push(object);
+    }
+    let product = scratch.path().join("product");
+    if args.compile_only {
+        std::fs::rename(&objects[0], &product)
+            .with_context(|| format!("cannot write '{}'", product.display()))?;
+    } else {
+        let mut link_inputs = objects.clone();
+        link_inputs.extend(rest.iter().filter(|p| !is_cir(p)).cloned());
+        let extra: Vec<OsString> = args.link_args.iter().map(OsString::from).collect();
+        toolchain.link(&link_inputs, &extra, &product)?;
+    }
+    if let Some(ll_out) = &args.emit_ll {
+        let text = &ehir_inputs[0].1;
+        write_output(Some(ll_out), |w| {
+            w.write_all(text.as_bytes())?;
+            Ok(())
+        })?;
+    }
+    std::fs::rename(&product, &args.output)
+        .with_context(|| format!("cannot write '{}'", args.output.display()))?;
+    Ok(0)
+}
