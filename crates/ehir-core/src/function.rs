@@ -215,8 +215,8 @@ impl Function {
     }
 
     /// The phase that the ops of the body imply: the most lowered phase any
-    /// phase-specific op belongs to (MSVC/Itanium beat flat, flat beats structured), then
-    /// the personality routine. Used by the parser when the text has no `phase(...)`.
+    /// phase-specific op belongs to (MSVC/Itanium beat flat, flat beats structured); a body
+    /// of several blocks without structured-only ops is flat; then the personality routine. Used by the parser when the text has no `phase(...)`.
     pub fn inferred_phase(&self, personality_name: Option<&str>) -> Phase {
         let mut phase = Phase::Structured;
         for op in self.walk_ops() {
@@ -228,6 +228,20 @@ impl Function {
             };
             if p > phase {
                 phase = p;
+            }
+        }
+        if phase == Phase::Structured {
+            // A body without structured-only ops whose region has several blocks is a
+            // flat CFG (e.g. a flattened function without EH).
+            let structured_only = self
+                .walk_ops()
+                .into_iter()
+                .any(|op| self.dfg.kind(op).phases() == PhaseSet::Structured);
+            let several_blocks = self
+                .body
+                .is_some_and(|b| self.layout.blocks(b).nth(1).is_some());
+            if !structured_only && several_blocks {
+                phase = Phase::Flat;
             }
         }
         if phase <= Phase::Flat {

@@ -93,9 +93,9 @@
 //! ```
 
 use ehir_core::{
-    AttrData, Block, CallFlags, CastKind, CleanupKind, CmpPredicate, BinaryOp, Extra,
-    ExtraData, Function, HandlerKey, Loc, ModuleCtx, Op, OpKind, Region, Symbol, Type,
-    TypeData, UnaryOp, Value,
+    AttrData, BinaryOp, Block, CallFlags, CastKind, CleanupKind, CmpPredicate, Extra, ExtraData,
+    Function, HandlerKey, Loc, ModuleCtx, Op, OpKind, Region, Symbol, Type, TypeData, UnaryOp,
+    Value,
 };
 
 /// What a structured branch does.
@@ -157,7 +157,11 @@ enum FrameKind {
     /// The body of a `cir.cleanup.scope`.
     Cleanup { op: Op },
     /// The body or a handler (`region`) of a `cir.try`.
-    Try { op: Op, handlers: Extra, region: usize },
+    Try {
+        op: Op,
+        handlers: Extra,
+        region: usize,
+    },
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -789,7 +793,9 @@ impl<'m> FunctionBuilder<'m> {
         }
         let ops: Vec<Op> = self.func.layout.ops(cleanup_block).collect();
         let (terminator, body_ops) = match ops.split_last() {
-            Some((&last, rest)) if self.func.dfg.kind(last).is_terminator() => (Some(last), rest.to_vec()),
+            Some((&last, rest)) if self.func.dfg.kind(last).is_terminator() => {
+                (Some(last), rest.to_vec())
+            }
             _ => (None, ops.clone()),
         };
         for &o in &ops {
@@ -813,7 +819,14 @@ impl<'m> FunctionBuilder<'m> {
         }
         self.block = saved;
         // Clear the flag at the deactivation point.
-        let c_false = self.func.dfg.make_op(OpKind::Const { value: f }, &[], &[bool_ty], &[], 0, self.loc);
+        let c_false = self.func.dfg.make_op(
+            OpKind::Const { value: f },
+            &[],
+            &[bool_ty],
+            &[],
+            0,
+            self.loc,
+        );
         let block = self.insertion_block();
         self.func.layout.append_op(c_false, block);
         let fv = self.func.dfg.result(c_false);

@@ -5,12 +5,14 @@
 
 use crate::ast::{self, Builtin, Init, Stmt, VarDecl};
 use crate::builder::{CatchKind, FunctionBuilder};
-use crate::program::{FuncId, FuncKind, GlobalInit, GlobalVar, Implicit, Program, R, Spec, err, unsupported};
+use crate::program::{
+    FuncId, FuncKind, GlobalInit, GlobalVar, Implicit, Program, R, Spec, err, unsupported,
+};
 use crate::sema::{Callee, Conv, LocalId, Sema, TExpr, TK};
 use crate::types::{ClassId, Ty, TyKind};
 use ehir_core::{
-    AttrData, BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, ExtraData, Function, Linkage, Loc, ModuleCtx,
-    Op, OpKind, Symbol, Type, UnaryOp, Value,
+    AttrData, BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, ExtraData, Function,
+    Linkage, Loc, ModuleCtx, Op, OpKind, Symbol, Type, UnaryOp, Value,
 };
 use std::collections::HashMap;
 
@@ -52,6 +54,9 @@ pub struct Extras {
     pub static_locals: Vec<GlobalVar>,
 }
 
+/// A forward `goto`: its label, the frames it sits in, and its location.
+type PendingGoto = (String, Vec<(Op, usize)>, Loc);
+
 /// Generates one function.
 pub struct FnGen<'a, 'm> {
     pub s: Sema<'a>,
@@ -64,7 +69,7 @@ pub struct FnGen<'a, 'm> {
     ret_ty: Ty,
     nrvo: Option<String>,
     labels: HashMap<String, Vec<(Op, usize)>>,
-    gotos: Vec<(String, Vec<(Op, usize)>, Loc)>,
+    gotos: Vec<PendingGoto>,
     extras: &'a mut Extras,
     static_counts: HashMap<String, usize>,
 }
@@ -93,7 +98,11 @@ impl<'a, 'm> FnGen<'a, 'm> {
     }
 
     fn align_of(&self, t: Ty) -> u16 {
-        self.s.prog.size_align(t).map(|(_, a)| a as u16).unwrap_or(0)
+        self.s
+            .prog
+            .size_align(t)
+            .map(|(_, a)| a as u16)
+            .unwrap_or(0)
     }
 
     /// The symbol and CIR signature of a function (`variant` for ctors/dtors).
@@ -114,8 +123,17 @@ impl<'a, 'm> FnGen<'a, 'm> {
         self.extras.runtime.insert(r);
         let common = *self.b.ctx.types.common();
         let (sig, nothrow) = match r {
-            Runtime::New | Runtime::NewArray => (self.b.ctx.types.func(vec![common.u64], Some(common.void_ptr), false), false),
-            Runtime::Delete | Runtime::DeleteArray => (self.b.ctx.types.func(vec![common.void_ptr], None, false), true),
+            Runtime::New | Runtime::NewArray => (
+                self.b
+                    .ctx
+                    .types
+                    .func(vec![common.u64], Some(common.void_ptr), false),
+                false,
+            ),
+            Runtime::Delete | Runtime::DeleteArray => (
+                self.b.ctx.types.func(vec![common.void_ptr], None, false),
+                true,
+            ),
         };
         let sym = self.sym(r.symbol());
         (sym, sig, nothrow)
@@ -175,7 +193,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
 
     /// The address of an lvalue.
     fn lvalue(&mut self, e: &TExpr) -> R<Value> {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.lvalue_inner(e))
+        stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
+            self.lvalue_inner(e)
+        })
     }
 
     fn lvalue_inner(&mut self, e: &TExpr) -> R<Value> {
@@ -213,7 +233,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
             TK::Deref(p) => self.scalar(p),
             TK::Assign(..) | TK::CompoundAssign { .. } | TK::IncDec { prefix: true, .. } => {
                 let (_, addr) = self.assign_like(e)?;
-                addr.ok_or_else(|| ehir_core::Diagnostic::error(e.loc, "internal: assignment without an address"))
+                addr.ok_or_else(|| {
+                    ehir_core::Diagnostic::error(e.loc, "internal: assignment without an address")
+                })
             }
             TK::Cond(c, a, bb) => {
                 let cv = self.scalar(c)?;
@@ -236,11 +258,13 @@ impl<'a, 'm> FnGen<'a, 'm> {
             }
             TK::Call { callee, args } => {
                 let v = self.call(callee, args, None)?;
-                v.ok_or_else(|| ehir_core::Diagnostic::error(e.loc, "internal: reference call without a result"))
+                v.ok_or_else(|| {
+                    ehir_core::Diagnostic::error(e.loc, "internal: reference call without a result")
+                })
             }
             TK::BindTemp(x) => {
                 let ct = self.cty(x.ty);
-                let name = if self.s.prog.types.is_class(x.ty) { "ref.tmp" } else { "ref.tmp" };
+                let name = "ref.tmp";
                 let align = self.align_of(x.ty);
                 let tmp = self.b.alloca(ct, name, true, align);
                 self.init_into(x, tmp)?;
@@ -322,9 +346,17 @@ impl<'a, 'm> FnGen<'a, 'm> {
             return v;
         }
         let kind = if types.is_bool(to_u) {
-            if types.is_floating(from) { CastKind::FloatToBool } else { CastKind::IntToBool }
+            if types.is_floating(from) {
+                CastKind::FloatToBool
+            } else {
+                CastKind::IntToBool
+            }
         } else if types.is_bool(from) {
-            if types.is_floating(to_u) { CastKind::BoolToFloat } else { CastKind::BoolToInt }
+            if types.is_floating(to_u) {
+                CastKind::BoolToFloat
+            } else {
+                CastKind::BoolToInt
+            }
         } else if types.is_integral(from) && types.is_integral(to_u) {
             CastKind::Integral
         } else if types.is_integral(from) {
@@ -343,7 +375,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
 
     /// The value of a scalar prvalue.
     fn scalar(&mut self, e: &TExpr) -> R<Value> {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.scalar_inner(e))
+        stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
+            self.scalar_inner(e)
+        })
     }
 
     fn scalar_inner(&mut self, e: &TExpr) -> R<Value> {
@@ -370,7 +404,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 let ct = self.cty(e.ty);
                 Ok(self.b.const_null(ct))
             }
-            TK::This => self.this_val.ok_or_else(|| ehir_core::Diagnostic::error(loc, "internal: no 'this'")),
+            TK::This => self
+                .this_val
+                .ok_or_else(|| ehir_core::Diagnostic::error(loc, "internal: no 'this'")),
             TK::AddrOf(x) => self.lvalue(x),
             TK::Cast(conv, x) => self.cast(conv, x, e.ty, loc),
             TK::Arith(op, a, b) => {
@@ -378,13 +414,21 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 let vb = self.scalar(b)?;
                 Ok(self.b.binop(*op, va, vb))
             }
-            TK::PtrOffset { ptr, offset, negate } => {
+            TK::PtrOffset {
+                ptr,
+                offset,
+                negate,
+            } => {
                 let p = self.scalar(ptr)?;
                 let n = self.scalar(offset)?;
                 let n = self.index_value(n, offset.ty, *negate);
                 Ok(self.b.ptr_stride(p, n))
             }
-            TK::PtrDiff { lhs, rhs, elem_size } => {
+            TK::PtrDiff {
+                lhs,
+                rhs,
+                elem_size,
+            } => {
                 let a = self.scalar(lhs)?;
                 let b = self.scalar(rhs)?;
                 let s64 = self.b.ctx.types.common().s64;
@@ -417,17 +461,27 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 self.b.begin_conditional();
                 let t = self.b.create_region_op(OpKind::Ternary, &[va], &[bt], 2);
                 self.b.enter_region(t, 0, false);
-                let v0 = if is_and { self.scalar(bb)? } else { self.b.const_bool(true) };
+                let v0 = if is_and {
+                    self.scalar(bb)?
+                } else {
+                    self.b.const_bool(true)
+                };
                 self.b.exit_region_yielding(&[v0]);
                 self.b.enter_region(t, 1, false);
-                let v1 = if is_and { self.b.const_bool(false) } else { self.scalar(bb)? };
+                let v1 = if is_and {
+                    self.b.const_bool(false)
+                } else {
+                    self.scalar(bb)?
+                };
                 self.b.exit_region_yielding(&[v1]);
                 self.b.end_conditional();
                 Ok(self.b.func().dfg.results(t)[0])
             }
             TK::Assign(..) | TK::CompoundAssign { .. } | TK::IncDec { .. } => {
                 let (v, _) = self.assign_like(e)?;
-                v.ok_or_else(|| ehir_core::Diagnostic::error(loc, "internal: assignment without a value"))
+                v.ok_or_else(|| {
+                    ehir_core::Diagnostic::error(loc, "internal: assignment without a value")
+                })
             }
             TK::Cond(c, a, bb) => {
                 let cv = self.scalar(c)?;
@@ -456,8 +510,17 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 }
             }
             TK::ZeroInit => Ok(self.zero_value(e.ty)),
-            TK::New { elem, count, init } => self.new_expr(*elem, count.as_deref(), init.as_deref()),
-            TK::Local(_) | TK::Global(_) | TK::Field { .. } | TK::Deref(_) | TK::ToBase { .. } | TK::BindTemp(_) | TK::Str(_) | TK::Func(_) => {
+            TK::New { elem, count, init } => {
+                self.new_expr(*elem, count.as_deref(), init.as_deref())
+            }
+            TK::Local(_)
+            | TK::Global(_)
+            | TK::Field { .. }
+            | TK::Deref(_)
+            | TK::ToBase { .. }
+            | TK::BindTemp(_)
+            | TK::Str(_)
+            | TK::Func(_) => {
                 // An lvalue used as a value: load it.
                 let addr = self.lvalue(e)?;
                 Ok(self.b.load(addr, self.align_of(e.ty)))
@@ -470,7 +533,11 @@ impl<'a, 'm> FnGen<'a, 'm> {
     fn index_value(&mut self, n: Value, ty: Ty, negate: bool) -> Value {
         let s64t = self.s.prog.types.builtin(Builtin::Long);
         let n = self.arith_cast(n, ty, s64t);
-        if negate { self.b.unary(UnaryOp::Minus, n) } else { n }
+        if negate {
+            self.b.unary(UnaryOp::Minus, n)
+        } else {
+            n
+        }
     }
 
     fn cast(&mut self, conv: &Conv, x: &TExpr, to: Ty, loc: Loc) -> R<Value> {
@@ -481,7 +548,14 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 let align = self.align_of(x.ty);
                 self.b.load(addr, align)
             }
-            Conv::IntToInt | Conv::IntToFloat | Conv::FloatToInt | Conv::FloatToFloat | Conv::IntToBool | Conv::FloatToBool | Conv::BoolToInt | Conv::BoolToFloat => {
+            Conv::IntToInt
+            | Conv::IntToFloat
+            | Conv::FloatToInt
+            | Conv::FloatToFloat
+            | Conv::IntToBool
+            | Conv::FloatToBool
+            | Conv::BoolToInt
+            | Conv::BoolToFloat => {
                 let v = self.scalar(x)?;
                 self.arith_cast(v, x.ty, to)
             }
@@ -498,17 +572,29 @@ impl<'a, 'm> FnGen<'a, 'm> {
             Conv::NullToPtr => self.b.const_null(ct),
             Conv::PtrBitcast => {
                 let v = self.scalar(x)?;
-                if self.b.value_type(v) == ct { v } else { self.b.cast(CastKind::Bitcast, v, ct) }
+                if self.b.value_type(v) == ct {
+                    v
+                } else {
+                    self.b.cast(CastKind::Bitcast, v, ct)
+                }
             }
             Conv::DerivedToBase(path) => {
                 let v = self.scalar(x)?;
                 let v = self.base_addr(v, path, false);
-                if self.b.value_type(v) == ct { v } else { self.b.cast(CastKind::Bitcast, v, ct) }
+                if self.b.value_type(v) == ct {
+                    v
+                } else {
+                    self.b.cast(CastKind::Bitcast, v, ct)
+                }
             }
             Conv::BaseToDerived(path) => {
                 let v = self.scalar(x)?;
                 let v = self.derived_addr(v, path, false);
-                if self.b.value_type(v) == ct { v } else { self.b.cast(CastKind::Bitcast, v, ct) }
+                if self.b.value_type(v) == ct {
+                    v
+                } else {
+                    self.b.cast(CastKind::Bitcast, v, ct)
+                }
             }
             Conv::PtrToInt => {
                 let v = self.scalar(x)?;
@@ -541,7 +627,13 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 self.b.store(v, addr, align);
                 Ok((Some(v), Some(addr)))
             }
-            TK::CompoundAssign { op, lhs, rhs, comp, ptr } => {
+            TK::CompoundAssign {
+                op,
+                lhs,
+                rhs,
+                comp,
+                ptr,
+            } => {
                 let v = self.scalar(rhs)?;
                 let addr = self.lvalue(lhs)?;
                 let align = self.align_of(lhs.ty);
@@ -569,9 +661,11 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 } else if self.s.prog.types.is_floating(ty) {
                     let ct = self.cty(ty);
                     let one = self.b.const_float(ct, 1.0);
-                    self.b.binop(if *inc { BinaryOp::Add } else { BinaryOp::Sub }, old, one)
+                    self.b
+                        .binop(if *inc { BinaryOp::Add } else { BinaryOp::Sub }, old, one)
                 } else {
-                    self.b.unary(if *inc { UnaryOp::Inc } else { UnaryOp::Dec }, old)
+                    self.b
+                        .unary(if *inc { UnaryOp::Inc } else { UnaryOp::Dec }, old)
                 };
                 self.b.store(new, addr, align);
                 Ok((Some(if *prefix { new } else { old }), Some(addr)))
@@ -593,7 +687,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
 
     /// Constructs a class prvalue in place at `dest` (no copies: C++17 prvalue semantics).
     fn class_into(&mut self, e: &TExpr, dest: Value) -> R<()> {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.class_into_inner(e, dest))
+        stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
+            self.class_into_inner(e, dest)
+        })
     }
 
     fn class_into_inner(&mut self, e: &TExpr, dest: Value) -> R<()> {
@@ -713,7 +809,12 @@ impl<'a, 'm> FnGen<'a, 'm> {
             }
             Callee::Indirect(p) => {
                 let fp = self.scalar(p)?;
-                let fty = self.s.prog.types.pointee(p.ty).expect("pointer to function");
+                let fty = self
+                    .s
+                    .prog
+                    .types
+                    .pointee(p.ty)
+                    .expect("pointer to function");
                 let TyKind::Func { ret, params, .. } = self.s.prog.types.kind(fty).clone() else {
                     return err(p.loc, "internal: indirect call through a non-function");
                 };
@@ -734,7 +835,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
 
     /// Evaluates an expression for its side effects.
     fn ignored(&mut self, e: &TExpr) -> R<()> {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.ignored_inner(e))
+        stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
+            self.ignored_inner(e)
+        })
     }
 
     fn ignored_inner(&mut self, e: &TExpr) -> R<()> {
@@ -747,7 +850,10 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 self.ignored(a)?;
                 self.ignored(bb)
             }
-            TK::Cond(c, a, bb) if self.s.prog.types.is_void(e.ty) || (!e.lvalue && self.s.prog.types.is_class(e.ty)) => {
+            TK::Cond(c, a, bb)
+                if self.s.prog.types.is_void(e.ty)
+                    || (!e.lvalue && self.s.prog.types.is_class(e.ty)) =>
+            {
                 if self.s.prog.types.is_class(e.ty) {
                     let ct = self.cty(e.ty);
                     let tmp = self.b.alloca(ct, "agg.tmp", true, self.align_of(e.ty));
@@ -776,7 +882,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 self.call(callee, args, None)?;
                 Ok(())
             }
-            TK::Construct { .. } | TK::TrivialCopy(_) | TK::ZeroInit | TK::DefaultInit if self.s.prog.types.is_class(e.ty) => {
+            TK::Construct { .. } | TK::TrivialCopy(_) | TK::ZeroInit | TK::DefaultInit
+                if self.s.prog.types.is_class(e.ty) =>
+            {
                 let ct = self.cty(e.ty);
                 let tmp = self.b.alloca(ct, "agg.tmp", true, self.align_of(e.ty));
                 self.class_into(e, tmp)?;
@@ -791,7 +899,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 self.lvalue(e)?;
                 Ok(())
             }
-            _ if self.s.prog.types.is_void(e.ty) => err(e.loc, "internal: unexpected void expression"),
+            _ if self.s.prog.types.is_void(e.ty) => {
+                err(e.loc, "internal: unexpected void expression")
+            }
             _ => {
                 self.scalar(e)?;
                 Ok(())
@@ -809,7 +919,10 @@ impl<'a, 'm> FnGen<'a, 'm> {
         let Some(count) = count else {
             let (new_sym, new_sig, _) = self.runtime(Runtime::New);
             let sz = self.b.const_int(common.u64, size as i128);
-            let raw = self.b.call(new_sym, new_sig, &[sz], flags(false)).expect("operator new returns");
+            let raw = self
+                .b
+                .call(new_sym, new_sig, &[sz], flags(false))
+                .expect("operator new returns");
             let p = self.b.cast(CastKind::Bitcast, raw, ept);
             if let Some(init) = init
                 && !matches!(init.kind, TK::DefaultInit)
@@ -825,7 +938,12 @@ impl<'a, 'm> FnGen<'a, 'm> {
             return Ok(p);
         };
         let n = self.scalar(count)?;
-        let cookie = self.s.prog.types.class_of(elem).is_some_and(|c| !self.s.prog.class(c).trivial_dtor);
+        let cookie = self
+            .s
+            .prog
+            .types
+            .class_of(elem)
+            .is_some_and(|c| !self.s.prog.class(c).trivial_dtor);
         let esize = self.b.const_int(common.u64, size as i128);
         let mut total = self.b.binop(BinaryOp::Mul, n, esize);
         if cookie {
@@ -833,7 +951,10 @@ impl<'a, 'm> FnGen<'a, 'm> {
             total = self.b.binop(BinaryOp::Add, total, eight);
         }
         let (new_sym, new_sig, _) = self.runtime(Runtime::NewArray);
-        let raw = self.b.call(new_sym, new_sig, &[total], flags(false)).expect("operator new[] returns");
+        let raw = self
+            .b
+            .call(new_sym, new_sig, &[total], flags(false))
+            .expect("operator new[] returns");
         let obj = if cookie {
             let u64p = self.b.ctx.types.ptr(common.u64);
             let cp = self.b.cast(CastKind::Bitcast, raw, u64p);
@@ -988,7 +1109,7 @@ impl<'a, 'm> FnGen<'a, 'm> {
     }
 
     fn stmt(&mut self, s: &Stmt) -> R<()> {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.stmt_inner(s))
+        stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || self.stmt_inner(s))
     }
 
     fn stmt_inner(&mut self, s: &Stmt) -> R<()> {
@@ -1011,7 +1132,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 self.b.exit_scope();
                 Ok(())
             }
-            Stmt::If { cond, then, els, .. } => {
+            Stmt::If {
+                cond, then, els, ..
+            } => {
                 self.b.enter_scope();
                 let c = self.s.condition(cond)?;
                 let cv = self.full_expr_scalar(&c)?;
@@ -1053,7 +1176,13 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 self.b.exit_scope();
                 Ok(())
             }
-            Stmt::For { init, cond, step, body, .. } => {
+            Stmt::For {
+                init,
+                cond,
+                step,
+                body,
+                ..
+            } => {
                 self.b.enter_scope();
                 self.s.push_scope();
                 if let Some(i) = init {
@@ -1083,7 +1212,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 Ok(())
             }
             Stmt::Switch { cond, body, loc } => self.switch(cond, body, *loc),
-            Stmt::Case(_, loc) | Stmt::Default(loc) => unsupported(*loc, "case labels outside the top level of a switch body"),
+            Stmt::Case(_, loc) | Stmt::Default(loc) => {
+                unsupported(*loc, "case labels outside the top level of a switch body")
+            }
             Stmt::Break(_) => {
                 self.b.emit_break();
                 Ok(())
@@ -1097,7 +1228,10 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 let path = self.b.frame_path();
                 if let Some(lpath) = self.labels.get(label) {
                     if !path.starts_with(lpath) {
-                        return unsupported(*loc, format!("goto into a nested scope (label '{label}')"));
+                        return unsupported(
+                            *loc,
+                            format!("goto into a nested scope (label '{label}')"),
+                        );
                     }
                 } else {
                     self.gotos.push((label.clone(), path, *loc));
@@ -1160,8 +1294,11 @@ impl<'a, 'm> FnGen<'a, 'm> {
                     let catch_ty = self.s.prog.types.unqual(obj_ty);
                     if let Some(c) = self.s.prog.types.class_of(catch_ty) {
                         let class = self.s.prog.class(c);
-                        if !class.complete && !(class.external && by_ref) {
-                            return err(*ploc, format!("cannot catch incomplete type '{}' by value", class.name));
+                        if !(class.complete || class.external && by_ref) {
+                            return err(
+                                *ploc,
+                                format!("cannot catch incomplete type '{}' by value", class.name),
+                            );
                         }
                     }
                     if self.s.prog.types.is_void(catch_ty) {
@@ -1174,7 +1311,11 @@ impl<'a, 'm> FnGen<'a, 'm> {
                     // The handler receives libstdc++'s adjusted pointer: the address of
                     // the exception object, or for a pointer type the pointer itself.
                     let is_ptr_catch = self.s.prog.types.is_ptr(catch_ty) && !by_ref;
-                    let pt = if is_ptr_catch { ct } else { self.b.ctx.types.ptr(ct) };
+                    let pt = if is_ptr_catch {
+                        ct
+                    } else {
+                        self.b.ctx.types.ptr(ct)
+                    };
                     let p = self.b.emit_catch(CatchKind::Type(ti), pt);
                     if let Some(name) = name {
                         if is_ptr_catch {
@@ -1195,8 +1336,15 @@ impl<'a, 'm> FnGen<'a, 'm> {
                             self.set_storage(id, Storage::Addr(addr));
                             let src_local = self.s.declare_local(" exception", catch_ty, *ploc)?;
                             self.set_storage(src_local, Storage::Addr(p));
-                            let src = TExpr { kind: TK::Local(src_local), ty: catch_ty, lvalue: true, loc: *ploc };
-                            let init = self.s.init_from_args(obj_ty, vec![src], true, false, *ploc)?;
+                            let src = TExpr {
+                                kind: TK::Local(src_local),
+                                ty: catch_ty,
+                                lvalue: true,
+                                loc: *ploc,
+                            };
+                            let init =
+                                self.s
+                                    .init_from_args(obj_ty, vec![src], true, false, *ploc)?;
                             let mark = self.b.begin_full_expression();
                             self.class_into(&init, addr)?;
                             self.b.end_full_expression(mark);
@@ -1238,7 +1386,10 @@ impl<'a, 'm> FnGen<'a, 'm> {
         };
         for s in stmts {
             if contains_case(s) && !matches!(s, Stmt::Case(..) | Stmt::Default(_)) {
-                return unsupported(s.loc(), "case labels nested inside statements of a switch body");
+                return unsupported(
+                    s.loc(),
+                    "case labels nested inside statements of a switch body",
+                );
             }
         }
         if let Some(first) = stmts.first()
@@ -1250,10 +1401,20 @@ impl<'a, 'm> FnGen<'a, 'm> {
         self.s.push_scope();
         let c = self.s.rexpr(cond)?;
         if !self.s.prog.types.is_integral(c.ty) {
-            return err(cond.loc, format!("statement requires expression of integer type ('{}' invalid)", self.s.prog.type_name(c.ty)));
+            return err(
+                cond.loc,
+                format!(
+                    "statement requires expression of integer type ('{}' invalid)",
+                    self.s.prog.type_name(c.ty)
+                ),
+            );
         }
         let int = self.s.prog.types.builtin(Builtin::Int);
-        let cty_ = if self.s.prog.types.int_rank(c.ty) < 3 { int } else { self.s.prog.types.unqual(c.ty) };
+        let cty_ = if self.s.prog.types.int_rank(c.ty) < 3 {
+            int
+        } else {
+            self.s.prog.types.unqual(c.ty)
+        };
         let c = self.s.convert(c, cty_, cond.loc)?;
         let v = self.full_expr_scalar(&c)?;
         let ct = self.cty(cty_);
@@ -1277,9 +1438,25 @@ impl<'a, 'm> FnGen<'a, 'm> {
                     if in_case {
                         self.b.exit_region();
                     }
-                    let a = self.b.ctx.attrs.intern(AttrData::Int { value: val, ty: ct });
-                    let values = self.b.func_mut().dfg.make_extra(ExtraData::CaseValues(vec![a]));
-                    let op = self.b.create_region_op(OpKind::Case { kind: ehir_core::CaseKind::Equal, values }, &[], &[], 1);
+                    let a = self
+                        .b
+                        .ctx
+                        .attrs
+                        .intern(AttrData::Int { value: val, ty: ct });
+                    let values = self
+                        .b
+                        .func_mut()
+                        .dfg
+                        .make_extra(ExtraData::CaseValues(vec![a]));
+                    let op = self.b.create_region_op(
+                        OpKind::Case {
+                            kind: ehir_core::CaseKind::Equal,
+                            values,
+                        },
+                        &[],
+                        &[],
+                        1,
+                    );
                     self.b.enter_region(op, 0, false);
                     in_case = true;
                 }
@@ -1291,8 +1468,20 @@ impl<'a, 'm> FnGen<'a, 'm> {
                     if in_case {
                         self.b.exit_region();
                     }
-                    let values = self.b.func_mut().dfg.make_extra(ExtraData::CaseValues(vec![]));
-                    let op = self.b.create_region_op(OpKind::Case { kind: ehir_core::CaseKind::Default, values }, &[], &[], 1);
+                    let values = self
+                        .b
+                        .func_mut()
+                        .dfg
+                        .make_extra(ExtraData::CaseValues(vec![]));
+                    let op = self.b.create_region_op(
+                        OpKind::Case {
+                            kind: ehir_core::CaseKind::Default,
+                            values,
+                        },
+                        &[],
+                        &[],
+                        1,
+                    );
                     self.b.enter_region(op, 0, false);
                     in_case = true;
                 }
@@ -1349,7 +1538,11 @@ impl<'a, 'm> FnGen<'a, 'm> {
         let te = self.s.convert(te, ret, loc)?;
         let retval = self.retval.expect("non-void function has a return slot");
         let mark = self.b.begin_full_expression();
-        let v = if self.s.prog.types.referee(ret).is_some() { self.lvalue(&te)? } else { self.scalar(&te)? };
+        let v = if self.s.prog.types.referee(ret).is_some() {
+            self.lvalue(&te)?
+        } else {
+            self.scalar(&te)?
+        };
         self.b.store(v, retval, 0);
         self.b.end_full_expression(mark);
         let r = self.b.load(retval, 0);
@@ -1373,7 +1566,13 @@ impl<'a, 'm> FnGen<'a, 'm> {
         if let Some(c) = self.s.prog.types.class_of(t)
             && !self.s.prog.class(c).complete
         {
-            return err(d.loc, format!("variable '{name}' has incomplete type '{}'", self.s.prog.class(c).name));
+            return err(
+                d.loc,
+                format!(
+                    "variable '{name}' has incomplete type '{}'",
+                    self.s.prog.class(c).name
+                ),
+            );
         }
         if d.is_static {
             return self.static_local(d, name, t);
@@ -1383,7 +1582,14 @@ impl<'a, 'm> FnGen<'a, 'm> {
             let init = match &d.init {
                 Init::Copy(e) => e,
                 Init::Direct(v) if v.len() == 1 => &v[0],
-                _ => return err(loc, format!("declaration of reference variable '{name}' requires an initializer")),
+                _ => {
+                    return err(
+                        loc,
+                        format!(
+                            "declaration of reference variable '{name}' requires an initializer"
+                        ),
+                    );
+                }
             };
             let te = self.s.expr(init)?;
             let bound = self.s.convert(te, t, loc)?;
@@ -1413,8 +1619,13 @@ impl<'a, 'm> FnGen<'a, 'm> {
         let ct = self.cty(t);
         let align = self.align_of(t);
         if let Some(c) = self.s.prog.types.class_of(t) {
-            let nrvo = self.nrvo.as_deref() == Some(name.as_str()) && self.s.prog.types.unqual(t) == self.s.prog.types.unqual(self.ret_ty);
-            let addr = if nrvo { self.sret.expect("sret") } else { self.b.alloca(ct, name, true, align) };
+            let nrvo = self.nrvo.as_deref() == Some(name.as_str())
+                && self.s.prog.types.unqual(t) == self.s.prog.types.unqual(self.ret_ty);
+            let addr = if nrvo {
+                self.sret.expect("sret")
+            } else {
+                self.b.alloca(ct, name, true, align)
+            };
             let id = self.s.declare_local(name, t, loc)?;
             self.set_storage(id, Storage::Addr(addr));
             let init = match &d.init {
@@ -1432,7 +1643,11 @@ impl<'a, 'm> FnGen<'a, 'm> {
             let mark = self.b.begin_full_expression();
             self.class_into(&init, addr)?;
             self.b.end_full_expression(mark);
-            let kind = if nrvo { CleanupKind::Eh } else { CleanupKind::All };
+            let kind = if nrvo {
+                CleanupKind::Eh
+            } else {
+                CleanupKind::All
+            };
             self.push_destroy(kind, t, addr, false);
             return Ok(());
         }
@@ -1487,7 +1702,10 @@ impl<'a, 'm> FnGen<'a, 'm> {
         if let ast::TypeExpr::Array(inner, None) = &d.ty {
             let n = match &d.init {
                 Init::List(items, _) => items.len() as u64,
-                Init::Copy(ast::Expr { kind: ast::ExprKind::Str(s), .. }) => s.len() as u64 + 1,
+                Init::Copy(ast::Expr {
+                    kind: ast::ExprKind::Str(s),
+                    ..
+                }) => s.len() as u64 + 1,
                 _ => return err(d.loc, "array size missing and no initializer to deduce it"),
             };
             if n == 0 {
@@ -1502,14 +1720,13 @@ impl<'a, 'm> FnGen<'a, 'm> {
     /// `T x = {a, b}` / `T x{a, b}`: aggregate initialization of a simple aggregate, or
     /// a constructor call with the listed arguments.
     fn class_list_init(&mut self, c: ClassId, t: Ty, items: &[ast::Expr], loc: Loc) -> R<TExpr> {
-        let has_user_ctor = self
-            .s
-            .prog
-            .class(c)
-            .methods
+        let has_user_ctor = self.s.prog.class(c).methods.iter().any(|&m| {
+            self.s.prog.func(m).kind == FuncKind::Ctor && self.s.prog.func(m).implicit.is_none()
+        });
+        let targs = items
             .iter()
-            .any(|&m| self.s.prog.func(m).kind == FuncKind::Ctor && self.s.prog.func(m).implicit.is_none());
-        let targs = items.iter().map(|a| self.s.expr(a)).collect::<R<Vec<_>>>()?;
+            .map(|a| self.s.expr(a))
+            .collect::<R<Vec<_>>>()?;
         if has_user_ctor || targs.len() == 1 && self.s.prog.types.class_of(targs[0].ty) == Some(c) {
             let value_init = targs.is_empty();
             return self.s.init_from_args(t, targs, true, value_init, loc);
@@ -1555,7 +1772,12 @@ impl<'a, 'm> FnGen<'a, 'm> {
                     let _ = mark;
                     self.b.pop_cleanups_to(depth);
                 }
-                _ => return err(loc, "array must be initialized with a brace-enclosed initializer"),
+                _ => {
+                    return err(
+                        loc,
+                        "array must be initialized with a brace-enclosed initializer",
+                    );
+                }
             }
             self.push_destroy(CleanupKind::All, t, addr, false);
             return Ok(());
@@ -1584,7 +1806,10 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 }
                 Ok(())
             }
-            Init::Copy(ast::Expr { kind: ast::ExprKind::Str(s), .. }) if self.is_char(elem) => {
+            Init::Copy(ast::Expr {
+                kind: ast::ExprKind::Str(s),
+                ..
+            }) if self.is_char(elem) => {
                 if s.len() as u64 + 1 > n {
                     return err(loc, "initializer-string for char array is too long");
                 }
@@ -1599,12 +1824,18 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 self.b.store(v, addr, align);
                 Ok(())
             }
-            _ => err(loc, "array must be initialized with a brace-enclosed initializer"),
+            _ => err(
+                loc,
+                "array must be initialized with a brace-enclosed initializer",
+            ),
         }
     }
 
     fn is_char(&self, t: Ty) -> bool {
-        matches!(self.s.prog.types.kind(t), TyKind::Builtin(Builtin::Char | Builtin::SChar | Builtin::UChar))
+        matches!(
+            self.s.prog.types.kind(t),
+            TyKind::Builtin(Builtin::Char | Builtin::SChar | Builtin::UChar)
+        )
     }
 
     /// `cir.array.ctor` calling the default constructor on each element, with a cleanup
@@ -1615,7 +1846,12 @@ impl<'a, 'm> FnGen<'a, 'm> {
         let dtor = self.dtor_of(elem, Variant::Complete);
         let ect = self.cty(elem);
         let ept = self.b.ctx.types.ptr(ect);
-        let op = self.b.create_region_op(OpKind::ArrayCtor, &[addr], &[], if dtor.is_some() { 2 } else { 1 });
+        let op = self.b.create_region_op(
+            OpKind::ArrayCtor,
+            &[addr],
+            &[],
+            if dtor.is_some() { 2 } else { 1 },
+        );
         let entry = self.b.enter_region(op, 0, false);
         let e = self.b.add_block_param(entry, ept);
         self.b.call(csym, csig, &[e], flags(cnothrow));
@@ -1630,14 +1866,17 @@ impl<'a, 'm> FnGen<'a, 'm> {
     }
 
     fn static_local(&mut self, d: &VarDecl, name: &str, t: Ty) -> R<()> {
-        if self.s.prog.types.is_class(t) || self.s.prog.types.referee(t).is_some() {
-            if !self.s.prog.types.class_of(t).is_some_and(|c| {
-                let c = self.s.prog.class(c);
-                c.trivial_default_ctor && c.trivial_dtor
-            }) || !matches!(d.init, Init::None)
-            {
-                return unsupported(d.loc, "static local variables that need dynamic initialization or destruction");
-            }
+        let trivial_class = self.s.prog.types.class_of(t).is_some_and(|c| {
+            let c = self.s.prog.class(c);
+            c.trivial_default_ctor && c.trivial_dtor
+        });
+        if (self.s.prog.types.is_class(t) || self.s.prog.types.referee(t).is_some())
+            && (!trivial_class || !matches!(d.init, Init::None))
+        {
+            return unsupported(
+                d.loc,
+                "static local variables that need dynamic initialization or destruction",
+            );
         }
         let fname = self.s.prog.func(self.fid).mangled.clone();
         let count = self.static_counts.entry(name.to_string()).or_insert(0);
@@ -1674,15 +1913,28 @@ fn contains_case(s: &Stmt) -> bool {
     match s {
         Stmt::Case(..) | Stmt::Default(_) => true,
         Stmt::Block(v, _) => v.iter().any(contains_case),
-        Stmt::If { then, els, .. } => contains_case(then) || els.as_deref().is_some_and(contains_case),
-        Stmt::While { body, .. } | Stmt::DoWhile { body, .. } | Stmt::For { body, .. } => contains_case(body),
-        Stmt::Try { body, handlers, .. } => body.iter().any(contains_case) || handlers.iter().any(|h| h.body.iter().any(contains_case)),
+        Stmt::If { then, els, .. } => {
+            contains_case(then) || els.as_deref().is_some_and(contains_case)
+        }
+        Stmt::While { body, .. } | Stmt::DoWhile { body, .. } | Stmt::For { body, .. } => {
+            contains_case(body)
+        }
+        Stmt::Try { body, handlers, .. } => {
+            body.iter().any(contains_case)
+                || handlers.iter().any(|h| h.body.iter().any(contains_case))
+        }
         _ => false,
     }
 }
 
 /// `cir.array.dtor`: destroys every element of the array at `addr` (in reverse order).
-fn emit_array_dtor(b: &mut FunctionBuilder<'_>, addr: Value, elem_ptr: Type, dsym: Symbol, dsig: Type) {
+fn emit_array_dtor(
+    b: &mut FunctionBuilder<'_>,
+    addr: Value,
+    elem_ptr: Type,
+    dsym: Symbol,
+    dsig: Type,
+) {
     let op = b.create_region_op(OpKind::ArrayDtor, &[addr], &[], 1);
     let entry = b.enter_region(op, 0, false);
     let e = b.add_block_param(entry, elem_ptr);
@@ -1691,7 +1943,13 @@ fn emit_array_dtor(b: &mut FunctionBuilder<'_>, addr: Value, elem_ptr: Type, dsy
 }
 
 /// Destroys the elements in `[begin, *cur)` from the last to the first.
-fn emit_partial_destroy(b: &mut FunctionBuilder<'_>, cur: Value, begin: Value, dsym: Symbol, dsig: Type) {
+fn emit_partial_destroy(
+    b: &mut FunctionBuilder<'_>,
+    cur: Value,
+    begin: Value,
+    dsym: Symbol,
+    dsig: Type,
+) {
     let w = b.create_region_op(OpKind::While, &[], &[], 2);
     b.enter_region(w, 0, false);
     let c = b.load(cur, 8);
@@ -1716,13 +1974,24 @@ fn nrvo_candidate(stmts: &[Stmt]) -> Option<String> {
     let mut decls: Vec<String> = Vec::new();
     fn walk(s: &Stmt, returns: &mut Vec<Option<String>>, decls: &mut Vec<String>) {
         match s {
-            Stmt::Return(Some(ast::Expr { kind: ast::ExprKind::Name(n), .. }), _) => returns.push(Some(n.clone())),
+            Stmt::Return(
+                Some(ast::Expr {
+                    kind: ast::ExprKind::Name(n),
+                    ..
+                }),
+                _,
+            ) => returns.push(Some(n.clone())),
             Stmt::Return(_, _) => returns.push(None),
             Stmt::Decl(ds) => {
                 for d in ds {
                     if let ast::DeclName::Ident(n) = &d.name
                         && !d.is_static
-                        && !matches!(d.ty, ast::TypeExpr::Ref(_) | ast::TypeExpr::Const(_) | ast::TypeExpr::Array(..))
+                        && !matches!(
+                            d.ty,
+                            ast::TypeExpr::Ref(_)
+                                | ast::TypeExpr::Const(_)
+                                | ast::TypeExpr::Array(..)
+                        )
                     {
                         decls.push(n.clone());
                     }
@@ -1735,7 +2004,9 @@ fn nrvo_candidate(stmts: &[Stmt]) -> Option<String> {
                     walk(e, returns, decls);
                 }
             }
-            Stmt::While { body, .. } | Stmt::DoWhile { body, .. } | Stmt::Switch { body, .. } => walk(body, returns, decls),
+            Stmt::While { body, .. } | Stmt::DoWhile { body, .. } | Stmt::Switch { body, .. } => {
+                walk(body, returns, decls)
+            }
             Stmt::For { init, body, .. } => {
                 if let Some(i) = init {
                     walk(i, returns, decls);
@@ -1755,7 +2026,9 @@ fn nrvo_candidate(stmts: &[Stmt]) -> Option<String> {
         walk(s, &mut returns, &mut decls);
     }
     let first = returns.first()?.clone()?;
-    if returns.iter().all(|r| r.as_deref() == Some(first.as_str())) && decls.iter().filter(|d| **d == first).count() == 1 {
+    if returns.iter().all(|r| r.as_deref() == Some(first.as_str()))
+        && decls.iter().filter(|d| **d == first).count() == 1
+    {
         Some(first)
     } else {
         None
@@ -1763,7 +2036,12 @@ fn nrvo_candidate(stmts: &[Stmt]) -> Option<String> {
 }
 
 /// Compiles one function definition (or an implicitly defined special member).
-pub fn gen_function(prog: &mut Program, ctx: &mut ModuleCtx, fid: FuncId, extras: &mut Extras) -> R<Vec<Function>> {
+pub fn gen_function(
+    prog: &mut Program,
+    ctx: &mut ModuleCtx,
+    fid: FuncId,
+    extras: &mut Extras,
+) -> R<Vec<Function>> {
     let func = prog.func(fid);
     let class = func.class;
     let kind = func.kind;
@@ -1778,7 +2056,11 @@ pub fn gen_function(prog: &mut Program, ctx: &mut ModuleCtx, fid: FuncId, extras
     let loc = func.loc;
     let visible = func.visible;
     let is_ctor_dtor = matches!(kind, FuncKind::Ctor | FuncKind::Dtor);
-    let name = if is_ctor_dtor { prog.base_variant_name(fid) } else { func.mangled.clone() };
+    let name = if is_ctor_dtor {
+        prog.base_variant_name(fid)
+    } else {
+        func.mangled.clone()
+    };
     let linkage = if func.internal {
         Linkage::Internal
     } else if func.inline || implicit.is_some() {
@@ -1789,9 +2071,17 @@ pub fn gen_function(prog: &mut Program, ctx: &mut ModuleCtx, fid: FuncId, extras
     let nothrow = prog.is_nothrow(fid);
     let is_main = func.ident == "main" && class.is_none();
     let sig = prog.cir_sig(ctx, fid);
-    let (param_types, _, _) = ctx.types.func_info(sig).map(|(p, r, v)| (p.to_vec(), r, v)).unwrap_or_default();
+    let (param_types, _, _) = ctx
+        .types
+        .func_info(sig)
+        .map(|(p, r, v)| (p.to_vec(), r, v))
+        .unwrap_or_default();
     let is_static_method = matches!(kind, FuncKind::Method { is_static: true });
-    let nrvo = if prog.types.is_class(ret) { body.as_ref().and_then(|b| nrvo_candidate(&b.stmts)) } else { None };
+    let nrvo = if prog.types.is_class(ret) {
+        body.as_ref().and_then(|b| nrvo_candidate(&b.stmts))
+    } else {
+        None
+    };
     let mut b = FunctionBuilder::new(ctx, &name, sig, &param_types);
     b.func_mut().linkage = linkage;
     b.func_mut().nothrow = nothrow;
@@ -1819,7 +2109,10 @@ pub fn gen_function(prog: &mut Program, ctx: &mut ModuleCtx, fid: FuncId, extras
         g.sret = Some(entry_params[0]);
         pi += 1;
     }
-    let has_this = matches!(kind, FuncKind::Ctor | FuncKind::Dtor | FuncKind::Method { is_static: false });
+    let has_this = matches!(
+        kind,
+        FuncKind::Ctor | FuncKind::Dtor | FuncKind::Method { is_static: false }
+    );
     if has_this {
         let p = entry_params[pi];
         pi += 1;
@@ -1927,7 +2220,9 @@ pub fn gen_function(prog: &mut Program, ctx: &mut ModuleCtx, fid: FuncId, extras
         }
     }
     let mut out = Vec::new();
-    let f = g.b.finish().map_err(|e| ehir_core::Diagnostic::error(loc, format!("internal error: {e}")))?;
+    let f =
+        g.b.finish()
+            .map_err(|e| ehir_core::Diagnostic::error(loc, format!("internal error: {e}")))?;
     out.push(f);
     Ok(out)
 }
@@ -1938,7 +2233,14 @@ fn is_library_runtime_nothrow(prog: &Program, f: FuncId) -> bool {
 
 /// The body proper: member initialization for constructors, member destruction for
 /// destructors, the statements, and implicit special members.
-fn gen_body(g: &mut FnGen<'_, '_>, class: Option<ClassId>, kind: FuncKind, implicit: Option<Implicit>, body: Option<&ast::FunctionBody>, loc: Loc) -> R<()> {
+fn gen_body(
+    g: &mut FnGen<'_, '_>,
+    class: Option<ClassId>,
+    kind: FuncKind,
+    implicit: Option<Implicit>,
+    body: Option<&ast::FunctionBody>,
+    loc: Loc,
+) -> R<()> {
     match (kind, class) {
         (FuncKind::Ctor, Some(c)) => {
             let inits = body.map(|b| b.inits.clone()).unwrap_or_default();
@@ -1955,7 +2257,9 @@ fn gen_body(g: &mut FnGen<'_, '_>, class: Option<ClassId>, kind: FuncKind, impli
             }
             Ok(())
         }
-        (FuncKind::Method { .. }, Some(c)) if implicit == Some(Implicit::CopyAssign) => gen_copy_assign(g, c, loc),
+        (FuncKind::Method { .. }, Some(c)) if implicit == Some(Implicit::CopyAssign) => {
+            gen_copy_assign(g, c, loc)
+        }
         _ => match body {
             Some(b) => g.stmts(&b.stmts),
             None => Ok(()),
@@ -1970,30 +2274,69 @@ fn copy_source(g: &mut FnGen<'_, '_>, c: ClassId, loc: Loc) -> R<TExpr> {
     let cct = g.s.prog.types.with_const(ct, true);
     let id = g.s.declare_local(" source", cct, loc)?;
     g.set_storage(id, Storage::Addr(p));
-    Ok(TExpr { kind: TK::Local(id), ty: cct, lvalue: true, loc })
+    Ok(TExpr {
+        kind: TK::Local(id),
+        ty: cct,
+        lvalue: true,
+        loc,
+    })
 }
 
 fn this_object(g: &mut FnGen<'_, '_>, c: ClassId, loc: Loc) -> TExpr {
     let ct = g.s.prog.types.class(c);
     let pt = g.s.prog.types.ptr(ct);
-    let this = TExpr { kind: TK::This, ty: pt, lvalue: false, loc };
-    TExpr { kind: TK::Deref(Box::new(this)), ty: ct, lvalue: true, loc }
+    let this = TExpr {
+        kind: TK::This,
+        ty: pt,
+        lvalue: false,
+        loc,
+    };
+    TExpr {
+        kind: TK::Deref(Box::new(this)),
+        ty: ct,
+        lvalue: true,
+        loc,
+    }
 }
 
 /// Constructs bases and members (each followed by an EH-only cleanup that destroys it
 /// if a later initialization or the body throws).
-fn gen_ctor_prologue(g: &mut FnGen<'_, '_>, c: ClassId, inits: &[ast::MemInit], implicit: Option<Implicit>, loc: Loc) -> R<()> {
+fn gen_ctor_prologue(
+    g: &mut FnGen<'_, '_>,
+    c: ClassId,
+    inits: &[ast::MemInit],
+    implicit: Option<Implicit>,
+    loc: Loc,
+) -> R<()> {
     let this = g.this_val.expect("constructors have this");
-    let source = if implicit == Some(Implicit::CopyCtor) { Some(copy_source(g, c, loc)?) } else { None };
+    let source = if implicit == Some(Implicit::CopyCtor) {
+        Some(copy_source(g, c, loc)?)
+    } else {
+        None
+    };
     // Every initializer must name a base or a member, once.
     for (i, mi) in inits.iter().enumerate() {
-        let is_base = g.s.prog.class(c).bases.iter().any(|b| g.s.prog.class(b.class).name == mi.name);
+        let is_base =
+            g.s.prog
+                .class(c)
+                .bases
+                .iter()
+                .any(|b| g.s.prog.class(b.class).name == mi.name);
         let is_field = g.s.prog.class(c).fields.iter().any(|f| f.name == mi.name);
         if !is_base && !is_field {
-            return err(mi.loc, format!("member initializer '{}' does not name a non-static data member or base class", mi.name));
+            return err(
+                mi.loc,
+                format!(
+                    "member initializer '{}' does not name a non-static data member or base class",
+                    mi.name
+                ),
+            );
         }
         if inits[..i].iter().any(|o| o.name == mi.name) {
-            return err(mi.loc, format!("multiple initializations given for '{}'", mi.name));
+            return err(
+                mi.loc,
+                format!("multiple initializations given for '{}'", mi.name),
+            );
         }
     }
     let bases = g.s.prog.class(c).bases.clone();
@@ -2003,7 +2346,10 @@ fn gen_ctor_prologue(g: &mut FnGen<'_, '_>, c: ClassId, inits: &[ast::MemInit], 
         let mi = inits.iter().find(|m| m.name == bname);
         let init = if let Some(src) = &source {
             let sb = TExpr {
-                kind: TK::ToBase { expr: Box::new(src.clone()), path: vec![(c, i)] },
+                kind: TK::ToBase {
+                    expr: Box::new(src.clone()),
+                    path: vec![(c, i)],
+                },
                 ty: g.s.prog.types.with_const(bt, true),
                 lvalue: true,
                 loc,
@@ -2047,7 +2393,11 @@ fn gen_ctor_prologue(g: &mut FnGen<'_, '_>, c: ClassId, inits: &[ast::MemInit], 
         let mark = g.b.begin_full_expression();
         if let Some(src) = &source {
             let sf = TExpr {
-                kind: TK::Field { base: Box::new(src.clone()), class: c, field: fi },
+                kind: TK::Field {
+                    base: Box::new(src.clone()),
+                    class: c,
+                    field: fi,
+                },
                 ty: g.s.prog.types.with_const(ft, true),
                 lvalue: true,
                 loc,
@@ -2056,9 +2406,16 @@ fn gen_ctor_prologue(g: &mut FnGen<'_, '_>, c: ClassId, inits: &[ast::MemInit], 
                 let init = g.s.init_from_args(ft, vec![sf], true, false, loc)?;
                 g.class_into(&init, addr)?;
             } else if let TyKind::Array(e, _) = g.s.prog.types.kind(ft).clone()
-                && g.s.prog.types.class_of(e).is_some_and(|ec| !g.s.prog.class(ec).trivial_copy_ctor)
+                && g.s
+                    .prog
+                    .types
+                    .class_of(e)
+                    .is_some_and(|ec| !g.s.prog.class(ec).trivial_copy_ctor)
             {
-                return unsupported(loc, "implicit copy of arrays of classes with non-trivial copy constructors");
+                return unsupported(
+                    loc,
+                    "implicit copy of arrays of classes with non-trivial copy constructors",
+                );
             } else {
                 let saddr = g.lvalue(&sf)?;
                 let v = g.b.load(saddr, falign);
@@ -2080,7 +2437,9 @@ fn gen_ctor_prologue(g: &mut FnGen<'_, '_>, c: ClassId, inits: &[ast::MemInit], 
             g.class_into(&init, addr)?;
         } else if let TyKind::Array(elem, n) = g.s.prog.types.kind(ft).clone() {
             match mi {
-                Some(m) if !m.args.is_empty() => return unsupported(m.loc, "initializing an array member with arguments"),
+                Some(m) if !m.args.is_empty() => {
+                    return unsupported(m.loc, "initializing an array member with arguments");
+                }
                 Some(m) => {
                     g.array_init(addr, ft, elem, n, &Init::List(vec![], m.loc), m.loc)?;
                     g.b.pop_cleanups_to(g.b.cleanup_depth());
@@ -2097,7 +2456,12 @@ fn gen_ctor_prologue(g: &mut FnGen<'_, '_>, c: ClassId, inits: &[ast::MemInit], 
         } else {
             let value = match (mi, &f.init) {
                 (Some(m), _) => match m.args.as_slice() {
-                    [] => Some(TExpr { kind: TK::ZeroInit, ty: g.s.prog.types.unqual(ft), lvalue: false, loc: m.loc }),
+                    [] => Some(TExpr {
+                        kind: TK::ZeroInit,
+                        ty: g.s.prog.types.unqual(ft),
+                        lvalue: false,
+                        loc: m.loc,
+                    }),
                     [a] => {
                         let te = g.s.expr(a)?;
                         Some(g.s.convert(te, ft, a.loc)?)
@@ -2119,7 +2483,7 @@ fn gen_ctor_prologue(g: &mut FnGen<'_, '_>, c: ClassId, inits: &[ast::MemInit], 
             }
         }
         g.b.end_full_expression(mark);
-        if !g.s.prog.types.referee(ft).is_some() {
+        if g.s.prog.types.referee(ft).is_none() {
             g.push_destroy(CleanupKind::Eh, ft, addr, false);
         }
     }
@@ -2180,18 +2544,60 @@ fn gen_copy_assign(g: &mut FnGen<'_, '_>, c: ClassId, loc: Loc) -> R<()> {
     for (i, base) in bases.iter().enumerate() {
         let bt = g.s.prog.types.class(base.class);
         let cbt = g.s.prog.types.with_const(bt, true);
-        let dst = TExpr { kind: TK::ToBase { expr: Box::new(me.clone()), path: vec![(c, i)] }, ty: bt, lvalue: true, loc };
-        let s = TExpr { kind: TK::ToBase { expr: Box::new(src.clone()), path: vec![(c, i)] }, ty: cbt, lvalue: true, loc };
+        let dst = TExpr {
+            kind: TK::ToBase {
+                expr: Box::new(me.clone()),
+                path: vec![(c, i)],
+            },
+            ty: bt,
+            lvalue: true,
+            loc,
+        };
+        let s = TExpr {
+            kind: TK::ToBase {
+                expr: Box::new(src.clone()),
+                path: vec![(c, i)],
+            },
+            ty: cbt,
+            lvalue: true,
+            loc,
+        };
         assign_member(g, dst, s, loc)?;
     }
     let fields = g.s.prog.class(c).fields.clone();
     for (fi, f) in fields.iter().enumerate() {
-        let dst = TExpr { kind: TK::Field { base: Box::new(me.clone()), class: c, field: fi }, ty: f.ty, lvalue: true, loc };
+        let dst = TExpr {
+            kind: TK::Field {
+                base: Box::new(me.clone()),
+                class: c,
+                field: fi,
+            },
+            ty: f.ty,
+            lvalue: true,
+            loc,
+        };
         let cft = g.s.prog.types.with_const(f.ty, true);
-        let s = TExpr { kind: TK::Field { base: Box::new(src.clone()), class: c, field: fi }, ty: cft, lvalue: true, loc };
+        let s = TExpr {
+            kind: TK::Field {
+                base: Box::new(src.clone()),
+                class: c,
+                field: fi,
+            },
+            ty: cft,
+            lvalue: true,
+            loc,
+        };
         if let TyKind::Array(e, _) = g.s.prog.types.kind(f.ty).clone() {
-            if g.s.prog.types.class_of(e).is_some_and(|ec| !g.s.prog.class(ec).trivial_copy_assign) {
-                return unsupported(loc, "implicit assignment of arrays of classes with non-trivial assignment");
+            if g.s
+                .prog
+                .types
+                .class_of(e)
+                .is_some_and(|ec| !g.s.prog.class(ec).trivial_copy_assign)
+            {
+                return unsupported(
+                    loc,
+                    "implicit assignment of arrays of classes with non-trivial assignment",
+                );
             }
             let sa = g.lvalue(&s)?;
             let da = g.lvalue(&dst)?;
@@ -2230,25 +2636,59 @@ impl FnGen<'_, '_> {
     /// Types `dst = src` for class members of an implicit assignment.
     fn s_assign(&mut self, dst: TExpr, src: TExpr, loc: Loc) -> R<TExpr> {
         let c = self.s.prog.types.class_of(dst.ty).expect("class");
-        let cands: Vec<FuncId> = self.s.prog.class(c).methods.iter().copied().filter(|&m| self.s.prog.func(m).ident == "operator=").collect();
-        let f = self.s.resolve_overload(&cands, std::slice::from_ref(&src), Some(false), "operator=", loc)?;
+        let cands: Vec<FuncId> = self
+            .s
+            .prog
+            .class(c)
+            .methods
+            .iter()
+            .copied()
+            .filter(|&m| self.s.prog.func(m).ident == "operator=")
+            .collect();
+        let f = self.s.resolve_overload(
+            &cands,
+            std::slice::from_ref(&src),
+            Some(false),
+            "operator=",
+            loc,
+        )?;
         self.s.use_func(f, loc)?;
         let func = self.s.prog.func(f);
         if func.implicit.is_some() && func.trivial {
             let ty = dst.ty;
-            return Ok(TExpr { kind: TK::Assign(Box::new(dst), Box::new(src)), ty, lvalue: true, loc });
+            return Ok(TExpr {
+                kind: TK::Assign(Box::new(dst), Box::new(src)),
+                ty,
+                lvalue: true,
+                loc,
+            });
         }
         let args = self.s.convert_args(f, vec![src], loc)?;
         let ret = self.s.prog.func(f).ret;
         let ty = self.s.prog.types.referee(ret).unwrap_or(ret);
-        Ok(TExpr { kind: TK::Call { callee: Callee::Method { func: f, object: Box::new(dst) }, args }, ty, lvalue: true, loc })
+        Ok(TExpr {
+            kind: TK::Call {
+                callee: Callee::Method {
+                    func: f,
+                    object: Box::new(dst),
+                },
+                args,
+            },
+            ty,
+            lvalue: true,
+            loc,
+        })
     }
 }
 
 /// A thunk `C1(this, args) { C2(this, args) }` (or `D1` → `D2`).
 pub fn gen_complete_variant(prog: &mut Program, ctx: &mut ModuleCtx, fid: FuncId) -> Function {
     let sig = prog.cir_sig(ctx, fid);
-    let (param_types, _, _) = ctx.types.func_info(sig).map(|(p, r, v)| (p.to_vec(), r, v)).unwrap_or_default();
+    let (param_types, _, _) = ctx
+        .types
+        .func_info(sig)
+        .map(|(p, r, v)| (p.to_vec(), r, v))
+        .unwrap_or_default();
     let func = prog.func(fid);
     let complete = func.mangled.clone();
     let base = prog.base_variant_name(fid);

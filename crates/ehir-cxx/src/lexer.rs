@@ -15,7 +15,10 @@ pub enum Tok {
         long: u8,
     },
     /// A floating literal; `single` for an `f` suffix.
-    Float { value: f64, single: bool },
+    Float {
+        value: f64,
+        single: bool,
+    },
     Char(u8),
     Str(Vec<u8>),
     Punct(&'static str),
@@ -45,10 +48,9 @@ pub struct Lexed {
 }
 
 const PUNCTS: &[&str] = &[
-    "<<=", ">>=", "...", "->*", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=",
-    "&&", "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*", "{", "}", "[", "]",
-    "(", ")", ";", ":", ",", ".", "?", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!",
-    "=", "<", ">", "#",
+    "<<=", ">>=", "...", "->*", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+    "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*", "{", "}", "[", "]", "(", ")", ";",
+    ":", ",", ".", "?", "+", "-", "*", "/", "%", "&", "|", "^", "~", "!", "=", "<", ">", "#",
 ];
 
 fn unsupported(loc: usize, what: impl Into<String>) -> Diagnostic {
@@ -91,10 +93,7 @@ pub fn lex(text: &str) -> Result<Lexed, Diagnostic> {
             i += 2;
             loop {
                 if i + 1 >= bytes.len() {
-                    return Err(Diagnostic::error(
-                        Loc(start as u32),
-                        "unterminated comment",
-                    ));
+                    return Err(Diagnostic::error(Loc(start as u32), "unterminated comment"));
                 }
                 if bytes[i] == b'*' && bytes[i + 1] == b'/' {
                     i += 2;
@@ -152,8 +151,10 @@ pub fn lex(text: &str) -> Result<Lexed, Diagnostic> {
             }
             let word = &text[start..i];
             // String/char prefixes (u8"", L'', ...) are not supported.
-            if matches!(word, "L" | "u" | "U" | "u8" | "R" | "LR" | "uR" | "UR" | "u8R")
-                && matches!(bytes.get(i), Some(b'"') | Some(b'\''))
+            if matches!(
+                word,
+                "L" | "u" | "U" | "u8" | "R" | "LR" | "uR" | "UR" | "u8R"
+            ) && matches!(bytes.get(i), Some(b'"') | Some(b'\''))
             {
                 return Err(unsupported(start, "prefixed string or character literal"));
             }
@@ -165,9 +166,7 @@ pub fn lex(text: &str) -> Result<Lexed, Diagnostic> {
         }
         if c.is_ascii_digit() || (c == b'.' && bytes.get(i + 1).is_some_and(|d| d.is_ascii_digit()))
         {
-            let (tok, len) = lex_number(&text[start..]).map_err(|m| {
-                Diagnostic::error(loc, m)
-            })?;
+            let (tok, len) = lex_number(&text[start..]).map_err(|m| Diagnostic::error(loc, m))?;
             i += len;
             tokens.push(Token { tok, loc });
             continue;
@@ -215,8 +214,8 @@ pub fn lex(text: &str) -> Result<Lexed, Diagnostic> {
             i += 1;
             let value = match bytes.get(i) {
                 Some(b'\\') => {
-                    let (b, len) = lex_escape(&bytes[i..])
-                        .map_err(|m| Diagnostic::error(Loc(i as u32), m))?;
+                    let (b, len) =
+                        lex_escape(&bytes[i..]).map_err(|m| Diagnostic::error(Loc(i as u32), m))?;
                     i += len;
                     b
                 }
@@ -224,7 +223,12 @@ pub fn lex(text: &str) -> Result<Lexed, Diagnostic> {
                     i += 1;
                     b
                 }
-                _ => return Err(Diagnostic::error(loc, "empty or unterminated character literal")),
+                _ => {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "empty or unterminated character literal",
+                    ));
+                }
             };
             if bytes.get(i) != Some(&b'\'') {
                 return Err(unsupported(start, "multi-character literal"));
@@ -247,7 +251,10 @@ pub fn lex(text: &str) -> Result<Lexed, Diagnostic> {
             }
             None => {
                 let ch = rest.chars().next().unwrap_or('?');
-                return Err(Diagnostic::error(loc, format!("unexpected character '{ch}'")));
+                return Err(Diagnostic::error(
+                    loc,
+                    format!("unexpected character '{ch}'"),
+                ));
             }
         }
     }

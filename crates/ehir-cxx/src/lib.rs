@@ -18,10 +18,16 @@ pub mod sema;
 pub mod types;
 
 use ast::{Builtin, Expr, ExprKind, Init};
+
+/// Recursive functions over syntax trees grow the stack (with `stacker`) when less than
+/// this much is left...
+pub(crate) const RED_ZONE: usize = 256 * 1024;
+/// ...by a new segment of this size.
+pub(crate) const STACK_SEGMENT: usize = 8 * 1024 * 1024;
 use codegen::{Extras, Runtime};
 use ehir_core::{
-    AttrData, ConstArrayElements, Diagnostic, Diagnostics, Function, Global, Item, Linkage, Loc, Module, OpKind,
-    TypeInfoDecl, Visit,
+    AttrData, ConstArrayElements, Diagnostic, Diagnostics, Function, Global, Item, Linkage, Loc,
+    Module, OpKind, TypeInfoDecl, Visit,
 };
 use program::{FuncKind, GlobalInit, Program, R, err, unsupported};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -30,6 +36,15 @@ use types::{Ty, TyKind};
 /// Compiles C++ source text to a structured-phase CIR module. Locations in diagnostics
 /// are byte offsets into `text`.
 pub fn compile(file_name: &str, text: &str) -> Result<Module, Diagnostics> {
+    // Everything runs on a stack segment of its own: the recursive functions over the
+    // syntax trees (and the drops of deep trees) need room for thousands of levels.
+    stacker::grow(COMPILE_STACK, || compile_on_big_stack(file_name, text))
+}
+
+/// The stack [`compile`] runs on (reserved, committed only as used).
+const COMPILE_STACK: usize = 256 * 1024 * 1024;
+
+fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnostics> {
     let _ = file_name;
     let one = |d: Diagnostic| Diagnostics(vec![d]);
     let lexed = lexer::lex(text).map_err(one)?;
@@ -66,7 +81,11 @@ pub fn compile(file_name: &str, text: &str) -> Result<Module, Diagnostics> {
                 Err(e) => errors.push(e),
             }
             if matches!(prog.func(fid).kind, FuncKind::Ctor | FuncKind::Dtor) {
-                definitions.push(codegen::gen_complete_variant(&mut prog, &mut module.ctx, fid));
+                definitions.push(codegen::gen_complete_variant(
+                    &mut prog,
+                    &mut module.ctx,
+                    fid,
+                ));
             }
         }
         // Implicitly defined special members that are used.
@@ -74,7 +93,11 @@ pub fn compile(file_name: &str, text: &str) -> Result<Module, Diagnostics> {
             .map(program::FuncId)
             .filter(|&f| {
                 let func = prog.func(f);
-                func.implicit.is_some() && !func.trivial && func.used && func.body.is_none() && !generated.contains(&f)
+                func.implicit.is_some()
+                    && !func.trivial
+                    && func.used
+                    && func.body.is_none()
+                    && !generated.contains(&f)
             })
             .collect();
         if queue.is_empty() {
@@ -138,7 +161,10 @@ pub fn compile(file_name: &str, text: &str) -> Result<Module, Diagnostics> {
         add_global(&prog, &mut module, &g.symbol, g.ty, &g.init, true, g.loc);
     }
     // Declarations of everything called or referenced but not defined here.
-    let defined: HashSet<String> = definitions.iter().map(|f| module.ctx.name(f.name).to_string()).collect();
+    let defined: HashSet<String> = definitions
+        .iter()
+        .map(|f| module.ctx.name(f.name).to_string())
+        .collect();
     let mut by_name: HashMap<String, program::FuncId> = HashMap::new();
     for i in 0..prog.funcs.len() as u32 {
         let f = program::FuncId(i);
@@ -243,7 +269,15 @@ fn declare_typeinfo(prog: &mut Program, module: &mut Module, t: Ty, declared: &m
     }
 }
 
-fn add_global(prog: &Program, module: &mut Module, symbol: &str, ty: Ty, init: &GlobalInit, internal: bool, loc: Loc) {
+fn add_global(
+    prog: &Program,
+    module: &mut Module,
+    symbol: &str,
+    ty: Ty,
+    init: &GlobalInit,
+    internal: bool,
+    loc: Loc,
+) {
     let ct = prog.cir_type(&mut module.ctx, ty);
     let common = *module.ctx.types.common();
     let attr = match init {
@@ -254,7 +288,10 @@ fn add_global(prog: &Program, module: &mut Module, symbol: &str, ty: Ty, init: &
         } else {
             AttrData::Int { value: *v, ty: ct }
         }),
-        GlobalInit::Float(v) => Some(AttrData::Float { bits: v.to_bits(), ty: ct }),
+        GlobalInit::Float(v) => Some(AttrData::Float {
+            bits: v.to_bits(),
+            ty: ct,
+        }),
         GlobalInit::Null => Some(AttrData::Null(ct)),
         GlobalInit::StrPtr(s) | GlobalInit::AddrOf(s) => Some(AttrData::GlobalView {
             symbol: module.ctx.sym(s),
@@ -273,7 +310,11 @@ fn add_global(prog: &Program, module: &mut Module, symbol: &str, ty: Ty, init: &
             let items = vs
                 .iter()
                 .map(|&v| {
-                    let a = if et == common.bool { AttrData::Bool(v != 0) } else { AttrData::Int { value: v, ty: et } };
+                    let a = if et == common.bool {
+                        AttrData::Bool(v != 0)
+                    } else {
+                        AttrData::Int { value: v, ty: et }
+                    };
                     module.ctx.attrs.intern(a)
                 })
                 .collect();
@@ -315,7 +356,11 @@ fn add_global(prog: &Program, module: &mut Module, symbol: &str, ty: Ty, init: &
         ty: ct,
         init,
         constant: prog.types.is_const(ty) && !matches!(prog.types.kind(ty), TyKind::Class(_)),
-        linkage: if internal { Linkage::Internal } else { Linkage::External },
+        linkage: if internal {
+            Linkage::Internal
+        } else {
+            Linkage::External
+        },
         align,
         loc,
     });
@@ -330,13 +375,21 @@ fn single_init(init: &Init) -> Option<&Expr> {
 }
 
 /// The constant initializer of a global (static storage: zero- or constant-initialized).
-pub(crate) fn global_init(prog: &mut Program, t: Ty, init: Option<&Init>, loc: Loc) -> R<GlobalInit> {
+pub(crate) fn global_init(
+    prog: &mut Program,
+    t: Ty,
+    init: Option<&Init>,
+    loc: Loc,
+) -> R<GlobalInit> {
     let init = match init {
         None | Some(Init::None) => {
             if let Some(c) = first_class(prog, t) {
                 let class = prog.class(c);
                 if !(class.trivial_default_ctor && class.trivial_dtor) {
-                    return unsupported(loc, "global objects that need a constructor or destructor call");
+                    return unsupported(
+                        loc,
+                        "global objects that need a constructor or destructor call",
+                    );
                 }
             }
             return Ok(GlobalInit::Zero);
@@ -347,8 +400,18 @@ pub(crate) fn global_init(prog: &mut Program, t: Ty, init: Option<&Init>, loc: L
         return unsupported(loc, "initializers of global objects of class type");
     }
     if let TyKind::Array(e, n) = prog.types.kind(t).clone() {
-        let is_char = matches!(prog.types.kind(e), TyKind::Builtin(Builtin::Char | Builtin::SChar | Builtin::UChar));
-        if let (true, Some(Expr { kind: ExprKind::Str(s), .. })) = (is_char, single_init(init)) {
+        let is_char = matches!(
+            prog.types.kind(e),
+            TyKind::Builtin(Builtin::Char | Builtin::SChar | Builtin::UChar)
+        );
+        if let (
+            true,
+            Some(Expr {
+                kind: ExprKind::Str(s),
+                ..
+            }),
+        ) = (is_char, single_init(init))
+        {
             if s.len() as u64 + 1 > n {
                 return err(loc, "initializer-string for char array is too long");
             }
@@ -357,7 +420,10 @@ pub(crate) fn global_init(prog: &mut Program, t: Ty, init: Option<&Init>, loc: L
             return Ok(GlobalInit::Bytes(b));
         }
         let Init::List(items, _) = init else {
-            return err(loc, "array must be initialized with a brace-enclosed initializer");
+            return err(
+                loc,
+                "array must be initialized with a brace-enclosed initializer",
+            );
         };
         if prog.types.is_ptr(e) {
             if items.len() as u64 > n {
@@ -399,8 +465,15 @@ pub(crate) fn global_init(prog: &mut Program, t: Ty, init: Option<&Init>, loc: L
             return Ok(GlobalInit::Int(value as i128));
         }
         return match prog.const_eval_ast(e) {
-            Some(v) => Ok(GlobalInit::Int(if prog.types.is_bool(t) { (v != 0) as i128 } else { v })),
-            None => unsupported(e.loc, "non-constant initializer of a global (dynamic initialization)"),
+            Some(v) => Ok(GlobalInit::Int(if prog.types.is_bool(t) {
+                (v != 0) as i128
+            } else {
+                v
+            })),
+            None => unsupported(
+                e.loc,
+                "non-constant initializer of a global (dynamic initialization)",
+            ),
         };
     }
     if prog.types.is_floating(t) {
@@ -414,7 +487,10 @@ pub(crate) fn global_init(prog: &mut Program, t: Ty, init: Option<&Init>, loc: L
         };
         return match v {
             Some(v) => Ok(GlobalInit::Float(v)),
-            None => unsupported(e.loc, "non-constant initializer of a global (dynamic initialization)"),
+            None => unsupported(
+                e.loc,
+                "non-constant initializer of a global (dynamic initialization)",
+            ),
         };
     }
     if let Some(p) = prog.types.pointee(t) {
@@ -423,7 +499,10 @@ pub(crate) fn global_init(prog: &mut Program, t: Ty, init: Option<&Init>, loc: L
             ExprKind::Int { value: 0, .. } => return Ok(GlobalInit::Null),
             ExprKind::Str(s) if matches!(prog.types.kind(p), TyKind::Builtin(Builtin::Char)) => {
                 if !prog.types.is_const(p) {
-                    return err(e.loc, "ISO C++ forbids converting a string constant to 'char*'");
+                    return err(
+                        e.loc,
+                        "ISO C++ forbids converting a string constant to 'char*'",
+                    );
                 }
                 return Ok(GlobalInit::StrPtr(prog.string_symbol(s)));
             }

@@ -173,13 +173,23 @@ pub enum FunctionName<'s> {
     /// A free function `f` (or `std::f`).
     Free { name: &'s str, in_std: bool },
     /// A member function of a class (`const` ones get `K`).
-    Method { class: crate::types::ClassId, name: &'s str, is_const: bool },
+    Method {
+        class: crate::types::ClassId,
+        name: &'s str,
+        is_const: bool,
+    },
     /// `operator=`.
     AssignOperator { class: crate::types::ClassId },
     /// A constructor, complete (`C1`) or base (`C2`).
-    Ctor { class: crate::types::ClassId, base: bool },
+    Ctor {
+        class: crate::types::ClassId,
+        base: bool,
+    },
     /// A destructor, complete (`D1`) or base (`D2`).
-    Dtor { class: crate::types::ClassId, base: bool },
+    Dtor {
+        class: crate::types::ClassId,
+        base: bool,
+    },
 }
 
 /// Mangles a function name with its parameter types.
@@ -232,7 +242,11 @@ pub fn mangle_function(
     out
 }
 
-fn nested_prefix(m: &mut Mangler<'_>, names: &dyn ClassNames, class: crate::types::ClassId) -> String {
+fn nested_prefix(
+    m: &mut Mangler<'_>,
+    names: &dyn ClassNames,
+    class: crate::types::ClassId,
+) -> String {
     // `St9exception` inside N...E is spelled `St9exception` too.
     let _ = names;
     m.add_class_prefix(class)
@@ -245,14 +259,20 @@ pub fn typeinfo_name(types: &TypeTable, names: &dyn ClassNames, t: Ty) -> String
 }
 
 /// `_ZN<class><name>E`: a static data member.
-pub fn static_member_name(names: &dyn ClassNames, class: crate::types::ClassId, name: &str) -> String {
+pub fn static_member_name(
+    names: &dyn ClassNames,
+    class: crate::types::ClassId,
+    name: &str,
+) -> String {
     format!("_ZN{}{}E", names.class_mangling(class), source_name(name))
 }
 
 /// `_ZZ<function>E<name>[_<n>]`: a static local of a function (`n` counts earlier
 /// statics of the same name in the function).
 pub fn local_static_name(function_mangling: &str, name: &str, discriminator: usize) -> String {
-    let encoding = function_mangling.strip_prefix("_Z").unwrap_or(function_mangling);
+    let encoding = function_mangling
+        .strip_prefix("_Z")
+        .unwrap_or(function_mangling);
     let disc = match discriminator {
         0 => String::new(),
         1..=10 => format!("_{}", discriminator - 1),
@@ -298,23 +318,101 @@ mod tests {
         let ca = t.with_const(a, true);
         let rca = t.reference(ca);
         let void = t.builtin(Builtin::Void);
-        let fvv = t.intern(TyKind::Func { ret: void, params: vec![], variadic: false }, false);
+        let fvv = t.intern(
+            TyKind::Func {
+                ret: void,
+                params: vec![],
+                variadic: false,
+            },
+            false,
+        );
         let pfvv = t.ptr(fvv);
         let n = Names;
         let f = |name, p: &[Ty]| mangle_function(&t, &n, name, p, false);
-        assert_eq!(f(FunctionName::Ctor { class: ClassId(0), base: false }, &[]), "_ZN9SomeClassC1Ev");
-        assert_eq!(f(FunctionName::Dtor { class: ClassId(0), base: true }, &[]), "_ZN9SomeClassD2Ev");
         assert_eq!(
-            f(FunctionName::Method { class: ClassId(0), name: "doSomething", is_const: false }, &[]),
+            f(
+                FunctionName::Ctor {
+                    class: ClassId(0),
+                    base: false
+                },
+                &[]
+            ),
+            "_ZN9SomeClassC1Ev"
+        );
+        assert_eq!(
+            f(
+                FunctionName::Dtor {
+                    class: ClassId(0),
+                    base: true
+                },
+                &[]
+            ),
+            "_ZN9SomeClassD2Ev"
+        );
+        assert_eq!(
+            f(
+                FunctionName::Method {
+                    class: ClassId(0),
+                    name: "doSomething",
+                    is_const: false
+                },
+                &[]
+            ),
             "_ZN9SomeClass11doSomethingEv"
         );
-        assert_eq!(f(FunctionName::Ctor { class: ClassId(2), base: false }, &[rca]), "_ZN1AC1ERKS_");
-        assert_eq!(f(FunctionName::AssignOperator { class: ClassId(2) }, &[rca]), "_ZN1AaSERKS_");
-        assert_eq!(f(FunctionName::Free { name: "f", in_std: false }, &[pcch, pcch, int]), "_Z1fPKcS0_i");
-        assert_eq!(f(FunctionName::Free { name: "g", in_std: false }, &[rca, a]), "_Z1gRK1AS_");
-        assert_eq!(f(FunctionName::Free { name: "set_terminate", in_std: true }, &[pfvv]), "_ZSt13set_terminatePFvvE");
         assert_eq!(
-            f(FunctionName::Method { class: ClassId(2), name: "get", is_const: true }, &[]),
+            f(
+                FunctionName::Ctor {
+                    class: ClassId(2),
+                    base: false
+                },
+                &[rca]
+            ),
+            "_ZN1AC1ERKS_"
+        );
+        assert_eq!(
+            f(FunctionName::AssignOperator { class: ClassId(2) }, &[rca]),
+            "_ZN1AaSERKS_"
+        );
+        assert_eq!(
+            f(
+                FunctionName::Free {
+                    name: "f",
+                    in_std: false
+                },
+                &[pcch, pcch, int]
+            ),
+            "_Z1fPKcS0_i"
+        );
+        assert_eq!(
+            f(
+                FunctionName::Free {
+                    name: "g",
+                    in_std: false
+                },
+                &[rca, a]
+            ),
+            "_Z1gRK1AS_"
+        );
+        assert_eq!(
+            f(
+                FunctionName::Free {
+                    name: "set_terminate",
+                    in_std: true
+                },
+                &[pfvv]
+            ),
+            "_ZSt13set_terminatePFvvE"
+        );
+        assert_eq!(
+            f(
+                FunctionName::Method {
+                    class: ClassId(2),
+                    name: "get",
+                    is_const: true
+                },
+                &[]
+            ),
             "_ZNK1A3getEv"
         );
         assert_eq!(typeinfo_name(&t, &n, pcch), "_ZTIPKc");

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 type PResult<T> = Result<T, Diagnostic>;
 
 /// Deepest nesting of expressions, statements or declarators the parser accepts.
-pub const MAX_NESTING: usize = 4096;
+pub const MAX_NESTING: usize = 50_000;
 
 /// The parse of a translation unit.
 pub struct Parsed {
@@ -319,7 +319,10 @@ impl<'t> Parser<'t> {
                                     self.bump();
                                     specs.extern_c = true;
                                 } else {
-                                    return Err(unsupported(loc, "language linkage other than \"C\""));
+                                    return Err(unsupported(
+                                        loc,
+                                        "language linkage other than \"C\"",
+                                    ));
                                 }
                             }
                             specs.is_extern = true;
@@ -358,6 +361,9 @@ impl<'t> Parser<'t> {
                 "struct" | "class" => {
                     // elaborated type specifier: `struct X`
                     self.bump();
+                    if self.is_ident("__attribute__") {
+                        self.skip_attribute()?;
+                    }
                     let (name, nloc) = self.expect_ident()?;
                     if !self.classes.contains(&name) {
                         return Err(unsupported(
@@ -387,7 +393,10 @@ impl<'t> Parser<'t> {
                         break;
                     }
                     // A constructor inside its class: `X(`.
-                    if self.member_decl && self.current_class.last() == Some(&w) && self.is_punct_at(1, "(") {
+                    if self.member_decl
+                        && self.current_class.last() == Some(&w)
+                        && self.is_punct_at(1, "(")
+                    {
                         break;
                     }
                     if self.classes.contains(&w) {
@@ -444,7 +453,10 @@ impl<'t> Parser<'t> {
         let loc = self.loc();
         let specs = self.parse_decl_specs(false)?;
         let Some(base) = specs.ty else {
-            return Err(Diagnostic::error(loc, format!("expected a type, found {}", self.describe())));
+            return Err(Diagnostic::error(
+                loc,
+                format!("expected a type, found {}", self.describe()),
+            ));
         };
         let d = self.parse_declarator(base, true)?;
         if let Some(n) = d.name {
@@ -457,7 +469,7 @@ impl<'t> Parser<'t> {
     /// Parses a declarator applied to `base`.
     fn parse_declarator(&mut self, base: TypeExpr, abstract_ok: bool) -> PResult<Declarator> {
         self.enter()?;
-        let r = stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || {
+        let r = stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
             self.parse_declarator_inner(base, abstract_ok)
         });
         self.leave();
@@ -498,7 +510,9 @@ impl<'t> Parser<'t> {
                 match self.peek() {
                     Tok::Punct("(") => level += 1,
                     Tok::Punct(")") => level -= 1,
-                    Tok::Eof => return Err(Diagnostic::error(self.loc(), "unbalanced parentheses")),
+                    Tok::Eof => {
+                        return Err(Diagnostic::error(self.loc(), "unbalanced parentheses"));
+                    }
                     _ => {}
                 }
                 close = self.pos;
@@ -564,7 +578,10 @@ impl<'t> Parser<'t> {
                 self.bump();
                 let (n, nloc) = self.expect_ident()?;
                 if self.current_class.last() != Some(&n) {
-                    return Err(Diagnostic::error(nloc, format!("destructor name '~{n}' does not match its class")));
+                    return Err(Diagnostic::error(
+                        nloc,
+                        format!("destructor name '~{n}' does not match its class"),
+                    ));
                 }
                 Ok(Some(DeclName::Dtor))
             }
@@ -579,12 +596,18 @@ impl<'t> Parser<'t> {
                     self.bump();
                     self.bump();
                     let mloc = self.loc();
+                    if self.is_punct("*") {
+                        return Err(unsupported(mloc, "pointers to members"));
+                    }
                     let member = match self.peek().clone() {
                         Tok::Punct("~") => {
                             self.bump();
                             let (n, nloc) = self.expect_ident()?;
                             if n != w {
-                                return Err(Diagnostic::error(nloc, format!("destructor name '~{n}' does not match '{w}'")));
+                                return Err(Diagnostic::error(
+                                    nloc,
+                                    format!("destructor name '~{n}' does not match '{w}'"),
+                                ));
                             }
                             MemberName::Dtor
                         }
@@ -603,11 +626,19 @@ impl<'t> Parser<'t> {
                             }
                             MemberName::Ident(m)
                         }
-                        _ => return Err(Diagnostic::error(mloc, format!("expected a member name, found {}", self.describe()))),
+                        _ => {
+                            return Err(Diagnostic::error(
+                                mloc,
+                                format!("expected a member name, found {}", self.describe()),
+                            ));
+                        }
                     };
                     return Ok(Some(DeclName::Qualified(w, member)));
                 }
-                if self.member_decl && self.current_class.last() == Some(&w) && self.is_punct_at(1, "(") {
+                if self.member_decl
+                    && self.current_class.last() == Some(&w)
+                    && self.is_punct_at(1, "(")
+                {
                     self.bump();
                     return Ok(Some(DeclName::Ctor));
                 }
@@ -675,7 +706,10 @@ impl<'t> Parser<'t> {
                 let loc = self.loc();
                 let specs = self.parse_decl_specs(false)?;
                 let Some(base) = specs.ty else {
-                    return Err(Diagnostic::error(loc, format!("expected a parameter type, found {}", self.describe())));
+                    return Err(Diagnostic::error(
+                        loc,
+                        format!("expected a parameter type, found {}", self.describe()),
+                    ));
                 };
                 let d = self.parse_declarator(base, true)?;
                 let name = match d.name {
@@ -716,7 +750,10 @@ impl<'t> Parser<'t> {
                     } else if self.eat_ident("false") {
                         spec = ExceptionSpec::NoexceptFalse;
                     } else {
-                        return Err(unsupported(self.loc(), "noexcept with a non-literal condition"));
+                        return Err(unsupported(
+                            self.loc(),
+                            "noexcept with a non-literal condition",
+                        ));
                     }
                     self.expect_punct(")")?;
                 }
@@ -782,7 +819,10 @@ impl<'t> Parser<'t> {
                 "asm" | "__asm__" => return Err(unsupported(loc, "inline assembly")),
                 "static_assert" => return Err(unsupported(loc, "static_assert")),
                 "using" => {
-                    if self.is_ident_at(1, "namespace") && self.is_ident_at(2, "std") && self.is_punct_at(3, ";") {
+                    if self.is_ident_at(1, "namespace")
+                        && self.is_ident_at(2, "std")
+                        && self.is_punct_at(3, ";")
+                    {
                         for _ in 0..4 {
                             self.bump();
                         }
@@ -791,7 +831,10 @@ impl<'t> Parser<'t> {
                     }
                     return Err(unsupported(loc, "using declarations"));
                 }
-                "extern" if matches!(&self.peek_at(1).tok, Tok::Str(s) if s == b"C") && self.is_punct_at(2, "{") => {
+                "extern"
+                    if matches!(&self.peek_at(1).tok, Tok::Str(s) if s == b"C")
+                        && self.is_punct_at(2, "{") =>
+                {
                     self.bump();
                     self.bump();
                     self.bump();
@@ -845,7 +888,11 @@ impl<'t> Parser<'t> {
         if self.eat_punct(":") {
             loop {
                 let bloc = self.loc();
-                let mut access = if is_struct { Access::Public } else { Access::Private };
+                let mut access = if is_struct {
+                    Access::Public
+                } else {
+                    Access::Private
+                };
                 loop {
                     if self.eat_ident("public") {
                         access = Access::Public;
@@ -870,7 +917,10 @@ impl<'t> Parser<'t> {
                     b
                 };
                 if !self.classes.contains(&bname) && !bname.starts_with("std::") {
-                    return Err(Diagnostic::error(nloc, format!("unknown base class '{bname}'")));
+                    return Err(Diagnostic::error(
+                        nloc,
+                        format!("unknown base class '{bname}'"),
+                    ));
                 }
                 let _ = bloc;
                 bases.push(BaseSpec {
@@ -890,7 +940,10 @@ impl<'t> Parser<'t> {
         let members = members?;
         let end_loc = self.expect_punct("}")?;
         if !self.is_punct(";") {
-            return Err(unsupported(self.loc(), "declarators after a class definition"));
+            return Err(unsupported(
+                self.loc(),
+                "declarators after a class definition",
+            ));
         }
         self.bump();
         Ok(ClassDecl {
@@ -906,13 +959,22 @@ impl<'t> Parser<'t> {
     }
 
     fn parse_class_members(&mut self, is_struct: bool) -> PResult<Vec<Member>> {
-        let mut access = if is_struct { Access::Public } else { Access::Private };
+        let mut access = if is_struct {
+            Access::Public
+        } else {
+            Access::Private
+        };
         let mut members = Vec::new();
         loop {
             let loc = self.loc();
             match self.peek().clone() {
                 Tok::Punct("}") => break,
-                Tok::Eof => return Err(Diagnostic::error(loc, "expected '}' at the end of the class")),
+                Tok::Eof => {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "expected '}' at the end of the class",
+                    ));
+                }
                 Tok::Punct(";") => {
                     self.bump();
                     continue;
@@ -954,21 +1016,36 @@ impl<'t> Parser<'t> {
             return Err(unsupported(loc, "member typedefs"));
         }
         if specs.is_extern {
-            return Err(Diagnostic::error(loc, "'extern' is not allowed on a member"));
+            return Err(Diagnostic::error(
+                loc,
+                "'extern' is not allowed on a member",
+            ));
         }
         let base = specs.ty.clone();
         loop {
             self.member_decl = true;
-            let d = self.parse_declarator(base.clone().unwrap_or(TypeExpr::Builtin(Builtin::Void)), false);
+            let d = self.parse_declarator(
+                base.clone().unwrap_or(TypeExpr::Builtin(Builtin::Void)),
+                false,
+            );
             self.member_decl = false;
             let d = d?;
-            let name = d.name.clone().ok_or_else(|| Diagnostic::error(d.name_loc, "expected a member name"))?;
+            let name = d
+                .name
+                .clone()
+                .ok_or_else(|| Diagnostic::error(d.name_loc, "expected a member name"))?;
             if let Some(f) = d.func {
                 if base.is_none() && !matches!(name, DeclName::Ctor | DeclName::Dtor) {
-                    return Err(Diagnostic::error(d.name_loc, "a member function needs a return type"));
+                    return Err(Diagnostic::error(
+                        d.name_loc,
+                        "a member function needs a return type",
+                    ));
                 }
                 if matches!(name, DeclName::Qualified(..)) {
-                    return Err(Diagnostic::error(d.name_loc, "qualified name in a member declaration"));
+                    return Err(Diagnostic::error(
+                        d.name_loc,
+                        "qualified name in a member declaration",
+                    ));
                 }
                 let ret = match &d.ty {
                     TypeExpr::Func { ret, .. } => (**ret).clone(),
@@ -1000,7 +1077,10 @@ impl<'t> Parser<'t> {
                     } else if matches!(self.peek(), Tok::Int { value: 0, .. }) {
                         return Err(unsupported(self.loc(), "pure virtual functions"));
                     } else {
-                        return Err(Diagnostic::error(self.loc(), "expected 'default' or 'delete'"));
+                        return Err(Diagnostic::error(
+                            self.loc(),
+                            "expected 'default' or 'delete'",
+                        ));
                     }
                     self.expect_punct(";")?;
                 } else if self.is_punct("{") || self.is_punct(":") || self.is_ident("try") {
@@ -1118,13 +1198,18 @@ impl<'t> Parser<'t> {
                 let ploc = self.loc();
                 let specs = self.parse_decl_specs(false)?;
                 let Some(base) = specs.ty else {
-                    return Err(Diagnostic::error(ploc, format!("expected a type, found {}", self.describe())));
+                    return Err(Diagnostic::error(
+                        ploc,
+                        format!("expected a type, found {}", self.describe()),
+                    ));
                 };
                 let d = self.parse_declarator(base, true)?;
                 let name = match d.name {
                     None => None,
                     Some(DeclName::Ident(n)) => Some(n),
-                    Some(_) => return Err(Diagnostic::error(d.name_loc, "invalid handler parameter")),
+                    Some(_) => {
+                        return Err(Diagnostic::error(d.name_loc, "invalid handler parameter"));
+                    }
                 };
                 Some((d.ty, name, ploc))
             };
@@ -1149,8 +1234,14 @@ impl<'t> Parser<'t> {
         let base = specs.ty.clone();
         let mut first = true;
         loop {
-            let d = self.parse_declarator(base.clone().unwrap_or(TypeExpr::Builtin(Builtin::Void)), false)?;
-            let name = d.name.clone().ok_or_else(|| Diagnostic::error(d.name_loc, "expected a name"))?;
+            let d = self.parse_declarator(
+                base.clone().unwrap_or(TypeExpr::Builtin(Builtin::Void)),
+                false,
+            )?;
+            let name = d
+                .name
+                .clone()
+                .ok_or_else(|| Diagnostic::error(d.name_loc, "expected a name"))?;
             let is_ctor_dtor = matches!(
                 name,
                 DeclName::Qualified(_, MemberName::Ctor) | DeclName::Qualified(_, MemberName::Dtor)
@@ -1158,7 +1249,12 @@ impl<'t> Parser<'t> {
             if base.is_none() && !is_ctor_dtor {
                 return Err(Diagnostic::error(
                     loc,
-                    format!("expected a declaration, found {}", describe_tok(&self.toks[self.pos.min(self.toks.len().saturating_sub(1))].tok)),
+                    format!(
+                        "expected a declaration, found {}",
+                        describe_tok(
+                            &self.toks[self.pos.min(self.toks.len().saturating_sub(1))].tok
+                        )
+                    ),
                 ));
             }
             if let Some(f) = d.func {
@@ -1166,8 +1262,14 @@ impl<'t> Parser<'t> {
                     TypeExpr::Func { ret, .. } => (**ret).clone(),
                     _ => TypeExpr::Builtin(Builtin::Void),
                 };
-                if matches!(name, DeclName::Ctor | DeclName::Dtor | DeclName::Operator(_)) {
-                    return Err(Diagnostic::error(d.name_loc, "member declared outside its class"));
+                if matches!(
+                    name,
+                    DeclName::Ctor | DeclName::Dtor | DeclName::Operator(_)
+                ) {
+                    return Err(Diagnostic::error(
+                        d.name_loc,
+                        "member declared outside its class",
+                    ));
                 }
                 let mut decl = FunctionDecl {
                     name,
@@ -1205,7 +1307,10 @@ impl<'t> Parser<'t> {
                     } else if self.eat_ident("delete") {
                         decl.deleted = true;
                     } else {
-                        return Err(Diagnostic::error(self.loc(), "expected 'default' or 'delete'"));
+                        return Err(Diagnostic::error(
+                            self.loc(),
+                            "expected 'default' or 'delete'",
+                        ));
                     }
                 }
                 items.push(Item::Function(decl));
@@ -1240,7 +1345,10 @@ impl<'t> Parser<'t> {
                 return Err(Diagnostic::error(d.name_loc, "expected a typedef name"));
             };
             if self.classes.contains(&name) {
-                return Err(Diagnostic::error(d.name_loc, format!("typedef redefines class '{name}'")));
+                return Err(Diagnostic::error(
+                    d.name_loc,
+                    format!("typedef redefines class '{name}'"),
+                ));
             }
             self.typedefs.insert(name, d.ty);
             if self.eat_punct(",") {
@@ -1263,7 +1371,10 @@ impl<'t> Parser<'t> {
             self.bump();
             let args = self.parse_call_args()?;
             if args.is_empty() {
-                return Err(Diagnostic::error(self.loc(), "empty parentheses declare a function"));
+                return Err(Diagnostic::error(
+                    self.loc(),
+                    "empty parentheses declare a function",
+                ));
             }
             return Ok(Init::Direct(args));
         }
@@ -1300,7 +1411,9 @@ impl<'t> Parser<'t> {
 
     fn parse_stmt(&mut self) -> PResult<Stmt> {
         self.enter()?;
-        let r = stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.parse_stmt_inner());
+        let r = stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
+            self.parse_stmt_inner()
+        });
         self.leave();
         r
     }
@@ -1339,7 +1452,12 @@ impl<'t> Parser<'t> {
                     } else {
                         None
                     };
-                    return Ok(Stmt::If { cond, then, els, loc });
+                    return Ok(Stmt::If {
+                        cond,
+                        then,
+                        els,
+                        loc,
+                    });
                 }
                 "while" => {
                     self.bump();
@@ -1353,7 +1471,10 @@ impl<'t> Parser<'t> {
                     self.bump();
                     let body = self.parse_sub_stmt()?;
                     if !self.eat_ident("while") {
-                        return Err(Diagnostic::error(self.loc(), format!("expected 'while', found {}", self.describe())));
+                        return Err(Diagnostic::error(
+                            self.loc(),
+                            format!("expected 'while', found {}", self.describe()),
+                        ));
                     }
                     self.expect_punct("(")?;
                     let cond = self.parse_expr()?;
@@ -1378,12 +1499,26 @@ impl<'t> Parser<'t> {
                         self.expect_punct(";")?;
                         Some(Box::new(Stmt::Expr(e)))
                     };
-                    let cond = if self.is_punct(";") { None } else { Some(self.parse_condition()?) };
+                    let cond = if self.is_punct(";") {
+                        None
+                    } else {
+                        Some(self.parse_condition()?)
+                    };
                     self.expect_punct(";")?;
-                    let step = if self.is_punct(")") { None } else { Some(self.parse_expr()?) };
+                    let step = if self.is_punct(")") {
+                        None
+                    } else {
+                        Some(self.parse_expr()?)
+                    };
                     self.expect_punct(")")?;
                     let body = self.parse_sub_stmt()?;
-                    return Ok(Stmt::For { init, cond, step, body, loc });
+                    return Ok(Stmt::For {
+                        init,
+                        cond,
+                        step,
+                        body,
+                        loc,
+                    });
                 }
                 "switch" => {
                     self.bump();
@@ -1423,7 +1558,10 @@ impl<'t> Parser<'t> {
                         return Ok(Stmt::Return(None, loc));
                     }
                     if self.is_punct("{") {
-                        return Err(unsupported(self.loc(), "returning a braced initializer list"));
+                        return Err(unsupported(
+                            self.loc(),
+                            "returning a braced initializer list",
+                        ));
                     }
                     let e = self.parse_expr()?;
                     self.expect_punct(";")?;
@@ -1442,7 +1580,11 @@ impl<'t> Parser<'t> {
                     self.bump();
                     let (body, _) = self.parse_block_body()?;
                     let handlers = self.parse_handlers()?;
-                    return Ok(Stmt::Try { body, handlers, loc });
+                    return Ok(Stmt::Try {
+                        body,
+                        handlers,
+                        loc,
+                    });
                 }
                 "catch" => return Err(Diagnostic::error(loc, "'catch' without 'try'")),
                 "else" => return Err(Diagnostic::error(loc, "'else' without 'if'")),
@@ -1483,10 +1625,21 @@ impl<'t> Parser<'t> {
 
     /// Whether a statement at the cursor is a declaration.
     fn is_decl_start(&self) -> bool {
-        if let Tok::Ident(w) = self.peek() {
-            if matches!(w.as_str(), "static" | "extern" | "const" | "volatile" | "register" | "constexpr" | "auto" | "thread_local" | "inline") {
-                return true;
-            }
+        if let Tok::Ident(w) = self.peek()
+            && matches!(
+                w.as_str(),
+                "static"
+                    | "extern"
+                    | "const"
+                    | "volatile"
+                    | "register"
+                    | "constexpr"
+                    | "auto"
+                    | "thread_local"
+                    | "inline"
+            )
+        {
+            return true;
         }
         if !self.is_type_start() {
             return false;
@@ -1498,16 +1651,34 @@ impl<'t> Parser<'t> {
         };
         let is_builtin_kw = matches!(
             self.ident_at(0),
-            Some("void" | "bool" | "char" | "short" | "int" | "long" | "signed" | "unsigned" | "float" | "double" | "struct" | "class")
+            Some(
+                "void"
+                    | "bool"
+                    | "char"
+                    | "short"
+                    | "int"
+                    | "long"
+                    | "signed"
+                    | "unsigned"
+                    | "float"
+                    | "double"
+                    | "struct"
+                    | "class"
+            )
         );
         if is_builtin_kw {
             // `int(x)` is an expression; multi-word builtins are declarations.
-            return !(self.is_punct_at(skip, "(") && !self.is_punct_at(skip + 1, "*") && !self.is_punct_at(skip + 1, "&"));
+            return !(self.is_punct_at(skip, "(")
+                && !self.is_punct_at(skip + 1, "*")
+                && !self.is_punct_at(skip + 1, "&"));
         }
-        !(self.is_punct_at(skip, "(") && !self.is_punct_at(skip + 1, "*") && !self.is_punct_at(skip + 1, "&"))
-            && !self.is_punct_at(skip, "{")
-            && !self.is_punct_at(skip, ".")
-            && !self.is_punct_at(skip, "->")
+        let functional_cast = self.is_punct_at(skip, "(")
+            && !self.is_punct_at(skip + 1, "*")
+            && !self.is_punct_at(skip + 1, "&");
+        !(functional_cast
+            || self.is_punct_at(skip, "{")
+            || self.is_punct_at(skip, ".")
+            || self.is_punct_at(skip, "->"))
     }
 
     fn parse_local_decl(&mut self) -> PResult<Stmt> {
@@ -1518,15 +1689,24 @@ impl<'t> Parser<'t> {
             return Ok(Stmt::Empty);
         }
         if specs.is_inline || specs.is_explicit {
-            return Err(Diagnostic::error(loc, "invalid specifier on a local declaration"));
+            return Err(Diagnostic::error(
+                loc,
+                "invalid specifier on a local declaration",
+            ));
         }
         let Some(base) = specs.ty.clone() else {
-            return Err(Diagnostic::error(loc, format!("expected a type, found {}", self.describe())));
+            return Err(Diagnostic::error(
+                loc,
+                format!("expected a type, found {}", self.describe()),
+            ));
         };
         let mut decls = Vec::new();
         loop {
             let d = self.parse_declarator(base.clone(), false)?;
-            let name = d.name.clone().ok_or_else(|| Diagnostic::error(d.name_loc, "expected a name"))?;
+            let name = d
+                .name
+                .clone()
+                .ok_or_else(|| Diagnostic::error(d.name_loc, "expected a name"))?;
             if d.func.is_some() {
                 return Err(unsupported(d.name_loc, "local function declarations"));
             }
@@ -1586,7 +1766,9 @@ impl<'t> Parser<'t> {
 
     fn parse_assign(&mut self) -> PResult<Expr> {
         self.enter()?;
-        let r = stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.parse_assign_inner());
+        let r = stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
+            self.parse_assign_inner()
+        });
         self.leave();
         r
     }
@@ -1595,7 +1777,11 @@ impl<'t> Parser<'t> {
         let loc = self.loc();
         if self.eat_ident("throw") {
             let starts_expr = !matches!(self.peek(), Tok::Punct(";" | ")" | "," | ":" | "]" | "}"));
-            let e = if starts_expr { Some(Box::new(self.parse_assign()?)) } else { None };
+            let e = if starts_expr {
+                Some(Box::new(self.parse_assign()?))
+            } else {
+                None
+            };
             return Ok(Expr {
                 kind: ExprKind::Throw(e),
                 loc,
@@ -1619,7 +1805,10 @@ impl<'t> Parser<'t> {
         if let Some(op) = op {
             let oloc = self.bump().loc;
             if self.is_punct("{") {
-                return Err(unsupported(self.loc(), "assigning a braced initializer list"));
+                return Err(unsupported(
+                    self.loc(),
+                    "assigning a braced initializer list",
+                ));
             }
             let rhs = self.parse_assign()?;
             return Ok(Expr {
@@ -1696,7 +1885,9 @@ impl<'t> Parser<'t> {
 
     fn parse_unary(&mut self) -> PResult<Expr> {
         self.enter()?;
-        let r = stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.parse_unary_inner());
+        let r = stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
+            self.parse_unary_inner()
+        });
         self.leave();
         r
     }
@@ -1744,7 +1935,10 @@ impl<'t> Parser<'t> {
             });
         }
         if self.is_ident("alignof") || self.is_ident("noexcept") || self.is_ident("typeid") {
-            return Err(unsupported(loc, format!("'{}' expressions", self.ident_at(0).unwrap_or(""))));
+            return Err(unsupported(
+                loc,
+                format!("'{}' expressions", self.ident_at(0).unwrap_or("")),
+            ));
         }
         if self.is_ident("new") || (self.is_punct("::") && self.is_ident_at(1, "new")) {
             if self.is_punct("::") {
@@ -1756,7 +1950,10 @@ impl<'t> Parser<'t> {
             }
             let specs = self.parse_decl_specs(false)?;
             let Some(mut ty) = specs.ty else {
-                return Err(Diagnostic::error(self.loc(), format!("expected a type after 'new', found {}", self.describe())));
+                return Err(Diagnostic::error(
+                    self.loc(),
+                    format!("expected a type after 'new', found {}", self.describe()),
+                ));
             };
             while self.eat_punct("*") {
                 ty = TypeExpr::Ptr(Box::new(ty));
@@ -1777,10 +1974,17 @@ impl<'t> Parser<'t> {
                 return Err(unsupported(self.loc(), "braced new-initializers"));
             }
             if array_size.is_some() && args.as_ref().is_some_and(|a| !a.is_empty()) {
-                return Err(Diagnostic::error(loc, "array new cannot have initializer arguments"));
+                return Err(Diagnostic::error(
+                    loc,
+                    "array new cannot have initializer arguments",
+                ));
             }
             return Ok(Expr {
-                kind: ExprKind::New { ty, array_size, args },
+                kind: ExprKind::New {
+                    ty,
+                    array_size,
+                    args,
+                },
                 loc,
             });
         }
@@ -1832,10 +2036,15 @@ impl<'t> Parser<'t> {
             Some((_, k)) => k,
             None => 1,
         };
-        if matches!(self.ident_at(n), Some("const" | "unsigned" | "signed" | "long" | "short")) {
+        if matches!(
+            self.ident_at(n),
+            Some("const" | "unsigned" | "signed" | "long" | "short")
+        ) {
             return false;
         }
-        self.is_punct_at(n + skip, "(") && !self.is_punct_at(n + skip + 1, "*") && !self.is_punct_at(n + skip + 1, "&")
+        self.is_punct_at(n + skip, "(")
+            && !self.is_punct_at(n + skip + 1, "*")
+            && !self.is_punct_at(n + skip + 1, "&")
     }
 
     fn parse_postfix(&mut self) -> PResult<Expr> {
@@ -1888,7 +2097,11 @@ impl<'t> Parser<'t> {
                     loc: nloc,
                 };
             } else if self.is_punct("++") || self.is_punct("--") {
-                let op = if self.is_punct("++") { UnOp::PostInc } else { UnOp::PostDec };
+                let op = if self.is_punct("++") {
+                    UnOp::PostInc
+                } else {
+                    UnOp::PostDec
+                };
                 self.bump();
                 e = Expr {
                     kind: ExprKind::Unary(op, Box::new(e)),
@@ -1905,9 +2118,17 @@ impl<'t> Parser<'t> {
         let loc = self.loc();
         let tok = self.peek().clone();
         let kind = match tok {
-            Tok::Int { value, unsigned, long } => {
+            Tok::Int {
+                value,
+                unsigned,
+                long,
+            } => {
                 self.bump();
-                ExprKind::Int { value, unsigned, long }
+                ExprKind::Int {
+                    value,
+                    unsigned,
+                    long,
+                }
             }
             Tok::Float { value, single } => {
                 self.bump();
@@ -1970,13 +2191,17 @@ impl<'t> Parser<'t> {
                 "dynamic_cast" | "reinterpret_cast" | "const_cast" => {
                     return Err(unsupported(loc, format!("'{w}'")));
                 }
-                "operator" => return Err(unsupported(loc, "operator function names in expressions")),
+                "operator" => {
+                    return Err(unsupported(loc, "operator function names in expressions"));
+                }
                 "typeid" => return Err(unsupported(loc, "typeid")),
                 _ if self.is_type_start() => {
                     // Functional cast / construction: `T(args)`.
                     let ty = {
                         let specs = self.parse_decl_specs(false)?;
-                        specs.ty.ok_or_else(|| Diagnostic::error(loc, "expected a type"))?
+                        specs
+                            .ty
+                            .ok_or_else(|| Diagnostic::error(loc, "expected a type"))?
                     };
                     if self.is_punct("{") {
                         return Err(unsupported(self.loc(), "braced functional casts"));
@@ -1998,7 +2223,10 @@ impl<'t> Parser<'t> {
                     }
                 }
                 _ if is_keyword(&w) => {
-                    return Err(Diagnostic::error(loc, format!("expected an expression, found '{w}'")));
+                    return Err(Diagnostic::error(
+                        loc,
+                        format!("expected an expression, found '{w}'"),
+                    ));
                 }
                 _ => {
                     self.bump();
@@ -2012,7 +2240,10 @@ impl<'t> Parser<'t> {
                             return Err(unsupported(mloc, "nested names"));
                         }
                         if w != "std" && !self.classes.contains(&w) {
-                            return Err(Diagnostic::error(loc, format!("'{w}' is not a class or namespace")));
+                            return Err(Diagnostic::error(
+                                loc,
+                                format!("'{w}' is not a class or namespace"),
+                            ));
                         }
                         ExprKind::Qualified(w, member)
                     } else if self.is_punct("<") && self.ident_is_template(&w) {
@@ -2033,7 +2264,17 @@ impl<'t> Parser<'t> {
     }
 
     fn ident_is_template(&self, w: &str) -> bool {
-        matches!(w, "vector" | "unique_ptr" | "shared_ptr" | "make_unique" | "make_shared" | "array" | "pair" | "function")
+        matches!(
+            w,
+            "vector"
+                | "unique_ptr"
+                | "shared_ptr"
+                | "make_unique"
+                | "make_shared"
+                | "array"
+                | "pair"
+                | "function"
+        )
     }
 }
 
@@ -2134,16 +2375,75 @@ fn resolve_builtin(words: &[(String, Loc)]) -> PResult<Builtin> {
 pub fn is_keyword(w: &str) -> bool {
     matches!(
         w,
-        "alignas" | "alignof" | "asm" | "auto" | "bool" | "break" | "case" | "catch" | "char"
-            | "class" | "const" | "constexpr" | "const_cast" | "continue" | "decltype"
-            | "default" | "delete" | "do" | "double" | "dynamic_cast" | "else" | "enum"
-            | "explicit" | "extern" | "false" | "float" | "for" | "friend" | "goto" | "if"
-            | "inline" | "int" | "long" | "mutable" | "namespace" | "new" | "noexcept"
-            | "nullptr" | "operator" | "private" | "protected" | "public" | "register"
-            | "reinterpret_cast" | "return" | "short" | "signed" | "sizeof" | "static"
-            | "static_assert" | "static_cast" | "struct" | "switch" | "template" | "this"
-            | "thread_local" | "throw" | "true" | "try" | "typedef" | "typeid" | "typename"
-            | "union" | "unsigned" | "using" | "virtual" | "void" | "volatile" | "while"
+        "alignas"
+            | "alignof"
+            | "asm"
+            | "auto"
+            | "bool"
+            | "break"
+            | "case"
+            | "catch"
+            | "char"
+            | "class"
+            | "const"
+            | "constexpr"
+            | "const_cast"
+            | "continue"
+            | "decltype"
+            | "default"
+            | "delete"
+            | "do"
+            | "double"
+            | "dynamic_cast"
+            | "else"
+            | "enum"
+            | "explicit"
+            | "extern"
+            | "false"
+            | "float"
+            | "for"
+            | "friend"
+            | "goto"
+            | "if"
+            | "inline"
+            | "int"
+            | "long"
+            | "mutable"
+            | "namespace"
+            | "new"
+            | "noexcept"
+            | "nullptr"
+            | "operator"
+            | "private"
+            | "protected"
+            | "public"
+            | "register"
+            | "reinterpret_cast"
+            | "return"
+            | "short"
+            | "signed"
+            | "sizeof"
+            | "static"
+            | "static_assert"
+            | "static_cast"
+            | "struct"
+            | "switch"
+            | "template"
+            | "this"
+            | "thread_local"
+            | "throw"
+            | "true"
+            | "try"
+            | "typedef"
+            | "typeid"
+            | "typename"
+            | "union"
+            | "unsigned"
+            | "using"
+            | "virtual"
+            | "void"
+            | "volatile"
+            | "while"
     )
 }
 
@@ -2174,7 +2474,9 @@ mod tests {
         assert_eq!(c.body.as_ref().unwrap().members.len(), 5);
         let Item::Var(v) = &items[3] else { panic!() };
         assert!(matches!(&v.ty, TypeExpr::Ptr(inner) if matches!(**inner, TypeExpr::Func { .. })));
-        let Item::Function(f) = &items[4] else { panic!() };
+        let Item::Function(f) = &items[4] else {
+            panic!()
+        };
         assert!(f.variadic);
         assert_eq!(f.spec, ExceptionSpec::Noexcept);
     }
@@ -2184,19 +2486,27 @@ mod tests {
         for (src, msg) in [
             ("template <class T> void f();", "unsupported: templates"),
             ("namespace n {}", "unsupported: namespaces"),
-            ("struct A { virtual void f(); };", "unsupported: virtual functions"),
+            (
+                "struct A { virtual void f(); };",
+                "unsupported: virtual functions",
+            ),
             ("void f() { auto x = 1; }", "unsupported: 'auto'"),
-            ("void f() { int&& r = 1; }", "unsupported: rvalue references"),
+            (
+                "void f() { int&& r = 1; }",
+                "unsupported: rvalue references",
+            ),
             ("void f() { [](){}; }", "unsupported: lambda expressions"),
         ] {
-            let e = parse_text(src).err().unwrap_or_else(|| panic!("{src} parsed"));
+            let e = parse_text(src)
+                .err()
+                .unwrap_or_else(|| panic!("{src} parsed"));
             assert!(e.message.starts_with(msg), "{src}: {}", e.message);
         }
     }
 
     #[test]
     fn deep_nesting_is_an_error_not_a_crash() {
-        let src = format!("int x = {}1{};", "(".repeat(20000), ")".repeat(20000));
+        let src = format!("int x = {}1{};", "(".repeat(60000), ")".repeat(60000));
         let e = parse_text(&src).err().unwrap();
         assert!(e.message.contains("nesting"), "{}", e.message);
     }

@@ -3,7 +3,9 @@
 //! global variables, and the declarations the supported headers provide. Built from the
 //! syntax tree in one pass over the declarations, in source order.
 
-use crate::ast::{self, Access, Builtin, DeclName, ExceptionSpec, FunctionBody, MemberName, TypeExpr};
+use crate::ast::{
+    self, Access, Builtin, DeclName, ExceptionSpec, FunctionBody, MemberName, TypeExpr,
+};
 use crate::lexer::Header;
 use crate::mangle::{self, ClassNames, FunctionName};
 use crate::types::{ClassId, Ty, TyKind, TypeTable, builtin_size_align};
@@ -18,7 +20,10 @@ pub fn err<T>(loc: Loc, msg: impl Into<String>) -> R<T> {
 }
 
 pub fn unsupported<T>(loc: Loc, msg: impl Into<String>) -> R<T> {
-    Err(Diagnostic::error(loc, format!("unsupported: {}", msg.into())))
+    Err(Diagnostic::error(
+        loc,
+        format!("unsupported: {}", msg.into()),
+    ))
 }
 
 /// A function of the program.
@@ -140,6 +145,9 @@ pub struct Func {
     /// Referenced (so its declaration, or its implicit definition, is needed).
     pub used: bool,
 }
+
+/// A resolved signature: parameter types, names and locations, and the result type.
+type Signature = (Vec<Ty>, Vec<Option<String>>, Vec<Loc>, Ty);
 
 /// How a global is initialized.
 #[derive(Clone, Debug)]
@@ -318,8 +326,14 @@ impl Program {
         }
         for (name, ret, params, variadic, nothrow) in c_funcs {
             let f = self.add_library_func(name, name, ret, params, variadic, nothrow, true);
-            self.funcs_by_name.entry(name.to_string()).or_default().push(f);
-            self.funcs_by_name.entry(format!("std::{name}")).or_default().push(f);
+            self.funcs_by_name
+                .entry(name.to_string())
+                .or_default()
+                .push(f);
+            self.funcs_by_name
+                .entry(format!("std::{name}"))
+                .or_default()
+                .push(f);
         }
         if headers.contains(&Header::Exception) {
             let fvv = self.types.intern(
@@ -348,7 +362,10 @@ impl Program {
                     false,
                 );
                 let f = self.add_library_func(name, &mangled, ret, params, false, nothrow, false);
-                self.funcs_by_name.entry(format!("std::{name}")).or_default().push(f);
+                self.funcs_by_name
+                    .entry(format!("std::{name}"))
+                    .or_default()
+                    .push(f);
             }
             // std::exception: opaque; catchable by reference or pointer.
             let id = ClassId(self.classes.len() as u32);
@@ -431,7 +448,9 @@ impl Program {
 
     /// Resolves a written type. `const_eval` evaluates array bounds.
     pub fn resolve_type(&mut self, t: &TypeExpr, loc: Loc) -> R<Ty> {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.resolve_type_inner(t, loc))
+        stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
+            self.resolve_type_inner(t, loc)
+        })
     }
 
     fn resolve_type_inner(&mut self, t: &TypeExpr, loc: Loc) -> R<Ty> {
@@ -464,20 +483,29 @@ impl Program {
             }
             TypeExpr::Array(inner, size) => {
                 let e = self.resolve_type(inner, loc)?;
-                if self.types.referee(e).is_some() || self.types.is_void(e) || self.types.is_func(e) {
+                if self.types.referee(e).is_some() || self.types.is_void(e) || self.types.is_func(e)
+                {
                     return err(loc, "invalid array element type");
                 }
                 if let Some(c) = self.types.class_of(e)
                     && !self.class(c).complete
                 {
-                    return err(loc, format!("array of incomplete type '{}'", self.type_name(e)));
+                    return err(
+                        loc,
+                        format!("array of incomplete type '{}'", self.type_name(e)),
+                    );
                 }
                 let n = match size {
                     None => return err(loc, "array size missing"),
                     Some(expr) => match self.const_eval_ast(expr) {
                         Some(n) if n > 0 && n < (1 << 32) => n as u64,
                         Some(_) => return err(expr.loc, "array size must be positive"),
-                        None => return unsupported(expr.loc, "array size that is not an integer constant"),
+                        None => {
+                            return unsupported(
+                                expr.loc,
+                                "array size that is not an integer constant",
+                            );
+                        }
                     },
                 };
                 self.types.intern(TyKind::Array(e, n), false)
@@ -615,7 +643,11 @@ impl Program {
             }
             TyKind::Ref(p) => format!("{}&", self.type_name(*p)),
             TyKind::Array(e, n) => format!("{}[{n}]", self.type_name(*e)),
-            TyKind::Func { ret, params, variadic } => {
+            TyKind::Func {
+                ret,
+                params,
+                variadic,
+            } => {
                 let mut ps: Vec<String> = params.iter().map(|&p| self.type_name(p)).collect();
                 if *variadic {
                     ps.push("...".into());
@@ -663,7 +695,11 @@ impl Program {
                 let inner = self.cir_type(ctx, e);
                 ctx.types.array(inner, n)
             }
-            TyKind::Func { ret, params, variadic } => {
+            TyKind::Func {
+                ret,
+                params,
+                variadic,
+            } => {
                 let (ps, r) = self.cir_signature_parts(ctx, ret, &params, None);
                 ctx.types.func(ps, r, variadic)
             }
@@ -732,11 +768,18 @@ impl Program {
     // ---- declarations (pass 1) --------------------------------------------------------------
 
     /// Declares every item of the translation unit. Errors are collected per item.
-    pub fn declare_items(&mut self, items: &[ast::Item], ctx: &mut ModuleCtx, errors: &mut Vec<Diagnostic>) {
+    pub fn declare_items(
+        &mut self,
+        items: &[ast::Item],
+        ctx: &mut ModuleCtx,
+        errors: &mut Vec<Diagnostic>,
+    ) {
         for item in items {
             let r = match item {
                 ast::Item::Class(c) => self.declare_class(c, ctx),
-                ast::Item::Function(f) => self.declare_function(f, None, Access::Public).map(|_| ()),
+                ast::Item::Function(f) => {
+                    self.declare_function(f, None, Access::Public).map(|_| ())
+                }
                 ast::Item::Var(v) => self.declare_global(v),
             };
             if let Err(e) = r {
@@ -754,8 +797,13 @@ impl Program {
                 id
             }
             None => {
-                if self.funcs_by_name.contains_key(&decl.name) || self.globals_by_name.contains_key(&decl.name) {
-                    return err(decl.loc, format!("'{}' redeclared as a different kind of entity", decl.name));
+                if self.funcs_by_name.contains_key(&decl.name)
+                    || self.globals_by_name.contains_key(&decl.name)
+                {
+                    return err(
+                        decl.loc,
+                        format!("'{}' redeclared as a different kind of entity", decl.name),
+                    );
                 }
                 let id = ClassId(self.classes.len() as u32);
                 let seq = self.next_seq();
@@ -824,7 +872,14 @@ impl Program {
         self.collect_base_classes(id, &mut all);
         for (i, c) in all.iter().enumerate() {
             if all[..i].contains(c) {
-                return unsupported(decl.loc, format!("class '{}' has more than one '{}' subobject", decl.name, self.class(*c).name));
+                return unsupported(
+                    decl.loc,
+                    format!(
+                        "class '{}' has more than one '{}' subobject",
+                        decl.name,
+                        self.class(*c).name
+                    ),
+                );
             }
         }
         // Members.
@@ -848,11 +903,16 @@ impl Program {
                         let t = self.resolve_type(ty, *loc)?;
                         let symbol = mangle::static_member_name(self, id, name);
                         let const_value = match init {
-                            Some(e) if self.types.is_const(t) && self.types.is_integral(t) => self.const_eval_ast(e),
+                            Some(e) if self.types.is_const(t) && self.types.is_integral(t) => {
+                                self.const_eval_ast(e)
+                            }
                             _ => None,
                         };
                         if init.is_some() && const_value.is_none() {
-                            return unsupported(*loc, "in-class initializer of a non-const static member");
+                            return unsupported(
+                                *loc,
+                                "in-class initializer of a non-const static member",
+                            );
                         }
                         let seq = self.next_seq();
                         let v = VarId(self.globals.len() as u32);
@@ -879,10 +939,10 @@ impl Program {
                     if self.types.referee(t).is_some() {
                         return unsupported(*loc, "reference members");
                     }
-                    if let Some(c) = self.types.class_of(t) {
-                        if c == id || !self.class(c).complete {
-                            return err(*loc, format!("field '{name}' has incomplete type"));
-                        }
+                    if let Some(c) = self.types.class_of(t)
+                        && (c == id || !self.class(c).complete)
+                    {
+                        return err(*loc, format!("field '{name}' has incomplete type"));
                     }
                     if let TyKind::Array(e, _) = self.types.kind(t).clone()
                         && matches!(self.types.kind(e), TyKind::Array(..))
@@ -966,8 +1026,14 @@ impl Program {
         let mut new_bases = Vec::new();
         for mut b in bases {
             let bc = self.class(b.class);
-            let (bsize, balign, bdsize, bempty, bpod, brec) =
-                (bc.size, bc.align, bc.dsize, bc.is_empty, bc.pod_for_layout, bc.record);
+            let (bsize, balign, bdsize, bempty, bpod, brec) = (
+                bc.size,
+                bc.align,
+                bc.dsize,
+                bc.is_empty,
+                bc.pod_for_layout,
+                bc.record,
+            );
             if bempty {
                 let mut mine = Vec::new();
                 self.empty_subobjects(b.class, 0, &mut mine);
@@ -976,7 +1042,10 @@ impl Program {
                     off += balign.max(1);
                 }
                 if off != 0 {
-                    return unsupported(b.loc, "empty base classes that cannot be placed at offset 0");
+                    return unsupported(
+                        b.loc,
+                        "empty base classes that cannot be placed at offset 0",
+                    );
                 }
                 empties.extend(mine.into_iter().map(|(c, o)| (c, o + off)));
                 b.offset = off;
@@ -1017,7 +1086,8 @@ impl Program {
             cir_fields.push((off, ct, fsize, falign));
             new_fields.push(f);
         }
-        let is_empty = new_fields.is_empty() && new_bases.iter().all(|b| self.class(b.class).is_empty);
+        let is_empty =
+            new_fields.is_empty() && new_bases.iter().all(|b| self.class(b.class).is_empty);
         let size = align_up(dsize.max(1), align);
         // Lay the CIR fields out naturally, inserting byte padding where the Itanium
         // layout leaves gaps; reuse of tail padding cannot be expressed.
@@ -1028,10 +1098,13 @@ impl Program {
         for &(off, ty, fsize, falign) in &cir_fields {
             let natural = align_up(at, falign);
             if natural > off {
-                return unsupported(loc, format!(
-                    "class '{}' reuses the tail padding of a base class (Itanium layout)",
-                    self.class(id).name
-                ));
+                return unsupported(
+                    loc,
+                    format!(
+                        "class '{}' reuses the tail padding of a base class (Itanium layout)",
+                        self.class(id).name
+                    ),
+                );
             }
             if natural < off {
                 record_fields.push(ctx.types.array(u8t, off - at));
@@ -1057,7 +1130,9 @@ impl Program {
             f.index = index_map[f.index as usize];
         }
         let pod = new_bases.is_empty()
-            && new_fields.iter().all(|f| f.access == Access::Public && self.is_pod(f.ty));
+            && new_fields
+                .iter()
+                .all(|f| f.access == Access::Public && self.is_pod(f.ty));
         let c = self.class_mut(id);
         c.bases = new_bases;
         c.fields = new_fields;
@@ -1069,7 +1144,11 @@ impl Program {
         c.complete = true;
         let name = ctx.sym(&c.name);
         let alias = ctx.sym(&c.alias);
-        let kind = if c.is_struct { RecordKind::Struct } else { RecordKind::Class };
+        let kind = if c.is_struct {
+            RecordKind::Struct
+        } else {
+            RecordKind::Class
+        };
         let cloc = c.loc;
         ctx.declare_record(RecordDecl {
             alias,
@@ -1121,18 +1200,23 @@ impl Program {
                     }
                 }
                 FuncKind::Dtor => user_dtor = Some(m),
-                FuncKind::Method { .. } if f.ident == "operator=" && self.is_copy_param(id, &f.params) => {
+                FuncKind::Method { .. }
+                    if f.ident == "operator=" && self.is_copy_param(id, &f.params) =>
+                {
                     user_copy_assign = Some(m);
                 }
                 _ => {}
             }
         }
-        let all = |p: &Program, pred: &dyn Fn(&Class) -> bool| sub_classes.iter().all(|&c| pred(p.class(c)));
+        let all = |p: &Program, pred: &dyn Fn(&Class) -> bool| {
+            sub_classes.iter().all(|&c| pred(p.class(c)))
+        };
         let trivial_default = !has_nsdmi && all(self, &|c| c.trivial_default_ctor);
         let trivial_copy = all(self, &|c| c.trivial_copy_ctor);
         let trivial_assign = all(self, &|c| c.trivial_copy_assign);
         let trivial_dtor = all(self, &|c| c.trivial_dtor);
-        let defaulted = |p: &Program, m: Option<FuncId>| m.is_some_and(|m| p.func(m).implicit.is_some());
+        let defaulted =
+            |p: &Program, m: Option<FuncId>| m.is_some_and(|m| p.func(m).implicit.is_some());
         {
             let dd = defaulted(self, user_default_ctor);
             let dc = defaulted(self, user_copy_ctor);
@@ -1167,14 +1251,35 @@ impl Program {
         let void = self.types.builtin(Builtin::Void);
         let loc = self.class(id).loc;
         if !user_ctor {
-            self.add_implicit(id, Implicit::DefaultCtor, vec![], void, trivial_default, loc);
+            self.add_implicit(
+                id,
+                Implicit::DefaultCtor,
+                vec![],
+                void,
+                trivial_default,
+                loc,
+            );
         }
         if user_copy_ctor.is_none() {
-            self.add_implicit(id, Implicit::CopyCtor, vec![copy_param], void, trivial_copy, loc);
+            self.add_implicit(
+                id,
+                Implicit::CopyCtor,
+                vec![copy_param],
+                void,
+                trivial_copy,
+                loc,
+            );
         }
         if user_copy_assign.is_none() {
             let r = self.types.reference(cty);
-            self.add_implicit(id, Implicit::CopyAssign, vec![copy_param], r, trivial_assign, loc);
+            self.add_implicit(
+                id,
+                Implicit::CopyAssign,
+                vec![copy_param],
+                r,
+                trivial_assign,
+                loc,
+            );
         }
         if user_dtor.is_none() {
             self.add_implicit(id, Implicit::Dtor, vec![], void, trivial_dtor, loc);
@@ -1192,11 +1297,22 @@ impl Program {
                 == Some(class)
     }
 
-    fn add_implicit(&mut self, class: ClassId, which: Implicit, params: Vec<Ty>, ret: Ty, trivial: bool, loc: Loc) {
+    fn add_implicit(
+        &mut self,
+        class: ClassId,
+        which: Implicit,
+        params: Vec<Ty>,
+        ret: Ty,
+        trivial: bool,
+        loc: Loc,
+    ) {
         let cname = self.class(class).name.clone();
         let (kind, ident) = match which {
             Implicit::DefaultCtor | Implicit::CopyCtor => (FuncKind::Ctor, cname.clone()),
-            Implicit::CopyAssign => (FuncKind::Method { is_static: false }, "operator=".to_string()),
+            Implicit::CopyAssign => (
+                FuncKind::Method { is_static: false },
+                "operator=".to_string(),
+            ),
             Implicit::Dtor => (FuncKind::Dtor, format!("~{cname}")),
         };
         let mangled = self.mangle(kind, class, &ident, &params, false, false);
@@ -1215,7 +1331,11 @@ impl Program {
             ret,
             variadic: false,
             is_const: false,
-            spec: if which == Implicit::Dtor { Spec::Noexcept } else { Spec::None },
+            spec: if which == Implicit::Dtor {
+                Spec::Noexcept
+            } else {
+                Spec::None
+            },
             extern_c: false,
             internal: false,
             inline: true,
@@ -1234,13 +1354,36 @@ impl Program {
     }
 
     /// The mangled name of a member or free function.
-    fn mangle(&self, kind: FuncKind, class: ClassId, ident: &str, params: &[Ty], is_const: bool, base_variant: bool) -> String {
+    fn mangle(
+        &self,
+        kind: FuncKind,
+        class: ClassId,
+        ident: &str,
+        params: &[Ty],
+        is_const: bool,
+        base_variant: bool,
+    ) -> String {
         let name = match kind {
-            FuncKind::Ctor => FunctionName::Ctor { class, base: base_variant },
-            FuncKind::Dtor => FunctionName::Dtor { class, base: base_variant },
-            FuncKind::Method { .. } if ident == "operator=" => FunctionName::AssignOperator { class },
-            FuncKind::Method { .. } => FunctionName::Method { class, name: ident, is_const },
-            FuncKind::Free => FunctionName::Free { name: ident, in_std: false },
+            FuncKind::Ctor => FunctionName::Ctor {
+                class,
+                base: base_variant,
+            },
+            FuncKind::Dtor => FunctionName::Dtor {
+                class,
+                base: base_variant,
+            },
+            FuncKind::Method { .. } if ident == "operator=" => {
+                FunctionName::AssignOperator { class }
+            }
+            FuncKind::Method { .. } => FunctionName::Method {
+                class,
+                name: ident,
+                is_const,
+            },
+            FuncKind::Free => FunctionName::Free {
+                name: ident,
+                in_std: false,
+            },
         };
         mangle::mangle_function(&self.types, self, name, params, false)
     }
@@ -1257,14 +1400,33 @@ impl Program {
     }
 
     /// Declares (or defines) a function; members come with their class.
-    pub fn declare_function(&mut self, fd: &ast::FunctionDecl, in_class: Option<ClassId>, access: Access) -> R<FuncId> {
+    pub fn declare_function(
+        &mut self,
+        fd: &ast::FunctionDecl,
+        in_class: Option<ClassId>,
+        access: Access,
+    ) -> R<FuncId> {
         // Which class (for out-of-line member definitions) and what kind.
         let (class, kind, ident) = match (&fd.name, in_class) {
             (DeclName::Ident(n), None) => (None, FuncKind::Free, n.clone()),
-            (DeclName::Ident(n), Some(c)) => (Some(c), FuncKind::Method { is_static: fd.is_static }, n.clone()),
+            (DeclName::Ident(n), Some(c)) => (
+                Some(c),
+                FuncKind::Method {
+                    is_static: fd.is_static,
+                },
+                n.clone(),
+            ),
             (DeclName::Ctor, Some(c)) => (Some(c), FuncKind::Ctor, self.class(c).name.clone()),
-            (DeclName::Dtor, Some(c)) => (Some(c), FuncKind::Dtor, format!("~{}", self.class(c).name)),
-            (DeclName::Operator(op), Some(c)) => (Some(c), FuncKind::Method { is_static: fd.is_static }, format!("operator{op}")),
+            (DeclName::Dtor, Some(c)) => {
+                (Some(c), FuncKind::Dtor, format!("~{}", self.class(c).name))
+            }
+            (DeclName::Operator(op), Some(c)) => (
+                Some(c),
+                FuncKind::Method {
+                    is_static: fd.is_static,
+                },
+                format!("operator{op}"),
+            ),
             (DeclName::Qualified(cn, m), None) => {
                 let Some(&c) = self.class_by_name.get(cn) else {
                     return err(fd.loc, format!("'{cn}' is not a class"));
@@ -1292,7 +1454,9 @@ impl Program {
             FuncKind::Dtor => Spec::Noexcept,
             _ => self.resolve_spec(&fd.spec, fd.spec_loc)?,
         };
-        if matches!(kind, FuncKind::Dtor) && !matches!(fd.spec, ExceptionSpec::None | ExceptionSpec::Noexcept) {
+        if matches!(kind, FuncKind::Dtor)
+            && !matches!(fd.spec, ExceptionSpec::None | ExceptionSpec::Noexcept)
+        {
             return unsupported(fd.spec_loc, "exception specifications on destructors");
         }
         if fd.variadic && class.is_some() {
@@ -1315,13 +1479,21 @@ impl Program {
         if class.is_none() {
             let key = ident.clone();
             if self.class_by_name.contains_key(&key) {
-                return err(fd.loc, format!("'{key}' redeclared as a different kind of entity"));
+                return err(
+                    fd.loc,
+                    format!("'{key}' redeclared as a different kind of entity"),
+                );
             }
             if let Some(existing) = self.funcs_by_name.get(&key).cloned() {
                 for e in existing {
                     if self.func(e).params == params && self.func(e).variadic == fd.variadic {
                         if self.func(e).ret != ret {
-                            return err(fd.loc, format!("functions that differ only in their return type cannot be overloaded ('{key}')"));
+                            return err(
+                                fd.loc,
+                                format!(
+                                    "functions that differ only in their return type cannot be overloaded ('{key}')"
+                                ),
+                            );
                         }
                         if let Some(b) = &fd.body {
                             if self.func(e).body.is_some() {
@@ -1342,7 +1514,10 @@ impl Program {
                         return Ok(e);
                     }
                     if self.func(e).extern_c || fd.extern_c {
-                        return err(fd.loc, format!("conflicting declaration of C function '{key}'"));
+                        return err(
+                            fd.loc,
+                            format!("conflicting declaration of C function '{key}'"),
+                        );
                     }
                 }
             }
@@ -1351,8 +1526,15 @@ impl Program {
             // Member redeclaration in the same class is an error.
             for &m in &self.class(c).methods {
                 let f = self.func(m);
-                if f.ident == ident && f.params == params && f.is_const == fd.is_const && f.implicit.is_none() {
-                    return err(fd.loc, format!("class member cannot be redeclared ('{}')", f.display));
+                if f.ident == ident
+                    && f.params == params
+                    && f.is_const == fd.is_const
+                    && f.implicit.is_none()
+                {
+                    return err(
+                        fd.loc,
+                        format!("class member cannot be redeclared ('{}')", f.display),
+                    );
                 }
             }
             if self.class(c).fields.iter().any(|f| f.name == ident) {
@@ -1379,9 +1561,13 @@ impl Program {
         let implicit = if fd.defaulted {
             match kind {
                 FuncKind::Ctor if params.is_empty() => Some(Implicit::DefaultCtor),
-                FuncKind::Ctor if self.is_copy_param(class.unwrap_or(ClassId(0)), &params) => Some(Implicit::CopyCtor),
+                FuncKind::Ctor if self.is_copy_param(class.unwrap_or(ClassId(0)), &params) => {
+                    Some(Implicit::CopyCtor)
+                }
                 FuncKind::Dtor => Some(Implicit::Dtor),
-                FuncKind::Method { is_static: false } if ident == "operator=" => Some(Implicit::CopyAssign),
+                FuncKind::Method { is_static: false } if ident == "operator=" => {
+                    Some(Implicit::CopyAssign)
+                }
                 _ => return err(fd.loc, "only special member functions can be defaulted"),
             }
         } else {
@@ -1425,7 +1611,7 @@ impl Program {
         Ok(id)
     }
 
-    fn resolve_signature(&mut self, fd: &ast::FunctionDecl) -> R<(Vec<Ty>, Vec<Option<String>>, Vec<Loc>, Ty)> {
+    fn resolve_signature(&mut self, fd: &ast::FunctionDecl) -> R<Signature> {
         let mut params = Vec::new();
         let mut names = Vec::new();
         let mut locs = Vec::new();
@@ -1438,17 +1624,27 @@ impl Program {
             if let Some(c) = self.types.class_of(t)
                 && !self.class(c).complete
             {
-                return err(p.loc, format!("parameter has incomplete type '{}'", self.class(c).name));
+                return err(
+                    p.loc,
+                    format!("parameter has incomplete type '{}'", self.class(c).name),
+                );
             }
             params.push(t);
             names.push(p.name.clone());
             locs.push(p.loc);
         }
         let ret = self.resolve_type(&fd.ret, fd.loc)?;
-        if matches!(self.types.kind(ret), TyKind::Array(..) | TyKind::Func { .. }) {
+        if matches!(
+            self.types.kind(ret),
+            TyKind::Array(..) | TyKind::Func { .. }
+        ) {
             return err(fd.loc, "functions cannot return arrays or functions");
         }
-        let ret = if self.types.is_class(ret) { self.types.unqual(ret) } else { ret };
+        let ret = if self.types.is_class(ret) {
+            self.types.unqual(ret)
+        } else {
+            ret
+        };
         Ok((params, names, locs, ret))
     }
 
@@ -1478,7 +1674,12 @@ impl Program {
         })
     }
 
-    fn define_out_of_line(&mut self, fd: &ast::FunctionDecl, c: ClassId, m: &MemberName) -> R<FuncId> {
+    fn define_out_of_line(
+        &mut self,
+        fd: &ast::FunctionDecl,
+        c: ClassId,
+        m: &MemberName,
+    ) -> R<FuncId> {
         let ident = match m {
             MemberName::Ident(n) => n.clone(),
             MemberName::Ctor => self.class(c).name.clone(),
@@ -1489,13 +1690,26 @@ impl Program {
         let cname = self.class(c).name.clone();
         let found = self.class(c).methods.iter().copied().find(|&mid| {
             let f = self.func(mid);
-            f.ident == ident && f.params == params && f.is_const == fd.is_const && f.implicit.is_none()
+            f.ident == ident
+                && f.params == params
+                && f.is_const == fd.is_const
+                && f.implicit.is_none()
         });
         let Some(mid) = found else {
-            return err(fd.loc, format!("no member function '{ident}' with this signature declared in class '{cname}'"));
+            return err(
+                fd.loc,
+                format!(
+                    "no member function '{ident}' with this signature declared in class '{cname}'"
+                ),
+            );
         };
         if self.func(mid).ret != ret {
-            return err(fd.loc, format!("return type of out-of-line definition of '{cname}::{ident}' differs from the declaration"));
+            return err(
+                fd.loc,
+                format!(
+                    "return type of out-of-line definition of '{cname}::{ident}' differs from the declaration"
+                ),
+            );
         }
         let declared = self.func(mid).spec.clone();
         let spec = match self.func(mid).kind {
@@ -1503,10 +1717,18 @@ impl Program {
             _ => self.resolve_spec(&fd.spec, fd.spec_loc)?,
         };
         if spec != declared && !matches!(self.func(mid).kind, FuncKind::Dtor) {
-            return err(fd.loc, format!("exception specification of '{cname}::{ident}' differs from its declaration"));
+            return err(
+                fd.loc,
+                format!(
+                    "exception specification of '{cname}::{ident}' differs from its declaration"
+                ),
+            );
         }
         if fd.is_static {
-            return err(fd.loc, "'static' can only be specified inside the class definition");
+            return err(
+                fd.loc,
+                "'static' can only be specified inside the class definition",
+            );
         }
         let Some(body) = &fd.body else {
             return err(fd.loc, "out-of-line declaration of a member function");
@@ -1537,7 +1759,10 @@ impl Program {
                 };
                 let t = self.resolve_type(&v.ty, v.loc)?;
                 if self.types.unqual(t) != self.types.unqual(self.global(g).ty) {
-                    return err(v.loc, format!("type of '{cn}::{n}' differs from its declaration"));
+                    return err(
+                        v.loc,
+                        format!("type of '{cn}::{n}' differs from its declaration"),
+                    );
                 }
                 if self.global(g).defined {
                     return err(v.loc, format!("redefinition of '{cn}::{n}'"));
@@ -1560,14 +1785,17 @@ impl Program {
         let DeclName::Ident(name) = &v.name else {
             return err(v.loc, "invalid variable name");
         };
-        let mut t = match self.resolve_type(&v.ty, v.loc) {
+        let t = match self.resolve_type(&v.ty, v.loc) {
             Ok(t) => t,
             Err(e) => {
                 // `T x[] = {...}`: size from the initializer.
                 if let TypeExpr::Array(inner, None) = &v.ty {
                     let n = match &v.init {
                         ast::Init::List(items, _) => items.len() as u64,
-                        ast::Init::Copy(ast::Expr { kind: ast::ExprKind::Str(s), .. }) => s.len() as u64 + 1,
+                        ast::Init::Copy(ast::Expr {
+                            kind: ast::ExprKind::Str(s),
+                            ..
+                        }) => s.len() as u64 + 1,
                         _ => return Err(e),
                     };
                     let et = self.resolve_type(inner, v.loc)?;
@@ -1581,7 +1809,10 @@ impl Program {
             return err(v.loc, format!("variable '{name}' has invalid type"));
         }
         if self.class_by_name.contains_key(name) || self.funcs_by_name.contains_key(name) {
-            return err(v.loc, format!("'{name}' redeclared as a different kind of entity"));
+            return err(
+                v.loc,
+                format!("'{name}' redeclared as a different kind of entity"),
+            );
         }
         if let Some(c) = self.types.class_of(t)
             && !self.class(c).complete
@@ -1591,9 +1822,10 @@ impl Program {
         if self.types.referee(t).is_some() {
             return unsupported(v.loc, "global references");
         }
-        t = if self.types.is_class(t) { t } else { t };
         let const_value = match &v.init {
-            ast::Init::Copy(e) if self.types.is_const(t) && self.types.is_integral(t) => self.const_eval_ast(e),
+            ast::Init::Copy(e) if self.types.is_const(t) && self.types.is_integral(t) => {
+                self.const_eval_ast(e)
+            }
             _ => None,
         };
         let seq = self.next_seq();
@@ -1627,7 +1859,11 @@ impl Program {
             class: None,
             defined: !v.is_extern,
             seq,
-            ast_init: if v.is_extern && matches!(v.init, ast::Init::None) { None } else { Some(v.init.clone()) },
+            ast_init: if v.is_extern && matches!(v.init, ast::Init::None) {
+                None
+            } else {
+                Some(v.init.clone())
+            },
         });
         self.globals_by_name.insert(name.clone(), v2);
         Ok(())
@@ -1645,7 +1881,8 @@ impl Program {
         } else {
             format!(".str.{}", self.strings.len())
         };
-        self.string_index.insert(with_nul.clone(), self.strings.len());
+        self.string_index
+            .insert(with_nul.clone(), self.strings.len());
         self.strings.push((with_nul, sym.clone()));
         sym
     }

@@ -56,7 +56,10 @@ pub enum Conv {
 pub enum Callee {
     Direct(FuncId),
     /// A non-static member function called on an object (an lvalue of its class).
-    Method { func: FuncId, object: Box<TExpr> },
+    Method {
+        func: FuncId,
+        object: Box<TExpr>,
+    },
     /// Through a pointer to function (a prvalue).
     Indirect(Box<TExpr>),
 }
@@ -88,16 +91,31 @@ pub enum TK {
     /// `this` (a prvalue pointer).
     This,
     /// A data member of `base` (an lvalue of class `class`).
-    Field { base: Box<TExpr>, class: ClassId, field: usize },
+    Field {
+        base: Box<TExpr>,
+        class: ClassId,
+        field: usize,
+    },
     /// A base subobject of a class lvalue.
-    ToBase { expr: Box<TExpr>, path: BasePath },
+    ToBase {
+        expr: Box<TExpr>,
+        path: BasePath,
+    },
     Deref(Box<TExpr>),
     AddrOf(Box<TExpr>),
     Cast(Conv, Box<TExpr>),
     /// Arithmetic on two operands of type `ty`.
     Arith(BinaryOp, Box<TExpr>, Box<TExpr>),
-    PtrOffset { ptr: Box<TExpr>, offset: Box<TExpr>, negate: bool },
-    PtrDiff { lhs: Box<TExpr>, rhs: Box<TExpr>, elem_size: u64 },
+    PtrOffset {
+        ptr: Box<TExpr>,
+        offset: Box<TExpr>,
+        negate: bool,
+    },
+    PtrDiff {
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+        elem_size: u64,
+    },
     Cmp(CmpPredicate, Box<TExpr>, Box<TExpr>),
     Unary(UnaryOp, Box<TExpr>),
     LogicalNot(Box<TExpr>),
@@ -106,13 +124,29 @@ pub enum TK {
     /// Scalar assignment, or trivial copy assignment of a class (rhs is then an lvalue).
     Assign(Box<TExpr>, Box<TExpr>),
     /// `lhs op= rhs` computed in type `comp` (pointer arithmetic when `ptr`).
-    CompoundAssign { op: BinaryOp, lhs: Box<TExpr>, rhs: Box<TExpr>, comp: Ty, ptr: bool },
-    IncDec { inc: bool, prefix: bool, expr: Box<TExpr> },
+    CompoundAssign {
+        op: BinaryOp,
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+        comp: Ty,
+        ptr: bool,
+    },
+    IncDec {
+        inc: bool,
+        prefix: bool,
+        expr: Box<TExpr>,
+    },
     Cond(Box<TExpr>, Box<TExpr>, Box<TExpr>),
     Comma(Box<TExpr>, Box<TExpr>),
-    Call { callee: Callee, args: Vec<TExpr> },
+    Call {
+        callee: Callee,
+        args: Vec<TExpr>,
+    },
     /// A class prvalue built by a constructor.
-    Construct { ctor: FuncId, args: Vec<TExpr> },
+    Construct {
+        ctor: FuncId,
+        args: Vec<TExpr>,
+    },
     /// A class prvalue copied bitwise from an lvalue (trivial copy constructor).
     TrivialCopy(Box<TExpr>),
     /// Value-initialization to zero (scalars, classes with trivial constructors).
@@ -122,8 +156,15 @@ pub enum TK {
     /// A temporary materialized from a prvalue (an lvalue until the full expression ends).
     BindTemp(Box<TExpr>),
     /// `new T(...)` / `new T[n]`: `init` is the initializer of one element (`None`: none).
-    New { elem: Ty, count: Option<Box<TExpr>>, init: Option<Box<TExpr>> },
-    Delete { array: bool, expr: Box<TExpr> },
+    New {
+        elem: Ty,
+        count: Option<Box<TExpr>>,
+        init: Option<Box<TExpr>>,
+    },
+    Delete {
+        array: bool,
+        expr: Box<TExpr>,
+    },
     Throw(Option<Box<TExpr>>),
 }
 
@@ -152,9 +193,21 @@ enum NameRef {
 /// Result of looking a name up in a class.
 #[derive(Clone, Debug)]
 pub enum MemberLookup {
-    Field { path: BasePath, class: ClassId, field: usize },
-    Methods { path: BasePath, class: ClassId, funcs: Vec<FuncId> },
-    Static { class: ClassId, var: VarId, access: Access },
+    Field {
+        path: BasePath,
+        class: ClassId,
+        field: usize,
+    },
+    Methods {
+        path: BasePath,
+        class: ClassId,
+        funcs: Vec<FuncId>,
+    },
+    Static {
+        class: ClassId,
+        var: VarId,
+        access: Access,
+    },
 }
 
 /// The expression checker for one function body.
@@ -175,7 +228,13 @@ fn boxed(e: TExpr) -> Box<TExpr> {
 }
 
 impl<'p> Sema<'p> {
-    pub fn new(prog: &'p mut Program, class: Option<ClassId>, this_const: bool, is_static_method: bool, visible: usize) -> Self {
+    pub fn new(
+        prog: &'p mut Program,
+        class: Option<ClassId>,
+        this_const: bool,
+        is_static_method: bool,
+        visible: usize,
+    ) -> Self {
         Sema {
             prog,
             class,
@@ -242,14 +301,21 @@ impl<'p> Sema<'p> {
     }
 
     fn mk(&self, kind: TK, ty: Ty, lvalue: bool, loc: Loc) -> TExpr {
-        TExpr { kind, ty, lvalue, loc }
+        TExpr {
+            kind,
+            ty,
+            lvalue,
+            loc,
+        }
     }
 
     /// Whether an expression is a null pointer constant (`0`, `nullptr`).
     fn is_null_constant(&self, e: &TExpr) -> bool {
         match &e.kind {
             TK::NullPtr => true,
-            TK::Int(0) => !e.lvalue && self.prog.types.is_integral(e.ty) && !self.prog.types.is_bool(e.ty),
+            TK::Int(0) => {
+                !e.lvalue && self.prog.types.is_integral(e.ty) && !self.prog.types.is_bool(e.ty)
+            }
             TK::Cast(Conv::IntToInt, inner) => self.is_null_constant(inner),
             _ => false,
         }
@@ -258,7 +324,10 @@ impl<'p> Sema<'p> {
     /// Marks a function as referenced.
     pub fn use_func(&mut self, f: FuncId, loc: Loc) -> R<()> {
         if self.prog.func(f).deleted {
-            return err(loc, format!("call to deleted function '{}'", self.prog.func(f).display));
+            return err(
+                loc,
+                format!("call to deleted function '{}'", self.prog.func(f).display),
+            );
         }
         self.prog.func_mut(f).used = true;
         Ok(())
@@ -299,18 +368,40 @@ impl<'p> Sema<'p> {
         }
     }
 
-    fn check_member_access(&self, declaring: ClassId, access: Access, path: &BasePath, what: &str, loc: Loc) -> R<()> {
+    fn check_member_access(
+        &self,
+        declaring: ClassId,
+        access: Access,
+        path: &BasePath,
+        what: &str,
+        loc: Loc,
+    ) -> R<()> {
         let ok_member = match access {
             Access::Public => true,
             Access::Private => self.class == Some(declaring),
-            Access::Protected => self.class.is_some_and(|c| c == declaring || self.base_path(c, declaring).is_some()),
+            Access::Protected => self
+                .class
+                .is_some_and(|c| c == declaring || self.base_path(c, declaring).is_some()),
         };
         if !ok_member {
-            let a = if access == Access::Private { "private" } else { "protected" };
-            return err(loc, format!("'{what}' is a {a} member of '{}'", self.prog.class(declaring).name));
+            let a = if access == Access::Private {
+                "private"
+            } else {
+                "protected"
+            };
+            return err(
+                loc,
+                format!(
+                    "'{what}' is a {a} member of '{}'",
+                    self.prog.class(declaring).name
+                ),
+            );
         }
         if !self.path_accessible(path) {
-            return err(loc, format!("'{what}' is inaccessible because of a non-public base class"));
+            return err(
+                loc,
+                format!("'{what}' is inaccessible because of a non-public base class"),
+            );
         }
         Ok(())
     }
@@ -319,10 +410,18 @@ impl<'p> Sema<'p> {
     pub fn lookup_member(&self, c: ClassId, name: &str, loc: Loc) -> R<Option<MemberLookup>> {
         let class = self.prog.class(c);
         if let Some(i) = class.fields.iter().position(|f| f.name == name) {
-            return Ok(Some(MemberLookup::Field { path: vec![], class: c, field: i }));
+            return Ok(Some(MemberLookup::Field {
+                path: vec![],
+                class: c,
+                field: i,
+            }));
         }
         if let Some((_, v, a)) = class.statics.iter().find(|(n, _, _)| n == name) {
-            return Ok(Some(MemberLookup::Static { class: c, var: *v, access: *a }));
+            return Ok(Some(MemberLookup::Static {
+                class: c,
+                var: *v,
+                access: *a,
+            }));
         }
         let funcs: Vec<FuncId> = class
             .methods
@@ -334,20 +433,38 @@ impl<'p> Sema<'p> {
             })
             .collect();
         if !funcs.is_empty() {
-            return Ok(Some(MemberLookup::Methods { path: vec![], class: c, funcs }));
+            return Ok(Some(MemberLookup::Methods {
+                path: vec![],
+                class: c,
+                funcs,
+            }));
         }
         let mut found: Option<MemberLookup> = None;
         for (i, b) in class.bases.iter().enumerate() {
             if let Some(m) = self.lookup_member(b.class, name, loc)? {
                 if found.is_some() {
-                    return err(loc, format!("member '{name}' found in multiple base classes of '{}'", class.name));
+                    return err(
+                        loc,
+                        format!(
+                            "member '{name}' found in multiple base classes of '{}'",
+                            class.name
+                        ),
+                    );
                 }
                 found = Some(match m {
-                    MemberLookup::Field { mut path, class, field } => {
+                    MemberLookup::Field {
+                        mut path,
+                        class,
+                        field,
+                    } => {
                         path.insert(0, (c, i));
                         MemberLookup::Field { path, class, field }
                     }
-                    MemberLookup::Methods { mut path, class, funcs } => {
+                    MemberLookup::Methods {
+                        mut path,
+                        class,
+                        funcs,
+                    } => {
                         path.insert(0, (c, i));
                         MemberLookup::Methods { path, class, funcs }
                     }
@@ -374,7 +491,12 @@ impl<'p> Sema<'p> {
 
     /// The destructor of a class.
     pub fn dtor(&self, c: ClassId) -> Option<FuncId> {
-        self.prog.class(c).methods.iter().copied().find(|&m| self.prog.func(m).kind == FuncKind::Dtor)
+        self.prog
+            .class(c)
+            .methods
+            .iter()
+            .copied()
+            .find(|&m| self.prog.func(m).kind == FuncKind::Dtor)
     }
 
     /// `*this` as an lvalue.
@@ -434,9 +556,17 @@ impl<'p> Sema<'p> {
         }
         let types = &self.prog.types;
         let conv = if types.is_bool(to_u) {
-            if types.is_floating(from) { Conv::FloatToBool } else { Conv::IntToBool }
+            if types.is_floating(from) {
+                Conv::FloatToBool
+            } else {
+                Conv::IntToBool
+            }
         } else if types.is_bool(from) {
-            if types.is_floating(to_u) { Conv::BoolToFloat } else { Conv::BoolToInt }
+            if types.is_floating(to_u) {
+                Conv::BoolToFloat
+            } else {
+                Conv::BoolToInt
+            }
         } else if types.is_integral(from) && types.is_integral(to_u) {
             Conv::IntToInt
         } else if types.is_integral(from) {
@@ -453,9 +583,15 @@ impl<'p> Sema<'p> {
                 let v = self.truncate(*v, to_u);
                 return self.mk(TK::Int(v), to_u, false, loc);
             }
-            (TK::Int(v), Conv::IntToFloat) => return self.mk(TK::Float(*v as f64), to_u, false, loc),
+            (TK::Int(v), Conv::IntToFloat) => {
+                return self.mk(TK::Float(*v as f64), to_u, false, loc);
+            }
             (TK::Float(v), Conv::FloatToFloat) => {
-                let v = if matches!(self.prog.types.kind(to_u), TyKind::Builtin(Builtin::Float)) { *v as f32 as f64 } else { *v };
+                let v = if matches!(self.prog.types.kind(to_u), TyKind::Builtin(Builtin::Float)) {
+                    *v as f32 as f64
+                } else {
+                    *v
+                };
                 return self.mk(TK::Float(v), to_u, false, loc);
             }
             _ => {}
@@ -465,7 +601,9 @@ impl<'p> Sema<'p> {
 
     /// Wraps an integer constant to the range of an integer type.
     fn truncate(&self, v: i128, t: Ty) -> i128 {
-        let Some((size, _)) = self.prog.size_align(t) else { return v };
+        let Some((size, _)) = self.prog.size_align(t) else {
+            return v;
+        };
         let bits = (size * 8) as u32;
         if bits >= 128 {
             return v;
@@ -492,8 +630,16 @@ impl<'p> Sema<'p> {
             return float;
         }
         let int = self.t(Builtin::Int);
-        let pa = if self.prog.types.int_rank(a) < 3 { int } else { a };
-        let pb = if self.prog.types.int_rank(b) < 3 { int } else { b };
+        let pa = if self.prog.types.int_rank(a) < 3 {
+            int
+        } else {
+            a
+        };
+        let pb = if self.prog.types.int_rank(b) < 3 {
+            int
+        } else {
+            b
+        };
         if pa == pb {
             return pa;
         }
@@ -536,7 +682,13 @@ impl<'p> Sema<'p> {
         if matches!(self.prog.types.kind(e.ty), TyKind::Nullptr) {
             return Ok(self.mk(TK::Bool(false), boolean, false, loc));
         }
-        err(loc, format!("value of type '{}' is not contextually convertible to 'bool'", self.name(e.ty)))
+        err(
+            loc,
+            format!(
+                "value of type '{}' is not contextually convertible to 'bool'",
+                self.name(e.ty)
+            ),
+        )
     }
 
     /// The rank of the standard conversion from `from` (a prvalue after decay) to scalar
@@ -560,10 +712,12 @@ impl<'p> Sema<'p> {
             let int = types.find(&TyKind::Builtin(Builtin::Int), false);
             let double = types.find(&TyKind::Builtin(Builtin::Double), false);
             let is_promo = (types.is_integral(from) && types.int_rank(from) < 3 && Some(to) == int)
-                || (matches!(types.kind(from), TyKind::Builtin(Builtin::Float)) && Some(to) == double);
+                || (matches!(types.kind(from), TyKind::Builtin(Builtin::Float))
+                    && Some(to) == double);
             return Some(if is_promo { PROMOTION } else { CONVERSION });
         }
-        if types.is_bool(to) && (types.is_ptr(from) || matches!(types.kind(from), TyKind::Nullptr)) {
+        if types.is_bool(to) && (types.is_ptr(from) || matches!(types.kind(from), TyKind::Nullptr))
+        {
             return Some(CONVERSION_BOOL);
         }
         if let Some(tp) = types.pointee(to) {
@@ -599,7 +753,9 @@ impl<'p> Sema<'p> {
             let rc = self.prog.types.is_const(referee);
             let ru = self.unqual(referee);
             let eu = self.unqual(e.ty);
-            if let (Some(ec), Some(tc)) = (self.prog.types.class_of(eu), self.prog.types.class_of(ru)) {
+            if let (Some(ec), Some(tc)) =
+                (self.prog.types.class_of(eu), self.prog.types.class_of(ru))
+            {
                 let path = self.base_path(ec, tc)?;
                 let econst = self.prog.types.is_const(e.ty);
                 if e.lvalue {
@@ -610,7 +766,11 @@ impl<'p> Sema<'p> {
                     return None;
                 }
                 let qual = if rc && !econst { 1 } else { 0 };
-                return Some(if path.is_empty() { Rank(0, qual) } else { Rank(2, qual) });
+                return Some(if path.is_empty() {
+                    Rank(0, qual)
+                } else {
+                    Rank(2, qual)
+                });
             }
             if e.lvalue && eu == ru {
                 let econst = self.prog.types.is_const(e.ty);
@@ -655,8 +815,10 @@ impl<'p> Sema<'p> {
             let p = params[0];
             let target = self.prog.types.referee(p).unwrap_or(p);
             if self.prog.types.is_class(target) {
-                if let (Some(ec), Some(tc)) = (self.prog.types.class_of(e.ty), self.prog.types.class_of(target))
-                    && self.base_path(ec, tc).is_some()
+                if let (Some(ec), Some(tc)) = (
+                    self.prog.types.class_of(e.ty),
+                    self.prog.types.class_of(target),
+                ) && self.base_path(ec, tc).is_some()
                 {
                     return Some(USER);
                 }
@@ -678,12 +840,12 @@ impl<'p> Sema<'p> {
             return self.init_class_copy(to, e, loc);
         }
         if self.prog.types.is_void(to) {
-            return Ok(self.to_void(e));
+            return Ok(self.discard(e));
         }
         self.standard_conversion(e, to, loc, false)
     }
 
-    fn to_void(&mut self, e: TExpr) -> TExpr {
+    fn discard(&mut self, e: TExpr) -> TExpr {
         let void = self.t(Builtin::Void);
         let loc = e.loc;
         self.mk(TK::Cast(Conv::ToVoid, boxed(e)), void, false, loc)
@@ -692,7 +854,14 @@ impl<'p> Sema<'p> {
     /// A standard conversion to scalar type `to` (`explicit`: as in `static_cast`).
     fn standard_conversion(&mut self, e: TExpr, to: Ty, loc: Loc, explicit: bool) -> R<TExpr> {
         if self.prog.types.is_class(e.ty) {
-            return err(loc, format!("no viable conversion from '{}' to '{}'", self.name(e.ty), self.name(to)));
+            return err(
+                loc,
+                format!(
+                    "no viable conversion from '{}' to '{}'",
+                    self.name(e.ty),
+                    self.name(to)
+                ),
+            );
         }
         let is_null = self.is_null_constant(&e);
         let e = self.rvalue(e);
@@ -720,22 +889,53 @@ impl<'p> Sema<'p> {
                 let drops_const = fc && !tc;
                 if fpu == tpu || (types.is_void(tpu) && !types.is_func(fpu)) {
                     if drops_const && !explicit {
-                        return err(loc, format!("cannot convert '{}' to '{}' (drops 'const')", self.name(from), self.name(to_u)));
+                        return err(
+                            loc,
+                            format!(
+                                "cannot convert '{}' to '{}' (drops 'const')",
+                                self.name(from),
+                                self.name(to_u)
+                            ),
+                        );
                     }
                     return Ok(self.mk(TK::Cast(Conv::PtrBitcast, boxed(e)), to_u, false, loc));
                 }
                 if let (Some(fcl), Some(tcl)) = (types.class_of(fpu), types.class_of(tpu)) {
                     if let Some(path) = self.base_path(fcl, tcl) {
                         if drops_const && !explicit {
-                            return err(loc, format!("cannot convert '{}' to '{}' (drops 'const')", self.name(from), self.name(to_u)));
+                            return err(
+                                loc,
+                                format!(
+                                    "cannot convert '{}' to '{}' (drops 'const')",
+                                    self.name(from),
+                                    self.name(to_u)
+                                ),
+                            );
                         }
                         if !self.path_accessible(&path) {
-                            return err(loc, format!("cannot cast '{}' to its non-public base class '{}'", self.name(fpu), self.name(tpu)));
+                            return err(
+                                loc,
+                                format!(
+                                    "cannot cast '{}' to its non-public base class '{}'",
+                                    self.name(fpu),
+                                    self.name(tpu)
+                                ),
+                            );
                         }
-                        return Ok(self.mk(TK::Cast(Conv::DerivedToBase(path), boxed(e)), to_u, false, loc));
+                        return Ok(self.mk(
+                            TK::Cast(Conv::DerivedToBase(path), boxed(e)),
+                            to_u,
+                            false,
+                            loc,
+                        ));
                     }
                     if explicit && let Some(path) = self.base_path(tcl, fcl) {
-                        return Ok(self.mk(TK::Cast(Conv::BaseToDerived(path), boxed(e)), to_u, false, loc));
+                        return Ok(self.mk(
+                            TK::Cast(Conv::BaseToDerived(path), boxed(e)),
+                            to_u,
+                            false,
+                            loc,
+                        ));
                     }
                 }
                 if explicit && self.prog.types.is_void(fpu) {
@@ -743,7 +943,14 @@ impl<'p> Sema<'p> {
                 }
             }
         }
-        err(loc, format!("cannot convert '{}' to '{}'", self.name(e.ty), self.name(to_u)))
+        err(
+            loc,
+            format!(
+                "cannot convert '{}' to '{}'",
+                self.name(e.ty),
+                self.name(to_u)
+            ),
+        )
     }
 
     /// Binds a reference to `referee` (a possibly const type) to `e`.
@@ -756,16 +963,36 @@ impl<'p> Sema<'p> {
             && let Some(path) = self.base_path(ec, tc)
         {
             if !self.path_accessible(&path) {
-                return err(loc, format!("cannot bind '{}' to a reference to its non-public base '{}'", self.name(eu), self.name(ru)));
+                return err(
+                    loc,
+                    format!(
+                        "cannot bind '{}' to a reference to its non-public base '{}'",
+                        self.name(eu),
+                        self.name(ru)
+                    ),
+                );
             }
             let lv = if e.lvalue {
                 if econst && !rc {
-                    return err(loc, format!("binding reference of type '{}&' to value of type '{}' drops 'const' qualifier", self.name(referee), self.name(e.ty)));
+                    return err(
+                        loc,
+                        format!(
+                            "binding reference of type '{}&' to value of type '{}' drops 'const' qualifier",
+                            self.name(referee),
+                            self.name(e.ty)
+                        ),
+                    );
                 }
                 e
             } else {
                 if !rc {
-                    return err(loc, format!("non-const lvalue reference to type '{}' cannot bind to a temporary", self.name(referee)));
+                    return err(
+                        loc,
+                        format!(
+                            "non-const lvalue reference to type '{}' cannot bind to a temporary",
+                            self.name(referee)
+                        ),
+                    );
                 }
                 self.materialize(e)
             };
@@ -773,20 +1000,51 @@ impl<'p> Sema<'p> {
                 return Ok(lv);
             }
             let bt = self.prog.types.class(tc);
-            let bt = self.prog.types.with_const(bt, self.prog.types.is_const(lv.ty));
-            return Ok(self.mk(TK::ToBase { expr: boxed(lv), path }, bt, true, loc));
+            let bt = self
+                .prog
+                .types
+                .with_const(bt, self.prog.types.is_const(lv.ty));
+            return Ok(self.mk(
+                TK::ToBase {
+                    expr: boxed(lv),
+                    path,
+                },
+                bt,
+                true,
+                loc,
+            ));
         }
         if e.lvalue && eu == ru && !matches!(self.prog.types.kind(eu), TyKind::Func { .. }) {
             if econst && !rc {
-                return err(loc, format!("binding reference of type '{}&' to value of type '{}' drops 'const' qualifier", self.name(referee), self.name(e.ty)));
+                return err(
+                    loc,
+                    format!(
+                        "binding reference of type '{}&' to value of type '{}' drops 'const' qualifier",
+                        self.name(referee),
+                        self.name(e.ty)
+                    ),
+                );
             }
             return Ok(e);
         }
         if !rc {
             if e.lvalue {
-                return err(loc, format!("cannot bind a reference of type '{}&' to a value of type '{}'", self.name(referee), self.name(e.ty)));
+                return err(
+                    loc,
+                    format!(
+                        "cannot bind a reference of type '{}&' to a value of type '{}'",
+                        self.name(referee),
+                        self.name(e.ty)
+                    ),
+                );
             }
-            return err(loc, format!("non-const lvalue reference to type '{}' cannot bind to a temporary", self.name(referee)));
+            return err(
+                loc,
+                format!(
+                    "non-const lvalue reference to type '{}' cannot bind to a temporary",
+                    self.name(referee)
+                ),
+            );
         }
         // A temporary of the referenced type.
         let converted = if self.prog.types.is_class(ru) {
@@ -825,13 +1083,26 @@ impl<'p> Sema<'p> {
 
     /// Direct-initialization of class `t` from arguments (`T x(args)`, `T(args)`).
     /// `value_init`: `T()` zero-initializes a class with a trivial default constructor.
-    pub fn init_from_args(&mut self, t: Ty, args: Vec<TExpr>, direct: bool, value_init: bool, loc: Loc) -> R<TExpr> {
+    pub fn init_from_args(
+        &mut self,
+        t: Ty,
+        args: Vec<TExpr>,
+        direct: bool,
+        value_init: bool,
+        loc: Loc,
+    ) -> R<TExpr> {
         let tu = self.unqual(t);
         let Some(c) = self.prog.types.class_of(tu) else {
             return err(loc, "not a class type");
         };
         if !self.prog.class(c).complete {
-            return err(loc, format!("cannot construct an object of incomplete type '{}'", self.name(tu)));
+            return err(
+                loc,
+                format!(
+                    "cannot construct an object of incomplete type '{}'",
+                    self.name(tu)
+                ),
+            );
         }
         if args.len() == 1 && self.prog.types.class_of(args[0].ty) == Some(c) && !args[0].lvalue {
             let a = args.into_iter().next().expect("one");
@@ -876,13 +1147,23 @@ impl<'p> Sema<'p> {
         let ok = match func.access {
             Access::Public => true,
             Access::Private => self.class == Some(c),
-            Access::Protected => self.class.is_some_and(|k| k == c || self.base_path(k, c).is_some()),
+            Access::Protected => self
+                .class
+                .is_some_and(|k| k == c || self.base_path(k, c).is_some()),
         };
         if ok {
             None
         } else {
-            let a = if func.access == Access::Private { "private" } else { "protected" };
-            Some(format!("'{}' is a {a} member of '{}'", func.display, self.prog.class(c).name))
+            let a = if func.access == Access::Private {
+                "private"
+            } else {
+                "protected"
+            };
+            Some(format!(
+                "'{}' is a {a} member of '{}'",
+                func.display,
+                self.prog.class(c).name
+            ))
         }
     }
 
@@ -926,7 +1207,14 @@ impl<'p> Sema<'p> {
 
     /// Picks the best viable function. `object`: the constness of the object expression
     /// for non-static member functions.
-    pub fn resolve_overload(&mut self, cands: &[FuncId], args: &[TExpr], object: Option<bool>, name: &str, loc: Loc) -> R<FuncId> {
+    pub fn resolve_overload(
+        &mut self,
+        cands: &[FuncId],
+        args: &[TExpr],
+        object: Option<bool>,
+        name: &str,
+        loc: Loc,
+    ) -> R<FuncId> {
         let mut viable: Vec<(FuncId, Vec<Rank>)> = Vec::new();
         for &f in cands {
             let func = self.prog.func(f);
@@ -945,7 +1233,11 @@ impl<'p> Sema<'p> {
                 if obj_const && !is_const {
                     continue;
                 }
-                ranks.push(if obj_const == is_const { EXACT } else { EXACT_QUAL });
+                ranks.push(if obj_const == is_const {
+                    EXACT
+                } else {
+                    EXACT_QUAL
+                });
             }
             let mut ok = true;
             for (i, a) in args.iter().enumerate() {
@@ -967,9 +1259,19 @@ impl<'p> Sema<'p> {
         }
         if viable.is_empty() {
             let arg_types: Vec<String> = args.iter().map(|a| self.name(a.ty)).collect();
-            return err(loc, format!("no matching function for call to '{name}' with arguments ({})", arg_types.join(", ")));
+            return err(
+                loc,
+                format!(
+                    "no matching function for call to '{name}' with arguments ({})",
+                    arg_types.join(", ")
+                ),
+            );
         }
-        let better = |a: &[Rank], b: &[Rank]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x <= y) && a.iter().zip(b).any(|(x, y)| x < y);
+        let better = |a: &[Rank], b: &[Rank]| {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| x <= y)
+                && a.iter().zip(b).any(|(x, y)| x < y)
+        };
         let mut best: Vec<usize> = Vec::new();
         for i in 0..viable.len() {
             if !(0..viable.len()).any(|j| j != i && better(&viable[j].1, &viable[i].1)) {
@@ -986,7 +1288,7 @@ impl<'p> Sema<'p> {
 
     /// Types an expression.
     pub fn expr(&mut self, e: &Expr) -> R<TExpr> {
-        stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || self.expr_inner(e))
+        stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || self.expr_inner(e))
     }
 
     /// Types an expression and applies lvalue-to-rvalue/decay conversions.
@@ -1018,10 +1320,22 @@ impl<'p> Sema<'p> {
     fn expr_inner(&mut self, e: &Expr) -> R<TExpr> {
         let loc = e.loc;
         match &e.kind {
-            ExprKind::Int { value, unsigned, long } => self.int_literal(*value, *unsigned, *long, loc),
+            ExprKind::Int {
+                value,
+                unsigned,
+                long,
+            } => self.int_literal(*value, *unsigned, *long, loc),
             ExprKind::Float { value, single } => {
-                let t = self.t(if *single { Builtin::Float } else { Builtin::Double });
-                let v = if *single { *value as f32 as f64 } else { *value };
+                let t = self.t(if *single {
+                    Builtin::Float
+                } else {
+                    Builtin::Double
+                });
+                let v = if *single {
+                    *value as f32 as f64
+                } else {
+                    *value
+                };
                 Ok(self.mk(TK::Float(v), t, false, loc))
             }
             ExprKind::Char(c) => {
@@ -1035,7 +1349,10 @@ impl<'p> Sema<'p> {
             ExprKind::Str(s) => {
                 let ch = self.t(Builtin::Char);
                 let cch = self.prog.types.with_const(ch, true);
-                let at = self.prog.types.intern(TyKind::Array(cch, s.len() as u64 + 1), false);
+                let at = self
+                    .prog
+                    .types
+                    .intern(TyKind::Array(cch, s.len() as u64 + 1), false);
                 Ok(self.mk(TK::Str(s.clone()), at, true, loc))
             }
             ExprKind::Nullptr => {
@@ -1044,7 +1361,9 @@ impl<'p> Sema<'p> {
             }
             ExprKind::This => {
                 let obj = self.this_object(loc)?;
-                let TK::Deref(this) = obj.kind else { unreachable!("this_object builds a Deref") };
+                let TK::Deref(this) = obj.kind else {
+                    unreachable!("this_object builds a Deref")
+                };
                 Ok(*this)
             }
             ExprKind::Name(n) => self.name_expr(n, loc),
@@ -1071,21 +1390,39 @@ impl<'p> Sema<'p> {
                     let tu = self.unqual(t);
                     return Ok(self.mk(TK::ZeroInit, tu, false, loc));
                 }
-                err(loc, format!("excess elements in initializer of scalar type '{}'", self.name(t)))
+                err(
+                    loc,
+                    format!(
+                        "excess elements in initializer of scalar type '{}'",
+                        self.name(t)
+                    ),
+                )
             }
             ExprKind::Call { callee, args } => self.call(callee, args, loc),
-            ExprKind::Member { base, name, arrow, qualifier } => {
+            ExprKind::Member {
+                base,
+                name,
+                arrow,
+                qualifier,
+            } => {
                 let obj = self.member_base(base, *arrow, loc)?;
                 match self.member_of(obj, name, qualifier.as_deref(), loc)? {
                     Member::Value(v) => Ok(v),
-                    Member::Bound { .. } => err(loc, format!("reference to non-static member function '{name}' must be called")),
+                    Member::Bound { .. } => err(
+                        loc,
+                        format!("reference to non-static member function '{name}' must be called"),
+                    ),
                 }
             }
             ExprKind::Index(a, i) => {
                 let a = self.rexpr(a)?;
                 let i = self.rexpr(i)?;
                 // `i[a]` is allowed too.
-                let (p, n) = if self.prog.types.is_ptr(a.ty) { (a, i) } else { (i, a) };
+                let (p, n) = if self.prog.types.is_ptr(a.ty) {
+                    (a, i)
+                } else {
+                    (i, a)
+                };
                 let Some(pointee) = self.prog.types.pointee(p.ty) else {
                     return err(loc, "subscripted value is not an array or pointer");
                 };
@@ -1096,7 +1433,16 @@ impl<'p> Sema<'p> {
                     return err(loc, "subscript of pointer to incomplete type");
                 }
                 let pt = p.ty;
-                let sum = self.mk(TK::PtrOffset { ptr: boxed(p), offset: boxed(n), negate: false }, pt, false, loc);
+                let sum = self.mk(
+                    TK::PtrOffset {
+                        ptr: boxed(p),
+                        offset: boxed(n),
+                        negate: false,
+                    },
+                    pt,
+                    false,
+                    loc,
+                );
                 Ok(self.mk(TK::Deref(boxed(sum)), pointee, true, loc))
             }
             ExprKind::SizeofType(t) => {
@@ -1108,11 +1454,18 @@ impl<'p> Sema<'p> {
                 let ty = t.ty;
                 self.sizeof_type(ty, loc)
             }
-            ExprKind::New { ty, array_size, args } => self.new_expr(ty, array_size.as_deref(), args.as_deref(), loc),
+            ExprKind::New {
+                ty,
+                array_size,
+                args,
+            } => self.new_expr(ty, array_size.as_deref(), args.as_deref(), loc),
             ExprKind::Delete { array, expr } => {
                 let p = self.rexpr(expr)?;
                 let Some(pointee) = self.prog.types.pointee(p.ty) else {
-                    return err(loc, format!("cannot delete expression of type '{}'", self.name(p.ty)));
+                    return err(
+                        loc,
+                        format!("cannot delete expression of type '{}'", self.name(p.ty)),
+                    );
                 };
                 if self.prog.types.is_void(pointee) {
                     return unsupported(loc, "deleting a 'void*'");
@@ -1129,7 +1482,15 @@ impl<'p> Sema<'p> {
                     }
                 }
                 let void = self.t(Builtin::Void);
-                Ok(self.mk(TK::Delete { array: *array, expr: boxed(p) }, void, false, loc))
+                Ok(self.mk(
+                    TK::Delete {
+                        array: *array,
+                        expr: boxed(p),
+                    },
+                    void,
+                    false,
+                    loc,
+                ))
             }
             ExprKind::Throw(x) => self.throw_expr(x.as_deref(), loc),
         }
@@ -1142,7 +1503,13 @@ impl<'p> Sema<'p> {
     fn sizeof_type(&mut self, ty: Ty, loc: Loc) -> R<TExpr> {
         let ty = self.prog.types.referee(ty).unwrap_or(ty);
         let Some(size) = self.prog.size_of(ty) else {
-            return err(loc, format!("invalid application of 'sizeof' to an incomplete type '{}'", self.name(ty)));
+            return err(
+                loc,
+                format!(
+                    "invalid application of 'sizeof' to an incomplete type '{}'",
+                    self.name(ty)
+                ),
+            );
         };
         let ul = self.t(Builtin::ULong);
         Ok(self.mk(TK::Int(size as i128), ul, false, loc))
@@ -1155,11 +1522,20 @@ impl<'p> Sema<'p> {
             return Ok(self.mk(TK::Throw(None), void, false, loc));
         };
         let te = self.expr(x)?;
-        let te = if self.prog.types.is_class(te.ty) { te } else { self.rvalue(te) };
+        let te = if self.prog.types.is_class(te.ty) {
+            te
+        } else {
+            self.rvalue(te)
+        };
         if matches!(self.prog.types.kind(te.ty), TyKind::Nullptr) {
             let t = self.unqual(te.ty);
             self.prog.need_typeinfo(t);
-            return Ok(self.mk(TK::Throw(Some(boxed(TExpr { ty: t, ..te }))), void, false, loc));
+            return Ok(self.mk(
+                TK::Throw(Some(boxed(TExpr { ty: t, ..te }))),
+                void,
+                false,
+                loc,
+            ));
         }
         let t = self.unqual(te.ty);
         if self.prog.types.is_void(t) {
@@ -1167,7 +1543,13 @@ impl<'p> Sema<'p> {
         }
         if let Some(c) = self.prog.types.class_of(t) {
             if !self.prog.class(c).complete {
-                return err(loc, format!("cannot throw an object of incomplete type '{}'", self.name(t)));
+                return err(
+                    loc,
+                    format!(
+                        "cannot throw an object of incomplete type '{}'",
+                        self.name(t)
+                    ),
+                );
             }
             if let Some(d) = self.dtor(c) {
                 self.use_func(d, loc)?;
@@ -1178,16 +1560,31 @@ impl<'p> Sema<'p> {
         Ok(self.mk(TK::Throw(Some(boxed(init))), void, false, loc))
     }
 
-    fn new_expr(&mut self, ty: &ast::TypeExpr, array_size: Option<&Expr>, args: Option<&[Expr]>, loc: Loc) -> R<TExpr> {
+    fn new_expr(
+        &mut self,
+        ty: &ast::TypeExpr,
+        array_size: Option<&Expr>,
+        args: Option<&[Expr]>,
+        loc: Loc,
+    ) -> R<TExpr> {
         let t = self.prog.resolve_type(ty, loc)?;
-        if self.prog.types.referee(t).is_some() || self.prog.types.is_void(t) || self.prog.types.is_func(t) {
-            return err(loc, format!("cannot allocate an object of type '{}'", self.name(t)));
+        if self.prog.types.referee(t).is_some()
+            || self.prog.types.is_void(t)
+            || self.prog.types.is_func(t)
+        {
+            return err(
+                loc,
+                format!("cannot allocate an object of type '{}'", self.name(t)),
+            );
         }
         if matches!(self.prog.types.kind(t), TyKind::Array(..)) {
             return unsupported(loc, "new of an array type");
         }
         if self.prog.size_of(t).is_none() {
-            return err(loc, format!("allocation of incomplete type '{}'", self.name(t)));
+            return err(
+                loc,
+                format!("allocation of incomplete type '{}'", self.name(t)),
+            );
         }
         let elem = t;
         let count = match array_size {
@@ -1247,7 +1644,11 @@ impl<'p> Sema<'p> {
             return Ok(NameRef::Global(g));
         }
         if let Some(fs) = self.prog.funcs_by_name.get(n) {
-            let fs: Vec<FuncId> = fs.iter().copied().filter(|&f| self.prog.func(f).seq < self.visible).collect();
+            let fs: Vec<FuncId> = fs
+                .iter()
+                .copied()
+                .filter(|&f| self.prog.func(f).seq < self.visible)
+                .collect();
             if !fs.is_empty() {
                 return Ok(NameRef::Funcs(fs));
             }
@@ -1300,7 +1701,9 @@ impl<'p> Sema<'p> {
                 Ok(self.global_expr(var, loc))
             }
             NameRef::Member(MemberLookup::Methods { funcs, .. })
-                if funcs.iter().all(|&f| matches!(self.prog.func(f).kind, FuncKind::Method { is_static: true })) =>
+                if funcs.iter().all(|&f| {
+                    matches!(self.prog.func(f).kind, FuncKind::Method { is_static: true })
+                }) =>
             {
                 self.func_designator(&funcs, n, loc)
             }
@@ -1308,7 +1711,10 @@ impl<'p> Sema<'p> {
                 let obj = self.this_object(loc)?;
                 match self.member_from_lookup(obj, m, n, loc)? {
                     Member::Value(v) => Ok(v),
-                    Member::Bound { .. } => err(loc, format!("reference to non-static member function '{n}' must be called")),
+                    Member::Bound { .. } => err(
+                        loc,
+                        format!("reference to non-static member function '{n}' must be called"),
+                    ),
                 }
             }
         }
@@ -1316,19 +1722,33 @@ impl<'p> Sema<'p> {
 
     fn func_designator(&mut self, fs: &[FuncId], n: &str, loc: Loc) -> R<TExpr> {
         if fs.len() != 1 {
-            return unsupported(loc, format!("taking the address of overloaded function '{n}'"));
+            return unsupported(
+                loc,
+                format!("taking the address of overloaded function '{n}'"),
+            );
         }
         let f = fs[0];
         self.use_func(f, loc)?;
         let func = self.prog.func(f);
         let (ret, params, variadic) = (func.ret, func.params.clone(), func.variadic);
-        let ft = self.prog.types.intern(TyKind::Func { ret, params, variadic }, false);
+        let ft = self.prog.types.intern(
+            TyKind::Func {
+                ret,
+                params,
+                variadic,
+            },
+            false,
+        );
         Ok(self.mk(TK::Func(f), ft, true, loc))
     }
 
     fn qualified_expr(&mut self, scope: &str, n: &str, loc: Loc) -> R<TExpr> {
         if scope.is_empty() || scope == "std" {
-            let key = if scope.is_empty() { n.to_string() } else { format!("std::{n}") };
+            let key = if scope.is_empty() {
+                n.to_string()
+            } else {
+                format!("std::{n}")
+            };
             if let Some(fs) = self.prog.funcs_by_name.get(&key).cloned() {
                 return self.func_designator(&fs, n, loc);
             }
@@ -1337,7 +1757,13 @@ impl<'p> Sema<'p> {
             {
                 return Ok(self.global_expr(g, loc));
             }
-            return err(loc, format!("no member named '{n}' in namespace '{}'", if scope.is_empty() { "::" } else { scope }));
+            return err(
+                loc,
+                format!(
+                    "no member named '{n}' in namespace '{}'",
+                    if scope.is_empty() { "::" } else { scope }
+                ),
+            );
         }
         let Some(&c) = self.prog.class_by_name.get(scope) else {
             return err(loc, format!("'{scope}' is not a class"));
@@ -1348,7 +1774,9 @@ impl<'p> Sema<'p> {
                 Ok(self.global_expr(var, loc))
             }
             Some(MemberLookup::Methods { funcs, .. }) => {
-                if funcs.iter().all(|&f| matches!(self.prog.func(f).kind, FuncKind::Method { is_static: true })) {
+                if funcs.iter().all(|&f| {
+                    matches!(self.prog.func(f).kind, FuncKind::Method { is_static: true })
+                }) {
                     return self.func_designator(&funcs, n, loc);
                 }
                 unsupported(loc, "pointers to member functions")
@@ -1359,7 +1787,7 @@ impl<'p> Sema<'p> {
                     && self.base_path(me, c).is_some()
                 {
                     let obj = self.this_object(loc)?;
-                    let obj = self.to_class(obj, c, loc)?;
+                    let obj = self.as_base(obj, c, loc)?;
                     return match self.member_of(obj, n, None, loc)? {
                         Member::Value(v) => Ok(v),
                         Member::Bound { .. } => err(loc, "member function must be called"),
@@ -1372,19 +1800,37 @@ impl<'p> Sema<'p> {
     }
 
     /// Converts a class lvalue to its base class `c`.
-    fn to_class(&mut self, obj: TExpr, c: ClassId, loc: Loc) -> R<TExpr> {
+    fn as_base(&mut self, obj: TExpr, c: ClassId, loc: Loc) -> R<TExpr> {
         let Some(oc) = self.prog.types.class_of(obj.ty) else {
             return err(loc, "not a class");
         };
         let Some(path) = self.base_path(oc, c) else {
-            return err(loc, format!("'{}' is not a base of '{}'", self.prog.class(c).name, self.prog.class(oc).name));
+            return err(
+                loc,
+                format!(
+                    "'{}' is not a base of '{}'",
+                    self.prog.class(c).name,
+                    self.prog.class(oc).name
+                ),
+            );
         };
         if path.is_empty() {
             return Ok(obj);
         }
         let ct = self.prog.types.class(c);
-        let ct = self.prog.types.with_const(ct, self.prog.types.is_const(obj.ty));
-        Ok(self.mk(TK::ToBase { expr: boxed(obj), path }, ct, true, loc))
+        let ct = self
+            .prog
+            .types
+            .with_const(ct, self.prog.types.is_const(obj.ty));
+        Ok(self.mk(
+            TK::ToBase {
+                expr: boxed(obj),
+                path,
+            },
+            ct,
+            true,
+            loc,
+        ))
     }
 
     /// The object of `a.m` / `p->m` as a class lvalue.
@@ -1393,53 +1839,101 @@ impl<'p> Sema<'p> {
         let obj = if arrow {
             let p = self.rvalue(b);
             let Some(pointee) = self.prog.types.pointee(p.ty) else {
-                return err(loc, format!("member reference type '{}' is not a pointer", self.name(p.ty)));
+                return err(
+                    loc,
+                    format!(
+                        "member reference type '{}' is not a pointer",
+                        self.name(p.ty)
+                    ),
+                );
             };
             self.mk(TK::Deref(boxed(p)), pointee, true, loc)
         } else {
             b
         };
         let Some(c) = self.prog.types.class_of(obj.ty) else {
-            return err(loc, format!("member reference base type '{}' is not a class", self.name(obj.ty)));
+            return err(
+                loc,
+                format!(
+                    "member reference base type '{}' is not a class",
+                    self.name(obj.ty)
+                ),
+            );
         };
         if !self.prog.class(c).complete {
-            return err(loc, format!("member access into incomplete type '{}'", self.name(obj.ty)));
+            return err(
+                loc,
+                format!("member access into incomplete type '{}'", self.name(obj.ty)),
+            );
         }
         Ok(self.materialize(obj))
     }
 
-    fn member_of(&mut self, obj: TExpr, name: &str, qualifier: Option<&str>, loc: Loc) -> R<Member> {
+    fn member_of(
+        &mut self,
+        obj: TExpr,
+        name: &str,
+        qualifier: Option<&str>,
+        loc: Loc,
+    ) -> R<Member> {
         let c = self.prog.types.class_of(obj.ty).expect("class object");
         let (obj, c) = match qualifier {
             Some(q) => {
                 let Some(&qc) = self.prog.class_by_name.get(q) else {
                     return err(loc, format!("'{q}' is not a class"));
                 };
-                (self.to_class(obj, qc, loc)?, qc)
+                (self.as_base(obj, qc, loc)?, qc)
             }
             None => (obj, c),
         };
         let Some(m) = self.lookup_member(c, name, loc)? else {
-            return err(loc, format!("no member named '{name}' in '{}'", self.prog.class(c).name));
+            return err(
+                loc,
+                format!("no member named '{name}' in '{}'", self.prog.class(c).name),
+            );
         };
         self.member_from_lookup(obj, m, name, loc)
     }
 
-    fn member_from_lookup(&mut self, obj: TExpr, m: MemberLookup, name: &str, loc: Loc) -> R<Member> {
+    fn member_from_lookup(
+        &mut self,
+        obj: TExpr,
+        m: MemberLookup,
+        name: &str,
+        loc: Loc,
+    ) -> R<Member> {
         match m {
             MemberLookup::Field { path, class, field } => {
                 let access = self.prog.class(class).fields[field].access;
                 self.check_member_access(class, access, &path, name, loc)?;
-                let obj = self.to_class(obj, class, loc)?;
+                let obj = self.as_base(obj, class, loc)?;
                 let fty = self.prog.class(class).fields[field].ty;
-                let fty = if self.prog.types.is_const(obj.ty) { self.prog.types.with_const(fty, true) } else { fty };
-                Ok(Member::Value(self.mk(TK::Field { base: boxed(obj), class, field }, fty, true, loc)))
+                let fty = if self.prog.types.is_const(obj.ty) {
+                    self.prog.types.with_const(fty, true)
+                } else {
+                    fty
+                };
+                Ok(Member::Value(self.mk(
+                    TK::Field {
+                        base: boxed(obj),
+                        class,
+                        field,
+                    },
+                    fty,
+                    true,
+                    loc,
+                )))
             }
             MemberLookup::Static { class, var, access } => {
                 self.check_member_access(class, access, &vec![], name, loc)?;
                 Ok(Member::Value(self.global_expr(var, loc)))
             }
-            MemberLookup::Methods { path, class, funcs } => Ok(Member::Bound { object: obj, path, class, funcs }),
+            MemberLookup::Methods { path, class, funcs } => Ok(Member::Bound {
+                object: obj,
+                path,
+                class,
+                funcs,
+            }),
         }
     }
 
@@ -1457,7 +1951,9 @@ impl<'p> Sema<'p> {
                 NameRef::Member(m) => {
                     let obj = if self.is_static_method {
                         // Only static members are usable without an object.
-                        let Some(c) = self.class else { return err(loc, "no object") };
+                        let Some(c) = self.class else {
+                            return err(loc, "no object");
+                        };
                         let ct = self.prog.types.class(c);
                         let ct = self.prog.types.with_const(ct, false);
                         self.mk(TK::ZeroInit, ct, true, loc)
@@ -1471,7 +1967,12 @@ impl<'p> Sema<'p> {
                     let f = match other {
                         NameRef::Local(l) => self.local_expr(l, callee.loc),
                         NameRef::Global(g) => self.global_expr(g, callee.loc),
-                        _ => return err(callee.loc, format!("called object '{n}' is not a function")),
+                        _ => {
+                            return err(
+                                callee.loc,
+                                format!("called object '{n}' is not a function"),
+                            );
+                        }
                     };
                     self.indirect_call(f, args, loc)
                 }
@@ -1482,7 +1983,9 @@ impl<'p> Sema<'p> {
                 };
                 match self.lookup_member(c, n, callee.loc)? {
                     Some(MemberLookup::Methods { path, class, funcs }) => {
-                        let all_static = funcs.iter().all(|&f| matches!(self.prog.func(f).kind, FuncKind::Method { is_static: true }));
+                        let all_static = funcs.iter().all(|&f| {
+                            matches!(self.prog.func(f).kind, FuncKind::Method { is_static: true })
+                        });
                         if all_static {
                             let targs = self.exprs(args)?;
                             let f = self.resolve_overload(&funcs, &targs, None, n, loc)?;
@@ -1490,14 +1993,35 @@ impl<'p> Sema<'p> {
                         }
                         // `Base::f()` inside a member: a non-virtual call on *this.
                         let Some(me) = self.class else {
-                            return err(callee.loc, format!("call to non-static member function '{scope}::{n}' without an object"));
+                            return err(
+                                callee.loc,
+                                format!(
+                                    "call to non-static member function '{scope}::{n}' without an object"
+                                ),
+                            );
                         };
                         if self.base_path(me, c).is_none() {
-                            return err(callee.loc, format!("'{scope}' is not a base of '{}'", self.prog.class(me).name));
+                            return err(
+                                callee.loc,
+                                format!(
+                                    "'{scope}' is not a base of '{}'",
+                                    self.prog.class(me).name
+                                ),
+                            );
                         }
                         let obj = self.this_object(loc)?;
-                        let obj = self.to_class(obj, c, loc)?;
-                        self.call_member(Member::Bound { object: obj, path, class, funcs }, args, n, loc)
+                        let obj = self.as_base(obj, c, loc)?;
+                        self.call_member(
+                            Member::Bound {
+                                object: obj,
+                                path,
+                                class,
+                                funcs,
+                            },
+                            args,
+                            n,
+                            loc,
+                        )
                     }
                     Some(_) => {
                         let f = self.qualified_expr(scope, n, callee.loc)?;
@@ -1507,15 +2031,30 @@ impl<'p> Sema<'p> {
                 }
             }
             ExprKind::Qualified(scope, n) => {
-                let key = if scope.is_empty() { n.to_string() } else { format!("std::{n}") };
+                let key = if scope.is_empty() {
+                    n.to_string()
+                } else {
+                    format!("std::{n}")
+                };
                 let Some(fs) = self.prog.funcs_by_name.get(&key).cloned() else {
-                    return err(callee.loc, format!("no function named '{n}' in namespace '{}'", if scope.is_empty() { "::" } else { scope }));
+                    return err(
+                        callee.loc,
+                        format!(
+                            "no function named '{n}' in namespace '{}'",
+                            if scope.is_empty() { "::" } else { scope }
+                        ),
+                    );
                 };
                 let targs = self.exprs(args)?;
                 let f = self.resolve_overload(&fs, &targs, None, n, loc)?;
                 self.direct_call(f, targs, loc)
             }
-            ExprKind::Member { base, name, arrow, qualifier } => {
+            ExprKind::Member {
+                base,
+                name,
+                arrow,
+                qualifier,
+            } => {
                 let obj = self.member_base(base, *arrow, callee.loc)?;
                 let m = self.member_of(obj, name, qualifier.as_deref(), callee.loc)?;
                 self.call_member(m, args, name, loc)
@@ -1546,7 +2085,12 @@ impl<'p> Sema<'p> {
 
     fn call_member(&mut self, m: Member, args: &[Expr], name: &str, loc: Loc) -> R<TExpr> {
         let (object, class, funcs) = match m {
-            Member::Bound { object, class, funcs, .. } => (object, class, funcs),
+            Member::Bound {
+                object,
+                class,
+                funcs,
+                ..
+            } => (object, class, funcs),
             Member::Value(v) => return self.indirect_call(v, args, loc),
         };
         let targs = self.exprs(args)?;
@@ -1561,18 +2105,33 @@ impl<'p> Sema<'p> {
         if matches!(self.prog.func(f).kind, FuncKind::Method { is_static: true }) {
             let call = self.call_result(Callee::Direct(f), args, ret, loc);
             // The object expression is still evaluated.
-            if matches!(object.kind, TK::Deref(ref t) if matches!(t.kind, TK::This)) || matches!(object.kind, TK::ZeroInit) {
+            if matches!(object.kind, TK::Deref(ref t) if matches!(t.kind, TK::This))
+                || matches!(object.kind, TK::ZeroInit)
+            {
                 return Ok(call);
             }
-            let ov = self.to_void(object);
+            let ov = self.discard(object);
             let (ty, lv) = (call.ty, call.lvalue);
             return Ok(self.mk(TK::Comma(boxed(ov), boxed(call)), ty, lv, loc));
         }
         if matches!(object.kind, TK::ZeroInit) {
-            return err(loc, format!("call to non-static member function '{name}' from a static member function"));
+            return err(
+                loc,
+                format!(
+                    "call to non-static member function '{name}' from a static member function"
+                ),
+            );
         }
-        let object = self.to_class(object, class, loc)?;
-        Ok(self.call_result(Callee::Method { func: f, object: boxed(object) }, args, ret, loc))
+        let object = self.as_base(object, class, loc)?;
+        Ok(self.call_result(
+            Callee::Method {
+                func: f,
+                object: boxed(object),
+            },
+            args,
+            ret,
+            loc,
+        ))
     }
 
     fn indirect_call(&mut self, f: TExpr, args: &[Expr], loc: Loc) -> R<TExpr> {
@@ -1586,14 +2145,38 @@ impl<'p> Sema<'p> {
             _ => self.rvalue(f),
         };
         let Some(ft) = self.prog.types.pointee(f.ty) else {
-            return err(loc, format!("called object type '{}' is not a function or function pointer", self.name(f.ty)));
+            return err(
+                loc,
+                format!(
+                    "called object type '{}' is not a function or function pointer",
+                    self.name(f.ty)
+                ),
+            );
         };
-        let TyKind::Func { ret, params, variadic } = self.prog.types.kind(ft).clone() else {
-            return err(loc, format!("called object type '{}' is not a function or function pointer", self.name(f.ty)));
+        let TyKind::Func {
+            ret,
+            params,
+            variadic,
+        } = self.prog.types.kind(ft).clone()
+        else {
+            return err(
+                loc,
+                format!(
+                    "called object type '{}' is not a function or function pointer",
+                    self.name(f.ty)
+                ),
+            );
         };
         let targs = self.exprs(args)?;
         if targs.len() < params.len() || (targs.len() > params.len() && !variadic) {
-            return err(loc, format!("call expects {} argument(s), {} given", params.len(), targs.len()));
+            return err(
+                loc,
+                format!(
+                    "call expects {} argument(s), {} given",
+                    params.len(),
+                    targs.len()
+                ),
+            );
         }
         let args = self.convert_args_to(&params, targs, loc)?;
         Ok(self.call_result(Callee::Indirect(boxed(f)), args, ret, loc))
@@ -1606,9 +2189,18 @@ impl<'p> Sema<'p> {
             return err(loc, "expression is not assignable");
         }
         if self.prog.types.is_const(e.ty) {
-            return err(loc, format!("cannot assign to a variable of const-qualified type '{}'", self.name(e.ty)));
+            return err(
+                loc,
+                format!(
+                    "cannot assign to a variable of const-qualified type '{}'",
+                    self.name(e.ty)
+                ),
+            );
         }
-        if matches!(self.prog.types.kind(e.ty), TyKind::Array(..) | TyKind::Func { .. }) {
+        if matches!(
+            self.prog.types.kind(e.ty),
+            TyKind::Array(..) | TyKind::Func { .. }
+        ) {
             return err(loc, "array type is not assignable");
         }
         Ok(())
@@ -1646,7 +2238,13 @@ impl<'p> Sema<'p> {
             UnOp::Deref => {
                 let t = self.rexpr(x)?;
                 let Some(p) = self.prog.types.pointee(t.ty) else {
-                    return err(loc, format!("indirection requires pointer operand ('{}' invalid)", self.name(t.ty)));
+                    return err(
+                        loc,
+                        format!(
+                            "indirection requires pointer operand ('{}' invalid)",
+                            self.name(t.ty)
+                        ),
+                    );
                 };
                 if self.prog.types.is_void(p) {
                     return err(loc, "indirection through 'void*'");
@@ -1663,9 +2261,19 @@ impl<'p> Sema<'p> {
             }
             UnOp::Neg | UnOp::Plus | UnOp::BitNot => {
                 let t = self.rexpr(x)?;
-                let ok = if op == UnOp::BitNot { self.prog.types.is_integral(t.ty) } else { self.prog.types.is_arithmetic(t.ty) };
+                let ok = if op == UnOp::BitNot {
+                    self.prog.types.is_integral(t.ty)
+                } else {
+                    self.prog.types.is_arithmetic(t.ty)
+                };
                 if !ok {
-                    return err(loc, format!("invalid argument type '{}' to unary expression", self.name(t.ty)));
+                    return err(
+                        loc,
+                        format!(
+                            "invalid argument type '{}' to unary expression",
+                            self.name(t.ty)
+                        ),
+                    );
                 }
                 let t = self.promote(t);
                 let ty = t.ty;
@@ -1682,14 +2290,21 @@ impl<'p> Sema<'p> {
                     (_, UnOp::Plus) => return Ok(t),
                     _ => {}
                 }
-                let k = if op == UnOp::Neg { UnaryOp::Minus } else { UnaryOp::Not };
+                let k = if op == UnOp::Neg {
+                    UnaryOp::Minus
+                } else {
+                    UnaryOp::Not
+                };
                 Ok(self.mk(TK::Unary(k, boxed(t)), ty, false, loc))
             }
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
                 let t = self.expr(x)?;
                 self.check_modifiable(&t, loc)?;
                 if !(self.prog.types.is_arithmetic(t.ty) || self.prog.types.is_ptr(t.ty)) {
-                    return err(loc, format!("cannot increment value of type '{}'", self.name(t.ty)));
+                    return err(
+                        loc,
+                        format!("cannot increment value of type '{}'", self.name(t.ty)),
+                    );
                 }
                 if self.prog.types.is_bool(t.ty) {
                     return err(loc, "incrementing a bool is not allowed in C++17");
@@ -1698,7 +2313,16 @@ impl<'p> Sema<'p> {
                 let prefix = matches!(op, UnOp::PreInc | UnOp::PreDec);
                 let ty = t.ty;
                 let rty = if prefix { ty } else { self.unqual(ty) };
-                Ok(self.mk(TK::IncDec { inc, prefix, expr: boxed(t) }, rty, prefix, loc))
+                Ok(self.mk(
+                    TK::IncDec {
+                        inc,
+                        prefix,
+                        expr: boxed(t),
+                    },
+                    rty,
+                    prefix,
+                    loc,
+                ))
             }
         }
     }
@@ -1707,7 +2331,7 @@ impl<'p> Sema<'p> {
         match op {
             BinOp::Comma => {
                 let a = self.expr(l)?;
-                let a = self.to_void(a);
+                let a = self.discard(a);
                 let b = self.expr(r)?;
                 let (ty, lv) = (b.ty, b.lvalue);
                 Ok(self.mk(TK::Comma(boxed(a), boxed(b)), ty, lv, loc))
@@ -1716,7 +2340,11 @@ impl<'p> Sema<'p> {
                 let a = self.condition(l)?;
                 let b = self.condition(r)?;
                 let bt = self.t(Builtin::Bool);
-                let k = if op == BinOp::LogAnd { TK::LogAnd(boxed(a), boxed(b)) } else { TK::LogOr(boxed(a), boxed(b)) };
+                let k = if op == BinOp::LogAnd {
+                    TK::LogAnd(boxed(a), boxed(b))
+                } else {
+                    TK::LogOr(boxed(a), boxed(b))
+                };
                 Ok(self.mk(k, bt, false, loc))
             }
             BinOp::Assign => {
@@ -1731,18 +2359,48 @@ impl<'p> Sema<'p> {
                 self.check_modifiable(&a, loc)?;
                 let bop = arith_op(aop);
                 if self.prog.types.is_ptr(a.ty) {
-                    if !matches!(aop, ast::ArithOp::Add | ast::ArithOp::Sub) || !self.prog.types.is_integral(b.ty) {
+                    if !matches!(aop, ast::ArithOp::Add | ast::ArithOp::Sub)
+                        || !self.prog.types.is_integral(b.ty)
+                    {
                         return err(loc, "invalid operands to compound assignment on a pointer");
                     }
                     let ty = a.ty;
-                    return Ok(self.mk(TK::CompoundAssign { op: bop, lhs: boxed(a), rhs: boxed(b), comp: ty, ptr: true }, ty, true, loc));
+                    return Ok(self.mk(
+                        TK::CompoundAssign {
+                            op: bop,
+                            lhs: boxed(a),
+                            rhs: boxed(b),
+                            comp: ty,
+                            ptr: true,
+                        },
+                        ty,
+                        true,
+                        loc,
+                    ));
                 }
                 if !self.prog.types.is_arithmetic(a.ty) || !self.prog.types.is_arithmetic(b.ty) {
-                    return err(loc, format!("invalid operands to compound assignment ('{}' and '{}')", self.name(a.ty), self.name(b.ty)));
+                    return err(
+                        loc,
+                        format!(
+                            "invalid operands to compound assignment ('{}' and '{}')",
+                            self.name(a.ty),
+                            self.name(b.ty)
+                        ),
+                    );
                 }
                 let is_shift = matches!(aop, ast::ArithOp::Shl | ast::ArithOp::Shr);
-                let is_int_only = matches!(aop, ast::ArithOp::Rem | ast::ArithOp::Shl | ast::ArithOp::Shr | ast::ArithOp::BitAnd | ast::ArithOp::BitOr | ast::ArithOp::BitXor);
-                if is_int_only && !(self.prog.types.is_integral(a.ty) && self.prog.types.is_integral(b.ty)) {
+                let is_int_only = matches!(
+                    aop,
+                    ast::ArithOp::Rem
+                        | ast::ArithOp::Shl
+                        | ast::ArithOp::Shr
+                        | ast::ArithOp::BitAnd
+                        | ast::ArithOp::BitOr
+                        | ast::ArithOp::BitXor
+                );
+                if is_int_only
+                    && !(self.prog.types.is_integral(a.ty) && self.prog.types.is_integral(b.ty))
+                {
                     return err(loc, "invalid operands to an integer compound assignment");
                 }
                 let comp = if is_shift {
@@ -1754,7 +2412,18 @@ impl<'p> Sema<'p> {
                 };
                 let b = self.arith_convert(b, comp);
                 let ty = a.ty;
-                Ok(self.mk(TK::CompoundAssign { op: bop, lhs: boxed(a), rhs: boxed(b), comp, ptr: false }, ty, true, loc))
+                Ok(self.mk(
+                    TK::CompoundAssign {
+                        op: bop,
+                        lhs: boxed(a),
+                        rhs: boxed(b),
+                        comp,
+                        ptr: false,
+                    },
+                    ty,
+                    true,
+                    loc,
+                ))
             }
             _ => {
                 let a = self.rexpr(l)?;
@@ -1778,7 +2447,13 @@ impl<'p> Sema<'p> {
                 .filter(|&m| self.prog.func(m).ident == "operator=")
                 .collect();
             let obj_const = self.prog.types.is_const(a.ty);
-            let f = self.resolve_overload(&cands, std::slice::from_ref(&b), Some(obj_const), "operator=", loc)?;
+            let f = self.resolve_overload(
+                &cands,
+                std::slice::from_ref(&b),
+                Some(obj_const),
+                "operator=",
+                loc,
+            )?;
             self.use_func(f, loc)?;
             if let Some(m) = self.member_access_error(f) {
                 return err(loc, m);
@@ -1792,7 +2467,15 @@ impl<'p> Sema<'p> {
             }
             let args = self.convert_args(f, vec![b], loc)?;
             let ret = self.prog.func(f).ret;
-            return Ok(self.call_result(Callee::Method { func: f, object: boxed(a) }, args, ret, loc));
+            return Ok(self.call_result(
+                Callee::Method {
+                    func: f,
+                    object: boxed(a),
+                },
+                args,
+                ret,
+                loc,
+            ));
         }
         self.check_modifiable(&a, loc)?;
         let to = a.ty;
@@ -1819,31 +2502,72 @@ impl<'p> Sema<'p> {
                         return err(loc, "arithmetic on a pointer to an incomplete type");
                     };
                     let lt = self.t(Builtin::Long);
-                    return Ok(self.mk(TK::PtrDiff { lhs: boxed(a), rhs: boxed(b), elem_size: size }, lt, false, loc));
+                    return Ok(self.mk(
+                        TK::PtrDiff {
+                            lhs: boxed(a),
+                            rhs: boxed(b),
+                            elem_size: size,
+                        },
+                        lt,
+                        false,
+                        loc,
+                    ));
                 }
                 let (p, n) = if ap { (a, b) } else { (b, a) };
                 if !ap && op == BinOp::Sub {
                     return err(loc, "invalid operands: integer minus pointer");
                 }
                 if !self.prog.types.is_integral(n.ty) {
-                    return err(loc, format!("invalid operands to pointer arithmetic ('{}')", self.name(n.ty)));
+                    return err(
+                        loc,
+                        format!(
+                            "invalid operands to pointer arithmetic ('{}')",
+                            self.name(n.ty)
+                        ),
+                    );
                 }
                 let pointee = self.prog.types.pointee(p.ty).expect("ptr");
                 if self.prog.size_of(pointee).is_none() {
                     return err(loc, "arithmetic on a pointer to an incomplete type");
                 }
                 let pt = p.ty;
-                Ok(self.mk(TK::PtrOffset { ptr: boxed(p), offset: boxed(n), negate: op == BinOp::Sub }, pt, false, loc))
+                Ok(self.mk(
+                    TK::PtrOffset {
+                        ptr: boxed(p),
+                        offset: boxed(n),
+                        negate: op == BinOp::Sub,
+                    },
+                    pt,
+                    false,
+                    loc,
+                ))
             }
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Rem | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
-                let int_only = matches!(op, BinOp::Rem | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor);
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Div
+            | BinOp::Rem
+            | BinOp::BitAnd
+            | BinOp::BitOr
+            | BinOp::BitXor => {
+                let int_only = matches!(
+                    op,
+                    BinOp::Rem | BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor
+                );
                 let ok = if int_only {
                     types.is_integral(a.ty) && types.is_integral(b.ty)
                 } else {
                     types.is_arithmetic(a.ty) && types.is_arithmetic(b.ty)
                 };
                 if !ok {
-                    return err(loc, format!("invalid operands to binary expression ('{}' and '{}')", self.name(a.ty), self.name(b.ty)));
+                    return err(
+                        loc,
+                        format!(
+                            "invalid operands to binary expression ('{}' and '{}')",
+                            self.name(a.ty),
+                            self.name(b.ty)
+                        ),
+                    );
                 }
                 let ct = self.common_type(a.ty, b.ty);
                 let a = self.arith_convert(a, ct);
@@ -1868,13 +2592,24 @@ impl<'p> Sema<'p> {
             }
             BinOp::Shl | BinOp::Shr => {
                 if !(types.is_integral(a.ty) && types.is_integral(b.ty)) {
-                    return err(loc, format!("invalid operands to shift ('{}' and '{}')", self.name(a.ty), self.name(b.ty)));
+                    return err(
+                        loc,
+                        format!(
+                            "invalid operands to shift ('{}' and '{}')",
+                            self.name(a.ty),
+                            self.name(b.ty)
+                        ),
+                    );
                 }
                 let a = self.promote(a);
                 let ct = a.ty;
                 let b = self.promote(b);
                 let b = self.arith_convert(b, ct);
-                let bop = if op == BinOp::Shl { BinaryOp::Shl } else { BinaryOp::Shr };
+                let bop = if op == BinOp::Shl {
+                    BinaryOp::Shl
+                } else {
+                    BinaryOp::Shr
+                };
                 if let (TK::Int(x), TK::Int(y)) = (&a.kind, &b.kind)
                     && let Some(v) = fold(bop, *x, *y)
                 {
@@ -1900,7 +2635,9 @@ impl<'p> Sema<'p> {
                     let b = self.arith_convert(b, ct);
                     return Ok(self.mk(TK::Cmp(pred, boxed(a), boxed(b)), bt, false, loc));
                 }
-                let is_nullish = |s: &Self, e: &TExpr| s.is_null_constant(e) || matches!(s.prog.types.kind(e.ty), TyKind::Nullptr);
+                let is_nullish = |s: &Self, e: &TExpr| {
+                    s.is_null_constant(e) || matches!(s.prog.types.kind(e.ty), TyKind::Nullptr)
+                };
                 let (a, b) = if ap && !bp && is_nullish(self, &b) {
                     let t = a.ty;
                     let b = self.standard_conversion(b, t, loc, false)?;
@@ -1918,10 +2655,24 @@ impl<'p> Sema<'p> {
                         let a = self.standard_conversion(a, tb, loc, false)?;
                         (a, b)
                     } else {
-                        return err(loc, format!("comparison of distinct pointer types ('{}' and '{}')", self.name(ta), self.name(tb)));
+                        return err(
+                            loc,
+                            format!(
+                                "comparison of distinct pointer types ('{}' and '{}')",
+                                self.name(ta),
+                                self.name(tb)
+                            ),
+                        );
                     }
                 } else {
-                    return err(loc, format!("invalid operands to comparison ('{}' and '{}')", self.name(a.ty), self.name(b.ty)));
+                    return err(
+                        loc,
+                        format!(
+                            "invalid operands to comparison ('{}' and '{}')",
+                            self.name(a.ty),
+                            self.name(b.ty)
+                        ),
+                    );
                 };
                 Ok(self.mk(TK::Cmp(pred, boxed(a), boxed(b)), bt, false, loc))
             }
@@ -1936,7 +2687,14 @@ impl<'p> Sema<'p> {
         let void = self.t(Builtin::Void);
         let a_throw = matches!(a.kind, TK::Throw(_));
         let b_throw = matches!(b.kind, TK::Throw(_));
-        let mk_cond = |s: &mut Self, a: TExpr, b: TExpr, ty: Ty, lv: bool| s.mk(TK::Cond(boxed(cond.clone()), boxed(a), boxed(b)), ty, lv, loc);
+        let mk_cond = |s: &mut Self, a: TExpr, b: TExpr, ty: Ty, lv: bool| {
+            s.mk(
+                TK::Cond(boxed(cond.clone()), boxed(a), boxed(b)),
+                ty,
+                lv,
+                loc,
+            )
+        };
         if a_throw || b_throw {
             let (other, _) = if a_throw { (&b, &a) } else { (&a, &b) };
             if a_throw && b_throw {
@@ -1947,10 +2705,18 @@ impl<'p> Sema<'p> {
             let (a, b) = if lv {
                 (a, b)
             } else if a_throw {
-                let b = if self.prog.types.is_class(b.ty) { b } else { self.rvalue(b) };
+                let b = if self.prog.types.is_class(b.ty) {
+                    b
+                } else {
+                    self.rvalue(b)
+                };
                 (a, b)
             } else {
-                let a = if self.prog.types.is_class(a.ty) { a } else { self.rvalue(a) };
+                let a = if self.prog.types.is_class(a.ty) {
+                    a
+                } else {
+                    self.rvalue(a)
+                };
                 (a, b)
             };
             let ty = if lv { ty } else { self.unqual(ty) };
@@ -1962,7 +2728,10 @@ impl<'p> Sema<'p> {
             }
             return Ok(mk_cond(self, a, b, void, false));
         }
-        let (ac, bc) = (self.prog.types.class_of(a.ty), self.prog.types.class_of(b.ty));
+        let (ac, bc) = (
+            self.prog.types.class_of(a.ty),
+            self.prog.types.class_of(b.ty),
+        );
         if ac.is_some() || bc.is_some() {
             if ac != bc {
                 return unsupported(loc, "'?:' with operands of different class types");
@@ -1976,7 +2745,11 @@ impl<'p> Sema<'p> {
             let b = self.convert(b, ua, loc)?;
             return Ok(mk_cond(self, a, b, ua, false));
         }
-        if a.lvalue && b.lvalue && a.ty == b.ty && !matches!(self.prog.types.kind(a.ty), TyKind::Array(..)) {
+        if a.lvalue
+            && b.lvalue
+            && a.ty == b.ty
+            && !matches!(self.prog.types.kind(a.ty), TyKind::Array(..))
+        {
             let ty = a.ty;
             return Ok(mk_cond(self, a, b, ty, true));
         }
@@ -2001,12 +2774,19 @@ impl<'p> Sema<'p> {
             let a = self.standard_conversion(a, tb, loc, false)?;
             return Ok(mk_cond(self, a, b, tb, false));
         }
-        err(loc, format!("incompatible operand types ('{}' and '{}')", self.name(ta), self.name(tb)))
+        err(
+            loc,
+            format!(
+                "incompatible operand types ('{}' and '{}')",
+                self.name(ta),
+                self.name(tb)
+            ),
+        )
     }
 
     fn explicit_cast(&mut self, x: TExpr, to: Ty, style: CastStyle, loc: Loc) -> R<TExpr> {
         if self.prog.types.is_void(to) {
-            return Ok(self.to_void(x));
+            return Ok(self.discard(x));
         }
         if let Some(referee) = self.prog.types.referee(to) {
             // Reference casts: same type, base, or (static) derived.
@@ -2018,26 +2798,58 @@ impl<'p> Sema<'p> {
             if ru == xu {
                 return Ok(TExpr { ty: referee, ..x });
             }
-            if let (Some(xc), Some(rc)) = (self.prog.types.class_of(xu), self.prog.types.class_of(ru)) {
+            if let (Some(xc), Some(rc)) =
+                (self.prog.types.class_of(xu), self.prog.types.class_of(ru))
+            {
                 if let Some(path) = self.base_path(xc, rc) {
-                    let rt = self.prog.types.with_const(ru, self.prog.types.is_const(referee));
-                    return Ok(self.mk(TK::ToBase { expr: boxed(x), path }, rt, true, loc));
+                    let rt = self
+                        .prog
+                        .types
+                        .with_const(ru, self.prog.types.is_const(referee));
+                    return Ok(self.mk(
+                        TK::ToBase {
+                            expr: boxed(x),
+                            path,
+                        },
+                        rt,
+                        true,
+                        loc,
+                    ));
                 }
                 if let Some(path) = self.base_path(rc, xc) {
                     let xp = self.prog.types.ptr(x.ty);
                     let addr = self.mk(TK::AddrOf(boxed(x)), xp, false, loc);
                     let rp = self.prog.types.ptr(referee);
-                    let down = self.mk(TK::Cast(Conv::BaseToDerived(path), boxed(addr)), rp, false, loc);
+                    let down = self.mk(
+                        TK::Cast(Conv::BaseToDerived(path), boxed(addr)),
+                        rp,
+                        false,
+                        loc,
+                    );
                     return Ok(self.mk(TK::Deref(boxed(down)), referee, true, loc));
                 }
             }
-            return unsupported(loc, format!("cast from '{}' to '{}&'", self.name(x.ty), self.name(referee)));
+            return unsupported(
+                loc,
+                format!(
+                    "cast from '{}' to '{}&'",
+                    self.name(x.ty),
+                    self.name(referee)
+                ),
+            );
         }
         if self.prog.types.is_class(to) {
             return self.init_from_args(to, vec![x], true, false, loc);
         }
         if self.prog.types.is_class(x.ty) {
-            return err(loc, format!("cannot convert '{}' to '{}'", self.name(x.ty), self.name(to)));
+            return err(
+                loc,
+                format!(
+                    "cannot convert '{}' to '{}'",
+                    self.name(x.ty),
+                    self.name(to)
+                ),
+            );
         }
         let x = self.rvalue(x);
         let to_u = self.unqual(to);
@@ -2066,7 +2878,12 @@ impl<'p> Sema<'p> {
 /// A member named on an object: a value (field, static) or member functions bound to it.
 pub enum Member {
     Value(TExpr),
-    Bound { object: TExpr, path: BasePath, class: ClassId, funcs: Vec<FuncId> },
+    Bound {
+        object: TExpr,
+        path: BasePath,
+        class: ClassId,
+        funcs: Vec<FuncId>,
+    },
 }
 
 fn arith_op(op: ast::ArithOp) -> BinaryOp {

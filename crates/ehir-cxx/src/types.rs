@@ -107,7 +107,10 @@ impl TypeTable {
     }
 
     pub fn is_floating(&self, t: Ty) -> bool {
-        matches!(self.kind(t), TyKind::Builtin(Builtin::Float | Builtin::Double))
+        matches!(
+            self.kind(t),
+            TyKind::Builtin(Builtin::Float | Builtin::Double)
+        )
     }
 
     pub fn is_arithmetic(&self, t: Ty) -> bool {
@@ -156,7 +159,12 @@ impl TypeTable {
         matches!(
             self.kind(t),
             TyKind::Builtin(
-                Builtin::Char | Builtin::SChar | Builtin::Short | Builtin::Int | Builtin::Long | Builtin::LongLong
+                Builtin::Char
+                    | Builtin::SChar
+                    | Builtin::Short
+                    | Builtin::Int
+                    | Builtin::Long
+                    | Builtin::LongLong
             )
         )
     }
@@ -185,7 +193,11 @@ pub fn builtin_size_align(b: Builtin) -> (u64, u64) {
         Builtin::Bool | Builtin::Char | Builtin::SChar | Builtin::UChar => (1, 1),
         Builtin::Short | Builtin::UShort => (2, 2),
         Builtin::Int | Builtin::UInt | Builtin::Float => (4, 4),
-        Builtin::Long | Builtin::ULong | Builtin::LongLong | Builtin::ULongLong | Builtin::Double => (8, 8),
+        Builtin::Long
+        | Builtin::ULong
+        | Builtin::LongLong
+        | Builtin::ULongLong
+        | Builtin::Double => (8, 8),
     }
 }
 

@@ -216,10 +216,25 @@ fn build_07_or_31(kind: CleanupKind) -> String {
     b.store(v, retval, 0);
     let r = b.load(retval, 0);
     b.emit_return(Some(r));
-    assert_eq!(b.branch_exits().len(), 3, "continue, break, return recorded");
-    assert_eq!(b.branch_exits()[0].cleanups.len(), 1, "continue leaves the cleanup");
-    assert_eq!(b.branch_exits()[1].cleanups.len(), 1, "break leaves the cleanup");
-    assert!(b.branch_exits()[2].cleanups.is_empty(), "return leaves none");
+    assert_eq!(
+        b.branch_exits().len(),
+        3,
+        "continue, break, return recorded"
+    );
+    assert_eq!(
+        b.branch_exits()[0].cleanups.len(),
+        1,
+        "continue leaves the cleanup"
+    );
+    assert_eq!(
+        b.branch_exits()[1].cleanups.len(),
+        1,
+        "break leaves the cleanup"
+    );
+    assert!(
+        b.branch_exits()[2].cleanups.is_empty(),
+        "return leaves none"
+    );
     let f = b.finish().expect("builds");
     function_to_string(&ctx, &f)
 }

@@ -31,7 +31,12 @@ fn corpus() -> Vec<PathBuf> {
         .expect("tests/cxx exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
-        .filter(|p| !p.file_name().unwrap_or_default().to_string_lossy().starts_with("mixed-"))
+        .filter(|p| {
+            !p.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .starts_with("mixed-")
+        })
         .collect();
     files.sort();
     files
@@ -44,7 +49,10 @@ fn require_tool(name: &str) {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    assert!(ok, "`{name}` is required by the C++ corpus tests but was not found on PATH");
+    assert!(
+        ok,
+        "`{name}` is required by the C++ corpus tests but was not found on PATH"
+    );
 }
 
 /// Runs an executable, stdin closed, stdout captured (a pipe: fully buffered, as in CI).
@@ -86,9 +94,8 @@ fn gxx(src: &Path, dir: &Path) -> Observed {
 fn compile(src: &Path) -> Result<ehir_core::Module, String> {
     let text = std::fs::read_to_string(src).expect("readable");
     let name = src.to_string_lossy();
-    let module = ehir_cxx::compile(&name, &text).map_err(|ds| {
-        ehir_core::SourceFile::new(&name, &text).render_all(&ds)
-    })?;
+    let module = ehir_cxx::compile(&name, &text)
+        .map_err(|ds| ehir_core::SourceFile::new(&name, &text).render_all(&ds))?;
     ehir_core::verifier::verify_module(&module).map_err(|ds| {
         format!(
             "structured CIR does not verify:\n{}",
@@ -102,7 +109,10 @@ fn interpret(module: &ehir_core::Module) -> Result<Observed, String> {
     let out = ehir_interp::run_module(module, &ehir_interp::RunConfig::default())
         .map_err(|e| format!("interpreter: {e}"))?;
     if let Some(e) = &out.runtime_error {
-        return Err(format!("interpreter runtime error: {} in {}", e.message, e.function));
+        return Err(format!(
+            "interpreter runtime error: {} in {}",
+            e.message, e.function
+        ));
     }
     Ok(Observed {
         stdout: out.stdout,
@@ -112,7 +122,8 @@ fn interpret(module: &ehir_core::Module) -> Result<Observed, String> {
 
 fn lowered(module: &ehir_core::Module, phase: Phase) -> Result<ehir_core::Module, String> {
     let mut m = module.clone();
-    ehir_passes::lower_to(&mut m, phase).map_err(|e| format!("lowering to {}: {e}", phase.name()))?;
+    ehir_passes::lower_to(&mut m, phase)
+        .map_err(|e| format!("lowering to {}: {e}", phase.name()))?;
     Ok(m)
 }
 
@@ -120,7 +131,15 @@ fn built(module: &ehir_core::Module, src: &Path, dir: &Path) -> Result<Observed,
     let itanium = lowered(module, Phase::Itanium)?;
     let name = src.to_string_lossy();
     let ll = ehir_llvm::module_to_llvm_text(&itanium, &name, &ehir_llvm::EmitOptions::default())
-        .map_err(|ds| format!("emit-llvm: {}", ds.0.iter().map(|d| d.message.clone()).collect::<Vec<_>>().join("; ")))?;
+        .map_err(|ds| {
+            format!(
+                "emit-llvm: {}",
+                ds.0.iter()
+                    .map(|d| d.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
+        })?;
     let ll_path = dir.join("ehir.ll");
     std::fs::write(&ll_path, ll).expect("writable");
     let obj = dir.join("ehir.o");
@@ -131,8 +150,10 @@ fn built(module: &ehir_core::Module, src: &Path, dir: &Path) -> Result<Observed,
         cxx: PathBuf::from("g++"),
         opt_level: 0,
     };
-    tc.compile(&ll_path, &obj, dir).map_err(|e| format!("llc: {e}"))?;
-    tc.link(&[obj], &[], &exe).map_err(|e| format!("link: {e}"))?;
+    tc.compile(&ll_path, &obj, dir)
+        .map_err(|e| format!("llc: {e}"))?;
+    tc.link(&[obj], &[], &exe)
+        .map_err(|e| format!("link: {e}"))?;
     Ok(run_exe(&exe))
 }
 
@@ -157,7 +178,11 @@ fn check(src: &Path, mode: Mode) -> Result<(), String> {
     match mode {
         Mode::Structured => results.push(("structured".into(), interpret(&module)?)),
         Mode::Flat | Mode::Itanium => {
-            let phase = if mode == Mode::Flat { Phase::Flat } else { Phase::Itanium };
+            let phase = if mode == Mode::Flat {
+                Phase::Flat
+            } else {
+                Phase::Itanium
+            };
             let m = lowered(&module, phase)?;
             results.push((phase.name().into(), interpret(&m)?));
         }
@@ -187,26 +212,38 @@ fn run_corpus(mode: Mode, label: &str) {
     assert!(files.len() >= 60, "the corpus has {} programs", files.len());
     let next = Mutex::new(0usize);
     let failures = Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).min(4);
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(4);
     std::thread::scope(|s| {
         for _ in 0..workers {
-            s.spawn(|| loop {
-                let i = {
-                    let mut n = next.lock().expect("lock");
-                    let i = *n;
-                    *n += 1;
-                    i
-                };
-                let Some(f) = files.get(i) else { break };
-                let r = std::panic::catch_unwind(|| check(f, mode)).unwrap_or_else(|p| {
-                    Err(format!(
-                        "panicked: {}",
-                        p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
-                    ))
-                });
-                if let Err(e) = r {
-                    let name = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
-                    failures.lock().expect("lock").push((name, e));
+            s.spawn(|| {
+                loop {
+                    let i = {
+                        let mut n = next.lock().expect("lock");
+                        let i = *n;
+                        *n += 1;
+                        i
+                    };
+                    let Some(f) = files.get(i) else { break };
+                    let r = std::panic::catch_unwind(|| check(f, mode)).unwrap_or_else(|p| {
+                        Err(format!(
+                            "panicked: {}",
+                            p.downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                                .unwrap_or_default()
+                        ))
+                    });
+                    if let Err(e) = r {
+                        let name = f
+                            .file_name()
+                            .unwrap_or_default()
+                            .to_string_lossy()
+                            .into_owned();
+                        failures.lock().expect("lock").push((name, e));
+                    }
                 }
             });
         }
@@ -220,7 +257,10 @@ fn run_corpus(mode: Mode, label: &str) {
     );
     if !failures.is_empty() {
         let names: Vec<&str> = failures.iter().map(|(n, _)| n.as_str()).collect();
-        let details: Vec<String> = failures.iter().map(|(n, e)| format!("=== {n}\n{e}")).collect();
+        let details: Vec<String> = failures
+            .iter()
+            .map(|(n, e)| format!("=== {n}\n{e}"))
+            .collect();
         panic!(
             "{label}: {} of {} programs differ from g++: {}\n{}",
             failures.len(),
@@ -229,6 +269,96 @@ fn run_corpus(mode: Mode, label: &str) {
             details.join("\n")
         );
     }
+}
+
+/// The mixed-object pairs of `tests/cxx/mixed`: `X.cpp` (built by ehir) and
+/// `X.gxx.cpp` (built by g++).
+fn mixed_pairs() -> Vec<(PathBuf, PathBuf)> {
+    let dir = corpus_dir().join("mixed");
+    let mut pairs: Vec<(PathBuf, PathBuf)> = std::fs::read_dir(&dir)
+        .expect("tests/cxx/mixed exists")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            n.ends_with(".cpp") && !n.ends_with(".gxx.cpp")
+        })
+        .map(|p| {
+            let g = p.with_extension("gxx.cpp");
+            (p, g)
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+/// An object built by ehir linked with one built by g++ behaves like both built by g++.
+fn check_mixed(ehir_src: &Path, gxx_src: &Path) -> Result<(), String> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path();
+    let oracle = dir.join("oracle.exe");
+    let out = Command::new("g++")
+        .args(["-std=c++14", "-w", "-O0", "-o"])
+        .arg(&oracle)
+        .arg(ehir_src)
+        .arg(gxx_src)
+        .output()
+        .expect("g++ runs");
+    if !out.status.success() {
+        return Err(format!("g++ rejected the pair:\n{}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let expected = run_exe(&oracle);
+    let module = compile(ehir_src)?;
+    let itanium = lowered(&module, Phase::Itanium)?;
+    let name = ehir_src.to_string_lossy();
+    let ll = ehir_llvm::module_to_llvm_text(&itanium, &name, &ehir_llvm::EmitOptions::default())
+        .map_err(|ds| format!("emit-llvm: {:?}", ds.0.iter().map(|d| &d.message).collect::<Vec<_>>()))?;
+    let ll_path = dir.join("ehir.ll");
+    std::fs::write(&ll_path, ll).expect("writable");
+    let tc = ehir_llvm::Toolchain {
+        llc: ehir_llvm::find_tool(ehir_llvm::Tool::Llc, None).map_err(|e| e.to_string())?,
+        opt: None,
+        cxx: PathBuf::from("g++"),
+        opt_level: 0,
+    };
+    let ehir_obj = dir.join("ehir.o");
+    tc.compile(&ll_path, &ehir_obj, dir).map_err(|e| format!("llc: {e}"))?;
+    let gxx_obj = dir.join("gxx.o");
+    let out = Command::new("g++")
+        .args(["-std=c++14", "-w", "-O0", "-c", "-o"])
+        .arg(&gxx_obj)
+        .arg(gxx_src)
+        .output()
+        .expect("g++ runs");
+    if !out.status.success() {
+        return Err(format!("g++ -c failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+    }
+    let exe = dir.join("mixed.exe");
+    tc.link(&[ehir_obj, gxx_obj], &[], &exe).map_err(|e| format!("link: {e}"))?;
+    let got = run_exe(&exe);
+    if got != expected {
+        return Err(format!(
+            "mixed build differs from g++\n--- g++ ---\n{}--- ehir + g++ ---\n{}",
+            show(&expected),
+            show(&got)
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn mixed_objects_interoperate_with_gxx() {
+    require_tool("g++");
+    let pairs = mixed_pairs();
+    assert!(pairs.len() >= 2, "mixed-object tests missing");
+    let mut failures = Vec::new();
+    for (e, g) in &pairs {
+        assert!(g.exists(), "{} has no g++ half {}", e.display(), g.display());
+        if let Err(msg) = check_mixed(e, g) {
+            failures.push(format!("=== {}\n{msg}", e.display()));
+        }
+    }
+    println!("mixed: {} of {} pairs match g++", pairs.len() - failures.len(), pairs.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

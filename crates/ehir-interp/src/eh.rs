@@ -74,8 +74,14 @@ impl<'m> Machine<'m> {
         allowed.iter().any(|t| self.catch_adjust(t, exn).is_some())
     }
 
-    /// Records the pointer the selected handler receives (libstdc++'s `adjustedPtr`).
-    pub(crate) fn set_adjusted(&mut self, exn: u32, adjust: Adjust) -> Result<u64, Stop> {
+    /// Records the handler selected for `exn` (its catch type, `None` for catch-all) and
+    /// the pointer it receives (libstdc++'s `adjustedPtr`).
+    pub(crate) fn select_handler(
+        &mut self,
+        exn: u32,
+        adjust: Adjust,
+        handler: Option<String>,
+    ) -> Result<u64, Stop> {
         let Some(object) = self.rt.get(exn).map(|e| e.object) else {
             return Err(self.error(format!("unknown exception exn#{exn}")));
         };
@@ -91,6 +97,7 @@ impl<'m> Machine<'m> {
         };
         if let Some(e) = self.rt.get_mut(exn) {
             e.adjusted = adjusted;
+            e.handler = handler;
         }
         Ok(adjusted)
     }
@@ -195,9 +202,14 @@ impl<'m> Machine<'m> {
     pub(crate) fn begin_catch(&mut self, exn: u32) -> u64 {
         let adjusted = self.rt.begin_catch(exn);
         if self.config.record_trace {
+            let handler = match self.rt.get(exn).and_then(|e| e.handler.as_deref()) {
+                Some(h) => cxx_types::display_mangled(h),
+                None => "...".to_string(),
+            };
             self.trace.push(Event::Catch {
                 id: exn,
                 ty: self.exn_display(exn),
+                handler,
             });
         }
         adjusted
@@ -318,12 +330,12 @@ impl<'m> Machine<'m> {
                 HandlerKey::Catch(attr) => {
                     let Some(ty) = self.attr_type(*attr) else { continue };
                     if let Some(adjust) = self.catch_adjust(&ty, exn) {
-                        self.set_adjusted(exn, adjust)?;
+                        self.select_handler(exn, adjust, Some(ty))?;
                         return self.jump(succ, Some(u64::from(exn)));
                     }
                 }
                 HandlerKey::CatchAll => {
-                    self.set_adjusted(exn, Adjust::Object(0))?;
+                    self.select_handler(exn, Adjust::Object(0), None)?;
                     return self.jump(succ, Some(u64::from(exn)));
                 }
                 HandlerKey::Unwind => return self.jump(succ, Some(u64::from(exn))),
@@ -360,15 +372,15 @@ impl<'m> Machine<'m> {
             let OpKind::CatchPad { type_desc, .. } = *func.dfg.kind(pad) else {
                 return Err(self.error("a catchswitch handler must start with cir.catchpad".into()));
             };
-            let adjust = match type_desc.expand() {
-                None => Some(Adjust::Object(0)),
+            let (adjust, handler) = match type_desc.expand() {
+                None => (Some(Adjust::Object(0)), None),
                 Some(desc) => {
                     let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(desc));
-                    self.catch_adjust(&ty, exn)
+                    (self.catch_adjust(&ty, exn), Some(ty))
                 }
             };
             if let Some(adjust) = adjust {
-                self.set_adjusted(exn, adjust)?;
+                self.select_handler(exn, adjust, handler)?;
                 return self.jump(s, Some(u64::from(exn)));
             }
         }
@@ -713,8 +725,10 @@ impl<'m> Machine<'m> {
             (Some((adjust, None)), _) => {
                 // Which clause matched decides the type id.
                 let adjust = *adjust;
-                self.set_adjusted(exn, adjust)?;
                 let sym = self.matching_clause(block, exn);
+                let handler =
+                    sym.map(|s| cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(s)));
+                self.select_handler(exn, adjust, handler)?;
                 self.typeid(sym)
             }
             (Some((_, Some(filter))), _) => {

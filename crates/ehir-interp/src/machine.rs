@@ -86,7 +86,7 @@ pub(crate) enum CtrlState {
     /// The body of a `cir.try`.
     TryBody,
     /// A catch handler of a `cir.try`, holding the caught exception.
-    Catch { exn: u32, adjusted: u64 },
+    Catch { adjusted: u64 },
     /// The `unwind` handler of a `cir.try`, while the exception keeps unwinding.
     UnwindRegion { exn: u32 },
     /// `cir.array.ctor`: constructing element `index` of `count`.
@@ -763,7 +763,16 @@ impl<'m> Machine<'m> {
                 self.next(op)?;
                 self.end_catch()
             }
-            OpKind::EhTerminate => self.terminate(),
+            OpKind::EhTerminate => match data.operands.as_slice(pool).first() {
+                Some(&t) => {
+                    let exn = self.token_exception(Some(t))?;
+                    self.terminate_for(exn)
+                }
+                None => match self.cur.landed {
+                    Some(exn) => self.terminate_for(exn),
+                    None => self.terminate(),
+                },
+            },
             OpKind::EhLandingPad { .. } => {
                 let results = data.results.as_slice(pool);
                 let Some(exn) = self.cur.landed else {

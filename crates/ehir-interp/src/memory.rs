@@ -238,11 +238,6 @@ impl Memory {
         Ok(a)
     }
 
-    /// The allocation a pointer names, without checking bounds.
-    pub fn allocation(&self, addr: u64) -> Result<&Allocation, MemError> {
-        self.lookup(decode(addr))
-    }
-
     /// The kind of the allocation a pointer names, alive or not (for printing pointers).
     pub fn kind_of(&self, addr: u64) -> Option<(&AllocKind, bool)> {
         let d = decode(addr);

@@ -26,6 +26,8 @@ pub struct Exception {
     /// The pointer the current handler receives (`adjustedPtr`), set when a handler
     /// is selected.
     pub adjusted: u64,
+    /// The catch type (mangled; `None`: catch-all) of the handler selected for it.
+    pub handler: Option<String>,
     /// The exception specification an Itanium landing pad found violated (its filter
     /// clause), for `__cxa_call_unexpected`.
     pub filter: Option<Vec<String>>,
@@ -72,6 +74,7 @@ impl Runtime {
             dtor: None,
             handler_count: 0,
             adjusted: object,
+            handler: None,
             filter: None,
             value: String::new(),
             thrown: false,

@@ -532,13 +532,16 @@ impl<'m> Machine<'m> {
                             HandlerKey::Catch(attr) => {
                                 let Some(ty) = self.attr_type(*attr) else { continue };
                                 if let Some(adjust) = self.catch_adjust(&ty, exn) {
-                                    let adjusted = self.set_adjusted(exn, adjust)?;
+                                    let adjusted = self.select_handler(exn, adjust, Some(ty))?;
                                     return self.enter_handler(exn, adjusted, region).map(|_| true);
                                 }
                             }
                             HandlerKey::CatchAll => {
-                                let adjusted =
-                                    self.set_adjusted(exn, crate::cxx_types::Adjust::Object(0))?;
+                                let adjusted = self.select_handler(
+                                    exn,
+                                    crate::cxx_types::Adjust::Object(0),
+                                    None,
+                                )?;
                                 return self.enter_handler(exn, adjusted, region).map(|_| true);
                             }
                             HandlerKey::Unwind => {
@@ -598,7 +601,7 @@ impl<'m> Machine<'m> {
     fn enter_handler(&mut self, exn: u32, adjusted: u64, region: u32) -> Result<(), Stop> {
         let mark = self.cur.ctrl.last().expect("top").mark;
         self.free_allocas_to(mark);
-        self.cur.ctrl.last_mut().expect("top").state = CtrlState::Catch { exn, adjusted };
+        self.cur.ctrl.last_mut().expect("top").state = CtrlState::Catch { adjusted };
         self.begin_catch(exn);
         self.enter_region(region, &[])
     }

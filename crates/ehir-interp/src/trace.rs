@@ -6,10 +6,19 @@
 //! program at two phases produces the same trace even though flattening hoists allocas
 //! and renames values.
 //!
-//! Observable events are everything except [`Event::Cleanup`]: structured cleanup
-//! regions have no counterpart op once the function is flattened (their code is
-//! ordinary blocks there), so they appear in `--trace` output but are left out of the
-//! cross-phase comparison. What a cleanup does (a destructor call) is observable.
+//! Observable events are what a program could tell apart: calls (of defined and of
+//! external functions) with their arguments and returns, frames left by unwinding,
+//! output, throws, `std::unexpected`, `std::terminate` and its message, an exception
+//! escaping the entry, `abort` and the exit status. Left out of cross-phase comparisons
+//! (but shown by `--trace`):
+//! - [`Event::Cleanup`]: structured cleanup regions have no counterpart op once the
+//!   function is flattened (their code is ordinary blocks there); what a cleanup does
+//!   (a destructor call) is observable;
+//! - [`Event::Catch`] and [`Event::Destroy`]: which handler the runtime entered and
+//!   when an exception object died are internal; a lowering may, for instance,
+//!   implement a `noexcept` boundary as a catch-all handler that calls
+//!   `std::terminate`. Their effects (the handler's code, the exception's destructor)
+//!   are observable.
 
 use std::fmt;
 
@@ -39,9 +48,14 @@ pub enum Event {
     Throw { id: u32, ty: String, value: String },
     /// A caught exception was rethrown.
     Rethrow { id: u32, ty: String },
-    /// A handler caught an exception (`__cxa_begin_catch`).
-    Catch { id: u32, ty: String },
-    /// An exception object's lifetime ended (its last handler finished).
+    /// A handler caught an exception (`__cxa_begin_catch`); `handler` is the type the
+    /// handler catches (`...` for catch-all). Not observable.
+    Catch {
+        id: u32,
+        ty: String,
+        handler: String,
+    },
+    /// An exception object's lifetime ended (its last handler finished). Not observable.
     Destroy { id: u32, ty: String },
     /// A structured `cir.cleanup.scope` (or array cleanup) ran its cleanup region
     /// (`normal`, `eh`), or an `unwind` handler region was entered (`unwind`).
@@ -62,7 +76,10 @@ pub enum Event {
 impl Event {
     /// Whether the event takes part in cross-phase comparisons.
     pub fn is_observable(&self) -> bool {
-        !matches!(self, Event::Cleanup { .. })
+        !matches!(
+            self,
+            Event::Cleanup { .. } | Event::Catch { .. } | Event::Destroy { .. }
+        )
     }
 }
 
@@ -107,7 +124,9 @@ impl fmt::Display for Event {
                 }
             }
             Event::Rethrow { id, ty } => write!(f, "rethrow {ty} (exn#{id})"),
-            Event::Catch { id, ty } => write!(f, "catch {ty} (exn#{id})"),
+            Event::Catch { id, ty, handler } => {
+                write!(f, "catch {ty} (exn#{id}) in handler {handler}")
+            }
             Event::Destroy { id, ty } => write!(f, "destroy {ty} (exn#{id})"),
             Event::Cleanup { kind } => write!(f, "cleanup {kind}"),
             Event::Unexpected { id, ty } => write!(f, "unexpected {ty} (exn#{id})"),

@@ -204,17 +204,22 @@ impl Toolchain {
     }
 
     /// Links objects (and compiles any C/C++ sources among `inputs`) into an executable.
+    /// `.c` files are compiled as C (`g++` alone would compile them as C++).
     pub fn link(
         &self,
         inputs: &[PathBuf],
         extra_args: &[OsString],
         exe: &Path,
     ) -> Result<(), ToolError> {
-        run(Command::new(&self.cxx)
-            .args(inputs)
-            .args(extra_args)
-            .arg("-o")
-            .arg(exe))
+        let mut cmd = Command::new(&self.cxx);
+        for input in inputs {
+            if input.extension().is_some_and(|e| e == "c") {
+                cmd.arg("-x").arg("c").arg(input).arg("-x").arg("none");
+            } else {
+                cmd.arg(input);
+            }
+        }
+        run(cmd.args(extra_args).arg("-o").arg(exe))
     }
 }
 

@@ -509,6 +509,11 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
                         write!(w, "\n          catch ptr ")?;
                         write_operand(w, ti)?;
                     }
+                    // An empty filter (`throw()`) must be a zero aggregate for LLVM's
+                    // verifier: `[]` parses as something else.
+                    Clause::Filter(tis) if tis.is_empty() => {
+                        write!(w, "\n          filter [0 x ptr] zeroinitializer")?;
+                    }
                     Clause::Filter(tis) => {
                         write!(w, "\n          filter [{} x ptr] [", tis.len())?;
                         for (i, t) in tis.iter().enumerate() {

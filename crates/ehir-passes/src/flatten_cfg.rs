@@ -2056,28 +2056,42 @@ impl<'a> Flattener<'a> {
         if forward.is_empty() {
             return;
         }
-        // The final (block, args) of each forwarding chain; cycles stay as they are.
-        let resolve = |start: Block| -> Option<(Block, Vec<Value>)> {
-            let mut cur = start;
-            let mut result = None;
-            for _ in 0..=forward.len() {
-                match forward.get(&cur) {
-                    Some(&s) => {
-                        let next = self.func.dfg.successor_block(s);
-                        result = Some((next, self.func.dfg.successor_args(s).to_vec()));
-                        cur = next;
-                    }
-                    None => return result,
-                }
+        // The final (block, args) of each forwarding chain, memoized so that long chains
+        // cost linear time; blocks on a cycle of forwarders stay as they are.
+        let mut resolved: HashMap<Block, Option<(Block, Vec<Value>)>> = HashMap::new();
+        let starts: Vec<Block> = blocks.iter().copied().filter(|b| forward.contains_key(b)).collect();
+        for start in starts {
+            if resolved.contains_key(&start) {
+                continue;
             }
-            None
-        };
-        let mut resolved: HashMap<Block, (Block, Vec<Value>)> = HashMap::new();
-        for &b in forward.keys() {
-            if let Some(r) = resolve(b) {
-                resolved.insert(b, r);
+            let mut path = Vec::new();
+            let mut on_path: HashSet<Block> = HashSet::new();
+            let mut cur = start;
+            let result = loop {
+                if let Some(r) = resolved.get(&cur) {
+                    break r.clone();
+                }
+                let Some(&s) = forward.get(&cur) else {
+                    unreachable!("only forwarders are walked");
+                };
+                if !on_path.insert(cur) {
+                    break None;
+                }
+                path.push(cur);
+                let next = self.func.dfg.successor_block(s);
+                if !forward.contains_key(&next) {
+                    break Some((next, self.func.dfg.successor_args(s).to_vec()));
+                }
+                cur = next;
+            };
+            for b in path {
+                resolved.insert(b, result.clone());
             }
         }
+        let resolved: HashMap<Block, (Block, Vec<Value>)> = resolved
+            .into_iter()
+            .filter_map(|(b, r)| r.map(|r| (b, r)))
+            .collect();
         for &b in &blocks {
             let Some(term) = self.terminator(b) else { continue };
             let is_dispatch = matches!(self.func.dfg.kind(term), OpKind::EhDispatch { .. });

@@ -490,14 +490,24 @@ impl<'s> Parser<'s> {
 
     /// Binds `name` to `value` in the innermost region.
     pub(crate) fn define_value(&mut self, name: &'s str, loc: Loc, value: Value) {
-        match self.f.values.get(name).copied() {
-            Some(ValueSlot::Defined { loc: previous, .. }) => {
+        use std::collections::hash_map::Entry;
+        let slot = ValueSlot::Defined { value, loc };
+        self.f.scope_defs.push(name);
+        let previous = match self.f.values.entry(name) {
+            Entry::Vacant(e) => {
+                e.insert(slot);
+                return;
+            }
+            Entry::Occupied(mut e) => e.insert(slot),
+        };
+        match previous {
+            ValueSlot::Defined { loc: previous, .. } => {
                 self.diags.push(
                     Diagnostic::error(loc, format!("redefinition of value '%{name}'"))
                         .with_note(previous, "previous definition is here"),
                 );
             }
-            Some(ValueSlot::Forward(i)) => {
+            ValueSlot::Forward(i) => {
                 let fr = &mut self.f.forward[i as usize];
                 fr.resolved = value.into();
                 let value_ty = self.f.func.dfg.value_type(value);
@@ -513,12 +523,7 @@ impl<'s> Parser<'s> {
                     );
                 }
             }
-            None => {}
         }
-        self.f
-            .values
-            .insert(name, ValueSlot::Defined { value, loc });
-        self.f.scope_defs.push(name);
     }
 
     /// Binds the result names of `op`.

@@ -319,13 +319,12 @@ impl<'s> Parser<'s> {
             return Err(self.unexpected(what));
         }
         let loc = self.loc();
-        let value = self.tok_text().parse::<i128>();
-        match value {
-            Ok(v) => {
+        match parse_decimal(self.tok_text()) {
+            Some(v) => {
                 self.bump();
                 Ok((v, loc))
             }
-            Err(_) => Err(self.error(loc, "integer literal is out of range")),
+            None => Err(self.error(loc, "integer literal is out of range")),
         }
     }
 
@@ -850,5 +849,50 @@ impl<'s> Parser<'s> {
                 self.bump();
             }
         }
+    }
+}
+
+/// Parses `-?[0-9]+` into an `i128` (`None` on overflow). Faster than `str::parse` for the
+/// short literals that dominate real input.
+fn parse_decimal(text: &str) -> Option<i128> {
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    if digits.len() <= 18 {
+        let mut v: i64 = 0;
+        for c in digits.bytes() {
+            v = v * 10 + i64::from(c - b'0');
+        }
+        let v = i128::from(v);
+        return Some(if negative { -v } else { v });
+    }
+    text.parse::<i128>().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_decimal;
+
+    #[test]
+    fn decimal_literals() {
+        assert_eq!(parse_decimal("0"), Some(0));
+        assert_eq!(parse_decimal("-17"), Some(-17));
+        assert_eq!(
+            parse_decimal("999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
+        assert_eq!(
+            parse_decimal("-170141183460469231731687303715884105728"),
+            Some(i128::MIN)
+        );
+        assert_eq!(
+            parse_decimal("170141183460469231731687303715884105728"),
+            None
+        );
+        assert_eq!(parse_decimal("-"), None);
     }
 }

@@ -1,1 +1,183 @@
-//! placeholder
+//! Exception tables that runtimes read, computed from lowered CIR: the Itanium LSDA
+//! ([`lsda`]), the `__CxxFrameHandler3` state tables of Windows C++ EH ([`wineh`]) and CLR
+//! EH clauses ([`clr`]); plus a reader of the tables `llc` writes for x64 Windows
+//! ([`llc_asm`]) and a structural comparison of state tables ([`structure`]).
+//!
+//! [`module_tables`] prints the tables of every function definition of a module that is
+//! in the phase the ABI needs (`itanium` for [`Abi::Itanium`], `msvc` for [`Abi::Msvc`]
+//! and [`Abi::Clr`]). `ehir tables IN --abi itanium|msvc|clr` lowers its input to that
+//! phase and prints this text. Functions without EH tables print `function @f: no EH
+//! tables`. Blocks and values are named as the printer names them in the lowered function
+//! (`ehir opt -p ...` shows the same names).
+//!
+//! # `--abi msvc`
+//! ```text
+//! function @main: 10 states, 4 try blocks
+//!   unwind map:
+//!     state 0: to -1
+//!     state 1: to 0, cleanup ^bb3
+//!   try map:
+//!     try 0 at ^bb4: states 0..1, catch high 5
+//!       catch ??_R0H@8 adjectives 0 -> ^bb5
+//!       catch ... adjectives 64 -> ^bb6
+//!   call states:
+//!     ^bb0 cir.try_call @thrower: state 1
+//!     ^bb5 cir.call @printf: state 2
+//!     ^bb7 cir.call @dtor: state none (cleanup funclet)
+//! ```
+//! `state N: to M[, cleanup ^bb]` is the UnwindMap (ToState, and the cleanuppad block whose
+//! funclet is the action). `try K at ^bb` (the catchswitch block) gives TryLow..TryHigh and
+//! CatchHigh; each handler line gives the TypeDescriptor (`...` for catch-all), the
+//! adjectives (8: by reference, 64: catch-all), the catch object slot if any, and the
+//! catchpad block. Call states list every may-throw call, try_call and throw with the
+//! state the IP-to-state map gives it. See [`wineh`] for the numbering.
+//!
+//! # `--abi itanium`
+//! ```text
+//! function @f: 2 call sites, 2 actions, 1 types
+//!   call sites:
+//!     ^bb0 cir.try_call @g: landing pad ^bb2, action 3
+//!     ^bb1 cir.call @h: no landing pad
+//!   landing pads:
+//!     ^bb2: type ids [0, 1], first action 3
+//!   actions:
+//!     1: cleanup, end
+//!     3: catch type 1 (@_ZTIi), next -3 (-> 1)
+//!   types:
+//!     1: @_ZTIi
+//! ```
+//! Action offsets are 1-based byte offsets into the action table, as the call-site table
+//! refers to them; `next` is the self-relative displacement stored in the record and the
+//! offset it leads to. Type ids index the type table from 1 (`null` is a catch-all). A
+//! `filters:` line lists the exception-specification list when there is one. See [`lsda`].
+//!
+//! # `--abi clr`
+//! ```text
+//! function @main: 3 clauses, code [0, 20), handlers from 12
+//!   layout: ^bb0[0, 3) ^bb1[3, 5) ... ^bb5[12, 15) ...
+//!   clauses:
+//!     fault: try [0, 3) handler [12, 15) at ^bb3
+//!     catch ??_R0H@8: try [0, 5) handler [15, 20) at ^bb5
+//!   rules: ok
+//! ```
+//! The layout puts the function's own code first and each funclet after it; offsets
+//! count ops. A clause is `catch TYPE`, `catch ...` or `fault`, with its try and handler
+//! ranges, the pad block, and `duplicate` for the extra runs of a split try range. The
+//! last line is `rules: ok` or one `violation:` line per broken rule. See [`clr`].
+
+pub mod clr;
+pub mod llc_asm;
+pub mod lsda;
+pub mod structure;
+pub mod wineh;
+
+use ehir_core::{Diagnostic, Function, Item, Module, ModuleCtx, Phase};
+
+/// Which tables to build.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Abi {
+    /// The Itanium LSDA (needs Itanium-phase functions).
+    Itanium,
+    /// `__CxxFrameHandler3` state tables (needs MSVC-phase functions).
+    Msvc,
+    /// CLR EH clauses (needs MSVC-phase functions).
+    Clr,
+}
+
+impl Abi {
+    /// The phase the tables are computed from.
+    pub fn phase(self) -> Phase {
+        match self {
+            Abi::Itanium => Phase::Itanium,
+            Abi::Msvc | Abi::Clr => Phase::Msvc,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Abi::Itanium => "itanium",
+            Abi::Msvc => "msvc",
+            Abi::Clr => "clr",
+        }
+    }
+}
+
+/// Why tables could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum TablesError {
+    /// The IR does not have the structure the tables need.
+    #[error("{}", .0.message)]
+    Ir(Diagnostic),
+    /// An assembly listing could not be read.
+    #[error("{0}")]
+    Asm(String),
+}
+
+impl TablesError {
+    /// The error as a located diagnostic.
+    pub fn diagnostic(&self) -> Diagnostic {
+        match self {
+            TablesError::Ir(d) => d.clone(),
+            TablesError::Asm(m) => Diagnostic::error(ehir_core::Loc::NONE, m.clone()),
+        }
+    }
+}
+
+/// The tables of one function as text (`None` for a declaration).
+pub fn function_tables(
+    ctx: &ModuleCtx,
+    func: &Function,
+    abi: Abi,
+) -> Result<Option<String>, TablesError> {
+    if func.is_declaration() {
+        return Ok(None);
+    }
+    if func.phase != abi.phase() {
+        return Err(TablesError::Ir(Diagnostic::error(
+            func.loc,
+            format!(
+                "@{} is in the {} phase; {} tables need the {} phase",
+                ctx.name(func.name),
+                func.phase.name(),
+                abi.name(),
+                abi.phase().name()
+            ),
+        )));
+    }
+    let none = || format!("function @{}: no EH tables\n", ctx.name(func.name));
+    let text = match abi {
+        Abi::Msvc => match wineh::function_tables(ctx, func)? {
+            Some(t) => wineh::render(ctx, func, &t),
+            None => none(),
+        },
+        Abi::Itanium => match lsda::function_lsda(func)? {
+            Some(l) => lsda::render(ctx, func, &l),
+            None => none(),
+        },
+        Abi::Clr => match clr::function_clauses(ctx, func)? {
+            Some(c) => clr::render(ctx, func, &c),
+            None => none(),
+        },
+    };
+    Ok(Some(text))
+}
+
+/// The tables of every function definition of a module, in source order. All errors are
+/// collected.
+pub fn module_tables(module: &Module, abi: Abi) -> Result<String, Vec<TablesError>> {
+    let mut out = String::new();
+    let mut errors = Vec::new();
+    for item in &module.items {
+        let Item::Function(id) = *item else { continue };
+        match function_tables(&module.ctx, &module.functions[id], abi) {
+            Ok(Some(text)) => out.push_str(&text),
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(out)
+    } else {
+        Err(errors)
+    }
+}

@@ -6,7 +6,7 @@
 use crate::input::{Reported, Source};
 use crate::output::write_output;
 use anyhow::{Context, Result, bail};
-use ehir_core::{Diagnostics, Module, Phase};
+use ehir_core::{Module, Phase};
 use ehir_passes::eh_abi::itanium;
 use ehir_llvm::toolchain::{Tool, Toolchain, find_tool};
 use std::ffi::OsString;
@@ -74,35 +74,31 @@ pub struct BuildArgs {
 
 /// Loads an input and brings it to the Itanium phase; diagnostics are reported.
 ///
-/// Structured functions go through the pass manager to the flat phase; the Itanium
-/// lowering then runs function by function, the runtime functions it calls are declared
-/// (which the lowering of one function cannot do itself), and the result is verified.
-fn load_itanium(source: &Source) -> Result<Module> {
+/// Structured functions go through `lowering-prepare,flatten-cfg`; flat ones then through
+/// the Itanium lowering, whose runtime functions are declared (which the lowering of one
+/// function cannot do itself); Itanium ones are used as they are. The result is verified.
+pub(crate) fn load_itanium(source: &Source) -> Result<Module> {
     let mut module = source.load()?;
-    if let Err(err) = ehir_passes::lower_to(&mut module, Phase::Flat) {
-        source.report(&err.diagnostics());
-        if let Some(pass) = err.pass() {
-            eprintln!("ehir: error: pass '{pass}' failed");
-        }
-        return Err(Reported.into());
-    }
-    let mut diagnostics = Diagnostics::default();
-    let ids: Vec<_> = module.functions.keys().collect();
-    for id in ids {
-        let func = &mut module.functions[id];
-        if func.is_declaration() || func.phase != Phase::Flat {
-            continue;
-        }
-        if let Err(d) = itanium::lower_function(&mut module.ctx, func) {
-            diagnostics.push(d);
+    let structured = module
+        .functions
+        .values()
+        .any(|f| !f.is_declaration() && f.phase == Phase::Structured);
+    if structured {
+        let mut pm = ehir_passes::PassManager::from_pipeline("lowering-prepare,flatten-cfg")
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        if let Err(err) = pm.run(&mut module) {
+            source.report(&err.diagnostics());
+            if let Some(pass) = err.pass() {
+                eprintln!("ehir: error: pass '{pass}' failed");
+            }
+            return Err(Reported.into());
         }
     }
-    if !diagnostics.is_empty() {
-        source.report(&diagnostics);
+    if let Err(d) = itanium::lower_module(&mut module) {
+        source.report(&d);
         eprintln!("ehir: error: pass 'eh-abi-lowering=itanium' failed");
         return Err(Reported.into());
     }
-    itanium::declare_runtime_functions(&mut module);
     if let Err(d) = ehir_core::verifier::verify_module(&module) {
         source.report(&d);
         eprintln!("ehir: error: the IR after 'eh-abi-lowering=itanium' does not verify");

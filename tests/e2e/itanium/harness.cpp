@@ -137,6 +137,9 @@ SomeClass::~SomeClass() noexcept(false) { called("_ZN9SomeClassD1Ev"); }
 void SomeClass::doSomething() { called("_ZN9SomeClass11doSomethingEv"); }
 int SomeClass::get() { return static_cast<int>(called("_ZN9SomeClass3getEv")); }
 void f() { called("_Z1fv"); }
+// The seed's multiple-catch listings call `f` by its unmangled name.
+void f_unmangled() __asm__("f");
+void f_unmangled() { called("f"); }
 
 #if defined(EHIR_ENTRY_DERIVED)
 // The seed's `Base`, whose constructor and destructor are only declared there.

@@ -42,7 +42,7 @@
 //! module once its functions are lowered.
 
 use ehir_core::{
-    AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, ExtraData, Function,
+    AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData, Function,
     HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase, SecondaryMap,
     Successor, Symbol, Type, TypeData, Value, ValueDef,
 };
@@ -80,6 +80,29 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
     let mut lowering = Lowering::new(ctx, func);
     lowering.run()?;
     Ok(())
+}
+
+/// Lowers every flat function definition of a module, then declares the runtime
+/// functions the lowering introduced ([`declare_runtime_functions`]). Functions in other
+/// phases are left alone. Does not verify.
+pub fn lower_module(module: &mut Module) -> Result<(), Diagnostics> {
+    let mut diagnostics = Diagnostics::default();
+    let ids: Vec<_> = module.functions.keys().collect();
+    for id in ids {
+        let func = &mut module.functions[id];
+        if func.is_declaration() || func.phase != Phase::Flat {
+            continue;
+        }
+        if let Err(d) = lower_function(&mut module.ctx, func) {
+            diagnostics.push(d);
+        }
+    }
+    declare_runtime_functions(module);
+    if diagnostics.is_empty() {
+        Ok(())
+    } else {
+        Err(diagnostics)
+    }
 }
 
 /// Declares every function that a call of the module names but the module does not

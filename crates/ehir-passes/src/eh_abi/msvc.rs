@@ -324,8 +324,12 @@ enum Target {
     Caller,
     /// The block of a cleanuppad or catchswitch.
     Pad(Block),
-    /// The terminate funclet nested in this funclet.
+    /// A terminate funclet (`cir.cleanuppad` + `cir.eh.terminate`) nested in this funclet:
+    /// reached after a dispatch found no handler.
     Terminate(Funclet),
+    /// A terminate handler (a catch-all catchswitch whose handler terminates) nested in this
+    /// funclet: for an exception whose first handler is the `noexcept` boundary.
+    DirectTerminate(Funclet),
 }
 
 /// How control leaves a cleanup towards the next EH action.
@@ -964,6 +968,14 @@ impl<'a> Lowering<'a> {
                     }
                     continue;
                 }
+                if self.chain_end(action, op)? == Action::Terminate {
+                    // The noexcept boundary is the first handler this exception meets: it
+                    // terminates at once, without this frame's cleanups (as g++ does, and as
+                    // the Itanium lowering's catch-all landing pad does).
+                    self.raises
+                        .push((op, funclet, Target::DirectTerminate(funclet)));
+                    continue;
+                }
                 let (target, after) = self.resolve(action, funclet, op)?;
                 self.record_exits(funclet, after, target, op);
                 self.raises.push((op, funclet, target));
@@ -1113,7 +1125,7 @@ impl<'a> Lowering<'a> {
         match target {
             Target::Caller => "the caller".to_string(),
             Target::Pad(b) => format!("the pad at {b}"),
-            Target::Terminate(_) => "std::terminate".to_string(),
+            Target::Terminate(_) | Target::DirectTerminate(_) => "std::terminate".to_string(),
         }
     }
 
@@ -1180,46 +1192,89 @@ impl<'a> Lowering<'a> {
 
     fn run_rewrite_targets(
         &mut self,
-        terminate_pads: &mut BTreeMap<Funclet, Block>,
+        terminate_pads: &mut BTreeMap<Target, Block>,
         target: Target,
     ) -> Result<Option<Block>, Diagnostic> {
         match target {
             Target::Caller => Ok(None),
             Target::Pad(b) => Ok(Some(b)),
             Target::Terminate(funclet) => {
-                if let Some(&b) = terminate_pads.get(&funclet) {
+                if let Some(&b) = terminate_pads.get(&target) {
                     return Ok(Some(b));
                 }
+                // `cir.cleanuppad within P` + `cir.eh.terminate`, the form clang emits: the
+                // runtime's search phase does not stop here, so an exception no outer frame
+                // catches terminates without unwinding, and one that an outer frame catches
+                // runs this frame's cleanups first (g++'s behaviour after a catch that did
+                // not match).
                 let parent = self.parent_token(funclet)?;
                 let body = self.func.body.expect("checked");
                 let block = self.func.dfg.make_block();
                 self.func.layout.append_block(body, block);
-                let cleanup_token = self.ctx.types.common().cleanup_token;
+                let common = *self.ctx.types.common();
                 let operands: Vec<Value> = parent.into_iter().collect();
+                let loc = self.func.loc;
                 self.build(
                     At::End(block),
                     OpKind::CleanupPad,
                     &operands,
-                    &[cleanup_token],
+                    &[common.cleanup_token],
                     &[],
-                    self.func.loc,
+                    loc,
                 );
-                self.build(
-                    At::End(block),
-                    OpKind::EhTerminate,
-                    &[],
-                    &[],
-                    &[],
-                    self.func.loc,
-                );
-                terminate_pads.insert(funclet, block);
+                self.build(At::End(block), OpKind::EhTerminate, &[], &[], &[], loc);
+                terminate_pads.insert(target, block);
                 Ok(Some(block))
+            }
+            Target::DirectTerminate(funclet) => {
+                if let Some(&b) = terminate_pads.get(&target) {
+                    return Ok(Some(b));
+                }
+                // `catchswitch within P [^h] unwind to caller`, `^h: catchpad [null, 64,
+                // null]` + `cir.eh.terminate`: the search phase stops here, nothing of this
+                // frame runs, and std::terminate is called with the exception caught (the
+                // Itanium lowering's catch-all landing pad + `__cxa_begin_catch`).
+                let parent = self.parent_token(funclet)?;
+                let body = self.func.body.expect("checked");
+                let switch_block = self.func.dfg.make_block();
+                self.func.layout.append_block(body, switch_block);
+                let handler = self.func.dfg.make_block();
+                self.func.layout.append_block(body, handler);
+                let common = *self.ctx.types.common();
+                let operands: Vec<Value> = parent.into_iter().collect();
+                let loc = self.func.loc;
+                let switch = self.build(
+                    At::End(switch_block),
+                    OpKind::CatchSwitch {
+                        unwind_to_caller: true,
+                    },
+                    &operands,
+                    &[common.eh_token],
+                    &[(handler, &[])],
+                    loc,
+                );
+                let switch_token = self.func.dfg.results(switch)[0];
+                self.build(
+                    At::End(handler),
+                    OpKind::CatchPad {
+                        type_desc: None.into(),
+                        adjectives: ADJECTIVE_ELLIPSIS,
+                        has_slot: false,
+                    },
+                    &[switch_token],
+                    &[common.catch_token],
+                    &[],
+                    loc,
+                );
+                self.build(At::End(handler), OpKind::EhTerminate, &[], &[], &[], loc);
+                terminate_pads.insert(target, switch_block);
+                Ok(Some(switch_block))
             }
         }
     }
 
     fn rewrite(&mut self) -> Result<(), Diagnostic> {
-        let mut terminate_pads: BTreeMap<Funclet, Block> = BTreeMap::new();
+        let mut terminate_pads: BTreeMap<Target, Block> = BTreeMap::new();
         // Catchswitches and catchpads first: cleanups nested in catches name the catchpad
         // tokens, which are the begin_catch results kept in place.
         let dispatches: Vec<(Op, Target)> = self
@@ -1314,6 +1369,7 @@ impl<'a> Lowering<'a> {
         let switch_token = self.func.dfg.append_result(dispatch, common.eh_token);
         let mut handlers = Vec::new();
         for (key, &succ) in keys.iter().zip(&succs) {
+            let mut caught_pointer = false;
             let type_desc = match key {
                 HandlerKey::Catch(attr) => {
                     let typeinfo = match self.ctx.attrs.get(*attr) {
@@ -1325,14 +1381,16 @@ impl<'a> Lowering<'a> {
                             ));
                         }
                     };
-                    let name = type_descriptor_name(self.ctx, &self.ctx.name(typeinfo).to_string());
+                    let typeinfo = self.ctx.name(typeinfo).to_string();
+                    caught_pointer = msvc_type_code(self.ctx, &typeinfo).starts_with("PE");
+                    let name = type_descriptor_name(self.ctx, &typeinfo);
                     Some(self.ctx.sym(&name))
                 }
                 HandlerKey::CatchAll => None,
                 _ => continue,
             };
             handlers.push(succ);
-            self.rewrite_begin_catch(succ, switch_token, type_desc, loc)?;
+            self.rewrite_begin_catch(succ, switch_token, type_desc, caught_pointer, loc)?;
         }
         for h in handlers {
             let s = self.func.dfg.make_successor(h, &[]);
@@ -1350,6 +1408,7 @@ impl<'a> Lowering<'a> {
         handler: Block,
         switch_token: Value,
         type_desc: Option<Symbol>,
+        caught_pointer: bool,
         loc: Loc,
     ) -> Result<(), Diagnostic> {
         let begin = self
@@ -1365,8 +1424,12 @@ impl<'a> Lowering<'a> {
             (None, _) => (ADJECTIVE_ELLIPSIS, None),
             (Some(_), None) => (0, None),
             (Some(_), Some(v)) => {
+                // The slot holds what `cir.begin_catch` yielded: a pointer to the object
+                // (catch by reference), or for a caught pointer type the pointer itself
+                // (catch by value: the runtime copies the thrown pointer).
                 let ptr_ty = self.func.dfg.value_type(v);
-                (ADJECTIVE_REFERENCE, Some(self.entry_alloca(ptr_ty, "__catch_obj", loc)?))
+                let adjectives = if caught_pointer { 0 } else { ADJECTIVE_REFERENCE };
+                (adjectives, Some(self.entry_alloca(ptr_ty, "__catch_obj", loc)?))
             }
         };
         {

@@ -1,0 +1,391 @@
+//! CLR EH clauses for an MSVC-phase (funclet) function, following the LLILC notes' contract
+//! with the CLR execution engine, and a check of its seven rules.
+//!
+//! - Code layout: the function's own blocks first (block order), then each funclet (a
+//!   catchpad or cleanuppad and the blocks coloured with it), in the order its pad appears;
+//!   catchswitch blocks hold no code. Every op is one unit of code, so a block covers
+//!   `[start, end)` offsets.
+//! - A pad protects the blocks whose invokes (`cir.try_call`, `cir.throw` with an unwind
+//!   destination) have it on their unwind chain (the chain follows a cleanuppad's
+//!   `cir.cleanupret` and a catchswitch's unwind destination).
+//! - Clauses: each handler of a catchswitch is a `catch` clause (its TypeDescriptor, or
+//!   `...`) and each cleanuppad a `fault` clause (it runs only on exceptions); the try
+//!   range is each maximal run of protected code, the handler range the funclet's code. A
+//!   pad whose protected code is not contiguous gets one clause per run, all but the first
+//!   marked `duplicate` (rule 5).
+//! - Clauses are sorted inner first, then by address (rule 7): by try end, then try start
+//!   descending, then the pad's depth on the unwind chains.
+//! - Checked: handlers are disjoint (1) and disjoint from the non-handler code (2), which
+//!   is contiguous and first (6); overlapping try ranges nest (4) — two pads with the same
+//!   range are allowed when one unwinds into the other (they nest by order); the order is
+//!   inner first, then by address (7). C++ has no filter clauses (3 is vacuous).
+
+use crate::TablesError;
+use crate::wineh::funclet_colors;
+use ehir_core::printer::Names;
+use ehir_core::{Block, Diagnostic, Function, ModuleCtx, Op, OpKind};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a clause's handler does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClauseKind {
+    /// `catch` of a type (TypeDescriptor symbol) or of everything (`None`).
+    Catch(Option<String>),
+    /// `fault`: runs when an exception leaves the try range.
+    Fault,
+}
+
+/// One EH clause.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Clause {
+    pub kind: ClauseKind,
+    pub try_start: u32,
+    pub try_end: u32,
+    pub handler_start: u32,
+    pub handler_end: u32,
+    /// Another run of a protected region already reported for the same handler.
+    pub duplicate: bool,
+    /// The catchpad or cleanuppad whose funclet is the handler.
+    pub pad: Op,
+}
+
+/// The clauses of one function and the code layout they refer to.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ClrEh {
+    /// Blocks in layout order with their `[start, end)` offsets.
+    pub layout: Vec<(Block, u32, u32)>,
+    /// End of the non-handler code.
+    pub main_end: u32,
+    pub clauses: Vec<Clause>,
+}
+
+fn error(func: &Function, op: Option<Op>, message: impl Into<String>) -> TablesError {
+    let loc = op.map(|o| func.dfg.loc(o)).unwrap_or(func.loc);
+    TablesError::Ir(Diagnostic::error(
+        if loc == ehir_core::Loc::NONE { func.loc } else { loc },
+        message,
+    ))
+}
+
+/// The CLR EH clauses of an MSVC-phase function (`None`: no EH pads).
+pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh>, TablesError> {
+    let Some(body) = func.body else {
+        return Ok(None);
+    };
+    let blocks: Vec<Block> = func.layout.blocks(body).collect();
+    let first_pad = |b: Block| {
+        func.layout.first_op(b).filter(|&op| {
+            matches!(
+                func.dfg.kind(op),
+                OpKind::CatchSwitch { .. } | OpKind::CatchPad { .. } | OpKind::CleanupPad
+            )
+        })
+    };
+    if !blocks.iter().any(|&b| first_pad(b).is_some()) {
+        return Ok(None);
+    }
+    let colors = funclet_colors(func);
+    for &b in &blocks {
+        if colors[b].len() > 1 {
+            return Err(error(
+                func,
+                func.layout.first_op(b),
+                "a block belongs to two funclets; the CLR needs each handler's code apart",
+            ));
+        }
+    }
+    let color = |b: Block| colors[b].first().copied().flatten();
+    // Layout: own code, then each funclet (catchswitch blocks hold no code).
+    let mut funclets: Vec<Op> = Vec::new();
+    for &b in &blocks {
+        if let Some(p) = color(b)
+            && !matches!(func.dfg.kind(p), OpKind::CatchSwitch { .. })
+            && !funclets.contains(&p)
+        {
+            funclets.push(p);
+        }
+    }
+    let mut layout: Vec<(Block, u32, u32)> = Vec::new();
+    let place = |b: Block, layout: &mut Vec<(Block, u32, u32)>| {
+        let start = layout.last().map(|l| l.2).unwrap_or(0);
+        let n = func.layout.ops(b).count() as u32;
+        layout.push((b, start, start + n));
+    };
+    for &b in &blocks {
+        // Unreachable blocks (no colour) hold no code.
+        if !colors[b].is_empty() && color(b).is_none() {
+            place(b, &mut layout);
+        }
+    }
+    let main_end = layout.last().map(|l| l.2).unwrap_or(0);
+    let mut handler_range: BTreeMap<Op, (u32, u32)> = BTreeMap::new();
+    for &p in &funclets {
+        let start = layout.last().map(|l| l.2).unwrap_or(0);
+        for &b in &blocks {
+            if color(b) == Some(p) {
+                place(b, &mut layout);
+            }
+        }
+        let end = layout.last().map(|l| l.2).unwrap_or(0);
+        handler_range.insert(p, (start, end));
+    }
+    let range_of: BTreeMap<Block, (u32, u32)> =
+        layout.iter().map(|&(b, s, e)| (b, (s, e))).collect();
+    // The next pad after a pad on an unwind chain.
+    let next_pad = |pad: Op| -> Option<Op> {
+        let dest = match func.dfg.kind(pad) {
+            OpKind::CatchSwitch {
+                unwind_to_caller: false,
+            } => func.dfg.successor_blocks(pad).last(),
+            OpKind::CleanupPad => {
+                let token = *func.dfg.results(pad).first()?;
+                blocks
+                    .iter()
+                    .filter_map(|&b| func.layout.last_op(b))
+                    .find(|&op| {
+                        matches!(func.dfg.kind(op), OpKind::CleanupRet)
+                            && func.dfg.operands(op).first() == Some(&token)
+                    })
+                    .and_then(|op| func.dfg.successor_blocks(op).next())
+            }
+            _ => None,
+        }?;
+        first_pad(dest)
+    };
+    // Protected blocks of each pad, and each pad's smallest depth on a chain.
+    let mut protected: BTreeMap<Op, BTreeSet<Block>> = BTreeMap::new();
+    let mut depth: BTreeMap<Op, usize> = BTreeMap::new();
+    for &b in &blocks {
+        if !range_of.contains_key(&b) {
+            continue;
+        }
+        for op in func.layout.ops(b) {
+            let dest = match func.dfg.kind(op) {
+                OpKind::TryCall { .. } => func.dfg.successor_blocks(op).nth(1),
+                OpKind::Throw { .. } => func.dfg.successor_blocks(op).next(),
+                _ => None,
+            };
+            let Some(dest) = dest else { continue };
+            let mut pad = first_pad(dest);
+            let mut seen = BTreeSet::new();
+            let mut d = 0;
+            while let Some(p) = pad {
+                if !seen.insert(p) {
+                    break;
+                }
+                protected.entry(p).or_default().insert(b);
+                let e = depth.entry(p).or_insert(d);
+                *e = (*e).min(d);
+                d += 1;
+                pad = next_pad(p);
+            }
+        }
+    }
+    // Clauses.
+    let mut clauses = Vec::new();
+    let runs = |set: &BTreeSet<Block>| -> Vec<(u32, u32)> {
+        let mut spans: Vec<(u32, u32)> = set
+            .iter()
+            .filter_map(|b| range_of.get(b).copied())
+            .filter(|(s, e)| e > s)
+            .collect();
+        spans.sort();
+        let mut out: Vec<(u32, u32)> = Vec::new();
+        for (s, e) in spans {
+            match out.last_mut() {
+                Some(last) if last.1 == s => last.1 = e,
+                _ => out.push((s, e)),
+            }
+        }
+        out
+    };
+    let mut order_key: BTreeMap<usize, usize> = BTreeMap::new();
+    for (pad, set) in &protected {
+        let handlers: Vec<(ClauseKind, Op)> = match func.dfg.kind(*pad) {
+            OpKind::CatchSwitch { unwind_to_caller } => {
+                let succs: Vec<Block> = func.dfg.successor_blocks(*pad).collect();
+                let n = if *unwind_to_caller {
+                    succs.len()
+                } else {
+                    succs.len().saturating_sub(1)
+                };
+                let mut v = Vec::new();
+                for &h in &succs[..n] {
+                    let Some(cp) = func.layout.first_op(h) else { continue };
+                    if let OpKind::CatchPad { type_desc, .. } = func.dfg.kind(cp) {
+                        let name = type_desc.expand().map(|s| ctx.name(s).to_string());
+                        v.push((ClauseKind::Catch(name), cp));
+                    }
+                }
+                v
+            }
+            OpKind::CleanupPad => vec![(ClauseKind::Fault, *pad)],
+            _ => Vec::new(),
+        };
+        for (kind, handler_pad) in handlers {
+            let Some(&(hs, he)) = handler_range.get(&handler_pad) else {
+                continue;
+            };
+            for (i, (ts, te)) in runs(set).into_iter().enumerate() {
+                order_key.insert(clauses.len(), depth.get(pad).copied().unwrap_or(0));
+                clauses.push(Clause {
+                    kind: kind.clone(),
+                    try_start: ts,
+                    try_end: te,
+                    handler_start: hs,
+                    handler_end: he,
+                    duplicate: i > 0,
+                    pad: handler_pad,
+                });
+            }
+        }
+    }
+    let mut indexed: Vec<(usize, Clause)> = clauses.into_iter().enumerate().collect();
+    indexed.sort_by(|(ia, a), (ib, b)| {
+        (a.try_end, std::cmp::Reverse(a.try_start), order_key[ia], a.handler_start).cmp(&(
+            b.try_end,
+            std::cmp::Reverse(b.try_start),
+            order_key[ib],
+            b.handler_start,
+        ))
+    });
+    let clauses: Vec<Clause> = indexed.into_iter().map(|(_, c)| c).collect();
+    Ok(Some(ClrEh {
+        layout,
+        main_end,
+        clauses,
+    }))
+}
+
+/// How a clause is printed: `catch TYPE`, `catch ...` or `fault`.
+fn clause_type(clause: &Clause) -> String {
+    match &clause.kind {
+        ClauseKind::Fault => "fault".to_string(),
+        ClauseKind::Catch(None) => "catch ...".to_string(),
+        ClauseKind::Catch(Some(name)) => format!("catch {name}"),
+    }
+}
+
+/// Checks the CLR's rules on a clause table; returns the violations.
+pub fn check_rules(eh: &ClrEh) -> Vec<String> {
+    let mut problems = Vec::new();
+    let handlers: Vec<(u32, u32, Op)> = {
+        let mut v: Vec<(u32, u32, Op)> = eh
+            .clauses
+            .iter()
+            .map(|c| (c.handler_start, c.handler_end, c.pad))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    // 1: handlers disjoint.
+    for w in handlers.windows(2) {
+        if w[0].1 > w[1].0 {
+            problems.push(format!(
+                "rule 1: handlers [{}, {}) and [{}, {}) overlap",
+                w[0].0, w[0].1, w[1].0, w[1].1
+            ));
+        }
+    }
+    // 2 and 6: handlers after all non-handler code, which starts at 0.
+    for &(s, e, _) in &handlers {
+        if s < eh.main_end {
+            problems.push(format!(
+                "rule 2/6: handler [{s}, {e}) overlaps or precedes non-handler code [0, {})",
+                eh.main_end
+            ));
+        }
+    }
+    // 4: overlapping try ranges nest.
+    for (i, a) in eh.clauses.iter().enumerate() {
+        for b in &eh.clauses[i + 1..] {
+            let overlap = a.try_start < b.try_end && b.try_start < a.try_end;
+            let a_in_b = b.try_start <= a.try_start && a.try_end <= b.try_end;
+            let b_in_a = a.try_start <= b.try_start && b.try_end <= a.try_end;
+            if overlap && !a_in_b && !b_in_a {
+                problems.push(format!(
+                    "rule 4: try ranges [{}, {}) and [{}, {}) overlap without nesting",
+                    a.try_start, a.try_end, b.try_start, b.try_end
+                ));
+            }
+        }
+    }
+    // 5: one non-duplicate clause per (handler, try) pair.
+    let mut firsts: BTreeMap<(Op, u32, u32), usize> = BTreeMap::new();
+    for c in eh.clauses.iter().filter(|c| !c.duplicate) {
+        *firsts.entry((c.pad, c.handler_start, c.handler_end)).or_default() += 1;
+    }
+    for ((_, s, e), n) in firsts {
+        if n > 1 {
+            problems.push(format!(
+                "rule 5: handler [{s}, {e}) has {n} clauses not marked duplicate"
+            ));
+        }
+    }
+    // 7: inner before outer, lower address first.
+    for (i, a) in eh.clauses.iter().enumerate() {
+        for b in &eh.clauses[i + 1..] {
+            let b_strictly_inside_a = a.try_start <= b.try_start
+                && b.try_end <= a.try_end
+                && (a.try_start, a.try_end) != (b.try_start, b.try_end);
+            let disjoint_and_lower = b.try_end <= a.try_start;
+            if b_strictly_inside_a || disjoint_and_lower {
+                problems.push(format!(
+                    "rule 7: clause with try [{}, {}) must precede the one with try [{}, {})",
+                    b.try_start, b.try_end, a.try_start, a.try_end
+                ));
+            }
+        }
+    }
+    problems
+}
+
+/// Renders a clause table as text (see the crate docs for the format).
+pub fn render(ctx: &ModuleCtx, func: &Function, eh: &ClrEh) -> String {
+    use std::fmt::Write;
+    let names = Names::new(func);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "function @{}: {} clauses, code [0, {}), handlers from {}",
+        ctx.name(func.name),
+        eh.clauses.len(),
+        eh.layout.last().map(|l| l.2).unwrap_or(0),
+        eh.main_end
+    );
+    out.push_str("  layout:");
+    for (b, s, e) in &eh.layout {
+        let _ = write!(out, " {}[{s}, {e})", names.block(*b));
+    }
+    out.push('\n');
+    out.push_str("  clauses:\n");
+    for c in &eh.clauses {
+        let handler_block = func
+            .layout
+            .op_block(c.pad)
+            .map(|b| names.block(b))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    {}: try [{}, {}) handler [{}, {}) at {}{}",
+            clause_type(c),
+            c.try_start,
+            c.try_end,
+            c.handler_start,
+            c.handler_end,
+            handler_block,
+            if c.duplicate { " duplicate" } else { "" }
+        );
+    }
+    let problems = check_rules(eh);
+    if problems.is_empty() {
+        out.push_str("  rules: ok\n");
+    } else {
+        for p in problems {
+            let _ = writeln!(out, "  violation: {p}");
+        }
+    }
+    out
+}
+

@@ -1,0 +1,170 @@
+//! `ehir tables IN --abi itanium|msvc|clr`: lowers the input to the phase the ABI's tables
+//! are computed from (Itanium for the LSDA, MSVC for the WinEH state tables and the CLR
+//! clauses) and prints the tables of every function (format: the `ehir_tables` crate docs).
+//! With `--compare-llc ASM` (msvc only) it instead checks that the state tables equal,
+//! up to the order of sibling states, the ones `llc -mtriple=x86_64-pc-windows-msvc
+//! -filetype=asm` wrote in ASM for the same functions.
+
+use crate::input::{Reported, Source};
+use crate::output::write_output;
+use anyhow::{Context, Result, bail};
+use ehir_core::{Module, Phase};
+use ehir_passes::eh_abi::itanium;
+use ehir_tables::Abi;
+use ehir_tables::structure::{StateTables, canonical};
+use std::path::PathBuf;
+
+/// The tables to print.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, clap::ValueEnum)]
+pub enum TablesAbi {
+    /// The Itanium LSDA: call sites, actions, types.
+    Itanium,
+    /// The `__CxxFrameHandler3` state tables: UnwindMap, TryBlockMap, call states.
+    Msvc,
+    /// CLR EH clauses over a funclet layout, with the CLR's rules checked.
+    Clr,
+}
+
+impl TablesAbi {
+    fn abi(self) -> Abi {
+        match self {
+            TablesAbi::Itanium => Abi::Itanium,
+            TablesAbi::Msvc => Abi::Msvc,
+            TablesAbi::Clr => Abi::Clr,
+        }
+    }
+}
+
+#[derive(clap::Args)]
+pub struct TablesArgs {
+    /// Input file (`.cir`, or `.cpp` for the C++ front end), at any phase that can be
+    /// lowered to the ABI's phase.
+    pub input: PathBuf,
+    /// Which tables.
+    #[arg(long, value_enum)]
+    pub abi: TablesAbi,
+    /// Output file (default: stdout).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Compare the msvc state tables with those in this llc assembly listing instead of
+    /// printing them; exit status 1 when a function's tables differ.
+    #[arg(long, value_name = "ASM")]
+    pub compare_llc: Option<PathBuf>,
+}
+
+/// Loads the input and lowers every function to `phase`, reporting diagnostics.
+fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
+    let mut module = source.load()?;
+    let report = |err: ehir_passes::PassError| {
+        source.report(&err.diagnostics());
+        if let Some(pass) = err.pass() {
+            eprintln!("ehir: error: pass '{pass}' failed");
+        }
+        anyhow::Error::from(Reported)
+    };
+    if phase == Phase::Itanium {
+        // The Itanium lowering of single functions cannot declare the runtime functions
+        // it calls; `lower_module` does.
+        let structured = module
+            .functions
+            .values()
+            .any(|f| !f.is_declaration() && f.phase == Phase::Structured);
+        if structured {
+            ehir_passes::lower_to(&mut module, Phase::Flat).map_err(report)?;
+        }
+        if let Err(d) = itanium::lower_module(&mut module) {
+            source.report(&d);
+            eprintln!("ehir: error: pass 'eh-abi-lowering=itanium' failed");
+            return Err(Reported.into());
+        }
+        if let Err(d) = ehir_core::verifier::verify_module(&module) {
+            source.report(&d);
+            eprintln!("ehir: error: the IR after 'eh-abi-lowering=itanium' does not verify");
+            return Err(Reported.into());
+        }
+    } else {
+        ehir_passes::lower_to(&mut module, phase).map_err(report)?;
+    }
+    Ok(module)
+}
+
+pub fn tables_command(args: &TablesArgs) -> Result<i32> {
+    let source = Source::read(&args.input)?;
+    let abi = args.abi.abi();
+    let module = load_lowered(&source, abi.phase())?;
+    if let Some(asm_path) = &args.compare_llc {
+        if abi != Abi::Msvc {
+            bail!("--compare-llc compares the msvc state tables; use it with --abi msvc");
+        }
+        let asm = std::fs::read_to_string(asm_path)
+            .with_context(|| format!("cannot read '{}'", asm_path.display()))?;
+        return compare_with_llc(&source, &module, &asm, args);
+    }
+    let text = match ehir_tables::module_tables(&module, abi) {
+        Ok(text) => text,
+        Err(errors) => {
+            let diags = ehir_core::Diagnostics(errors.iter().map(|e| e.diagnostic()).collect());
+            source.report(&diags);
+            return Err(Reported.into());
+        }
+    };
+    write_output(args.output.as_deref(), |w| {
+        w.write_all(text.as_bytes())?;
+        Ok(())
+    })?;
+    Ok(0)
+}
+
+/// Compares ehir's state tables of every function with llc's; prints one line per function
+/// and the two canonical forms of each mismatch.
+fn compare_with_llc(source: &Source, module: &Module, asm: &str, args: &TablesArgs) -> Result<i32> {
+    let llc = ehir_tables::llc_asm::parse(asm)
+        .map_err(|e| anyhow::anyhow!("cannot read the llc tables: {e}"))?;
+    let mut report = String::new();
+    let mut mismatches = 0;
+    let mut seen = std::collections::BTreeSet::new();
+    for func in module.functions.values() {
+        let name = module.ctx.name(func.name).to_string();
+        let ours = match ehir_tables::wineh::function_tables(&module.ctx, func) {
+            Ok(t) => t,
+            Err(e) => {
+                source.report(&ehir_core::Diagnostics(vec![e.diagnostic()]));
+                return Err(Reported.into());
+            }
+        };
+        let theirs = llc.get(&name);
+        seen.insert(name.clone());
+        let ours = ours.map(|t| canonical(&StateTables::from_wineh(&t)));
+        let theirs = theirs.map(|t| canonical(&t.shape()));
+        match (ours, theirs) {
+            (None, None) => continue,
+            (Some(Ok(a)), Some(Ok(b))) if a == b => {
+                report.push_str(&format!("function @{name}: tables match\n"));
+            }
+            (a, b) => {
+                mismatches += 1;
+                let show = |x: Option<Result<String, String>>| match x {
+                    None => "no tables".to_string(),
+                    Some(Ok(s)) => s,
+                    Some(Err(e)) => format!("inconsistent tables: {e}"),
+                };
+                report.push_str(&format!(
+                    "function @{name}: tables differ\n  ehir: {}\n  llc:  {}\n",
+                    show(a),
+                    show(b)
+                ));
+            }
+        }
+    }
+    for name in llc.keys().filter(|n| !seen.contains(*n)) {
+        mismatches += 1;
+        report.push_str(&format!(
+            "function @{name}: llc wrote tables for a function the input does not define\n"
+        ));
+    }
+    write_output(args.output.as_deref(), |w| {
+        w.write_all(report.as_bytes())?;
+        Ok(())
+    })?;
+    Ok(if mismatches == 0 { 0 } else { 1 })
+}
