@@ -21,7 +21,7 @@ best() { # best wall time in seconds of 5 runs of "$@"
   done
   echo "$b"
 }
-ehir_t=$(best target/release/ehir opt "$tmp/w.cir" -o /dev/null)
+ehir_t=$(best ${CARGO_TARGET_DIR:-target}/release/ehir opt "$tmp/w.cir" -o /dev/null)
 mlir_t=$(best "$mlir_opt" "$tmp/w.mlir" -o /dev/null)
 ops=$((units * 13))
 printf 'ops: ~%d\n' "$ops"

@@ -979,6 +979,71 @@ impl<'m> FunctionBuilder<'m> {
 
     /// Begins code that runs on only some paths of a full expression (an arm of `?:`, the
     /// right operand of `&&`/`||`). Call it before building the conditional op.
+    ///
+    /// ```
+    /// use ehir_core::{CallFlags, CleanupKind, ModuleCtx, OpKind};
+    /// use ehir_cxx::builder::FunctionBuilder;
+    ///
+    /// // `c && T().ok()`: the temporary exists only when `c` is true.
+    /// let mut ctx = ModuleCtx::default();
+    /// let bool_ty = ctx.types.common().bool;
+    /// let rec = { let a = ctx.sym("rec_T"); ctx.types.record(a) };
+    /// let rec_ptr = ctx.types.ptr(rec);
+    /// let method = ctx.types.func(vec![rec_ptr], None, false);
+    /// let ok_sig = ctx.types.func(vec![rec_ptr], Some(bool_ty), false);
+    /// let (ctor, dtor, ok) = (ctx.sym("_ZN1TC1Ev"), ctx.sym("_ZN1TD1Ev"), ctx.sym("_ZN1T2okEv"));
+    /// let sig = ctx.types.func(vec![bool_ty], None, false);
+    /// let mut b = FunctionBuilder::new(&mut ctx, "f", sig, &[bool_ty]);
+    /// let c = b.params()[0];
+    /// let tmp = b.alloca(rec, "ref.tmp", false, 0);
+    /// let full = b.begin_full_expression();
+    /// b.begin_conditional();
+    /// let and = b.create_region_op(OpKind::Ternary, &[c], &[bool_ty], 2);
+    /// b.enter_region(and, 0, false);
+    /// b.call(ctor, method, &[tmp], CallFlags::default());
+    /// b.push_temporary_cleanup(CleanupKind::All, move |b| {
+    ///     b.call(dtor, method, &[tmp], CallFlags::default());
+    /// });
+    /// let v = b.call(ok, ok_sig, &[tmp], CallFlags::default()).unwrap();
+    /// b.exit_region_yielding(&[v]);
+    /// b.enter_region(and, 1, false);
+    /// let f = b.const_bool(false);
+    /// b.exit_region_yielding(&[f]);
+    /// b.end_conditional();
+    /// b.end_full_expression(full);
+    /// let func = b.finish().unwrap();
+    /// // The flag is cleared before the cleanup scope, set after construction, and
+    /// // tested by the cleanup.
+    /// assert_eq!(ehir_core::printer::function_to_string(&ctx, &func), "\
+    /// cir.func @f(%arg0: !cir.bool) {
+    ///   %0 = cir.alloca !rec_T, !cir.ptr<!rec_T>, [\"ref.tmp\"]
+    ///   %1 = cir.alloca !cir.bool, !cir.ptr<!cir.bool>, [\"cleanup.cond\"] {alignment = 1 : i64}
+    ///   %2 = cir.const #false
+    ///   cir.store align(1) %2, %1 : !cir.bool, !cir.ptr<!cir.bool>
+    ///   cir.cleanup.scope {
+    ///     %3 = cir.ternary(%arg0, true {
+    ///       cir.call @_ZN1TC1Ev(%0) : (!cir.ptr<!rec_T>) -> ()
+    ///       %4 = cir.const #true
+    ///       cir.store align(1) %4, %1 : !cir.bool, !cir.ptr<!cir.bool>
+    ///       %5 = cir.call @_ZN1T2okEv(%0) : (!cir.ptr<!rec_T>) -> !cir.bool
+    ///       cir.yield %5 : !cir.bool
+    ///     }, false {
+    ///       %6 = cir.const #false
+    ///       cir.yield %6 : !cir.bool
+    ///     }) : (!cir.bool) -> !cir.bool
+    ///     cir.yield
+    ///   } cleanup all {
+    ///     %7 = cir.load align(1) %1 : !cir.ptr<!cir.bool>, !cir.bool
+    ///     cir.if %7 {
+    ///       cir.call @_ZN1TD1Ev(%0) : (!cir.ptr<!rec_T>) -> ()
+    ///       cir.yield
+    ///     }
+    ///     cir.yield
+    ///   }
+    ///   cir.return
+    /// }
+    /// ");
+    /// ```
     pub fn begin_conditional(&mut self) {
         let block = self.block;
         let after = self.func.layout.last_op(block);
@@ -1052,6 +1117,46 @@ impl<'m> FunctionBuilder<'m> {
     // ---- try / catch ---------------------------------------------------------------------
 
     /// Starts a `cir.try`; the insertion point is its body.
+    ///
+    /// ```
+    /// use ehir_core::{CallFlags, ModuleCtx};
+    /// use ehir_cxx::builder::{CatchKind, FunctionBuilder};
+    ///
+    /// // try { f(); } catch (int e) { g(*e); } catch (...) { throw; }
+    /// let mut ctx = ModuleCtx::default();
+    /// let s32 = ctx.types.common().s32;
+    /// let s32_ptr = ctx.types.ptr(s32);
+    /// let void_sig = ctx.types.func(vec![], None, false);
+    /// let g_sig = ctx.types.func(vec![s32], None, false);
+    /// let (f, g, ti) = (ctx.sym("_Z1fv"), ctx.sym("_Z1gi"), ctx.sym("_ZTIi"));
+    /// let mut b = FunctionBuilder::new(&mut ctx, "h", void_sig, &[]);
+    /// b.enter_try();
+    /// b.call(f, void_sig, &[], CallFlags::default());
+    /// let e = b.emit_catch(CatchKind::Type(ti), s32_ptr);
+    /// let v = b.load(e, 4);
+    /// b.call(g, g_sig, &[v], CallFlags::default());
+    /// b.emit_catch(CatchKind::All, s32_ptr);
+    /// b.emit_rethrow();
+    /// b.exit_try();
+    /// let func = b.finish().unwrap();
+    /// assert_eq!(ehir_core::printer::function_to_string(&ctx, &func), "\
+    /// cir.func @h() {
+    ///   cir.try {
+    ///     cir.call @_Z1fv() : () -> ()
+    ///     cir.yield
+    ///   } catch [type #cir.global_view<@_ZTIi> : !cir.ptr<!u8i>] {
+    ///     %0 = cir.catch_param : !cir.ptr<!s32i>
+    ///     %1 = cir.load align(4) %0 : !cir.ptr<!s32i>, !s32i
+    ///     cir.call @_Z1gi(%1) : (!s32i) -> ()
+    ///     cir.yield
+    ///   } catch all {
+    ///     %2 = cir.catch_param : !cir.ptr<!void>
+    ///     cir.throw
+    ///   }
+    ///   cir.return
+    /// }
+    /// ");
+    /// ```
     pub fn enter_try(&mut self) -> Op {
         let handlers = self.func.dfg.make_extra(ExtraData::Handlers(Vec::new()));
         let op = self.create_region_op(OpKind::Try { handlers }, &[], &[], 1);

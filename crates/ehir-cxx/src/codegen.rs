@@ -47,9 +47,8 @@ impl Runtime {
     }
 }
 
-/// What code generation of one function needs from the module.
+/// What code generation of function bodies adds to the module besides functions.
 pub struct Extras {
-    pub runtime: std::collections::BTreeSet<Runtime>,
     /// Static locals defined while compiling bodies.
     pub static_locals: Vec<GlobalVar>,
 }
@@ -120,7 +119,6 @@ impl<'a, 'm> FnGen<'a, 'm> {
     }
 
     fn runtime(&mut self, r: Runtime) -> (Symbol, Type, bool) {
-        self.extras.runtime.insert(r);
         let common = *self.b.ctx.types.common();
         let (sig, nothrow) = match r {
             Runtime::New | Runtime::NewArray => (
@@ -708,6 +706,11 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 Ok(())
             }
             TK::DefaultInit => Ok(()),
+            TK::ZeroThen(inner) => {
+                let z = self.zero_value(e.ty);
+                self.b.store(z, dest, 0);
+                self.class_into(inner, dest)
+            }
             TK::Call { callee, args } => {
                 self.call(callee, args, Some(dest))?;
                 Ok(())
@@ -2149,18 +2152,7 @@ pub fn gen_function(
     }
     // Exception specification boundary.
     let spec_try = match (&spec, kind) {
-        (_, FuncKind::Dtor) | (Spec::Noexcept, _) => {
-            if is_library_runtime_nothrow(g.s.prog, fid) {
-                None
-            } else {
-                Some(g.b.enter_try())
-            }
-        }
-        (Spec::Throw(types), _) => {
-            let types = types.clone();
-            let op = g.b.enter_try();
-            Some((op, types)).map(|(op, _)| op)
-        }
+        (_, FuncKind::Dtor) | (Spec::Noexcept, _) | (Spec::Throw(_), _) => Some(g.b.enter_try()),
         (Spec::None, _) => None,
     };
     let handlers = body.as_ref().and_then(|b| b.handlers.clone());
@@ -2225,10 +2217,6 @@ pub fn gen_function(
             .map_err(|e| ehir_core::Diagnostic::error(loc, format!("internal error: {e}")))?;
     out.push(f);
     Ok(out)
-}
-
-fn is_library_runtime_nothrow(prog: &Program, f: FuncId) -> bool {
-    prog.func(f).body.is_none() && prog.func(f).implicit.is_none()
 }
 
 /// The body proper: member initialization for constructors, member destruction for

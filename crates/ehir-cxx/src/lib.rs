@@ -24,13 +24,13 @@ use ast::{Builtin, Expr, ExprKind, Init};
 pub(crate) const RED_ZONE: usize = 256 * 1024;
 /// ...by a new segment of this size.
 pub(crate) const STACK_SEGMENT: usize = 8 * 1024 * 1024;
-use codegen::{Extras, Runtime};
+use codegen::Extras;
 use ehir_core::{
     AttrData, ConstArrayElements, Diagnostic, Diagnostics, Function, Global, Item, Linkage, Loc,
     Module, OpKind, TypeInfoDecl, Visit,
 };
 use program::{FuncKind, GlobalInit, Program, R, err, unsupported};
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use types::{Ty, TyKind};
 
 /// Compiles C++ source text to a structured-phase CIR module. Locations in diagnostics
@@ -65,7 +65,6 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
         return Err(Diagnostics(errors));
     }
     let mut extras = Extras {
-        runtime: BTreeSet::new(),
         static_locals: Vec::new(),
     };
     let mut definitions: Vec<Function> = Vec::new();
@@ -203,7 +202,6 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
             decls.insert(name, (sig, nothrow));
         });
     }
-    let _ = Runtime::New;
     for name in order {
         let (sig, nothrow) = decls[&name];
         let sym = module.ctx.sym(&name);

@@ -2,7 +2,6 @@
 //! member, constructors `C1`/`C2`, destructors `D1`/`D2`, `operator=`), static data
 //! members, local statics and typeinfo objects, with the ABI's substitution rules.
 
-use crate::ast::Builtin;
 use crate::types::{Ty, TyKind, TypeTable, builtin_mangling};
 
 /// What a class contributes to a mangled name.
@@ -279,12 +278,6 @@ pub fn local_static_name(function_mangling: &str, name: &str, discriminator: usi
         n => format!("__{}_", n - 1),
     };
     format!("_ZZ{encoding}E{}{disc}", source_name(name))
-}
-
-/// Whether a built-in type has a typeinfo object in libstdc++.
-pub fn builtin_has_runtime_typeinfo(b: Builtin) -> bool {
-    let _ = b;
-    true
 }
 
 #[cfg(test)]

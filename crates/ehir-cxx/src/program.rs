@@ -518,8 +518,7 @@ impl Program {
                 let r = self.resolve_type(ret, loc)?;
                 let mut ps = Vec::new();
                 for p in params {
-                    let pt = self.resolve_type(p, loc)?;
-                    ps.push(self.adjust_param(pt));
+                    ps.push(self.resolve_param_type(p, loc)?);
                 }
                 if self.types.is_class(r) || ps.iter().any(|&p| self.types.is_class(p)) {
                     // fine: passed indirectly
@@ -534,6 +533,20 @@ impl Program {
                 )
             }
         })
+    }
+
+    /// The type of a parameter: `T[]` and `T[N]` are `T*`, functions decay to pointers.
+    pub fn resolve_param_type(&mut self, t: &TypeExpr, loc: Loc) -> R<Ty> {
+        let t = match t {
+            TypeExpr::Array(inner, _) => {
+                let e = self.resolve_type(inner, loc)?;
+                return Ok(self.types.ptr(e));
+            }
+            TypeExpr::Const(inner) if matches!(**inner, TypeExpr::Array(..)) => inner,
+            t => t,
+        };
+        let r = self.resolve_type(t, loc)?;
+        Ok(self.adjust_param(r))
     }
 
     /// Parameter type adjustment: arrays and functions decay, top-level const is dropped.
@@ -1549,6 +1562,11 @@ impl Program {
         } else {
             match class {
                 Some(c) => self.mangle(kind, c, &ident, &params, fd.is_const, false),
+                // Internal-linkage names get g++'s `_ZL` prefix.
+                None if fd.is_static => {
+                    let m = self.mangle(FuncKind::Free, ClassId(0), &ident, &params, false, false);
+                    format!("_ZL{}", m.strip_prefix("_Z").unwrap_or(&m))
+                }
                 None => self.mangle(FuncKind::Free, ClassId(0), &ident, &params, false, false),
             }
         };
@@ -1616,11 +1634,10 @@ impl Program {
         let mut names = Vec::new();
         let mut locs = Vec::new();
         for p in &fd.params {
-            let t = self.resolve_type(&p.ty, p.loc)?;
+            let t = self.resolve_param_type(&p.ty, p.loc)?;
             if self.types.is_void(t) {
                 return err(p.loc, "parameter of type void");
             }
-            let t = self.adjust_param(t);
             if let Some(c) = self.types.class_of(t)
                 && !self.class(c).complete
             {
@@ -1848,12 +1865,18 @@ impl Program {
             return Ok(());
         }
         let v2 = VarId(self.globals.len() as u32);
+        let internal = v.is_static || (self.types.is_const(t) && !v.is_extern);
         self.globals.push(GlobalVar {
             name: name.clone(),
-            symbol: name.clone(),
+            // Internal-linkage variables get g++'s `_ZL` mangling.
+            symbol: if internal {
+                format!("_ZL{}", mangle::source_name(name))
+            } else {
+                name.clone()
+            },
             ty: t,
             init: GlobalInit::External,
-            internal: v.is_static || (self.types.is_const(t) && !v.is_extern),
+            internal,
             loc: v.loc,
             const_value,
             class: None,

@@ -153,6 +153,9 @@ pub enum TK {
     ZeroInit,
     /// Default-initialization that does nothing (trivial default constructor).
     DefaultInit,
+    /// Value-initialization of a class whose default constructor is implicit but not
+    /// trivial: zero the object, then construct it.
+    ZeroThen(Box<TExpr>),
     /// A temporary materialized from a prvalue (an lvalue until the full expression ends).
     BindTemp(Box<TExpr>),
     /// `new T(...)` / `new T[n]`: `init` is the initializer of one element (`None`: none).
@@ -1133,12 +1136,16 @@ impl<'p> Sema<'p> {
                 }
             });
         }
-        if value_init && args.is_empty() && func.implicit == Some(Implicit::DefaultCtor) {
-            // Value-initialization of a class with an implicit non-trivial default
-            // constructor zero-initializes first; the constructor then runs.
-        }
+        let zero_first =
+            value_init && args.is_empty() && func.implicit == Some(Implicit::DefaultCtor);
         let args = self.convert_args(f, args, loc)?;
-        Ok(self.mk(TK::Construct { ctor: f, args }, tu, false, loc))
+        let construct = self.mk(TK::Construct { ctor: f, args }, tu, false, loc);
+        if zero_first {
+            // Value-initialization zero-initializes first; the implicit constructor then
+            // runs.
+            return Ok(self.mk(TK::ZeroThen(boxed(construct)), tu, false, loc));
+        }
+        Ok(construct)
     }
 
     fn member_access_error(&self, f: FuncId) -> Option<String> {

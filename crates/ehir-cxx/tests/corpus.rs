@@ -26,18 +26,18 @@ fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/cxx")
 }
 
+/// The corpus programs, and the bundled example of the crate.
 fn corpus() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
-        .expect("tests/cxx exists")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "cpp"))
-        .filter(|p| {
-            !p.file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .starts_with("mixed-")
-        })
-        .collect();
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in [corpus_dir(), examples] {
+        files.extend(
+            std::fs::read_dir(dir)
+                .expect("directory exists")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "cpp")),
+        );
+    }
     files.sort();
     files
 }
@@ -279,7 +279,11 @@ fn mixed_pairs() -> Vec<(PathBuf, PathBuf)> {
         .expect("tests/cxx/mixed exists")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
-            let n = p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let n = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
             n.ends_with(".cpp") && !n.ends_with(".gxx.cpp")
         })
         .map(|p| {
@@ -304,14 +308,22 @@ fn check_mixed(ehir_src: &Path, gxx_src: &Path) -> Result<(), String> {
         .output()
         .expect("g++ runs");
     if !out.status.success() {
-        return Err(format!("g++ rejected the pair:\n{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "g++ rejected the pair:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let expected = run_exe(&oracle);
     let module = compile(ehir_src)?;
     let itanium = lowered(&module, Phase::Itanium)?;
     let name = ehir_src.to_string_lossy();
     let ll = ehir_llvm::module_to_llvm_text(&itanium, &name, &ehir_llvm::EmitOptions::default())
-        .map_err(|ds| format!("emit-llvm: {:?}", ds.0.iter().map(|d| &d.message).collect::<Vec<_>>()))?;
+        .map_err(|ds| {
+            format!(
+                "emit-llvm: {:?}",
+                ds.0.iter().map(|d| &d.message).collect::<Vec<_>>()
+            )
+        })?;
     let ll_path = dir.join("ehir.ll");
     std::fs::write(&ll_path, ll).expect("writable");
     let tc = ehir_llvm::Toolchain {
@@ -321,7 +333,8 @@ fn check_mixed(ehir_src: &Path, gxx_src: &Path) -> Result<(), String> {
         opt_level: 0,
     };
     let ehir_obj = dir.join("ehir.o");
-    tc.compile(&ll_path, &ehir_obj, dir).map_err(|e| format!("llc: {e}"))?;
+    tc.compile(&ll_path, &ehir_obj, dir)
+        .map_err(|e| format!("llc: {e}"))?;
     let gxx_obj = dir.join("gxx.o");
     let out = Command::new("g++")
         .args(["-std=c++14", "-w", "-O0", "-c", "-o"])
@@ -330,10 +343,14 @@ fn check_mixed(ehir_src: &Path, gxx_src: &Path) -> Result<(), String> {
         .output()
         .expect("g++ runs");
     if !out.status.success() {
-        return Err(format!("g++ -c failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "g++ -c failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let exe = dir.join("mixed.exe");
-    tc.link(&[ehir_obj, gxx_obj], &[], &exe).map_err(|e| format!("link: {e}"))?;
+    tc.link(&[ehir_obj, gxx_obj], &[], &exe)
+        .map_err(|e| format!("link: {e}"))?;
     let got = run_exe(&exe);
     if got != expected {
         return Err(format!(
@@ -352,13 +369,81 @@ fn mixed_objects_interoperate_with_gxx() {
     assert!(pairs.len() >= 2, "mixed-object tests missing");
     let mut failures = Vec::new();
     for (e, g) in &pairs {
-        assert!(g.exists(), "{} has no g++ half {}", e.display(), g.display());
+        assert!(
+            g.exists(),
+            "{} has no g++ half {}",
+            e.display(),
+            g.display()
+        );
         if let Err(msg) = check_mixed(e, g) {
             failures.push(format!("=== {}\n{msg}", e.display()));
         }
     }
-    println!("mixed: {} of {} pairs match g++", pairs.len() - failures.len(), pairs.len());
+    println!(
+        "mixed: {} of {} pairs match g++",
+        pairs.len() - failures.len(),
+        pairs.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The symbols an object file defines (`nm`), local ones included.
+fn nm_defined(obj: &Path) -> std::collections::BTreeSet<String> {
+    let out = Command::new("nm")
+        .arg(obj)
+        .output()
+        .expect("nm runs (binutils)");
+    assert!(out.status.success(), "nm failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            let (_, kind, name) = (parts.next()?, parts.next()?, parts.next()?);
+            // `n`: the COMDAT group names of constructor/destructor aliases (`C5`/`D5`).
+            (kind != "U" && kind != "n" && !name.starts_with('.') && !name.ends_with(".cpp"))
+                .then(|| name.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn mangled_names_match_gxx() {
+    require_tool("g++");
+    let src = corpus_dir().join("mangling/names.cpp");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let obj = dir.path().join("names.o");
+    let out = Command::new("g++")
+        .args(["-std=c++14", "-w", "-O0", "-c", "-o"])
+        .arg(&obj)
+        .arg(&src)
+        .output()
+        .expect("g++ runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let gxx = nm_defined(&obj);
+    let module = compile(&src).expect("compiles");
+    let mut ehir = std::collections::BTreeSet::new();
+    for f in module.functions.values() {
+        if !f.is_declaration() {
+            ehir.insert(module.ctx.name(f.name).to_string());
+        }
+    }
+    for g in module.globals.values() {
+        let n = module.ctx.name(g.name);
+        if !n.starts_with(".str") {
+            ehir.insert(n.to_string());
+        }
+    }
+    let only_ehir: Vec<_> = ehir.difference(&gxx).collect();
+    let only_gxx: Vec<_> = gxx.difference(&ehir).collect();
+    assert!(
+        only_ehir.is_empty() && only_gxx.is_empty(),
+        "symbols differ\nonly ehir: {only_ehir:?}\nonly g++: {only_gxx:?}"
+    );
+    assert!(ehir.len() >= 35, "too few symbols compared: {ehir:?}");
 }
 
 #[test]

@@ -86,8 +86,8 @@ pub(crate) fn resolve_throw(
         let value = match (code, text) {
             (_, None) if code.starts_with('P') => ThrownValue::Null,
             (_, None) => ThrownValue::Zeroed,
-            ("PKc" | "Pc", Some(t)) => ThrownValue::Str(t.as_bytes().to_vec()),
             (c, Some("null" | "nullptr" | "0")) if c.starts_with('P') => ThrownValue::Null,
+            ("PKc" | "Pc", Some(t)) => ThrownValue::Str(t.as_bytes().to_vec()),
             (c, Some(_)) if c.starts_with('P') => return Err(bad_value("pointer (only null)")),
             ("b", Some("true")) => ThrownValue::Bool(true),
             ("b", Some("false")) => ThrownValue::Bool(false),

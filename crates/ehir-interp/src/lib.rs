@@ -246,7 +246,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         }
         Ok(SyncEnd::Threw(_)) => (1, None),
         Err(Stop::Exit(code)) => (code, None),
-        Err(Stop::Error(e)) => (e.exit_status, Some(e)),
+        Err(Stop::Error(e)) => (e.exit_status, Some(*e)),
         Err(Stop::Sync(_)) => (EXIT_RUNTIME_ERROR, None),
     };
     if config.record_trace {

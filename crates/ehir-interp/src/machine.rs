@@ -35,7 +35,7 @@ pub(crate) enum Stop {
     /// or the harness reporting an escaped exception).
     Exit(i32),
     /// The program did something the interpreter reports as an error.
-    Error(RuntimeError),
+    Error(Box<RuntimeError>),
     /// A runtime-initiated call reached its boundary (internal control flow).
     Sync(SyncEnd),
 }
@@ -341,22 +341,22 @@ impl<'m> Machine<'m> {
     /// A runtime error located at the running op.
     pub fn error(&self, message: String) -> Stop {
         let func = self.cur.func;
-        Stop::Error(RuntimeError {
+        Stop::Error(Box::new(RuntimeError {
             message,
             function: self.module.ctx.name(func.name).to_string(),
             loc: func.dfg.loc(self.cur.pc),
             exit_status: EXIT_RUNTIME_ERROR,
-        })
+        }))
     }
 
     /// A runtime error without a meaningful op location.
     pub fn plain_error(&self, message: String) -> Stop {
-        Stop::Error(RuntimeError {
+        Stop::Error(Box::new(RuntimeError {
             message,
             function: self.module.ctx.name(self.cur.func.name).to_string(),
             loc: ehir_core::Loc::NONE,
             exit_status: EXIT_RUNTIME_ERROR,
-        })
+        }))
     }
 
     pub fn mem_error(&self, e: MemError) -> Stop {

@@ -273,6 +273,26 @@ impl Memory {
     /// Reads `size` (1..=8) bytes as a little-endian unsigned integer.
     #[inline]
     pub fn read_uint(&self, addr: u64, size: u64) -> Result<u64, MemError> {
+        let d = decode(addr);
+        if let Some(a) = self.allocs.get(d.slot as usize)
+            && a.live
+            && a.generation == d.generation
+            && d.slot != 0
+        {
+            let start = d.offset as usize;
+            let bytes = &a.bytes;
+            match size {
+                4 if start + 4 <= bytes.len() => {
+                    let b: [u8; 4] = bytes[start..start + 4].try_into().unwrap_or([0; 4]);
+                    return Ok(u64::from(u32::from_le_bytes(b)));
+                }
+                8 if start + 8 <= bytes.len() => {
+                    let b: [u8; 8] = bytes[start..start + 8].try_into().unwrap_or([0; 8]);
+                    return Ok(u64::from_le_bytes(b));
+                }
+                _ => {}
+            }
+        }
         let (slot, start) = self.range(addr, size)?;
         let bytes = &self.allocs[slot].bytes[start..start + size as usize];
         let mut buf = [0u8; 8];
@@ -284,6 +304,26 @@ impl Memory {
     /// Writes the low `size` (1..=8) bytes of `value`, little-endian.
     #[inline]
     pub fn write_uint(&mut self, addr: u64, size: u64, value: u64) -> Result<(), MemError> {
+        let d = decode(addr);
+        if let Some(a) = self.allocs.get_mut(d.slot as usize)
+            && a.live
+            && !a.read_only
+            && a.generation == d.generation
+            && d.slot != 0
+        {
+            let start = d.offset as usize;
+            match size {
+                4 if start + 4 <= a.bytes.len() => {
+                    a.bytes[start..start + 4].copy_from_slice(&(value as u32).to_le_bytes());
+                    return Ok(());
+                }
+                8 if start + 8 <= a.bytes.len() => {
+                    a.bytes[start..start + 8].copy_from_slice(&value.to_le_bytes());
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
         let (slot, start) = self.range(addr, size)?;
         let a = &mut self.allocs[slot];
         if a.read_only {

@@ -7,8 +7,8 @@ use crate::input::{Reported, Source};
 use crate::output::write_output;
 use anyhow::{Context, Result, bail};
 use ehir_core::{Module, Phase};
-use ehir_passes::eh_abi::itanium;
 use ehir_llvm::toolchain::{Tool, Toolchain, find_tool};
+use ehir_passes::eh_abi::itanium;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -135,15 +135,13 @@ fn is_cir(p: &Path) -> bool {
 }
 
 pub fn build_command(args: &BuildArgs) -> Result<i32> {
-    let (first, rest) = args
-        .inputs
-        .split_first()
-        .context("no input file given")?;
+    let (first, rest) = args.inputs.split_first().context("no input file given")?;
     if args.compile_only && !rest.is_empty() {
         bail!("-c compiles one input; further inputs are only for linking");
     }
     // Everything fallible about the inputs first, so a bad input costs no tool lookups.
-    let mut ehir_inputs: Vec<(&Path, String)> = vec![(first.as_path(), llvm_text(first, args.abi)?)];
+    let mut ehir_inputs: Vec<(&Path, String)> =
+        vec![(first.as_path(), llvm_text(first, args.abi)?)];
     for p in rest.iter().filter(|p| is_cir(p)) {
         ehir_inputs.push((p.as_path(), llvm_text(p, args.abi)?));
     }

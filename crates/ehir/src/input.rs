@@ -49,10 +49,7 @@ impl Source {
     /// Parses (or compiles) the source into a module, without verifying it.
     pub fn parse(&self) -> std::result::Result<Module, Diagnostics> {
         if self.is_cpp() {
-            return Err(Diagnostics(vec![ehir_core::Diagnostic::error(
-                ehir_core::Loc::NONE,
-                "C++ input is not supported yet",
-            )]));
+            return ehir_cxx::compile(&self.name, &self.text);
         }
         ehir_reader::parse_module(&self.name, &self.text)
     }

@@ -2,9 +2,12 @@
 //! and `.cpp` inputs. Exit status 0 on success, 1 on bad input (diagnostics on stderr,
 //! no partial output file), 2 when `run --phase all` finds diverging phases.
 
+mod build;
 mod input;
 mod opt;
 mod output;
+mod run;
+mod tables;
 mod verify_diagnostics;
 
 use clap::{Parser, Subcommand};
@@ -21,12 +24,24 @@ struct Cli {
 enum Command {
     /// Parse, verify, run passes and print CIR.
     Opt(opt::OptArgs),
+    /// Interpret a program at one or every phase of the pipeline.
+    Run(run::RunArgs),
+    /// Lower to an EH ABI and print LLVM IR.
+    EmitLlvm(build::EmitLlvmArgs),
+    /// Compile and link an executable (or an object with `-c`).
+    Build(build::BuildArgs),
+    /// Print the exception tables (Itanium LSDA, WinEH state tables, CLR clauses).
+    Tables(tables::TablesArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Opt(args) => opt::opt_command(args),
+        Command::Run(args) => run::run_command(args),
+        Command::EmitLlvm(args) => build::emit_llvm_command(args),
+        Command::Build(args) => build::build_command(args),
+        Command::Tables(args) => tables::tables_command(args),
     };
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),

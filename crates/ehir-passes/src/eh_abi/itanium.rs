@@ -42,9 +42,9 @@
 //! module once its functions are lowered.
 
 use ehir_core::{
-    AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData, Function,
-    HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase, SecondaryMap,
-    Successor, Symbol, Type, TypeData, Value, ValueDef,
+    AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData,
+    Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
+    SecondaryMap, Successor, Symbol, Type, TypeData, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -249,9 +249,13 @@ impl<'a> Lowering<'a> {
         let mut plans = Vec::new();
         for op in self.ops_in_order() {
             if let OpKind::EhInitiate { cleanup } = *self.func.dfg.kind(op) {
-                let token = self.func.dfg.results(op).first().copied().ok_or_else(|| {
-                    self.error(op, "cir.eh.initiate must produce a token")
-                })?;
+                let token = self
+                    .func
+                    .dfg
+                    .results(op)
+                    .first()
+                    .copied()
+                    .ok_or_else(|| self.error(op, "cir.eh.initiate must produce a token"))?;
                 plans.push((op, self.plan(&uses, token, cleanup)?));
             }
         }
@@ -432,15 +436,9 @@ impl<'a> Lowering<'a> {
 
     fn filter_symbols(&self, op: Op, a: ehir_core::Attr) -> Result<Vec<Symbol>, Diagnostic> {
         match self.ctx.attrs.get(a) {
-            AttrData::List(items) => items
-                .iter()
-                .map(|&x| self.typeinfo_symbol(op, x))
-                .collect(),
+            AttrData::List(items) => items.iter().map(|&x| self.typeinfo_symbol(op, x)).collect(),
             AttrData::GlobalView { .. } => Ok(vec![self.typeinfo_symbol(op, a)?]),
-            _ => Err(self.error(
-                op,
-                "a filter must be a list of typeinfo references",
-            )),
+            _ => Err(self.error(op, "a filter must be a list of typeinfo references")),
         }
     }
 
@@ -448,7 +446,11 @@ impl<'a> Lowering<'a> {
     /// handler: it only passes cleanups and dispatches whose first key is `unwind` until
     /// it reaches a `terminate` key or `cir.eh.terminate`. g++ terminates right there,
     /// without running those cleanups.
-    fn terminates_before_any_handler(&self, uses: &BTreeMap<Value, Vec<TokenUse>>, v: Value) -> bool {
+    fn terminates_before_any_handler(
+        &self,
+        uses: &BTreeMap<Value, Vec<TokenUse>>,
+        v: Value,
+    ) -> bool {
         let dfg = &self.func.dfg;
         let mut found_terminate = false;
         let mut visited: BTreeSet<Value> = BTreeSet::from([v]);
@@ -557,9 +559,8 @@ impl<'a> Lowering<'a> {
                                     break;
                                 }
                                 HandlerKey::Unwind => {
-                                    let next = succs
-                                        .get(k)
-                                        .and_then(|&s| self.dispatch_token_param(s, v));
+                                    let next =
+                                        succs.get(k).and_then(|&s| self.dispatch_token_param(s, v));
                                     if let Some((target, param)) = next {
                                         let p = dfg.block_params(target)[param];
                                         if self.terminates_before_any_handler(uses, p) {
@@ -624,10 +625,7 @@ impl<'a> Lowering<'a> {
         loc: Loc,
     ) -> Option<Value> {
         let callee = self.ctx.sym(name);
-        let params: Vec<Type> = args
-            .iter()
-            .map(|&a| self.func.dfg.value_type(a))
-            .collect();
+        let params: Vec<Type> = args.iter().map(|&a| self.func.dfg.value_type(a)).collect();
         let sig = self.ctx.types.func(params, ret, false);
         let results: Vec<Type> = ret.into_iter().collect();
         let op = self.build(
@@ -775,7 +773,14 @@ impl<'a> Lowering<'a> {
                 let (exn, _) = self.pair(op, token)?;
                 let void_ptr = self.void_ptr;
                 let object = self
-                    .call(At::Before(op), "__cxa_begin_catch", &[exn], Some(void_ptr), true, loc)
+                    .call(
+                        At::Before(op),
+                        "__cxa_begin_catch",
+                        &[exn],
+                        Some(void_ptr),
+                        true,
+                        loc,
+                    )
                     .expect("begin_catch returns a pointer");
                 if let Some(&typed) = self.func.dfg.results(op).get(1) {
                     let ty = self.func.dfg.value_type(typed);
@@ -805,7 +810,14 @@ impl<'a> Lowering<'a> {
                     self.error(op, "cannot tell which exception this cir.resume continues")
                 })?;
                 let (exn, sel) = self.pair(op, token)?;
-                self.build(At::Before(op), OpKind::ResumeFlat, &[exn, sel], &[], &[], loc);
+                self.build(
+                    At::Before(op),
+                    OpKind::ResumeFlat,
+                    &[exn, sel],
+                    &[],
+                    &[],
+                    loc,
+                );
                 self.func.layout.remove_op(op);
             }
             OpKind::EhTerminate => {
@@ -820,10 +832,9 @@ impl<'a> Lowering<'a> {
             _ => {
                 for &v in &operands {
                     if self.is_token(v) {
-                        return Err(self.error(
-                            op,
-                            format!("{} cannot take a !cir.eh_token", kind.name()),
-                        ));
+                        return Err(
+                            self.error(op, format!("{} cannot take a !cir.eh_token", kind.name()))
+                        );
                     }
                 }
                 let succs: Vec<Successor> = self.func.dfg.successors(op).to_vec();
@@ -879,13 +890,41 @@ impl<'a> Lowering<'a> {
         let mut at = At::Before(op);
         let mut finished = false;
         let (u32, s32, bool_ty) = (self.u32, self.s32, self.bool);
-        for (k, (key, &succ)) in keys.iter().zip(&succs).enumerate() {
+        let mut k = 0;
+        while k < keys.len() {
+            let succ = succs[k];
             let target = self.func.dfg.successor_block(succ);
             let args = self.dispatch_args(op, succ, exn, sel)?;
-            match *key {
+            // Where a failed test goes: straight to the next key's destination when that
+            // key is an unconditional branch, else a new block that tests the next key.
+            let next_is_branch = match keys.get(k + 1) {
+                Some(HandlerKey::CatchAll) => true,
+                Some(HandlerKey::Unwind) => !self.terminating_unwinds.contains(&(op, k + 1)),
+                _ => false,
+            };
+            let otherwise =
+                |this: &mut Self, after: &mut Block| -> Result<(Block, Vec<Value>), Diagnostic> {
+                    if next_is_branch {
+                        let s = succs[k + 1];
+                        let t = this.func.dfg.successor_block(s);
+                        Ok((t, this.dispatch_args(op, s, exn, sel)?))
+                    } else {
+                        let next = this.new_block_after(*after);
+                        *after = next;
+                        Ok((next, vec![]))
+                    }
+                };
+            match keys[k] {
                 HandlerKey::Catch(a) => {
                     let ti = self.typeinfo_symbol(op, a)?;
-                    let id = self.build(at, OpKind::EhTypeId { type_info: ti }, &[], &[u32], &[], loc);
+                    let id = self.build(
+                        at,
+                        OpKind::EhTypeId { type_info: ti },
+                        &[],
+                        &[u32],
+                        &[],
+                        loc,
+                    );
                     let id = self.func.dfg.results(id)[0];
                     let cmp = self.build(
                         at,
@@ -896,17 +935,16 @@ impl<'a> Lowering<'a> {
                         loc,
                     );
                     let cond = self.func.dfg.results(cmp)[0];
-                    let next = self.new_block_after(after);
-                    after = next;
+                    let (else_block, else_args) = otherwise(self, &mut after)?;
                     self.build(
                         at,
                         OpKind::BrCond,
                         &[cond],
                         &[],
-                        &[(target, &args), (next, &[])],
+                        &[(target, &args), (else_block, &else_args)],
                         loc,
                     );
-                    at = At::End(next);
+                    at = At::End(else_block);
                 }
                 HandlerKey::Filter(_) => {
                     // A negative selector: the exception violates the specification.
@@ -920,7 +958,14 @@ impl<'a> Lowering<'a> {
                     );
                     let signed = self.func.dfg.results(signed)[0];
                     let zero_attr = self.ctx.attrs.intern(AttrData::Int { value: 0, ty: s32 });
-                    let zero = self.build(at, OpKind::Const { value: zero_attr }, &[], &[s32], &[], loc);
+                    let zero = self.build(
+                        at,
+                        OpKind::Const { value: zero_attr },
+                        &[],
+                        &[s32],
+                        &[],
+                        loc,
+                    );
                     let zero = self.func.dfg.results(zero)[0];
                     let cmp = self.build(
                         at,
@@ -932,19 +977,26 @@ impl<'a> Lowering<'a> {
                     );
                     let cond = self.func.dfg.results(cmp)[0];
                     let unexpected = self.new_block_after(after);
-                    let next = self.new_block_after(unexpected);
-                    after = next;
+                    after = unexpected;
+                    let (else_block, else_args) = otherwise(self, &mut after)?;
                     self.build(
                         at,
                         OpKind::BrCond,
                         &[cond],
                         &[],
-                        &[(unexpected, &[]), (next, &[])],
+                        &[(unexpected, &[]), (else_block, &else_args)],
                         loc,
                     );
-                    self.call(At::End(unexpected), "__cxa_call_unexpected", &[exn], None, false, loc);
+                    self.call(
+                        At::End(unexpected),
+                        "__cxa_call_unexpected",
+                        &[exn],
+                        None,
+                        false,
+                        loc,
+                    );
                     self.build(At::End(unexpected), OpKind::Unreachable, &[], &[], &[], loc);
-                    at = At::End(next);
+                    at = At::End(else_block);
                 }
                 HandlerKey::Unwind if self.terminating_unwinds.contains(&(op, k)) => {
                     // Only cleanups stand between here and a noexcept boundary.
@@ -965,6 +1017,11 @@ impl<'a> Lowering<'a> {
                     break;
                 }
             }
+            if next_is_branch {
+                finished = true;
+                break;
+            }
+            k += 1;
         }
         if !finished {
             self.build(at, OpKind::ResumeFlat, &[exn, sel], &[], &[], loc);

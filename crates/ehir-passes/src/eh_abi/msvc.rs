@@ -55,7 +55,7 @@
 //! different funclets.
 
 use ehir_core::{
-    Block, Diagnostic, EntityRef, Function, HandlerKey, Loc, ModuleCtx,
+    Block, Diagnostic, Function, HandlerKey, Loc, ModuleCtx,
     Op, OpKind, Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, Value,
     ValueDef,
 };
@@ -1124,7 +1124,10 @@ impl<'a> Lowering<'a> {
     fn target_name(&self, target: Target) -> String {
         match target {
             Target::Caller => "the caller".to_string(),
-            Target::Pad(b) => format!("the pad at {b}"),
+            Target::Pad(b) => match self.func.layout.first_op(b).map(|op| self.kind(op)) {
+                Some(OpKind::EhDispatch { .. }) => "a catch dispatch of this function".to_string(),
+                _ => "a cleanup of this function".to_string(),
+            },
             Target::Terminate(_) | Target::DirectTerminate(_) => "std::terminate".to_string(),
         }
     }
@@ -1429,7 +1432,7 @@ impl<'a> Lowering<'a> {
                 // (catch by value: the runtime copies the thrown pointer).
                 let ptr_ty = self.func.dfg.value_type(v);
                 let adjectives = if caught_pointer { 0 } else { ADJECTIVE_REFERENCE };
-                (adjectives, Some(self.entry_alloca(ptr_ty, "__catch_obj", loc)?))
+                (adjectives, Some(self.entry_alloca(ptr_ty, "__catch_obj", 8, loc)?))
             }
         };
         {
@@ -1816,7 +1819,13 @@ impl<'a> Lowering<'a> {
     }
 
     /// A new `cir.alloca` of `ty` at the top of the entry block.
-    fn entry_alloca(&mut self, ty: Type, name: &str, loc: Loc) -> Result<Value, Diagnostic> {
+    fn entry_alloca(
+        &mut self,
+        ty: Type,
+        name: &str,
+        align: u16,
+        loc: Loc,
+    ) -> Result<Value, Diagnostic> {
         let entry = self
             .func
             .entry_block()
@@ -1834,7 +1843,7 @@ impl<'a> Lowering<'a> {
                 alloc_ty: ty,
                 name,
                 init: false,
-                align: 8,
+                align,
             },
             &[],
             &[ptr_ty],
@@ -2071,7 +2080,7 @@ impl<'a> Lowering<'a> {
         let slot = match spills.get(&v) {
             Some(&s) => s,
             None => {
-                let slot = self.entry_alloca(ty, &format!("__spill.{}", v.index()), loc)?;
+                let slot = self.entry_alloca(ty, "__spill", 0, loc)?;
                 self.store_after_def(v, slot, def_block, def_op)?;
                 spills.insert(v, slot);
                 slot
@@ -2135,12 +2144,17 @@ impl<'a> Lowering<'a> {
                     .layout
                     .first_op(def_block)
                     .ok_or_else(|| self.block_error(def_block, "empty block"))?;
-                if matches!(self.kind(at), OpKind::CleanupPad | OpKind::CatchPad { .. }) {
+                // After the pad that begins the block, and after the entry block's allocas
+                // (the slot itself is one of them).
+                while matches!(
+                    self.kind(at),
+                    OpKind::CleanupPad | OpKind::CatchPad { .. } | OpKind::Alloca { .. }
+                ) {
                     at = self
                         .func
                         .layout
                         .next_op(at)
-                        .ok_or_else(|| self.block_error(def_block, "pad block without terminator"))?;
+                        .ok_or_else(|| self.block_error(def_block, "block without terminator"))?;
                 }
                 let loc = self.func.dfg.loc(at);
                 self.build(At::Before(at), store, &[v, slot], &[], &[], loc);
