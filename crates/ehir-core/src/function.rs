@@ -73,6 +73,67 @@ pub enum Visit {
     Op(Op),
 }
 
+/// What the ops of a body say about its phase, gathered op by op so that a walk that
+/// visits every op anyway (the printer's numbering) can infer the phase on the way.
+#[derive(Copy, Clone, Debug)]
+pub(crate) struct PhaseEvidence {
+    /// The most lowered phase a phase-specific op belongs to.
+    most_lowered: Phase,
+    /// Whether some op exists only in structured functions.
+    structured_only: bool,
+}
+
+impl Default for PhaseEvidence {
+    fn default() -> Self {
+        PhaseEvidence {
+            most_lowered: Phase::Structured,
+            structured_only: false,
+        }
+    }
+}
+
+impl PhaseEvidence {
+    #[inline]
+    pub(crate) fn note(&mut self, kind: &OpKind) {
+        let p = match kind.phases() {
+            PhaseSet::Msvc => Phase::Msvc,
+            PhaseSet::Itanium => Phase::Itanium,
+            PhaseSet::Flat | PhaseSet::Flattened => Phase::Flat,
+            PhaseSet::Structured => {
+                self.structured_only = true;
+                return;
+            }
+            PhaseSet::All => return,
+        };
+        if p > self.most_lowered {
+            self.most_lowered = p;
+        }
+    }
+
+    /// The phase of [`Function::inferred_phase`] once every op of `func` was noted.
+    pub(crate) fn phase(&self, func: &Function, personality_name: Option<&str>) -> Phase {
+        let mut phase = self.most_lowered;
+        if phase == Phase::Structured {
+            // A body without structured-only ops whose region has several blocks is a
+            // flat CFG (e.g. a flattened function without EH).
+            let several_blocks = func
+                .body
+                .is_some_and(|b| func.layout.blocks(b).nth(1).is_some());
+            if !self.structured_only && several_blocks {
+                phase = Phase::Flat;
+            }
+        }
+        if phase <= Phase::Flat {
+            match personality_name {
+                Some("__gxx_personality_v0") => return Phase::Itanium,
+                Some("__CxxFrameHandler3") | Some("__CxxFrameHandler4") => return Phase::Msvc,
+                _ => {}
+            }
+        }
+        phase
+    }
+}
+
 /// A function definition or declaration.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -218,47 +279,25 @@ impl Function {
     /// phase-specific op belongs to (MSVC/Itanium beat flat, flat beats structured); a body
     /// of several blocks without structured-only ops is flat; then the personality routine. Used by the parser when the text has no `phase(...)`.
     pub fn inferred_phase(&self, personality_name: Option<&str>) -> Phase {
-        let mut phase = Phase::Structured;
-        for op in self.walk_ops() {
-            let p = match self.dfg.kind(op).phases() {
-                PhaseSet::Msvc => Phase::Msvc,
-                PhaseSet::Itanium => Phase::Itanium,
-                PhaseSet::Flat | PhaseSet::Flattened => Phase::Flat,
-                PhaseSet::All | PhaseSet::Structured => continue,
-            };
-            if p > phase {
-                phase = p;
+        let mut evidence = PhaseEvidence::default();
+        self.visit_in_order(&mut |v| {
+            if let Visit::Op(op) = v {
+                evidence.note(self.dfg.kind(op));
             }
-        }
-        if phase == Phase::Structured {
-            // A body without structured-only ops whose region has several blocks is a
-            // flat CFG (e.g. a flattened function without EH).
-            let structured_only = self
-                .walk_ops()
-                .into_iter()
-                .any(|op| self.dfg.kind(op).phases() == PhaseSet::Structured);
-            let several_blocks = self
-                .body
-                .is_some_and(|b| self.layout.blocks(b).nth(1).is_some());
-            if !structured_only && several_blocks {
-                phase = Phase::Flat;
-            }
-        }
-        if phase <= Phase::Flat {
-            match personality_name {
-                Some("__gxx_personality_v0") => return Phase::Itanium,
-                Some("__CxxFrameHandler3") | Some("__CxxFrameHandler4") => return Phase::Msvc,
-                _ => {}
-            }
-        }
-        phase
+        });
+        evidence.phase(self, personality_name)
     }
 
     /// Whether any op in the body holds regions (a structured-only construct).
     pub fn has_nested_regions(&self) -> bool {
-        self.walk_ops()
-            .into_iter()
-            .any(|op| !self.dfg.regions(op).is_empty())
+        // An op that holds regions at any depth sits inside one of the body's own ops that
+        // does, so looking at the body's ops is enough.
+        let Some(body) = self.body else {
+            return false;
+        };
+        self.layout
+            .blocks(body)
+            .any(|b| self.layout.ops(b).any(|op| !self.dfg.regions(op).is_empty()))
     }
 
     /// Whether an op is a terminator of its kind.

@@ -104,7 +104,9 @@ impl ModuleCtx {
     }
 
     pub fn typeinfo(&self, symbol: Symbol) -> Option<&TypeInfoDecl> {
-        self.typeinfo_index.get(&symbol).map(|&i| &self.typeinfos[i])
+        self.typeinfo_index
+            .get(&symbol)
+            .map(|&i| &self.typeinfos[i])
     }
 
     pub fn declare_typeinfo(&mut self, decl: TypeInfoDecl) -> usize {
@@ -195,6 +197,9 @@ impl Module {
 
     /// Looks a function up by its text name.
     pub fn function_named(&self, name: &str) -> Option<FuncId> {
-        self.ctx.symbols.lookup(name).and_then(|s| self.function_by_name(s))
+        self.ctx
+            .symbols
+            .lookup(name)
+            .and_then(|s| self.function_by_name(s))
     }
 }

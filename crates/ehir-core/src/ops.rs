@@ -16,7 +16,12 @@ pub enum OpKind {
     /// `cir.return [%v : T]`. Operands: the returned value, if any.
     Return,
     /// `%p = cir.alloca T, !cir.ptr<T>, ["name"(, init)] [align(N)]`. Result: the pointer.
-    Alloca { alloc_ty: Type, name: Symbol, init: bool, align: u16 },
+    Alloca {
+        alloc_ty: Type,
+        name: Symbol,
+        init: bool,
+        align: u16,
+    },
     /// `%v = cir.load [volatile] [align(N)] %p : !cir.ptr<T>, T`. Operands: pointer.
     Load { align: u16, volatile: bool },
     /// `cir.store [volatile] [align(N)] %v, %p : T, !cir.ptr<T>`. Operands: value, pointer.
@@ -25,7 +30,11 @@ pub enum OpKind {
     Const { value: Attr },
     /// `[%r =] cir.call [nothrow|exception] @f(%args) : (T...) -> R`; indirect calls
     /// (`callee` none) take the callee pointer as operand 0.
-    Call { callee: PackedOption<Symbol>, sig: Type, flags: CallFlags },
+    Call {
+        callee: PackedOption<Symbol>,
+        sig: Type,
+        flags: CallFlags,
+    },
     /// `%r = cir.binop(kind, %a, %b) : T`
     Binary(BinaryOp),
     /// `%r = cir.unary(kind, %a) : T, T`
@@ -50,7 +59,10 @@ pub enum OpKind {
     AllocException { size: u64 },
     /// Structured: `cir.throw [%obj : !cir.ptr<T>, @typeinfo[, @dtor]]` (no operand =
     /// rethrow). In the flat phases it may carry one successor: its unwind destination.
-    Throw { type_info: PackedOption<Symbol>, dtor: PackedOption<Symbol> },
+    Throw {
+        type_info: PackedOption<Symbol>,
+        dtor: PackedOption<Symbol>,
+    },
     /// `cir.resume [%tok : !cir.eh_token]`: continue unwinding the current exception.
     Resume,
     /// `cir.unreachable`
@@ -111,7 +123,11 @@ pub enum OpKind {
     // ---- flat (ABI-agnostic) ------------------------------------------------------------
     /// `[%r =] cir.try_call @f(%args) ^normal, ^unwind : (T...) -> R`; successors:
     /// normal, unwind. Indirect form takes the callee as operand 0.
-    TryCall { callee: PackedOption<Symbol>, sig: Type, flags: CallFlags },
+    TryCall {
+        callee: PackedOption<Symbol>,
+        sig: Type,
+        flags: CallFlags,
+    },
     /// `%t = cir.eh.initiate [cleanup] : !cir.eh_token` — first op of an unwind destination.
     EhInitiate { cleanup: bool },
     /// `cir.eh.dispatch %t : !cir.eh_token [catch (ATTR : T) : ^bb, ..., catch_all|unwind : ^bb]`.
@@ -145,7 +161,11 @@ pub enum OpKind {
     CatchSwitch { unwind_to_caller: bool },
     /// `%c = cir.catchpad within %cs [@desc|null, ADJ, %slot|null] : !cir.catch_token`.
     /// Operands: catchswitch token, then the catch object slot when `has_slot`.
-    CatchPad { type_desc: PackedOption<Symbol>, adjectives: u32, has_slot: bool },
+    CatchPad {
+        type_desc: PackedOption<Symbol>,
+        adjectives: u32,
+        has_slot: bool,
+    },
     /// `cir.catchret from %c to ^bb`
     CatchRet,
     /// `%c = cir.cleanuppad within none|%parent : !cir.cleanup_token`. Operands: parent (opt).
@@ -542,11 +562,25 @@ impl OpKind {
     pub fn phases(&self) -> PhaseSet {
         use OpKind::*;
         match self {
-            Scope | If | While | DoWhile | For | Condition | Yield | Break | Continue
-            | Goto { .. } | Label { .. } | Switch | Case { .. } | Ternary
-            | CleanupScope { .. } | Try { .. } | CatchParam | ArrayCtor | ArrayDtor => {
-                PhaseSet::Structured
-            }
+            Scope
+            | If
+            | While
+            | DoWhile
+            | For
+            | Condition
+            | Yield
+            | Break
+            | Continue
+            | Goto { .. }
+            | Label { .. }
+            | Switch
+            | Case { .. }
+            | Ternary
+            | CleanupScope { .. }
+            | Try { .. }
+            | CatchParam
+            | ArrayCtor
+            | ArrayDtor => PhaseSet::Structured,
             TryCall { .. } => PhaseSet::Flattened,
             EhInitiate { .. }
             | EhDispatch { .. }

@@ -1,15 +1,21 @@
 //! The canonical text form of a module. Values and blocks are renumbered in layout order
 //! (`%argN` for function parameters, `%N` for everything else, `^bbN` for blocks), and
 //! `print(parse(print(m))) == print(m)`. The grammar is documented in `docs/syntax.md`.
+//!
+//! Text is appended to a byte buffer (numbers without `fmt`, each type rendered once per
+//! call and then copied) and handed to the writer in large chunks.
 
 use crate::attrs::{AttrData, ConstArrayElements};
-use crate::entities::{Attr, Block, Op, Region, Symbol, Type, Value};
-use crate::function::{Function, Linkage, Visit};
+use crate::entities::{Attr, Block, Op, Region, Successor, Symbol, Type, Value};
+use crate::function::{Function, Linkage, PhaseEvidence, Visit};
 use crate::module::{Item, Module, ModuleCtx};
 use crate::ops::{ExtraData, HandlerKey, LandingPadClause, OpKind};
 use crate::types::TypeData;
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use std::io::{self, Write};
+
+/// The buffer is handed to the writer once it holds this many bytes.
+const FLUSH_AT: usize = 1 << 16;
 
 /// Prints a whole module to a string.
 pub fn module_to_string(module: &Module) -> String {
@@ -20,83 +26,102 @@ pub fn module_to_string(module: &Module) -> String {
 
 /// Prints a whole module.
 pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
+    let ctx = &module.ctx;
+    let mut types = TypeTexts::default();
+    let mut o: Vec<u8> = Vec::with_capacity(FLUSH_AT + 4096);
     for item in &module.items {
         match *item {
             Item::Record(i) => {
-                let r = &module.ctx.records[i];
-                write!(w, "!{} = !cir.record<{} ", module.ctx.name(r.alias), r.kind.name())?;
-                write_string(w, module.ctx.name(r.name).as_bytes())?;
+                let r = &ctx.records[i];
+                o.s("!");
+                o.s(ctx.name(r.alias));
+                o.s(" = !cir.record<");
+                o.s(r.kind.name());
+                o.s(" ");
+                push_string(&mut o, ctx.name(r.name).as_bytes());
                 match &r.fields {
-                    None => writeln!(w, " incomplete>")?,
+                    None => o.s(" incomplete>\n"),
                     Some(fields) => {
-                        write!(w, " {{")?;
+                        o.s(" {");
                         for (i, &f) in fields.iter().enumerate() {
                             if i > 0 {
-                                write!(w, ", ")?;
+                                o.s(", ");
                             }
-                            write_type(w, &module.ctx, f)?;
+                            o.b(types.get(ctx, f));
                         }
-                        writeln!(w, "}}>")?;
+                        o.s("}>\n");
                     }
                 }
             }
             Item::TypeInfo(i) => {
-                let t = &module.ctx.typeinfos[i];
-                write!(w, "cir.typeinfo ")?;
-                write_symbol(w, module.ctx.name(t.symbol))?;
-                write!(w, " : ")?;
-                write_type(w, &module.ctx, t.ty)?;
+                let t = &ctx.typeinfos[i];
+                o.s("cir.typeinfo ");
+                push_symbol(&mut o, ctx.name(t.symbol));
+                o.s(" : ");
+                o.b(types.get(ctx, t.ty));
                 if !t.bases.is_empty() {
-                    write!(w, " bases [")?;
+                    o.s(" bases [");
                     for (i, &(b, off)) in t.bases.iter().enumerate() {
                         if i > 0 {
-                            write!(w, ", ")?;
+                            o.s(", ");
                         }
-                        write_symbol(w, module.ctx.name(b))?;
-                        write!(w, " at {off}")?;
+                        push_symbol(&mut o, ctx.name(b));
+                        o.s(" at ");
+                        o.u(off);
                     }
-                    write!(w, "]")?;
+                    o.s("]");
                 }
-                writeln!(w)?;
+                o.s("\n");
             }
             Item::Global(g) => {
                 let g = &module.globals[g];
-                write!(w, "cir.global ")?;
+                o.s("cir.global ");
                 if g.constant {
-                    write!(w, "constant ")?;
+                    o.s("constant ");
                 }
-                write!(w, "{} ", g.linkage.name())?;
-                write_symbol(w, module.ctx.name(g.name))?;
+                o.s(g.linkage.name());
+                o.s(" ");
+                push_symbol(&mut o, ctx.name(g.name));
                 match g.init {
                     Some(a) => {
-                        write!(w, " = ")?;
-                        write_attr(w, &module.ctx, a)?;
+                        o.s(" = ");
+                        push_attr(&mut o, &mut types, ctx, a);
                         // Attributes without their own type get the global's type.
-                        if module.ctx.attrs.get(a).ty(module.ctx.types.common().bool).is_none() {
-                            write!(w, " : ")?;
-                            write_type(w, &module.ctx, g.ty)?;
+                        if ctx.attrs.get(a).ty(ctx.types.common().bool).is_none() {
+                            o.s(" : ");
+                            o.b(types.get(ctx, g.ty));
                         }
                     }
                     None => {
-                        write!(w, " : ")?;
-                        write_type(w, &module.ctx, g.ty)?;
+                        o.s(" : ");
+                        o.b(types.get(ctx, g.ty));
                     }
                 }
                 if let Some(a) = g.align {
-                    write!(w, " {{alignment = {a} : i64}}")?;
+                    o.s(" {alignment = ");
+                    o.u(a as u64);
+                    o.s(" : i64}");
                 }
-                writeln!(w)?;
+                o.s("\n");
             }
-            Item::Function(f) => print_function(w, &module.ctx, &module.functions[f])?,
+            Item::Function(f) => {
+                FunctionPrinter::new(ctx, &module.functions[f], &mut types).print(w, &mut o)?
+            }
+        }
+        if o.len() >= FLUSH_AT {
+            w.write_all(&o)?;
+            o.clear();
         }
     }
-    Ok(())
+    w.write_all(&o)
 }
 
 /// Prints one function.
 pub fn print_function(w: &mut dyn Write, ctx: &ModuleCtx, func: &Function) -> io::Result<()> {
-    let mut p = FunctionPrinter::new(ctx, func);
-    p.print(w)
+    let mut types = TypeTexts::default();
+    let mut o = Vec::new();
+    FunctionPrinter::new(ctx, func, &mut types).print(w, &mut o)?;
+    w.write_all(&o)
 }
 
 /// Prints one function to a string.
@@ -104,6 +129,93 @@ pub fn function_to_string(ctx: &ModuleCtx, func: &Function) -> String {
     let mut out = Vec::new();
     print_function(&mut out, ctx, func).expect("writing to a Vec cannot fail");
     String::from_utf8(out).expect("the printer writes UTF-8")
+}
+
+/// Appending text to the output buffer.
+trait Out {
+    /// Appends a string.
+    fn s(&mut self, s: &str);
+    /// Appends bytes.
+    fn b(&mut self, b: &[u8]);
+    /// Appends an unsigned number in decimal.
+    fn u(&mut self, n: u64);
+    /// Appends a signed number in decimal.
+    fn i(&mut self, n: i128);
+}
+
+impl Out for Vec<u8> {
+    #[inline]
+    fn s(&mut self, s: &str) {
+        self.extend_from_slice(s.as_bytes());
+    }
+
+    #[inline]
+    fn b(&mut self, b: &[u8]) {
+        self.extend_from_slice(b);
+    }
+
+    #[inline]
+    fn u(&mut self, mut n: u64) {
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        self.extend_from_slice(&digits[at..]);
+    }
+
+    fn i(&mut self, n: i128) {
+        if let Ok(small) = u64::try_from(n) {
+            self.u(small);
+        } else if let Ok(neg) = u64::try_from(n.unsigned_abs()) {
+            self.push(b'-');
+            self.u(neg);
+        } else {
+            let _ = write!(self, "{n}");
+        }
+    }
+}
+
+/// The text of each type, rendered on first use (types are interned, so a module prints
+/// few distinct ones many times).
+#[derive(Default)]
+struct TypeTexts {
+    text: Vec<u8>,
+    /// Start and end of each type's text in `text`; `(0, 0)` until rendered.
+    spans: Vec<(u32, u32)>,
+}
+
+impl TypeTexts {
+    #[inline]
+    fn get(&mut self, ctx: &ModuleCtx, t: Type) -> &[u8] {
+        let i = t.index();
+        match self.spans.get(i) {
+            Some(&(start, end)) if end != 0 => &self.text[start as usize..end as usize],
+            _ => self.render(ctx, t),
+        }
+    }
+
+    #[cold]
+    fn render(&mut self, ctx: &ModuleCtx, t: Type) -> &[u8] {
+        let i = t.index();
+        let start = self.text.len();
+        push_type(&mut self.text, ctx, t);
+        let end = self.text.len();
+        if self.spans.len() <= i {
+            self.spans.resize(i + 1, (0, 0));
+        }
+        match (u32::try_from(start), u32::try_from(end)) {
+            (Ok(s), Ok(e)) => self.spans[i] = (s, e),
+            // Too much text to index: keep it uncached.
+            _ => {}
+        }
+        &self.text[start..end]
+    }
 }
 
 /// Display names assigned to the values and blocks of a function.
@@ -119,8 +231,16 @@ const UNNAMED: u32 = u32::MAX;
 impl Names {
     /// Numbers the values and blocks of `func` in printing order.
     pub fn new(func: &Function) -> Names {
+        Names::numbered(func).0
+    }
+
+    /// [`Names::new`], also gathering what the ops say about the function's phase.
+    fn numbered(func: &Function) -> (Names, PhaseEvidence) {
         let mut values = SecondaryMap::with_default(UNNAMED);
+        values.resize(func.dfg.values.len());
         let mut blocks = SecondaryMap::with_default(UNNAMED);
+        blocks.resize(func.dfg.blocks.len());
+        let mut evidence = PhaseEvidence::default();
         let mut next_value = 0u32;
         let mut next_block = 0u32;
         let mut num_args = 0;
@@ -143,153 +263,194 @@ impl Names {
                 }
             }
             Visit::Op(op) => {
-                for &res in func.dfg.results(op) {
+                let data = &func.dfg.ops[op];
+                evidence.note(&data.kind);
+                for &res in data.results.as_slice(&func.dfg.value_lists) {
                     values[res] = num_args + next_value;
                     next_value += 1;
                 }
             }
         });
-        Names {
+        let names = Names {
             values,
             blocks,
             num_args,
-        }
+        };
+        (names, evidence)
     }
 
     /// `%argN`, `%N`, or `%<invalid vN>` for a value the function does not print.
     pub fn value(&self, v: Value) -> String {
-        match self.values.get(v).copied().unwrap_or(UNNAMED) {
-            UNNAMED => format!("%<invalid {v}>"),
-            n if n < self.num_args => format!("%arg{n}"),
-            n => format!("%{}", n - self.num_args),
-        }
+        let mut out = Vec::new();
+        self.push_value(&mut out, v);
+        String::from_utf8(out).expect("names are ASCII")
     }
 
     /// `^bbN`.
     pub fn block(&self, b: Block) -> String {
+        let mut out = Vec::new();
+        self.push_block(&mut out, b);
+        String::from_utf8(out).expect("names are ASCII")
+    }
+
+    #[inline]
+    fn push_value(&self, o: &mut Vec<u8>, v: Value) {
+        match self.values.get(v).copied().unwrap_or(UNNAMED) {
+            UNNAMED => {
+                let _ = write!(o, "%<invalid {v}>");
+            }
+            n if n < self.num_args => {
+                o.s("%arg");
+                o.u(n as u64);
+            }
+            n => {
+                o.s("%");
+                o.u((n - self.num_args) as u64);
+            }
+        }
+    }
+
+    #[inline]
+    fn push_block(&self, o: &mut Vec<u8>, b: Block) {
         match self.blocks.get(b).copied().unwrap_or(UNNAMED) {
-            UNNAMED => format!("^<invalid {b}>"),
-            n => format!("^bb{n}"),
+            UNNAMED => {
+                let _ = write!(o, "^<invalid {b}>");
+            }
+            n => {
+                o.s("^bb");
+                o.u(n as u64);
+            }
         }
     }
 }
 
-struct FunctionPrinter<'a> {
+struct FunctionPrinter<'a, 't> {
     ctx: &'a ModuleCtx,
     func: &'a Function,
     names: Names,
+    evidence: PhaseEvidence,
+    types: &'t mut TypeTexts,
 }
 
-impl<'a> FunctionPrinter<'a> {
-    fn new(ctx: &'a ModuleCtx, func: &'a Function) -> Self {
+impl<'a, 't> FunctionPrinter<'a, 't> {
+    fn new(ctx: &'a ModuleCtx, func: &'a Function, types: &'t mut TypeTexts) -> Self {
+        let (names, evidence) = Names::numbered(func);
         FunctionPrinter {
             ctx,
             func,
-            names: Names::new(func),
+            names,
+            evidence,
+            types,
         }
     }
 
-    fn ty(&self, w: &mut dyn Write, t: Type) -> io::Result<()> {
-        write_type(w, self.ctx, t)
+    #[inline]
+    fn ty(&mut self, o: &mut Vec<u8>, t: Type) {
+        o.b(self.types.get(self.ctx, t));
     }
 
-    fn val(&self, w: &mut dyn Write, v: Value) -> io::Result<()> {
-        write!(w, "{}", self.names.value(v))
+    #[inline]
+    fn val(&self, o: &mut Vec<u8>, v: Value) {
+        self.names.push_value(o, v);
     }
 
-    fn vals(&self, w: &mut dyn Write, vs: &[Value]) -> io::Result<()> {
+    fn vals(&self, o: &mut Vec<u8>, vs: &[Value]) {
         for (i, &v) in vs.iter().enumerate() {
             if i > 0 {
-                write!(w, ", ")?;
+                o.s(", ");
             }
-            self.val(w, v)?;
+            self.val(o, v);
         }
-        Ok(())
     }
 
-    fn types_of(&self, w: &mut dyn Write, vs: &[Value]) -> io::Result<()> {
-        for (i, &v) in vs.iter().enumerate() {
-            if i > 0 {
-                write!(w, ", ")?;
-            }
-            self.ty(w, self.func.dfg.value_type(v))?;
-        }
-        Ok(())
-    }
-
-    fn sym(&self, w: &mut dyn Write, s: Symbol) -> io::Result<()> {
-        write_symbol(w, self.ctx.name(s))
-    }
-
-    fn print(&mut self, w: &mut dyn Write) -> io::Result<()> {
+    fn types_of(&mut self, o: &mut Vec<u8>, vs: &[Value]) {
         let func = self.func;
-        write!(w, "cir.func ")?;
+        for (i, &v) in vs.iter().enumerate() {
+            if i > 0 {
+                o.s(", ");
+            }
+            self.ty(o, func.dfg.value_type(v));
+        }
+    }
+
+    fn sym(&self, o: &mut Vec<u8>, s: Symbol) {
+        push_symbol(o, self.ctx.name(s));
+    }
+
+    fn print(&mut self, w: &mut dyn Write, o: &mut Vec<u8>) -> io::Result<()> {
+        let func = self.func;
+        o.s("cir.func ");
         if func.linkage != Linkage::External {
-            write!(w, "{} ", func.linkage.name())?;
+            o.s(func.linkage.name());
+            o.s(" ");
         }
         if func.nothrow {
-            write!(w, "nothrow ")?;
+            o.s("nothrow ");
         }
-        self.sym(w, func.name)?;
+        self.sym(o, func.name);
         let (params, ret, vararg) = match self.ctx.types.func_info(func.sig) {
-            Some((p, r, v)) => (p.to_vec(), r, v),
-            None => (Vec::new(), None, false),
+            Some((p, r, v)) => (p, r, v),
+            None => (&[][..], None, false),
         };
-        write!(w, "(")?;
+        o.s("(");
         match func.entry_block() {
             Some(entry) => {
                 for (i, &p) in func.dfg.block_params(entry).iter().enumerate() {
                     if i > 0 {
-                        write!(w, ", ")?;
+                        o.s(", ");
                     }
-                    self.val(w, p)?;
-                    write!(w, ": ")?;
-                    self.ty(w, func.dfg.value_type(p))?;
+                    self.val(o, p);
+                    o.s(": ");
+                    self.ty(o, func.dfg.value_type(p));
                 }
             }
             None => {
                 for (i, &p) in params.iter().enumerate() {
                     if i > 0 {
-                        write!(w, ", ")?;
+                        o.s(", ");
                     }
-                    self.ty(w, p)?;
+                    self.ty(o, p);
                 }
             }
         }
         if vararg {
             if params.is_empty() {
-                write!(w, "...")?;
+                o.s("...");
             } else {
-                write!(w, ", ...")?;
+                o.s(", ...");
             }
         }
-        write!(w, ")")?;
+        o.s(")");
         if let Some(r) = ret {
-            write!(w, " -> ")?;
-            self.ty(w, r)?;
+            o.s(" -> ");
+            self.ty(o, r);
         }
         let personality = func.personality.map(|p| self.ctx.name(p));
-        if func.body.is_some() && func.inferred_phase(personality) != func.phase {
-            write!(w, " phase({})", func.phase.name())?;
+        if func.body.is_some() && self.evidence.phase(func, personality) != func.phase {
+            o.s(" phase(");
+            o.s(func.phase.name());
+            o.s(")");
         }
         if let Some(p) = func.personality {
-            write!(w, " #personality_fn = ")?;
-            self.sym(w, p)?;
+            o.s(" #personality_fn = ");
+            self.sym(o, p);
         }
         match func.body {
-            None => writeln!(w),
+            None => o.s("\n"),
             Some(body) => {
-                writeln!(w, " {{")?;
-                self.region_body(w, body, 1, true)?;
-                writeln!(w, "}}")
+                o.s(" {\n");
+                self.region_body(w, o, body, 1, true)?;
+                o.s("}\n");
             }
         }
+        Ok(())
     }
 
     /// Prints the blocks of a region (without braces) at `depth`.
     fn region_body(
-        &self,
+        &mut self,
         w: &mut dyn Write,
+        o: &mut Vec<u8>,
         region: Region,
         depth: usize,
         is_function_body: bool,
@@ -302,8 +463,8 @@ impl<'a> FunctionPrinter<'a> {
             depth: usize,
             entry: Option<Block>,
             function_body: bool,
-            /// What to print when this frame is done (closing text for the parent op).
-            close: Option<(Op, usize)>,
+            /// The op whose region this is, and the index of the region.
+            owner: Option<(Op, usize)>,
         }
         let func = self.func;
         let entry = func.layout.entry_block(region);
@@ -313,34 +474,34 @@ impl<'a> FunctionPrinter<'a> {
             depth,
             entry,
             function_body: is_function_body,
-            close: None,
+            owner: None,
         }];
-        // For ops with several regions we print region i, then a separator, then region i+1.
-        let mut region_cursor: Vec<(Op, usize)> = Vec::new();
         while let Some(frame) = stack.last_mut() {
             if let Some(op) = frame.next_op {
                 frame.next_op = func.layout.next_op(op);
                 let d = frame.depth;
-                self.indent(w, d)?;
-                self.op_head(w, op)?;
+                indent(o, d);
+                self.op_head(o, op, d);
                 let regions = func.dfg.regions(op);
-                if regions.is_empty() {
-                    self.op_tail(w, op)?;
-                    writeln!(w)?;
-                } else {
-                    // Print the first region, remembering to continue with the others.
-                    writeln!(w, " {{")?;
-                    region_cursor.push((op, 0));
-                    let r = regions[0];
-                    let e = func.layout.entry_block(r);
+                if let Some(&first) = regions.first() {
+                    // Print the first region; the others follow when it closes.
+                    o.s(" {\n");
+                    let e = func.layout.entry_block(first);
                     stack.push(Frame {
                         next_block: e,
                         next_op: None,
                         depth: d + 1,
                         entry: e,
                         function_body: false,
-                        close: Some((op, d)),
+                        owner: Some((op, 0)),
                     });
+                } else {
+                    self.op_tail(o, op);
+                    o.s("\n");
+                }
+                if o.len() >= FLUSH_AT {
+                    w.write_all(o)?;
+                    o.clear();
                 }
                 continue;
             }
@@ -351,38 +512,36 @@ impl<'a> FunctionPrinter<'a> {
                 let show_label = Some(b) != frame.entry
                     || (!frame.function_body && !params.is_empty());
                 if show_label {
-                    self.indent(w, frame.depth.saturating_sub(1))?;
-                    write!(w, "{}", self.names.block(b))?;
+                    let label_depth = frame.depth.saturating_sub(1);
+                    indent(o, label_depth);
+                    self.names.push_block(o, b);
                     if !params.is_empty() {
-                        write!(w, "(")?;
+                        o.s("(");
                         for (i, &p) in params.iter().enumerate() {
                             if i > 0 {
-                                write!(w, ", ")?;
+                                o.s(", ");
                             }
-                            self.val(w, p)?;
-                            write!(w, ": ")?;
-                            self.ty(w, func.dfg.value_type(p))?;
+                            self.val(o, p);
+                            o.s(": ");
+                            self.ty(o, func.dfg.value_type(p));
                         }
-                        write!(w, ")")?;
+                        o.s(")");
                     }
-                    writeln!(w, ":")?;
+                    o.s(":\n");
                 }
                 continue;
             }
             // Region finished.
             let done = stack.pop().expect("frame exists");
-            if let Some((op, d)) = done.close {
-                let (cur_op, idx) = region_cursor.pop().expect("region cursor");
-                debug_assert_eq!(cur_op, op);
+            if let Some((op, idx)) = done.owner {
+                let d = done.depth - 1;
                 let regions = func.dfg.regions(op);
-                self.indent(w, d)?;
-                write!(w, "}}")?;
+                indent(o, d);
+                o.s("}");
                 let next = idx + 1;
-                if next < regions.len() {
-                    self.region_separator(w, op, next)?;
-                    writeln!(w, " {{")?;
-                    region_cursor.push((op, next));
-                    let r = regions[next];
+                if let Some(&r) = regions.get(next) {
+                    self.region_separator(o, op, next);
+                    o.s(" {\n");
                     let e = func.layout.entry_block(r);
                     stack.push(Frame {
                         next_block: e,
@@ -390,125 +549,119 @@ impl<'a> FunctionPrinter<'a> {
                         depth: d + 1,
                         entry: e,
                         function_body: false,
-                        close: Some((op, d)),
+                        owner: Some((op, next)),
                     });
                 } else {
-                    self.op_tail(w, op)?;
-                    writeln!(w)?;
+                    self.op_tail(o, op);
+                    o.s("\n");
                 }
             }
-        }
-        Ok(())
-    }
-
-    fn indent(&self, w: &mut dyn Write, depth: usize) -> io::Result<()> {
-        for _ in 0..depth {
-            write!(w, "  ")?;
         }
         Ok(())
     }
 
     /// Text between region `index - 1`'s closing brace and region `index`'s opening brace.
-    fn region_separator(&self, w: &mut dyn Write, op: Op, index: usize) -> io::Result<()> {
+    fn region_separator(&mut self, o: &mut Vec<u8>, op: Op, index: usize) {
         let dfg = &self.func.dfg;
         match *dfg.kind(op) {
-            OpKind::If => write!(w, " else"),
-            OpKind::While => write!(w, " do"),
-            OpKind::DoWhile => write!(w, " while"),
+            OpKind::If => o.s(" else"),
+            OpKind::While => o.s(" do"),
+            OpKind::DoWhile => o.s(" while"),
             OpKind::For => match index {
-                1 => write!(w, " body"),
-                _ => write!(w, " step"),
+                1 => o.s(" body"),
+                _ => o.s(" step"),
             },
-            OpKind::Ternary => write!(w, ", false"),
-            OpKind::CleanupScope { kind } => write!(w, " cleanup {}", kind.name()),
-            OpKind::ArrayCtor => write!(w, " cleanup"),
+            OpKind::Ternary => o.s(", false"),
+            OpKind::CleanupScope { kind } => {
+                o.s(" cleanup ");
+                o.s(kind.name());
+            }
+            OpKind::ArrayCtor => o.s(" cleanup"),
             OpKind::Try { handlers } => match dfg.handlers(handlers).get(index - 1) {
                 Some(HandlerKey::Catch(a)) => {
-                    write!(w, " catch [type ")?;
-                    write_attr(w, self.ctx, *a)?;
-                    write!(w, "]")
+                    o.s(" catch [type ");
+                    push_attr(o, self.types, self.ctx, *a);
+                    o.s("]");
                 }
-                Some(HandlerKey::CatchAll) => write!(w, " catch all"),
-                Some(HandlerKey::Unwind) => write!(w, " unwind"),
+                Some(HandlerKey::CatchAll) => o.s(" catch all"),
+                Some(HandlerKey::Unwind) => o.s(" unwind"),
                 Some(HandlerKey::Filter(a)) => {
-                    write!(w, " filter ")?;
-                    write_attr(w, self.ctx, *a)
+                    o.s(" filter ");
+                    push_attr(o, self.types, self.ctx, *a);
                 }
-                Some(HandlerKey::Terminate) => write!(w, " terminate"),
-                None => write!(w, " catch <invalid>"),
+                Some(HandlerKey::Terminate) => o.s(" terminate"),
+                None => o.s(" catch <invalid>"),
             },
-            _ => write!(w, " <region {index}>"),
+            _ => {
+                o.s(" <region ");
+                o.u(index as u64);
+                o.s(">");
+            }
         }
     }
 
     /// Text after the op's last region closes (or after the head for region-less ops).
-    fn op_tail(&self, w: &mut dyn Write, op: Op) -> io::Result<()> {
+    fn op_tail(&mut self, o: &mut Vec<u8>, op: Op) {
         let dfg = &self.func.dfg;
-        match dfg.kind(op) {
-            OpKind::Ternary => {
-                write!(w, ") : (")?;
-                self.types_of(w, dfg.operands(op))?;
-                write!(w, ") -> ")?;
-                self.types_of(w, dfg.results(op))
-            }
-            _ => Ok(()),
+        if let OpKind::Ternary = dfg.kind(op) {
+            o.s(") : (");
+            self.types_of(o, dfg.operands(op));
+            o.s(") -> ");
+            self.types_of(o, dfg.results(op));
         }
     }
 
-    fn succ(&self, w: &mut dyn Write, s: crate::entities::Successor) -> io::Result<()> {
+    fn succ(&mut self, o: &mut Vec<u8>, s: Successor) {
         let dfg = &self.func.dfg;
-        write!(w, "{}", self.names.block(dfg.successor_block(s)))?;
+        self.names.push_block(o, dfg.successor_block(s));
         let args = dfg.successor_args(s);
         if !args.is_empty() {
-            write!(w, "(")?;
-            self.vals(w, args)?;
-            write!(w, " : ")?;
-            self.types_of(w, args)?;
-            write!(w, ")")?;
+            o.s("(");
+            self.vals(o, args);
+            o.s(" : ");
+            self.types_of(o, args);
+            o.s(")");
         }
-        Ok(())
     }
 
-    fn call_sig(&self, w: &mut dyn Write, op: Op, indirect: bool) -> io::Result<()> {
+    fn call_sig(&mut self, o: &mut Vec<u8>, op: Op) {
         let dfg = &self.func.dfg;
-        write!(w, " : (")?;
-        let operands = dfg.operands(op);
-        self.types_of(w, operands)?;
-        if !indirect {
-            // operands are exactly the arguments
-        }
-        write!(w, ") -> ")?;
+        o.s(" : (");
+        self.types_of(o, dfg.operands(op));
+        o.s(") -> ");
         let results = dfg.results(op);
         if results.is_empty() {
-            write!(w, "()")
+            o.s("()");
         } else {
-            self.types_of(w, results)
+            self.types_of(o, results);
         }
     }
 
-    /// The op up to the opening brace of its first region (or the whole op).
-    fn op_head(&self, w: &mut dyn Write, op: Op) -> io::Result<()> {
-        let dfg = &self.func.dfg;
-        let results = dfg.results(op);
+    /// The op up to the opening brace of its first region (or the whole op). `depth` is
+    /// the op's nesting depth (1 in the function body), for ops printed on several lines.
+    fn op_head(&mut self, o: &mut Vec<u8>, op: Op, depth: usize) {
+        let func = self.func;
+        let dfg = &func.dfg;
+        let data = &dfg.ops[op];
+        let results = data.results.as_slice(&dfg.value_lists);
         if !results.is_empty() {
-            self.vals(w, results)?;
-            write!(w, " = ")?;
+            self.vals(o, results);
+            o.s(" = ");
         }
-        let kind = *dfg.kind(op);
-        let operands = dfg.operands(op);
-        let succs = dfg.successors(op);
+        let kind = data.kind;
+        let operands = data.operands.as_slice(&dfg.value_lists);
+        let succs = data.successors.as_slice(&dfg.successor_lists);
         let name = kind.name();
         let ctx = self.ctx;
+        o.s(name);
         match kind {
             OpKind::Return | OpKind::Yield => {
-                write!(w, "{name}")?;
                 if !operands.is_empty() {
-                    write!(w, " ")?;
-                    self.vals(w, operands)?;
-                    write!(w, " : ")?;
-                    self.types_of(w, operands)?;
+                    o.s(" ");
+                    self.vals(o, operands);
+                    o.s(" : ");
+                    self.types_of(o, operands);
                 }
-                Ok(())
             }
             OpKind::Alloca {
                 alloc_ty,
@@ -516,464 +669,463 @@ impl<'a> FunctionPrinter<'a> {
                 init,
                 align,
             } => {
-                write!(w, "{name} ")?;
-                self.ty(w, alloc_ty)?;
-                write!(w, ", ")?;
-                self.types_of(w, results)?;
-                write!(w, ", [")?;
-                write_string(w, ctx.name(var).as_bytes())?;
+                o.s(" ");
+                self.ty(o, alloc_ty);
+                o.s(", ");
+                self.types_of(o, results);
+                o.s(", [");
+                push_string(o, ctx.name(var).as_bytes());
                 if init {
-                    write!(w, ", init")?;
+                    o.s(", init");
                 }
-                write!(w, "]")?;
+                o.s("]");
                 if align != 0 {
-                    write!(w, " {{alignment = {align} : i64}}")?;
+                    o.s(" {alignment = ");
+                    o.u(align as u64);
+                    o.s(" : i64}");
                 }
-                Ok(())
             }
             OpKind::Load { align, volatile } => {
-                write!(w, "{name} ")?;
+                o.s(" ");
                 if volatile {
-                    write!(w, "volatile ")?;
+                    o.s("volatile ");
                 }
                 if align != 0 {
-                    write!(w, "align({align}) ")?;
+                    o.s("align(");
+                    o.u(align as u64);
+                    o.s(") ");
                 }
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)?;
-                write!(w, ", ")?;
-                self.types_of(w, results)
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(", ");
+                self.types_of(o, results);
             }
             OpKind::Store { align, volatile } => {
-                write!(w, "{name} ")?;
+                o.s(" ");
                 if volatile {
-                    write!(w, "volatile ")?;
+                    o.s("volatile ");
                 }
                 if align != 0 {
-                    write!(w, "align({align}) ")?;
+                    o.s("align(");
+                    o.u(align as u64);
+                    o.s(") ");
                 }
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
             }
             OpKind::Const { value } => {
-                write!(w, "{name} ")?;
-                write_attr(w, ctx, value)?;
+                o.s(" ");
+                push_attr(o, self.types, ctx, value);
                 // Attributes that carry no type (strings) take the result type.
                 if ctx.attrs.get(value).ty(ctx.types.common().bool).is_none() {
-                    write!(w, " : ")?;
-                    self.types_of(w, results)?;
+                    o.s(" : ");
+                    self.types_of(o, results);
                 }
-                Ok(())
             }
             OpKind::Call { callee, flags, .. } | OpKind::TryCall { callee, flags, .. } => {
-                write!(w, "{name} ")?;
+                o.s(" ");
                 if flags.exception {
-                    write!(w, "exception ")?;
+                    o.s("exception ");
                 }
                 let args = match callee.expand() {
                     Some(s) => {
-                        self.sym(w, s)?;
+                        self.sym(o, s);
                         operands
                     }
                     None => {
                         match operands.first() {
-                            Some(&v) => self.val(w, v)?,
-                            None => write!(w, "%<missing callee>")?,
+                            Some(&v) => self.val(o, v),
+                            None => o.s("%<missing callee>"),
                         }
                         operands.get(1..).unwrap_or(&[])
                     }
                 };
-                write!(w, "(")?;
-                self.vals(w, args)?;
-                write!(w, ")")?;
+                o.s("(");
+                self.vals(o, args);
+                o.s(")");
                 if let OpKind::TryCall { .. } = kind {
-                    write!(w, " ")?;
+                    o.s(" ");
                     for (i, &s) in succs.iter().enumerate() {
                         if i > 0 {
-                            write!(w, ", ")?;
+                            o.s(", ");
                         }
-                        self.succ(w, s)?;
+                        self.succ(o, s);
                     }
                 }
                 if flags.nothrow {
-                    write!(w, " nothrow")?;
+                    o.s(" nothrow");
                 }
-                self.call_sig(w, op, callee.is_none())
+                self.call_sig(o, op);
             }
             OpKind::Binary(k) => {
-                write!(w, "{name}({}, ", k.name())?;
-                self.vals(w, operands)?;
-                write!(w, ") : ")?;
-                self.types_of(w, results)
+                o.s("(");
+                o.s(k.name());
+                o.s(", ");
+                self.vals(o, operands);
+                o.s(") : ");
+                self.types_of(o, results);
             }
             OpKind::Unary(k) => {
-                write!(w, "{name}({}, ", k.name())?;
-                self.vals(w, operands)?;
-                write!(w, ") : ")?;
-                self.types_of(w, operands)?;
-                write!(w, ", ")?;
-                self.types_of(w, results)
+                o.s("(");
+                o.s(k.name());
+                o.s(", ");
+                self.vals(o, operands);
+                o.s(") : ");
+                self.types_of(o, operands);
+                o.s(", ");
+                self.types_of(o, results);
             }
             OpKind::Cmp(k) => {
-                write!(w, "{name}({}, ", k.name())?;
-                self.vals(w, operands)?;
-                write!(w, ") : ")?;
-                self.types_of(w, operands.get(..1).unwrap_or(&[]))?;
-                write!(w, ", ")?;
-                self.types_of(w, results)
+                o.s("(");
+                o.s(k.name());
+                o.s(", ");
+                self.vals(o, operands);
+                o.s(") : ");
+                self.types_of(o, operands.get(..1).unwrap_or(&[]));
+                o.s(", ");
+                self.types_of(o, results);
             }
             OpKind::Cast(k) => {
-                write!(w, "{name} {} ", k.name())?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)?;
-                write!(w, " -> ")?;
-                self.types_of(w, results)
+                o.s(" ");
+                o.s(k.name());
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(" -> ");
+                self.types_of(o, results);
             }
             OpKind::Select => {
-                write!(w, "{name} if ")?;
-                let o = operands;
-                if o.len() == 3 {
-                    self.val(w, o[0])?;
-                    write!(w, " then ")?;
-                    self.val(w, o[1])?;
-                    write!(w, " else ")?;
-                    self.val(w, o[2])?;
+                o.s(" if ");
+                if let [c, t, f] = *operands {
+                    self.val(o, c);
+                    o.s(" then ");
+                    self.val(o, t);
+                    o.s(" else ");
+                    self.val(o, f);
                 } else {
-                    self.vals(w, o)?;
+                    self.vals(o, operands);
                 }
-                write!(w, " : (")?;
-                self.types_of(w, operands)?;
-                write!(w, ") -> ")?;
-                self.types_of(w, results)
+                o.s(" : (");
+                self.types_of(o, operands);
+                o.s(") -> ");
+                self.types_of(o, results);
             }
             OpKind::PtrStride => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
-                write!(w, " : (")?;
-                self.types_of(w, operands)?;
-                write!(w, ") -> ")?;
-                self.types_of(w, results)
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : (");
+                self.types_of(o, operands);
+                o.s(") -> ");
+                self.types_of(o, results);
             }
             OpKind::GetMember { index, name: field } => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
-                write!(w, "[{index}] {{name = ")?;
-                write_string(w, ctx.name(field).as_bytes())?;
-                write!(w, "}} : ")?;
-                self.types_of(w, operands)?;
-                write!(w, " -> ")?;
-                self.types_of(w, results)
+                o.s(" ");
+                self.vals(o, operands);
+                o.s("[");
+                o.u(index as u64);
+                o.s("] {name = ");
+                push_string(o, ctx.name(field).as_bytes());
+                o.s("} : ");
+                self.types_of(o, operands);
+                o.s(" -> ");
+                self.types_of(o, results);
             }
             OpKind::BaseClassAddr { offset, nonnull }
             | OpKind::DerivedClassAddr { offset, nonnull } => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)?;
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
                 if nonnull {
-                    write!(w, " nonnull")?;
+                    o.s(" nonnull");
                 }
-                write!(w, " [{offset}] -> ")?;
-                self.types_of(w, results)
+                o.s(" [");
+                o.u(offset as u64);
+                o.s("] -> ");
+                self.types_of(o, results);
             }
             OpKind::GetGlobal { symbol } => {
-                write!(w, "{name} ")?;
-                self.sym(w, symbol)?;
-                write!(w, " : ")?;
-                self.types_of(w, results)
+                o.s(" ");
+                self.sym(o, symbol);
+                o.s(" : ");
+                self.types_of(o, results);
             }
             OpKind::AllocException { size } => {
-                write!(w, "{name} {size} -> ")?;
-                self.types_of(w, results)
+                o.s(" ");
+                o.u(size);
+                o.s(" -> ");
+                self.types_of(o, results);
             }
             OpKind::Throw { type_info, dtor } => {
-                write!(w, "{name}")?;
                 if !operands.is_empty() {
-                    write!(w, " ")?;
-                    self.vals(w, operands)?;
-                    write!(w, " : ")?;
-                    self.types_of(w, operands)?;
+                    o.s(" ");
+                    self.vals(o, operands);
+                    o.s(" : ");
+                    self.types_of(o, operands);
                     if let Some(t) = type_info.expand() {
-                        write!(w, ", ")?;
-                        self.sym(w, t)?;
+                        o.s(", ");
+                        self.sym(o, t);
                     }
                     if let Some(d) = dtor.expand() {
-                        write!(w, ", ")?;
-                        self.sym(w, d)?;
+                        o.s(", ");
+                        self.sym(o, d);
                     }
                 }
                 if let Some(&s) = succs.first() {
-                    write!(w, " unwind ")?;
-                    self.succ(w, s)?;
+                    o.s(" unwind ");
+                    self.succ(o, s);
                 }
-                Ok(())
             }
             OpKind::Resume | OpKind::EhTerminate => {
-                write!(w, "{name}")?;
                 if !operands.is_empty() {
-                    write!(w, " ")?;
-                    self.vals(w, operands)?;
-                    write!(w, " : ")?;
-                    self.types_of(w, operands)?;
+                    o.s(" ");
+                    self.vals(o, operands);
+                    o.s(" : ");
+                    self.types_of(o, operands);
                 }
-                Ok(())
             }
             OpKind::Unreachable
             | OpKind::Break
             | OpKind::Continue
             | OpKind::Scope
-            | OpKind::CatchParam
             | OpKind::While
-            | OpKind::DoWhile => {
-                write!(w, "{name}")?;
-                if let OpKind::CatchParam = kind {
-                    write!(w, " : ")?;
-                    self.types_of(w, results)?;
-                }
-                Ok(())
+            | OpKind::DoWhile => {}
+            OpKind::CatchParam => {
+                o.s(" : ");
+                self.types_of(o, results);
             }
             OpKind::Br => {
-                write!(w, "{name} ")?;
+                o.s(" ");
                 if let Some(&s) = succs.first() {
-                    self.succ(w, s)?;
+                    self.succ(o, s);
                 }
-                Ok(())
             }
             OpKind::BrCond => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
+                o.s(" ");
+                self.vals(o, operands);
                 for &s in succs {
-                    write!(w, " ")?;
-                    self.succ(w, s)?;
+                    o.s(" ");
+                    self.succ(o, s);
                     if Some(&s) != succs.last() {
-                        write!(w, ",")?;
+                        o.s(",");
                     }
                 }
-                Ok(())
             }
             OpKind::SwitchFlat { cases } => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)?;
-                write!(w, ", ")?;
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(", ");
                 if let Some(&d) = succs.first() {
-                    self.succ(w, d)?;
+                    self.succ(o, d);
                 }
-                write!(w, " [")?;
+                o.s(" [");
                 let values: &[i128] = match dfg.extra(cases) {
                     ExtraData::Cases(v) => v,
                     _ => &[],
                 };
-                let depth = self.op_depth(op);
-                for (i, v) in values.iter().enumerate() {
-                    writeln!(w, "{}", if i > 0 { "," } else { "" })?;
-                    self.indent(w, depth + 1)?;
-                    write!(w, "{v}: ")?;
+                for (i, &v) in values.iter().enumerate() {
+                    o.s(if i > 0 { ",\n" } else { "\n" });
+                    indent(o, depth + 1);
+                    o.i(v);
+                    o.s(": ");
                     if let Some(&s) = succs.get(i + 1) {
-                        self.succ(w, s)?;
+                        self.succ(o, s);
                     }
                 }
-                writeln!(w)?;
-                self.indent(w, depth)?;
-                write!(w, "]")
+                o.s("\n");
+                indent(o, depth);
+                o.s("]");
             }
             OpKind::IndirectBr => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)?;
-                write!(w, ", [")?;
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(", [");
                 for (i, &s) in succs.iter().enumerate() {
                     if i > 0 {
-                        write!(w, ", ")?;
+                        o.s(", ");
                     }
-                    self.succ(w, s)?;
+                    self.succ(o, s);
                 }
-                write!(w, "]")
+                o.s("]");
             }
             OpKind::BlockAddress { label } => {
-                write!(w, "{name} <")?;
-                self.sym(w, self.func.name)?;
-                write!(w, ", ")?;
-                write_string(w, ctx.name(label).as_bytes())?;
-                write!(w, "> : ")?;
-                self.types_of(w, results)
+                o.s(" <");
+                self.sym(o, func.name);
+                o.s(", ");
+                push_string(o, ctx.name(label).as_bytes());
+                o.s("> : ");
+                self.types_of(o, results);
             }
             OpKind::If => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)
+                o.s(" ");
+                self.vals(o, operands);
             }
-            OpKind::For => write!(w, "{name} : cond"),
+            OpKind::For => o.s(" : cond"),
             OpKind::Condition => {
-                write!(w, "{name}(")?;
-                self.vals(w, operands)?;
-                write!(w, ")")
+                o.s("(");
+                self.vals(o, operands);
+                o.s(")");
             }
             OpKind::Goto { label } | OpKind::Label { name: label } => {
-                write!(w, "{name} ")?;
-                write_string(w, ctx.name(label).as_bytes())
+                o.s(" ");
+                push_string(o, ctx.name(label).as_bytes());
             }
             OpKind::Switch => {
-                write!(w, "{name} (")?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)?;
-                write!(w, ")")
+                o.s(" (");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(")");
             }
             OpKind::Case { kind: ck, values } => {
-                write!(w, "{name} ({}, [", ck.name())?;
+                o.s(" (");
+                o.s(ck.name());
+                o.s(", [");
                 if let ExtraData::CaseValues(vs) = dfg.extra(values) {
                     for (i, &a) in vs.iter().enumerate() {
                         if i > 0 {
-                            write!(w, ", ")?;
+                            o.s(", ");
                         }
-                        write_attr(w, ctx, a)?;
+                        push_attr(o, self.types, ctx, a);
                     }
                 }
-                write!(w, "])")
+                o.s("])");
             }
             OpKind::Ternary => {
-                write!(w, "{name}(")?;
-                self.vals(w, operands)?;
-                write!(w, ", true")
+                o.s("(");
+                self.vals(o, operands);
+                o.s(", true");
             }
-            OpKind::CleanupScope { .. } => write!(w, "{name}"),
-            OpKind::Try { .. } => write!(w, "{name}"),
+            OpKind::CleanupScope { .. } | OpKind::Try { .. } => {}
             OpKind::ArrayCtor | OpKind::ArrayDtor => {
-                write!(w, "{name}(")?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)?;
-                write!(w, ")")
+                o.s("(");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(")");
             }
             OpKind::EhInitiate { cleanup } => {
-                write!(w, "{name}")?;
                 if cleanup {
-                    write!(w, " cleanup")?;
+                    o.s(" cleanup");
                 }
-                write!(w, " : ")?;
-                self.types_of(w, results)
+                o.s(" : ");
+                self.types_of(o, results);
             }
             OpKind::EhDispatch { keys } => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)?;
-                write!(w, " [")?;
-                let depth = self.op_depth(op);
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(" [");
                 for (i, key) in dfg.handlers(keys).iter().enumerate() {
-                    writeln!(w)?;
-                    self.indent(w, depth + 1)?;
+                    o.s("\n");
+                    indent(o, depth + 1);
                     match key {
                         HandlerKey::Catch(a) => {
-                            write!(w, "catch (")?;
-                            write_attr(w, ctx, *a)?;
-                            write!(w, ")")?;
+                            o.s("catch (");
+                            push_attr(o, self.types, ctx, *a);
+                            o.s(")");
                         }
-                        HandlerKey::CatchAll => write!(w, "catch_all")?,
-                        HandlerKey::Unwind => write!(w, "unwind")?,
+                        HandlerKey::CatchAll => o.s("catch_all"),
+                        HandlerKey::Unwind => o.s("unwind"),
                         HandlerKey::Filter(a) => {
-                            write!(w, "filter (")?;
-                            write_attr(w, ctx, *a)?;
-                            write!(w, ")")?;
+                            o.s("filter (");
+                            push_attr(o, self.types, ctx, *a);
+                            o.s(")");
                         }
-                        HandlerKey::Terminate => write!(w, "terminate")?,
+                        HandlerKey::Terminate => o.s("terminate"),
                     }
-                    write!(w, " : ")?;
+                    o.s(" : ");
                     if let Some(&s) = succs.get(i) {
-                        self.succ(w, s)?;
+                        self.succ(o, s);
                     }
                 }
-                writeln!(w)?;
-                self.indent(w, depth)?;
-                write!(w, "]")
+                o.s("\n");
+                indent(o, depth);
+                o.s("]");
             }
             OpKind::BeginCleanup | OpKind::BeginCatch => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)?;
-                write!(w, " -> ")?;
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(" -> ");
                 if results.len() == 1 {
-                    self.types_of(w, results)
+                    self.types_of(o, results);
                 } else {
-                    write!(w, "(")?;
-                    self.types_of(w, results)?;
-                    write!(w, ")")
+                    o.s("(");
+                    self.types_of(o, results);
+                    o.s(")");
                 }
             }
-            OpKind::EndCleanup | OpKind::EndCatch => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)
+            OpKind::EndCleanup | OpKind::EndCatch | OpKind::ResumeFlat => {
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
             }
             OpKind::EhLandingPad { cleanup, clauses } => {
-                write!(w, "{name}")?;
                 if cleanup {
-                    write!(w, " cleanup")?;
+                    o.s(" cleanup");
                 }
-                write!(w, " [")?;
+                o.s(" [");
                 if let ExtraData::LandingPadClauses(cs) = dfg.extra(clauses) {
                     for (i, c) in cs.iter().enumerate() {
                         if i > 0 {
-                            write!(w, ", ")?;
+                            o.s(", ");
                         }
                         match c {
-                            LandingPadClause::Catch(None) => write!(w, "null")?,
-                            LandingPadClause::Catch(Some(s)) => self.sym(w, *s)?,
+                            LandingPadClause::Catch(None) => o.s("null"),
+                            LandingPadClause::Catch(Some(s)) => self.sym(o, *s),
                             LandingPadClause::Filter(types) => {
-                                write!(w, "filter [")?;
+                                o.s("filter [");
                                 for (j, s) in types.iter().enumerate() {
                                     if j > 0 {
-                                        write!(w, ", ")?;
+                                        o.s(", ");
                                     }
-                                    self.sym(w, *s)?;
+                                    self.sym(o, *s);
                                 }
-                                write!(w, "]")?;
+                                o.s("]");
                             }
                         }
                     }
                 }
-                write!(w, "] : (")?;
-                self.types_of(w, results)?;
-                write!(w, ")")
+                o.s("] : (");
+                self.types_of(o, results);
+                o.s(")");
             }
             OpKind::EhTypeId { type_info } => {
-                write!(w, "{name} ")?;
-                self.sym(w, type_info)?;
-                write!(w, " : ")?;
-                self.types_of(w, results)
-            }
-            OpKind::ResumeFlat => {
-                write!(w, "{name} ")?;
-                self.vals(w, operands)?;
-                write!(w, " : ")?;
-                self.types_of(w, operands)
+                o.s(" ");
+                self.sym(o, type_info);
+                o.s(" : ");
+                self.types_of(o, results);
             }
             OpKind::CatchSwitch { unwind_to_caller } => {
-                write!(w, "{name} within ")?;
-                self.parent(w, operands.first().copied())?;
+                o.s(" within ");
+                self.parent(o, operands.first().copied());
                 let handlers = if unwind_to_caller {
                     succs
                 } else {
                     &succs[..succs.len().saturating_sub(1)]
                 };
-                write!(w, " [")?;
+                o.s(" [");
                 for (i, &s) in handlers.iter().enumerate() {
                     if i > 0 {
-                        write!(w, ", ")?;
+                        o.s(", ");
                     }
-                    self.succ(w, s)?;
+                    self.succ(o, s);
                 }
-                write!(w, "] unwind to ")?;
+                o.s("] unwind to ");
                 match (unwind_to_caller, succs.last()) {
-                    (false, Some(&s)) => self.succ(w, s),
-                    _ => write!(w, "caller"),
+                    (false, Some(&s)) => self.succ(o, s),
+                    _ => o.s("caller"),
                 }
             }
             OpKind::CatchPad {
@@ -981,239 +1133,273 @@ impl<'a> FunctionPrinter<'a> {
                 adjectives,
                 has_slot,
             } => {
-                write!(w, "{name} within ")?;
-                self.parent(w, operands.first().copied())?;
-                write!(w, " [")?;
+                o.s(" within ");
+                self.parent(o, operands.first().copied());
+                o.s(" [");
                 match type_desc.expand() {
-                    Some(s) => self.sym(w, s)?,
-                    None => write!(w, "null")?,
+                    Some(s) => self.sym(o, s),
+                    None => o.s("null"),
                 }
-                write!(w, ", {adjectives}, ")?;
+                o.s(", ");
+                o.u(adjectives as u64);
+                o.s(", ");
                 match (has_slot, operands.get(1)) {
                     (true, Some(&slot)) => {
-                        self.val(w, slot)?;
-                        write!(w, " : ")?;
-                        self.ty(w, dfg.value_type(slot))?;
+                        self.val(o, slot);
+                        o.s(" : ");
+                        self.ty(o, dfg.value_type(slot));
                     }
-                    _ => write!(w, "null")?,
+                    _ => o.s("null"),
                 }
-                write!(w, "] : ")?;
-                self.types_of(w, results)
+                o.s("] : ");
+                self.types_of(o, results);
             }
             OpKind::CatchRet => {
-                write!(w, "{name} from ")?;
-                self.vals(w, operands)?;
-                write!(w, " to ")?;
+                o.s(" from ");
+                self.vals(o, operands);
+                o.s(" to ");
                 if let Some(&s) = succs.first() {
-                    self.succ(w, s)?;
+                    self.succ(o, s);
                 }
-                Ok(())
             }
             OpKind::CleanupPad => {
-                write!(w, "{name} within ")?;
-                self.parent(w, operands.first().copied())?;
-                write!(w, " : ")?;
-                self.types_of(w, results)
+                o.s(" within ");
+                self.parent(o, operands.first().copied());
+                o.s(" : ");
+                self.types_of(o, results);
             }
             OpKind::CleanupRet => {
-                write!(w, "{name} from ")?;
-                self.vals(w, operands)?;
-                write!(w, " unwind to ")?;
+                o.s(" from ");
+                self.vals(o, operands);
+                o.s(" unwind to ");
                 match succs.first() {
-                    Some(&s) => self.succ(w, s),
-                    None => write!(w, "caller"),
+                    Some(&s) => self.succ(o, s),
+                    None => o.s("caller"),
                 }
             }
         }
     }
 
-    fn parent(&self, w: &mut dyn Write, parent: Option<Value>) -> io::Result<()> {
+    fn parent(&self, o: &mut Vec<u8>, parent: Option<Value>) {
         match parent {
-            Some(v) => self.val(w, v),
-            None => write!(w, "none"),
+            Some(v) => self.val(o, v),
+            None => o.s("none"),
         }
     }
+}
 
-    /// Nesting depth of an op (for multi-line ops): 1 at the function body.
-    fn op_depth(&self, op: Op) -> usize {
-        let mut depth = 1;
-        let mut cur = self.func.parent_op(op);
-        while let Some(p) = cur {
-            depth += 1;
-            cur = self.func.parent_op(p);
-        }
-        depth
+/// Two spaces per level.
+#[inline]
+fn indent(o: &mut Vec<u8>, depth: usize) {
+    const SPACES: &[u8; 64] = b"                                                                ";
+    let mut n = depth * 2;
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        o.extend_from_slice(&SPACES[..k]);
+        n -= k;
     }
 }
 
 /// Writes `@name`, quoting names that are not bare identifiers.
 pub fn write_symbol(w: &mut dyn Write, name: &str) -> io::Result<()> {
-    let bare = !name.is_empty()
-        && name
-            .bytes()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'.' || c == b'$')
+    let mut o = Vec::new();
+    push_symbol(&mut o, name);
+    w.write_all(&o)
+}
+
+fn push_symbol(o: &mut Vec<u8>, name: &str) {
+    let bare = name
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_' || c == b'.' || c == b'$')
         && name
             .bytes()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'$'));
+    o.s("@");
     if bare {
-        write!(w, "@{name}")
+        o.s(name);
     } else {
-        write!(w, "@")?;
-        write_string(w, name.as_bytes())
+        push_string(o, name.as_bytes());
     }
 }
 
 /// Writes a quoted string: printable ASCII as is, `\"` and `\\` escaped, other bytes as `\XX`.
 pub fn write_string(w: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
-    write!(w, "\"")?;
+    let mut o = Vec::new();
+    push_string(&mut o, bytes);
+    w.write_all(&o)
+}
+
+fn push_string(o: &mut Vec<u8>, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    o.push(b'"');
     for &b in bytes {
         match b {
-            b'"' => write!(w, "\\\"")?,
-            b'\\' => write!(w, "\\\\")?,
-            0x20..=0x7e => w.write_all(&[b])?,
-            _ => write!(w, "\\{b:02X}")?,
+            b'"' => o.s("\\\""),
+            b'\\' => o.s("\\\\"),
+            0x20..=0x7e => o.push(b),
+            _ => o.extend_from_slice(&[b'\\', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]),
         }
     }
-    write!(w, "\"")
+    o.push(b'"');
 }
 
 /// Writes a type.
 pub fn write_type(w: &mut dyn Write, ctx: &ModuleCtx, t: Type) -> io::Result<()> {
-    // Iterative over pointer chains; recursion depth is bounded by type nesting that the
-    // parser itself bounds.
+    let mut o = Vec::new();
+    push_type(&mut o, ctx, t);
+    w.write_all(&o)
+}
+
+fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
+    // Recursion depth is bounded by type nesting, which the parser itself bounds.
     match ctx.types.get(t) {
         TypeData::Int { width, signed } => {
-            write!(w, "!{}{}i", if *signed { "s" } else { "u" }, width)
+            o.s(if *signed { "!s" } else { "!u" });
+            o.u(*width as u64);
+            o.s("i");
         }
-        TypeData::Bool => write!(w, "!cir.bool"),
-        TypeData::Float => write!(w, "!cir.float"),
-        TypeData::Double => write!(w, "!cir.double"),
-        TypeData::Void => write!(w, "!void"),
+        TypeData::Bool => o.s("!cir.bool"),
+        TypeData::Float => o.s("!cir.float"),
+        TypeData::Double => o.s("!cir.double"),
+        TypeData::Void => o.s("!void"),
         TypeData::Ptr(p) => {
-            write!(w, "!cir.ptr<")?;
-            write_type(w, ctx, *p)?;
-            write!(w, ">")
+            o.s("!cir.ptr<");
+            push_type(o, ctx, *p);
+            o.s(">");
         }
         TypeData::Array(e, n) => {
-            write!(w, "!cir.array<")?;
-            write_type(w, ctx, *e)?;
-            write!(w, " x {n}>")
+            o.s("!cir.array<");
+            push_type(o, ctx, *e);
+            o.s(" x ");
+            o.u(*n);
+            o.s(">");
         }
         TypeData::Func {
             params,
             ret,
             vararg,
         } => {
-            write!(w, "!cir.func<(")?;
+            o.s("!cir.func<(");
             for (i, &p) in params.iter().enumerate() {
                 if i > 0 {
-                    write!(w, ", ")?;
+                    o.s(", ");
                 }
-                write_type(w, ctx, p)?;
+                push_type(o, ctx, p);
             }
             if *vararg {
-                write!(w, "{}...", if params.is_empty() { "" } else { ", " })?;
+                o.s(if params.is_empty() { "..." } else { ", ..." });
             }
-            write!(w, ")")?;
+            o.s(")");
             if let Some(r) = ret {
-                write!(w, " -> ")?;
-                write_type(w, ctx, *r)?;
+                o.s(" -> ");
+                push_type(o, ctx, *r);
             }
-            write!(w, ">")
+            o.s(">");
         }
-        TypeData::Record(alias) => write!(w, "!{}", ctx.name(*alias)),
-        TypeData::EhToken => write!(w, "!cir.eh_token"),
-        TypeData::CleanupToken => write!(w, "!cir.cleanup_token"),
-        TypeData::CatchToken => write!(w, "!cir.catch_token"),
+        TypeData::Record(alias) => {
+            o.s("!");
+            o.s(ctx.name(*alias));
+        }
+        TypeData::EhToken => o.s("!cir.eh_token"),
+        TypeData::CleanupToken => o.s("!cir.cleanup_token"),
+        TypeData::CatchToken => o.s("!cir.catch_token"),
     }
 }
 
 /// Writes an attribute, including its `: type` suffix when it has one.
 pub fn write_attr(w: &mut dyn Write, ctx: &ModuleCtx, a: Attr) -> io::Result<()> {
+    let mut o = Vec::new();
+    push_attr(&mut o, &mut TypeTexts::default(), ctx, a);
+    w.write_all(&o)
+}
+
+fn push_attr(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx, a: Attr) {
     match ctx.attrs.get(a) {
         AttrData::Int { value, ty } => {
-            write!(w, "#cir.int<{value}> : ")?;
-            write_type(w, ctx, *ty)
+            o.s("#cir.int<");
+            o.i(*value);
+            o.s("> : ");
+            o.b(types.get(ctx, *ty));
         }
-        AttrData::Bool(b) => write!(w, "#{b}"),
+        AttrData::Bool(b) => o.s(if *b { "#true" } else { "#false" }),
         AttrData::Float { bits, ty } => {
             let v = f64::from_bits(*bits);
             if v.is_finite() {
-                write!(w, "#cir.fp<{v:?}> : ")?;
+                let _ = write!(o, "#cir.fp<{v:?}> : ");
             } else {
-                write!(w, "#cir.fp<0x{bits:016X}> : ")?;
+                let _ = write!(o, "#cir.fp<0x{bits:016X}> : ");
             }
-            write_type(w, ctx, *ty)
+            o.b(types.get(ctx, *ty));
         }
         AttrData::Null(ty) => {
-            write!(w, "#cir.ptr<null> : ")?;
-            write_type(w, ctx, *ty)
+            o.s("#cir.ptr<null> : ");
+            o.b(types.get(ctx, *ty));
         }
         AttrData::GlobalView {
             symbol,
             indices,
             ty,
         } => {
-            write!(w, "#cir.global_view<")?;
-            write_symbol(w, ctx.name(*symbol))?;
+            o.s("#cir.global_view<");
+            push_symbol(o, ctx.name(*symbol));
             if !indices.is_empty() {
-                write!(w, ", [")?;
-                for (i, x) in indices.iter().enumerate() {
+                o.s(", [");
+                for (i, &x) in indices.iter().enumerate() {
                     if i > 0 {
-                        write!(w, ", ")?;
+                        o.s(", ");
                     }
-                    write!(w, "{x} : i32")?;
+                    o.i(x as i128);
+                    o.s(" : i32");
                 }
-                write!(w, "]")?;
+                o.s("]");
             }
-            write!(w, ">")?;
+            o.s(">");
             if let Some(t) = ty {
-                write!(w, " : ")?;
-                write_type(w, ctx, *t)?;
+                o.s(" : ");
+                o.b(types.get(ctx, *t));
             }
-            Ok(())
         }
-        AttrData::Str(s) => write_string(w, s),
+        AttrData::Str(s) => push_string(o, s),
         AttrData::ConstArray { elements, ty } => {
-            write!(w, "#cir.const_array<")?;
+            o.s("#cir.const_array<");
             match elements {
                 ConstArrayElements::Bytes(b) => {
-                    write_string(w, b)?;
-                    write!(w, " : ")?;
-                    write_type(w, ctx, *ty)?;
+                    push_string(o, b);
+                    o.s(" : ");
+                    o.b(types.get(ctx, *ty));
                 }
                 ConstArrayElements::Attrs(items) => {
-                    write!(w, "[")?;
+                    o.s("[");
                     for (i, &x) in items.iter().enumerate() {
                         if i > 0 {
-                            write!(w, ", ")?;
+                            o.s(", ");
                         }
-                        write_attr(w, ctx, x)?;
+                        push_attr(o, types, ctx, x);
                     }
-                    write!(w, "]")?;
+                    o.s("]");
                 }
             }
-            write!(w, "> : ")?;
-            write_type(w, ctx, *ty)
+            o.s("> : ");
+            o.b(types.get(ctx, *ty));
         }
         AttrData::Zero(ty) => {
-            write!(w, "#cir.zero : ")?;
-            write_type(w, ctx, *ty)
+            o.s("#cir.zero : ");
+            o.b(types.get(ctx, *ty));
         }
         AttrData::Undef(ty) => {
-            write!(w, "#cir.undef : ")?;
-            write_type(w, ctx, *ty)
+            o.s("#cir.undef : ");
+            o.b(types.get(ctx, *ty));
         }
         AttrData::List(items) => {
-            write!(w, "[")?;
+            o.s("[");
             for (i, &x) in items.iter().enumerate() {
                 if i > 0 {
-                    write!(w, ", ")?;
+                    o.s(", ");
                 }
-                write_attr(w, ctx, x)?;
+                push_attr(o, types, ctx, x);
             }
-            write!(w, "]")
+            o.s("]");
         }
     }
 }

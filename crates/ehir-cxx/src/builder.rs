@@ -1045,7 +1045,8 @@ impl<'m> FunctionBuilder<'m> {
     /// ");
     /// ```
     pub fn begin_conditional(&mut self) {
-        let block = self.block;
+        // Code after a terminator goes to a fresh block first.
+        let block = self.insertion_block();
         let after = self.func.layout.last_op(block);
         self.conditionals.push(ConditionalFrame {
             block,

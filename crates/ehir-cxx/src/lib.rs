@@ -5,7 +5,35 @@
 //! [`parser`] (a syntax tree, [`ast`]), [`program`] (declarations: classes with their
 //! Itanium layout, functions with their mangled names, globals), then per function body
 //! [`sema`] (typed expressions) and [`codegen`] (structured CIR through the builder).
-//! Anything outside the subset is reported as `unsupported: ...`.
+//! Anything outside the subset is reported as `unsupported: ...`; nothing panics.
+//!
+//! # The subset
+//! `<stdio.h>`/`<cstdio>`, `<stdlib.h>`/`<cstdlib>`, `<string.h>`/`<cstring>` and
+//! `<exception>` (`std::terminate`, `std::set_terminate`, `std::set_unexpected`,
+//! `std::uncaught_exception`, `std::exception` as an opaque class to catch);
+//! fundamental types, pointers, references, `const`, arrays, function pointers,
+//! typedefs; classes with access sections, single and multiple non-virtual inheritance,
+//! constructors with member-initializer lists, destructors, member functions,
+//! `operator=`, static members, function-try-blocks, `= default`/`= delete`; constant-
+//! or zero-initialized globals and static locals; every statement (`goto` only out of
+//! scopes); `try`/`catch` by value, reference and pointer, `throw`, `throw;`; `new` /
+//! `delete` (also arrays); `noexcept` and C++14 dynamic exception specifications.
+//!
+//! # Semantics and ABI
+//! * Objects: a cleanup is pushed when a construction completes (locals, temporaries,
+//!   base and member subobjects, array elements, the storage of `new`); prvalues are
+//!   constructed in place (C++17: no copy for `T x = T()`, `return T()`, `throw T()`),
+//!   and the named return value is elided as g++ does when every `return` names it.
+//! * Evaluation order follows g++: call arguments right to left, the right operand of
+//!   an assignment first.
+//! * Itanium C++ ABI: g++'s class layout (empty bases, tail padding of POD bases),
+//!   mangled names (checked against `nm` of g++'s objects), `C1`/`D1` thunks calling
+//!   the `C2`/`D2` bodies, class results through a leading pointer parameter, class
+//!   arguments by address of a caller-owned temporary (destroyed by the caller at the
+//!   end of the full expression), array cookies for `new T[n]` of classes with
+//!   destructors.
+//! * A handler's `cir.catch_param` is libstdc++'s adjusted pointer: the address of the
+//!   exception object, or the pointer itself for pointer handlers.
 
 pub mod ast;
 pub mod builder;
@@ -103,6 +131,7 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
             break;
         }
     }
+    check_external_signatures(&prog, &mut errors);
     if !errors.is_empty() {
         errors.sort_by_key(|d| d.loc);
         return Err(Diagnostics(errors));
@@ -213,6 +242,36 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
         module.add_function(f);
     }
     Ok(module)
+}
+
+/// Classes that are trivial for the purposes of calls travel in registers under the
+/// x86-64 System V ABI; ehir passes every class by address (as the Itanium ABI does for
+/// the others). A call to a function defined elsewhere (for example by g++) with such a
+/// class parameter or result would silently disagree, so it is rejected.
+fn check_external_signatures(prog: &Program, errors: &mut Vec<Diagnostic>) {
+    for f in &prog.funcs {
+        if !f.used || f.body.is_some() || f.implicit.is_some() || f.loc == Loc::NONE {
+            continue;
+        }
+        let by_value = f
+            .params
+            .iter()
+            .chain(std::iter::once(&f.ret))
+            .find_map(|&t| {
+                let c = prog.types.class_of(t)?;
+                let class = prog.class(c);
+                (class.trivial_copy_ctor && class.trivial_dtor).then(|| class.name.clone())
+            });
+        if let Some(name) = by_value {
+            errors.push(Diagnostic::error(
+                f.loc,
+                format!(
+                    "unsupported: passing or returning class '{name}' by value to '{}', which is not defined in this file (x86-64 passes such classes in registers)",
+                    f.display
+                ),
+            ));
+        }
+    }
 }
 
 /// Declares the typeinfo object of a thrown or caught type (and of its public bases).

@@ -283,6 +283,7 @@ pub fn local_static_name(function_mangling: &str, name: &str, discriminator: usi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ast::Builtin;
     use crate::types::ClassId;
 
     struct Names;

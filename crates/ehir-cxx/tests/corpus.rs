@@ -120,10 +120,30 @@ fn interpret(module: &ehir_core::Module) -> Result<Observed, String> {
     })
 }
 
+/// The module brought to `phase` the way `ehir build` does it: `lowering-prepare,
+/// flatten-cfg` through the pass manager (verifying after each pass), then for Itanium
+/// the module-level Itanium lowering (which also declares the runtime functions it
+/// calls) and the verifier.
 fn lowered(module: &ehir_core::Module, phase: Phase) -> Result<ehir_core::Module, String> {
     let mut m = module.clone();
-    ehir_passes::lower_to(&mut m, phase)
-        .map_err(|e| format!("lowering to {}: {e}", phase.name()))?;
+    let mut pm = ehir_passes::PassManager::from_pipeline("lowering-prepare,flatten-cfg")
+        .map_err(|e| e.to_string())?;
+    pm.run(&mut m)
+        .map_err(|e| format!("lowering to flat: {e}"))?;
+    if phase == Phase::Itanium {
+        ehir_passes::eh_abi::itanium::lower_module(&mut m).map_err(|ds| {
+            format!(
+                "eh-abi-lowering=itanium: {:?}",
+                ds.0.iter().map(|d| &d.message).collect::<Vec<_>>()
+            )
+        })?;
+        ehir_core::verifier::verify_module(&m).map_err(|ds| {
+            format!(
+                "Itanium CIR does not verify: {:?}",
+                ds.0.iter().map(|d| &d.message).collect::<Vec<_>>()
+            )
+        })?;
+    }
     Ok(m)
 }
 
@@ -170,9 +190,26 @@ enum Mode {
     Built,
 }
 
+/// g++'s result for a program, computed once per test process.
+fn expected(src: &Path) -> Observed {
+    static CACHE: std::sync::OnceLock<Mutex<std::collections::HashMap<PathBuf, Observed>>> =
+        std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(std::collections::HashMap::new()));
+    if let Some(o) = cache.lock().expect("lock").get(src) {
+        return o.clone();
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let o = gxx(src, dir.path());
+    cache
+        .lock()
+        .expect("lock")
+        .insert(src.to_path_buf(), o.clone());
+    o
+}
+
 fn check(src: &Path, mode: Mode) -> Result<(), String> {
     let dir = tempfile::tempdir().expect("temp dir");
-    let expected = gxx(src, dir.path());
+    let expected = expected(src);
     let module = compile(src)?;
     let mut results: Vec<(String, Observed)> = Vec::new();
     match mode {

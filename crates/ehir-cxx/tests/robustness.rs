@@ -165,3 +165,26 @@ fn deep_nesting_does_not_overflow_the_stack() {
         .expect("thread");
     handle.join().expect("no stack overflow or panic");
 }
+
+#[test]
+fn unreachable_code_still_compiles_and_verifies() {
+    // Code after return/break/throw goes to fresh (unreachable) blocks, including
+    // conditionals with temporaries and labels.
+    let src = r#"
+        struct T { T(int); ~T(); int get() const; };
+        int f(bool c) {
+          return 1;
+          int x = c ? T(1).get() : 0;
+          T t(2);
+        l:
+          return x && T(3).get();
+        }
+        void g(int n) {
+          while (n) { break; T t(4); continue; }
+          throw 1;
+          T t(5);
+        }
+    "#;
+    let m = ehir_cxx::compile("dead.cpp", src).expect("compiles");
+    ehir_core::verifier::verify_module(&m).expect("verifies");
+}

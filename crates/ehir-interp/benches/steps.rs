@@ -172,9 +172,20 @@ fn measure(name: &str, template: &str, n: u64) {
         steps = outcome.steps;
         best_wall = best_wall.min(wall);
     }
-    let rate = |secs: f64| steps as f64 / secs / 1e6;
+    if best_cpu == f64::MAX {
+        best_cpu = f64::NAN;
+    }
+    // The scheduler's accounting is updated at ticks: too short a run has no
+    // meaningful CPU time.
+    let rate = |secs: f64| {
+        if secs >= 0.01 {
+            format!("{:>6.1} M steps/s", steps as f64 / secs / 1e6)
+        } else {
+            format!("{:>16}", "n/a")
+        }
+    };
     println!(
-        "{name:<18} {steps:>10} steps  cpu {best_cpu:>7.3} s {:>6.1} M steps/s  wall {best_wall:>7.3} s {:>6.1} M steps/s",
+        "{name:<18} {steps:>10} steps  cpu {best_cpu:>7.3} s {}  wall {best_wall:>7.3} s {}",
         rate(best_cpu),
         rate(best_wall)
     );

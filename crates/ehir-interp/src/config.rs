@@ -122,10 +122,7 @@ pub fn parse_throw_spec(s: &str) -> Result<ThrowSpec, String> {
     let bytes = rhs.as_bytes();
     let mut split = None;
     for i in (0..bytes.len()).rev() {
-        if bytes[i] == b':'
-            && bytes.get(i + 1) != Some(&b':')
-            && (i == 0 || bytes[i - 1] != b':')
-        {
+        if bytes[i] == b':' && bytes.get(i + 1) != Some(&b':') && (i == 0 || bytes[i - 1] != b':') {
             split = Some(i);
             break;
         }

@@ -440,8 +440,7 @@ impl Hierarchy {
     pub fn new<'a>(decls: impl Iterator<Item = (&'a str, Vec<(&'a str, u64)>)>) -> Hierarchy {
         let mut h = Hierarchy::default();
         for (d, b) in STD_BASES {
-            h.bases
-                .insert(d.to_string(), vec![(b.to_string(), 0)]);
+            h.bases.insert(d.to_string(), vec![(b.to_string(), 0)]);
         }
         for (sym, bases) in decls {
             let key = type_of_typeinfo_symbol(sym);
@@ -474,7 +473,7 @@ impl Hierarchy {
                 continue;
             };
             for (b, off) in bases {
-                let total = offset + off;
+                let total = offset.saturating_add(*off);
                 if b == base {
                     match found {
                         None => found = Some(total),
@@ -578,7 +577,10 @@ mod tests {
             msvc_descriptor_to_itanium("??_R0PEBD@8").as_deref(),
             Some("PKc")
         );
-        assert_eq!(msvc_descriptor_to_itanium("??_R0_N@8").as_deref(), Some("b"));
+        assert_eq!(
+            msvc_descriptor_to_itanium("??_R0_N@8").as_deref(),
+            Some("b")
+        );
         assert_eq!(msvc_descriptor_to_itanium("nonsense"), None);
         assert_eq!(msvc_throwinfo_to_itanium("_TI1H").as_deref(), Some("i"));
         assert_eq!(

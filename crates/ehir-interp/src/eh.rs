@@ -26,13 +26,23 @@ use crate::memory::{self, AllocKind};
 use crate::runtime::EndCatch;
 use crate::trace::Event;
 use ehir_core::{
-    AttrData, Attr, Block, ExtraData, Extra, HandlerKey, LandingPadClause, Op, OpKind, Phase,
+    Attr, AttrData, Block, Extra, ExtraData, HandlerKey, LandingPadClause, Op, OpKind, Phase,
     Successor, Symbol, Value,
 };
 use std::collections::{HashSet, VecDeque};
 
 /// The exit status of a run that called `std::terminate` or `abort`.
 pub const EXIT_ABORT: i32 = 134;
+
+/// What an Itanium landing pad does with an exception.
+enum Landing {
+    /// A catch clause matched (its typeinfo; `None`: catch-all).
+    Catch(Adjust, Option<Symbol>),
+    /// A filter clause is violated (the allowed types).
+    Filter(Vec<String>),
+    /// Nothing matched but the pad has cleanups.
+    Cleanup,
+}
 
 impl<'m> Machine<'m> {
     // ---- types and handlers ---------------------------------------------------------
@@ -92,7 +102,11 @@ impl<'m> Machine<'m> {
                     .mem
                     .read_uint(object, 8)
                     .map_err(|e| self.mem_error(e))?;
-                if p == 0 { 0 } else { memory::offset_by(p, off as i64) }
+                if p == 0 {
+                    0
+                } else {
+                    memory::offset_by(p, off as i64)
+                }
             }
         };
         if let Some(e) = self.rt.get_mut(exn) {
@@ -190,7 +204,7 @@ impl<'m> Machine<'m> {
         }
         self.rt.uncaught += 1;
         if self.config.record_trace {
-            self.trace.push(Event::Throw {
+            self.record(Event::Throw {
                 id: exn,
                 ty: self.exn_display(exn),
                 value,
@@ -206,7 +220,7 @@ impl<'m> Machine<'m> {
                 Some(h) => cxx_types::display_mangled(h),
                 None => "...".to_string(),
             };
-            self.trace.push(Event::Catch {
+            self.record(Event::Catch {
                 id: exn,
                 ty: self.exn_display(exn),
                 handler,
@@ -229,7 +243,7 @@ impl<'m> Machine<'m> {
         };
         let (object, dtor) = (e.object, e.dtor);
         if self.config.record_trace {
-            self.trace.push(Event::Destroy {
+            self.record(Event::Destroy {
                 id,
                 ty: self.exn_display(id),
             });
@@ -276,10 +290,7 @@ impl<'m> Machine<'m> {
             Some(e) if self.rt.get(e).is_some_and(|x| !x.thrown) => e,
             _ => {
                 // Not from `cir.alloc.exception`: copy the object into exception storage.
-                let size = self
-                    .pointee(obj)
-                    .map(|t| self.layouts.size(t))
-                    .unwrap_or(8);
+                let size = self.pointee(obj).map(|t| self.layouts.size(t)).unwrap_or(8);
                 let q = self.allocate_exception(size)?;
                 self.mem.copy(q, p, size).map_err(|e| self.mem_error(e))?;
                 self.exception_of_pointer(q)?
@@ -296,7 +307,7 @@ impl<'m> Machine<'m> {
             None => self.terminate(),
             Some(exn) => {
                 if self.config.record_trace {
-                    self.trace.push(Event::Rethrow {
+                    self.record(Event::Rethrow {
                         id: exn,
                         ty: self.exn_display(exn),
                     });
@@ -328,7 +339,9 @@ impl<'m> Machine<'m> {
             let Some(&succ) = succs.get(i) else { break };
             match key {
                 HandlerKey::Catch(attr) => {
-                    let Some(ty) = self.attr_type(*attr) else { continue };
+                    let Some(ty) = self.attr_type(*attr) else {
+                        continue;
+                    };
                     if let Some(adjust) = self.catch_adjust(&ty, exn) {
                         self.select_handler(exn, adjust, Some(ty))?;
                         return self.jump(succ, Some(u64::from(exn)));
@@ -368,7 +381,9 @@ impl<'m> Machine<'m> {
         };
         for &s in &succs[..handler_count] {
             let block = func.dfg.successor_block(s);
-            let Some(pad) = func.layout.first_op(block) else { continue };
+            let Some(pad) = func.layout.first_op(block) else {
+                continue;
+            };
             let OpKind::CatchPad { type_desc, .. } = *func.dfg.kind(pad) else {
                 return Err(self.error("a catchswitch handler must start with cir.catchpad".into()));
             };
@@ -512,7 +527,10 @@ impl<'m> Machine<'m> {
             Phase::Itanium => match self.unwind_dest(f) {
                 Some(s) => {
                     let block = func.dfg.successor_block(s);
-                    self.landing_selection(f, block, exn).is_some_and(|(_, sel)| sel != 0)
+                    matches!(
+                        self.landing_selection(f, block, exn),
+                        Some(Landing::Catch(..) | Landing::Filter(_))
+                    )
                 }
                 None => false,
             },
@@ -539,8 +557,15 @@ impl<'m> Machine<'m> {
             if !seen.insert(block) || seen.len() > 100_000 {
                 continue;
             }
-            let Some(term) = func.layout.last_op(block) else { continue };
-            let succ_blocks = |op: Op| func.dfg.successors(op).iter().map(|&s| func.dfg.successor_block(s));
+            let Some(term) = func.layout.last_op(block) else {
+                continue;
+            };
+            let succ_blocks = |op: Op| {
+                func.dfg
+                    .successors(op)
+                    .iter()
+                    .map(|&s| func.dfg.successor_block(s))
+            };
             match *func.dfg.kind(term) {
                 OpKind::EhDispatch { keys } => {
                     let succs = func.dfg.successors(term);
@@ -569,7 +594,9 @@ impl<'m> Machine<'m> {
                     }
                 }
                 OpKind::EhTerminate => return true,
-                OpKind::Br | OpKind::BrCond | OpKind::SwitchFlat { .. } => queue.extend(succ_blocks(term)),
+                OpKind::Br | OpKind::BrCond | OpKind::SwitchFlat { .. } => {
+                    queue.extend(succ_blocks(term))
+                }
                 OpKind::TryCall { .. } => queue.extend(succ_blocks(term).take(1)),
                 _ => {}
             }
@@ -582,11 +609,17 @@ impl<'m> Machine<'m> {
         let func = f.func;
         let mut block = start;
         for _ in 0..10_000 {
-            let Some(first) = func.layout.first_op(block) else { return false };
+            let Some(first) = func.layout.first_op(block) else {
+                return false;
+            };
             match *func.dfg.kind(first) {
                 OpKind::CatchSwitch { unwind_to_caller } => {
                     let succs = func.dfg.successors(first);
-                    let n = if unwind_to_caller { succs.len() } else { succs.len().saturating_sub(1) };
+                    let n = if unwind_to_caller {
+                        succs.len()
+                    } else {
+                        succs.len().saturating_sub(1)
+                    };
                     for &s in &succs[..n] {
                         let Some(pad) = func.layout.first_op(func.dfg.successor_block(s)) else {
                             continue;
@@ -595,7 +628,8 @@ impl<'m> Machine<'m> {
                             match type_desc.expand() {
                                 None => return true,
                                 Some(d) => {
-                                    let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(d));
+                                    let ty =
+                                        cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(d));
                                     if self.catch_adjust(&ty, exn).is_some() {
                                         return true;
                                     }
@@ -609,7 +643,9 @@ impl<'m> Machine<'m> {
                     block = func.dfg.successor_block(succs[succs.len() - 1]);
                 }
                 OpKind::CleanupPad => {
-                    let Some(&token) = func.dfg.results(first).first() else { return false };
+                    let Some(&token) = func.dfg.results(first).first() else {
+                        return false;
+                    };
                     let next = func.walk_ops().into_iter().find_map(|op| {
                         (matches!(func.dfg.kind(op), OpKind::CleanupRet)
                             && func.dfg.operands(op).first() == Some(&token))
@@ -626,14 +662,8 @@ impl<'m> Machine<'m> {
         false
     }
 
-    /// What an Itanium landing pad selects for `exn`: the adjustment for a catch
-    /// clause (if any) and the selector; `None` when the pad is skipped.
-    fn landing_selection(
-        &self,
-        f: &Frame<'m>,
-        block: Block,
-        exn: u32,
-    ) -> Option<(Option<(Adjust, Option<Vec<String>>)>, i64)> {
+    /// What an Itanium landing pad selects for `exn`; `None` when the pad is skipped.
+    fn landing_selection(&self, f: &Frame<'m>, block: Block, exn: u32) -> Option<Landing> {
         let func = f.func;
         let first = func.layout.first_op(block)?;
         let OpKind::EhLandingPad { cleanup, clauses } = *func.dfg.kind(first) else {
@@ -647,24 +677,24 @@ impl<'m> Machine<'m> {
                 LandingPadClause::Catch(Some(sym)) => {
                     let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(*sym));
                     if let Some(adjust) = self.catch_adjust(&ty, exn) {
-                        // The selector is filled in by the caller (type ids are numbered
-                        // on first use); 1 marks "a catch clause matched".
-                        return Some((Some((adjust, None)), 1));
+                        return Some(Landing::Catch(adjust, Some(*sym)));
                     }
                 }
-                LandingPadClause::Catch(None) => return Some((Some((Adjust::Object(0), None)), 1)),
+                LandingPadClause::Catch(None) => {
+                    return Some(Landing::Catch(Adjust::Object(0), None));
+                }
                 LandingPadClause::Filter(list) => {
                     let allowed: Vec<String> = list
                         .iter()
                         .map(|s| cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(*s)))
                         .collect();
                     if !self.spec_allows(&allowed, exn) {
-                        return Some((Some((Adjust::Object(0), Some(allowed))), -1));
+                        return Some(Landing::Filter(allowed));
                     }
                 }
             }
         }
-        cleanup.then_some((None, 0))
+        cleanup.then_some(Landing::Cleanup)
     }
 
     /// Phase 2: unwinds `exn` from the running point until code runs that handles it
@@ -711,28 +741,31 @@ impl<'m> Machine<'m> {
             return Ok(false);
         };
         let block = self.cur.func.dfg.successor_block(s);
-        if self.cur.func.layout.first_op(block).map(|op| *self.cur.func.dfg.kind(op))
+        if self
+            .cur
+            .func
+            .layout
+            .first_op(block)
+            .map(|op| *self.cur.func.dfg.kind(op))
             .is_none_or(|k| !matches!(k, OpKind::EhLandingPad { .. }))
         {
             return Err(self.error(
-                "the unwind destination of an Itanium call must start with cir.eh.landingpad".into(),
+                "the unwind destination of an Itanium call must start with cir.eh.landingpad"
+                    .into(),
             ));
         }
-        let Some((selected, marker)) = self.landing_selection(&self.cur, block, exn) else {
+        let Some(selected) = self.landing_selection(&self.cur, block, exn) else {
             return Ok(false);
         };
-        let selector = match (&selected, marker) {
-            (Some((adjust, None)), _) => {
-                // Which clause matched decides the type id.
-                let adjust = *adjust;
-                let sym = self.matching_clause(block, exn);
+        let selector = match selected {
+            Landing::Catch(adjust, sym) => {
+                // The type id of the matching clause, as the personality reports it.
                 let handler =
                     sym.map(|s| cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(s)));
                 self.select_handler(exn, adjust, handler)?;
                 self.typeid(sym)
             }
-            (Some((_, Some(filter))), _) => {
-                let filter = filter.clone();
+            Landing::Filter(filter) => {
                 let index = match self.filters.iter().position(|f| *f == filter) {
                     Some(i) => i,
                     None => {
@@ -745,37 +778,11 @@ impl<'m> Machine<'m> {
                 }
                 (-(index as i64 + 1)) as u32
             }
-            (None, _) => 0,
+            Landing::Cleanup => 0,
         };
         self.cur.selector = selector;
         self.land(exn, s)?;
         Ok(true)
-    }
-
-    /// The typeinfo symbol of the first catch clause of the landing pad in `block`
-    /// that catches `exn` (`None`: catch-all).
-    fn matching_clause(&self, block: Block, exn: u32) -> Option<Symbol> {
-        let func = self.cur.func;
-        let first = func.layout.first_op(block)?;
-        let OpKind::EhLandingPad { clauses, .. } = *func.dfg.kind(first) else {
-            return None;
-        };
-        let ExtraData::LandingPadClauses(clauses) = func.dfg.extra(clauses) else {
-            return None;
-        };
-        for c in clauses {
-            match c {
-                LandingPadClause::Catch(Some(sym)) => {
-                    let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(*sym));
-                    if self.catch_adjust(&ty, exn).is_some() {
-                        return Some(*sym);
-                    }
-                }
-                LandingPadClause::Catch(None) => return None,
-                LandingPadClause::Filter(_) => {}
-            }
-        }
-        None
     }
 
     fn unwind_msvc(&mut self, exn: u32) -> Result<bool, Stop> {
@@ -830,12 +837,14 @@ impl<'m> Machine<'m> {
     fn leave_frame_unwinding(&mut self, exn: u32) -> Result<(), Stop> {
         if self.config.record_trace {
             let name = self.module.ctx.name(self.cur.func.name).to_string();
-            self.trace.push(Event::Unwind { function: name });
+            self.record(Event::Unwind { function: name });
         }
         match self.pop_frame()? {
             None => Ok(()),
             Some(Boundary::Entry { catches: true }) => self.harness_escape(exn),
-            Some(Boundary::Entry { catches: false }) | Some(Boundary::Dtor) => self.terminate_for(exn),
+            Some(Boundary::Entry { catches: false }) | Some(Boundary::Dtor) => {
+                self.terminate_for(exn)
+            }
             Some(Boundary::UnexpectedHandler) | Some(Boundary::TerminateHandler) => {
                 Err(Stop::Sync(SyncEnd::Threw(exn)))
             }
@@ -846,7 +855,11 @@ impl<'m> Machine<'m> {
     /// exit 1.
     fn harness_escape(&mut self, exn: u32) -> Result<(), Stop> {
         let ty = self.exn_display(exn);
-        let value = self.rt.get(exn).map(|e| e.value.clone()).unwrap_or_default();
+        let value = self
+            .rt
+            .get(exn)
+            .map(|e| e.value.clone())
+            .unwrap_or_default();
         let entry = self.entry_name.clone();
         let shown = if value.is_empty() {
             ty.clone()
@@ -857,7 +870,7 @@ impl<'m> Machine<'m> {
             format!("ehir run: exception escaped @{entry}: {shown}\n").as_bytes(),
         );
         if self.config.record_trace {
-            self.trace.push(Event::Escape { id: exn, ty, value });
+            self.record(Event::Escape { id: exn, ty, value });
         }
         self.rt.begin_catch(exn);
         self.end_catch()?;
@@ -870,7 +883,7 @@ impl<'m> Machine<'m> {
     /// (libstdc++'s `__cxa_call_unexpected`, C++14 rules).
     pub(crate) fn call_unexpected(&mut self, exn: u32, allowed: Vec<String>) -> Result<(), Stop> {
         if self.config.record_trace {
-            self.trace.push(Event::Unexpected {
+            self.record(Event::Unexpected {
                 id: exn,
                 ty: self.exn_display(exn),
             });
@@ -891,7 +904,7 @@ impl<'m> Machine<'m> {
                     // Allowed: it propagates from the violated specification.
                     self.rt.rethrow();
                     if self.config.record_trace {
-                        self.trace.push(Event::Rethrow {
+                        self.record(Event::Rethrow {
                             id: e2,
                             ty: self.exn_display(e2),
                         });
@@ -926,7 +939,7 @@ impl<'m> Machine<'m> {
     pub(crate) fn terminate(&mut self) -> Result<(), Stop> {
         if self.rt.terminating {
             if self.config.record_trace {
-                self.trace.push(Event::Abort);
+                self.record(Event::Abort);
             }
             return Err(Stop::Exit(EXIT_ABORT));
         }
@@ -935,7 +948,7 @@ impl<'m> Machine<'m> {
         if handler != 0 {
             if let Some(sym) = self.symbol_of_pointer(handler) {
                 if self.config.record_trace {
-                    self.trace.push(Event::Terminate {
+                    self.record(Event::Terminate {
                         message: "calling the std::set_terminate handler".into(),
                     });
                 }
@@ -957,11 +970,11 @@ impl<'m> Machine<'m> {
             self.stderr.push(b'\n');
             if self.config.record_trace {
                 let first = message.lines().next().unwrap_or_default().to_string();
-                self.trace.push(Event::Terminate { message: first });
+                self.record(Event::Terminate { message: first });
             }
         }
         if self.config.record_trace {
-            self.trace.push(Event::Abort);
+            self.record(Event::Abort);
         }
         Err(Stop::Exit(EXIT_ABORT))
     }

@@ -91,8 +91,12 @@ pub(crate) fn resolve_throw(
             (c, Some(_)) if c.starts_with('P') => return Err(bad_value("pointer (only null)")),
             ("b", Some("true")) => ThrownValue::Bool(true),
             ("b", Some("false")) => ThrownValue::Bool(false),
-            ("f" | "d", Some(t)) => ThrownValue::Float(t.parse().map_err(|_| bad_value("floating"))?),
-            ("c" | "a" | "h", Some(t)) if t.chars().count() == 1 && !t.as_bytes()[0].is_ascii_digit() => {
+            ("f" | "d", Some(t)) => {
+                ThrownValue::Float(t.parse().map_err(|_| bad_value("floating"))?)
+            }
+            ("c" | "a" | "h", Some(t))
+                if t.chars().count() == 1 && !t.as_bytes()[0].is_ascii_digit() =>
+            {
                 ThrownValue::Int(i64::from(t.as_bytes()[0]))
             }
             (_, Some(t)) => ThrownValue::Int(t.parse().map_err(|_| bad_value("integer"))?),
@@ -100,7 +104,10 @@ pub(crate) fn resolve_throw(
         (code.to_string(), size, value)
     } else if let Some(sym) = name.strip_prefix('@') {
         if spec.value.is_some() {
-            return Err(format!("--throw-at @{}: class exceptions take no value", spec.callee));
+            return Err(format!(
+                "--throw-at @{}: class exceptions take no value",
+                spec.callee
+            ));
         }
         let ty = cxx_types::type_of_typeinfo_symbol(sym);
         let size = ctx
@@ -118,9 +125,10 @@ pub(crate) fn resolve_throw(
             ));
         }
         // A class by its record name.
-        let record = ctx.records.iter().find(|r| {
-            ctx.name(r.name) == name || ctx.name(r.alias) == format!("rec_{name}")
-        });
+        let record = ctx
+            .records
+            .iter()
+            .find(|r| ctx.name(r.name) == name || ctx.name(r.alias) == format!("rec_{name}"));
         let record_ty = record.and_then(|r| {
             (0..ctx.types.len())
                 .map(<Type as ehir_core::EntityRef>::new)
@@ -133,7 +141,9 @@ pub(crate) fn resolve_throw(
                 .map(|ti| cxx_types::type_of_typeinfo_symbol(ctx.name(ti.symbol)))
         });
         let ty = from_typeinfo.unwrap_or_else(|| cxx_types::mangle_class_name(name));
-        let size = record_ty.map(|t| layouts.size(t)).unwrap_or(OPAQUE_RECORD_SIZE);
+        let size = record_ty
+            .map(|t| layouts.size(t))
+            .unwrap_or(OPAQUE_RECORD_SIZE);
         (ty, size, ThrownValue::Zeroed)
     };
     let Some(callee) = ctx.symbols.lookup(&spec.callee) else {
@@ -205,7 +215,9 @@ impl<'m> Machine<'m> {
         let exn = self.exception_of_pointer(p)?;
         let size = spec.size;
         let write = |m: &mut Machine<'m>, v: u64| {
-            m.mem.write_uint(p, size.min(8), v).map_err(|e| m.mem_error(e))
+            m.mem
+                .write_uint(p, size.min(8), v)
+                .map_err(|e| m.mem_error(e))
         };
         match &spec.value {
             ThrownValue::Int(v) => write(self, *v as u64)?,
@@ -227,7 +239,9 @@ impl<'m> Machine<'m> {
                         self.frame_bytes,
                     )
                     .map_err(|e| self.mem_error(e))?;
-                self.mem.write_bytes(s, bytes).map_err(|e| self.mem_error(e))?;
+                self.mem
+                    .write_bytes(s, bytes)
+                    .map_err(|e| self.mem_error(e))?;
                 self.mem.set_read_only(s);
                 write(self, s)?
             }
@@ -240,7 +254,7 @@ impl<'m> Machine<'m> {
     fn write_stdout(&mut self, bytes: &[u8]) {
         self.stdout.extend_from_slice(bytes);
         if self.config.record_trace && !bytes.is_empty() {
-            self.trace.push(Event::Output {
+            self.record(Event::Output {
                 text: String::from_utf8_lossy(bytes).into_owned(),
             });
         }
@@ -279,8 +293,12 @@ impl<'m> Machine<'m> {
     fn script_value(&mut self, v: ScriptValue, ty: Type) -> Result<u64, Stop> {
         let layout = self.layouts.get(ty);
         Ok(match (layout.scalar, v) {
-            (Scalar::Int { width, signed }, ScriptValue::Int(i)) => values::canon(i as u64, width, signed),
-            (Scalar::Int { width, signed }, ScriptValue::Float(x)) => values::canon(x as i64 as u64, width, signed),
+            (Scalar::Int { width, signed }, ScriptValue::Int(i)) => {
+                values::canon(i as u64, width, signed)
+            }
+            (Scalar::Int { width, signed }, ScriptValue::Float(x)) => {
+                values::canon(x as i64 as u64, width, signed)
+            }
             (Scalar::Int { .. }, ScriptValue::Bool(b)) => u64::from(b),
             (Scalar::F32, ScriptValue::Float(x)) => values::of_f32(x as f32),
             (Scalar::F32, ScriptValue::Int(i)) => values::of_f32(i as f32),
@@ -288,7 +306,7 @@ impl<'m> Machine<'m> {
             (Scalar::F64, ScriptValue::Int(i)) => values::of_f64(i as f64),
             (Scalar::Bool, ScriptValue::Bool(b)) => u64::from(b),
             (Scalar::Bool, ScriptValue::Int(i)) => u64::from(i != 0),
-            (Scalar::Aggregate, _) => self.new_aggregate(vec![0; layout.size as usize])?,
+            (Scalar::Aggregate, _) => self.new_zeroed_aggregate(layout.size)?,
             (_, ScriptValue::Null) => 0,
             (_, ScriptValue::Int(i)) => i as u64,
             (_, ScriptValue::Bool(b)) => u64::from(b),
@@ -312,7 +330,10 @@ impl<'m> Machine<'m> {
         match name {
             // ---- output ----
             "printf" => {
-                let fmt = self.mem.read_c_string(arg(0), 1 << 20).map_err(|e| self.mem_error(e))?;
+                let fmt = self
+                    .mem
+                    .read_c_string(arg(0), 1 << 20)
+                    .map_err(|e| self.mem_error(e))?;
                 let types = match arg_values {
                     Some(vals) => vals.iter().skip(1).map(|&v| self.scalar_of(v)).collect(),
                     None => Vec::new(),
@@ -329,7 +350,10 @@ impl<'m> Machine<'m> {
                 value(n)
             }
             "puts" => {
-                let mut text = self.mem.read_c_string(arg(0), 1 << 20).map_err(|e| self.mem_error(e))?;
+                let mut text = self
+                    .mem
+                    .read_c_string(arg(0), 1 << 20)
+                    .map_err(|e| self.mem_error(e))?;
                 text.push(b'\n');
                 let n = text.len() as u64;
                 self.write_stdout(&text);
@@ -345,7 +369,7 @@ impl<'m> Machine<'m> {
             "exit" | "_Exit" | "quick_exit" => Err(self.exit_now(arg(0) as i32)),
             "abort" => {
                 if self.config.record_trace {
-                    self.trace.push(Event::Abort);
+                    self.record(Event::Abort);
                 }
                 Err(Stop::Exit(EXIT_ABORT))
             }
@@ -362,7 +386,11 @@ impl<'m> Machine<'m> {
                 let old = arg(0);
                 let p = self.heap_alloc(arg(1))?;
                 if old != 0 {
-                    let n = self.mem.len_of(old).map_err(|e| self.mem_error(e))?.min(arg(1));
+                    let n = self
+                        .mem
+                        .len_of(old)
+                        .map_err(|e| self.mem_error(e))?
+                        .min(arg(1));
                     self.mem.copy(p, old, n).map_err(|e| self.mem_error(e))?;
                     self.heap_free(old, "realloc")?;
                 }
@@ -373,21 +401,34 @@ impl<'m> Machine<'m> {
                 unit()
             }
             "memcpy" | "memmove" => {
-                self.mem.copy(arg(0), arg(1), arg(2)).map_err(|e| self.mem_error(e))?;
+                self.mem
+                    .copy(arg(0), arg(1), arg(2))
+                    .map_err(|e| self.mem_error(e))?;
                 value(arg(0))
             }
             "memset" => {
                 let bytes = vec![arg(1) as u8; arg(2) as usize];
-                self.mem.write_bytes(arg(0), &bytes).map_err(|e| self.mem_error(e))?;
+                self.mem
+                    .write_bytes(arg(0), &bytes)
+                    .map_err(|e| self.mem_error(e))?;
                 value(arg(0))
             }
             "strlen" => {
-                let s = self.mem.read_c_string(arg(0), 1 << 30).map_err(|e| self.mem_error(e))?;
+                let s = self
+                    .mem
+                    .read_c_string(arg(0), 1 << 30)
+                    .map_err(|e| self.mem_error(e))?;
                 value(s.len() as u64)
             }
             "strcmp" => {
-                let a = self.mem.read_c_string(arg(0), 1 << 30).map_err(|e| self.mem_error(e))?;
-                let b = self.mem.read_c_string(arg(1), 1 << 30).map_err(|e| self.mem_error(e))?;
+                let a = self
+                    .mem
+                    .read_c_string(arg(0), 1 << 30)
+                    .map_err(|e| self.mem_error(e))?;
+                let b = self
+                    .mem
+                    .read_c_string(arg(1), 1 << 30)
+                    .map_err(|e| self.mem_error(e))?;
                 value(match a.cmp(&b) {
                     std::cmp::Ordering::Less => (-1i64) as u64,
                     std::cmp::Ordering::Equal => 0,
@@ -406,10 +447,16 @@ impl<'m> Machine<'m> {
             "__cxa_throw" => {
                 let exn = self.exception_of_pointer(arg(0))?;
                 let Some(ti) = self.symbol_of_pointer(arg(1)) else {
-                    return Err(self.error("__cxa_throw with a typeinfo that names no symbol".into()));
+                    return Err(
+                        self.error("__cxa_throw with a typeinfo that names no symbol".into())
+                    );
                 };
                 let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(ti));
-                let dtor = if arg(2) == 0 { None } else { self.symbol_of_pointer(arg(2)) };
+                let dtor = if arg(2) == 0 {
+                    None
+                } else {
+                    self.symbol_of_pointer(arg(2))
+                };
                 self.announce_throw(exn, ty, dtor);
                 Ok(ExternalResult::Threw(exn))
             }
@@ -417,13 +464,20 @@ impl<'m> Machine<'m> {
                 if arg(0) == 0 {
                     return self.rethrow_external();
                 }
-                let info = self.symbol_of_pointer(arg(1)).map(|s| self.module.ctx.name(s).to_string());
-                let Some(ty) = info.as_deref().and_then(cxx_types::msvc_throwinfo_to_itanium) else {
+                let info = self
+                    .symbol_of_pointer(arg(1))
+                    .map(|s| self.module.ctx.name(s).to_string());
+                let Some(ty) = info
+                    .as_deref()
+                    .and_then(cxx_types::msvc_throwinfo_to_itanium)
+                else {
                     return Err(self.error("_CxxThrowException with an unknown ThrowInfo".into()));
                 };
                 let size = self.mem.len_of(arg(0)).map_err(|e| self.mem_error(e))?;
                 let p = self.allocate_exception(size)?;
-                self.mem.copy(p, arg(0), size).map_err(|e| self.mem_error(e))?;
+                self.mem
+                    .copy(p, arg(0), size)
+                    .map_err(|e| self.mem_error(e))?;
                 let exn = self.exception_of_pointer(p)?;
                 self.announce_throw(exn, ty, None);
                 Ok(ExternalResult::Threw(exn))
@@ -444,7 +498,11 @@ impl<'m> Machine<'m> {
             }
             "__cxa_call_unexpected" => {
                 let exn = self.exception_of_pointer(arg(0))?;
-                let allowed = self.rt.get(exn).and_then(|e| e.filter.clone()).unwrap_or_default();
+                let allowed = self
+                    .rt
+                    .get(exn)
+                    .and_then(|e| e.filter.clone())
+                    .unwrap_or_default();
                 self.call_unexpected(exn, allowed)?;
                 Ok(ExternalResult::Transferred)
             }
@@ -499,8 +557,10 @@ impl<'m> Machine<'m> {
             }
             Some(exn) => {
                 if self.config.record_trace {
-                    let ty = cxx_types::display_mangled(&self.rt.get(exn).map(|e| e.ty.clone()).unwrap_or_default());
-                    self.trace.push(Event::Rethrow { id: exn, ty });
+                    let ty = cxx_types::display_mangled(
+                        &self.rt.get(exn).map(|e| e.ty.clone()).unwrap_or_default(),
+                    );
+                    self.record(Event::Rethrow { id: exn, ty });
                 }
                 Ok(ExternalResult::Threw(exn))
             }
@@ -520,7 +580,7 @@ impl<'m> Machine<'m> {
                 Some(vals) => self.render_args(vals, args),
                 None => args.iter().map(|&a| self.render_ptr(a)).collect(),
             };
-            self.trace.push(Event::Call {
+            self.record(Event::Call {
                 callee: name.clone(),
                 args: rendered,
             });
@@ -528,17 +588,22 @@ impl<'m> Machine<'m> {
         let v = match result_ty {
             None => None,
             Some(ty) => {
-                let scripted = self.return_scripts.get_mut(&callee).map(|(values, used)| {
-                    let v = values[(*used).min(values.len() - 1)];
-                    *used += 1;
-                    v
-                });
+                let scripted = self
+                    .return_scripts
+                    .get_mut(&callee)
+                    .and_then(|(values, used)| {
+                        let v = values
+                            .get((*used).min(values.len().saturating_sub(1)))
+                            .copied();
+                        *used += 1;
+                        v
+                    });
                 Some(match scripted {
                     Some(sv) => self.script_value(sv, ty)?,
                     None => {
                         if self.layouts.get(ty).scalar == Scalar::Aggregate {
-                            let size = self.layouts.size(ty) as usize;
-                            self.new_aggregate(vec![0; size])?
+                            let size = self.layouts.size(ty);
+                            self.new_zeroed_aggregate(size)?
                         } else {
                             0
                         }
@@ -551,7 +616,7 @@ impl<'m> Machine<'m> {
                 (Some(v), Some(t)) => Some(self.render_value(v, t)),
                 _ => None,
             };
-            self.trace.push(Event::Return {
+            self.record(Event::Return {
                 callee: name,
                 value: rendered,
             });

@@ -34,8 +34,37 @@
 //! recursion in the program is bounded only by the call-depth limit and the memory
 //! budget.
 //!
+//! # Semantics worth knowing
+//! - **Handlers receive libstdc++'s adjusted pointer**: `cir.catch_param`, the pointer
+//!   result of `cir.begin_catch`, `__cxa_begin_catch` and an MSVC catch-by-reference
+//!   slot all get the address of the exception object (of the base subobject for a
+//!   catch by base class), or, for a thrown pointer, the (adjusted) pointer value.
+//! - **noexcept (`terminate` handlers/keys) and exception specifications (`filter`)**
+//!   stop the phase-1 search like handlers; phase 2 unwinds the frames inside them,
+//!   running their cleanups, before `std::terminate` / `std::unexpected` is called. This
+//!   is what g++/libstdc++ do (checked against g++ 12: `void f() noexcept { g(); }` with
+//!   `g() { A a; throw 1; }` prints `~A` before terminating); only an exception that
+//!   nothing stops at all terminates without unwinding.
+//! - **Flat dispatch**: a `filter` key that the exception violates calls
+//!   `std::unexpected` at once and a `terminate` key calls `std::terminate` at once;
+//!   their successor blocks are not executed. A dispatch where no key applies keeps
+//!   unwinding out of the function.
+//! - **Terminate boundaries**: an exception escaping code that runs during unwinding
+//!   terminates — a structured EH cleanup or `unwind` region, the flat
+//!   `cir.begin_cleanup`..`cir.end_cleanup` range of another exception, an MSVC cleanup
+//!   funclet, or a destructor the runtime runs for an exception object. Itanium code
+//!   gets no such implicit boundary (its landing pads must say it, as real code does).
+//! - **Leaving a catch handler by an exception** ends the catch implicitly in the
+//!   structured phase and for MSVC catch funclets (as the C++ runtime does); flat and
+//!   Itanium code must call `cir.end_catch` / `__cxa_end_catch` on that path itself.
+//! - **Memory** is zero-filled when allocated (reading it is not reported); allocas die
+//!   when their region (structured) or function (flat and later) is left; aggregates can
+//!   be loaded, stored and made by `cir.const`; integers wider than 64 bits can be
+//!   stored and loaded but not computed with.
+//! - **`%p`** prints a pointer the way traces do (`&c+0`), so output is phase-independent.
+//!
 //! See the module docs of `structured.rs`, `eh.rs`, `memory.rs`, `externals.rs` and
-//! `trace.rs` for the semantics of each part.
+//! `trace.rs` for the details of each part.
 
 mod config;
 mod cxx_types;
@@ -45,6 +74,7 @@ mod machine;
 mod memory;
 mod printf;
 mod runtime;
+mod shapes;
 mod structured;
 mod trace;
 mod type_layout;
@@ -159,6 +189,7 @@ pub fn select_entry(module: &Module, entry: Option<&str>) -> Result<FuncId, Inte
 pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, InterpError> {
     let ctx = &module.ctx;
     let fid = select_entry(module, config.entry.as_deref())?;
+    shapes::check(module).map_err(InterpError::Setup)?;
     let func = &module.functions[fid];
     let entry_name = ctx.name(func.name).to_string();
     let is_main = entry_name == "main";
@@ -233,8 +264,16 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         string_count: 0,
         entry_name,
         scratch: Vec::new(),
+        step_limit: config.step_limit,
+        trace_overflow: false,
     };
     let result = start(&mut m, fid, !is_main);
+    // A trace that exhausted the memory budget ends the run as an error even when the
+    // program finished before its next step.
+    let result = match result {
+        Ok(_) if m.trace_overflow => Err(m.limit_error()),
+        other => other,
+    };
     let (exit_status, runtime_error) = match result {
         Ok(SyncEnd::Returned(v)) => {
             let status = if is_main {
@@ -250,6 +289,12 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         Err(Stop::Sync(_)) => (EXIT_RUNTIME_ERROR, None),
     };
     if config.record_trace {
+        // The closing events are always kept, even past the budget.
+        if let Some(e) = &runtime_error {
+            m.trace.push(Event::Error {
+                message: e.message.clone(),
+            });
+        }
         m.trace.push(Event::Exit {
             status: exit_status,
         });
@@ -294,8 +339,8 @@ fn start(m: &mut Machine<'_>, fid: FuncId, catches: bool) -> Result<SyncEnd, Sto
                     .map_err(|e| m.mem_error(e))?
             }
             Scalar::Aggregate => {
-                let size = m.layouts.size(t) as usize;
-                m.new_aggregate(vec![0; size])?
+                let size = m.layouts.size(t);
+                m.new_zeroed_aggregate(size)?
             }
             _ => 0,
         };

@@ -17,9 +17,8 @@ use crate::type_layout::{Layouts, Scalar};
 use crate::values;
 use crate::{EXIT_RUNTIME_ERROR, RuntimeError};
 use ehir_core::{
-    EntityRef,
-    Attr, AttrData, Block, ConstArrayElements, FuncId, Function, Module, Op, OpKind, Phase,
-    Region, Successor, Symbol, Type, TypeData, Value,
+    Attr, AttrData, Block, ConstArrayElements, EntityRef, FuncId, Function, Module, Op, OpKind,
+    Phase, Region, Successor, Symbol, Type, TypeData, Value,
 };
 use std::collections::HashMap;
 
@@ -105,7 +104,11 @@ pub(crate) enum CtrlState {
         exn: u32,
     },
     /// `cir.array.dtor`: destroying element `remaining - 1`.
-    ArrayDtor { base: u64, remaining: u64, elem: u64 },
+    ArrayDtor {
+        base: u64,
+        remaining: u64,
+        elem: u64,
+    },
 }
 
 /// A control transfer waiting for cleanups to run.
@@ -199,6 +202,38 @@ pub(crate) struct Machine<'m> {
     pub entry_name: String,
     /// Reused buffer for block-argument copies.
     pub scratch: Vec<u64>,
+    /// The step limit in force: the configured one, or 0 once the event trace has
+    /// exhausted the memory budget (the next step then stops the run).
+    pub step_limit: u64,
+    /// Set when the trace exhausted the memory budget.
+    pub trace_overflow: bool,
+}
+
+/// Approximate heap size of an event, charged against the memory budget.
+fn event_bytes(e: &Event) -> u64 {
+    let strings: usize = match e {
+        Event::Enter { function, args } => {
+            function.len() + args.iter().map(|a| a.len() + 24).sum::<usize>()
+        }
+        Event::Call { callee, args } => {
+            callee.len() + args.iter().map(|a| a.len() + 24).sum::<usize>()
+        }
+        Event::Leave { function, value }
+        | Event::Return {
+            callee: function,
+            value,
+        } => function.len() + value.as_ref().map_or(0, |v| v.len()),
+        Event::Unwind { function } => function.len(),
+        Event::Output { text } => text.len(),
+        Event::Throw { ty, value, .. } | Event::Escape { ty, value, .. } => ty.len() + value.len(),
+        Event::Catch { ty, handler, .. } => ty.len() + handler.len(),
+        Event::Rethrow { ty, .. } | Event::Destroy { ty, .. } | Event::Unexpected { ty, .. } => {
+            ty.len()
+        }
+        Event::Terminate { message } | Event::Error { message } => message.len(),
+        Event::Cleanup { .. } | Event::Abort | Event::Exit { .. } => 0,
+    };
+    (std::mem::size_of::<Event>() + strings) as u64
 }
 
 /// The entry op of a block.
@@ -308,9 +343,9 @@ impl<'m> Machine<'m> {
             return match self.call_external(callee, args, None, None)? {
                 crate::externals::ExternalResult::Value(v) => Ok(SyncEnd::Returned(v)),
                 crate::externals::ExternalResult::Threw(e) => Ok(SyncEnd::Threw(e)),
-                crate::externals::ExternalResult::Transferred => Err(self.error(
-                    "a runtime-initiated call may not transfer control".into(),
-                )),
+                crate::externals::ExternalResult::Transferred => {
+                    Err(self.error("a runtime-initiated call may not transfer control".into()))
+                }
             };
         };
         let frame = self.new_frame(fid, args)?;
@@ -349,6 +384,22 @@ impl<'m> Machine<'m> {
         }))
     }
 
+    /// The error of an exhausted step limit (or of a trace that filled the memory).
+    #[cold]
+    pub(crate) fn limit_error(&self) -> Stop {
+        if self.trace_overflow {
+            self.error(format!(
+                "memory budget of {} bytes exceeded (by the event trace)",
+                self.config.memory_limit
+            ))
+        } else {
+            self.error(format!(
+                "step budget of {} exceeded",
+                self.config.step_limit
+            ))
+        }
+    }
+
     /// A runtime error without a meaningful op location.
     pub fn plain_error(&self, message: String) -> Stop {
         Stop::Error(Box::new(RuntimeError {
@@ -364,10 +415,9 @@ impl<'m> Machine<'m> {
             MemError::Null => "null pointer dereference".to_string(),
             MemError::Invalid(p) => format!("access through an invalid pointer 0x{p:x}"),
             MemError::Dangling(kind) => match kind {
-                AllocKind::Stack(_) | AllocKind::Param(_) => format!(
-                    "use of {} after its scope ended",
-                    self.alloc_name(&kind)
-                ),
+                AllocKind::Stack(_) | AllocKind::Param(_) => {
+                    format!("use of {} after its scope ended", self.alloc_name(&kind))
+                }
                 AllocKind::Nothing => "use of an object after its lifetime ended".to_string(),
                 _ => format!("use of {} after it was freed", self.alloc_name(&kind)),
             },
@@ -408,7 +458,10 @@ impl<'m> Machine<'m> {
 
     /// The pointee of a pointer-typed value.
     pub fn pointee(&self, v: Value) -> Option<Type> {
-        self.module.ctx.types.pointee(self.cur.func.dfg.value_type(v))
+        self.module
+            .ctx
+            .types
+            .pointee(self.cur.func.dfg.value_type(v))
     }
 
     /// Moves to the op after `op` in its block.
@@ -428,7 +481,12 @@ impl<'m> Machine<'m> {
 
     /// Assigns `args` to the parameters of `block` and continues at its first op.
     /// A block declaring one token parameter that no argument feeds receives `token`.
-    pub fn enter_block(&mut self, block: Block, args: &[u64], token: Option<u64>) -> Result<(), Stop> {
+    pub fn enter_block(
+        &mut self,
+        block: Block,
+        args: &[u64],
+        token: Option<u64>,
+    ) -> Result<(), Stop> {
         let func = self.cur.func;
         let params = func.dfg.block_params(block);
         if params.len() == args.len() {
@@ -438,7 +496,11 @@ impl<'m> Machine<'m> {
         } else if args.is_empty()
             && params.len() == 1
             && let Some(t) = token
-            && self.module.ctx.types.is_token(func.dfg.value_type(params[0]))
+            && self
+                .module
+                .ctx
+                .types
+                .is_token(func.dfg.value_type(params[0]))
         {
             self.cur.regs[params[0].index()] = t;
         } else {
@@ -464,7 +526,12 @@ impl<'m> Machine<'m> {
         let block = func.dfg.successor_block(succ);
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
-        buf.extend(func.dfg.successor_args(succ).iter().map(|&v| self.cur.regs[v.index()]));
+        buf.extend(
+            func.dfg
+                .successor_args(succ)
+                .iter()
+                .map(|&v| self.cur.regs[v.index()]),
+        );
         let r = if self.cur.phase == Phase::Structured
             && func.layout.block_region(block) != self.current_region()
         {
@@ -490,11 +557,8 @@ impl<'m> Machine<'m> {
     /// Executes one op.
     pub fn step(&mut self) -> Result<(), Stop> {
         self.steps += 1;
-        if self.steps > self.config.step_limit {
-            return Err(self.error(format!(
-                "step budget of {} exceeded",
-                self.config.step_limit
-            )));
+        if self.steps > self.step_limit {
+            return Err(self.limit_error());
         }
         let func: &'m Function = self.cur.func;
         let op = self.cur.pc;
@@ -578,7 +642,10 @@ impl<'m> Machine<'m> {
                     .unwrap_or(1);
                 let n = self.get(ops[1]);
                 let n = match self.scalar_of(ops[1]) {
-                    Scalar::Int { signed: false, width } if width < 64 => n as i64,
+                    Scalar::Int {
+                        signed: false,
+                        width,
+                    } if width < 64 => n as i64,
                     _ => n as i64,
                 };
                 let p = memory::offset_by(self.get(ops[0]), n.wrapping_mul(elem as i64));
@@ -602,7 +669,11 @@ impl<'m> Machine<'m> {
                 } else {
                     -i64::from(offset)
                 };
-                let v = if p == 0 { 0 } else { memory::offset_by(p, delta) };
+                let v = if p == 0 {
+                    0
+                } else {
+                    memory::offset_by(p, delta)
+                };
                 self.set(r, v);
                 self.next(op)
             }
@@ -642,7 +713,11 @@ impl<'m> Machine<'m> {
             OpKind::BrCond => {
                 let ops = data.operands.as_slice(pool);
                 let succs = data.successors.as_slice(&func.dfg.successor_lists);
-                let s = if self.get(ops[0]) != 0 { succs[0] } else { succs[1] };
+                let s = if self.get(ops[0]) != 0 {
+                    succs[0]
+                } else {
+                    succs[1]
+                };
                 self.jump(s, None)
             }
             OpKind::SwitchFlat { cases } => {
@@ -721,7 +796,9 @@ impl<'m> Machine<'m> {
                 self.set(r, p);
                 self.next(op)
             }
-            OpKind::Throw { type_info, dtor } => self.exec_throw(op, type_info.expand(), dtor.expand()),
+            OpKind::Throw { type_info, dtor } => {
+                self.exec_throw(op, type_info.expand(), dtor.expand())
+            }
             OpKind::Resume => self.exec_resume(op),
             OpKind::EhInitiate { .. } => {
                 let r = data.results.as_slice(pool)[0];
@@ -833,7 +910,10 @@ impl<'m> Machine<'m> {
                 self.new_aggregate(bytes)
             }
             Scalar::Int { width, signed } => {
-                let v = self.mem.read_uint(p, size.min(8)).map_err(|e| self.mem_error(e))?;
+                let v = self
+                    .mem
+                    .read_uint(p, size.min(8))
+                    .map_err(|e| self.mem_error(e))?;
                 if size > 8 {
                     self.mem.check(p, size).map_err(|e| self.mem_error(e))?;
                 }
@@ -862,17 +942,34 @@ impl<'m> Machine<'m> {
             Scalar::Void | Scalar::Func => {
                 Err(self.error("store of a value of void or function type".into()))
             }
-            _ => self.mem.write_uint(p, size, v).map_err(|e| self.mem_error(e)),
+            _ => self
+                .mem
+                .write_uint(p, size, v)
+                .map_err(|e| self.mem_error(e)),
         }
     }
 
-    pub fn new_aggregate(&mut self, bytes: Vec<u8>) -> Result<u64, Stop> {
-        let extra = bytes.len() as u64 + memory::ALLOCATION_OVERHEAD;
-        self.frame_bytes += extra;
+    /// Charges an aggregate register value of `size` bytes against the memory budget.
+    fn charge_aggregate(&mut self, size: u64) -> Result<(), Stop> {
+        let extra = size.saturating_add(memory::ALLOCATION_OVERHEAD);
         self.mem
-            .check_budget(self.frame_bytes)
+            .check_budget(self.frame_bytes.saturating_add(extra))
             .map_err(|e| self.mem_error(e))?;
+        self.frame_bytes += extra;
+        Ok(())
+    }
+
+    /// A new aggregate register value holding `bytes`.
+    pub fn new_aggregate(&mut self, bytes: Vec<u8>) -> Result<u64, Stop> {
+        self.charge_aggregate(bytes.len() as u64)?;
         self.aggregates.push(bytes);
+        Ok(self.aggregates.len() as u64 - 1)
+    }
+
+    /// A new zero-filled aggregate register value (the budget is checked first).
+    pub fn new_zeroed_aggregate(&mut self, size: u64) -> Result<u64, Stop> {
+        self.charge_aggregate(size)?;
+        self.aggregates.push(vec![0; size as usize]);
         Ok(self.aggregates.len() as u64 - 1)
     }
 
@@ -934,20 +1031,25 @@ impl<'m> Machine<'m> {
             }
             AttrData::Zero(_) | AttrData::Undef(_) => {
                 if layout.scalar == Scalar::Aggregate {
-                    self.new_aggregate(vec![0; layout.size as usize])?
+                    self.new_zeroed_aggregate(layout.size)?
                 } else {
                     0
                 }
             }
             AttrData::Str(bytes) => {
-                let mut b = bytes.clone();
-                b.resize((layout.size as usize).max(b.len()), 0);
-                self.new_aggregate(b)?
+                let size = layout.size.max(bytes.len() as u64);
+                let bytes = bytes.clone();
+                let v = self.new_zeroed_aggregate(size)?;
+                self.aggregates[v as usize][..bytes.len()].copy_from_slice(&bytes);
+                v
             }
             AttrData::ConstArray { .. } | AttrData::List(_) => {
-                let mut bytes = vec![0u8; layout.size as usize];
-                self.encode_attr(&mut bytes, 0, attr, ty)?;
-                self.new_aggregate(bytes)?
+                let v = self.new_zeroed_aggregate(layout.size)?;
+                let mut bytes = std::mem::take(&mut self.aggregates[v as usize]);
+                let r = self.encode_attr(&mut bytes, 0, attr, ty);
+                self.aggregates[v as usize] = bytes;
+                r?;
+                v
             }
         })
     }
@@ -984,7 +1086,13 @@ impl<'m> Machine<'m> {
     }
 
     /// Writes the bytes of a constant of type `ty` at `offset` of `buf` (iteratively).
-    fn encode_attr(&mut self, buf: &mut [u8], offset: u64, attr: Attr, ty: Type) -> Result<(), Stop> {
+    fn encode_attr(
+        &mut self,
+        buf: &mut [u8],
+        offset: u64,
+        attr: Attr,
+        ty: Type,
+    ) -> Result<(), Stop> {
         let mut work = vec![(offset, attr, ty)];
         while let Some((off, attr, ty)) = work.pop() {
             let layout = self.layouts.get(ty);
@@ -992,7 +1100,7 @@ impl<'m> Machine<'m> {
             let put = |buf: &mut [u8], v: u64, size: u64| {
                 let s = off as usize;
                 let n = (size as usize).min(8);
-                if let Some(dst) = buf.get_mut(s..s + n) {
+                if let Some(dst) = buf.get_mut(s..s.saturating_add(n)) {
                     dst.copy_from_slice(&v.to_le_bytes()[..n]);
                 }
             };
@@ -1000,17 +1108,19 @@ impl<'m> Machine<'m> {
                 AttrData::ConstArray { elements, .. } => match elements {
                     ConstArrayElements::Bytes(b) => {
                         let s = off as usize;
-                        let end = (s + b.len()).min(buf.len());
+                        let end = s.saturating_add(b.len()).min(buf.len());
                         if s < end {
                             buf[s..end].copy_from_slice(&b[..end - s]);
                         }
                     }
-                    ConstArrayElements::Attrs(items) => self.push_elements(&mut work, off, &items, ty),
+                    ConstArrayElements::Attrs(items) => {
+                        self.push_elements(&mut work, off, &items, ty)
+                    }
                 },
                 AttrData::List(items) => self.push_elements(&mut work, off, &items, ty),
                 AttrData::Str(b) => {
                     let s = off as usize;
-                    let end = (s + b.len()).min(buf.len());
+                    let end = s.saturating_add(b.len()).min(buf.len());
                     if s < end {
                         buf[s..end].copy_from_slice(&b[..end - s]);
                     }
@@ -1033,13 +1143,17 @@ impl<'m> Machine<'m> {
             TypeData::Array(elem, _) => {
                 let size = self.layouts.size(*elem);
                 for (i, &a) in items.iter().enumerate() {
-                    work.push((off + i as u64 * size, a, *elem));
+                    work.push((
+                        off.saturating_add((i as u64).saturating_mul(size)),
+                        a,
+                        *elem,
+                    ));
                 }
             }
             TypeData::Record(alias) => {
                 for (i, &a) in items.iter().enumerate() {
                     if let Some((foff, fty)) = self.layouts.field(*alias, i as u32) {
-                        work.push((off + foff, a, fty));
+                        work.push((off.saturating_add(foff), a, fty));
                     }
                 }
             }
@@ -1065,7 +1179,9 @@ impl<'m> Machine<'m> {
                 let size = self.layouts.size(g.ty);
                 let mut bytes = vec![0u8; size as usize];
                 self.encode_attr(&mut bytes, 0, init, g.ty)?;
-                self.mem.init_bytes(p, &bytes).map_err(|e| self.mem_error(e))?;
+                self.mem
+                    .init_bytes(p, &bytes)
+                    .map_err(|e| self.mem_error(e))?;
             }
             if g.constant {
                 self.mem.set_read_only(p);
@@ -1153,8 +1269,14 @@ impl<'m> Machine<'m> {
                 let p = self.get(first);
                 match self.mem.kind_of(p) {
                     Some((AllocKind::Function(s), _)) => (*s, rest),
-                    _ if p == 0 => return Err(self.error("call through a null function pointer".into())),
-                    _ => return Err(self.error("call through a pointer that is not a function".into())),
+                    _ if p == 0 => {
+                        return Err(self.error("call through a null function pointer".into()));
+                    }
+                    _ => {
+                        return Err(
+                            self.error("call through a pointer that is not a function".into())
+                        );
+                    }
                 }
             }
         };
@@ -1166,7 +1288,7 @@ impl<'m> Machine<'m> {
         {
             if self.config.record_trace {
                 let rendered = self.render_args(arg_values, &args);
-                self.trace.push(Event::Call {
+                self.record(Event::Call {
                     callee: self.module.ctx.name(callee).to_string(),
                     args: rendered,
                 });
@@ -1214,12 +1336,17 @@ impl<'m> Machine<'m> {
     pub fn do_return(&mut self, value: Option<u64>) -> Result<(), Stop> {
         if self.config.record_trace {
             let func = self.cur.func;
-            let ret_ty = self.module.ctx.types.func_info(func.sig).and_then(|(_, r, _)| r);
+            let ret_ty = self
+                .module
+                .ctx
+                .types
+                .func_info(func.sig)
+                .and_then(|(_, r, _)| r);
             let rendered = match (value, ret_ty) {
                 (Some(v), Some(t)) => Some(self.render_value(v, t)),
                 _ => None,
             };
-            self.trace.push(Event::Leave {
+            self.record(Event::Leave {
                 function: self.module.ctx.name(func.name).to_string(),
                 value: rendered,
             });
@@ -1235,6 +1362,21 @@ impl<'m> Machine<'m> {
             }
             Some(_) => Err(Stop::Sync(SyncEnd::Returned(value))),
         }
+    }
+
+    /// Appends an event to the trace, charging it against the memory budget. When the
+    /// budget is exhausted, recording stops and the next step ends the run.
+    pub fn record(&mut self, e: Event) {
+        if !self.config.record_trace || self.trace_overflow {
+            return;
+        }
+        self.frame_bytes += event_bytes(&e);
+        if self.mem.check_budget(self.frame_bytes).is_err() {
+            self.trace_overflow = true;
+            self.step_limit = 0;
+            return;
+        }
+        self.trace.push(e);
     }
 
     pub fn trace_enter(&mut self, fid: FuncId, args: &[u64]) {
@@ -1257,7 +1399,7 @@ impl<'m> Machine<'m> {
             .zip(params)
             .map(|(&a, t)| self.render_value(a, t))
             .collect();
-        self.trace.push(Event::Enter {
+        self.record(Event::Enter {
             function: self.module.ctx.name(func.name).to_string(),
             args: rendered,
         });
@@ -1296,7 +1438,9 @@ impl<'m> Machine<'m> {
             return "null".into();
         }
         match self.mem.kind_of(p) {
-            Some((kind @ (AllocKind::Function(_) | AllocKind::Label(..)), _)) => self.alloc_name(kind),
+            Some((kind @ (AllocKind::Function(_) | AllocKind::Label(..)), _)) => {
+                self.alloc_name(kind)
+            }
             Some((kind, _)) => {
                 let off = memory::decode(p).offset as i32;
                 if off < 0 {
@@ -1322,7 +1466,10 @@ impl<'m> Machine<'m> {
             Scalar::Aggregate => match self.aggregates.get(v as usize) {
                 Some(b) => format!(
                     "{{{}}}",
-                    b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join("")
+                    b.iter()
+                        .map(|x| format!("{x:02x}"))
+                        .collect::<Vec<_>>()
+                        .join("")
                 ),
                 None => "{?}".into(),
             },

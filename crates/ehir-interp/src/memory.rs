@@ -68,7 +68,9 @@ pub enum MemError {
     },
     ReadOnly(AllocKind),
     /// The memory budget would be exceeded.
-    Budget { limit: u64 },
+    Budget {
+        limit: u64,
+    },
     /// A single allocation larger than [`MAX_ALLOCATION`].
     TooLarge(u64),
 }
@@ -102,7 +104,11 @@ pub fn decode(addr: u64) -> Decoded {
 #[inline]
 pub fn offset_by(addr: u64, delta: i64) -> u64 {
     let d = decode(addr);
-    encode(d.slot, d.generation, (d.offset as i64).wrapping_add(delta) as u32)
+    encode(
+        d.slot,
+        d.generation,
+        (d.offset as i64).wrapping_add(delta) as u32,
+    )
 }
 
 /// All allocations of a run.

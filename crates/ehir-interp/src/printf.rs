@@ -60,7 +60,10 @@ pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<Vec<u8>, String> {
             spec.width = w.unsigned_abs() as usize;
         } else {
             while let Some(d @ b'0'..=b'9') = fmt.get(i).copied() {
-                spec.width = spec.width.saturating_mul(10).saturating_add(usize::from(d - b'0'));
+                spec.width = spec
+                    .width
+                    .saturating_mul(10)
+                    .saturating_add(usize::from(d - b'0'));
                 i += 1;
             }
         }
@@ -181,7 +184,11 @@ fn pad(out: &mut Vec<u8>, spec: &Spec, body: &[u8], numeric_zero: bool) {
 
 fn int_conversion(out: &mut Vec<u8>, spec: &Spec, conv: u8, v: u64, signed: bool) {
     let negative = signed && (v as i64) < 0;
-    let magnitude = if negative { (v as i64).unsigned_abs() } else { v };
+    let magnitude = if negative {
+        (v as i64).unsigned_abs()
+    } else {
+        v
+    };
     let mut digits = match conv {
         b'o' => format!("{magnitude:o}"),
         b'x' => format!("{magnitude:x}"),
@@ -246,7 +253,11 @@ fn float_conversion(out: &mut Vec<u8>, spec: &Spec, conv: u8, x: f64) {
     let a = x.abs();
     let mut body = if x.is_nan() || x.is_infinite() {
         let t = if x.is_nan() { "nan" } else { "inf" };
-        if upper { t.to_uppercase() } else { t.to_string() }
+        if upper {
+            t.to_uppercase()
+        } else {
+            t.to_string()
+        }
     } else {
         let p = spec.precision.unwrap_or(6);
         match conv {
@@ -330,25 +341,82 @@ mod tests {
 
     #[test]
     fn integers() {
-        assert_eq!(f("%d|%5d|%-5d|%05d", vec![(7, INT), (42, INT), (42, INT), ((-42i64) as u64, INT)]), "7|   42|42   |-0042");
-        assert_eq!(f("%u %x %X %o %#x %#o", vec![((-1i64) as u64, INT), (255, INT), (255, INT), (8, INT), (255, INT), (8, INT)]), "4294967295 ff FF 10 0xff 010");
-        assert_eq!(f("%+d % d %.3d %ld %hhd", vec![(5, INT), (5, INT), (5, INT), ((-3i64) as u64, INT), (300, INT)]), "+5  5 005 -3 44");
+        assert_eq!(
+            f(
+                "%d|%5d|%-5d|%05d",
+                vec![(7, INT), (42, INT), (42, INT), ((-42i64) as u64, INT)]
+            ),
+            "7|   42|42   |-0042"
+        );
+        assert_eq!(
+            f(
+                "%u %x %X %o %#x %#o",
+                vec![
+                    ((-1i64) as u64, INT),
+                    (255, INT),
+                    (255, INT),
+                    (8, INT),
+                    (255, INT),
+                    (8, INT)
+                ]
+            ),
+            "4294967295 ff FF 10 0xff 010"
+        );
+        assert_eq!(
+            f(
+                "%+d % d %.3d %ld %hhd",
+                vec![
+                    (5, INT),
+                    (5, INT),
+                    (5, INT),
+                    ((-3i64) as u64, INT),
+                    (300, INT)
+                ]
+            ),
+            "+5  5 005 -3 44"
+        );
         assert_eq!(f("%c%c%%", vec![(104, INT), (105, INT)]), "hi%");
         assert_eq!(f("%*d", vec![(4, INT), (1, INT)]), "   1");
     }
 
     #[test]
     fn floats_match_c() {
-        assert_eq!(f("%f %.2f %e %g", vec![d(1.5), d(3.14159), d(1234.5), d(0.0001)]), "1.500000 3.14 1.234500e+03 0.0001");
-        assert_eq!(f("%g %g %g %G", vec![d(100000.0), d(1000000.0), d(1.5), d(1e-5)]), "100000 1e+06 1.5 1E-05");
-        assert_eq!(f("%8.3f|%-8.1e|%08.2f", vec![d(-2.5), d(12.0), d(-1.25)]), "  -2.500|1.2e+01 |-0001.25");
+        assert_eq!(
+            f(
+                "%f %.2f %e %g",
+                vec![d(1.5), d(2.34567), d(1234.5), d(0.0001)]
+            ),
+            "1.500000 2.35 1.234500e+03 0.0001"
+        );
+        assert_eq!(
+            f(
+                "%g %g %g %G",
+                vec![d(100000.0), d(1000000.0), d(1.5), d(1e-5)]
+            ),
+            "100000 1e+06 1.5 1E-05"
+        );
+        assert_eq!(
+            f("%8.3f|%-8.1e|%08.2f", vec![d(-2.5), d(12.0), d(-1.25)]),
+            "  -2.500|1.2e+01 |-0001.25"
+        );
         assert_eq!(f("%f %f", vec![d(f64::INFINITY), d(f64::NAN)]), "inf nan");
         assert_eq!(f("%.0f %#.0f %g", vec![d(2.0), d(2.0), d(0.0)]), "2 2. 0");
     }
 
     #[test]
     fn strings_and_pointers() {
-        assert_eq!(f("[%s] [%5s] [%.2s] [%p]", vec![(1, Scalar::Ptr), (2, Scalar::Ptr), (3, Scalar::Ptr), (9, Scalar::Ptr)]), "[s1] [   s2] [s3] [ptr9]");
+        assert_eq!(
+            f(
+                "[%s] [%5s] [%.2s] [%p]",
+                vec![
+                    (1, Scalar::Ptr),
+                    (2, Scalar::Ptr),
+                    (3, Scalar::Ptr),
+                    (9, Scalar::Ptr)
+                ]
+            ),
+            "[s1] [   s2] [s3] [ptr9]"
+        );
         assert_eq!(f("%s", vec![(0, Scalar::Ptr)]), "(null)");
         assert!(format(b"%n", &mut Fixed(vec![(0, INT)], 0)).is_err());
         assert!(format(b"%d", &mut Fixed(vec![], 0)).is_err());

@@ -83,7 +83,7 @@ impl<'m> Machine<'m> {
 
     fn cleanup_event(&mut self, kind: &'static str) {
         if self.config.record_trace {
-            self.trace.push(Event::Cleanup { kind });
+            self.record(Event::Cleanup { kind });
         }
     }
 
@@ -93,11 +93,7 @@ impl<'m> Machine<'m> {
         let kind = *func.dfg.kind(op);
         let operands = func.dfg.operands(op);
         match kind {
-            OpKind::Scope
-            | OpKind::While
-            | OpKind::DoWhile
-            | OpKind::For
-            | OpKind::Case { .. } => {
+            OpKind::Scope | OpKind::While | OpKind::DoWhile | OpKind::For | OpKind::Case { .. } => {
                 self.push_ctrl(op, CtrlState::Plain);
                 self.enter_region(0, &[])
             }
@@ -175,10 +171,7 @@ impl<'m> Machine<'m> {
             return Err(self.error("array op without an array operand".into()));
         };
         let base = self.get(arr);
-        let total = self
-            .pointee(arr)
-            .map(|t| self.layouts.size(t))
-            .unwrap_or(0);
+        let total = self.pointee(arr).map(|t| self.layouts.size(t)).unwrap_or(0);
         // The element type is the pointee of the body's block argument.
         let elem_ty = func
             .dfg
@@ -204,10 +197,7 @@ impl<'m> Machine<'m> {
         let func = self.cur.func;
         let value = self.get(v);
         let scalar = self.scalar_of(v);
-        let signed = matches!(
-            scalar,
-            crate::type_layout::Scalar::Int { signed: true, .. }
-        );
+        let signed = matches!(scalar, crate::type_layout::Scalar::Int { signed: true, .. });
         let as_reg = |a: Attr| -> Option<u64> {
             match self.module.ctx.attrs.get(a) {
                 AttrData::Int { value, .. } => Some(match scalar {
@@ -220,7 +210,13 @@ impl<'m> Machine<'m> {
                 _ => None,
             }
         };
-        let le = |a: u64, b: u64| if signed { (a as i64) <= (b as i64) } else { a <= b };
+        let le = |a: u64, b: u64| {
+            if signed {
+                (a as i64) <= (b as i64)
+            } else {
+                a <= b
+            }
+        };
         let Some(&region) = func.dfg.regions(switch).first() else {
             return Ok(None);
         };
@@ -240,9 +236,7 @@ impl<'m> Machine<'m> {
                         false
                     }
                     CaseKind::Equal | CaseKind::AnyOf => vals.contains(&value),
-                    CaseKind::Range => {
-                        vals.len() == 2 && le(vals[0], value) && le(value, vals[1])
-                    }
+                    CaseKind::Range => vals.len() == 2 && le(vals[0], value) && le(value, vals[1]),
                 };
                 if hit {
                     return Ok(Some(op));
@@ -265,24 +259,21 @@ impl<'m> Machine<'m> {
             (OpKind::DoWhile, 0, _) => self.enter_region(1, &[]),
             (OpKind::For, 1, _) => self.enter_region(2, &[]),
             (OpKind::For, 2, _) => self.enter_region(0, &[]),
-            (OpKind::While | OpKind::DoWhile | OpKind::For, _, _) => Err(self.error(
-                "a loop condition region must end with cir.condition".into(),
-            )),
+            (OpKind::While | OpKind::DoWhile | OpKind::For, _, _) => {
+                Err(self.error("a loop condition region must end with cir.condition".into()))
+            }
             (OpKind::Case { .. }, _, _) => {
                 // Fall through to whatever follows the case in the switch body.
                 self.pop_ctrl();
                 self.next(owner)
             }
-            (OpKind::CleanupScope { kind }, _, CtrlState::CleanupBody) => {
-                if kind.runs_on_normal_exit() {
-                    self.cur.ctrl.last_mut().expect("top").state =
-                        CtrlState::CleanupRun(Pending::Complete(values));
-                    self.cleanup_event("normal");
-                    self.enter_region(1, &[])
-                } else {
-                    self.pop_ctrl();
-                    self.complete(owner, &values)
-                }
+            (OpKind::CleanupScope { kind }, _, CtrlState::CleanupBody)
+                if kind.runs_on_normal_exit() =>
+            {
+                self.cur.ctrl.last_mut().expect("top").state =
+                    CtrlState::CleanupRun(Pending::Complete(values));
+                self.cleanup_event("normal");
+                self.enter_region(1, &[])
             }
             (OpKind::CleanupScope { .. }, _, CtrlState::CleanupRun(pending)) => {
                 self.pop_ctrl();
@@ -379,7 +370,12 @@ impl<'m> Machine<'m> {
     /// `cir.condition(%c)`: ends a loop condition region.
     pub(crate) fn exec_condition(&mut self, op: Op) -> Result<(), Stop> {
         let func = self.cur.func;
-        let c = func.dfg.operands(op).first().map(|&v| self.get(v)).unwrap_or(0);
+        let c = func
+            .dfg
+            .operands(op)
+            .first()
+            .map(|&v| self.get(v))
+            .unwrap_or(0);
         let Some(top) = self.cur.ctrl.last() else {
             return Err(self.error("cir.condition outside a loop".into()));
         };
@@ -464,11 +460,13 @@ impl<'m> Machine<'m> {
             }
             match state {
                 CtrlState::CleanupBody => {
-                    let runs = matches!(kind, OpKind::CleanupScope { kind } if kind.runs_on_normal_exit());
+                    let runs =
+                        matches!(kind, OpKind::CleanupScope { kind } if kind.runs_on_normal_exit());
                     if runs {
                         let mark = self.cur.ctrl.last().expect("top").mark;
                         self.free_allocas_to(mark);
-                        self.cur.ctrl.last_mut().expect("top").state = CtrlState::CleanupRun(action);
+                        self.cur.ctrl.last_mut().expect("top").state =
+                            CtrlState::CleanupRun(action);
                         self.cleanup_event("normal");
                         return self.enter_region(1, &[]);
                     }
@@ -530,7 +528,9 @@ impl<'m> Machine<'m> {
                         let region = i as u32 + 1;
                         match key {
                             HandlerKey::Catch(attr) => {
-                                let Some(ty) = self.attr_type(*attr) else { continue };
+                                let Some(ty) = self.attr_type(*attr) else {
+                                    continue;
+                                };
                                 if let Some(adjust) = self.catch_adjust(&ty, exn) {
                                     let adjusted = self.select_handler(exn, adjust, Some(ty))?;
                                     return self.enter_handler(exn, adjusted, region).map(|_| true);
@@ -608,7 +608,12 @@ impl<'m> Machine<'m> {
 
     /// Phase 1 in a structured frame: whether unwinding stops in it (a handler, a
     /// violated exception specification, or a terminate boundary).
-    pub(crate) fn search_structured(&self, ctrl: &[Ctrl], func: &ehir_core::Function, exn: u32) -> bool {
+    pub(crate) fn search_structured(
+        &self,
+        ctrl: &[Ctrl],
+        func: &ehir_core::Function,
+        exn: u32,
+    ) -> bool {
         for c in ctrl.iter().rev() {
             match &c.state {
                 CtrlState::CleanupRun(Pending::Unwind(_))
@@ -674,5 +679,5 @@ impl<'m> Machine<'m> {
 
 /// The address of element `index`.
 fn element(base: u64, index: u64, elem: u64) -> u64 {
-    crate::memory::offset_by(base, (index * elem) as i64)
+    crate::memory::offset_by(base, index.wrapping_mul(elem) as i64)
 }

@@ -9,7 +9,7 @@
 //! Observable events are what a program could tell apart: calls (of defined and of
 //! external functions) with their arguments and returns, frames left by unwinding,
 //! output, throws, `std::unexpected`, `std::terminate` and its message, an exception
-//! escaping the entry, `abort` and the exit status. Left out of cross-phase comparisons
+//! escaping the entry, `abort`, interpreter-detected errors and the exit status. Left out of cross-phase comparisons
 //! (but shown by `--trace`):
 //! - [`Event::Cleanup`]: structured cleanup regions have no counterpart op once the
 //!   function is flattened (their code is ordinary blocks there); what a cleanup does
@@ -69,6 +69,9 @@ pub enum Event {
     Escape { id: u32, ty: String, value: String },
     /// `abort()` was called (or `std::terminate` aborted).
     Abort,
+    /// The interpreter stopped the program on an error (out-of-bounds access, step
+    /// budget, ...); `exit 3` follows.
+    Error { message: String },
     /// The run ended with this exit status.
     Exit { status: i32 },
 }
@@ -139,6 +142,7 @@ impl fmt::Display for Event {
                 }
             }
             Event::Abort => write!(f, "abort"),
+            Event::Error { message } => write!(f, "error: {message}"),
             Event::Exit { status } => write!(f, "exit {status}"),
         }
     }
@@ -216,10 +220,7 @@ mod tests {
         let d = first_divergence(&a, &c).unwrap();
         assert_eq!(d.index, 0);
         assert_eq!(d.right, Some(Event::Exit { status: 0 }));
-        assert_eq!(
-            d.to_string(),
-            "observable event 0: call @d(&c+0) vs exit 0"
-        );
+        assert_eq!(d.to_string(), "observable event 0: call @d(&c+0) vs exit 0");
     }
 
     #[test]

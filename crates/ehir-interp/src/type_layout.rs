@@ -16,7 +16,10 @@ pub const OPAQUE_RECORD_SIZE: u64 = 8;
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Scalar {
     /// An integer of `width` bits, kept sign- or zero-extended to 64 bits.
-    Int { width: u16, signed: bool },
+    Int {
+        width: u16,
+        signed: bool,
+    },
     Bool,
     F32,
     F64,
@@ -143,7 +146,10 @@ impl Layouts {
             }
             TypeData::Record(alias) => {
                 let alias = *alias;
-                match ctx.record(alias).and_then(|r| r.fields.clone().map(|f| (r.kind, f))) {
+                match ctx
+                    .record(alias)
+                    .and_then(|r| r.fields.clone().map(|f| (r.kind, f)))
+                {
                     None => opaque,
                     Some(_) if in_progress.contains(&alias) => opaque,
                     Some((kind, fields)) => {

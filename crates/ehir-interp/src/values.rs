@@ -67,7 +67,7 @@ fn float_result(x: f64, s: Scalar) -> u64 {
 pub fn binary(op: BinaryOp, a: u64, b: u64, s: Scalar) -> Result<u64, String> {
     match s {
         Scalar::Int { width, signed } => {
-            if width > 64 {
+            if width > 64 || width == 0 {
                 return Err(format!("{width}-bit integers are not supported"));
             }
             let r = match op {
@@ -215,7 +215,9 @@ fn float_to_int(x: f64, width: u16, signed: bool) -> Result<u64, String> {
         (0.0, 2f64.powi(i32::from(width)))
     };
     if t < lo || t >= hi {
-        return Err(format!("conversion of {x} to a {width}-bit integer overflows"));
+        return Err(format!(
+            "conversion of {x} to a {width}-bit integer overflows"
+        ));
     }
     Ok(canon(
         if signed { t as i64 as u64 } else { t as u64 },

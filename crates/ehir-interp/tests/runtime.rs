@@ -56,7 +56,13 @@ cir.func @main() -> !s32i {
     );
     assert_in_order(
         &lines(&o),
-        &["throw E (exn#1)", "catch E (exn#1) in handler E", "call @mark(1)", "destroy E (exn#1)", "call @_ZN1ED1Ev(exn#1+0)"],
+        &[
+            "throw E (exn#1)",
+            "catch E (exn#1) in handler E",
+            "call @mark(1)",
+            "destroy E (exn#1)",
+            "call @_ZN1ED1Ev(exn#1+0)",
+        ],
     );
 }
 
@@ -102,13 +108,30 @@ cir.func @main() -> !s32i {
     assert_eq!(o.exit_status, 0);
     assert_eq!(
         calls(&o),
-        vec!["call @mark(1)", "call @mark(2)", "call @_ZN1ED1Ev(exn#1+0)", "call @mark(3)"]
+        vec![
+            "call @mark(1)",
+            "call @mark(2)",
+            "call @_ZN1ED1Ev(exn#1+0)",
+            "call @mark(3)"
+        ]
     );
     assert_in_order(
         &lines(&o),
-        &["catch E (exn#1) in handler ...", "rethrow E (exn#1)", "unwind @g", "catch E (exn#1) in handler E", "destroy E (exn#1)"],
+        &[
+            "catch E (exn#1) in handler ...",
+            "rethrow E (exn#1)",
+            "unwind @g",
+            "catch E (exn#1) in handler E",
+            "destroy E (exn#1)",
+        ],
     );
-    assert_eq!(lines(&o).iter().filter(|l| l.starts_with("destroy")).count(), 1);
+    assert_eq!(
+        lines(&o)
+            .iter()
+            .filter(|l| l.starts_with("destroy"))
+            .count(),
+        1
+    );
 }
 
 /// A second exception thrown and caught inside a handler dies first.
@@ -183,22 +206,44 @@ cir.func @ENTRY() -> !s32i {
 /// `a` never runs (g++/libstdc++ behaviour).
 #[test]
 fn uncaught_in_main_terminates_before_unwinding() {
-    let o = run_text(&CLEANUP_THEN_THROW.replace("ENTRY", "main"), &["@f=int:3"], &[]);
+    let o = run_text(
+        &CLEANUP_THEN_THROW.replace("ENTRY", "main"),
+        &["@f=int:3"],
+        &[],
+    );
     assert_eq!(o.exit_status, 134);
     assert_eq!(calls(&o), vec!["call @f()"]);
-    assert_eq!(stderr(&o), "terminate called after throwing an instance of 'int'\n");
-    assert_in_order(&lines(&o), &["throw int 3 (exn#1)", "terminate: terminate called after throwing an instance of 'int'", "abort", "exit 134"]);
+    assert_eq!(
+        stderr(&o),
+        "terminate called after throwing an instance of 'int'\n"
+    );
+    assert_in_order(
+        &lines(&o),
+        &[
+            "throw int 3 (exn#1)",
+            "terminate: terminate called after throwing an instance of 'int'",
+            "abort",
+            "exit 134",
+        ],
+    );
 }
 
 /// Any other entry runs under a catch-everything harness: cleanups run, the escape is
 /// reported, exit status 1.
 #[test]
 fn uncaught_in_other_entry_runs_cleanups_and_exits_1() {
-    let o = run_text(&CLEANUP_THEN_THROW.replace("ENTRY", "run"), &["@f=int:3"], &[]);
+    let o = run_text(
+        &CLEANUP_THEN_THROW.replace("ENTRY", "run"),
+        &["@f=int:3"],
+        &[],
+    );
     assert_eq!(o.exit_status, 1);
     assert_eq!(calls(&o), vec!["call @f()", "call @_ZN1AD1Ev(&a+0)"]);
     assert_eq!(stderr(&o), "ehir run: exception escaped @run: int 3\n");
-    assert_in_order(&lines(&o), &["unwind @run", "escape int 3 (exn#1)", "exit 1"]);
+    assert_in_order(
+        &lines(&o),
+        &["unwind @run", "escape int 3 (exn#1)", "exit 1"],
+    );
 }
 
 #[test]
@@ -232,7 +277,11 @@ cir.func @entry(%n: !s32i, %p: !cir.ptr<!rec_P>, %q: !cir.ptr<!rec_Opaque>) {
     assert_eq!(o.exit_status, 0, "{:?}", o.runtime_error);
     assert_eq!(
         calls(&o),
-        vec!["call @mark(0)", "call @mark64(0)", "call @use(&arg1+0, &arg2+0)"]
+        vec![
+            "call @mark(0)",
+            "call @mark64(0)",
+            "call @use(&arg1+0, &arg2+0)"
+        ]
     );
 }
 
@@ -297,9 +346,15 @@ fn catch_by_public_base_class_gets_the_base_subobject() {
 #[test]
 fn catch_pointer_with_qualification_conversion() {
     // `const char*` is caught by `catch (const char*)`; the handler gets the pointer.
-    assert_eq!(matching("const char*:oops"), vec!["call @mark(3)", "call @marks(str#1+0)"]);
+    assert_eq!(
+        matching("const char*:oops"),
+        vec!["call @mark(3)", "call @marks(str#1+0)"]
+    );
     // `char*` converts to `const char*` too.
-    assert_eq!(matching("char*:null"), vec!["call @mark(3)", "call @marks(null)"]);
+    assert_eq!(
+        matching("char*:null"),
+        vec!["call @mark(3)", "call @marks(null)"]
+    );
     assert_eq!(matching("int*:null"), vec!["call @mark(4)"]);
 }
 
@@ -426,10 +481,23 @@ fn violated_specification_calls_unexpected_then_terminate_after_inner_cleanups()
     // std::unexpected's default handler terminates; main's catch(...) never runs.
     assert_eq!(
         calls(&o),
-        vec!["call @thrower()", "call @_ZN1AD1Ev(&ga+0)", "call @_ZN1AD1Ev(&fa+0)"]
+        vec![
+            "call @thrower()",
+            "call @_ZN1AD1Ev(&ga+0)",
+            "call @_ZN1AD1Ev(&fa+0)"
+        ]
     );
-    assert_in_order(&lines(&o), &["unexpected double (exn#1)", "terminate: terminate called after throwing an instance of 'double'"]);
-    assert_eq!(stderr(&o), "terminate called after throwing an instance of 'double'\n");
+    assert_in_order(
+        &lines(&o),
+        &[
+            "unexpected double (exn#1)",
+            "terminate: terminate called after throwing an instance of 'double'",
+        ],
+    );
+    assert_eq!(
+        stderr(&o),
+        "terminate called after throwing an instance of 'double'\n"
+    );
 }
 
 #[test]
@@ -438,7 +506,12 @@ fn allowed_exception_passes_the_specification() {
     assert_eq!(o.exit_status, 0);
     assert_eq!(
         calls(&o),
-        vec!["call @thrower()", "call @_ZN1AD1Ev(&ga+0)", "call @_ZN1AD1Ev(&fa+0)", "call @mark(9)"]
+        vec![
+            "call @thrower()",
+            "call @_ZN1AD1Ev(&ga+0)",
+            "call @_ZN1AD1Ev(&fa+0)",
+            "call @mark(9)"
+        ]
     );
     assert!(!lines(&o).iter().any(|l| l.starts_with("unexpected")));
 }
@@ -459,7 +532,9 @@ cir.func @install() {
 "#;
 
 fn with_handler(spec: &str, handler_body: &str, thrown: &str) -> ehir_interp::RunOutcome {
-    let handler = format!("{SET_HANDLER}\ncir.func @handler() {{\n  cir.call @in_handler() : () -> ()\n{handler_body}\n}}\n");
+    let handler = format!(
+        "{SET_HANDLER}\ncir.func @handler() {{\n  cir.call @in_handler() : () -> ()\n{handler_body}\n}}\n"
+    );
     let text = spec_program(spec, &handler).replace(
         "cir.func @main() -> !s32i {\n  cir.try {",
         "cir.func @main() -> !s32i {\n  cir.call @install() : () -> ()\n  cir.try {",
@@ -500,7 +575,13 @@ fn unexpected_handler_may_throw_an_allowed_type() {
     assert_eq!(o.exit_status, 0, "{}", lines(&o).join("\n"));
     assert_in_order(
         &lines(&o),
-        &["unexpected double (exn#1)", "throw int 42 (exn#2)", "destroy double (exn#1)", "catch int (exn#2) in handler ...", "call @mark(9)"],
+        &[
+            "unexpected double (exn#1)",
+            "throw int 42 (exn#2)",
+            "destroy double (exn#1)",
+            "catch int (exn#2) in handler ...",
+            "call @mark(9)",
+        ],
     );
 }
 
@@ -527,9 +608,16 @@ fn noexcept_boundary_terminates_after_inner_cleanups() {
     assert_eq!(o.exit_status, 134);
     assert_eq!(
         calls(&o),
-        vec!["call @thrower()", "call @_ZN1AD1Ev(&ga+0)", "call @_ZN1AD1Ev(&fa+0)"]
+        vec![
+            "call @thrower()",
+            "call @_ZN1AD1Ev(&ga+0)",
+            "call @_ZN1AD1Ev(&fa+0)"
+        ]
     );
-    assert_eq!(stderr(&o), "terminate called after throwing an instance of 'int'\n");
+    assert_eq!(
+        stderr(&o),
+        "terminate called after throwing an instance of 'int'\n"
+    );
 }
 
 /// `struct T { ~T() noexcept(false) { throw 2; } }; void h() { A a; T t; f(); }`
@@ -585,7 +673,16 @@ fn throwing_out_of_a_cleanup_during_unwinding_terminates() {
     assert_eq!(o.exit_status, 134);
     // A's destructor never runs; main's handler never runs.
     assert_eq!(calls(&o), vec!["call @f()"]);
-    assert_in_order(&lines(&o), &["throw int 1 (exn#1)", "cleanup eh", "enter @_ZN1TD1Ev(&t+0)", "throw int 2 (exn#2)", "terminate: terminate called after throwing an instance of 'int'"]);
+    assert_in_order(
+        &lines(&o),
+        &[
+            "throw int 1 (exn#1)",
+            "cleanup eh",
+            "enter @_ZN1TD1Ev(&t+0)",
+            "throw int 2 (exn#2)",
+            "terminate: terminate called after throwing an instance of 'int'",
+        ],
+    );
 }
 
 #[test]
@@ -593,7 +690,10 @@ fn throwing_out_of_a_normal_cleanup_propagates() {
     let o = dtor_throws(false);
     assert_eq!(o.exit_status, 0);
     // T's destructor throws on the normal exit: A is still destroyed, main catches 2.
-    assert_eq!(calls(&o), vec!["call @f()", "call @_ZN1AD1Ev(&a+0)", "call @mark(2)"]);
+    assert_eq!(
+        calls(&o),
+        vec!["call @f()", "call @_ZN1AD1Ev(&a+0)", "call @mark(2)"]
+    );
 }
 
 // ---- external calls ------------------------------------------------------------------------
@@ -716,13 +816,17 @@ cir.func @run() {
 fn bad_throw_specs_are_setup_errors() {
     let module = parse("cir.func @run() {\n  cir.call @f() : () -> ()\n  cir.return\n}\n");
     let mut config = ehir_interp::RunConfig::default();
-    config.throw_at.push(ehir_interp::parse_throw_spec("@f=int:abc").unwrap());
+    config
+        .throw_at
+        .push(ehir_interp::parse_throw_spec("@f=int:abc").unwrap());
     assert!(matches!(
         ehir_interp::run_module(&module, &config),
         Err(ehir_interp::InterpError::BadSpec(_))
     ));
-    let mut config = ehir_interp::RunConfig::default();
-    config.entry = Some("nope".into());
+    let config = ehir_interp::RunConfig {
+        entry: Some("nope".into()),
+        ..Default::default()
+    };
     assert_eq!(
         ehir_interp::run_module(&module, &config).unwrap_err(),
         ehir_interp::InterpError::NoSuchEntry("nope".into())

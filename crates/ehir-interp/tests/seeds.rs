@@ -19,7 +19,15 @@ fn listing_03_destructor_runs_on_normal_exit() {
     let o = run_text(&listing("03", false), &[], &[]);
     assert_eq!(o.exit_status, 0);
     assert_eq!(calls(&o), vec![CTOR, DO_SOMETHING, DTOR]);
-    assert_in_order(&lines(&o), &["return @_ZN9SomeClass11doSomethingEv", "cleanup normal", DTOR, "leave @someFunc"]);
+    assert_in_order(
+        &lines(&o),
+        &[
+            "return @_ZN9SomeClass11doSomethingEv",
+            "cleanup normal",
+            DTOR,
+            "leave @someFunc",
+        ],
+    );
 }
 
 /// The prose says the destructor also runs when `doSomething()` throws, but listing 03
@@ -80,7 +88,12 @@ fn listing_05_as_written_runs_no_cleanup_on_exception() {
     assert_eq!(o.exit_status, 1);
     assert_eq!(
         calls(&o),
-        vec![c("c", "ctor"), c("c2", "ctor"), c("c", "do"), c("c3", "ctor")]
+        vec![
+            c("c", "ctor"),
+            c("c2", "ctor"),
+            c("c", "do"),
+            c("c3", "ctor")
+        ]
     );
 }
 
@@ -101,7 +114,10 @@ fn listing_05_with_all_cleanups_destroys_constructed_objects_in_reverse() {
         ]
     );
     // Both destructors run before the exception leaves the function.
-    assert_in_order(&lines(&o), &[&c("c", "dtor"), "unwind @someFunc", "escape int 3 (exn#1)"]);
+    assert_in_order(
+        &lines(&o),
+        &[&c("c", "dtor"), "unwind @someFunc", "escape int 3 (exn#1)"],
+    );
 }
 
 // ---- 06/07 and 30/31/32: branch through cleanup, shared cleanups --------------------
@@ -116,15 +132,35 @@ fn check_break_path(o: &ehir_interp::RunOutcome) {
     // `break` iteration destroys before the function returns.
     let ctor_dtor: Vec<&String> = l
         .iter()
-        .filter(|s| s.starts_with("call @_ZN9SomeClassC1Ev") || s.starts_with("call @_ZN9SomeClassD1Ev"))
+        .filter(|s| {
+            s.starts_with("call @_ZN9SomeClassC1Ev") || s.starts_with("call @_ZN9SomeClassD1Ev")
+        })
         .collect();
     assert_eq!(ctor_dtor.len(), 8);
     for pair in ctor_dtor.chunks(2) {
         assert_eq!(pair[0], CTOR);
         assert_eq!(pair[1], DTOR);
     }
-    assert_eq!(l.iter().filter(|s| s.starts_with(&format!("call {GET}"))).count(), 3);
-    assert_in_order(&l, &[CTOR, DTOR, CTOR, DTOR, CTOR, DTOR, CTOR, DTOR, "leave @someFunc = 7"]);
+    assert_eq!(
+        l.iter()
+            .filter(|s| s.starts_with(&format!("call {GET}")))
+            .count(),
+        3
+    );
+    assert_in_order(
+        &l,
+        &[
+            CTOR,
+            DTOR,
+            CTOR,
+            DTOR,
+            CTOR,
+            DTOR,
+            CTOR,
+            DTOR,
+            "leave @someFunc = 7",
+        ],
+    );
 }
 
 #[test]
@@ -133,7 +169,10 @@ fn listing_07_break_runs_the_cleanup_first() {
     check_break_path(&o);
     // On the `break` iteration no get() happens between construction and destruction.
     let l = lines(&o);
-    let last_ctor = l.iter().rposition(|s| s == CTOR).expect("a constructor call");
+    let last_ctor = l
+        .iter()
+        .rposition(|s| s == CTOR)
+        .expect("a constructor call");
     assert_eq!(l[last_ctor + 2], "cleanup normal");
     assert_eq!(l[last_ctor + 3], DTOR);
 }
@@ -142,16 +181,29 @@ fn listing_07_break_runs_the_cleanup_first() {
 /// destructor) before the condition is evaluated again. The step budget stops the run.
 #[test]
 fn listing_07_continue_runs_the_cleanup_first() {
-    let o = run_with(&listing("07", false), &[], &["@_ZN9SomeClass3getEv=3"], |c| {
-        c.step_limit = 2_000
-    });
+    let o = run_with(
+        &listing("07", false),
+        &[],
+        &["@_ZN9SomeClass3getEv=3"],
+        |c| c.step_limit = 2_000,
+    );
     assert_eq!(o.exit_status, ehir_interp::EXIT_RUNTIME_ERROR);
-    let err = o.runtime_error.as_ref().expect("stopped by the step budget");
-    assert!(err.message.contains("step budget of 2000 exceeded"), "{}", err.message);
+    let err = o
+        .runtime_error
+        .as_ref()
+        .expect("stopped by the step budget");
+    assert!(
+        err.message.contains("step budget of 2000 exceeded"),
+        "{}",
+        err.message
+    );
     let l = lines(&o);
     // After the first get() returns 3, every iteration is ctor, cleanup, dtor with no
     // get() in between.
-    let first_get = l.iter().position(|s| s == "return @_ZN9SomeClass3getEv = 3").unwrap();
+    let first_get = l
+        .iter()
+        .position(|s| s == "return @_ZN9SomeClass3getEv = 3")
+        .unwrap();
     let rest: Vec<&String> = l[first_get..]
         .iter()
         .filter(|s| s.starts_with("call @"))
@@ -174,11 +226,22 @@ fn listing_31_and_32_take_the_same_paths() {
 
 #[test]
 fn listing_31_exception_from_get_runs_the_all_cleanup() {
-    let o = run_text(&listing("31", false), &["@_ZN9SomeClass3getEv#2=int:5"], &["@_ZN9SomeClass3getEv=1"]);
+    let o = run_text(
+        &listing("31", false),
+        &["@_ZN9SomeClass3getEv#2=int:5"],
+        &["@_ZN9SomeClass3getEv=1"],
+    );
     assert_eq!(o.exit_status, 1);
     assert_in_order(
         &lines(&o),
-        &[CTOR, "throw int 5 (exn#1)", "cleanup eh", DTOR, "unwind @someFunc", "escape int 5 (exn#1)"],
+        &[
+            CTOR,
+            "throw int 5 (exn#1)",
+            "cleanup eh",
+            DTOR,
+            "unwind @someFunc",
+            "escape int 5 (exn#1)",
+        ],
     );
 }
 
@@ -196,11 +259,21 @@ fn listing_09_base_destructor_only_on_exception() {
     assert_eq!(thrown.exit_status, 1);
     assert_eq!(
         calls(&thrown),
-        vec!["call @_ZN4BaseC2Ev(&arg0+0)", "call @_Z1fv()", "call @_ZN4BaseD2Ev(&arg0+0)"]
+        vec![
+            "call @_ZN4BaseC2Ev(&arg0+0)",
+            "call @_Z1fv()",
+            "call @_ZN4BaseD2Ev(&arg0+0)"
+        ]
     );
     assert_in_order(
         &lines(&thrown),
-        &["throw int 1 (exn#1)", "cleanup eh", "call @_ZN4BaseD2Ev(&arg0+0)", "unwind @_ZN7DerivedC2Ev", "escape int 1 (exn#1)"],
+        &[
+            "throw int 1 (exn#1)",
+            "cleanup eh",
+            "call @_ZN4BaseD2Ev(&arg0+0)",
+            "unwind @_ZN7DerivedC2Ev",
+            "escape int 1 (exn#1)",
+        ],
     );
 }
 
@@ -212,11 +285,24 @@ fn listing_12_catches_std_exception_and_unwinds_others() {
     assert_eq!(caught.exit_status, 0);
     assert_in_order(
         &lines(&caught),
-        &["throw std::exception (exn#1)", "catch std::exception (exn#1) in handler std::exception", "destroy std::exception (exn#1)", "leave @someFunc"],
+        &[
+            "throw std::exception (exn#1)",
+            "catch std::exception (exn#1) in handler std::exception",
+            "destroy std::exception (exn#1)",
+            "leave @someFunc",
+        ],
     );
     let other = run_text(&listing("12", false), &["@_Z1fv=int:2"], &[]);
     assert_eq!(other.exit_status, 1);
-    assert_in_order(&lines(&other), &["throw int 2 (exn#1)", "cleanup unwind", "unwind @someFunc", "escape int 2 (exn#1)"]);
+    assert_in_order(
+        &lines(&other),
+        &[
+            "throw int 2 (exn#1)",
+            "cleanup unwind",
+            "unwind @someFunc",
+            "escape int 2 (exn#1)",
+        ],
+    );
     assert!(!lines(&other).iter().any(|l| l.starts_with("catch")));
 }
 
@@ -225,7 +311,10 @@ fn listing_12_catches_std_exception_and_unwinds_others() {
 fn listing_12_catches_a_derived_standard_exception() {
     let o = run_text(&listing("12", false), &["@_Z1fv=std::runtime_error"], &[]);
     assert_eq!(o.exit_status, 0);
-    assert!(lines(&o).contains(&"catch std::runtime_error (exn#1) in handler std::exception".to_string()));
+    assert!(
+        lines(&o)
+            .contains(&"catch std::runtime_error (exn#1) in handler std::exception".to_string())
+    );
 }
 
 // ---- 13/14: try-catch with catch all ----------------------------------------------------
@@ -234,7 +323,9 @@ fn listing_12_catches_a_derived_standard_exception() {
 fn listing_14_first_matching_handler_wins() {
     let exc = run_text(&listing("14", false), &["@_Z1fv=std::exception"], &[]);
     assert_eq!(exc.exit_status, 0);
-    assert!(lines(&exc).contains(&"catch std::exception (exn#1) in handler std::exception".to_string()));
+    assert!(
+        lines(&exc).contains(&"catch std::exception (exn#1) in handler std::exception".to_string())
+    );
     let int = run_text(&listing("14", false), &["@_Z1fv=int:2"], &[]);
     assert_eq!(int.exit_status, 0);
     assert!(lines(&int).contains(&"catch int (exn#1) in handler ...".to_string()));
@@ -292,11 +383,22 @@ fn listings_25_26_33_34_37_38_agree_at_every_phase() {
 
 #[test]
 fn listing_18_caught_exception_then_normal_cleanup() {
-    let o = run_text(&listing("18", false), &["@_ZN9SomeClass11doSomethingEv=std::exception"], &[]);
+    let o = run_text(
+        &listing("18", false),
+        &["@_ZN9SomeClass11doSomethingEv=std::exception"],
+        &[],
+    );
     assert_eq!(o.exit_status, 0);
     assert_in_order(
         &lines(&o),
-        &["throw std::exception (exn#1)", "catch std::exception (exn#1) in handler std::exception", "destroy std::exception (exn#1)", "cleanup normal", DTOR, "leave @someFunc"],
+        &[
+            "throw std::exception (exn#1)",
+            "catch std::exception (exn#1) in handler std::exception",
+            "destroy std::exception (exn#1)",
+            "cleanup normal",
+            DTOR,
+            "leave @someFunc",
+        ],
     );
 }
 
@@ -306,7 +408,14 @@ fn listing_18_uncaught_exception_runs_the_cleanup_via_resume() {
     assert_eq!(o.exit_status, 1);
     assert_in_order(
         &lines(&o),
-        &["throw int 7 (exn#1)", "cleanup unwind", "cleanup eh", DTOR, "unwind @someFunc", "escape int 7 (exn#1)"],
+        &[
+            "throw int 7 (exn#1)",
+            "cleanup unwind",
+            "cleanup eh",
+            DTOR,
+            "unwind @someFunc",
+            "escape int 7 (exn#1)",
+        ],
     );
     assert!(!lines(&o).iter().any(|l| l.starts_with("catch")));
 }
@@ -344,14 +453,26 @@ fn listings_35_36_39_40_dispatch_to_the_first_matching_handler() {
         listing("39", true),
         listing("40", true),
     ];
-    for (thrown, handler) in [("int:1", "int"), ("float:2.5", "float"), ("double:3", "..."), ("std::exception", "...")] {
+    for (thrown, handler) in [
+        ("int:1", "int"),
+        ("float:2.5", "float"),
+        ("double:3", "..."),
+        ("std::exception", "..."),
+    ] {
         let mut reference: Option<Vec<String>> = None;
         for text in &texts {
             let o = run_text(text, &[&format!("@f={thrown}")], &[]);
             assert_eq!(o.exit_status, 0, "{thrown}");
-            let catches: Vec<String> = lines(&o).into_iter().filter(|l| l.starts_with("catch")).collect();
+            let catches: Vec<String> = lines(&o)
+                .into_iter()
+                .filter(|l| l.starts_with("catch"))
+                .collect();
             assert_eq!(catches.len(), 1, "{thrown}: {catches:?}");
-            assert!(catches[0].ends_with(&format!("in handler {handler}")), "{thrown}: {}", catches[0]);
+            assert!(
+                catches[0].ends_with(&format!("in handler {handler}")),
+                "{thrown}: {}",
+                catches[0]
+            );
             let obs = observable(&o);
             match &reference {
                 None => reference = Some(obs),

@@ -27,7 +27,7 @@ use ehir_core::printer::Names;
 use ehir_core::{
     AttrData, BinaryOp, Block, CastKind, CmpPredicate, ConstArrayElements, Diagnostic, Diagnostics,
     EntityRef, ExtraData, Function, LandingPadClause, Linkage, Loc, Module, ModuleCtx, Op, OpKind,
-    Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value, ValueDef,
+    Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -301,6 +301,16 @@ impl<'m> ModuleEmitter<'m> {
         })
     }
 
+    /// The register type of a value passed or returned by value: its size must be known.
+    fn by_value_ty(&self, t: Type) -> Result<Ty, String> {
+        if let TypeData::Record(_) | TypeData::Array(..) = self.ctx.types.get(t) {
+            size_align(self.ctx, t).map_err(|m| {
+                format!("{} cannot be passed by value: {m}", type_text(self.ctx, t))
+            })?;
+        }
+        self.value_ty(t)
+    }
+
     /// Return type, return attributes, parameters (type, attributes) and varargs of a
     /// `!cir.func` type.
     #[allow(clippy::type_complexity)]
@@ -313,11 +323,11 @@ impl<'m> ModuleEmitter<'m> {
         let (ret_ty, ret_attrs) = match ret {
             None => (Ty::Void, vec![]),
             Some(r) if matches!(self.ctx.types.get(r), TypeData::Void) => (Ty::Void, vec![]),
-            Some(r) => (self.value_ty(r)?, abi_attrs(self.ctx, r)),
+            Some(r) => (self.by_value_ty(r)?, abi_attrs(self.ctx, r)),
         };
         let params = params
             .iter()
-            .map(|&p| Ok((self.value_ty(p)?, abi_attrs(self.ctx, p))))
+            .map(|&p| Ok((self.by_value_ty(p)?, abi_attrs(self.ctx, p))))
             .collect::<Result<Vec<_>, String>>()?;
         Ok((ret_ty, ret_attrs, params, vararg))
     }
@@ -405,6 +415,34 @@ impl<'m> ModuleEmitter<'m> {
             Err(msg) => self.error(loc, format!("callee @{name}: {msg}")),
         }
         Operand::Global(name.to_string())
+    }
+
+    /// Declares an external function unless it is already declared.
+    fn declare_function(&mut self, name: &str, ret: Ty, params: Vec<Ty>) {
+        if !self.extern_functions.contains_key(name) {
+            self.extern_functions.insert(
+                name.to_string(),
+                ir::Function {
+                    name: name.to_string(),
+                    linkage: "",
+                    ret,
+                    ret_attrs: vec![],
+                    params: params
+                        .into_iter()
+                        .map(|ty| Param {
+                            ty,
+                            attrs: vec![],
+                            name: String::new(),
+                        })
+                        .collect(),
+                    vararg: false,
+                    fn_attrs: vec![],
+                    comdat: false,
+                    personality: None,
+                    blocks: None,
+                },
+            );
+        }
     }
 
     /// Declares an external global unless it is already declared.
@@ -695,7 +733,7 @@ impl<'m> ModuleEmitter<'m> {
         if f.nothrow {
             fn_attrs.push("nounwind");
         }
-        let Some(body) = f.body else {
+        if f.body.is_none() {
             return Some(ir::Function {
                 name,
                 linkage: "",
@@ -715,8 +753,7 @@ impl<'m> ModuleEmitter<'m> {
                 personality: None,
                 blocks: None,
             });
-        };
-        let _ = body;
+        }
         if f.phase != Phase::Itanium {
             self.error(
                 f.loc,
@@ -775,6 +812,31 @@ impl<'m> ModuleEmitter<'m> {
             blocks: Some(blocks),
         })
     }
+}
+
+/// Whether an op has the operands and results the emitter indexes (the verifier checks
+/// this too; the emitter must not panic on IR that skipped it).
+fn arity_ok(kind: &OpKind, operands: usize, results: usize) -> bool {
+    let (min_operands, min_results) = match kind {
+        OpKind::Alloca { .. }
+        | OpKind::Const { .. }
+        | OpKind::GetGlobal { .. }
+        | OpKind::AllocException { .. }
+        | OpKind::EhTypeId { .. } => (0, 1),
+        OpKind::Load { .. }
+        | OpKind::Unary(_)
+        | OpKind::Cast(_)
+        | OpKind::GetMember { .. }
+        | OpKind::BaseClassAddr { .. }
+        | OpKind::DerivedClassAddr { .. } => (1, 1),
+        OpKind::Binary(_) | OpKind::Cmp(_) | OpKind::PtrStride => (2, 1),
+        OpKind::Select => (3, 1),
+        OpKind::Store { .. } => (2, 0),
+        OpKind::BrCond | OpKind::SwitchFlat { .. } => (1, 0),
+        OpKind::EhLandingPad { .. } => (0, 2),
+        _ => (0, 0),
+    };
+    operands >= min_operands && results >= min_results
 }
 
 fn linkage_text(l: Linkage) -> &'static str {
@@ -1007,6 +1069,12 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
 
     fn insert_phis(&mut self, blocks: &[Block], entry: Block) {
         let func = self.func;
+        let index: BTreeMap<String, usize> = self
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, bb)| (bb.label.clone(), i))
+            .collect();
         for &b in blocks {
             if b == entry {
                 continue;
@@ -1042,8 +1110,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                         .collect(),
                 });
             }
-            if let Some(bb) = self.blocks.iter_mut().find(|bb| bb.label == label) {
-                bb.insts.splice(0..0, phis);
+            if let Some(&i) = index.get(&label) {
+                self.blocks[i].insts.splice(0..0, phis);
             }
         }
     }
@@ -1053,6 +1121,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         let dfg = &self.func.dfg;
         let results = dfg.results(op);
         let operands = dfg.operands(op);
+        if !arity_ok(dfg.kind(op), operands.len(), results.len()) {
+            return;
+        }
         match *dfg.kind(op) {
             OpKind::Const { value } => {
                 let r = results[0];
@@ -1186,6 +1257,18 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         let kind = *dfg.kind(op);
         let operands: Vec<Value> = dfg.operands(op).to_vec();
         let results: Vec<Value> = dfg.results(op).to_vec();
+        if !arity_ok(&kind, operands.len(), results.len()) {
+            self.error(
+                op,
+                format!(
+                    "malformed {}: {} operands and {} results",
+                    kind.name(),
+                    operands.len(),
+                    results.len()
+                ),
+            );
+            return;
+        }
         match kind {
             // Values without instructions (see `classify`).
             OpKind::Const { .. } | OpKind::GetGlobal { .. } => {}
@@ -1342,8 +1425,13 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     self.error(op, "cir.ptr_stride must produce a pointer");
                     return;
                 };
-                let Some(source) = self.mem_ty(op, pointee) else {
-                    return;
+                // Arithmetic on `void *` steps by bytes (the GNU rule).
+                let source = match self.ctx().types.get(pointee) {
+                    TypeData::Void => Ty::i8(),
+                    _ => match self.mem_ty(op, pointee) {
+                        Some(t) => t,
+                        None => return,
+                    },
                 };
                 let index = self.index_i64(op, operands[1]);
                 let inst = Inst::Gep {
@@ -1633,8 +1721,6 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 return None;
             }
         };
-        // The op's results decide the return type when the signature says void
-        // (a call printed as `-> ()` that still produces a value is malformed).
         let mut call_args = Vec::with_capacity(args.len());
         for (i, &a) in args.iter().enumerate() {
             let at = self.vty(a);
@@ -1741,46 +1827,17 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     return;
                 };
                 let ti = self.m.typeinfo_ref(ti);
-                let loc = self.func.dfg.loc(op);
+                // The destructor's address is passed as `void (*)(void *)`; an undeclared
+                // one is declared that way.
                 let dtor = match dtor {
                     None => Operand::Null,
+                    Some(d) if self.m.is_defined_symbol(d) => {
+                        Operand::Global(self.m.name(d).to_string())
+                    }
                     Some(d) => {
-                        let void_ptr = self.ctx().types.common().void_ptr;
-                        // The destructor is `void(ptr)`; only its address is used.
-                        let sig = self
-                            .m
-                            .module
-                            .function_by_name(d)
-                            .map(|f| self.m.module.functions[f].sig);
-                        match sig {
-                            Some(_) => Operand::Global(self.m.name(d).to_string()),
-                            None => {
-                                let name = self.m.name(d).to_string();
-                                if !self.m.extern_functions.contains_key(&name) {
-                                    self.m.extern_functions.insert(
-                                        name.clone(),
-                                        ir::Function {
-                                            name: name.clone(),
-                                            linkage: "",
-                                            ret: Ty::Void,
-                                            ret_attrs: vec![],
-                                            params: vec![Param {
-                                                ty: Ty::Ptr,
-                                                attrs: vec![],
-                                                name: String::new(),
-                                            }],
-                                            vararg: false,
-                                            fn_attrs: vec![],
-                                            comdat: false,
-                                            personality: None,
-                                            blocks: None,
-                                        },
-                                    );
-                                }
-                                let _ = (void_ptr, loc);
-                                Operand::Global(name)
-                            }
-                        }
+                        let name = self.m.name(d).to_string();
+                        self.m.declare_function(&name, Ty::Void, vec![Ty::Ptr]);
+                        Operand::Global(name)
                     }
                 };
                 let callee = self.m.runtime("__cxa_throw");
@@ -2085,13 +2142,5 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             value,
             to,
         });
-    }
-}
-
-#[allow(dead_code)]
-fn value_block(func: &Function, v: Value) -> Option<Block> {
-    match func.dfg.value_def(v) {
-        ValueDef::Param(b, _) => Some(b),
-        ValueDef::Result(op, _) => func.layout.op_block(op),
     }
 }

@@ -112,6 +112,10 @@ fn write_struct_body(w: &mut dyn Write, fields: &[Ty]) -> fmt::Result {
 
 /// Writes a type.
 pub fn write_ty(w: &mut dyn Write, t: &Ty) -> fmt::Result {
+    stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || write_ty_inner(w, t))
+}
+
+fn write_ty_inner(w: &mut dyn Write, t: &Ty) -> fmt::Result {
     match t {
         Ty::Void => write!(w, "void"),
         Ty::Int(n) => write!(w, "i{n}"),
@@ -130,6 +134,10 @@ pub fn write_ty(w: &mut dyn Write, t: &Ty) -> fmt::Result {
 
 /// Writes an operand without its type.
 pub fn write_operand(w: &mut dyn Write, o: &Operand) -> fmt::Result {
+    stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || write_operand_inner(w, o))
+}
+
+fn write_operand_inner(w: &mut dyn Write, o: &Operand) -> fmt::Result {
     match o {
         Operand::Local(n) => write!(w, "%{}", ident(n)),
         Operand::Global(n) => write!(w, "@{}", ident(n)),

@@ -39,7 +39,10 @@ fn main() {
         for e in &o.trace {
             println!("{e}");
         }
-        println!("exit {} {:?} steps {}", o.exit_status, o.runtime_error, o.steps);
+        println!(
+            "exit {} {:?} steps {}",
+            o.exit_status, o.runtime_error, o.steps
+        );
         return;
     }
     let start = std::time::Instant::now();

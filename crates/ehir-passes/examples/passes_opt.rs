@@ -11,7 +11,10 @@ fn main() {
         eprintln!("usage: passes_opt FILE [PIPELINE]");
         std::process::exit(2);
     };
-    let pipeline = args.get(2).map(String::as_str).unwrap_or("lowering-prepare,flatten-cfg");
+    let pipeline = args
+        .get(2)
+        .map(String::as_str)
+        .unwrap_or("lowering-prepare,flatten-cfg");
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
         eprintln!("{path}: {e}");
         std::process::exit(2)

@@ -35,11 +35,11 @@
 
 use crate::region_utils::{clone_region, move_region_after};
 use ehir_core::{
-    AttrData, Block, CaseKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData,
-    Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase, Region, SecondaryMap,
+    AttrData, Block, CaseKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData, Function,
+    HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, PackedOption, Phase, Region, SecondaryMap,
     Successor, Symbol, Type, Value,
 };
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Flattens every structured function definition of the module.
 pub fn flatten_module(module: &mut Module) -> Result<(), Diagnostics> {
@@ -58,8 +58,11 @@ pub fn flatten_module(module: &mut Module) -> Result<(), Diagnostics> {
     if diags.is_empty() { Ok(()) } else { Err(diags) }
 }
 
+/// The set of callees whose calls cannot throw.
+pub type NothrowCallees = HashSet<Symbol>;
+
 /// The functions declared `nothrow`: calls to them stay plain calls.
-pub fn nothrow_callees(module: &Module) -> HashSet<Symbol> {
+pub fn nothrow_callees(module: &Module) -> NothrowCallees {
     module
         .functions
         .values()
@@ -71,14 +74,17 @@ pub fn nothrow_callees(module: &Module) -> HashSet<Symbol> {
 /// Flattens one structured function and sets its phase to flat.
 pub fn flatten_function(
     ctx: &mut ModuleCtx,
-    nothrow: &HashSet<Symbol>,
+    nothrow: &NothrowCallees,
     func: &mut Function,
 ) -> Result<(), Diagnostic> {
     let Some(body) = func.body else {
         return Ok(());
     };
     let Some(entry) = func.entry_block() else {
-        return Err(Diagnostic::error(func.loc, "function body has no entry block"));
+        return Err(Diagnostic::error(
+            func.loc,
+            "function body has no entry block",
+        ));
     };
     let mut f = Flattener::new(ctx, nothrow, func, body, entry);
     f.prepare()?;
@@ -106,9 +112,15 @@ enum EhScope {
 enum ResumeTo {
     Invalid,
     /// The end of an `eh` cleanup region: like `cir.yield` of the region.
-    CleanupEnd { after: Block, level: FrameIdx },
+    CleanupEnd {
+        after: Block,
+        level: FrameIdx,
+    },
     /// Inside a try's `unwind` handler: continue unwinding with this token.
-    Unwind { token: Value, next: Option<Block> },
+    Unwind {
+        token: Value,
+        next: Option<Block>,
+    },
 }
 
 /// The enclosing constructs an op of a region refers to, as frame indices.
@@ -184,7 +196,10 @@ struct ExitEdge {
 enum Role {
     FunctionBody,
     /// `cir.yield` continues at `target` (leaving containers `>= level`).
-    Yield { target: Block, level: FrameIdx },
+    Yield {
+        target: Block,
+        level: FrameIdx,
+    },
     /// A loop condition region: `cir.condition` becomes a `cir.brcond`.
     LoopCond {
         body: Block,
@@ -192,7 +207,10 @@ enum Role {
         level: FrameIdx,
     },
     /// A cleanup region: `cir.yield` continues at `after`.
-    CleanupRegion { after: Block, level: FrameIdx },
+    CleanupRegion {
+        after: Block,
+        level: FrameIdx,
+    },
     /// `filter`, `terminate` and `unwind` handler regions: no `cir.yield`.
     NoExit,
 }
@@ -320,7 +338,7 @@ struct LabelInfo {
 
 struct Flattener<'a> {
     ctx: &'a mut ModuleCtx,
-    nothrow: &'a HashSet<Symbol>,
+    nothrow: &'a NothrowCallees,
     func: &'a mut Function,
     body: Region,
     entry: Block,
@@ -336,7 +354,8 @@ struct Flattener<'a> {
     dest_of_block: HashMap<Block, DestId>,
     dest_index: HashMap<DestId, i128>,
     next_dest_index: i128,
-    alias: HashMap<Value, Value>,
+    alias: SecondaryMap<Value, PackedOption<Value>>,
+    has_aliases: bool,
     terminate_lp: Option<Block>,
     terminate_entry: Option<Block>,
     resume_block: Option<Block>,
@@ -345,7 +364,14 @@ struct Flattener<'a> {
     region_range: HashMap<Region, (u32, u32)>,
     /// Regions that hold a cleanup scope or a try at any depth: running them as a normal
     /// cleanup may overwrite the destination slot.
-    regions_with_cleanups: HashSet<Region>,
+    regions_with_cleanups: SecondaryMap<Region, bool>,
+    /// Blocks whose ops are still at the end of another block: `(source, first op)`. They
+    /// move when processed, so every op moves at most once (splitting eagerly at every
+    /// structured op would be quadratic in the length of a block).
+    tails: HashMap<Block, (Block, Op)>,
+    /// Where the entry branch of the structured op being entered goes, when the rest of
+    /// its block has not moved yet.
+    entry_point: Option<Op>,
 }
 
 const NO_PRE: u32 = u32::MAX;
@@ -353,7 +379,7 @@ const NO_PRE: u32 = u32::MAX;
 impl<'a> Flattener<'a> {
     fn new(
         ctx: &'a mut ModuleCtx,
-        nothrow: &'a HashSet<Symbol>,
+        nothrow: &'a NothrowCallees,
         func: &'a mut Function,
         body: Region,
         entry: Block,
@@ -372,17 +398,20 @@ impl<'a> Flattener<'a> {
             ret_slot: None,
             ret_block: None,
             dests: Vec::new(),
-            dest_of_block: HashMap::new(),
-            dest_index: HashMap::new(),
+            dest_of_block: HashMap::default(),
+            dest_index: HashMap::default(),
             next_dest_index: 0,
-            alias: HashMap::new(),
+            alias: SecondaryMap::new(),
+            has_aliases: false,
             terminate_lp: None,
             terminate_entry: None,
             resume_block: None,
-            labels: HashMap::new(),
+            labels: HashMap::default(),
             pre: SecondaryMap::with_default(NO_PRE),
-            region_range: HashMap::new(),
-            regions_with_cleanups: HashSet::new(),
+            region_range: HashMap::default(),
+            regions_with_cleanups: SecondaryMap::new(),
+            tails: HashMap::default(),
+            entry_point: None,
         }
     }
 
@@ -408,12 +437,12 @@ impl<'a> Flattener<'a> {
                 .dfg
                 .regions(op)
                 .iter()
-                .any(|r| self.regions_with_cleanups.contains(r));
+                .any(|&r| self.regions_with_cleanups[r]);
             if here
                 && let Some(b) = self.func.layout.op_block(op)
                 && let Some(r) = self.func.layout.block_region(b)
             {
-                self.regions_with_cleanups.insert(r);
+                self.regions_with_cleanups[r] = true;
             }
         }
         // Allocas: every one outside the entry block, and those of the entry block that
@@ -498,27 +527,22 @@ impl<'a> Flattener<'a> {
             // What encloses the label.
             let mut protected = None;
             let mut cur_block = block;
-            loop {
-                let Some(region) = self.func.layout.block_region(cur_block) else {
-                    break;
-                };
+            while let Some(region) = self.func.layout.block_region(cur_block) {
                 let Some(parent) = self.func.dfg.region_parent(region) else {
                     break;
                 };
                 let regions = self.func.dfg.regions(parent);
-                match *self.func.dfg.kind(parent) {
-                    OpKind::CleanupScope { .. } if regions.get(1) == Some(&region) => {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "cir.label inside a cleanup region is not supported",
-                        ));
-                    }
-                    OpKind::CleanupScope { .. } | OpKind::Try { .. } => {
-                        if protected.is_none() {
-                            protected = Some(region);
-                        }
-                    }
-                    _ => {}
+                let is_cleanup = matches!(self.func.dfg.kind(parent), OpKind::CleanupScope { .. });
+                if is_cleanup && regions.get(1) == Some(&region) {
+                    return Err(Diagnostic::error(
+                        loc,
+                        "cir.label inside a cleanup region is not supported",
+                    ));
+                }
+                let protects =
+                    is_cleanup || matches!(self.func.dfg.kind(parent), OpKind::Try { .. });
+                if protects && protected.is_none() {
+                    protected = Some(region);
                 }
                 let Some(pb) = self.func.layout.op_block(parent) else {
                     break;
@@ -551,7 +575,9 @@ impl<'a> Flattener<'a> {
         succs: &[(Block, &[Value])],
         loc: Loc,
     ) -> Op {
-        self.func.dfg.make_op(kind, operands, results, succs, 0, loc)
+        self.func
+            .dfg
+            .make_op(kind, operands, results, succs, 0, loc)
     }
 
     fn append(
@@ -641,7 +667,8 @@ impl<'a> Flattener<'a> {
     }
 
     fn fn_marker(&self) -> Block {
-        self.fn_marker.expect("function marker exists while running")
+        self.fn_marker
+            .expect("function marker exists while running")
     }
 
     /// Places a new EH block in the EH area of a try container, or at the function's end.
@@ -745,7 +772,14 @@ impl<'a> Flattener<'a> {
                 let area = s.area;
                 self.place_in_area(area, lp);
                 let tok = self.types().eh_token;
-                let init = self.append(lp, OpKind::EhInitiate { cleanup }, &[], &[tok], &[], Loc::NONE);
+                let init = self.append(
+                    lp,
+                    OpKind::EhInitiate { cleanup },
+                    &[],
+                    &[tok],
+                    &[],
+                    Loc::NONE,
+                );
                 let t = self.func.dfg.result(init);
                 let entry = self.eh_entry(i);
                 self.br(lp, entry, &[t], Loc::NONE);
@@ -761,7 +795,14 @@ impl<'a> Flattener<'a> {
         let b = self.new_block();
         self.func.layout.append_block(self.body, b);
         let tok = self.types().eh_token;
-        let init = self.append(b, OpKind::EhInitiate { cleanup: false }, &[], &[tok], &[], Loc::NONE);
+        let init = self.append(
+            b,
+            OpKind::EhInitiate { cleanup: false },
+            &[],
+            &[tok],
+            &[],
+            Loc::NONE,
+        );
         let t = self.func.dfg.result(init);
         self.append(b, OpKind::EhTerminate, &[t], &[], &[], Loc::NONE);
         self.terminate_lp = Some(b);
@@ -982,32 +1023,44 @@ impl<'a> Flattener<'a> {
             let rf = self.region_frame(fi);
             (rf.links, rf.role, rf.switch_owner)
         };
+        // Ops are taken from `src` and, when `src` is another block, moved to the end of
+        // `block` as they are processed.
         let mut block = block;
-        let mut cur = self.func.layout.first_op(block);
+        let (src, mut cur) = match self.tails.remove(&block) {
+            Some((s, first)) => (s, Some(first)),
+            None => (block, self.func.layout.first_op(block)),
+        };
         let mut terminated = false;
         while let Some(op) = cur {
             let next = self.func.layout.next_op(op);
+            if src != block {
+                self.func.layout.remove_op(op);
+                self.func.layout.append_op(op, block);
+            }
             let kind = *self.func.dfg.kind(op);
             let loc = self.func.dfg.loc(op);
             match kind {
                 OpKind::Label { .. } => self.func.layout.remove_op(op),
                 OpKind::Call { callee, sig, flags } => {
-                    let may_throw =
-                        !flags.nothrow && !callee.expand().is_some_and(|s| self.nothrow.contains(&s));
+                    let may_throw = !flags.nothrow
+                        && !callee.expand().is_some_and(|s| self.nothrow.contains(&s));
                     if may_throw && let Some(lp) = self.landing_pad(links.eh) {
-                        let Some(rest) = next else {
-                            return Err(Diagnostic::error(loc, "block does not end with a terminator"));
-                        };
+                        if next.is_none() {
+                            return Err(Diagnostic::error(
+                                loc,
+                                "block does not end with a terminator",
+                            ));
+                        }
                         self.func.dfg.ops[op].kind = OpKind::TryCall { callee, sig, flags };
+                        // The ops after the call continue in the normal successor.
                         let normal = self.new_block();
                         self.func.layout.insert_block_after(normal, block);
-                        self.func.layout.split_ops_to(rest, normal);
                         let s1 = self.func.dfg.make_successor(normal, &[]);
                         let s2 = self.func.dfg.make_successor(lp, &[]);
                         self.func.dfg.attach_successor(op, s1);
                         self.func.dfg.attach_successor(op, s2);
                         block = normal;
-                        cur = self.func.layout.first_op(normal);
+                        cur = next;
                         continue;
                     }
                 }
@@ -1028,12 +1081,16 @@ impl<'a> Flattener<'a> {
                 | OpKind::Case { .. }
                 | OpKind::CleanupScope { .. }
                 | OpKind::Try { .. } => {
-                    return self.enter_structured(fi, block, op, links, switch_owner);
+                    let tail = next.map(|n| (src, n));
+                    return self.enter_structured(fi, block, op, tail, links, switch_owner);
                 }
                 OpKind::ArrayCtor | OpKind::ArrayDtor => {
                     return Err(Diagnostic::error(
                         loc,
-                        format!("{} must be lowered by lowering-prepare before flatten-cfg", kind.name()),
+                        format!(
+                            "{} must be lowered by lowering-prepare before flatten-cfg",
+                            kind.name()
+                        ),
                     ));
                 }
                 OpKind::CatchParam => {
@@ -1055,22 +1112,37 @@ impl<'a> Flattener<'a> {
                             self.route_br(block, links, d, false, &[], loc)?;
                         }
                         _ => {
-                            return Err(Diagnostic::error(loc, "cir.yield has no enclosing region to leave"));
+                            return Err(Diagnostic::error(
+                                loc,
+                                "cir.yield has no enclosing region to leave",
+                            ));
                         }
                     }
                     terminated = true;
                 }
                 OpKind::Break | OpKind::Continue => {
                     let is_break = matches!(kind, OpKind::Break);
-                    let to = if is_break { links.break_to } else { links.continue_to };
+                    let to = if is_break {
+                        links.break_to
+                    } else {
+                        links.continue_to
+                    };
                     let Some(t) = to else {
                         return Err(Diagnostic::error(
                             loc,
-                            format!("{} has no enclosing loop{} to leave", kind.name(), if is_break { " or switch" } else { "" }),
+                            format!(
+                                "{} has no enclosing loop{} to leave",
+                                kind.name(),
+                                if is_break { " or switch" } else { "" }
+                            ),
                         ));
                     };
                     let c = self.container(t);
-                    let target = if is_break { Some(c.cont) } else { c.continue_target };
+                    let target = if is_break {
+                        Some(c.cont)
+                    } else {
+                        c.continue_target
+                    };
                     let Some(target) = target else {
                         return Err(Diagnostic::error(loc, "cir.continue outside a loop"));
                     };
@@ -1081,7 +1153,10 @@ impl<'a> Flattener<'a> {
                 }
                 OpKind::Condition => {
                     let Role::LoopCond { body, exit, level } = role else {
-                        return Err(Diagnostic::error(loc, "cir.condition outside a loop condition region"));
+                        return Err(Diagnostic::error(
+                            loc,
+                            "cir.condition outside a loop condition region",
+                        ));
                     };
                     if self.crossing(links, Level::Frames(level)).is_some() {
                         return Err(Diagnostic::error(
@@ -1091,19 +1166,39 @@ impl<'a> Flattener<'a> {
                     }
                     let operands = self.func.dfg.operands(op).to_vec();
                     self.func.layout.remove_op(op);
-                    self.append(block, OpKind::BrCond, &operands, &[], &[(body, &[]), (exit, &[])], loc);
+                    self.append(
+                        block,
+                        OpKind::BrCond,
+                        &operands,
+                        &[],
+                        &[(body, &[]), (exit, &[])],
+                        loc,
+                    );
                     terminated = true;
                 }
                 OpKind::Return => {
                     if links.in_cleanup_region {
-                        return Err(Diagnostic::error(loc, "cir.return cannot leave a cleanup or handler region here"));
+                        return Err(Diagnostic::error(
+                            loc,
+                            "cir.return cannot leave a cleanup or handler region here",
+                        ));
                     }
                     if self.crossing(links, Level::Frames(0)).is_some() {
                         let operands = self.func.dfg.operands(op).to_vec();
                         self.func.layout.remove_op(op);
                         if let Some(&v) = operands.first() {
                             let slot = self.ret_slot(v);
-                            self.append(block, OpKind::Store { align: 0, volatile: false }, &[v, slot], &[], &[], loc);
+                            self.append(
+                                block,
+                                OpKind::Store {
+                                    align: 0,
+                                    volatile: false,
+                                },
+                                &[v, slot],
+                                &[],
+                                &[],
+                                loc,
+                            );
                         }
                         let ret = self.ret_block();
                         let d = self.dest_id(ret, Level::Frames(0));
@@ -1172,7 +1267,17 @@ impl<'a> Flattener<'a> {
                     .types
                     .pointee(self.func.dfg.value_type(slot))
                     .unwrap_or(self.types().s32);
-                let load = self.append(b, OpKind::Load { align: 0, volatile: false }, &[slot], &[ty], &[], Loc::NONE);
+                let load = self.append(
+                    b,
+                    OpKind::Load {
+                        align: 0,
+                        volatile: false,
+                    },
+                    &[slot],
+                    &[ty],
+                    &[],
+                    Loc::NONE,
+                );
                 let v = self.func.dfg.result(load);
                 self.append(b, OpKind::Return, &[v], &[], &[], Loc::NONE);
             }
@@ -1184,12 +1289,25 @@ impl<'a> Flattener<'a> {
         b
     }
 
-    fn lower_goto(&mut self, block: Block, op: Op, label: Symbol, links: Links, loc: Loc) -> Result<(), Diagnostic> {
+    fn lower_goto(
+        &mut self,
+        block: Block,
+        op: Op,
+        label: Symbol,
+        links: Links,
+        loc: Loc,
+    ) -> Result<(), Diagnostic> {
         if links.in_cleanup_region {
-            return Err(Diagnostic::error(loc, "cir.goto inside a cleanup or handler region is not supported"));
+            return Err(Diagnostic::error(
+                loc,
+                "cir.goto inside a cleanup or handler region is not supported",
+            ));
         }
         let Some(info) = self.labels.get(&label) else {
-            return Err(Diagnostic::error(loc, format!("cir.goto to unknown label '{}'", self.ctx.name(label))));
+            return Err(Diagnostic::error(
+                loc,
+                format!("cir.goto to unknown label '{}'", self.ctx.name(label)),
+            ));
         };
         let (target, pre, protected) = (info.block, info.pre, info.protected);
         if let Some(region) = protected {
@@ -1212,22 +1330,29 @@ impl<'a> Flattener<'a> {
 
     // ---- entering structured ops -------------------------------------------------------
 
+    /// Enters the structured op `op` of `block`; `tail` is where the ops after it are.
     fn enter_structured(
         &mut self,
         fi: FrameIdx,
         block: Block,
         op: Op,
+        tail: Option<(Block, Op)>,
         links: Links,
         switch_owner: Option<FrameIdx>,
     ) -> Result<(), Diagnostic> {
         let kind = *self.func.dfg.kind(op);
         let loc = self.func.dfg.loc(op);
         // Split: the ops after `op` continue in a new block, processed by this frame after
-        // the structured op is done.
+        // the structured op is done. They move there when they are processed; until then
+        // the entry branch goes in front of them.
         let cont = self.new_block();
         self.func.layout.insert_block_after(cont, block);
-        if let Some(n) = self.func.layout.next_op(op) {
-            self.func.layout.split_ops_to(n, cont);
+        self.entry_point = match tail {
+            Some((src, first)) if src == block => Some(first),
+            _ => None,
+        };
+        if let Some(t) = tail {
+            self.tails.insert(cont, t);
         }
         self.func.layout.remove_op(op);
         self.region_frame(fi).worklist.push(cont);
@@ -1236,7 +1361,7 @@ impl<'a> Flattener<'a> {
         for r in results {
             let ty = self.func.dfg.value_type(r);
             let p = self.func.dfg.append_block_param(cont, ty);
-            self.alias.insert(r, p);
+            self.set_alias(r, p);
         }
         let my = self.frames.len();
         let regions = self.func.dfg.regions(op).to_vec();
@@ -1245,15 +1370,40 @@ impl<'a> Flattener<'a> {
         match kind {
             OpKind::Scope | OpKind::Case { .. } => {
                 if matches!(kind, OpKind::Case { .. }) && switch_owner.is_none() {
-                    return Err(Diagnostic::error(loc, "cir.case must be directly inside a cir.switch region"));
+                    return Err(Diagnostic::error(
+                        loc,
+                        "cir.case must be directly inside a cir.switch region",
+                    ));
                 }
                 let blocks = move_region_after(self.func, regions[0], block);
-                self.br(block, blocks.first().copied().unwrap_or(cont), &[], loc);
-                self.push_simple(cont, links, vec![(blocks, links, Role::Yield { target: cont, level: my }, None)], None);
+                self.emit_entry(
+                    block,
+                    OpKind::Br,
+                    &[],
+                    &[(blocks.first().copied().unwrap_or(cont), &[])],
+                    loc,
+                );
+                self.push_simple(
+                    cont,
+                    links,
+                    vec![(
+                        blocks,
+                        links,
+                        Role::Yield {
+                            target: cont,
+                            level: my,
+                        },
+                        None,
+                    )],
+                    None,
+                );
             }
             OpKind::If | OpKind::Ternary => {
                 let Some(&cond) = operands.first() else {
-                    return Err(Diagnostic::error(loc, format!("{} has no condition", kind.name())));
+                    return Err(Diagnostic::error(
+                        loc,
+                        format!("{} has no condition", kind.name()),
+                    ));
                 };
                 let then_blocks = move_region_after(self.func, regions[0], block);
                 let after_then = then_blocks.last().copied().unwrap_or(block);
@@ -1263,10 +1413,23 @@ impl<'a> Flattener<'a> {
                 };
                 let t = then_blocks.first().copied().unwrap_or(cont);
                 let e = else_blocks.first().copied().unwrap_or(cont);
-                self.append(block, OpKind::BrCond, &[cond], &[], &[(t, &[]), (e, &[])], loc);
+                self.emit_entry(block, OpKind::BrCond, &[cond], &[(t, &[]), (e, &[])], loc);
                 let mut all = then_blocks;
                 all.extend(else_blocks);
-                self.push_simple(cont, links, vec![(all, links, Role::Yield { target: cont, level: my }, None)], None);
+                self.push_simple(
+                    cont,
+                    links,
+                    vec![(
+                        all,
+                        links,
+                        Role::Yield {
+                            target: cont,
+                            level: my,
+                        },
+                        None,
+                    )],
+                    None,
+                );
             }
             OpKind::While | OpKind::DoWhile | OpKind::For => {
                 let (cond_r, body_r, step_r) = match kind {
@@ -1283,18 +1446,25 @@ impl<'a> Flattener<'a> {
                 let body_entry = entry_of(self.func, body_r);
                 let step_entry = step_r.and_then(|r| entry_of(self.func, r));
                 let (Some(cond_entry), Some(body_entry)) = (cond_entry, body_entry) else {
-                    return Err(Diagnostic::error(loc, format!("{} has an empty region", kind.name())));
+                    return Err(Diagnostic::error(
+                        loc,
+                        format!("{} has an empty region", kind.name()),
+                    ));
                 };
                 let continue_target = step_entry.unwrap_or(cond_entry);
                 let mut after = block;
-                let mut per_region = HashMap::new();
+                let mut per_region = HashMap::default();
                 for r in order.iter().copied() {
                     let blocks = move_region_after(self.func, r, after);
                     after = blocks.last().copied().unwrap_or(after);
                     per_region.insert(r, blocks);
                 }
-                let first = if matches!(kind, OpKind::DoWhile) { body_entry } else { cond_entry };
-                self.br(block, first, &[], loc);
+                let first = if matches!(kind, OpKind::DoWhile) {
+                    body_entry
+                } else {
+                    cond_entry
+                };
+                self.emit_entry(block, OpKind::Br, &[], &[(first, &[])], loc);
                 let body_links = Links {
                     break_to: Some(my),
                     continue_to: Some(my),
@@ -1309,11 +1479,36 @@ impl<'a> Flattener<'a> {
                 for r in order {
                     let blocks = per_region.remove(&r).unwrap_or_default();
                     if r == cond_r {
-                        frames.push((blocks, other_links, Role::LoopCond { body: body_entry, exit: cont, level: my }, None));
+                        frames.push((
+                            blocks,
+                            other_links,
+                            Role::LoopCond {
+                                body: body_entry,
+                                exit: cont,
+                                level: my,
+                            },
+                            None,
+                        ));
                     } else if r == body_r {
-                        frames.push((blocks, body_links, Role::Yield { target: continue_target, level: my }, None));
+                        frames.push((
+                            blocks,
+                            body_links,
+                            Role::Yield {
+                                target: continue_target,
+                                level: my,
+                            },
+                            None,
+                        ));
                     } else {
-                        frames.push((blocks, other_links, Role::Yield { target: cond_entry, level: my }, None));
+                        frames.push((
+                            blocks,
+                            other_links,
+                            Role::Yield {
+                                target: cond_entry,
+                                level: my,
+                            },
+                            None,
+                        ));
                     }
                 }
                 self.push_simple(cont, links, frames, Some(continue_target));
@@ -1321,7 +1516,13 @@ impl<'a> Flattener<'a> {
             OpKind::Switch => self.enter_switch(block, op, cont, links, my, loc)?,
             OpKind::CleanupScope { kind: ck } => {
                 let blocks = move_region_after(self.func, regions[0], block);
-                self.br(block, blocks.first().copied().unwrap_or(cont), &[], loc);
+                self.emit_entry(
+                    block,
+                    OpKind::Br,
+                    &[],
+                    &[(blocks.first().copied().unwrap_or(cont), &[])],
+                    loc,
+                );
                 let (_, parent_catch_all) = self.eh_flags(links.eh);
                 let state = CleanupState {
                     source: CleanupSource::Region(regions[1]),
@@ -1334,8 +1535,16 @@ impl<'a> Flattener<'a> {
                     eh_region: None,
                 };
                 let body_links = Links {
-                    normal_cleanup: if ck.runs_on_normal_exit() { Some(my) } else { links.normal_cleanup },
-                    eh: if ck.runs_on_eh_exit() { EhScope::Frame(my) } else { links.eh },
+                    normal_cleanup: if ck.runs_on_normal_exit() {
+                        Some(my)
+                    } else {
+                        links.normal_cleanup
+                    },
+                    eh: if ck.runs_on_eh_exit() {
+                        EhScope::Frame(my)
+                    } else {
+                        links.eh
+                    },
                     ..links
                 };
                 let mut worklist = blocks;
@@ -1347,7 +1556,10 @@ impl<'a> Flattener<'a> {
                     pending: vec![RegionFrame {
                         worklist,
                         links: body_links,
-                        role: Role::Yield { target: cont, level: my },
+                        role: Role::Yield {
+                            target: cont,
+                            level: my,
+                        },
                         switch_owner: None,
                     }],
                     data: ContainerData::Cleanup(state),
@@ -1357,13 +1569,32 @@ impl<'a> Flattener<'a> {
                 let handlers = self.func.dfg.handlers(handlers).to_vec();
                 let handler_regions = regions[1..].to_vec();
                 let blocks = move_region_after(self.func, regions[0], block);
-                self.br(block, blocks.first().copied().unwrap_or(cont), &[], loc);
+                self.emit_entry(
+                    block,
+                    OpKind::Br,
+                    &[],
+                    &[(blocks.first().copied().unwrap_or(cont), &[])],
+                    loc,
+                );
                 let interesting = handlers
                     .iter()
                     .zip(&handler_regions)
                     .any(|(h, &r)| !(*h == HandlerKey::Unwind && self.is_trivial_resume(r)));
                 if !interesting {
-                    self.push_simple(cont, links, vec![(blocks, links, Role::Yield { target: cont, level: my }, None)], None);
+                    self.push_simple(
+                        cont,
+                        links,
+                        vec![(
+                            blocks,
+                            links,
+                            Role::Yield {
+                                target: cont,
+                                level: my,
+                            },
+                            None,
+                        )],
+                        None,
+                    );
                     return Ok(());
                 }
                 let marker = self.new_block();
@@ -1401,7 +1632,10 @@ impl<'a> Flattener<'a> {
                     pending: vec![RegionFrame {
                         worklist,
                         links: body_links,
-                        role: Role::Yield { target: cont, level: my },
+                        role: Role::Yield {
+                            target: cont,
+                            level: my,
+                        },
                         switch_owner: None,
                     }],
                     data: ContainerData::Try(state),
@@ -1410,6 +1644,25 @@ impl<'a> Flattener<'a> {
             _ => unreachable!("not a structured op"),
         }
         Ok(())
+    }
+
+    /// Emits the branch into a structured op that is being entered, at the end of `block`
+    /// or in front of the ops after it that have not moved yet.
+    fn emit_entry(
+        &mut self,
+        block: Block,
+        kind: OpKind,
+        operands: &[Value],
+        succs: &[(Block, &[Value])],
+        loc: Loc,
+    ) {
+        let op = self.make_op(kind, operands, &[], succs, loc);
+        match self.entry_point.take() {
+            Some(before) if self.func.layout.op_block(before) == Some(block) => {
+                self.func.layout.insert_op_before(op, before)
+            }
+            _ => self.func.layout.append_op(op, block),
+        }
     }
 
     /// Pushes a container whose region frames are all known now (given in processing order).
@@ -1451,8 +1704,10 @@ impl<'a> Flattener<'a> {
         }
         let mut ops = self.func.layout.ops(b);
         match (ops.next(), ops.next()) {
-            (Some(op), None) => matches!(self.func.dfg.kind(op), OpKind::Resume)
-                && self.func.dfg.operands(op).is_empty(),
+            (Some(op), None) => {
+                matches!(self.func.dfg.kind(op), OpKind::Resume)
+                    && self.func.dfg.operands(op).is_empty()
+            }
             (None, _) => true,
             _ => false,
         }
@@ -1474,7 +1729,7 @@ impl<'a> Flattener<'a> {
         let value_ty = self.func.dfg.value_type(value);
         // The cases, in order, with their entry blocks.
         let mut values: Vec<(i128, Block)> = Vec::new();
-        let mut seen: HashSet<i128> = HashSet::new();
+        let mut seen: HashSet<i128> = HashSet::default();
         let mut ranges: Vec<(i128, i128, Block)> = Vec::new();
         let mut default = None;
         let blocks: Vec<Block> = self.func.layout.blocks(region).collect();
@@ -1499,7 +1754,12 @@ impl<'a> Flattener<'a> {
                     match self.ctx.attrs.get(a) {
                         AttrData::Int { value, .. } => ints.push(*value),
                         AttrData::Bool(b) => ints.push(*b as i128),
-                        _ => return Err(Diagnostic::error(case_loc, "cir.case values must be integer constants")),
+                        _ => {
+                            return Err(Diagnostic::error(
+                                case_loc,
+                                "cir.case values must be integer constants",
+                            ));
+                        }
                     }
                 }
                 match kind {
@@ -1545,23 +1805,71 @@ impl<'a> Flattener<'a> {
         for (i, &(lo, hi, entry)) in ranges.iter().enumerate().rev() {
             let b = chain_blocks[i];
             let bool_ty = self.types().bool;
-            let lo_attr = self.ctx.attrs.intern(AttrData::Int { value: lo, ty: value_ty });
-            let hi_attr = self.ctx.attrs.intern(AttrData::Int { value: hi, ty: value_ty });
-            let lo_c = self.append(b, OpKind::Const { value: lo_attr }, &[], &[value_ty], &[], loc);
+            let lo_attr = self.ctx.attrs.intern(AttrData::Int {
+                value: lo,
+                ty: value_ty,
+            });
+            let hi_attr = self.ctx.attrs.intern(AttrData::Int {
+                value: hi,
+                ty: value_ty,
+            });
+            let lo_c = self.append(
+                b,
+                OpKind::Const { value: lo_attr },
+                &[],
+                &[value_ty],
+                &[],
+                loc,
+            );
             let lo_v = self.func.dfg.result(lo_c);
-            let ge = self.append(b, OpKind::Cmp(CmpPredicate::Ge), &[value, lo_v], &[bool_ty], &[], loc);
+            let ge = self.append(
+                b,
+                OpKind::Cmp(CmpPredicate::Ge),
+                &[value, lo_v],
+                &[bool_ty],
+                &[],
+                loc,
+            );
             let ge_v = self.func.dfg.result(ge);
             let hi_b = self.new_block();
             self.func.layout.insert_block_after(hi_b, b);
             if after == b {
                 after = hi_b;
             }
-            self.append(b, OpKind::BrCond, &[ge_v], &[], &[(hi_b, &[]), (fallback, &[])], loc);
-            let hi_c = self.append(hi_b, OpKind::Const { value: hi_attr }, &[], &[value_ty], &[], loc);
+            self.append(
+                b,
+                OpKind::BrCond,
+                &[ge_v],
+                &[],
+                &[(hi_b, &[]), (fallback, &[])],
+                loc,
+            );
+            let hi_c = self.append(
+                hi_b,
+                OpKind::Const { value: hi_attr },
+                &[],
+                &[value_ty],
+                &[],
+                loc,
+            );
             let hi_v = self.func.dfg.result(hi_c);
-            let le = self.append(hi_b, OpKind::Cmp(CmpPredicate::Le), &[value, hi_v], &[bool_ty], &[], loc);
+            let le = self.append(
+                hi_b,
+                OpKind::Cmp(CmpPredicate::Le),
+                &[value, hi_v],
+                &[bool_ty],
+                &[],
+                loc,
+            );
             let le_v = self.func.dfg.result(le);
-            self.append(hi_b, OpKind::BrCond, &[le_v], &[], &[(entry, &[]), (fallback, &[])], loc);
+            self.append(
+                hi_b,
+                OpKind::BrCond,
+                &[le_v],
+                &[],
+                &[(entry, &[]), (fallback, &[])],
+                loc,
+            );
             fallback = b;
         }
         let cases = self
@@ -1570,7 +1878,7 @@ impl<'a> Flattener<'a> {
             .make_extra(ExtraData::Cases(values.iter().map(|&(v, _)| v).collect()));
         let mut succs: Vec<(Block, &[Value])> = vec![(fallback, &[])];
         succs.extend(values.iter().map(|&(_, b)| (b, &[] as &[Value])));
-        self.append(block, OpKind::SwitchFlat { cases }, &[value], &[], &succs, loc);
+        self.emit_entry(block, OpKind::SwitchFlat { cases }, &[value], &succs, loc);
         let region_blocks = move_region_after(self.func, region, after);
         let body_links = Links {
             break_to: Some(my),
@@ -1579,7 +1887,15 @@ impl<'a> Flattener<'a> {
         self.push_simple(
             cont,
             links,
-            vec![(region_blocks, body_links, Role::Yield { target: cont, level: my }, Some(my))],
+            vec![(
+                region_blocks,
+                body_links,
+                Role::Yield {
+                    target: cont,
+                    level: my,
+                },
+                Some(my),
+            )],
             None,
         );
         Ok(())
@@ -1622,12 +1938,21 @@ impl<'a> Flattener<'a> {
         }
         // A cleanup region with cleanups of its own may overwrite the destination slot
         // (Clang's `cleanup.dest.saved`): read the slot before running it.
-        let clobbers =
-            matches!(source, CleanupSource::Region(r) if self.regions_with_cleanups.contains(&r));
+        let clobbers = matches!(source, CleanupSource::Region(r) if self.regions_with_cleanups[r]);
         let saved = if clobbers && dests.len() > 1 {
             let slot = self.dest_slot();
             let s32 = self.types().s32;
-            let load = self.append(ne, OpKind::Load { align: 0, volatile: false }, &[slot], &[s32], &[], Loc::NONE);
+            let load = self.append(
+                ne,
+                OpKind::Load {
+                    align: 0,
+                    volatile: false,
+                },
+                &[slot],
+                &[s32],
+                &[],
+                Loc::NONE,
+            );
             Some(self.func.dfg.result(load))
         } else {
             None
@@ -1663,13 +1988,32 @@ impl<'a> Flattener<'a> {
                 let k = self.const_s32(index);
                 let c = self.insert_before(br, k, &[], &[s32], Loc::NONE);
                 let cv = self.func.dfg.result(c);
-                self.insert_before(br, OpKind::Store { align: 0, volatile: false }, &[cv, slot], &[], Loc::NONE);
+                self.insert_before(
+                    br,
+                    OpKind::Store {
+                        align: 0,
+                        volatile: false,
+                    },
+                    &[cv, slot],
+                    &[],
+                    Loc::NONE,
+                );
             }
         }
         let v = match saved {
             Some(v) => v,
             None => {
-                let load = self.append(after, OpKind::Load { align: 0, volatile: false }, &[slot], &[s32], &[], Loc::NONE);
+                let load = self.append(
+                    after,
+                    OpKind::Load {
+                        align: 0,
+                        volatile: false,
+                    },
+                    &[slot],
+                    &[s32],
+                    &[],
+                    Loc::NONE,
+                );
                 self.func.dfg.result(load)
             }
         };
@@ -1692,7 +2036,14 @@ impl<'a> Flattener<'a> {
         let cases = self.func.dfg.make_extra(ExtraData::Cases(case_values));
         let mut succs: Vec<(Block, &[Value])> = vec![(unreachable, &[])];
         succs.extend(targets.iter().map(|&(b, _, _)| (b, &[] as &[Value])));
-        self.append(after, OpKind::SwitchFlat { cases }, &[v], &[], &succs, Loc::NONE);
+        self.append(
+            after,
+            OpKind::SwitchFlat { cases },
+            &[v],
+            &[],
+            &succs,
+            Loc::NONE,
+        );
         for &(_, nc, dest) in &targets {
             if let Some(nc) = nc {
                 self.cleanup_state(nc).exits.push(ExitEdge {
@@ -1719,12 +2070,24 @@ impl<'a> Flattener<'a> {
         let after = self.new_block();
         self.func.layout.insert_block_after(after, ehc);
         let ct_ty = self.types().cleanup_token;
-        let begin = self.append(ehc, OpKind::BeginCleanup, &[token], &[ct_ty], &[], Loc::NONE);
+        let begin = self.append(
+            ehc,
+            OpKind::BeginCleanup,
+            &[token],
+            &[ct_ty],
+            &[],
+            Loc::NONE,
+        );
         let ct = self.func.dfg.result(begin);
         match source {
             CleanupSource::Region(r) => {
                 let blocks = move_region_after(self.func, r, ehc);
-                self.br(ehc, blocks.first().copied().unwrap_or(after), &[], Loc::NONE);
+                self.br(
+                    ehc,
+                    blocks.first().copied().unwrap_or(after),
+                    &[],
+                    Loc::NONE,
+                );
                 let mut worklist = blocks;
                 worklist.reverse();
                 let links = Links {
@@ -1778,7 +2141,11 @@ impl<'a> Flattener<'a> {
             match h {
                 HandlerKey::Catch(_) | HandlerKey::CatchAll => {
                     let (entry, t) = self.new_token_block();
-                    jobs.push(HandlerJob::Catch { entry, token: t, region: r });
+                    jobs.push(HandlerJob::Catch {
+                        entry,
+                        token: t,
+                        region: r,
+                    });
                     targets.push(entry);
                 }
                 HandlerKey::Unwind => {
@@ -1791,21 +2158,34 @@ impl<'a> Flattener<'a> {
                         targets.push(t);
                     } else {
                         let (entry, t) = self.new_token_block();
-                        jobs.push(HandlerJob::Plain { entry, token: t, region: r, unwind: true });
+                        jobs.push(HandlerJob::Plain {
+                            entry,
+                            token: t,
+                            region: r,
+                            unwind: true,
+                        });
                         targets.push(entry);
                     }
                 }
                 HandlerKey::Filter(_) | HandlerKey::Terminate => {
                     let (entry, t) = self.new_token_block();
-                    jobs.push(HandlerJob::Plain { entry, token: t, region: r, unwind: false });
+                    jobs.push(HandlerJob::Plain {
+                        entry,
+                        token: t,
+                        region: r,
+                        unwind: false,
+                    });
                     targets.push(entry);
                 }
             }
             keys.push(*h);
         }
-        let terminal = keys
-            .last()
-            .is_some_and(|k| matches!(k, HandlerKey::CatchAll | HandlerKey::Unwind | HandlerKey::Terminate));
+        let terminal = keys.last().is_some_and(|k| {
+            matches!(
+                k,
+                HandlerKey::CatchAll | HandlerKey::Unwind | HandlerKey::Terminate
+            )
+        });
         if !terminal {
             let t = match self.next_eh_entry(parent_links.eh) {
                 Some(n) => n,
@@ -1816,7 +2196,14 @@ impl<'a> Flattener<'a> {
         }
         let extra = self.func.dfg.make_extra(ExtraData::Handlers(keys));
         let succs: Vec<(Block, &[Value])> = targets.iter().map(|&b| (b, &[] as &[Value])).collect();
-        self.append(dispatch, OpKind::EhDispatch { keys: extra }, &[token], &[], &succs, Loc::NONE);
+        self.append(
+            dispatch,
+            OpKind::EhDispatch { keys: extra },
+            &[token],
+            &[],
+            &succs,
+            Loc::NONE,
+        );
         let ContainerData::Try(s) = &mut self.container(idx).data else {
             unreachable!()
         };
@@ -1830,19 +2217,30 @@ impl<'a> Flattener<'a> {
         let c = self.container(idx);
         let cont = c.cont;
         let parent_links = c.parent_links;
-        let ContainerData::Try(s) = &mut c.data else { unreachable!() };
+        let ContainerData::Try(s) = &mut c.data else {
+            unreachable!()
+        };
         let marker = s.marker;
         if s.next_job >= s.jobs.len() {
             s.stage = Stage::Done;
             return Ok(());
         }
         let job = match &s.jobs[s.next_job] {
-            HandlerJob::Catch { entry, token, region } => HandlerJob::Catch {
+            HandlerJob::Catch {
+                entry,
+                token,
+                region,
+            } => HandlerJob::Catch {
                 entry: *entry,
                 token: *token,
                 region: *region,
             },
-            HandlerJob::Plain { entry, token, region, unwind } => HandlerJob::Plain {
+            HandlerJob::Plain {
+                entry,
+                token,
+                region,
+                unwind,
+            } => HandlerJob::Plain {
                 entry: *entry,
                 token: *token,
                 region: *region,
@@ -1851,24 +2249,39 @@ impl<'a> Flattener<'a> {
         };
         s.next_job += 1;
         match job {
-            HandlerJob::Catch { entry, token, region } => {
+            HandlerJob::Catch {
+                entry,
+                token,
+                region,
+            } => {
                 self.place_before(entry, marker);
                 let Some(r0) = self.func.layout.entry_block(region) else {
-                    return Err(Diagnostic::error(Loc::NONE, "catch handler region is empty"));
+                    return Err(Diagnostic::error(
+                        Loc::NONE,
+                        "catch handler region is empty",
+                    ));
                 };
                 self.take_handler_token(r0, token);
                 let ct = self.types().catch_token;
                 let first = self.func.layout.first_op(r0);
-                let catch_param = first.filter(|&op| matches!(self.func.dfg.kind(op), OpKind::CatchParam));
+                let catch_param =
+                    first.filter(|&op| matches!(self.func.dfg.kind(op), OpKind::CatchParam));
                 let begin = match catch_param {
                     Some(cp) => {
                         let param = self.func.dfg.result(cp);
                         let ty = self.func.dfg.value_type(param);
                         let cp_loc = self.func.dfg.loc(cp);
                         self.func.layout.remove_op(cp);
-                        let begin = self.append(entry, OpKind::BeginCatch, &[token], &[ct, ty], &[], cp_loc);
+                        let begin = self.append(
+                            entry,
+                            OpKind::BeginCatch,
+                            &[token],
+                            &[ct, ty],
+                            &[],
+                            cp_loc,
+                        );
                         let exn = self.func.dfg.results(begin)[1];
-                        self.alias.insert(param, exn);
+                        self.set_alias(param, exn);
                         begin
                     }
                     None => self.append(entry, OpKind::BeginCatch, &[token], &[ct], &[], Loc::NONE),
@@ -1876,7 +2289,12 @@ impl<'a> Flattener<'a> {
                 let catch_token = self.func.dfg.results(begin)[0];
                 let range = self.region_range.get(&region).copied();
                 let blocks = move_region_after(self.func, region, entry);
-                self.br(entry, blocks.first().copied().unwrap_or(cont), &[], Loc::NONE);
+                self.br(
+                    entry,
+                    blocks.first().copied().unwrap_or(cont),
+                    &[],
+                    Loc::NONE,
+                );
                 let my = self.frames.len();
                 let (_, parent_catch_all) = self.eh_flags(parent_links.eh);
                 let state = CleanupState {
@@ -1903,13 +2321,21 @@ impl<'a> Flattener<'a> {
                     pending: vec![RegionFrame {
                         worklist,
                         links,
-                        role: Role::Yield { target: cont, level: my },
+                        role: Role::Yield {
+                            target: cont,
+                            level: my,
+                        },
                         switch_owner: None,
                     }],
                     data: ContainerData::Cleanup(state),
                 }));
             }
-            HandlerJob::Plain { entry, token, region, unwind } => {
+            HandlerJob::Plain {
+                entry,
+                token,
+                region,
+                unwind,
+            } => {
                 self.place_before(entry, marker);
                 let Some(r0) = self.func.layout.entry_block(region) else {
                     return Err(Diagnostic::error(Loc::NONE, "handler region is empty"));
@@ -1950,7 +2376,7 @@ impl<'a> Flattener<'a> {
     fn take_handler_token(&mut self, r0: Block, token: Value) {
         let params = self.func.dfg.block_params(r0).to_vec();
         for p in params {
-            self.alias.insert(p, token);
+            self.set_alias(p, token);
         }
         self.func.dfg.clear_block_params(r0);
     }
@@ -1969,7 +2395,12 @@ impl<'a> Flattener<'a> {
         self.remove_unreachable_blocks();
         self.merge_straight_line_blocks();
         // Allocas first: hoisted ones in program order, then the synthesized slots.
-        let front: Vec<Op> = self.hoisted.iter().chain(self.synthesized.iter()).copied().collect();
+        let front: Vec<Op> = self
+            .hoisted
+            .iter()
+            .chain(self.synthesized.iter())
+            .copied()
+            .collect();
         let first = self.func.layout.first_op(self.entry);
         for op in front {
             match first {
@@ -1983,32 +2414,45 @@ impl<'a> Flattener<'a> {
         self.func.layout.blocks(self.body).collect()
     }
 
-    fn resolve(&self, mut v: Value) -> Value {
-        let mut steps = 0;
-        while let Some(&n) = self.alias.get(&v) {
-            v = n;
-            steps += 1;
-            if steps > self.alias.len() {
-                break;
-            }
-        }
-        v
+    fn set_alias(&mut self, from: Value, to: Value) {
+        self.alias[from] = to.into();
+        self.has_aliases = true;
     }
 
+    /// Replaces uses of replaced values (region results, `cir.catch_param` results, handler
+    /// tokens) by what stands for them, in place.
     fn resolve_aliases(&mut self) {
-        if self.alias.is_empty() {
+        if !self.has_aliases {
             return;
         }
-        for b in self.body_blocks() {
-            let ops: Vec<Op> = self.func.layout.ops(b).collect();
-            for op in ops {
-                let operands: Vec<Value> = self.func.dfg.operands(op).iter().map(|&v| self.resolve(v)).collect();
-                self.func.dfg.operands_mut(op).copy_from_slice(&operands);
-                let succs = self.func.dfg.successors(op).to_vec();
-                for s in succs {
-                    let block = self.func.dfg.successor_block(s);
-                    let args: Vec<Value> = self.func.dfg.successor_args(s).iter().map(|&v| self.resolve(v)).collect();
-                    self.func.dfg.set_successor(s, block, &args);
+        // Chains are short (a region result may alias a block parameter that aliases
+        // another); the bound only guards against a cycle.
+        let alias = &self.alias;
+        let resolve = |mut v: Value| {
+            for _ in 0..64 {
+                match alias.get(v).and_then(|a| a.expand()) {
+                    Some(n) => v = n,
+                    None => break,
+                }
+            }
+            v
+        };
+        let ehir_core::DataFlowGraph {
+            ops,
+            successors,
+            value_lists,
+            successor_lists,
+            ..
+        } = &mut self.func.dfg;
+        for b in self.func.layout.blocks(self.body) {
+            for op in self.func.layout.ops(b) {
+                for v in ops[op].operands.as_mut_slice(value_lists) {
+                    *v = resolve(*v);
+                }
+                for &s in ops[op].successors.as_slice(successor_lists) {
+                    for v in successors[s].args.as_mut_slice(value_lists) {
+                        *v = resolve(*v);
+                    }
                 }
             }
         }
@@ -2023,8 +2467,10 @@ impl<'a> Flattener<'a> {
         let mut stack = vec![self.entry];
         reachable[self.entry] = true;
         while let Some(b) = stack.pop() {
-            let Some(term) = self.terminator(b) else { continue };
-            for s in self.func.dfg.successor_blocks(term).collect::<Vec<_>>() {
+            let Some(term) = self.terminator(b) else {
+                continue;
+            };
+            for s in self.func.dfg.successor_blocks(term) {
                 if !reachable[s] {
                     reachable[s] = true;
                     stack.push(s);
@@ -2041,12 +2487,14 @@ impl<'a> Flattener<'a> {
     /// Redirects edges to blocks that only branch on (no parameters, one `cir.br`).
     fn skip_forwarding_blocks(&mut self) {
         let blocks = self.body_blocks();
-        let mut forward: HashMap<Block, Successor> = HashMap::new();
+        let mut forward: HashMap<Block, Successor> = HashMap::default();
         for &b in &blocks {
             if b == self.entry || !self.func.dfg.block_params(b).is_empty() {
                 continue;
             }
-            let (Some(first), Some(last)) = (self.func.layout.first_op(b), self.func.layout.last_op(b)) else {
+            let (Some(first), Some(last)) =
+                (self.func.layout.first_op(b), self.func.layout.last_op(b))
+            else {
                 continue;
             };
             if first == last && matches!(self.func.dfg.kind(first), OpKind::Br) {
@@ -2058,14 +2506,21 @@ impl<'a> Flattener<'a> {
         }
         // The final (block, args) of each forwarding chain, memoized so that long chains
         // cost linear time; blocks on a cycle of forwarders stay as they are.
-        let mut resolved: HashMap<Block, Option<(Block, Vec<Value>)>> = HashMap::new();
-        let starts: Vec<Block> = blocks.iter().copied().filter(|b| forward.contains_key(b)).collect();
-        for start in starts {
+        let mut resolved: HashMap<Block, Option<(Block, Vec<Value>)>> = HashMap::default();
+        let starts: Vec<Block> = blocks
+            .iter()
+            .copied()
+            .filter(|b| forward.contains_key(b))
+            .collect();
+        // The walk that last visited each block, to detect cycles without a set per walk.
+        let mut visited_by: SecondaryMap<Block, u32> = SecondaryMap::new();
+        let mut path = Vec::new();
+        for (walk, start) in starts.into_iter().enumerate() {
+            let walk = walk as u32 + 1;
             if resolved.contains_key(&start) {
                 continue;
             }
-            let mut path = Vec::new();
-            let mut on_path: HashSet<Block> = HashSet::new();
+            path.clear();
             let mut cur = start;
             let result = loop {
                 if let Some(r) = resolved.get(&cur) {
@@ -2074,9 +2529,10 @@ impl<'a> Flattener<'a> {
                 let Some(&s) = forward.get(&cur) else {
                     unreachable!("only forwarders are walked");
                 };
-                if !on_path.insert(cur) {
+                if visited_by[cur] == walk {
                     break None;
                 }
+                visited_by[cur] = walk;
                 path.push(cur);
                 let next = self.func.dfg.successor_block(s);
                 if !forward.contains_key(&next) {
@@ -2084,7 +2540,7 @@ impl<'a> Flattener<'a> {
                 }
                 cur = next;
             };
-            for b in path {
+            for &b in &path {
                 resolved.insert(b, result.clone());
             }
         }
@@ -2093,7 +2549,9 @@ impl<'a> Flattener<'a> {
             .filter_map(|(b, r)| r.map(|r| (b, r)))
             .collect();
         for &b in &blocks {
-            let Some(term) = self.terminator(b) else { continue };
+            let Some(term) = self.terminator(b) else {
+                continue;
+            };
             let is_dispatch = matches!(self.func.dfg.kind(term), OpKind::EhDispatch { .. });
             let succs = self.func.dfg.successors(term).to_vec();
             for s in succs {
@@ -2102,7 +2560,9 @@ impl<'a> Flattener<'a> {
                     continue;
                 }
                 if let Some((t, args)) = resolved.get(&target) {
-                    if is_dispatch && (!args.is_empty() || !self.func.dfg.block_params(*t).is_empty()) {
+                    if is_dispatch
+                        && (!args.is_empty() || !self.func.dfg.block_params(*t).is_empty())
+                    {
                         continue;
                     }
                     let (t, args) = (*t, args.clone());
@@ -2113,43 +2573,51 @@ impl<'a> Flattener<'a> {
     }
 
     /// Appends a block to its only predecessor when that predecessor ends with a plain
-    /// `cir.br` to it.
+    /// `cir.br` to it. Chains are appended to their first block, so every op moves once.
     fn merge_straight_line_blocks(&mut self) {
         let blocks = self.body_blocks();
-        let mut preds: HashMap<Block, u32> = HashMap::new();
+        let mut preds: SecondaryMap<Block, u32> = SecondaryMap::new();
         for &b in &blocks {
             if let Some(term) = self.terminator(b) {
-                for s in self.func.dfg.successor_blocks(term).collect::<Vec<_>>() {
-                    *preds.entry(s).or_insert(0) += 1;
+                for s in self.func.dfg.successor_blocks(term) {
+                    preds[s] += 1;
                 }
             }
         }
-        let mut removed: HashSet<Block> = HashSet::new();
-        for &p in &blocks {
-            if removed.contains(&p) {
+        // The block `b`'s terminator would merge into it, if any.
+        let merge_target = |f: &Function, b: Block| -> Option<Block> {
+            let term = f.layout.last_op(b)?;
+            if !matches!(f.dfg.kind(term), OpKind::Br) {
+                return None;
+            }
+            let s = f.dfg.successors(term)[0];
+            let t = f.dfg.successor_block(s);
+            let ok = t != b
+                && t != self.entry
+                && preds[t] == 1
+                && f.dfg.block_params(t).is_empty()
+                && f.dfg.successor_args(s).is_empty();
+            ok.then_some(t)
+        };
+        let mut absorbed: SecondaryMap<Block, bool> = SecondaryMap::new();
+        for &b in &blocks {
+            if let Some(t) = merge_target(self.func, b) {
+                absorbed[t] = true;
+            }
+        }
+        for &head in &blocks {
+            if absorbed[head] {
                 continue;
             }
-            loop {
-                let Some(term) = self.terminator(p) else { break };
-                if !matches!(self.func.dfg.kind(term), OpKind::Br) {
-                    break;
-                }
-                let s = self.func.dfg.successors(term)[0];
-                let t = self.func.dfg.successor_block(s);
-                if t == p
-                    || t == self.entry
-                    || preds.get(&t).copied() != Some(1)
-                    || !self.func.dfg.block_params(t).is_empty()
-                    || !self.func.dfg.successor_args(s).is_empty()
-                {
-                    break;
-                }
+            while let Some(t) = merge_target(self.func, head) {
+                let term = self
+                    .terminator(head)
+                    .expect("merge target implies a terminator");
                 self.func.layout.remove_op(term);
                 if let Some(first) = self.func.layout.first_op(t) {
-                    self.func.layout.split_ops_to(first, p);
+                    self.func.layout.split_ops_to(first, head);
                 }
                 self.func.layout.remove_block(t);
-                removed.insert(t);
             }
         }
     }

@@ -37,7 +37,10 @@ pub fn lowering_prepare_module(module: &mut Module) -> Result<(), Diagnostics> {
 }
 
 /// Expands the array ops of one structured function.
-pub fn lowering_prepare_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Diagnostic> {
+pub fn lowering_prepare_function(
+    ctx: &mut ModuleCtx,
+    func: &mut Function,
+) -> Result<(), Diagnostic> {
     let array_ops: Vec<Op> = func
         .walk_ops()
         .into_iter()
@@ -70,13 +73,19 @@ impl<'a> ArrayBuilder<'a> {
         let loc = func.dfg.loc(op);
         let name = func.dfg.kind(op).name();
         let Some(&array) = func.dfg.operands(op).first() else {
-            return Err(Diagnostic::error(loc, format!("{name} has no array operand")));
+            return Err(Diagnostic::error(
+                loc,
+                format!("{name} has no array operand"),
+            ));
         };
         let array_ty = func.dfg.value_type(array);
-        let elem = ctx.types.pointee(array_ty).and_then(|t| match ctx.types.get(t) {
-            TypeData::Array(e, n) => Some((*e, *n)),
-            _ => None,
-        });
+        let elem = ctx
+            .types
+            .pointee(array_ty)
+            .and_then(|t| match ctx.types.get(t) {
+                TypeData::Array(e, n) => Some((*e, *n)),
+                _ => None,
+            });
         let Some((elem, len)) = elem else {
             return Err(Diagnostic::error(
                 loc,
@@ -95,8 +104,18 @@ impl<'a> ArrayBuilder<'a> {
         })
     }
 
-    fn build(&mut self, block: Block, kind: OpKind, operands: &[Value], results: &[Type], regions: usize) -> Op {
-        let op = self.func.dfg.make_op(kind, operands, results, &[], regions, self.loc);
+    fn build(
+        &mut self,
+        block: Block,
+        kind: OpKind,
+        operands: &[Value],
+        results: &[Type],
+        regions: usize,
+    ) -> Op {
+        let op = self
+            .func
+            .dfg
+            .make_op(kind, operands, results, &[], regions, self.loc);
         self.func.layout.append_op(op, block);
         op
     }
@@ -113,11 +132,28 @@ impl<'a> ArrayBuilder<'a> {
 
     fn load(&mut self, block: Block, slot: Value) -> Value {
         let ty = self.elem_ptr;
-        self.value(block, OpKind::Load { align: 0, volatile: false }, &[slot], ty)
+        self.value(
+            block,
+            OpKind::Load {
+                align: 0,
+                volatile: false,
+            },
+            &[slot],
+            ty,
+        )
     }
 
     fn store(&mut self, block: Block, value: Value, slot: Value) {
-        self.build(block, OpKind::Store { align: 0, volatile: false }, &[value, slot], &[], 0);
+        self.build(
+            block,
+            OpKind::Store {
+                align: 0,
+                volatile: false,
+            },
+            &[value, slot],
+            &[],
+            0,
+        );
     }
 
     fn yield_(&mut self, block: Block) {
@@ -162,7 +198,10 @@ impl<'a> ArrayBuilder<'a> {
     /// Starts the replacement: a `cir.scope` before the array op, with `begin`, `end` and
     /// the `__array_idx` slot. Returns (scope block, begin, end, slot).
     fn start(&mut self) -> (Block, Value, Value, Value) {
-        let scope = self.func.dfg.make_op(OpKind::Scope, &[], &[], &[], 1, self.loc);
+        let scope = self
+            .func
+            .dfg
+            .make_op(OpKind::Scope, &[], &[], &[], 1, self.loc);
         self.func.layout.insert_op_before(scope, self.op);
         let b = self.region_block(scope, 0);
         let u64_ty = self.ctx.types.common().u64;
@@ -170,7 +209,12 @@ impl<'a> ArrayBuilder<'a> {
         let array_ty = self.func.dfg.value_type(self.array);
         let _ = array_ty;
         let elem_ptr = self.elem_ptr;
-        let begin = self.value(b, OpKind::Cast(CastKind::ArrayToPtrDecay), &[self.array], elem_ptr);
+        let begin = self.value(
+            b,
+            OpKind::Cast(CastKind::ArrayToPtrDecay),
+            &[self.array],
+            elem_ptr,
+        );
         let end = self.value(b, OpKind::PtrStride, &[begin, n], elem_ptr);
         let slot_ty = self.ctx.types.ptr(elem_ptr);
         let name = self.ctx.sym("__array_idx");
@@ -189,7 +233,13 @@ impl<'a> ArrayBuilder<'a> {
     }
 
     /// `cir.while { idx != begin } do { prev = idx - 1; destroy(prev); idx = prev }` into `block`.
-    fn partial_destroy_loop(&mut self, block: Block, begin: Value, slot: Value, dtor: Region) -> Result<(), Diagnostic> {
+    fn partial_destroy_loop(
+        &mut self,
+        block: Block,
+        begin: Value,
+        slot: Value,
+        dtor: Region,
+    ) -> Result<(), Diagnostic> {
         let w = self.build(block, OpKind::While, &[], &[], 2);
         let cond = self.region_block(w, 0);
         self.condition_ne(cond, slot, begin);
@@ -221,7 +271,15 @@ impl<'a> ArrayBuilder<'a> {
         // be destroyed.
         let (loop_block, cleanup) = match regions.get(1) {
             Some(&dtor) => {
-                let cs = self.build(b, OpKind::CleanupScope { kind: CleanupKind::Eh }, &[], &[], 2);
+                let cs = self.build(
+                    b,
+                    OpKind::CleanupScope {
+                        kind: CleanupKind::Eh,
+                    },
+                    &[],
+                    &[],
+                    2,
+                );
                 let body = self.region_block(cs, 0);
                 let cleanup = self.region_block(cs, 1);
                 self.partial_destroy_loop(cleanup, begin, slot, dtor)?;
@@ -258,7 +316,15 @@ impl<'a> ArrayBuilder<'a> {
         let dtor_copy = clone_region(self.func, dtor);
         let (b, begin, end, slot) = self.start();
         self.store(b, end, slot);
-        let cs = self.build(b, OpKind::CleanupScope { kind: CleanupKind::Eh }, &[], &[], 2);
+        let cs = self.build(
+            b,
+            OpKind::CleanupScope {
+                kind: CleanupKind::Eh,
+            },
+            &[],
+            &[],
+            2,
+        );
         let cs_body = self.region_block(cs, 0);
         let cleanup = self.region_block(cs, 1);
         let d = self.build(cs_body, OpKind::DoWhile, &[], &[], 2);

@@ -2,7 +2,7 @@
 //! regions, and moving a region's blocks into another place of the layout.
 
 use ehir_core::{Block, ExtraData, Function, Op, OpKind, Region, Value};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// All ops of a region and its nested regions, in pre-order (an op before the ops of its
 /// regions). Iterative, so deep nesting does not grow the host stack.
@@ -35,8 +35,8 @@ pub fn replace_uses_in_region(func: &mut Function, region: Region, old: Value, n
 /// inside the region are renamed; values defined outside it are shared with the original.
 pub fn clone_region(func: &mut Function, region: Region) -> Region {
     let new_region = func.dfg.make_region(None);
-    let mut value_map: HashMap<Value, Value> = HashMap::new();
-    let mut block_map: HashMap<Block, Block> = HashMap::new();
+    let mut value_map: HashMap<Value, Value> = HashMap::default();
+    let mut block_map: HashMap<Block, Block> = HashMap::default();
     let mut op_pairs: Vec<(Op, Op)> = Vec::new();
     let mut stack = vec![(region, new_region)];
     // Pass 1: blocks, block parameters, ops with their results and regions.
@@ -85,7 +85,12 @@ pub fn clone_region(func: &mut Function, region: Region) -> Region {
     // Pass 2: operands and successor edges, now that every inner value has its copy.
     let map_value = |v: Value| value_map.get(&v).copied().unwrap_or(v);
     for (op, nop) in op_pairs {
-        let operands: Vec<Value> = func.dfg.operands(op).iter().map(|&v| map_value(v)).collect();
+        let operands: Vec<Value> = func
+            .dfg
+            .operands(op)
+            .iter()
+            .map(|&v| map_value(v))
+            .collect();
         func.dfg.set_operands(nop, &operands);
         let succs = func.dfg.successors(op).to_vec();
         for s in succs {

@@ -117,7 +117,13 @@ pub fn generate_program(seed: u64, cfg: &GenConfig) -> String {
     let mut rng = Rng::new(seed);
     let nfuncs = 1 + rng.below(cfg.max_functions.max(1) as u64) as usize;
     let names: Vec<String> = (0..nfuncs)
-        .map(|i| if i == 0 { "main".to_string() } else { format!("f{i}") })
+        .map(|i| {
+            if i == 0 {
+                "main".to_string()
+            } else {
+                format!("f{i}")
+            }
+        })
         .collect();
     let mut out = String::from(PROLOGUE);
     let mut next_id = 1;
@@ -181,7 +187,9 @@ impl FuncGen<'_> {
     }
 
     fn store(&mut self, value: &str, slot: &str) {
-        self.line(&format!("cir.store {value}, {slot} : !s32i, !cir.ptr<!s32i>"));
+        self.line(&format!(
+            "cir.store {value}, {slot} : !s32i, !cir.ptr<!s32i>"
+        ));
     }
 
     fn alloca(&mut self, name: &str) -> String {
@@ -204,7 +212,8 @@ impl FuncGen<'_> {
 
     fn function(&mut self, name: &str, is_main: bool) {
         if is_main {
-            self.out.push_str(&format!("cir.func @{name}() -> !s32i {{\n"));
+            self.out
+                .push_str(&format!("cir.func @{name}() -> !s32i {{\n"));
         } else {
             self.out
                 .push_str(&format!("cir.func @{name}(%arg0: !s32i) -> !s32i {{\n"));
@@ -424,9 +433,7 @@ impl FuncGen<'_> {
                     let state = self.state.clone();
                     let a = self.load(&state);
                     let r = self.value();
-                    self.line(&format!(
-                        "{r} = cir.call @{callee}({a}) : (!s32i) -> !s32i"
-                    ));
+                    self.line(&format!("{r} = cir.call @{callee}({a}) : (!s32i) -> !s32i"));
                     self.store(&r, &state);
                     return false;
                 }
@@ -459,9 +466,7 @@ impl FuncGen<'_> {
     fn throw(&mut self) {
         let e = self.value();
         if self.rng.chance(70) {
-            self.line(&format!(
-                "{e} = cir.alloc.exception 4 -> !cir.ptr<!s32i>"
-            ));
+            self.line(&format!("{e} = cir.alloc.exception 4 -> !cir.ptr<!s32i>"));
             let n = 1000 + self.id() as i64;
             let v = self.int(n);
             self.line(&format!("cir.store {v}, {e} : !s32i, !cir.ptr<!s32i>"));
@@ -592,7 +597,11 @@ impl FuncGen<'_> {
             self.indent += 1;
             let ended = self.stmts(&inner);
             if !ended {
-                let exit = if self.rng.chance(60) { "cir.break" } else { "cir.yield" };
+                let exit = if self.rng.chance(60) {
+                    "cir.break"
+                } else {
+                    "cir.yield"
+                };
                 self.line(exit);
             }
             self.indent -= 1;
@@ -623,7 +632,9 @@ impl FuncGen<'_> {
                 let a = self.load(&slot);
                 let two = self.int(2);
                 let lt = self.value();
-                self.line(&format!("{lt} = cir.cmp(lt, {a}, {two}) : !s32i, !cir.bool"));
+                self.line(&format!(
+                    "{lt} = cir.cmp(lt, {a}, {two}) : !s32i, !cir.bool"
+                ));
                 self.line(&format!("cir.if {lt} {{"));
                 self.indent += 1;
                 let one = self.int(1);
@@ -660,7 +671,8 @@ impl FuncGen<'_> {
             if !self.stmts(&inner) {
                 self.line(&format!("cir.br {block}"));
             }
-            self.out.push_str(&format!("{}{block}:\n", "  ".repeat(self.indent - 1)));
+            self.out
+                .push_str(&format!("{}{block}:\n", "  ".repeat(self.indent - 1)));
             self.line(&format!("cir.label \"{name}\""));
             self.event();
             false
@@ -670,7 +682,8 @@ impl FuncGen<'_> {
             let zero = self.int(0);
             self.store(&zero, &counter);
             self.line(&format!("cir.br {block}"));
-            self.out.push_str(&format!("{}{block}:\n", "  ".repeat(self.indent - 1)));
+            self.out
+                .push_str(&format!("{}{block}:\n", "  ".repeat(self.indent - 1)));
             self.line(&format!("cir.label \"{name}\""));
             self.event();
             inner.labels.push((name, Some(counter)));
@@ -824,7 +837,9 @@ pub fn deep_cleanups(depth: usize) -> String {
     }
     s.push_str("cir.call @ev(%0) : (!s32i) -> ()\n");
     for _ in 0..depth {
-        s.push_str("cir.yield\n} cleanup all {\ncir.call @dtor(%0) : (!s32i) -> ()\ncir.yield\n}\n");
+        s.push_str(
+            "cir.yield\n} cleanup all {\ncir.call @dtor(%0) : (!s32i) -> ()\ncir.yield\n}\n",
+        );
     }
     s.push_str("  cir.return\n}\n");
     s
@@ -896,4 +911,99 @@ pub fn bench_function(units: usize, depth: usize) -> String {
     let _ = writeln!(g, "  cir.return %r : !s32i");
     let _ = writeln!(g, "}}");
     g
+}
+
+/// The MLIR twin of [`bench_function`] for the `mlir-opt --convert-scf-to-cf` comparison:
+/// the same nesting and the same number of ops, with `scf.execute_region` standing for
+/// `cir.scope`, cleanup scopes and trys (MLIR has no EH constructs), `scf.if`,
+/// `scf.while`, and `memref`/`arith`/`func.call` for loads, stores, constants, compares
+/// and calls. Returns (MLIR text, op count); [`bench_function_op_count`] counts the CIR.
+pub fn bench_function_mlir(units: usize, depth: usize) -> (String, usize) {
+    let mut g = String::new();
+    let mut ops = 0usize;
+    let _ = writeln!(g, "func.func private @ev(i32)");
+    let _ = writeln!(g, "func.func private @dtor(i32)");
+    let _ = writeln!(g, "func.func @bench(%arg0: i32) -> i32 {{");
+    let _ = writeln!(g, "  %x = memref.alloca() : memref<i32>");
+    let _ = writeln!(g, "  memref.store %arg0, %x[] : memref<i32>");
+    ops += 3;
+    let mut v = 0usize;
+    for u in 0..units {
+        let mut closers = Vec::new();
+        for d in 0..depth {
+            match (u + d) % 5 {
+                0 | 4 => {
+                    let _ = writeln!(g, "scf.execute_region {{");
+                    closers.push(("scf.yield\n}\n".to_string(), 2));
+                    ops += 0;
+                }
+                1 => {
+                    let _ = writeln!(g, "%a{v} = memref.load %x[] : memref<i32>");
+                    let _ = writeln!(g, "%b{v} = arith.constant {d} : i32");
+                    let _ = writeln!(g, "%c{v} = arith.cmpi sgt, %a{v}, %b{v} : i32");
+                    let _ = writeln!(g, "scf.if %c{v} {{");
+                    closers.push(("scf.yield\n}\n".to_string(), 2));
+                    ops += 3;
+                    v += 1;
+                }
+                2 => {
+                    let _ = writeln!(g, "scf.execute_region {{");
+                    closers.push((
+                        format!(
+                            "scf.yield\n}}\n%d{v} = arith.constant {u} : i32\nfunc.call @dtor(%d{v}) : (i32) -> ()\n"
+                        ),
+                        4,
+                    ));
+                    v += 1;
+                }
+                _ => {
+                    let _ = writeln!(g, "scf.while : () -> () {{");
+                    let _ = writeln!(g, "%a{v} = memref.load %x[] : memref<i32>");
+                    let _ = writeln!(g, "%b{v} = arith.constant {u} : i32");
+                    let _ = writeln!(g, "%c{v} = arith.cmpi slt, %a{v}, %b{v} : i32");
+                    let _ = writeln!(g, "scf.condition(%c{v})");
+                    let _ = writeln!(g, "}} do {{");
+                    let _ = writeln!(g, "%e{v} = memref.load %x[] : memref<i32>");
+                    let _ = writeln!(g, "%f{v} = arith.constant 1 : i32");
+                    let _ = writeln!(g, "%h{v} = arith.addi %e{v}, %f{v} : i32");
+                    let _ = writeln!(g, "memref.store %h{v}, %x[] : memref<i32>");
+                    closers.push(("scf.yield\n}\n".to_string(), 2));
+                    ops += 8;
+                    v += 1;
+                }
+            }
+        }
+        let _ = writeln!(g, "%k{v} = arith.constant {u} : i32");
+        let _ = writeln!(g, "func.call @ev(%k{v}) : (i32) -> ()");
+        ops += 2;
+        v += 1;
+        for (c, n) in closers.into_iter().rev() {
+            g.push_str(&c);
+            ops += n;
+        }
+    }
+    let _ = writeln!(g, "  %r = memref.load %x[] : memref<i32>");
+    let _ = writeln!(g, "  func.return %r : i32");
+    let _ = writeln!(g, "}}");
+    ops += 2;
+    (g, ops)
+}
+
+/// The number of ops of [`bench_function`]`(units, depth)` (the function's own ops,
+/// without the external declarations).
+pub fn bench_function_op_count(units: usize, depth: usize) -> usize {
+    let mut ops = 5; // alloca, store, load, return, the function
+    for u in 0..units {
+        for d in 0..depth {
+            ops += match (u + d) % 5 {
+                0 => 2,  // scope, yield
+                1 => 5,  // load, const, cmp, if, yield
+                2 => 5,  // cleanup.scope, yield, const, call, yield
+                3 => 10, // while, load, const, cmp, condition, load, const, add, store, yield
+                _ => 4,  // try, yield, catch_param, yield
+            };
+        }
+        ops += 2;
+    }
+    ops
 }

@@ -11,7 +11,8 @@ fn flatten_on_small_stack(module: Module) -> Module {
         .stack_size(256 * 1024)
         .spawn(move || {
             let mut module = module;
-            let mut pm = PassManager::from_pipeline("lowering-prepare,flatten-cfg").expect("known passes");
+            let mut pm =
+                PassManager::from_pipeline("lowering-prepare,flatten-cfg").expect("known passes");
             pm.set_verify_each(false);
             pm.run(&mut module).expect("flattening succeeds");
             module
@@ -23,7 +24,10 @@ fn flatten_on_small_stack(module: Module) -> Module {
 
 fn count(module: &Module, func: &str, pred: impl Fn(&OpKind) -> bool) -> usize {
     let f = &module.functions[module.function_named(func).expect("function exists")];
-    f.walk_ops().into_iter().filter(|&op| pred(f.dfg.kind(op))).count()
+    f.walk_ops()
+        .into_iter()
+        .filter(|&op| pred(f.dfg.kind(op)))
+        .count()
 }
 
 #[test]
@@ -34,9 +38,16 @@ fn ten_thousand_nested_scopes() {
     let f = &module.functions[module.function_named("deep").unwrap()];
     assert_eq!(f.phase, Phase::Flat);
     assert!(!f.has_nested_regions());
-    // The innermost call unwinds through the cleanup: one try_call, one landing pad.
-    assert_eq!(count(&module, "deep", |k| matches!(k, OpKind::TryCall { .. })), 1);
-    assert_eq!(count(&module, "deep", |k| matches!(k, OpKind::EhInitiate { .. })), 1);
+    // The innermost call unwinds through the cleanup, whose destructor call unwinds to
+    // terminate: two try_calls, two landing pads.
+    assert_eq!(
+        count(&module, "deep", |k| matches!(k, OpKind::TryCall { .. })),
+        2
+    );
+    assert_eq!(
+        count(&module, "deep", |k| matches!(k, OpKind::EhInitiate { .. })),
+        2
+    );
     // The empty scopes leave no blocks behind.
     assert!(f.layout.blocks(f.body.unwrap()).count() < 10);
     ehir_core::verifier::verify_module(&module).expect("verifies");
@@ -53,9 +64,18 @@ fn ten_thousand_nested_cleanup_scopes() {
     // once: 10,001 calls of @ev (all may throw inside a scope), 10,000 normal and 10,000
     // EH calls of @dtor (the EH ones unwind to terminate).
     assert_eq!(
-        count(&module, "deep_cleanups", |k| matches!(k, OpKind::TryCall { .. })),
+        count(&module, "deep_cleanups", |k| matches!(
+            k,
+            OpKind::TryCall { .. }
+        )),
         10_001 + 10_000 + 10_000 - 1
     );
-    assert_eq!(count(&module, "deep_cleanups", |k| matches!(k, OpKind::BeginCleanup)), 10_000);
+    assert_eq!(
+        count(&module, "deep_cleanups", |k| matches!(
+            k,
+            OpKind::BeginCleanup
+        )),
+        10_000
+    );
     ehir_core::verifier::verify_module(&module).expect("verifies");
 }

@@ -60,15 +60,22 @@ fn cir_files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn seed_structured_listings_agree_after_flattening() {
     let dir = root().join("tests/seeds/listings");
-    let files: Vec<PathBuf> = ["03", "05", "07", "09", "12", "14", "16", "18", "25", "28", "31"]
-        .iter()
-        .map(|n| {
-            cir_files(&dir)
-                .into_iter()
-                .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!("{n}-")))
-                .expect("listing exists")
-        })
-        .collect();
+    let files: Vec<PathBuf> = [
+        "03", "05", "07", "09", "12", "14", "16", "18", "25", "28", "31",
+    ]
+    .iter()
+    .map(|n| {
+        cir_files(&dir)
+            .into_iter()
+            .find(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with(&format!("{n}-"))
+            })
+            .expect("listing exists")
+    })
+    .collect();
     let (programs, runs, mismatches) = check_files(&files);
     assert_eq!(programs, 11);
     assert!(runs >= 11 * 2, "only {runs} runs");
@@ -100,10 +107,21 @@ fn generated_programs_agree_after_flattening() {
         runs += r.runs;
         skipped += r.skipped as u64;
         if !r.mismatches.is_empty() {
-            mismatches.push(format!("{}\n--- program (seed {seed}) ---\n{text}", r.mismatches.join("\n")));
+            mismatches.push(format!(
+                "{}\n--- program (seed {seed}) ---\n{text}",
+                r.mismatches.join("\n")
+            ));
         }
     }
-    assert!(skipped * 10 < count.max(1), "{skipped} of {count} programs hit the step limit");
+    assert!(
+        skipped * 10 < count.max(1),
+        "{skipped} of {count} programs hit the step limit"
+    );
     assert!(runs as u64 > count, "only {runs} runs for {count} programs");
-    assert!(mismatches.is_empty(), "{} mismatching programs; first:\n{}", mismatches.len(), mismatches[0]);
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatching programs; first:\n{}",
+        mismatches.len(),
+        mismatches[0]
+    );
 }

@@ -47,7 +47,11 @@ fn opt(path: &Path, pipeline: Option<&str>) -> (bool, String, String) {
             return (false, String::new(), src.render_all(&e.diagnostics()));
         }
     }
-    (true, ehir_core::printer::module_to_string(&module), String::new())
+    (
+        true,
+        ehir_core::printer::module_to_string(&module),
+        String::new(),
+    )
 }
 
 fn run_line(path: &Path, line: &str) -> Result<(), String> {
@@ -81,12 +85,24 @@ fn run_line(path: &Path, line: &str) -> Result<(), String> {
     if ok == expect_failure {
         return Err(format!(
             "ehir opt {}: {line}\n--- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
-            if ok { "succeeded unexpectedly" } else { "failed" }
+            if ok {
+                "succeeded unexpectedly"
+            } else {
+                "failed"
+            }
         ));
     }
-    let input = if merge_stderr { format!("{stdout}{stderr}") } else { stdout };
+    let input = if merge_stderr {
+        format!("{stdout}{stderr}")
+    } else {
+        stdout
+    };
     let cmd = rest.replace("%s", &path.display().to_string());
-    let path_env = format!("{}:{}", llvm_bindir(), std::env::var("PATH").unwrap_or_default());
+    let path_env = format!(
+        "{}:{}",
+        llvm_bindir(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut child = Command::new("bash")
         .args(["-o", "pipefail", "-c", &cmd])
         .env("PATH", path_env)

@@ -24,7 +24,7 @@ use crate::TablesError;
 use crate::wineh::funclet_colors;
 use ehir_core::printer::Names;
 use ehir_core::{Block, Diagnostic, Function, ModuleCtx, Op, OpKind};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 /// What a clause's handler does.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -129,78 +129,76 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
         let end = layout.last().map(|l| l.2).unwrap_or(0);
         handler_range.insert(p, (start, end));
     }
-    let range_of: BTreeMap<Block, (u32, u32)> =
-        layout.iter().map(|&(b, s, e)| (b, (s, e))).collect();
+    // The unwind destination of each cleanuppad (its first cir.cleanupret).
+    let mut cleanupret_dest: BTreeMap<Op, Option<Block>> = BTreeMap::new();
+    for &b in &blocks {
+        if let Some(term) = func.layout.last_op(b)
+            && matches!(func.dfg.kind(term), OpKind::CleanupRet)
+            && let Some(&token) = func.dfg.operands(term).first()
+            && let ehir_core::ValueDef::Result(pad, 0) = func.dfg.value_def(token)
+        {
+            cleanupret_dest
+                .entry(pad)
+                .or_insert_with(|| func.dfg.successor_blocks(term).next());
+        }
+    }
     // The next pad after a pad on an unwind chain.
     let next_pad = |pad: Op| -> Option<Op> {
         let dest = match func.dfg.kind(pad) {
             OpKind::CatchSwitch {
                 unwind_to_caller: false,
             } => func.dfg.successor_blocks(pad).last(),
-            OpKind::CleanupPad => {
-                let token = *func.dfg.results(pad).first()?;
-                blocks
-                    .iter()
-                    .filter_map(|&b| func.layout.last_op(b))
-                    .find(|&op| {
-                        matches!(func.dfg.kind(op), OpKind::CleanupRet)
-                            && func.dfg.operands(op).first() == Some(&token)
-                    })
-                    .and_then(|op| func.dfg.successor_blocks(op).next())
-            }
+            OpKind::CleanupPad => cleanupret_dest.get(&pad).copied().flatten(),
             _ => None,
         }?;
         first_pad(dest)
     };
-    // Protected blocks of each pad, and each pad's smallest depth on a chain.
-    let mut protected: BTreeMap<Op, BTreeSet<Block>> = BTreeMap::new();
+    // The pad each block's invoke unwinds to.
+    let raise_dest = |b: Block| -> Option<Op> {
+        let term = func.layout.last_op(b)?;
+        let dest = match func.dfg.kind(term) {
+            OpKind::TryCall { .. } => func.dfg.successor_blocks(term).nth(1),
+            OpKind::Throw { .. } => func.dfg.successor_blocks(term).next(),
+            _ => None,
+        }?;
+        first_pad(dest)
+    };
+    // Protected runs of each pad: walk the layout in order; a block whose invoke has the
+    // pad on its unwind chain extends the pad's last run when only blocks of the same
+    // funclet that cannot raise lie between, else starts a new run.
+    let mut runs: BTreeMap<Op, Vec<(u32, u32, usize)>> = BTreeMap::new();
     let mut depth: BTreeMap<Op, usize> = BTreeMap::new();
-    for &b in &blocks {
-        if !range_of.contains_key(&b) {
-            continue;
-        }
-        for op in func.layout.ops(b) {
-            let dest = match func.dfg.kind(op) {
-                OpKind::TryCall { .. } => func.dfg.successor_blocks(op).nth(1),
-                OpKind::Throw { .. } => func.dfg.successor_blocks(op).next(),
-                _ => None,
-            };
-            let Some(dest) = dest else { continue };
-            let mut pad = first_pad(dest);
-            let mut seen = BTreeSet::new();
-            let mut d = 0;
-            while let Some(p) = pad {
-                if !seen.insert(p) {
-                    break;
-                }
-                protected.entry(p).or_default().insert(b);
-                let e = depth.entry(p).or_insert(d);
-                *e = (*e).min(d);
-                d += 1;
-                pad = next_pad(p);
+    let raises: Vec<bool> = layout.iter().map(|&(b, _, _)| raise_dest(b).is_some()).collect();
+    for (i, &(b, start, end)) in layout.iter().enumerate() {
+        let mut pad = raise_dest(b);
+        let mut d = 0;
+        let limit = blocks.len() + 1;
+        while let Some(p) = pad {
+            if d > limit {
+                return Err(error(func, Some(p), "EH pads unwind to each other in a cycle"));
             }
+            let list = runs.entry(p).or_default();
+            let extend = list.last().is_some_and(|&(_, _, last)| {
+                color(layout[last].0) == color(b)
+                    && (last + 1..i).all(|k| !raises[k] && color(layout[k].0) == color(b))
+            });
+            match list.last_mut() {
+                Some(run) if extend => {
+                    run.1 = end;
+                    run.2 = i;
+                }
+                _ => list.push((start, end, i)),
+            }
+            let e = depth.entry(p).or_insert(d);
+            *e = (*e).min(d);
+            d += 1;
+            pad = next_pad(p);
         }
     }
     // Clauses.
     let mut clauses = Vec::new();
-    let runs = |set: &BTreeSet<Block>| -> Vec<(u32, u32)> {
-        let mut spans: Vec<(u32, u32)> = set
-            .iter()
-            .filter_map(|b| range_of.get(b).copied())
-            .filter(|(s, e)| e > s)
-            .collect();
-        spans.sort();
-        let mut out: Vec<(u32, u32)> = Vec::new();
-        for (s, e) in spans {
-            match out.last_mut() {
-                Some(last) if last.1 == s => last.1 = e,
-                _ => out.push((s, e)),
-            }
-        }
-        out
-    };
     let mut order_key: BTreeMap<usize, usize> = BTreeMap::new();
-    for (pad, set) in &protected {
+    for (pad, pad_runs) in &runs {
         let handlers: Vec<(ClauseKind, Op)> = match func.dfg.kind(*pad) {
             OpKind::CatchSwitch { unwind_to_caller } => {
                 let succs: Vec<Block> = func.dfg.successor_blocks(*pad).collect();
@@ -226,7 +224,7 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
             let Some(&(hs, he)) = handler_range.get(&handler_pad) else {
                 continue;
             };
-            for (i, (ts, te)) in runs(set).into_iter().enumerate() {
+            for (i, &(ts, te, _)) in pad_runs.iter().filter(|r| r.1 > r.0).enumerate() {
                 order_key.insert(clauses.len(), depth.get(pad).copied().unwrap_or(0));
                 clauses.push(Clause {
                     kind: kind.clone(),

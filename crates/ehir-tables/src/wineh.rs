@@ -163,19 +163,55 @@ pub struct Numbering<'a> {
     tables: WinEhTables,
     /// The catchpad → CatchLow map (`FuncletBaseStateMap`).
     base_states: BTreeMap<Op, i32>,
+    /// Each block's predecessors, in block order, without repeats.
+    preds: BTreeMap<Block, Vec<Block>>,
+    /// The unwind destination of each cleanuppad's first `cir.cleanupret`.
+    cleanupret_dests: BTreeMap<Op, Option<Block>>,
+    /// The pads nested in each pad (`within` its token), in block order.
+    children: BTreeMap<Op, Vec<Op>>,
 }
 
 impl<'a> Numbering<'a> {
     fn new(func: &'a Function) -> Self {
-        let blocks = match func.body {
+        let blocks: Vec<Block> = match func.body {
             Some(body) => func.layout.blocks(body).collect(),
             None => Vec::new(),
         };
+        let mut preds: BTreeMap<Block, Vec<Block>> = BTreeMap::new();
+        let mut cleanupret_dests: BTreeMap<Op, Option<Block>> = BTreeMap::new();
+        let mut children: BTreeMap<Op, Vec<Op>> = BTreeMap::new();
+        for &b in &blocks {
+            if let Some(first) = func.layout.first_op(b)
+                && is_pad(func.dfg.kind(first))
+                && let Some(parent) = parent_pad(func, first)
+            {
+                children.entry(parent).or_default().push(first);
+            }
+            let Some(term) = func.layout.last_op(b) else {
+                continue;
+            };
+            for s in func.dfg.successor_blocks(term) {
+                let list = preds.entry(s).or_default();
+                if !list.contains(&b) {
+                    list.push(b);
+                }
+            }
+            if matches!(func.dfg.kind(term), OpKind::CleanupRet)
+                && let Some(pad) = func.dfg.operands(term).first().and_then(|&v| pad_def(func, v))
+            {
+                cleanupret_dests
+                    .entry(pad)
+                    .or_insert_with(|| func.dfg.successor_blocks(term).next());
+            }
+        }
         Numbering {
             func,
             blocks,
             tables: WinEhTables::default(),
             base_states: BTreeMap::new(),
+            preds,
+            cleanupret_dests,
+            children,
         }
     }
 
@@ -219,40 +255,17 @@ impl<'a> Numbering<'a> {
     /// The unwind destination of the first `cir.cleanupret` of a cleanuppad (LLVM's
     /// `getCleanupRetUnwindDest`).
     fn cleanupret_dest(&self, pad: Op) -> Option<Block> {
-        let token = *self.func.dfg.results(pad).first()?;
-        self.ops()
-            .into_iter()
-            .find(|&op| {
-                matches!(self.func.dfg.kind(op), OpKind::CleanupRet)
-                    && self.func.dfg.operands(op).first() == Some(&token)
-            })
-            .and_then(|op| self.func.dfg.successor_blocks(op).next())
+        self.cleanupret_dests.get(&pad).copied().flatten()
     }
 
-    /// The pads whose token is `pad`'s parent operand, in block order.
+    /// The pads whose parent is `pad`, in block order.
     fn children(&self, pad: Op) -> Vec<Op> {
-        let Some(&token) = self.func.dfg.results(pad).first() else {
-            return Vec::new();
-        };
-        self.blocks
-            .iter()
-            .filter_map(|&b| self.pad_of_block(b))
-            .filter(|&p| self.func.dfg.operands(p).first() == Some(&token))
-            .collect()
+        self.children.get(&pad).cloned().unwrap_or_default()
     }
 
     /// The predecessors of `block`, in block order, without repeats.
     fn predecessors(&self, block: Block) -> Vec<Block> {
-        let mut out = Vec::new();
-        for &b in &self.blocks {
-            if let Some(term) = self.func.layout.last_op(b)
-                && self.func.dfg.successor_blocks(term).any(|s| s == block)
-                && !out.contains(&b)
-            {
-                out.push(b);
-            }
-        }
-        out
+        self.preds.get(&block).cloned().unwrap_or_default()
     }
 
     /// LLVM's `getEHPadFromPredecessor`: the pad whose unwind edge from `pred` enters a pad

@@ -155,6 +155,10 @@ fn main() {
     let (text, ops) = cir_workload(units);
     let mut best = [f64::MAX; 3];
     let mut peak_ir = 0usize;
+    // Heap held by the parsed module, and the peak of each phase above the heap it
+    // started with (the text for parsing, text + module for verifying and printing).
+    let mut module_bytes = 0usize;
+    let mut phase_peaks = [0usize; 3];
     let mut out_len = 0;
     for _ in 0..5 {
         let base = LIVE.load(Ordering::Relaxed);
@@ -162,15 +166,29 @@ fn main() {
         let t0 = Instant::now();
         let module = ehir_reader::parse_module("workload.cir", &text).expect("workload parses");
         let t1 = Instant::now();
+        let after_parse = LIVE.load(Ordering::Relaxed);
+        let parse_peak = PEAK.load(Ordering::Relaxed);
+        PEAK.store(after_parse, Ordering::Relaxed);
+        let t1b = Instant::now();
         ehir_core::verifier::verify_module(&module).expect("workload verifies");
         let t2 = Instant::now();
+        let verify_peak = PEAK.load(Ordering::Relaxed);
+        PEAK.store(LIVE.load(Ordering::Relaxed), Ordering::Relaxed);
+        let t2b = Instant::now();
         let mut sink = Sink(0);
         ehir_core::printer::print_module(&mut sink, &module).expect("print");
         let t3 = Instant::now();
+        let print_peak = PEAK.load(Ordering::Relaxed);
         drop(module);
         out_len = sink.0;
-        peak_ir = PEAK.load(Ordering::Relaxed) - base;
-        for (b, d) in best.iter_mut().zip([t1 - t0, t2 - t1, t3 - t2]) {
+        module_bytes = after_parse - base;
+        phase_peaks = [
+            parse_peak - base,
+            verify_peak - after_parse,
+            print_peak - after_parse,
+        ];
+        peak_ir = (parse_peak.max(verify_peak).max(print_peak)) - base;
+        for (b, d) in best.iter_mut().zip([t1 - t0, t2 - t1b, t3 - t2b]) {
             *b = b.min(d.as_secs_f64());
         }
     }
@@ -196,10 +214,18 @@ fn main() {
         total * 1e3,
         ops as f64 / total / 1e6
     );
+    let per_op = |b: usize| b as f64 / ops as f64;
+    println!(
+        "heap: module {:.1} bytes/op; peak while parsing {:.1}, verifying +{:.1}, printing +{:.1} bytes/op",
+        per_op(module_bytes),
+        per_op(phase_peaks[0]),
+        per_op(phase_peaks[1]),
+        per_op(phase_peaks[2])
+    );
     println!(
         "peak heap above the input text: {} bytes = {:.1} bytes/op",
         peak_ir,
-        peak_ir as f64 / ops as f64
+        per_op(peak_ir)
     );
 }
 

@@ -198,7 +198,10 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
             };
             source.report(&Diagnostics(vec![Diagnostic::error(
                 err.loc,
-                format!("runtime error in @{}: {}{suffix}", err.function, err.message),
+                format!(
+                    "runtime error in @{}: {}{suffix}",
+                    err.function, err.message
+                ),
             )]));
         }
     }

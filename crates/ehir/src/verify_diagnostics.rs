@@ -34,7 +34,9 @@ fn expectations(text: &str) -> Vec<Expected> {
                 rest = &r[sign_len + digits.len()..];
             }
             let Some(open) = rest.find("{{") else { break };
-            let Some(close) = rest[open..].find("}}") else { break };
+            let Some(close) = rest[open..].find("}}") else {
+                break;
+            };
             out.push(Expected {
                 line: target,
                 text: rest[open + 2..open + close].to_string(),

@@ -15,7 +15,7 @@
 ;       try { Obj inner{2}; thrower(2); } catch (Base &b) { printf("caught Base %d\n", b.x); }
 ;     }
 ;     try { try { thrower(1); } catch (...) { puts("rethrowing"); throw; } }
-;     catch (int e) { printf("outer caught %d\n", e); }
+;     catch (int &e) { printf("outer caught %d\n", e); }
 ;     puts("done");
 ;     exit(0);
 ;   }
@@ -113,7 +113,7 @@ entry:
   %inner = alloca i32
   %e = alloca i32
   %b = alloca ptr
-  %e2 = alloca i32
+  %e2 = alloca ptr
   store i32 1, ptr %o
   invoke void @thrower(i32 1) to label %try.body.cont unwind label %ehcleanup
 
@@ -179,8 +179,9 @@ dispatch3:
   %cs3 = catchswitch within none [label %catch.int2] unwind to caller
 
 catch.int2:
-  %cp3 = catchpad within %cs3 [ptr @"??_R0H@8", i32 0, ptr %e2]
-  %ev2 = load i32, ptr %e2
+  %cp3 = catchpad within %cs3 [ptr @"??_R0H@8", i32 8, ptr %e2]
+  %e2p = load ptr, ptr %e2
+  %ev2 = load i32, ptr %e2p
   %p3 = call i32 (ptr, ...) @printf(ptr @.str.outer, i32 %ev2) [ "funclet"(token %cp3) ]
   catchret from %cp3 to label %second.done
 

@@ -59,10 +59,14 @@ pub fn run_with(
     let module = parse(text);
     let mut config = RunConfig::default();
     for t in throws {
-        config.throw_at.push(parse_throw_spec(t).expect("valid --throw-at"));
+        config
+            .throw_at
+            .push(parse_throw_spec(t).expect("valid --throw-at"));
     }
     for r in returns {
-        config.returns.push(parse_return_spec(r).expect("valid --returns"));
+        config
+            .returns
+            .push(parse_return_spec(r).expect("valid --returns"));
     }
     adjust(&mut config);
     run_module(&module, &config).expect("the run starts")

@@ -315,10 +315,10 @@ impl<'a> Lowering<'a> {
                 }
             }
             for op in func.layout.ops(b) {
-                if let OpKind::EhInitiate { .. } = func.dfg.kind(op) {
-                    if let Some(&t) = func.dfg.results(op).first() {
-                        cur = InFlight::Token(t);
-                    }
+                if let OpKind::EhInitiate { .. } = func.dfg.kind(op)
+                    && let Some(&t) = func.dfg.results(op).first()
+                {
+                    cur = InFlight::Token(t);
                 }
             }
             cur
@@ -354,10 +354,10 @@ impl<'a> Lowering<'a> {
                 if o == op {
                     break;
                 }
-                if let OpKind::EhInitiate { .. } = func.dfg.kind(o) {
-                    if let Some(&t) = func.dfg.results(o).first() {
-                        cur = InFlight::Token(t);
-                    }
+                if let OpKind::EhInitiate { .. } = func.dfg.kind(o)
+                    && let Some(&t) = func.dfg.results(o).first()
+                {
+                    cur = InFlight::Token(t);
                 }
             }
             match cur {
@@ -475,11 +475,11 @@ impl<'a> Lowering<'a> {
                                     .successors(op)
                                     .first()
                                     .and_then(|&s| self.dispatch_token_param(s, v));
-                                if let Some((target, param)) = next {
-                                    let p = dfg.block_params(target)[param];
-                                    if visited.insert(p) {
-                                        work.push(p);
-                                    }
+                                if let Some((target, param)) = next
+                                    && let Some(&p) = dfg.block_params(target).get(param)
+                                    && visited.insert(p)
+                                {
+                                    work.push(p);
                                 }
                             }
                             _ => return false,
@@ -561,8 +561,9 @@ impl<'a> Lowering<'a> {
                                 HandlerKey::Unwind => {
                                     let next =
                                         succs.get(k).and_then(|&s| self.dispatch_token_param(s, v));
-                                    if let Some((target, param)) = next {
-                                        let p = dfg.block_params(target)[param];
+                                    if let Some((target, param)) = next
+                                        && let Some(&p) = dfg.block_params(target).get(param)
+                                    {
                                         if self.terminates_before_any_handler(uses, p) {
                                             // Nothing else can catch it here: terminate
                                             // at once instead of running the cleanups

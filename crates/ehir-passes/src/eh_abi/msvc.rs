@@ -55,11 +55,11 @@
 //! different funclets.
 
 use ehir_core::{
-    Block, Diagnostic, Function, HandlerKey, Loc, ModuleCtx,
-    Op, OpKind, Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, Value,
-    ValueDef,
+    Block, Diagnostic, Function, HandlerKey, Loc, ModuleCtx, Op, OpKind, Phase, RecordKind,
+    SecondaryMap, Successor, Symbol, Type, TypeData, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 /// The personality routine of the Microsoft C++ EH model.
 pub const PERSONALITY: &str = "__CxxFrameHandler3";
@@ -135,7 +135,13 @@ pub fn msvc_type_code(ctx: &ModuleCtx, typeinfo: &str) -> String {
     }
     let name: String = typeinfo
         .chars()
-        .map(|c| if c == '@' || c.is_whitespace() { '_' } else { c })
+        .map(|c| {
+            if c == '@' || c.is_whitespace() {
+                '_'
+            } else {
+                c
+            }
+        })
         .collect();
     format!("?AU{name}@@")
 }
@@ -368,7 +374,13 @@ struct Lowering<'a> {
     arrival: BTreeMap<Action, Funclet>,
     /// The dispatch whose handler each `cir.begin_catch` begins.
     catch_dispatch: BTreeMap<Op, Op>,
-    cleanups: BTreeMap<Block, CleanupInfo>,
+    cleanups: BTreeMap<Block, Rc<CleanupInfo>>,
+    /// Memoized [`Lowering::chain_end`] results.
+    chain_ends: BTreeMap<Action, Action>,
+    /// Values with at least one use, before rewriting.
+    used: BTreeSet<Value>,
+    /// Replacements of values, applied after rewriting.
+    replace: BTreeMap<Value, Value>,
     colors: BTreeMap<Block, BTreeSet<Funclet>>,
     /// Every raise point, the funclet it is in and where its exception goes.
     raises: Vec<(Op, Funclet, Target)>,
@@ -390,6 +402,9 @@ impl<'a> Lowering<'a> {
             arrival: BTreeMap::new(),
             catch_dispatch: BTreeMap::new(),
             cleanups: BTreeMap::new(),
+            chain_ends: BTreeMap::new(),
+            used: BTreeSet::new(),
+            replace: BTreeMap::new(),
             colors: BTreeMap::new(),
             raises: Vec::new(),
             cleanup_exits: BTreeMap::new(),
@@ -580,11 +595,10 @@ impl<'a> Lowering<'a> {
                 .first_op(block)
                 .ok_or_else(|| self.block_error(block, "empty block on an unwind path"))?;
             if matches!(self.kind(op), OpKind::EhInitiate { .. }) {
-                op = self
-                    .func
-                    .layout
-                    .next_op(op)
-                    .ok_or_else(|| self.error(op, "cir.eh.initiate must be followed by code"))?;
+                op =
+                    self.func.layout.next_op(op).ok_or_else(|| {
+                        self.error(op, "cir.eh.initiate must be followed by code")
+                    })?;
             }
             match self.kind(op) {
                 OpKind::BeginCleanup => return Ok(Action::Cleanup(block)),
@@ -613,9 +627,9 @@ impl<'a> Lowering<'a> {
     }
 
     /// The blocks, exits and nature of the cleanup starting at `start` (computed once).
-    fn cleanup_info(&mut self, start: Block) -> Result<CleanupInfo, Diagnostic> {
+    fn cleanup_info(&mut self, start: Block) -> Result<Rc<CleanupInfo>, Diagnostic> {
         if let Some(info) = self.cleanups.get(&start) {
-            return Ok(info.clone());
+            return Ok(Rc::clone(info));
         }
         let first = self.func.layout.first_op(start);
         let begin = first.filter(|&op| matches!(self.kind(op), OpKind::BeginCleanup));
@@ -696,14 +710,14 @@ impl<'a> Lowering<'a> {
                 }
             }
         }
-        let info = CleanupInfo {
+        let info = Rc::new(CleanupInfo {
             begin,
             blocks,
             transparent,
             pops,
             exits,
-        };
-        self.cleanups.insert(start, info.clone());
+        });
+        self.cleanups.insert(start, Rc::clone(&info));
         Ok(info)
     }
 
@@ -721,11 +735,10 @@ impl<'a> Lowering<'a> {
                 self.walk(succ)
             }
             ExitKind::EndCleanup(op) => {
-                let term = self
-                    .func
-                    .layout
-                    .next_op(op)
-                    .ok_or_else(|| self.error(op, "cir.end_cleanup must be followed by code"))?;
+                let term =
+                    self.func.layout.next_op(op).ok_or_else(|| {
+                        self.error(op, "cir.end_cleanup must be followed by code")
+                    })?;
                 match self.kind(term) {
                     OpKind::Br => {
                         let succ = self
@@ -865,30 +878,39 @@ impl<'a> Lowering<'a> {
 
     /// Where an exception that meets `action` ends up if every cleanup on its way just
     /// runs: a dispatch with catch keys, `std::terminate` or the caller.
-    fn chain_end(&mut self, mut action: Action, site: Op) -> Result<Action, Diagnostic> {
+    fn chain_end(&mut self, start: Action, site: Op) -> Result<Action, Diagnostic> {
+        let mut action = start;
         let mut seen = BTreeSet::new();
-        loop {
+        let end = loop {
+            if let Some(&end) = self.chain_ends.get(&action) {
+                break end;
+            }
             if !seen.insert(action) {
                 return Err(self.error(site, "this unwind path loops without reaching a handler"));
             }
             match action {
-                Action::Caller | Action::Terminate => return Ok(action),
+                Action::Caller | Action::Terminate => break action,
                 Action::Cleanup(block) => {
                     let info = self.cleanup_info(block)?;
                     let Some(&(exit_block, exit)) = info.exits.first() else {
                         // A cleanup that never ends (it terminates or is unreachable).
-                        return Ok(Action::Terminate);
+                        break Action::Terminate;
                     };
                     action = self.exit_action(exit_block, exit)?;
                 }
                 Action::Dispatch(dispatch) => {
                     if self.has_catch_keys(dispatch) {
-                        return Ok(action);
+                        break action;
                     }
                     action = self.dispatch_next(dispatch)?.unwrap_or(Action::Caller);
                 }
             }
+        };
+        for a in seen {
+            self.chain_ends.insert(a, end);
         }
+        self.chain_ends.insert(start, end);
+        Ok(end)
     }
 
     /// Records that an exception from `stack` enters `action`'s pad.
@@ -924,7 +946,10 @@ impl<'a> Lowering<'a> {
             if let Funclet::Catch(c) = cur
                 && let Some(&d) = self.catch_dispatch.get(&c)
             {
-                self.dispatch_exits.entry(d).or_default().push((target, site));
+                self.dispatch_exits
+                    .entry(d)
+                    .or_default()
+                    .push((target, site));
             }
             match self.parent(cur) {
                 Some(p) => cur = p,
@@ -1036,7 +1061,10 @@ impl<'a> Lowering<'a> {
     }
 
     fn visit_action(&mut self, action: Action) -> Result<(), Diagnostic> {
-        let stack = *self.arrival.get(&action).expect("queued actions have arrived");
+        let stack = *self
+            .arrival
+            .get(&action)
+            .expect("queued actions have arrived");
         match action {
             Action::Cleanup(block) => {
                 let info = self.cleanup_info(block)?;
@@ -1085,7 +1113,10 @@ impl<'a> Lowering<'a> {
                         .first_op(succ)
                         .filter(|&op| matches!(self.kind(op), OpKind::BeginCatch))
                         .ok_or_else(|| {
-                            self.error(dispatch, "a catch key's destination must begin with cir.begin_catch")
+                            self.error(
+                                dispatch,
+                                "a catch key's destination must begin with cir.begin_catch",
+                            )
                         })?;
                     if let Some(&other) = self.catch_dispatch.get(&begin)
                         && other != dispatch
@@ -1277,6 +1308,15 @@ impl<'a> Lowering<'a> {
     }
 
     fn rewrite(&mut self) -> Result<(), Diagnostic> {
+        for block in self.blocks() {
+            for op in self.func.layout.ops(block) {
+                self.used.extend(self.func.dfg.operands(op).iter().copied());
+                for &s in self.func.dfg.successors(op) {
+                    self.used
+                        .extend(self.func.dfg.successor_args(s).iter().copied());
+                }
+            }
+        }
         let mut terminate_pads: BTreeMap<Target, Block> = BTreeMap::new();
         // Catchswitches and catchpads first: cleanups nested in catches name the catchpad
         // tokens, which are the begin_catch results kept in place.
@@ -1346,7 +1386,37 @@ impl<'a> Lowering<'a> {
         for (block, end, _) in ends {
             self.rewrite_end_catch(block, end)?;
         }
+        self.apply_replacements();
         Ok(())
+    }
+
+    /// Replaces every use of the values recorded in `replace`.
+    fn apply_replacements(&mut self) {
+        if self.replace.is_empty() {
+            return;
+        }
+        for block in self.blocks() {
+            let ops: Vec<Op> = self.func.layout.ops(block).collect();
+            for op in ops {
+                for v in self.func.dfg.operands_mut(op) {
+                    if let Some(&n) = self.replace.get(v) {
+                        *v = n;
+                    }
+                }
+                let succs: Vec<Successor> = self.func.dfg.successors(op).to_vec();
+                for s in succs {
+                    let args: Vec<Value> = self.func.dfg.successor_args(s).to_vec();
+                    if args.iter().any(|a| self.replace.contains_key(a)) {
+                        let args: Vec<Value> = args
+                            .iter()
+                            .map(|a| self.replace.get(a).copied().unwrap_or(*a))
+                            .collect();
+                        let target = self.func.dfg.successor_block(s);
+                        self.func.dfg.set_successor(s, target, &args);
+                    }
+                }
+            }
+        }
     }
 
     fn rewrite_dispatch(
@@ -1422,7 +1492,7 @@ impl<'a> Lowering<'a> {
             .ok_or_else(|| self.block_error(handler, "catch handler without cir.begin_catch"))?;
         let results: Vec<Value> = self.func.dfg.results(begin).to_vec();
         let exn = results.get(1).copied();
-        let exn_used = exn.is_some_and(|v| self.has_uses(v));
+        let exn_used = exn.is_some_and(|v| self.used.contains(&v));
         let (adjectives, slot) = match (type_desc, exn.filter(|_| exn_used)) {
             (None, _) => (ADJECTIVE_ELLIPSIS, None),
             (Some(_), None) => (0, None),
@@ -1431,8 +1501,15 @@ impl<'a> Lowering<'a> {
                 // (catch by reference), or for a caught pointer type the pointer itself
                 // (catch by value: the runtime copies the thrown pointer).
                 let ptr_ty = self.func.dfg.value_type(v);
-                let adjectives = if caught_pointer { 0 } else { ADJECTIVE_REFERENCE };
-                (adjectives, Some(self.entry_alloca(ptr_ty, "__catch_obj", 8, loc)?))
+                let adjectives = if caught_pointer {
+                    0
+                } else {
+                    ADJECTIVE_REFERENCE
+                };
+                (
+                    adjectives,
+                    Some(self.entry_alloca(ptr_ty, "__catch_obj", 8, loc)?),
+                )
             }
         };
         {
@@ -1453,46 +1530,45 @@ impl<'a> Lowering<'a> {
             && exn_used
         {
             let ty = self.func.dfg.value_type(exn);
-            let new = match slot {
-                Some(slot) => {
-                    let after = self
-                        .func
-                        .layout
-                        .next_op(begin)
-                        .ok_or_else(|| self.error(begin, "catch handler without terminator"))?;
-                    let load = self.build(
-                        At::Before(after),
-                        OpKind::Load {
-                            align: 8,
-                            volatile: false,
-                        },
-                        &[slot],
-                        &[ty],
-                        &[],
-                        loc,
-                    );
-                    self.func.dfg.results(load)[0]
-                }
-                None => {
-                    // catch (...) has no object: the pointer is null.
-                    let null = self.ctx.attrs.intern(ehir_core::AttrData::Null(ty));
-                    let after = self
-                        .func
-                        .layout
-                        .next_op(begin)
-                        .ok_or_else(|| self.error(begin, "catch handler without terminator"))?;
-                    let c = self.build(
-                        At::Before(after),
-                        OpKind::Const { value: null },
-                        &[],
-                        &[ty],
-                        &[],
-                        loc,
-                    );
-                    self.func.dfg.results(c)[0]
-                }
-            };
-            self.replace_all_uses(exn, new);
+            let new =
+                match slot {
+                    Some(slot) => {
+                        let after =
+                            self.func.layout.next_op(begin).ok_or_else(|| {
+                                self.error(begin, "catch handler without terminator")
+                            })?;
+                        let load = self.build(
+                            At::Before(after),
+                            OpKind::Load {
+                                align: 8,
+                                volatile: false,
+                            },
+                            &[slot],
+                            &[ty],
+                            &[],
+                            loc,
+                        );
+                        self.func.dfg.results(load)[0]
+                    }
+                    None => {
+                        // catch (...) has no object: the pointer is null.
+                        let null = self.ctx.attrs.intern(ehir_core::AttrData::Null(ty));
+                        let after =
+                            self.func.layout.next_op(begin).ok_or_else(|| {
+                                self.error(begin, "catch handler without terminator")
+                            })?;
+                        let c = self.build(
+                            At::Before(after),
+                            OpKind::Const { value: null },
+                            &[],
+                            &[ty],
+                            &[],
+                            loc,
+                        );
+                        self.func.dfg.results(c)[0]
+                    }
+                };
+            self.replace.insert(exn, new);
         }
         Ok(())
     }
@@ -1503,7 +1579,7 @@ impl<'a> Lowering<'a> {
         parent: Option<Value>,
         exits: &[(Block, ExitKind, Option<Block>)],
     ) -> Result<(), Diagnostic> {
-        let info = self.cleanups[&start].clone();
+        let info = Rc::clone(&self.cleanups[&start]);
         let cleanup_token = self.ctx.types.common().cleanup_token;
         let operands: Vec<Value> = parent.into_iter().collect();
         let pad_token = match info.begin {
@@ -1541,13 +1617,27 @@ impl<'a> Lowering<'a> {
                         .next_op(end)
                         .ok_or_else(|| self.error(end, "cir.end_cleanup without terminator"))?;
                     let loc = self.func.dfg.loc(end);
-                    self.build(At::Before(term), OpKind::CleanupRet, &[pad_token], &[], &succ, loc);
+                    self.build(
+                        At::Before(term),
+                        OpKind::CleanupRet,
+                        &[pad_token],
+                        &[],
+                        &succ,
+                        loc,
+                    );
                     self.func.layout.remove_op(term);
                     self.func.layout.remove_op(end);
                 }
                 ExitKind::Resume(resume) => {
                     let loc = self.func.dfg.loc(resume);
-                    self.build(At::Before(resume), OpKind::CleanupRet, &[pad_token], &[], &succ, loc);
+                    self.build(
+                        At::Before(resume),
+                        OpKind::CleanupRet,
+                        &[pad_token],
+                        &[],
+                        &succ,
+                        loc,
+                    );
                     self.func.layout.remove_op(resume);
                 }
                 ExitKind::Edge(i) => {
@@ -1558,12 +1648,26 @@ impl<'a> Lowering<'a> {
                         .ok_or_else(|| self.block_error(block, "block without terminator"))?;
                     let loc = self.func.dfg.loc(term);
                     if matches!(self.kind(term), OpKind::Br) {
-                        self.build(At::Before(term), OpKind::CleanupRet, &[pad_token], &[], &succ, loc);
+                        self.build(
+                            At::Before(term),
+                            OpKind::CleanupRet,
+                            &[pad_token],
+                            &[],
+                            &succ,
+                            loc,
+                        );
                         self.func.layout.remove_op(term);
                     } else {
                         let fwd = self.func.dfg.make_block();
                         self.func.layout.insert_block_after(fwd, block);
-                        self.build(At::End(fwd), OpKind::CleanupRet, &[pad_token], &[], &succ, loc);
+                        self.build(
+                            At::End(fwd),
+                            OpKind::CleanupRet,
+                            &[pad_token],
+                            &[],
+                            &succ,
+                            loc,
+                        );
                         let s = self.func.dfg.successors(term)[i];
                         self.func.dfg.set_successor(s, fwd, &[]);
                     }
@@ -1601,7 +1705,14 @@ impl<'a> Lowering<'a> {
                 self.func.dfg.ops[op].kind = OpKind::Call { callee, sig, flags };
                 self.func.dfg.clear_successors(op);
                 let block = self.func.layout.op_block(op).expect("placed");
-                self.build(At::End(block), OpKind::Br, &[], &[], &[(target, &args)], loc);
+                self.build(
+                    At::End(block),
+                    OpKind::Br,
+                    &[],
+                    &[],
+                    &[(target, &args)],
+                    loc,
+                );
             }
             OpKind::Throw { .. } => self.func.dfg.clear_successors(op),
             _ => {}
@@ -1642,7 +1753,14 @@ impl<'a> Lowering<'a> {
             self.func.layout.append_op(term, cont);
             cont
         };
-        self.build(At::Before(end), OpKind::CatchRet, &[token], &[], &[(target, &[])], loc);
+        self.build(
+            At::Before(end),
+            OpKind::CatchRet,
+            &[token],
+            &[],
+            &[(target, &[])],
+            loc,
+        );
         self.func.layout.remove_op(end);
         Ok(())
     }
@@ -1744,7 +1862,9 @@ impl<'a> Lowering<'a> {
                     && !self.func.layout.first_op(next).is_some_and(|op| {
                         matches!(
                             self.kind(op),
-                            OpKind::CatchSwitch { .. } | OpKind::CatchPad { .. } | OpKind::CleanupPad
+                            OpKind::CatchSwitch { .. }
+                                | OpKind::CatchPad { .. }
+                                | OpKind::CleanupPad
                         )
                     });
                 if !mergeable {
@@ -1793,29 +1913,6 @@ impl<'a> Lowering<'a> {
             }
         }
         Ok(())
-    }
-
-    fn has_uses(&self, v: Value) -> bool {
-        self.blocks().into_iter().any(|b| {
-            self.func.layout.ops(b).any(|op| {
-                self.func.dfg.operands(op).contains(&v)
-                    || self
-                        .func
-                        .dfg
-                        .successors(op)
-                        .iter()
-                        .any(|&s| self.func.dfg.successor_args(s).contains(&v))
-            })
-        })
-    }
-
-    fn replace_all_uses(&mut self, old: Value, new: Value) {
-        let ops: Vec<Op> = self
-            .blocks()
-            .into_iter()
-            .flat_map(|b| self.func.layout.ops(b).collect::<Vec<_>>())
-            .collect();
-        self.func.dfg.replace_uses_in(&ops, old, new);
     }
 
     /// A new `cir.alloca` of `ty` at the top of the entry block.
@@ -2115,12 +2212,9 @@ impl<'a> Lowering<'a> {
             Some(op) if self.func.dfg.kind(op).is_terminator() => {
                 // A try_call result exists only on the normal edge: store on that edge.
                 let loc = self.func.dfg.loc(op);
-                let normal = *self
-                    .func
-                    .dfg
-                    .successors(op)
-                    .first()
-                    .ok_or_else(|| self.error(op, "a value-producing terminator without successor"))?;
+                let normal = *self.func.dfg.successors(op).first().ok_or_else(|| {
+                    self.error(op, "a value-producing terminator without successor")
+                })?;
                 let target = self.func.dfg.successor_block(normal);
                 let args = self.func.dfg.successor_args(normal).to_vec();
                 let edge = self.func.dfg.make_block();
@@ -2150,11 +2244,10 @@ impl<'a> Lowering<'a> {
                     self.kind(at),
                     OpKind::CleanupPad | OpKind::CatchPad { .. } | OpKind::Alloca { .. }
                 ) {
-                    at = self
-                        .func
-                        .layout
-                        .next_op(at)
-                        .ok_or_else(|| self.block_error(def_block, "block without terminator"))?;
+                    at =
+                        self.func.layout.next_op(at).ok_or_else(|| {
+                            self.block_error(def_block, "block without terminator")
+                        })?;
                 }
                 let loc = self.func.dfg.loc(at);
                 self.build(At::Before(at), store, &[v, slot], &[], &[], loc);
@@ -2213,9 +2306,90 @@ pub fn funclet_colors(func: &Function) -> SecondaryMap<Block, Vec<Option<Op>>> {
                 .and_then(parent);
             succ_color = switch.and_then(parent);
         }
-        for s in dfg.successor_blocks(term).collect::<Vec<_>>().into_iter().rev() {
+        for s in dfg
+            .successor_blocks(term)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+        {
             work.push((s, succ_color));
         }
     }
     colors
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ehir_core::{RecordDecl, TypeInfoDecl};
+
+    fn ctx_with_class(kind: RecordKind, typeinfo: &str, name: &str) -> ModuleCtx {
+        let mut ctx = ModuleCtx::default();
+        let alias = ctx.sym(&format!("rec_{name}"));
+        let name = ctx.sym(name);
+        ctx.declare_record(RecordDecl {
+            alias,
+            kind,
+            name,
+            fields: Some(Vec::new()),
+            loc: Loc::NONE,
+        });
+        let ty = ctx.types.record(alias);
+        let symbol = ctx.sym(typeinfo);
+        ctx.declare_typeinfo(TypeInfoDecl {
+            symbol,
+            ty,
+            bases: Vec::new(),
+            loc: Loc::NONE,
+        });
+        ctx
+    }
+
+    #[test]
+    fn builtin_types() {
+        let ctx = ModuleCtx::default();
+        for (itanium, msvc) in [
+            ("_ZTIi", "H"),
+            ("_ZTIj", "I"),
+            ("_ZTIf", "M"),
+            ("_ZTId", "N"),
+            ("_ZTIc", "D"),
+            ("_ZTIb", "_N"),
+            ("_ZTIx", "_J"),
+            ("_ZTIl", "J"),
+            ("_ZTIPi", "PEAH"),
+            ("_ZTIPKc", "PEBD"),
+            ("_ZTIPPi", "PEAPEAH"),
+        ] {
+            assert_eq!(msvc_type_code(&ctx, itanium), msvc, "{itanium}");
+        }
+        assert_eq!(type_descriptor_name(&ctx, "_ZTIi"), "??_R0H@8");
+        assert_eq!(decorated_name(&ctx, "_ZTIi"), ".H");
+    }
+
+    #[test]
+    fn class_types_use_the_record_kind() {
+        let ctx = ctx_with_class(RecordKind::Class, "_ZTI4Base", "Base");
+        assert_eq!(type_descriptor_name(&ctx, "_ZTI4Base"), "??_R0?AVBase@@@8");
+        assert_eq!(decorated_name(&ctx, "_ZTI4Base"), ".?AVBase@@");
+        assert_eq!(msvc_type_code(&ctx, "_ZTIP4Base"), "PEAVBase@@");
+        let ctx = ctx_with_class(RecordKind::Struct, "_ZTIN2ns5InnerE", "Inner");
+        assert_eq!(
+            type_descriptor_name(&ctx, "_ZTIN2ns5InnerE"),
+            "??_R0?AUInner@ns@@@8"
+        );
+        // Undeclared classes are structs.
+        let ctx = ModuleCtx::default();
+        assert_eq!(msvc_type_code(&ctx, "_ZTI7Derived"), "?AUDerived@@");
+        assert_eq!(msvc_type_code(&ctx, "_ZTIPK7Derived"), "PEBUDerived@@");
+    }
+
+    #[test]
+    fn other_symbols_are_struct_names() {
+        let ctx = ModuleCtx::default();
+        assert_eq!(msvc_type_code(&ctx, "my_type"), "?AUmy_type@@");
+        // Malformed manglings fall back the same way instead of failing.
+        assert_eq!(msvc_type_code(&ctx, "_ZTI99x"), "?AU_ZTI99x@@");
+        assert_eq!(msvc_type_code(&ctx, "_ZTIN3abc"), "?AU_ZTIN3abc@@");
+    }
 }

@@ -46,7 +46,11 @@ fn throwing_externals(module: &Module) -> BTreeSet<String> {
         .collect()
 }
 
-fn run(module: &Module, throw: Option<(&str, u64)>, entry: Option<&str>) -> Result<RunOutcome, String> {
+fn run(
+    module: &Module,
+    throw: Option<(&str, u64)>,
+    entry: Option<&str>,
+) -> Result<RunOutcome, String> {
     let config = RunConfig {
         entry: entry.map(str::to_string),
         throw_at: throw
@@ -85,7 +89,9 @@ pub fn check_module(structured: &Module, entry: Option<&str>, name: &str) -> Dif
         }
     };
     if let Err(e) = pm.run(&mut flat) {
-        report.mismatches.push(format!("{name}: flattening failed: {e}"));
+        report
+            .mismatches
+            .push(format!("{name}: flattening failed: {e}"));
         return report;
     }
     let base = match run(structured, None, entry) {
@@ -154,8 +160,10 @@ pub fn check_text(text: &str, entry: Option<&str>, name: &str) -> DiffReport {
             if let Err(d) = ehir_core::verifier::verify_module(&m) {
                 let mut r = DiffReport::default();
                 let src = ehir_core::SourceFile::new(name, text);
-                r.mismatches
-                    .push(format!("{name}: input does not verify:\n{}", src.render_all(&d)));
+                r.mismatches.push(format!(
+                    "{name}: input does not verify:\n{}",
+                    src.render_all(&d)
+                ));
                 return r;
             }
             check_module(&m, entry, name)

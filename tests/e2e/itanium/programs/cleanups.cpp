@@ -1,5 +1,6 @@
 // Objects with destructors in loops: continue, return and an exception leave the body
-// through the cleanup; the exception is caught by value in main.
+// through the cleanup; the exception is caught by value in main. A do-while loop runs
+// its body's cleanup on every iteration.
 #include <cstdio>
 
 struct Obj {
@@ -41,5 +42,10 @@ int main() {
   } catch (int e) {
     printf("caught %d\n", e);
   }
+  int k = 0;
+  do {
+    Obj o(100 + k);
+    ++k;
+  } while (k < 2);
   return 0;
 }
