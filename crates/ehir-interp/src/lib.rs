@@ -124,6 +124,11 @@ pub struct RuntimeError {
     /// The op's source location (byte offset), when known.
     pub loc: Loc,
     pub exit_status: i32,
+    /// The run was cut short by the step or memory budget rather than stopped by an
+    /// error of the program. Such runs of the same program at two phases stop at
+    /// different points (steps and memory use differ between phases), so only the
+    /// events before the cut are comparable.
+    pub budget: bool,
 }
 
 impl std::fmt::Display for RuntimeError {

@@ -209,6 +209,17 @@ pub(crate) struct Machine<'m> {
     pub trace_overflow: bool,
 }
 
+/// Marks a runtime error as a budget cut.
+fn mark_budget(stop: Stop) -> Stop {
+    match stop {
+        Stop::Error(mut e) => {
+            e.budget = true;
+            Stop::Error(e)
+        }
+        other => other,
+    }
+}
+
 /// Approximate heap size of an event, charged against the memory budget.
 fn event_bytes(e: &Event) -> u64 {
     let strings: usize = match e {
@@ -381,13 +392,14 @@ impl<'m> Machine<'m> {
             function: self.module.ctx.name(func.name).to_string(),
             loc: func.dfg.loc(self.cur.pc),
             exit_status: EXIT_RUNTIME_ERROR,
+            budget: false,
         }))
     }
 
     /// The error of an exhausted step limit (or of a trace that filled the memory).
     #[cold]
     pub(crate) fn limit_error(&self) -> Stop {
-        if self.trace_overflow {
+        let stop = if self.trace_overflow {
             self.error(format!(
                 "memory budget of {} bytes exceeded (by the event trace)",
                 self.config.memory_limit
@@ -397,7 +409,8 @@ impl<'m> Machine<'m> {
                 "step budget of {} exceeded",
                 self.config.step_limit
             ))
-        }
+        };
+        mark_budget(stop)
     }
 
     /// A runtime error without a meaningful op location.
@@ -407,10 +420,12 @@ impl<'m> Machine<'m> {
             function: self.module.ctx.name(self.cur.func.name).to_string(),
             loc: ehir_core::Loc::NONE,
             exit_status: EXIT_RUNTIME_ERROR,
+            budget: false,
         }))
     }
 
     pub fn mem_error(&self, e: MemError) -> Stop {
+        let budget = matches!(e, MemError::Budget { .. });
         let msg = match e {
             MemError::Null => "null pointer dereference".to_string(),
             MemError::Invalid(p) => format!("access through an invalid pointer 0x{p:x}"),
@@ -436,7 +451,8 @@ impl<'m> Machine<'m> {
             MemError::Budget { limit } => format!("memory budget of {limit} bytes exceeded"),
             MemError::TooLarge(n) => format!("allocation of {n} bytes is too large"),
         };
-        self.error(msg)
+        let stop = self.error(msg);
+        if budget { mark_budget(stop) } else { stop }
     }
 
     // ---- registers and types --------------------------------------------------------

@@ -168,7 +168,11 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
     // funclet that cannot raise lie between, else starts a new run.
     let mut runs: BTreeMap<Op, Vec<(u32, u32, usize)>> = BTreeMap::new();
     let mut depth: BTreeMap<Op, usize> = BTreeMap::new();
-    let raises: Vec<bool> = layout.iter().map(|&(b, _, _)| raise_dest(b).is_some()).collect();
+    // raised_before[k]: blocks that can raise before layout position k.
+    let mut raised_before = vec![0usize; layout.len() + 1];
+    for (k, &(b, _, _)) in layout.iter().enumerate() {
+        raised_before[k + 1] = raised_before[k] + usize::from(raise_dest(b).is_some());
+    }
     for (i, &(b, start, end)) in layout.iter().enumerate() {
         let mut pad = raise_dest(b);
         let mut d = 0;
@@ -178,9 +182,10 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
                 return Err(error(func, Some(p), "EH pads unwind to each other in a cycle"));
             }
             let list = runs.entry(p).or_default();
+            // Funclets are contiguous in the layout, so same colour means nothing of
+            // another funclet lies between.
             let extend = list.last().is_some_and(|&(_, _, last)| {
-                color(layout[last].0) == color(b)
-                    && (last + 1..i).all(|k| !raises[k] && color(layout[k].0) == color(b))
+                color(layout[last].0) == color(b) && raised_before[i] == raised_before[last + 1]
             });
             match list.last_mut() {
                 Some(run) if extend => {

@@ -58,6 +58,14 @@ impl Pass for EhAbiLowering {
                 Err(d) => diags.push(d),
             }
         }
-        if diags.is_empty() { Ok(()) } else { Err(diags) }
+        if !diags.is_empty() {
+            return Err(diags);
+        }
+        // The lowering calls runtime functions (`__cxa_begin_catch`, ...) that a single
+        // function cannot declare; declare them module-wide.
+        if self.abi == Abi::Itanium {
+            itanium::declare_runtime_functions(module);
+        }
+        Ok(())
     }
 }
