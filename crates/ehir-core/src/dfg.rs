@@ -74,9 +74,124 @@ pub struct DataFlowGraph {
     pub region_lists: ListPool<Region>,
 }
 
+/// How many entities (and list-pool slots) a data flow graph holds: what to reserve
+/// before building one of about the same size.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct DfgSize {
+    pub ops: usize,
+    pub values: usize,
+    pub blocks: usize,
+    pub regions: usize,
+    pub successors: usize,
+    /// Slots of `value_lists`, `successor_lists` and `region_lists` in use.
+    pub value_list_slots: usize,
+    pub successor_list_slots: usize,
+    pub region_list_slots: usize,
+}
+
+/// Pool slots taken by a list of `len` elements (its length word included): lists are
+/// stored in blocks of 4, 8, 16, ... slots.
+fn list_slots(len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        (len + 1).next_power_of_two().max(4)
+    }
+}
+
 impl DataFlowGraph {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The number of entities and list slots in use.
+    pub fn size(&self) -> DfgSize {
+        let mut size = DfgSize {
+            ops: self.ops.len(),
+            values: self.values.len(),
+            blocks: self.blocks.len(),
+            regions: self.regions.len(),
+            successors: self.successors.len(),
+            ..DfgSize::default()
+        };
+        for data in self.ops.values() {
+            size.value_list_slots += list_slots(data.operands.len(&self.value_lists))
+                + list_slots(data.results.len(&self.value_lists));
+            size.successor_list_slots += list_slots(data.successors.len(&self.successor_lists));
+            size.region_list_slots += list_slots(data.regions.len(&self.region_lists));
+        }
+        for data in self.blocks.values() {
+            size.value_list_slots += list_slots(data.params.len(&self.value_lists));
+        }
+        for data in self.successors.values() {
+            size.value_list_slots += list_slots(data.args.len(&self.value_lists));
+        }
+        size
+    }
+
+    /// Reserves room for a graph of `size` in total, so that building it does not grow
+    /// the tables on the way. Existing entities and lists are kept (lists may move within
+    /// their pools).
+    pub fn reserve(&mut self, size: DfgSize) {
+        fn room<K: cranelift_entity::EntityRef, V>(map: &mut PrimaryMap<K, V>, n: usize) {
+            map.reserve(n.saturating_sub(map.len()));
+        }
+        room(&mut self.ops, size.ops);
+        room(&mut self.values, size.values);
+        room(&mut self.blocks, size.blocks);
+        room(&mut self.regions, size.regions);
+        room(&mut self.successors, size.successors);
+        let current = self.size();
+        self.rebuild_lists([
+            size.value_list_slots.max(current.value_list_slots),
+            size.successor_list_slots.max(current.successor_list_slots),
+            size.region_list_slots.max(current.region_list_slots),
+        ]);
+    }
+
+    /// Releases the spare room of every table and compacts the list pools (dropping the
+    /// storage of lists that were cleared or replaced). Entities keep their numbers and
+    /// lists their contents.
+    pub fn shrink_to_fit(&mut self) {
+        self.ops.shrink_to_fit();
+        self.values.shrink_to_fit();
+        self.blocks.shrink_to_fit();
+        self.regions.shrink_to_fit();
+        self.successors.shrink_to_fit();
+        self.extras.shrink_to_fit();
+        let size = self.size();
+        self.rebuild_lists([
+            size.value_list_slots,
+            size.successor_list_slots,
+            size.region_list_slots,
+        ]);
+    }
+
+    /// Copies every list into fresh pools with room for `slots` slots each.
+    fn rebuild_lists(&mut self, slots: [usize; 3]) {
+        let mut values = ListPool::with_capacity(slots[0]);
+        let mut successors = ListPool::with_capacity(slots[1]);
+        let mut regions = ListPool::with_capacity(slots[2]);
+        let copy = |list: &EntityList<Value>, from: &ListPool<Value>, to: &mut ListPool<Value>| {
+            EntityList::from_slice(list.as_slice(from), to)
+        };
+        for data in self.ops.values_mut() {
+            data.operands = copy(&data.operands, &self.value_lists, &mut values);
+            data.results = copy(&data.results, &self.value_lists, &mut values);
+            data.successors =
+                EntityList::from_slice(data.successors.as_slice(&self.successor_lists), &mut successors);
+            data.regions =
+                EntityList::from_slice(data.regions.as_slice(&self.region_lists), &mut regions);
+        }
+        for data in self.blocks.values_mut() {
+            data.params = copy(&data.params, &self.value_lists, &mut values);
+        }
+        for data in self.successors.values_mut() {
+            data.args = copy(&data.args, &self.value_lists, &mut values);
+        }
+        self.value_lists = values;
+        self.successor_lists = successors;
+        self.region_lists = regions;
     }
 
     /// Creates an op (not yet placed in a block) with fresh results of `result_types`,

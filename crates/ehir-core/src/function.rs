@@ -1,7 +1,7 @@
 //! A function: signature, linkage, personality, its explicit phase, and its body
 //! (a data flow graph plus layout), with pre-order walks over nested regions.
 
-use crate::dfg::DataFlowGraph;
+use crate::dfg::{DataFlowGraph, DfgSize};
 use crate::entities::{Block, Loc, Op, Region, Symbol, Type};
 use crate::layout::Layout;
 use crate::ops::{OpKind, PhaseSet};
@@ -182,6 +182,20 @@ impl Function {
         f.layout.append_block(body, entry);
         f.body = Some(body);
         f
+    }
+
+    /// Reserves room for a body of `size` (see [`DataFlowGraph::reserve`]), e.g. the
+    /// size of the previous function a parser built.
+    pub fn reserve(&mut self, size: DfgSize) {
+        self.dfg.reserve(size);
+        self.layout.reserve(size.ops, size.blocks, size.regions);
+    }
+
+    /// Releases the spare room of the body's tables once it is built
+    /// (see [`DataFlowGraph::shrink_to_fit`]).
+    pub fn shrink_to_fit(&mut self) {
+        self.dfg.shrink_to_fit();
+        self.layout.shrink_to_fit();
     }
 
     pub fn is_declaration(&self) -> bool {

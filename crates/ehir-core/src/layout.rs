@@ -2,17 +2,18 @@
 //! as doubly linked lists in side tables (Cranelift's layout, extended with regions).
 
 use crate::entities::{Block, Op, Region};
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::EntityRef;
 use cranelift_entity::packed_option::PackedOption;
+use std::marker::PhantomData;
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct OpNode {
     block: PackedOption<Block>,
     prev: PackedOption<Op>,
     next: PackedOption<Op>,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct BlockNode {
     region: PackedOption<Region>,
     prev: PackedOption<Block>,
@@ -21,18 +22,76 @@ struct BlockNode {
     last_op: PackedOption<Op>,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct RegionNode {
     first_block: PackedOption<Block>,
     last_block: PackedOption<Block>,
 }
 
+/// A side table of nodes indexed by an entity: the default node beyond its end, grown
+/// geometrically on the first write past it (writes come in entity order while building).
+#[derive(Clone, Debug)]
+struct Nodes<K, V> {
+    elems: Vec<V>,
+    key: PhantomData<K>,
+}
+
+impl<K, V> Default for Nodes<K, V> {
+    fn default() -> Self {
+        Nodes {
+            elems: Vec::new(),
+            key: PhantomData,
+        }
+    }
+}
+
+impl<K: EntityRef, V: Copy + Default + PartialEq> Nodes<K, V> {
+    #[inline]
+    fn get(&self, k: K) -> V {
+        self.elems.get(k.index()).copied().unwrap_or_default()
+    }
+
+    #[inline]
+    fn get_mut(&mut self, k: K) -> &mut V {
+        let i = k.index();
+        if i >= self.elems.len() {
+            self.grow(i);
+        }
+        &mut self.elems[i]
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, i: usize) {
+        let len = (i + 1).max(self.elems.len() * 2).max(16);
+        self.elems.resize(len, V::default());
+    }
+
+    /// Room for entities below `n` without growing.
+    fn reserve(&mut self, n: usize) {
+        if n > self.elems.len() {
+            self.elems.resize(n, V::default());
+        }
+    }
+
+    /// Drops the default nodes at the end and the spare capacity.
+    fn shrink_to_fit(&mut self) {
+        let used = self
+            .elems
+            .iter()
+            .rposition(|e| *e != V::default())
+            .map_or(0, |i| i + 1);
+        self.elems.truncate(used);
+        self.elems.shrink_to_fit();
+    }
+}
+
 /// The placement of blocks and ops.
 #[derive(Clone, Debug, Default)]
 pub struct Layout {
-    ops: SecondaryMap<Op, OpNode>,
-    blocks: SecondaryMap<Block, BlockNode>,
-    regions: SecondaryMap<Region, RegionNode>,
+    ops: Nodes<Op, OpNode>,
+    blocks: Nodes<Block, BlockNode>,
+    regions: Nodes<Region, RegionNode>,
 }
 
 impl Layout {
@@ -40,83 +99,105 @@ impl Layout {
         Self::default()
     }
 
+    /// Makes room for `ops` ops, `blocks` blocks and `regions` regions (entity numbers
+    /// below those) so that placing them does not grow the tables.
+    pub fn reserve(&mut self, ops: usize, blocks: usize, regions: usize) {
+        self.ops.reserve(ops);
+        self.blocks.reserve(blocks);
+        self.regions.reserve(regions);
+    }
+
+    /// Releases spare room in the tables (placement is unchanged).
+    pub fn shrink_to_fit(&mut self) {
+        self.ops.shrink_to_fit();
+        self.blocks.shrink_to_fit();
+        self.regions.shrink_to_fit();
+    }
+
     // ---- blocks ------------------------------------------------------------------------
 
     /// Appends a block (not currently placed) at the end of a region.
     pub fn append_block(&mut self, region: Region, block: Block) {
-        debug_assert!(self.blocks[block].region.is_none(), "block already placed");
-        let last = self.regions[region].last_block;
-        self.blocks[block].region = region.into();
-        self.blocks[block].prev = last;
-        self.blocks[block].next = None.into();
-        match last.expand() {
-            Some(l) => self.blocks[l].next = block.into(),
-            None => self.regions[region].first_block = block.into(),
+        debug_assert!(self.blocks.get(block).region.is_none(), "block already placed");
+        let last = self.regions.get(region).last_block;
+        {
+            let node = self.blocks.get_mut(block);
+            node.region = region.into();
+            node.prev = last;
+            node.next = None.into();
         }
-        self.regions[region].last_block = block.into();
+        match last.expand() {
+            Some(l) => self.blocks.get_mut(l).next = block.into(),
+            None => self.regions.get_mut(region).first_block = block.into(),
+        }
+        self.regions.get_mut(region).last_block = block.into();
     }
 
     /// Inserts a block (not currently placed) right after `after`.
     pub fn insert_block_after(&mut self, block: Block, after: Block) {
-        let region = self.blocks[after].region.expect("`after` is not placed");
-        let next = self.blocks[after].next;
-        self.blocks[block].region = region.into();
-        self.blocks[block].prev = after.into();
-        self.blocks[block].next = next;
-        self.blocks[after].next = block.into();
+        let after_node = self.blocks.get(after);
+        let region = after_node.region.expect("`after` is not placed");
+        let next = after_node.next;
+        {
+            let node = self.blocks.get_mut(block);
+            node.region = region.into();
+            node.prev = after.into();
+            node.next = next;
+        }
+        self.blocks.get_mut(after).next = block.into();
         match next.expand() {
-            Some(n) => self.blocks[n].prev = block.into(),
-            None => self.regions[region].last_block = block.into(),
+            Some(n) => self.blocks.get_mut(n).prev = block.into(),
+            None => self.regions.get_mut(region).last_block = block.into(),
         }
     }
 
     /// Removes a block (and, implicitly, its ops) from its region.
     pub fn remove_block(&mut self, block: Block) {
-        let node = self.blocks[block];
+        let node = self.blocks.get(block);
         let region = node.region.expect("block is not placed");
         match node.prev.expand() {
-            Some(p) => self.blocks[p].next = node.next,
-            None => self.regions[region].first_block = node.next,
+            Some(p) => self.blocks.get_mut(p).next = node.next,
+            None => self.regions.get_mut(region).first_block = node.next,
         }
         match node.next.expand() {
-            Some(n) => self.blocks[n].prev = node.prev,
-            None => self.regions[region].last_block = node.prev,
+            Some(n) => self.blocks.get_mut(n).prev = node.prev,
+            None => self.regions.get_mut(region).last_block = node.prev,
         }
-        let b = &mut self.blocks[block];
+        let b = self.blocks.get_mut(block);
         b.region = None.into();
         b.prev = None.into();
         b.next = None.into();
     }
 
     pub fn block_region(&self, block: Block) -> Option<Region> {
-        self.blocks[block].region.expand()
+        self.blocks.get(block).region.expand()
     }
 
     pub fn is_block_placed(&self, block: Block) -> bool {
-        self.blocks[block].region.is_some()
+        self.blocks.get(block).region.is_some()
     }
 
     pub fn entry_block(&self, region: Region) -> Option<Block> {
-        self.regions[region].first_block.expand()
+        self.regions.get(region).first_block.expand()
     }
 
     pub fn last_block(&self, region: Region) -> Option<Block> {
-        self.regions[region].last_block.expand()
+        self.regions.get(region).last_block.expand()
     }
 
     pub fn next_block(&self, block: Block) -> Option<Block> {
-        self.blocks[block].next.expand()
+        self.blocks.get(block).next.expand()
     }
 
     pub fn prev_block(&self, block: Block) -> Option<Block> {
-        self.blocks[block].prev.expand()
+        self.blocks.get(block).prev.expand()
     }
 
     /// The blocks of a region in order.
     pub fn blocks(&self, region: Region) -> Blocks<'_> {
         Blocks {
             layout: self,
-            next: self.regions[region].first_block.expand(),
+            next: self.regions.get(region).first_block.expand(),
         }
     }
 
@@ -124,39 +205,40 @@ impl Layout {
 
     /// Appends an op (not currently placed) at the end of a block.
     pub fn append_op(&mut self, op: Op, block: Block) {
-        debug_assert!(self.ops[op].block.is_none(), "op already placed");
-        let last = self.blocks[block].last_op;
-        self.ops[op] = OpNode {
+        debug_assert!(self.ops.get(op).block.is_none(), "op already placed");
+        let last = self.blocks.get(block).last_op;
+        *self.ops.get_mut(op) = OpNode {
             block: block.into(),
             prev: last,
             next: None.into(),
         };
         match last.expand() {
-            Some(l) => self.ops[l].next = op.into(),
-            None => self.blocks[block].first_op = op.into(),
+            Some(l) => self.ops.get_mut(l).next = op.into(),
+            None => self.blocks.get_mut(block).first_op = op.into(),
         }
-        self.blocks[block].last_op = op.into();
+        self.blocks.get_mut(block).last_op = op.into();
     }
 
     /// Inserts an op (not currently placed) right before `before`.
     pub fn insert_op_before(&mut self, op: Op, before: Op) {
-        let block = self.ops[before].block.expect("`before` is not placed");
-        let prev = self.ops[before].prev;
-        self.ops[op] = OpNode {
+        let before_node = self.ops.get(before);
+        let block = before_node.block.expect("`before` is not placed");
+        let prev = before_node.prev;
+        *self.ops.get_mut(op) = OpNode {
             block: block.into(),
             prev,
             next: before.into(),
         };
-        self.ops[before].prev = op.into();
+        self.ops.get_mut(before).prev = op.into();
         match prev.expand() {
-            Some(p) => self.ops[p].next = op.into(),
-            None => self.blocks[block].first_op = op.into(),
+            Some(p) => self.ops.get_mut(p).next = op.into(),
+            None => self.blocks.get_mut(block).first_op = op.into(),
         }
     }
 
     /// Inserts an op (not currently placed) at the start of a block.
     pub fn prepend_op(&mut self, op: Op, block: Block) {
-        match self.blocks[block].first_op.expand() {
+        match self.blocks.get(block).first_op.expand() {
             Some(first) => self.insert_op_before(op, first),
             None => self.append_op(op, block),
         }
@@ -164,17 +246,17 @@ impl Layout {
 
     /// Removes an op from its block.
     pub fn remove_op(&mut self, op: Op) {
-        let node = self.ops[op];
+        let node = self.ops.get(op);
         let block = node.block.expect("op is not placed");
         match node.prev.expand() {
-            Some(p) => self.ops[p].next = node.next,
-            None => self.blocks[block].first_op = node.next,
+            Some(p) => self.ops.get_mut(p).next = node.next,
+            None => self.blocks.get_mut(block).first_op = node.next,
         }
         match node.next.expand() {
-            Some(n) => self.ops[n].prev = node.prev,
-            None => self.blocks[block].last_op = node.prev,
+            Some(n) => self.ops.get_mut(n).prev = node.prev,
+            None => self.blocks.get_mut(block).last_op = node.prev,
         }
-        self.ops[op] = OpNode::default();
+        *self.ops.get_mut(op) = OpNode::default();
     }
 
     /// Moves every op from `op` (inclusive) to the end of its block to the end of `dest`.
@@ -188,30 +270,30 @@ impl Layout {
     }
 
     pub fn op_block(&self, op: Op) -> Option<Block> {
-        self.ops[op].block.expand()
+        self.ops.get(op).block.expand()
     }
 
     pub fn first_op(&self, block: Block) -> Option<Op> {
-        self.blocks[block].first_op.expand()
+        self.blocks.get(block).first_op.expand()
     }
 
     pub fn last_op(&self, block: Block) -> Option<Op> {
-        self.blocks[block].last_op.expand()
+        self.blocks.get(block).last_op.expand()
     }
 
     pub fn next_op(&self, op: Op) -> Option<Op> {
-        self.ops[op].next.expand()
+        self.ops.get(op).next.expand()
     }
 
     pub fn prev_op(&self, op: Op) -> Option<Op> {
-        self.ops[op].prev.expand()
+        self.ops.get(op).prev.expand()
     }
 
     /// The ops of a block in order.
     pub fn ops(&self, block: Block) -> Ops<'_> {
         Ops {
             layout: self,
-            next: self.blocks[block].first_op.expand(),
+            next: self.blocks.get(block).first_op.expand(),
         }
     }
 }

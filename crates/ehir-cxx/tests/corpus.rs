@@ -28,7 +28,7 @@ fn corpus_dir() -> PathBuf {
 
 /// The corpus programs, and the bundled example of the crate.
 fn corpus() -> Vec<PathBuf> {
-    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in [corpus_dir(), examples] {
         files.extend(

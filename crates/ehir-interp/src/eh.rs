@@ -8,9 +8,10 @@
 //!   flat — a matching key of the `cir.eh.dispatch` that the unwind destination leads
 //!   to; Itanium — a matching `cir.eh.landingpad` clause; MSVC — a matching
 //!   `cir.catchpad` of the `cir.catchswitch` chain. Everywhere a violated exception
-//!   specification (`filter`) and a `terminate` (noexcept) boundary also stop the
-//!   search; phase 2 then unwinds the frames inside them (their cleanups run, as with
-//!   g++) before `std::unexpected` or `std::terminate` is called.
+//!   specification (`filter`) also stops the search, and so does a `terminate`
+//!   (noexcept) boundary reached through cleanups only (g++'s rule, see the crate
+//!   docs); phase 2 then unwinds the frames nearer the throw before `std::unexpected`
+//!   or `std::terminate` is called. Calls that cannot throw are transparent.
 //! - **Terminate boundaries.** An exception that would leave code running during
 //!   unwinding (a structured EH cleanup or `unwind` region, a flat
 //!   `cir.begin_cleanup`..`cir.end_cleanup` range of another exception, an MSVC
@@ -33,6 +34,17 @@ use std::collections::{HashSet, VecDeque};
 
 /// The exit status of a run that called `std::terminate` or `abort`.
 pub const EXIT_ABORT: i32 = 134;
+
+/// Whether a dispatch has keys that test the exception's type (catch, catch_all,
+/// filter).
+fn dispatch_catches(func: &ehir_core::Function, keys: Extra) -> bool {
+    func.dfg.handlers(keys).iter().any(|k| {
+        matches!(
+            k,
+            HandlerKey::Catch(_) | HandlerKey::CatchAll | HandlerKey::Filter(_)
+        )
+    })
+}
 
 /// What an Itanium landing pad does with an exception.
 enum Landing {
@@ -335,6 +347,12 @@ impl<'m> Machine<'m> {
         let exn = self.token_exception(token)?;
         let succs = func.dfg.successors(op);
         let handlers = func.dfg.handlers(keys).to_vec();
+        let catching = dispatch_catches(func, keys);
+        if catching {
+            // Whatever happens next in this frame comes after a try with catching
+            // handlers (g++'s noexcept rule).
+            self.cur.passed_catch = Some(exn);
+        }
         for (i, key) in handlers.iter().enumerate() {
             let Some(&succ) = succs.get(i) else { break };
             match key {
@@ -351,14 +369,19 @@ impl<'m> Machine<'m> {
                     self.select_handler(exn, Adjust::Object(0), None)?;
                     return self.jump(succ, Some(u64::from(exn)));
                 }
-                HandlerKey::Unwind => return self.jump(succ, Some(u64::from(exn))),
+                HandlerKey::Unwind => {
+                    if self.flat_doomed(func.dfg.successor_block(succ)) {
+                        return self.terminate_at_boundary(exn);
+                    }
+                    return self.jump(succ, Some(u64::from(exn)));
+                }
                 HandlerKey::Filter(list) => {
                     let allowed = self.attr_type_list(*list);
                     if !self.spec_allows(&allowed, exn) {
                         return self.call_unexpected(exn, allowed);
                     }
                 }
-                HandlerKey::Terminate => return self.terminate_for(exn),
+                HandlerKey::Terminate => return self.terminate_at_boundary(exn),
             }
         }
         self.continue_unwinding_out(exn)
@@ -492,15 +515,32 @@ impl<'m> Machine<'m> {
         }
     }
 
+    /// Whether a frame stands at a call that cannot throw (`nothrow` on the call, or a
+    /// callee declared `nothrow`). Lowered code has no landing pad there, so an
+    /// exception coming out of such a call (which C++ forbids) passes the frame by: its
+    /// handlers are not searched and its cleanups do not run, at every phase.
+    pub(crate) fn at_nothrow_call(&self, f: &Frame<'m>) -> bool {
+        match *f.func.dfg.kind(f.pc) {
+            OpKind::Call { callee, flags, .. } => {
+                flags.nothrow
+                    || callee
+                        .expand()
+                        .and_then(|c| self.module.function_by_name(c))
+                        .is_some_and(|fid| self.module.functions[fid].nothrow)
+            }
+            _ => false,
+        }
+    }
+
     /// Phase 1: whether any frame (or boundary) would stop unwinding `exn`.
     fn search(&self, exn: u32) -> bool {
-        if self.search_frame(&self.cur, exn) {
+        if !self.at_nothrow_call(&self.cur) && self.search_frame(&self.cur, exn) {
             return true;
         }
         for slot in self.stack.iter().rev() {
             match slot {
                 Slot::Frame(f) => {
-                    if self.search_frame(f, exn) {
+                    if !self.at_nothrow_call(f) && self.search_frame(f, exn) {
                         return true;
                     }
                 }
@@ -548,13 +588,15 @@ impl<'m> Machine<'m> {
     }
 
     /// Phase 1 in a flat frame: follows the code from the unwind destination to the
-    /// `cir.eh.dispatch` it reaches (through cleanup blocks and `unwind` keys).
+    /// `cir.eh.dispatch` it reaches (through cleanup blocks and `unwind` keys). A
+    /// `terminate` key stops the search only when no dispatch with catching keys came
+    /// before it (g++'s noexcept rule, as in the structured phase).
     fn flat_search(&self, f: &Frame<'m>, start: Block, exn: u32) -> bool {
         let func = f.func;
-        let mut queue = VecDeque::from([start]);
+        let mut queue = VecDeque::from([(start, false)]);
         let mut seen = HashSet::new();
-        while let Some(block) = queue.pop_front() {
-            if !seen.insert(block) || seen.len() > 100_000 {
+        while let Some((block, passed)) = queue.pop_front() {
+            if !seen.insert((block, passed)) || seen.len() > 100_000 {
                 continue;
             }
             let Some(term) = func.layout.last_op(block) else {
@@ -569,6 +611,7 @@ impl<'m> Machine<'m> {
             match *func.dfg.kind(term) {
                 OpKind::EhDispatch { keys } => {
                     let succs = func.dfg.successors(term);
+                    let catching = dispatch_catches(func, keys);
                     for (i, key) in func.dfg.handlers(keys).iter().enumerate() {
                         match key {
                             HandlerKey::Catch(attr) => {
@@ -578,7 +621,13 @@ impl<'m> Machine<'m> {
                                     return true;
                                 }
                             }
-                            HandlerKey::CatchAll | HandlerKey::Terminate => return true,
+                            HandlerKey::CatchAll => return true,
+                            HandlerKey::Terminate => {
+                                if !passed && !catching {
+                                    return true;
+                                }
+                                break;
+                            }
                             HandlerKey::Filter(list) => {
                                 if !self.spec_allows(&self.attr_type_list(*list), exn) {
                                     return true;
@@ -586,22 +635,78 @@ impl<'m> Machine<'m> {
                             }
                             HandlerKey::Unwind => {
                                 if let Some(&s) = succs.get(i) {
-                                    queue.push_back(func.dfg.successor_block(s));
+                                    queue.push_back((
+                                        func.dfg.successor_block(s),
+                                        passed || catching,
+                                    ));
                                 }
                                 break;
                             }
                         }
                     }
                 }
-                OpKind::EhTerminate => return true,
+                OpKind::EhTerminate if !passed => return true,
                 OpKind::Br | OpKind::BrCond | OpKind::SwitchFlat { .. } => {
-                    queue.extend(succ_blocks(term))
+                    queue.extend(succ_blocks(term).map(|b| (b, passed)))
                 }
-                OpKind::TryCall { .. } => queue.extend(succ_blocks(term).take(1)),
+                OpKind::TryCall { .. } => {
+                    queue.extend(succ_blocks(term).take(1).map(|b| (b, passed)))
+                }
                 _ => {}
             }
         }
         false
+    }
+
+    /// g++'s noexcept rule in a flat frame: whether the EH code from `start` reaches a
+    /// `terminate` boundary (dispatch key or `cir.eh.terminate`) through cleanups only,
+    /// before any dispatch with catching keys — then g++ terminates without running
+    /// those cleanups.
+    fn flat_doomed(&self, start: Block) -> bool {
+        let func = self.cur.func;
+        let mut queue = VecDeque::from([start]);
+        let mut seen = HashSet::new();
+        let mut doomed = false;
+        while let Some(block) = queue.pop_front() {
+            if !seen.insert(block) || seen.len() > 100_000 {
+                continue;
+            }
+            let Some(term) = func.layout.last_op(block) else {
+                continue;
+            };
+            let succs = func.dfg.successors(term);
+            match *func.dfg.kind(term) {
+                OpKind::EhDispatch { keys } => {
+                    if dispatch_catches(func, keys) {
+                        return false;
+                    }
+                    for (i, key) in func.dfg.handlers(keys).iter().enumerate() {
+                        match key {
+                            HandlerKey::Terminate => {
+                                doomed = true;
+                                break;
+                            }
+                            HandlerKey::Unwind => {
+                                if let Some(&s) = succs.get(i) {
+                                    queue.push_back(func.dfg.successor_block(s));
+                                }
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                OpKind::EhTerminate => doomed = true,
+                OpKind::Br | OpKind::BrCond | OpKind::SwitchFlat { .. } => {
+                    queue.extend(succs.iter().map(|&s| func.dfg.successor_block(s)))
+                }
+                OpKind::TryCall { .. } => {
+                    queue.extend(succs.first().map(|&s| func.dfg.successor_block(s)))
+                }
+                _ => return false,
+            }
+        }
+        doomed
     }
 
     /// Phase 1 in an MSVC frame: the catchswitch / cleanuppad chain from `start`.
@@ -701,6 +806,10 @@ impl<'m> Machine<'m> {
     /// (or cleans up for it).
     pub(crate) fn unwind(&mut self, exn: u32) -> Result<(), Stop> {
         loop {
+            if self.at_nothrow_call(&self.cur) {
+                self.leave_frame_unwinding(exn)?;
+                continue;
+            }
             let landed = match self.cur.phase {
                 Phase::Structured => self.unwind_structured(exn)?,
                 Phase::Flat => self.unwind_flat(exn)?,
@@ -729,6 +838,10 @@ impl<'m> Machine<'m> {
 
     fn unwind_flat(&mut self, exn: u32) -> Result<bool, Stop> {
         if let Some(s) = self.unwind_dest(&self.cur) {
+            if self.flat_doomed(self.cur.func.dfg.successor_block(s)) {
+                self.terminate_at_boundary(exn)?;
+                return Ok(true);
+            }
             self.land(exn, s)?;
             return Ok(true);
         }

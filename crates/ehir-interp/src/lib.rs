@@ -39,12 +39,20 @@
 //!   result of `cir.begin_catch`, `__cxa_begin_catch` and an MSVC catch-by-reference
 //!   slot all get the address of the exception object (of the base subobject for a
 //!   catch by base class), or, for a thrown pointer, the (adjusted) pointer value.
-//! - **noexcept (`terminate` handlers/keys) and exception specifications (`filter`)**
-//!   stop the phase-1 search like handlers; phase 2 unwinds the frames inside them,
-//!   running their cleanups, before `std::terminate` / `std::unexpected` is called. This
-//!   is what g++/libstdc++ do (checked against g++ 12: `void f() noexcept { g(); }` with
-//!   `g() { A a; throw 1; }` prints `~A` before terminating); only an exception that
-//!   nothing stops at all terminates without unwinding.
+//! - **noexcept boundaries** (`terminate` handlers and dispatch keys) follow g++
+//!   (measured with g++ 12; see docs/notes/noexcept-gxx-behaviour.md). When only
+//!   cleanups lie between the throwing call and the boundary, the boundary stops the
+//!   phase-1 search, phase 2 unwinds the frames nearer the throw, and `std::terminate`
+//!   is called at the call with the exception current — the noexcept frame's own
+//!   cleanups do not run. When a try (or dispatch) with catching handlers lies in
+//!   between, the search passes the boundary; if a handler further out exists, phase 2
+//!   runs that try's cleanups and, when it does not match, terminates "without an
+//!   active exception" (again without the cleanups between the try and the boundary).
+//!   Calls that cannot throw (`nothrow` call or callee) are transparent: the caller's
+//!   handlers are not searched for an exception coming out of them.
+//! - **Exception specifications (`filter`)** stop the phase-1 search when violated;
+//!   phase 2 runs the cleanups inside them, then `std::unexpected` is called (C++14:
+//!   its handler may throw an allowed type, or `std::bad_exception` when listed).
 //! - **Flat dispatch**: a `filter` key that the exception violates calls
 //!   `std::unexpected` at once and a `terminate` key calls `std::terminate` at once;
 //!   their successor blocks are not executed. A dispatch where no key applies keeps
@@ -239,6 +247,8 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         selector: 0,
         open_cleanups: Vec::new(),
         pads: Vec::new(),
+        passed_catch: None,
+        terminate_tries: 0,
     };
     let mut m = Machine {
         module,

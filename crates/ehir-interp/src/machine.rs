@@ -152,6 +152,14 @@ pub(crate) struct Frame<'m> {
     pub open_cleanups: Vec<u32>,
     /// MSVC: active funclets, innermost last.
     pub pads: Vec<Pad>,
+    /// The exception for which unwinding in this frame already passed a try (or
+    /// dispatch) with catching handlers that did not match (g++'s noexcept rule: a
+    /// `terminate` boundary reached after that terminates "without an active
+    /// exception").
+    pub passed_catch: Option<u32>,
+    /// Structured: how many entries of `ctrl` are `cir.try` ops with a `terminate`
+    /// handler (0 makes the noexcept check free).
+    pub terminate_tries: u32,
 }
 
 /// A suspended frame or a boundary.
@@ -304,6 +312,8 @@ impl<'m> Machine<'m> {
             selector: 0,
             open_cleanups: Vec::new(),
             pads: Vec::new(),
+            passed_catch: None,
+            terminate_tries: 0,
         })
     }
 
@@ -656,14 +666,8 @@ impl<'m> Machine<'m> {
                     .pointee(ops[0])
                     .map(|t| self.layouts.size(t))
                     .unwrap_or(1);
-                let n = self.get(ops[1]);
-                let n = match self.scalar_of(ops[1]) {
-                    Scalar::Int {
-                        signed: false,
-                        width,
-                    } if width < 64 => n as i64,
-                    _ => n as i64,
-                };
+                // Registers hold integers sign- or zero-extended to 64 bits.
+                let n = self.get(ops[1]) as i64;
                 let p = memory::offset_by(self.get(ops[0]), n.wrapping_mul(elem as i64));
                 self.set(r, p);
                 self.next(op)

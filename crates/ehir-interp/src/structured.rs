@@ -15,7 +15,8 @@
 //!   cleanups of kind `eh`/`all` run, the first matching handler of a `cir.try` gets
 //!   control (`catch` by type, `catch all`), an `unwind` handler runs and continues
 //!   unwinding with `cir.resume`, a violated `filter` calls `std::unexpected`, a
-//!   `terminate` handler calls `std::terminate`; a partially constructed
+//!   `terminate` handler calls `std::terminate` (without running the cleanups between
+//!   the throwing call and it, as g++ does); a partially constructed
 //!   `cir.array.ctor` destroys the constructed elements in reverse order;
 //! - an exception escaping a cleanup region or an `unwind` region that runs during
 //!   unwinding terminates (a destructor throwing during unwinding).
@@ -35,6 +36,9 @@ impl<'m> Machine<'m> {
     }
 
     fn push_ctrl(&mut self, op: Op, state: CtrlState) {
+        if has_terminate_key(self.cur.func, op) {
+            self.cur.terminate_tries += 1;
+        }
         let mark = self.cur.allocas.len() as u32;
         self.cur.ctrl.push(Ctrl {
             op,
@@ -47,8 +51,46 @@ impl<'m> Machine<'m> {
     /// Leaves the innermost construct (its allocas die) and returns it.
     pub(crate) fn pop_ctrl(&mut self) -> Option<Ctrl> {
         let c = self.cur.ctrl.pop()?;
+        if has_terminate_key(self.cur.func, c.op) {
+            self.cur.terminate_tries = self.cur.terminate_tries.saturating_sub(1);
+        }
         self.free_allocas_to(c.mark);
         Some(c)
+    }
+
+    /// g++'s rule for a `noexcept` boundary (a `cir.try` with a `terminate` handler):
+    /// when, going outwards from the running point of this frame, such a try comes
+    /// before any try with catching handlers, the exception would meet only cleanups
+    /// before the boundary — g++ calls `std::terminate` at once, without running them
+    /// (see docs/notes/noexcept-gxx-behaviour.md).
+    fn noexcept_doomed(&self) -> bool {
+        if self.cur.terminate_tries == 0 {
+            return false;
+        }
+        let func = self.cur.func;
+        for c in self.cur.ctrl.iter().rev() {
+            if matches!(c.state, CtrlState::TryBody) {
+                if has_catching_keys(func, c.op) {
+                    return false;
+                }
+                if has_terminate_key(func, c.op) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// `std::terminate` at a noexcept boundary: with the exception made current
+    /// (`__cxa_call_terminate`) when it reached the boundary directly, without when
+    /// unwinding already passed a non-matching try in this frame (g++ then calls
+    /// `std::terminate` from the landing pad's fall-through).
+    pub(crate) fn terminate_at_boundary(&mut self, exn: u32) -> Result<(), Stop> {
+        if self.cur.passed_catch == Some(exn) {
+            self.terminate()
+        } else {
+            self.terminate_for(exn)
+        }
     }
 
     /// Starts region `index` of the innermost construct with the given block arguments.
@@ -495,6 +537,9 @@ impl<'m> Machine<'m> {
     pub(crate) fn unwind_structured(&mut self, exn: u32) -> Result<bool, Stop> {
         let func = self.cur.func;
         loop {
+            if self.noexcept_doomed() {
+                return self.terminate_at_boundary(exn).map(|_| true);
+            }
             let Some(top) = self.cur.ctrl.last() else {
                 return Ok(false);
             };
@@ -524,6 +569,7 @@ impl<'m> Machine<'m> {
                         continue;
                     };
                     let keys = func.dfg.handlers(handlers).to_vec();
+                    let catching = has_catching_keys(func, owner);
                     for (i, key) in keys.iter().enumerate() {
                         let region = i as u32 + 1;
                         match key {
@@ -545,6 +591,9 @@ impl<'m> Machine<'m> {
                                 return self.enter_handler(exn, adjusted, region).map(|_| true);
                             }
                             HandlerKey::Unwind => {
+                                if catching {
+                                    self.cur.passed_catch = Some(exn);
+                                }
                                 let mark = self.cur.ctrl.last().expect("top").mark;
                                 self.free_allocas_to(mark);
                                 self.cur.ctrl.last_mut().expect("top").state =
@@ -562,9 +611,15 @@ impl<'m> Machine<'m> {
                                 }
                             }
                             HandlerKey::Terminate => {
-                                return self.terminate_for(exn).map(|_| true);
+                                if catching {
+                                    self.cur.passed_catch = Some(exn);
+                                }
+                                return self.terminate_at_boundary(exn).map(|_| true);
                             }
                         }
+                    }
+                    if catching {
+                        self.cur.passed_catch = Some(exn);
                     }
                     self.pop_ctrl();
                 }
@@ -614,6 +669,10 @@ impl<'m> Machine<'m> {
         func: &ehir_core::Function,
         exn: u32,
     ) -> bool {
+        // A `terminate` boundary stops the search only when no try with catching
+        // handlers comes before it (g++ encodes it as a call-site gap then; otherwise
+        // the call site's actions are the inner try's and the search goes on).
+        let mut passed_catching = false;
         for c in ctrl.iter().rev() {
             match &c.state {
                 CtrlState::CleanupRun(Pending::Unwind(_))
@@ -632,7 +691,12 @@ impl<'m> Machine<'m> {
                                     return true;
                                 }
                             }
-                            HandlerKey::CatchAll | HandlerKey::Terminate => return true,
+                            HandlerKey::CatchAll => return true,
+                            HandlerKey::Terminate => {
+                                if !passed_catching && !has_catching_keys(func, c.op) {
+                                    return true;
+                                }
+                            }
                             HandlerKey::Filter(list) => {
                                 if !self.spec_allows(&self.attr_type_list(*list), exn) {
                                     return true;
@@ -640,6 +704,9 @@ impl<'m> Machine<'m> {
                             }
                             HandlerKey::Unwind => {}
                         }
+                    }
+                    if has_catching_keys(func, c.op) {
+                        passed_catching = true;
                     }
                 }
                 _ => {}
@@ -674,6 +741,32 @@ impl<'m> Machine<'m> {
             }
         }
         self.unwind(exn)
+    }
+}
+
+/// Whether a `cir.try` has handlers that test the exception's type (catch, catch all,
+/// filter): a landing pad with type actions in Itanium terms.
+fn has_catching_keys(func: &ehir_core::Function, op: Op) -> bool {
+    match *func.dfg.kind(op) {
+        OpKind::Try { handlers } => func.dfg.handlers(handlers).iter().any(|k| {
+            matches!(
+                k,
+                HandlerKey::Catch(_) | HandlerKey::CatchAll | HandlerKey::Filter(_)
+            )
+        }),
+        _ => false,
+    }
+}
+
+/// Whether an op is a `cir.try` with a `terminate` handler (a noexcept boundary).
+fn has_terminate_key(func: &ehir_core::Function, op: Op) -> bool {
+    match *func.dfg.kind(op) {
+        OpKind::Try { handlers } => func
+            .dfg
+            .handlers(handlers)
+            .iter()
+            .any(|k| matches!(k, HandlerKey::Terminate)),
+        _ => false,
     }
 }
 

@@ -194,6 +194,85 @@ cir.func @f() {
     );
 }
 
+/// g++'s noexcept rule in flat form, case A: the landing pad's code leads through a
+/// cleanup to a `terminate` key only, so the cleanup does not run.
+#[test]
+fn flat_noexcept_cleanups_before_the_boundary_do_not_run() {
+    let f = r#"
+cir.func @f() {
+  cir.try_call @g() ^bb1, ^bb2 : () -> ()
+^bb1:
+  cir.return
+^bb2:
+  %t = cir.eh.initiate cleanup : !cir.eh_token
+  %c = cir.begin_cleanup %t : !cir.eh_token -> !cir.cleanup_token
+  cir.call @dtor_fa() : () -> ()
+  cir.end_cleanup %c : !cir.cleanup_token
+  cir.br ^bb3(%t : !cir.eh_token)
+^bb3(%t2: !cir.eh_token):
+  cir.eh.dispatch %t2 : !cir.eh_token [
+    terminate : ^bb4
+  ]
+^bb4:
+  cir.unreachable
+}
+"#;
+    let o = run_text(&flat_program(f), &["@g=int:1"], &[]);
+    assert_eq!(o.exit_status, 134);
+    assert_eq!(calls(&o), vec!["call @g()"]);
+    assert_eq!(
+        stderr(&o),
+        "terminate called after throwing an instance of 'int'\n"
+    );
+}
+
+/// Case B: a dispatch with a non-matching catch key, then an `unwind` path through a
+/// cleanup to the `terminate` key: the inner cleanup runs, the outer one does not, and
+/// terminate has no active exception.
+#[test]
+fn flat_noexcept_after_a_non_matching_dispatch() {
+    let f = r#"
+cir.func @f() {
+  cir.try_call @g() ^bb1, ^bb2 : () -> ()
+^bb1:
+  cir.return
+^bb2:
+  %t = cir.eh.initiate cleanup : !cir.eh_token
+  %c = cir.begin_cleanup %t : !cir.eh_token -> !cir.cleanup_token
+  cir.call @dtor_ta() : () -> ()
+  cir.end_cleanup %c : !cir.cleanup_token
+  cir.eh.dispatch %t : !cir.eh_token [
+    catch (#cir.global_view<@_ZTIf> : !cir.ptr<!u8i>) : ^bb3
+    unwind : ^bb4
+  ]
+^bb3(%t3: !cir.eh_token):
+  %k = cir.begin_catch %t3 : !cir.eh_token -> !cir.catch_token
+  cir.end_catch %k : !cir.catch_token
+  cir.call @dtor_fa() : () -> ()
+  cir.return
+^bb4(%t4: !cir.eh_token):
+  %c2 = cir.begin_cleanup %t4 : !cir.eh_token -> !cir.cleanup_token
+  cir.call @dtor_fa() : () -> ()
+  cir.end_cleanup %c2 : !cir.cleanup_token
+  cir.eh.dispatch %t4 : !cir.eh_token [
+    terminate : ^bb5
+  ]
+^bb5:
+  cir.unreachable
+}
+"#;
+    let o = run_text(&flat_program(f), &["@g=int:1"], &[]);
+    assert_eq!(o.exit_status, 134);
+    assert_eq!(calls(&o), vec!["call @g()", "call @dtor_ta()"]);
+    assert_eq!(stderr(&o), "terminate called without an active exception\n");
+    let o = run_text(&flat_program(f), &["@g=float:1"], &[]);
+    assert_eq!(o.exit_status, 0);
+    assert_eq!(
+        calls(&o),
+        vec!["call @g()", "call @dtor_ta()", "call @dtor_fa()"]
+    );
+}
+
 /// What flatten-cfg makes of a throwing destructor during unwinding: the destructor
 /// call in the EH cleanup unwinds to `cir.eh.terminate %token`, which terminates naming
 /// the new exception.

@@ -601,23 +601,154 @@ fn unexpected_handler_returning_terminates() {
     assert!(calls(&o).contains(&"call @in_handler()".to_string()));
 }
 
-/// noexcept: the inner frame's cleanup runs (as with g++), then terminate.
+/// noexcept with only cleanups between the call and the boundary: the inner frame's
+/// cleanup runs, the noexcept frame's own cleanup does not (g++ leaves the call out of
+/// the call-site table), then terminate with the exception current.
 #[test]
-fn noexcept_boundary_terminates_after_inner_cleanups() {
+fn noexcept_boundary_terminates_without_its_own_cleanups() {
     let o = run_text(&spec_program("terminate", ""), &["@thrower=int:1"], &[]);
     assert_eq!(o.exit_status, 134);
-    assert_eq!(
-        calls(&o),
-        vec![
-            "call @thrower()",
-            "call @_ZN1AD1Ev(&ga+0)",
-            "call @_ZN1AD1Ev(&fa+0)"
-        ]
-    );
+    assert_eq!(calls(&o), vec!["call @thrower()", "call @_ZN1AD1Ev(&ga+0)"]);
     assert_eq!(
         stderr(&o),
         "terminate called after throwing an instance of 'int'\n"
     );
+}
+
+/// `void f() noexcept { A fa; try { A ta; g(); } catch (float) { mark(5); } }` with
+/// g++'s behaviour: the search passes the boundary (the call site's actions are the
+/// inner try's), main's handler exists, so phase 2 unwinds into the try, destroys `ta`,
+/// the float handler does not match, and `std::terminate` is called without an active
+/// exception; `fa` is not destroyed.
+const NOEXCEPT_WITH_INNER_TRY: &str = r#"
+!rec_A = !cir.record<struct "A" {!s8i}>
+cir.func @f() {
+  %fa = cir.alloca !rec_A, !cir.ptr<!rec_A>, ["fa", init]
+  %ta = cir.alloca !rec_A, !cir.ptr<!rec_A>, ["ta", init]
+  cir.try {
+    cir.cleanup.scope {
+      cir.try {
+        cir.cleanup.scope {
+          cir.call @g() : () -> ()
+          cir.yield
+        } cleanup all {
+          cir.call @_ZN1AD1Ev(%ta) : (!cir.ptr<!rec_A>) -> ()
+          cir.yield
+        }
+        cir.yield
+      } catch [type #cir.global_view<@_ZTIf> : !cir.ptr<!u8i>] {
+        %p = cir.catch_param : !cir.ptr<!cir.float>
+        %five = cir.const #cir.int<5> : !s32i
+        cir.call @mark(%five) : (!s32i) -> ()
+        cir.yield
+      }
+      cir.yield
+    } cleanup all {
+      cir.call @_ZN1AD1Ev(%fa) : (!cir.ptr<!rec_A>) -> ()
+      cir.yield
+    }
+    cir.yield
+  } terminate {
+    cir.unreachable
+  }
+  cir.return
+}
+"#;
+
+fn with_main(f: &str, main_catches: bool) -> String {
+    let main = if main_catches {
+        r#"
+cir.func @main() -> !s32i {
+  cir.try {
+    cir.call @f() : () -> ()
+    cir.yield
+  } catch all {
+    %p = cir.catch_param : !cir.ptr<!void>
+    %nine = cir.const #cir.int<9> : !s32i
+    cir.call @mark(%nine) : (!s32i) -> ()
+    cir.yield
+  }
+  %z = cir.const #cir.int<0> : !s32i
+  cir.return %z : !s32i
+}
+"#
+    } else {
+        r#"
+cir.func @main() -> !s32i {
+  cir.call @f() : () -> ()
+  %z = cir.const #cir.int<0> : !s32i
+  cir.return %z : !s32i
+}
+"#
+    };
+    format!("{f}\n{main}")
+}
+
+#[test]
+fn noexcept_after_a_non_matching_inner_try_terminates_without_active_exception() {
+    let o = run_text(
+        &with_main(NOEXCEPT_WITH_INNER_TRY, true),
+        &["@g=int:1"],
+        &[],
+    );
+    assert_eq!(o.exit_status, 134);
+    assert_eq!(calls(&o), vec!["call @g()", "call @_ZN1AD1Ev(&ta+0)"]);
+    assert_eq!(stderr(&o), "terminate called without an active exception\n");
+    // A float is caught inside: no terminate.
+    let o = run_text(
+        &with_main(NOEXCEPT_WITH_INNER_TRY, true),
+        &["@g=float:1"],
+        &[],
+    );
+    assert_eq!(o.exit_status, 0);
+    assert_eq!(
+        calls(&o),
+        vec![
+            "call @g()",
+            "call @_ZN1AD1Ev(&ta+0)",
+            "call @mark(5)",
+            "call @_ZN1AD1Ev(&fa+0)"
+        ]
+    );
+    // Nothing outside would catch: terminate from the throw, nothing unwound.
+    let o = run_text(
+        &with_main(NOEXCEPT_WITH_INNER_TRY, false),
+        &["@g=int:1"],
+        &[],
+    );
+    assert_eq!(o.exit_status, 134);
+    assert_eq!(calls(&o), vec!["call @g()"]);
+    assert_eq!(
+        stderr(&o),
+        "terminate called after throwing an instance of 'int'\n"
+    );
+}
+
+/// A call that cannot throw (callee declared `nothrow`) has no landing pad in lowered
+/// code: the search does not consider the caller's handlers for an exception coming
+/// out of it.
+#[test]
+fn nothrow_call_sites_are_transparent_to_the_search() {
+    let text = r#"
+cir.func nothrow @callee() {
+  cir.call @g() : () -> ()
+  cir.return
+}
+cir.func @main() -> !s32i {
+  cir.try {
+    cir.call @callee() : () -> ()
+    cir.yield
+  } catch all {
+    %p = cir.catch_param : !cir.ptr<!void>
+    cir.yield
+  }
+  %z = cir.const #cir.int<0> : !s32i
+  cir.return %z : !s32i
+}
+"#;
+    let o = run_text(text, &["@g=int:1"], &[]);
+    assert_eq!(o.exit_status, 134);
+    assert!(!lines(&o).iter().any(|l| l.starts_with("catch")));
 }
 
 /// `struct T { ~T() noexcept(false) { throw 2; } }; void h() { A a; T t; f(); }`

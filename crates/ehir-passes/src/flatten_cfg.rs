@@ -15,7 +15,9 @@
 //!   `unreachable` default. Exits through nested scopes chain innermost first; `eh`-only
 //!   cleanups are skipped on normal exits; a `goto` that stays inside a scope runs nothing.
 //!   `cir.return %v` that runs cleanups stores `%v` to a `__ret_slot` and branches through
-//!   them to one return block.
+//!   them to one return block. A shared cleanup whose own code holds cleanup scopes or
+//!   trys reads the slot before running (Clang's `cleanup.dest.saved`), since those may
+//!   overwrite it.
 //! - Exceptions: a may-throw `cir.call` (and `cir.throw`) inside a try body, an EH cleanup
 //!   scope or a catch handler becomes `cir.try_call` (gets an unwind successor). Each such
 //!   scope has one landing pad (`cir.eh.initiate [cleanup]`, `cleanup` when a cleanup runs
@@ -31,7 +33,14 @@
 //!
 //! Nothing here recurses on the host stack per nesting level: structured ops are entered
 //! and left through an explicit stack of frames, and every lookup of an enclosing construct
-//! is a link stored in the frame.
+//! is a link stored in the frame. Cost is linear in the size of the function: the ops after
+//! a structured op move to its continuation block only as they are processed, and the
+//! clean-up walks (forwarding chains, block merging) visit every block and op once.
+//!
+//! Block order: a structured op's blocks follow the block it was in, then its normal
+//! cleanup blocks, then its continuation. Landing pads, EH cleanup blocks and the dispatch
+//! block of a `try` follow its body (in the order they were needed), then its handlers;
+//! outside any `try` they go to the end of the function.
 
 use crate::region_utils::{clone_region, move_region_after};
 use ehir_core::{
@@ -1342,6 +1351,7 @@ impl<'a> Flattener<'a> {
     ) -> Result<(), Diagnostic> {
         let kind = *self.func.dfg.kind(op);
         let loc = self.func.dfg.loc(op);
+        self.check_regions(op, kind, loc)?;
         // Split: the ops after `op` continue in a new block, processed by this frame after
         // the structured op is done. They move there when they are processed; until then
         // the entry branch goes in front of them.
@@ -1644,6 +1654,39 @@ impl<'a> Flattener<'a> {
             _ => unreachable!("not a structured op"),
         }
         Ok(())
+    }
+
+    /// The passes may run on IR that was not verified: an op without the regions of its
+    /// kind is reported instead of indexed.
+    fn check_regions(&self, op: Op, kind: OpKind, loc: Loc) -> Result<(), Diagnostic> {
+        let n = self.func.dfg.regions(op).len();
+        let ok = match kind {
+            OpKind::Scope | OpKind::Case { .. } | OpKind::Switch => n == 1,
+            OpKind::If => n == 1 || n == 2,
+            OpKind::Ternary | OpKind::While | OpKind::DoWhile | OpKind::CleanupScope { .. } => {
+                n == 2
+            }
+            OpKind::For => n == 3,
+            OpKind::Try { handlers } => n >= 1 && self.func.dfg.handlers(handlers).len() == n - 1,
+            _ => true,
+        };
+        let non_empty = self
+            .func
+            .dfg
+            .regions(op)
+            .iter()
+            .all(|&r| self.func.layout.entry_block(r).is_some());
+        if ok && non_empty {
+            Ok(())
+        } else {
+            Err(Diagnostic::error(
+                loc,
+                format!(
+                    "{} has the wrong number of regions or an empty region",
+                    kind.name()
+                ),
+            ))
+        }
     }
 
     /// Emits the branch into a structured op that is being entered, at the end of `block`
@@ -2497,8 +2540,11 @@ impl<'a> Flattener<'a> {
             else {
                 continue;
             };
-            if first == last && matches!(self.func.dfg.kind(first), OpKind::Br) {
-                forward.insert(b, self.func.dfg.successors(first)[0]);
+            if first == last
+                && matches!(self.func.dfg.kind(first), OpKind::Br)
+                && let Some(&s) = self.func.dfg.successors(first).first()
+            {
+                forward.insert(b, s);
             }
         }
         if forward.is_empty() {
@@ -2590,7 +2636,7 @@ impl<'a> Flattener<'a> {
             if !matches!(f.dfg.kind(term), OpKind::Br) {
                 return None;
             }
-            let s = f.dfg.successors(term)[0];
+            let &s = f.dfg.successors(term).first()?;
             let t = f.dfg.successor_block(s);
             let ok = t != b
                 && t != self.entry

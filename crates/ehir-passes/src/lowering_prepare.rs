@@ -92,6 +92,17 @@ impl<'a> ArrayBuilder<'a> {
                 format!("{name} operand must be a pointer to an array"),
             ));
         };
+        let regions = func.dfg.regions(op).len();
+        let expected = match func.dfg.kind(op) {
+            OpKind::ArrayCtor => (1..=2).contains(&regions),
+            _ => regions == 1,
+        };
+        if !expected {
+            return Err(Diagnostic::error(
+                loc,
+                format!("{name} has the wrong number of regions"),
+            ));
+        }
         let elem_ptr = ctx.types.ptr(elem);
         Ok(ArrayBuilder {
             ctx,

@@ -1,6 +1,6 @@
 //! Differential tests of `lowering-prepare,flatten-cfg` against the interpreter: every
-//! structured test program (the seed's structured listings, the inputs of the flatten and
-//! lowering-prepare file tests) and a bounded number of generated programs give the same
+//! structured test program (the seed's structured listings, every structured function of
+//! the file tests) and a bounded number of generated programs give the same
 //! observable trace at the structured and flat phases, with every `--throw-at` choice that
 //! hits a distinct call. `EHIR_DIFF_COUNT` sets the number of generated programs (default
 //! 300); `cargo run --release -p ehir-passes --example difftest -- --count 10000` is the
@@ -29,6 +29,24 @@ fn entries(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// Programs on which the interpreter's structured semantics is known to be wrong (so the
+/// comparison must fail), as lit's XFAIL: (file name, entry, why). If one of them starts
+/// to agree, the test fails so that the entry is removed.
+const XFAIL: &[(&str, &str, &str)] = &[
+    (
+        "array-dtor.cir",
+        "destroy",
+        "the interpreter's structured cir.array.dtor stops at a throwing destructor; C++ (and \
+         g++) destroy the remaining elements, as the lowered loop does (array_semantics.rs)",
+    ),
+    (
+        "catch-handlers.cir",
+        "token_param",
+        "the interpreter does not pass the token to a structured handler region that declares \
+         it (`catch all (%tok : !cir.eh_token)`)",
+    ),
+];
+
 fn check_files(files: &[PathBuf]) -> (usize, usize, Vec<String>) {
     let (mut programs, mut runs, mut mismatches) = (0, 0, Vec::new());
     for file in files {
@@ -37,12 +55,27 @@ fn check_files(files: &[PathBuf]) -> (usize, usize, Vec<String>) {
         if text.contains("RUN: not ") {
             continue;
         }
+        let file_name = file.file_name().unwrap().to_string_lossy().to_string();
         for entry in entries(&text) {
             programs += 1;
             let name = format!("{}:@{entry}", file.display());
             let r: DiffReport = check_text(&text, Some(&entry), &name);
             runs += r.runs;
-            mismatches.extend(r.mismatches);
+            let xfail = XFAIL
+                .iter()
+                .find(|(f, e, _)| *f == file_name && *e == entry);
+            match xfail {
+                Some((_, _, why)) => {
+                    if r.mismatches.is_empty() {
+                        mismatches.push(format!(
+                            "{name}: expected to differ ({why}) but agrees now: remove it from XFAIL"
+                        ));
+                    } else {
+                        eprintln!("XFAIL {name}: {why}");
+                    }
+                }
+                None => mismatches.extend(r.mismatches),
+            }
         }
     }
     (programs, runs, mismatches)
@@ -82,13 +115,46 @@ fn seed_structured_listings_agree_after_flattening() {
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
 
+/// Every `.cir` file under `dir`, recursively, sorted.
+fn cir_files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|e| e == "cir") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 #[test]
 fn file_test_programs_agree_after_flattening() {
-    let mut files = cir_files(&root().join("tests/filetests/flatten"));
-    files.extend(cir_files(&root().join("tests/filetests/lowering-prepare")));
-    assert!(files.len() >= 10, "file tests are missing");
+    // Every structured program of the file tests (files that expect errors excepted).
+    let files: Vec<PathBuf> = cir_files_under(&root().join("tests/filetests"))
+        .into_iter()
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).unwrap_or_default();
+            !text.contains("expected-error")
+                && ehir_reader::parse_module("x", &text)
+                    .is_ok_and(|m| ehir_core::verifier::verify_module(&m).is_ok())
+        })
+        .collect();
+    let flatten_tests = files
+        .iter()
+        .filter(|p| p.to_string_lossy().contains("filetests/flatten/"))
+        .count();
+    assert!(flatten_tests >= 10, "flatten file tests are missing");
     let (programs, runs, mismatches) = check_files(&files);
-    assert!(programs >= 10);
+    assert!(programs >= 20, "only {programs} programs");
     assert!(runs > programs);
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }

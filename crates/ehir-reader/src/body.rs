@@ -126,6 +126,9 @@ impl<'s> Parser<'s> {
     ) -> PResult<Function> {
         let param_types: SmallVec<[Type; 4]> = header.params.iter().map(|p| p.1).collect();
         let mut func = Function::new_definition(header.name, header.sig, &param_types);
+        // Functions of a file tend to be alike: room for one as large as the previous one
+        // avoids growing the tables op by op (the spare room is released below).
+        func.reserve(self.body_size_hint);
         func.linkage = header.linkage;
         func.nothrow = header.nothrow;
         func.personality = header.personality;
@@ -151,6 +154,19 @@ impl<'s> Parser<'s> {
             &mut self.f.func,
             Function::new_declaration(header.name, header.sig),
         );
+        func.shrink_to_fit();
+        let dfg = &func.dfg;
+        self.body_size_hint = ehir_core::dfg::DfgSize {
+            ops: dfg.ops.len(),
+            values: dfg.values.len(),
+            blocks: dfg.blocks.len(),
+            regions: dfg.regions.len(),
+            successors: dfg.successors.len(),
+            // Right after `shrink_to_fit`, the pools hold exactly the slots in use.
+            value_list_slots: dfg.value_lists.capacity(),
+            successor_list_slots: dfg.successor_lists.capacity(),
+            region_list_slots: dfg.region_lists.capacity(),
+        };
         let personality = func
             .personality
             .map(|p| self.module.ctx.name(p).to_string());

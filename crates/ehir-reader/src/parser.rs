@@ -72,6 +72,8 @@ pub(crate) struct Parser<'s> {
     pub ptr_types: FxHashMap<Type, Type>,
     pub func_types: FxHashMap<FuncTypeKey, Type>,
     pub int_attrs: FxHashMap<(i128, Type), ehir_core::Attr>,
+    /// The size of the last function body parsed: room reserved for the next one.
+    pub body_size_hint: ehir_core::dfg::DfgSize,
 }
 
 /// Declarations found by a quick scan of the whole file, for references to things
@@ -105,6 +107,7 @@ impl<'s> Parser<'s> {
             ptr_types: FxHashMap::default(),
             func_types: FxHashMap::default(),
             int_attrs: FxHashMap::default(),
+            body_size_hint: ehir_core::dfg::DfgSize::default(),
         }
     }
 

@@ -163,43 +163,86 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
         }?;
         first_pad(dest)
     };
-    // Protected runs of each pad: walk the layout in order; a block whose invoke has the
-    // pad on its unwind chain extends the pad's last run when only blocks of the same
-    // funclet that cannot raise lie between, else starts a new run.
-    let mut runs: BTreeMap<Op, Vec<(u32, u32, usize)>> = BTreeMap::new();
-    let mut depth: BTreeMap<Op, usize> = BTreeMap::new();
     // raised_before[k]: blocks that can raise before layout position k.
     let mut raised_before = vec![0usize; layout.len() + 1];
     for (k, &(b, _, _)) in layout.iter().enumerate() {
         raised_before[k + 1] = raised_before[k] + usize::from(raise_dest(b).is_some());
     }
+    // Protected runs of each pad: the blocks whose invoke unwinds to it, and the runs of
+    // the pads that unwind into it (their code is inside this pad's try), merged where
+    // only blocks of the same funclet that cannot raise lie between. Pads are visited
+    // after every pad that unwinds into them; each run is (start, end, first layout
+    // index, last layout index).
+    type Run = (u32, u32, usize, usize);
+    let mut direct: BTreeMap<Op, Vec<Run>> = BTreeMap::new();
     for (i, &(b, start, end)) in layout.iter().enumerate() {
-        let mut pad = raise_dest(b);
-        let mut d = 0;
-        let limit = blocks.len() + 1;
-        while let Some(p) = pad {
-            if d > limit {
-                return Err(error(func, Some(p), "EH pads unwind to each other in a cycle"));
-            }
-            let list = runs.entry(p).or_default();
-            // Funclets are contiguous in the layout, so same colour means nothing of
-            // another funclet lies between.
-            let extend = list.last().is_some_and(|&(_, _, last)| {
-                color(layout[last].0) == color(b) && raised_before[i] == raised_before[last + 1]
-            });
-            match list.last_mut() {
-                Some(run) if extend => {
-                    run.1 = end;
-                    run.2 = i;
-                }
-                _ => list.push((start, end, i)),
-            }
-            let e = depth.entry(p).or_insert(d);
-            *e = (*e).min(d);
-            d += 1;
-            pad = next_pad(p);
+        if let Some(p) = raise_dest(b) {
+            direct.entry(p).or_default().push((start, end, i, i));
         }
     }
+    let mut pads: Vec<Op> = Vec::new();
+    for &b in &blocks {
+        if let Some(p) = first_pad(b)
+            && matches!(func.dfg.kind(p), OpKind::CatchSwitch { .. } | OpKind::CleanupPad)
+        {
+            pads.push(p);
+        }
+    }
+    let mut into: BTreeMap<Op, Vec<Op>> = BTreeMap::new();
+    let mut pending: BTreeMap<Op, usize> = BTreeMap::new();
+    for &p in &pads {
+        pending.entry(p).or_insert(0);
+        if let Some(n) = next_pad(p) {
+            into.entry(n).or_default().push(p);
+            *pending.entry(n).or_insert(0) += 1;
+        }
+    }
+    let mut ready: Vec<Op> = pads.iter().copied().filter(|p| pending[p] == 0).collect();
+    let mut runs: BTreeMap<Op, Vec<Run>> = BTreeMap::new();
+    let mut depth: BTreeMap<Op, usize> = BTreeMap::new();
+    while let Some(p) = ready.pop() {
+        let mut all: Vec<Run> = direct.remove(&p).unwrap_or_default();
+        let mut d = if all.is_empty() { usize::MAX } else { 0 };
+        for q in into.get(&p).into_iter().flatten() {
+            all.extend(runs.get(q).into_iter().flatten().copied());
+            if let Some(&dq) = depth.get(q)
+                && dq != usize::MAX
+            {
+                d = d.min(dq + 1);
+            }
+        }
+        all.sort();
+        let mut merged: Vec<Run> = Vec::with_capacity(all.len());
+        for r in all {
+            match merged.last_mut() {
+                // Funclets are contiguous in the layout, so the same colour at both ends
+                // means nothing of another funclet lies between.
+                Some(last)
+                    if r.2 <= last.3
+                        || (color(layout[last.3].0) == color(layout[r.2].0)
+                            && raised_before[r.2] == raised_before[last.3 + 1]) =>
+                {
+                    last.1 = last.1.max(r.1);
+                    last.3 = last.3.max(r.3);
+                }
+                _ => merged.push(r),
+            }
+        }
+        runs.insert(p, merged);
+        depth.insert(p, d);
+        if let Some(n) = next_pad(p)
+            && let Some(c) = pending.get_mut(&n)
+        {
+            *c -= 1;
+            if *c == 0 {
+                ready.push(n);
+            }
+        }
+    }
+    if runs.len() < pads.len() {
+        return Err(error(func, None, "EH pads unwind to each other in a cycle"));
+    }
+    runs.retain(|_, r| !r.is_empty());
     // Clauses.
     let mut clauses = Vec::new();
     let mut order_key: BTreeMap<usize, usize> = BTreeMap::new();
@@ -229,8 +272,8 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
             let Some(&(hs, he)) = handler_range.get(&handler_pad) else {
                 continue;
             };
-            for (i, &(ts, te, _)) in pad_runs.iter().filter(|r| r.1 > r.0).enumerate() {
-                order_key.insert(clauses.len(), depth.get(pad).copied().unwrap_or(0));
+            for (i, &(ts, te, _, _)) in pad_runs.iter().filter(|r| r.1 > r.0).enumerate() {
+                order_key.insert(clauses.len(), depth.get(pad).copied().unwrap_or(usize::MAX));
                 clauses.push(Clause {
                     kind: kind.clone(),
                     try_start: ts,

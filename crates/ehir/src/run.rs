@@ -3,6 +3,13 @@
 //! the program's exit status — or 2 when `--phase all` finds two phases whose
 //! observable traces differ (the first diverging event is shown).
 //!
+//! `--phase all` runs the input's own phase and every later phase `ehir_passes::lower_to`
+//! reaches (a phase the pipeline fails to reach is skipped with a warning), and compares
+//! the observable events (see `ehir_interp::trace`). A run cut short by the step or
+//! memory budget stops at a different point at each phase, so only the events before
+//! the cut are compared. The program's stdout and stderr are those of the first phase;
+//! `--trace` prints every phase's trace.
+//!
 //! Exit statuses: the program's own (0.., 134 for `std::terminate`/`abort`, 1 when an
 //! exception escapes a non-`main` entry), 3 when the interpreter stopped the program
 //! on an error (out-of-bounds access, step budget...), 1 for bad input or flags, 2 for
@@ -143,6 +150,49 @@ fn print_trace(out: &mut dyn Write, phase: &str, trace: &[Event]) -> Result<()> 
     Ok(())
 }
 
+fn cut_by_budget(o: &RunOutcome) -> bool {
+    o.runtime_error.as_ref().is_some_and(|e| e.budget)
+}
+
+/// The observable events of a run; for a run cut short by a budget, those before the
+/// cut (its closing error and exit events say nothing about the program).
+fn comparable(o: &RunOutcome) -> Vec<&Event> {
+    let mut events = ehir_interp::observable(&o.trace);
+    if cut_by_budget(o) {
+        while matches!(
+            events.last(),
+            Some(Event::Error { .. } | Event::Exit { .. })
+        ) {
+            events.pop();
+        }
+    }
+    events
+}
+
+/// Where two runs' observable traces first differ. A run cut by a budget stops at a
+/// different point at each phase, so when the shorter trace was cut only the events
+/// both runs reached are compared.
+fn divergence<'a>(
+    a: &'a RunOutcome,
+    b: &'a RunOutcome,
+) -> Option<(usize, Option<&'a Event>, Option<&'a Event>)> {
+    let (x, y) = (comparable(a), comparable(b));
+    let shorter_cut = if x.len() <= y.len() {
+        cut_by_budget(a)
+    } else {
+        cut_by_budget(b)
+    };
+    let n = if shorter_cut {
+        x.len().min(y.len())
+    } else {
+        x.len().max(y.len())
+    };
+    (0..n).find_map(|i| {
+        let (l, r) = (x.get(i).copied(), y.get(i).copied());
+        (l != r).then_some((i, l, r))
+    })
+}
+
 /// `ehir run`.
 pub fn run_command(args: &RunArgs) -> Result<i32> {
     let choice = parse_phase(args.phase.as_deref())?;
@@ -206,22 +256,29 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
         }
     }
     for (phase, o) in &outcomes[1..] {
-        if let Some(d) = ehir_interp::first_divergence(&first.trace, &o.trace) {
-            let show = |e: &Option<Event>| match e {
+        if let Some((index, left, right)) = divergence(first, o) {
+            let show = |e: Option<&Event>| match e {
                 Some(e) => e.to_string(),
                 None => "<end of trace>".to_string(),
             };
             eprintln!(
-                "ehir run: phases {} and {} diverge at observable event {}:\n  {:<10} {}\n  {:<10} {}",
+                "ehir run: phases {} and {} diverge at observable event {index}:\n  {:<10} {}\n  {:<10} {}",
                 first_phase.name(),
                 phase.name(),
-                d.index,
                 format!("{}:", first_phase.name()),
-                show(&d.left),
+                show(left),
                 format!("{}:", phase.name()),
-                show(&d.right)
+                show(right)
             );
             return Ok(EXIT_DIVERGENCE);
+        }
+    }
+    for (phase, o) in &outcomes {
+        if outcomes.len() > 1 && cut_by_budget(o) {
+            eprintln!(
+                "ehir run: note: phase {} was stopped by a budget; the phases were compared up to that point",
+                phase.name()
+            );
         }
     }
     Ok(first.exit_status)

@@ -51,13 +51,42 @@ pub(crate) struct Edge {
 /// Control flow graphs and dominator trees of every region of a function.
 #[derive(Default)]
 pub(crate) struct Cfg {
-    pub succs: SecondaryMap<Block, Vec<Edge>>,
-    pub preds: SecondaryMap<Block, Vec<Edge>>,
+    /// Every edge, grouped by source block; `succ_range` gives each block's slice.
+    succ_edges: Vec<Edge>,
+    succ_range: SecondaryMap<Block, (u32, u32)>,
+    /// Every edge again, grouped by target block (in source order within a target).
+    pred_edges: Vec<Edge>,
+    pred_range: SecondaryMap<Block, (u32, u32)>,
     pub reachable: SecondaryMap<Block, bool>,
     /// Position of a block in its region's block list.
     local: SecondaryMap<Block, u32>,
     dom_pre: SecondaryMap<Block, u32>,
     dom_post: SecondaryMap<Block, u32>,
+}
+
+/// Buffers of [`Cfg::compute_dominators`], reused from one region to the next.
+#[derive(Default)]
+struct DominatorScratch {
+    dfnum: Vec<u32>,
+    vertex: Vec<u32>,
+    parent: Vec<u32>,
+    semi: Vec<u32>,
+    label: Vec<u32>,
+    ancestor: Vec<u32>,
+    idom: Vec<u32>,
+    bucket: Vec<Vec<u32>>,
+    path: Vec<u32>,
+    /// Dominator-tree children of vertex `v`: `children[child_start[v]..child_start[v + 1]]`.
+    child_start: Vec<u32>,
+    children: Vec<u32>,
+    /// Depth-first walk: vertex and next position.
+    stack: Vec<(u32, u32)>,
+}
+
+/// Makes `v` hold `len` copies of `value`, reusing its allocation.
+fn reset(v: &mut Vec<u32>, len: usize, value: u32) {
+    v.clear();
+    v.resize(len, value);
 }
 
 /// The kind of successor `index` of a terminator with `count` successors.
@@ -82,73 +111,147 @@ impl Cfg {
     /// entry block are left out (the structure checks report them).
     pub fn build(dfg: &DataFlowGraph, index: &FuncIndex) -> Cfg {
         let mut cfg = Cfg::default();
+        let num_blocks = dfg.blocks.len();
+        cfg.succ_range.resize(num_blocks);
+        cfg.pred_range.resize(num_blocks);
+        cfg.reachable.resize(num_blocks);
+        cfg.local.resize(num_blocks);
+        cfg.dom_pre.resize(num_blocks);
+        cfg.dom_post.resize(num_blocks);
+        // Edges in block order (so each block's successors are contiguous), counting the
+        // predecessors of each target on the way.
+        let mut pred_count: SecondaryMap<Block, u32> = SecondaryMap::new();
         for &region in &index.regions {
-            let blocks = &index.region_blocks[region];
+            let blocks = index.region_blocks(region);
             let Some(&entry) = blocks.first() else {
                 continue;
             };
             for &block in blocks {
-                let Some(term) = index.last_op(block) else {
-                    continue;
-                };
-                let kind = dfg.kind(term);
-                if !kind.is_terminator() {
-                    continue;
-                }
-                let succs = dfg.successors(term);
-                for (i, &s) in succs.iter().enumerate() {
-                    let Some(data) = dfg.successors.get(s) else {
-                        continue;
-                    };
-                    let to = data.block;
-                    if index.block_region[to].expand() != Some(region) || to == entry {
-                        continue;
+                let start = cfg.succ_edges.len() as u32;
+                if let Some(term) = index.last_op(block) {
+                    let kind = dfg.kind(term);
+                    if kind.is_terminator() {
+                        let succs = dfg.successors(term);
+                        for (i, &s) in succs.iter().enumerate() {
+                            let Some(data) = dfg.successors.get(s) else {
+                                continue;
+                            };
+                            let to = data.block;
+                            if index.block_region[to].expand() != Some(region) || to == entry {
+                                continue;
+                            }
+                            cfg.succ_edges.push(Edge {
+                                from: block,
+                                to,
+                                op: term,
+                                index: i as u32,
+                                kind: edge_kind(kind, i, succs.len()),
+                            });
+                            pred_count[to] += 1;
+                        }
                     }
-                    let edge = Edge {
-                        from: block,
-                        to,
-                        op: term,
-                        index: i as u32,
-                        kind: edge_kind(kind, i, succs.len()),
-                    };
-                    cfg.succs[block].push(edge);
-                    cfg.preds[to].push(edge);
                 }
+                cfg.succ_range[block] = (start, cfg.succ_edges.len() as u32);
             }
-            cfg.compute_dominators(region, index);
+        }
+        if !cfg.succ_edges.is_empty() {
+            let mut start = 0u32;
+            for &block in &index.blocks {
+                let count = pred_count.get(block).copied().unwrap_or(0);
+                // The range is filled from its start; its end is set once full.
+                cfg.pred_range[block] = (start, start);
+                start += count;
+            }
+            cfg.pred_edges = cfg.succ_edges.clone();
+            for edge in &cfg.succ_edges {
+                let range = &mut cfg.pred_range[edge.to];
+                cfg.pred_edges[range.1 as usize] = *edge;
+                range.1 += 1;
+            }
+        }
+        let mut scratch = DominatorScratch::default();
+        for &region in &index.regions {
+            cfg.compute_dominators(region, index, &mut scratch);
         }
         cfg
+    }
+
+    /// The edges leaving a block.
+    #[inline]
+    pub fn succs(&self, block: Block) -> &[Edge] {
+        let (start, end) = self.succ_range.get(block).copied().unwrap_or((0, 0));
+        &self.succ_edges[start as usize..end as usize]
+    }
+
+    /// The edges entering a block.
+    #[inline]
+    pub fn preds(&self, block: Block) -> &[Edge] {
+        let (start, end) = self.pred_range.get(block).copied().unwrap_or((0, 0));
+        &self.pred_edges[start as usize..end as usize]
     }
 
     /// Lengauer and Tarjan's dominator algorithm (the simple version, with iterative path
     /// compression), near-linear even for long chains of blocks sharing one landing pad.
     /// Works on depth-first numbers `1..=n` of the blocks the entry reaches; 0 is "none".
-    fn compute_dominators(&mut self, region: Region, index: &FuncIndex) {
-        let blocks = &index.region_blocks[region];
+    fn compute_dominators(
+        &mut self,
+        region: Region,
+        index: &FuncIndex,
+        scratch: &mut DominatorScratch,
+    ) {
+        let blocks = index.region_blocks(region);
+        match *blocks {
+            [] => return,
+            // The common case of structured code: the entry alone (edges to an entry block
+            // are never part of the CFG) is reachable and dominates itself.
+            [entry] => {
+                self.local[entry] = 0;
+                self.reachable[entry] = true;
+                self.dom_pre[entry] = 0;
+                self.dom_post[entry] = 1;
+                return;
+            }
+            _ => {}
+        }
         for (i, &b) in blocks.iter().enumerate() {
             self.local[b] = i as u32;
         }
         let count = blocks.len();
+        let DominatorScratch {
+            dfnum,
+            vertex,
+            parent,
+            semi,
+            label,
+            ancestor,
+            idom,
+            bucket,
+            path,
+            child_start,
+            children,
+            stack,
+        } = scratch;
         // Depth-first numbering from the entry.
-        let mut dfnum = vec![0u32; count];
-        let mut vertex = vec![0usize; count + 1];
-        let mut parent = vec![0u32; count + 1];
+        reset(dfnum, count, 0);
+        reset(vertex, count + 1, 0);
+        reset(parent, count + 1, 0);
         let mut n = 1u32;
         dfnum[0] = 1;
         vertex[1] = 0;
-        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        stack.clear();
+        stack.push((0, 0));
         while let Some(top) = stack.last_mut() {
             let (v, next) = *top;
-            let succs = &self.succs[blocks[v]];
-            if next < succs.len() {
+            let succs = self.succs(blocks[v as usize]);
+            if (next as usize) < succs.len() {
                 top.1 += 1;
-                let to = self.local[succs[next].to] as usize;
+                let to = self.local[succs[next as usize].to] as usize;
                 if dfnum[to] == 0 {
                     n += 1;
                     dfnum[to] = n;
-                    vertex[n as usize] = to;
-                    parent[n as usize] = dfnum[v];
-                    stack.push((to, 0));
+                    vertex[n as usize] = to as u32;
+                    parent[n as usize] = dfnum[v as usize];
+                    stack.push((to as u32, 0));
                 }
             } else {
                 stack.pop();
@@ -158,14 +261,22 @@ impl Cfg {
         for (i, &b) in blocks.iter().enumerate() {
             self.reachable[b] = dfnum[i] != 0;
         }
-        let mut semi: Vec<u32> = (0..=n as u32).collect();
-        let mut label: Vec<u32> = (0..=n as u32).collect();
-        let mut ancestor = vec![0u32; n + 1];
-        let mut idom = vec![0u32; n + 1];
-        let mut bucket: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
-        let mut path: Vec<u32> = Vec::new();
+        semi.clear();
+        semi.extend(0..=n as u32);
+        label.clear();
+        label.extend(0..=n as u32);
+        reset(ancestor, n + 1, 0);
+        reset(idom, n + 1, 0);
+        if bucket.len() < n + 1 {
+            bucket.resize_with(n + 1, Vec::new);
+        }
+        bucket.iter_mut().for_each(Vec::clear);
         // `eval` with iterative path compression.
-        let mut eval = |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32]| {
+        let eval = |v: u32,
+                    ancestor: &mut [u32],
+                    label: &mut [u32],
+                    semi: &[u32],
+                    path: &mut Vec<u32>| {
             if ancestor[v as usize] == 0 {
                 return v;
             }
@@ -185,12 +296,12 @@ impl Cfg {
             label[v as usize]
         };
         for w in (2..=n).rev() {
-            for edge in &self.preds[blocks[vertex[w]]] {
+            for edge in self.preds(blocks[vertex[w] as usize]) {
                 let v = dfnum[self.local[edge.from] as usize];
                 if v == 0 {
                     continue;
                 }
-                let u = eval(v, &mut ancestor, &mut label, &semi);
+                let u = eval(v, ancestor, label, semi, path);
                 if semi[u as usize] < semi[w] {
                     semi[w] = semi[u as usize];
                 }
@@ -198,14 +309,17 @@ impl Cfg {
             bucket[semi[w] as usize].push(w as u32);
             let p = parent[w];
             ancestor[w] = p;
-            for v in std::mem::take(&mut bucket[p as usize]) {
-                let u = eval(v, &mut ancestor, &mut label, &semi);
+            let pending = std::mem::take(&mut bucket[p as usize]);
+            for &v in &pending {
+                let u = eval(v, ancestor, label, semi, path);
                 idom[v as usize] = if semi[u as usize] < semi[v as usize] {
                     u
                 } else {
                     p
                 };
             }
+            bucket[p as usize] = pending;
+            bucket[p as usize].clear();
         }
         for w in 2..=n {
             if idom[w] != semi[w] {
@@ -213,24 +327,39 @@ impl Cfg {
             }
         }
         idom[1] = 1;
-        // Pre/post numbers on the dominator tree for constant-time queries.
-        let mut children: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
-        for (w, &d) in idom.iter().enumerate().skip(2) {
-            children[d as usize].push(w as u32);
+        // Children lists of the dominator tree (each in increasing order), then pre/post
+        // numbers on the tree for constant-time queries.
+        reset(child_start, n + 2, 0);
+        for &d in &idom[2..=n] {
+            child_start[d as usize + 1] += 1;
+        }
+        for i in 1..child_start.len() {
+            child_start[i] += child_start[i - 1];
+        }
+        reset(children, n.saturating_sub(1), 0);
+        {
+            let mut fill = child_start.clone();
+            for (w, &d) in idom.iter().enumerate().take(n + 1).skip(2) {
+                children[fill[d as usize] as usize] = w as u32;
+                fill[d as usize] += 1;
+            }
         }
         let mut counter = 0u32;
-        let mut stack: Vec<(usize, usize)> = vec![(1, 0)];
-        self.dom_pre[blocks[vertex[1]]] = counter;
+        stack.clear();
+        stack.push((1, 0));
+        self.dom_pre[blocks[vertex[1] as usize]] = counter;
         counter += 1;
         while let Some(top) = stack.last_mut() {
             let (v, next) = *top;
-            if let Some(&child) = children[v].get(next) {
+            let at = child_start[v as usize] + next;
+            if at < child_start[v as usize + 1] {
                 top.1 += 1;
-                self.dom_pre[blocks[vertex[child as usize]]] = counter;
+                let child = children[at as usize];
+                self.dom_pre[blocks[vertex[child as usize] as usize]] = counter;
                 counter += 1;
-                stack.push((child as usize, 0));
+                stack.push((child, 0));
             } else {
-                self.dom_post[blocks[vertex[v]]] = counter;
+                self.dom_post[blocks[vertex[v as usize] as usize]] = counter;
                 counter += 1;
                 stack.pop();
             }
@@ -257,7 +386,7 @@ impl Cfg {
             return false;
         }
         let mut from_edges = 0;
-        for edge in &self.preds[to] {
+        for edge in self.preds(to) {
             if edge.from == from {
                 from_edges += 1;
                 continue;
@@ -273,6 +402,7 @@ impl Cfg {
 impl FuncVerifier<'_> {
     /// Checks that every operand and successor argument is defined in this function and
     /// dominates its use.
+    #[inline(never)] // PROFILE-TEMP
     pub(crate) fn check_dominance(&self) {
         for &op in &self.index.ops {
             for (i, &v) in self.dfg.operands(op).iter().enumerate() {
@@ -289,6 +419,7 @@ impl FuncVerifier<'_> {
         }
     }
 
+    #[inline(never)] // PROFILE-TEMP
     fn check_use(&self, user: Op, v: Value, what: impl Fn() -> String) {
         let name = self.op_name(user);
         let Some(def) = self.index.value_site(self.dfg, v) else {

@@ -81,6 +81,7 @@ enum Leaves {
 }
 
 impl FuncVerifier<'_> {
+    #[inline(never)] // PROFILE-TEMP
     pub(crate) fn check_eh(&self) {
         match self.func.phase {
             Phase::Structured => self.check_structured_eh(),
@@ -126,6 +127,7 @@ impl FuncVerifier<'_> {
 
     // ---- structured -------------------------------------------------------------------
 
+    #[inline(never)] // PROFILE-TEMP
     fn check_structured_eh(&self) {
         let void_ptr = self.ctx.types.common().void_ptr;
         for &op in &self.index.ops {
@@ -169,10 +171,10 @@ impl FuncVerifier<'_> {
                                 }
                             }
                             HandlerKey::Filter(_) | HandlerKey::Terminate => {
-                                let blocks = &self.index.region_blocks[region];
+                                let blocks = self.index.region_blocks(region);
                                 let only_unreachable = blocks.len() == 1
                                     && matches!(
-                                        self.index.block_ops[blocks[0]].as_slice(),
+                                        self.index.block_ops(blocks[0]),
                                         [u] if matches!(self.dfg.kind(*u), OpKind::Unreachable)
                                     );
                                 if !only_unreachable {
@@ -337,7 +339,7 @@ impl FuncVerifier<'_> {
     /// landing op; the landing op is first in its block, which only unwind edges reach.
     fn check_unwind_destinations(&self, landing: &str, is_landing: impl Fn(&OpKind) -> bool) {
         for &block in &self.index.blocks {
-            for edge in &self.cfg.succs[block] {
+            for edge in self.cfg.succs(block) {
                 if edge.kind != EdgeKind::Unwind {
                     continue;
                 }
@@ -372,7 +374,7 @@ impl FuncVerifier<'_> {
                 );
                 continue;
             }
-            let preds = &self.cfg.preds[block];
+            let preds = self.cfg.preds(block);
             if preds.is_empty() {
                 self.op_error(
                     op,
@@ -410,7 +412,7 @@ impl FuncVerifier<'_> {
         for &op in &self.index.ops {
             match *self.dfg.kind(op) {
                 OpKind::EhDispatch { .. } => {
-                    for edge in self.cfg.succs[self.index.op_block[op].expect("placed")].iter() {
+                    for edge in self.cfg.succs(self.index.op_block[op].expect("placed")) {
                         let catches = matches!(
                             self.dispatch_key(op, edge.index),
                             Some(HandlerKey::Catch(_) | HandlerKey::CatchAll)
@@ -441,7 +443,7 @@ impl FuncVerifier<'_> {
 
     fn check_begin_catch(&self, op: Op) {
         let block = self.index.op_block[op].expect("placed");
-        let preds = &self.cfg.preds[block];
+        let preds = self.cfg.preds(block);
         let from_catch_keys = !preds.is_empty()
             && preds.iter().all(|e| {
                 e.kind == EdgeKind::Dispatch
@@ -500,7 +502,7 @@ impl FuncVerifier<'_> {
         }
         while let Some(block) = worklist.pop() {
             queued[block] = false;
-            for edge in &self.cfg.succs[block] {
+            for edge in self.cfg.succs(block) {
                 let Some(&succ) = self.dfg.successors(edge.op).get(edge.index as usize) else {
                     continue;
                 };
@@ -537,7 +539,7 @@ impl FuncVerifier<'_> {
         let Some(&body) = self.index.regions.first() else {
             return;
         };
-        let blocks = &self.index.region_blocks[body];
+        let blocks = self.index.region_blocks(body);
         let Some(&entry) = blocks.first() else {
             return;
         };
@@ -592,7 +594,7 @@ impl FuncVerifier<'_> {
                 if b == begin_block {
                     continue;
                 }
-                for edge in &self.cfg.preds[b] {
+                for edge in self.cfg.preds(b) {
                     if marked[edge.from] != s {
                         stack.push(edge.from);
                     }
@@ -607,7 +609,7 @@ impl FuncVerifier<'_> {
         while let Some(block) = worklist.pop() {
             let mut state = state_in[block].clone();
             self.pairing_transfer(block, &mut state, &scopes, &scope_of, &origins, &quiet);
-            for edge in &self.cfg.succs[block] {
+            for edge in self.cfg.succs(block) {
                 let to = edge.to;
                 let first = !visited[to];
                 visited[to] = true;
@@ -642,7 +644,7 @@ impl FuncVerifier<'_> {
             _ => ("cleanup", "cir.end_cleanup"),
         };
         let is_catch = |s: Op| matches!(self.dfg.kind(s), OpKind::BeginCatch);
-        for &op in &self.index.block_ops[block] {
+        for &op in self.index.block_ops(block) {
             let kind = *self.dfg.kind(op);
             let name = kind.name();
             // Which open scopes this op leaves without ending them, and how.

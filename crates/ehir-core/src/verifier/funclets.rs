@@ -134,7 +134,7 @@ impl FuncVerifier<'_> {
             self.op_error(pad, format!("'{name}' must be the first op of its block"));
             return;
         }
-        let preds = &self.cfg.preds[block];
+        let preds = self.cfg.preds(block);
         match *self.dfg.kind(pad) {
             OpKind::CatchPad { .. } => {
                 let switch = self
@@ -201,7 +201,7 @@ impl FuncVerifier<'_> {
     /// catchpad within that catchswitch.
     fn check_unwind_targets(&self) {
         for &block in &self.index.blocks {
-            for edge in &self.cfg.succs[block] {
+            for edge in self.cfg.succs(block) {
                 let first = self.index.first_op(edge.to).map(|f| *self.dfg.kind(f));
                 let name = self.op_name(edge.op);
                 match edge.kind {
@@ -283,7 +283,7 @@ impl FuncVerifier<'_> {
                     None => continue,
                 }
             }
-            for edge in self.cfg.succs[block].iter().rev() {
+            for edge in self.cfg.succs(block).iter().rev() {
                 worklist.push((edge.to, succ_color));
             }
         }
@@ -366,7 +366,7 @@ impl FuncVerifier<'_> {
             // (source pad, destination) of this op's unwind edge, if it has one.
             let (from, dest): (Option<Op>, Dest) = match kind {
                 OpKind::TryCall { .. } | OpKind::Throw { .. } => {
-                    let Some(edge) = self.cfg.succs[block]
+                    let Some(edge) = self.cfg.succs(block)
                         .iter()
                         .find(|e| e.op == op && e.kind == EdgeKind::Unwind)
                     else {
@@ -382,7 +382,7 @@ impl FuncVerifier<'_> {
                     if !matches!(self.dfg.kind(pad), OpKind::CleanupPad) {
                         continue;
                     }
-                    match self.cfg.succs[block]
+                    match self.cfg.succs(block)
                         .iter()
                         .find(|e| e.kind == EdgeKind::Unwind)
                     {
@@ -411,7 +411,7 @@ impl FuncVerifier<'_> {
                         exits.entry(op).or_default().push((None, op));
                         continue;
                     }
-                    match self.cfg.succs[block]
+                    match self.cfg.succs(block)
                         .iter()
                         .find(|e| e.kind == EdgeKind::Unwind)
                     {

@@ -11,6 +11,7 @@ use crate::diagnostics::Diagnostic;
 use crate::entities::{Block, Loc, Op, Region, Value};
 use crate::function::Function;
 use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::packed_option::ReservedValue;
 use cranelift_entity::{EntityRef, SecondaryMap};
 
 /// Where every reachable op, block and region of a function sits.
@@ -26,10 +27,14 @@ pub(crate) struct FuncIndex {
     /// Position of an op in its block.
     pub op_pos: SecondaryMap<Op, u32>,
     pub block_region: SecondaryMap<Block, PackedOption<Region>>,
-    pub block_ops: SecondaryMap<Block, Vec<Op>>,
+    /// The ops of each block, in order: a range of `block_op_list`.
+    block_op_range: SecondaryMap<Block, (u32, u32)>,
+    block_op_list: Vec<Op>,
     /// `N` of the printed name `^bbN`.
     pub block_number: SecondaryMap<Block, u32>,
-    pub region_blocks: SecondaryMap<Region, Vec<Block>>,
+    /// The blocks of each region, in order: a range of `region_block_list`.
+    region_block_range: SecondaryMap<Region, (u32, u32)>,
+    region_block_list: Vec<Block>,
     pub region_parent: SecondaryMap<Region, PackedOption<Op>>,
     /// Position of a region among its parent op's regions.
     pub region_number: SecondaryMap<Region, u32>,
@@ -47,8 +52,9 @@ struct Frame {
     block: Option<Block>,
     next_block: Option<Block>,
     next_op: Option<Op>,
-    /// Regions of the same op still to walk, with their positions.
-    siblings: Vec<(Region, u32)>,
+    /// Regions of the same op still to walk, with their positions: a range of the walk's
+    /// list of pending sibling regions.
+    siblings: (u32, u32),
 }
 
 impl FuncIndex {
@@ -67,19 +73,43 @@ impl FuncIndex {
             ));
             return index;
         }
+        let (num_ops, num_blocks, num_regions) =
+            (dfg.ops.len(), dfg.blocks.len(), dfg.regions.len());
+        index.ops.reserve(num_ops);
+        index.blocks.reserve(num_blocks);
+        index.regions.reserve(num_regions);
+        index.op_block.resize(num_ops);
+        index.op_pos.resize(num_ops);
+        index.block_region.resize(num_blocks);
+        index.block_number.resize(num_blocks);
+        index.region_parent.resize(num_regions);
+        index.region_number.resize(num_regions);
+        index.region_depth.resize(num_regions);
+        index.region_up.resize(num_regions);
+        index.region_jump.resize(num_regions);
+        // Ops seen per block and blocks seen per region; they become the ranges.
+        let mut block_op_count: SecondaryMap<Block, u32> = SecondaryMap::new();
+        block_op_count.resize(num_blocks);
+        let mut region_block_count: SecondaryMap<Region, u32> = SecondaryMap::new();
+        region_block_count.resize(num_regions);
+        let mut block_pos: SecondaryMap<Block, u32> = SecondaryMap::new();
+        block_pos.resize(num_blocks);
         let mut seen_region: SecondaryMap<Region, bool> = SecondaryMap::new();
+        seen_region.resize(num_regions);
         let mut seen_block: SecondaryMap<Block, bool> = SecondaryMap::new();
+        seen_block.resize(num_blocks);
         let mut seen_op: SecondaryMap<Op, bool> = SecondaryMap::new();
+        seen_op.resize(num_ops);
         seen_region[body] = true;
+        let mut pending: Vec<(Region, u32)> = Vec::new();
         let mut stack = Vec::new();
-        index.enter(&mut stack, func, body, None, 0, 0, Vec::new());
+        index.enter(&mut stack, func, body, None, 0, 0, (0, 0));
         while let Some(top) = stack.last_mut() {
             if let Some(op) = top.next_op.take() {
                 let block = top.block.expect("ops are walked inside a block");
-                let block_loc = block_loc_raw(func, block);
                 if op.index() >= dfg.ops.len() {
                     report(Diagnostic::error(
-                        block_loc,
+                        block_loc_raw(func, block),
                         format!("block lists {op}, which does not exist"),
                     ));
                     continue;
@@ -99,12 +129,17 @@ impl FuncIndex {
                     ));
                 }
                 index.op_block[op] = block.into();
-                index.op_pos[op] = index.block_ops[block].len() as u32;
-                index.block_ops[block].push(op);
+                let pos = &mut block_op_count[block];
+                index.op_pos[op] = *pos;
+                *pos += 1;
                 index.ops.push(op);
                 top.next_op = layout.next_op(op);
-                let mut regions = Vec::new();
-                for (i, &r) in dfg.regions(op).iter().enumerate() {
+                let regions = dfg.regions(op);
+                if regions.is_empty() {
+                    continue;
+                }
+                let first_pending = pending.len();
+                for (i, &r) in regions.iter().enumerate() {
                     if r.index() >= dfg.regions.len() {
                         report(Diagnostic::error(
                             dfg.loc(op),
@@ -132,12 +167,13 @@ impl FuncIndex {
                             ),
                         ));
                     }
-                    regions.push((r, i as u32));
+                    pending.push((r, i as u32));
                 }
-                if !regions.is_empty() {
-                    let (first, number) = regions.remove(0);
+                if pending.len() > first_pending {
+                    let (first, number) = pending[first_pending];
                     let depth = index.region_depth[top.region] + 1;
-                    index.enter(&mut stack, func, first, Some(op), number, depth, regions);
+                    let rest = (first_pending as u32 + 1, pending.len() as u32);
+                    index.enter(&mut stack, func, first, Some(op), number, depth, rest);
                 }
                 continue;
             }
@@ -167,22 +203,69 @@ impl FuncIndex {
                 index.block_number[block] = index.blocks.len() as u32;
                 index.blocks.push(block);
                 index.block_region[block] = region.into();
-                index.region_blocks[region].push(block);
+                let pos = &mut region_block_count[region];
+                block_pos[block] = *pos;
+                *pos += 1;
                 top.block = Some(block);
                 top.next_op = layout.first_op(block);
                 top.next_block = layout.next_block(block);
                 continue;
             }
             let done = stack.pop().expect("the stack is not empty");
-            if !done.siblings.is_empty() {
-                let mut rest = done.siblings;
-                let (next, number) = rest.remove(0);
+            let (next, end) = done.siblings;
+            if next < end {
+                let (region, number) = pending[next as usize];
                 let parent = index.region_parent[done.region].expand();
                 let depth = index.region_depth[done.region];
-                index.enter(&mut stack, func, next, parent, number, depth, rest);
+                index.enter(&mut stack, func, region, parent, number, depth, (next + 1, end));
             }
         }
+        // Lay out the ops of each block and the blocks of each region contiguously.
+        index.block_op_range.resize(num_blocks);
+        let mut start = 0u32;
+        for &block in &index.blocks {
+            let count = block_op_count[block];
+            index.block_op_range[block] = (start, start + count);
+            start += count;
+        }
+        index.block_op_list = vec![Op::reserved_value(); start as usize];
+        for &op in &index.ops {
+            let block = index.op_block[op].expect("placed");
+            let at = index.block_op_range[block].0 + index.op_pos[op];
+            index.block_op_list[at as usize] = op;
+        }
+        index.region_block_range.resize(num_regions);
+        let mut start = 0u32;
+        for &region in &index.regions {
+            let count = region_block_count[region];
+            index.region_block_range[region] = (start, start + count);
+            start += count;
+        }
+        index.region_block_list = vec![Block::reserved_value(); start as usize];
+        for &block in &index.blocks {
+            let region = index.block_region[block].expect("placed");
+            let at = index.region_block_range[region].0 + block_pos[block];
+            index.region_block_list[at as usize] = block;
+        }
         index
+    }
+
+    /// The ops of a block in order (empty for a block the walk did not reach).
+    #[inline]
+    pub fn block_ops(&self, block: Block) -> &[Op] {
+        let (start, end) = self.block_op_range.get(block).copied().unwrap_or((0, 0));
+        &self.block_op_list[start as usize..end as usize]
+    }
+
+    /// The blocks of a region in order (empty for a region the walk did not reach).
+    #[inline]
+    pub fn region_blocks(&self, region: Region) -> &[Block] {
+        let (start, end) = self
+            .region_block_range
+            .get(region)
+            .copied()
+            .unwrap_or((0, 0));
+        &self.region_block_list[start as usize..end as usize]
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -194,7 +277,7 @@ impl FuncIndex {
         parent: Option<Op>,
         number: u32,
         depth: u32,
-        siblings: Vec<(Region, u32)>,
+        siblings: (u32, u32),
     ) {
         self.regions.push(region);
         self.region_parent[region] = parent.into();
@@ -256,17 +339,17 @@ impl FuncIndex {
 
     /// The entry block of a region.
     pub fn entry_block(&self, region: Region) -> Option<Block> {
-        self.region_blocks[region].first().copied()
+        self.region_blocks(region).first().copied()
     }
 
     /// The last op of a block.
     pub fn last_op(&self, block: Block) -> Option<Op> {
-        self.block_ops[block].last().copied()
+        self.block_ops(block).last().copied()
     }
 
     /// The first op of a block.
     pub fn first_op(&self, block: Block) -> Option<Op> {
-        self.block_ops[block].first().copied()
+        self.block_ops(block).first().copied()
     }
 
     /// Where a value is defined, if that place is part of this function body and agrees

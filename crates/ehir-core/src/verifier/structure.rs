@@ -98,6 +98,7 @@ impl FuncVerifier<'_> {
     }
 
     /// Op results and block parameters agree with their values' records.
+    #[inline(never)] // PROFILE-TEMP
     pub(crate) fn check_entities(&self) {
         for &op in &self.index.ops {
             for (i, &v) in self.dfg.results(op).iter().enumerate() {
@@ -137,6 +138,7 @@ impl FuncVerifier<'_> {
         }
     }
 
+    #[inline(never)] // PROFILE-TEMP
     pub(crate) fn check_structure(&self) {
         self.check_regions();
         self.check_terminators();
@@ -146,9 +148,10 @@ impl FuncVerifier<'_> {
     }
 
     /// Region counts per op kind, empty regions, region entry parameters.
+    #[inline(never)] // PROFILE-TEMP
     fn check_regions(&self) {
         for &region in &self.index.regions {
-            if self.index.region_blocks[region].is_empty() {
+            if self.index.region_blocks(region).is_empty() {
                 match self.index.region_parent[region].expand() {
                     Some(op) => self.op_error(
                         op,
@@ -267,9 +270,10 @@ impl FuncVerifier<'_> {
     }
 
     /// Exactly one terminator per block, at its end, allowed by the region it ends.
+    #[inline(never)] // PROFILE-TEMP
     fn check_terminators(&self) {
         for &block in &self.index.blocks {
-            let ops = &self.index.block_ops[block];
+            let ops = self.index.block_ops(block);
             let Some(&last) = ops.last() else {
                 self.error(Diagnostic::error(
                     self.block_loc(block),
@@ -309,6 +313,7 @@ impl FuncVerifier<'_> {
         }
     }
 
+    #[inline(never)] // PROFILE-TEMP
     fn check_region_termination(&self, op: Op) {
         let region = self.index.op_region(op).expect("placed");
         let role = self.region_role(region);
@@ -383,31 +388,29 @@ impl FuncVerifier<'_> {
         };
         let operands = self.dfg.operands(op);
         let results = self.dfg.results(parent);
-        let operand_types: Vec<_> = operands.iter().map(|&v| self.value_type(v)).collect();
-        let result_types: Vec<_> = results.iter().map(|&v| self.value_type(v)).collect();
-        if operand_types.len() != result_types.len() {
+        if operands.len() != results.len() {
             self.op_error(
                 op,
                 format!(
                     "'cir.yield' passes {} value(s), but '{}' has {} result(s)",
-                    operand_types.len(),
+                    operands.len(),
                     self.op_name(parent),
-                    result_types.len()
+                    results.len()
                 ),
             );
             return;
         }
-        for (i, (a, b)) in operand_types.iter().zip(&result_types).enumerate() {
-            if let (Some(a), Some(b)) = (a, b)
+        for (i, (&a, &b)) in operands.iter().zip(results).enumerate() {
+            if let (Some(a), Some(b)) = (self.value_type(a), self.value_type(b))
                 && a != b
             {
                 self.op_error(
                     op,
                     format!(
                         "'cir.yield' value #{i} has type {}, but result #{i} of '{}' has type {}",
-                        self.type_str(*a),
+                        self.type_str(a),
                         self.op_name(parent),
-                        self.type_str(*b)
+                        self.type_str(b)
                     ),
                 );
             }
@@ -415,6 +418,7 @@ impl FuncVerifier<'_> {
     }
 
     /// Successor counts per kind; targets are blocks of the same region, never its entry.
+    #[inline(never)] // PROFILE-TEMP
     fn check_successors(&self) {
         for &op in &self.index.ops {
             let kind = *self.dfg.kind(op);
@@ -515,6 +519,7 @@ impl FuncVerifier<'_> {
 
     /// Each op is allowed in the function's phase. In a lowered function only ops of the
     /// body region are checked: anything nested is inside an op already reported.
+    #[inline(never)] // PROFILE-TEMP
     fn check_phases(&self) {
         let phase = self.func.phase;
         for &op in &self.index.ops {
@@ -543,6 +548,7 @@ impl FuncVerifier<'_> {
 
     /// `cir.label` names are unique and first in their block; `cir.goto` targets exist;
     /// `cir.case` sits in a `cir.switch` and has the values its kind needs.
+    #[inline(never)] // PROFILE-TEMP
     fn check_labels(&self) {
         let mut labels: BTreeMap<crate::entities::Symbol, Op> = BTreeMap::new();
         for &op in &self.index.ops {

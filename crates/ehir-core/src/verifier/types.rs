@@ -245,6 +245,7 @@ impl FuncVerifier<'_> {
         }
     }
 
+    #[inline(never)] // PROFILE-TEMP
     pub(crate) fn check_types(&self) {
         for &op in &self.index.ops {
             let token_misuse = self.check_token_flow(op);
@@ -258,6 +259,7 @@ impl FuncVerifier<'_> {
 
     /// Tokens are used and produced only by the EH ops that take and make them. Returns
     /// whether the op misuses one (its other type checks are then skipped).
+    #[inline(never)] // PROFILE-TEMP
     fn check_token_flow(&self, op: Op) -> bool {
         let kind = self.dfg.kind(op);
         let mut misuse = false;
@@ -298,6 +300,7 @@ impl FuncVerifier<'_> {
 
     /// Token block parameters exist only in flat functions (and as a structured
     /// handler region's token, checked with the region shapes).
+    #[inline(never)] // PROFILE-TEMP
     fn check_block_param_tokens(&self) {
         if self.func.phase == Phase::Flat {
             return;
@@ -334,6 +337,7 @@ impl FuncVerifier<'_> {
     }
 
     /// Arguments passed along every edge match the target block's parameters.
+    #[inline(never)] // PROFILE-TEMP
     fn check_edge_arguments(&self, op: Op) {
         let kind = self.dfg.kind(op);
         let name = kind.name();
@@ -411,6 +415,7 @@ impl FuncVerifier<'_> {
         }
     }
 
+    #[inline(never)] // PROFILE-TEMP
     fn check_op_types(&self, op: Op) {
         let c = OpCheck {
             v: self,
@@ -832,6 +837,7 @@ impl FuncVerifier<'_> {
         }
     }
 
+    #[inline(never)] // PROFILE-TEMP
     fn check_const(&self, c: &OpCheck, value: Attr) {
         if value.index() >= self.ctx.attrs.len() {
             c.err("the attribute of 'cir.const' does not exist");
@@ -925,12 +931,13 @@ impl FuncVerifier<'_> {
         }
     }
 
+    #[inline(never)] // PROFILE-TEMP
     fn check_call(&self, c: &OpCheck, callee: Option<crate::entities::Symbol>, sig: Type) {
         let name = c.name;
         let Some((params, ret, vararg)) = self
             .type_data(sig)
             .and_then(|_| self.ctx.types.func_info(sig))
-            .map(|(p, r, v)| (p.to_vec(), self.non_void(r), v))
+            .map(|(p, r, v)| (p, self.non_void(r), v))
         else {
             c.err(format!("the signature of '{name}' is not a function type"));
             return;
@@ -967,7 +974,7 @@ impl FuncVerifier<'_> {
                 params.len()
             ));
         } else {
-            for (i, (&a, &p)) in args.iter().zip(&params).enumerate() {
+            for (i, (&a, &p)) in args.iter().zip(params).enumerate() {
                 if let Some(t) = self.valid_type(a)
                     && t != p
                 {
@@ -1113,12 +1120,7 @@ impl FuncVerifier<'_> {
             }
         };
         for (i, &region) in self.dfg.regions(c.op).iter().enumerate() {
-            let Some(entry) = self
-                .index
-                .region_blocks
-                .get(region)
-                .and_then(|b| b.first().copied())
-            else {
+            let Some(entry) = self.index.region_blocks(region).first().copied() else {
                 continue;
             };
             let params = self.dfg.block_params(entry);

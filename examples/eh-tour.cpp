@@ -2,8 +2,8 @@
 // order, a constructor that throws after building part of its object, a handler
 // matching a base class, a rethrow, and an exception specification.
 //
-//   ehir run crates/ehir-cxx/examples/eh-tour.cpp
-//   ehir build crates/ehir-cxx/examples/eh-tour.cpp -o tour && ./tour
+//   ehir run examples/eh-tour.cpp
+//   ehir build examples/eh-tour.cpp -o tour && ./tour
 #include <stdio.h>
 
 struct Resource {
