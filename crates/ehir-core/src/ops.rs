@@ -407,7 +407,10 @@ pub enum HandlerKey {
     /// keeps unwinding. The handler region holds only `cir.unreachable`.
     Filter(Attr),
     /// `terminate`: a `noexcept` boundary. An exception that would pass it calls
-    /// `std::terminate` during the search phase, without unwinding (libstdc++ behaviour).
+    /// `std::terminate`, as libstdc++ does (`docs/notes/noexcept-gxx-behaviour.md`): when
+    /// no outer frame would catch it, during the search phase before anything unwinds;
+    /// otherwise frames nearer the throw unwind first and the noexcept frame's own
+    /// cleanups between the call and the boundary do not run.
     /// The handler region holds only `cir.unreachable`.
     Terminate,
 }

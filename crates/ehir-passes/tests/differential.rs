@@ -110,6 +110,7 @@ fn seed_structured_listings_agree_after_flattening() {
     })
     .collect();
     let (programs, runs, mismatches) = check_files(&files);
+    eprintln!("{programs} seed listings, {runs} run pairs");
     assert_eq!(programs, 11);
     assert!(runs >= 11 * 2, "only {runs} runs");
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
@@ -154,6 +155,10 @@ fn file_test_programs_agree_after_flattening() {
         .count();
     assert!(flatten_tests >= 10, "flatten file tests are missing");
     let (programs, runs, mismatches) = check_files(&files);
+    eprintln!(
+        "{} files, {programs} entry functions, {runs} run pairs",
+        files.len()
+    );
     assert!(programs >= 20, "only {programs} programs");
     assert!(runs > programs);
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
@@ -179,6 +184,7 @@ fn generated_programs_agree_after_flattening() {
             ));
         }
     }
+    eprintln!("{count} generated programs, {runs} run pairs, {skipped} skipped");
     assert!(
         skipped * 10 < count.max(1),
         "{skipped} of {count} programs hit the step limit"
