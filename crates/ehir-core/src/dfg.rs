@@ -130,8 +130,8 @@ impl DataFlowGraph {
     }
 
     /// Reserves room for a graph of `size` in total, so that building it does not grow
-    /// the tables on the way. Existing entities and lists are kept (lists may move within
-    /// their pools).
+    /// the tables on the way. Existing entities and lists are kept; list pools that
+    /// hold no list yet are given room for `size`'s slots.
     pub fn reserve(&mut self, size: DfgSize) {
         fn room<K: cranelift_entity::EntityRef, V>(map: &mut PrimaryMap<K, V>, n: usize) {
             map.reserve(n.saturating_sub(map.len()));
@@ -142,16 +142,20 @@ impl DataFlowGraph {
         room(&mut self.regions, size.regions);
         room(&mut self.successors, size.successors);
         let current = self.size();
-        self.rebuild_lists([
-            size.value_list_slots.max(current.value_list_slots),
-            size.successor_list_slots.max(current.successor_list_slots),
-            size.region_list_slots.max(current.region_list_slots),
-        ]);
+        let slots = [
+            (current.value_list_slots, size.value_list_slots),
+            (current.successor_list_slots, size.successor_list_slots),
+            (current.region_list_slots, size.region_list_slots),
+        ];
+        // Moving the few lists of a graph that is just starting is cheap; a graph that
+        // already holds many keeps its pools.
+        if slots.iter().any(|&(used, want)| want > used) && current.ops == 0 {
+            self.rebuild_lists(slots.map(|(used, want)| used.max(want)));
+        }
     }
 
-    /// Releases the spare room of every table and compacts the list pools (dropping the
-    /// storage of lists that were cleared or replaced). Entities keep their numbers and
-    /// lists their contents.
+    /// Releases the spare room of the entity tables. Entities keep their numbers. The
+    /// list pools are left as they are (see [`DataFlowGraph::compact_lists`]).
     pub fn shrink_to_fit(&mut self) {
         self.ops.shrink_to_fit();
         self.values.shrink_to_fit();
@@ -159,6 +163,12 @@ impl DataFlowGraph {
         self.regions.shrink_to_fit();
         self.successors.shrink_to_fit();
         self.extras.shrink_to_fit();
+    }
+
+    /// Copies every list into fresh, exactly sized pools, dropping the storage of lists
+    /// that were cleared or replaced and the pools' spare room. Lists keep their contents;
+    /// list handles held outside the graph become invalid.
+    pub fn compact_lists(&mut self) {
         let size = self.size();
         self.rebuild_lists([
             size.value_list_slots,

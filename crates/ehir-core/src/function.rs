@@ -73,10 +73,12 @@ pub enum Visit {
     Op(Op),
 }
 
-/// What the ops of a body say about its phase, gathered op by op so that a walk that
-/// visits every op anyway (the printer's numbering) can infer the phase on the way.
+/// What the ops of a body say about its phase, gathered op by op so that code that sees
+/// every op anyway (the printer's numbering, a parser) can infer the phase on the way:
+/// noting every op of a body and then asking [`PhaseEvidence::phase`] gives
+/// [`Function::inferred_phase`].
 #[derive(Copy, Clone, Debug)]
-pub(crate) struct PhaseEvidence {
+pub struct PhaseEvidence {
     /// The most lowered phase a phase-specific op belongs to.
     most_lowered: Phase,
     /// Whether some op exists only in structured functions.
@@ -93,8 +95,9 @@ impl Default for PhaseEvidence {
 }
 
 impl PhaseEvidence {
+    /// Takes one op of the body into account.
     #[inline]
-    pub(crate) fn note(&mut self, kind: &OpKind) {
+    pub fn note(&mut self, kind: &OpKind) {
         let p = match kind.phases() {
             PhaseSet::Msvc => Phase::Msvc,
             PhaseSet::Itanium => Phase::Itanium,
@@ -111,7 +114,7 @@ impl PhaseEvidence {
     }
 
     /// The phase of [`Function::inferred_phase`] once every op of `func` was noted.
-    pub(crate) fn phase(&self, func: &Function, personality_name: Option<&str>) -> Phase {
+    pub fn phase(&self, func: &Function, personality_name: Option<&str>) -> Phase {
         let mut phase = self.most_lowered;
         if phase == Phase::Structured {
             // A body without structured-only ops whose region has several blocks is a

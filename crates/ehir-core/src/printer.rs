@@ -7,7 +7,7 @@
 
 use crate::attrs::{AttrData, ConstArrayElements};
 use crate::entities::{Attr, Block, Op, Region, Successor, Symbol, Type, Value};
-use crate::function::{Function, Linkage, PhaseEvidence, Visit};
+use crate::function::{Function, Linkage, PhaseEvidence};
 use crate::module::{Item, Module, ModuleCtx};
 use crate::ops::{ExtraData, HandlerKey, LandingPadClause, OpKind};
 use crate::types::TypeData;
@@ -250,27 +250,66 @@ impl Names {
                 num_args += 1;
             }
         }
+        // The walk of `Function::visit_in_order`, specialised: blocks in layout order,
+        // each block before its ops, each op before the blocks of its regions.
         let entry = func.entry_block();
-        func.visit_in_order(&mut |event| match event {
-            Visit::Block(b) => {
+        let dfg = &func.dfg;
+        let layout = &func.layout;
+        struct Frame<'r> {
+            next_block: Option<Block>,
+            next_op: Option<Op>,
+            /// Sibling regions of the same op, walked after this one.
+            after: &'r [Region],
+        }
+        let mut stack: Vec<Frame> = Vec::new();
+        if let Some(body) = func.body {
+            stack.push(Frame {
+                next_block: layout.entry_block(body),
+                next_op: None,
+                after: &[],
+            });
+        }
+        while let Some(top) = stack.last_mut() {
+            if let Some(op) = top.next_op {
+                top.next_op = layout.next_op(op);
+                let data = &dfg.ops[op];
+                evidence.note(&data.kind);
+                for &res in data.results.as_slice(&dfg.value_lists) {
+                    values[res] = num_args + next_value;
+                    next_value += 1;
+                }
+                if let Some((&first, rest)) = data.regions.as_slice(&dfg.region_lists).split_first()
+                {
+                    stack.push(Frame {
+                        next_block: layout.entry_block(first),
+                        next_op: None,
+                        after: rest,
+                    });
+                }
+                continue;
+            }
+            if let Some(b) = top.next_block {
+                top.next_block = layout.next_block(b);
+                top.next_op = layout.first_op(b);
                 blocks[b] = next_block;
                 next_block += 1;
                 if Some(b) != entry {
-                    for &p in func.dfg.block_params(b) {
+                    for &p in dfg.block_params(b) {
                         values[p] = num_args + next_value;
                         next_value += 1;
                     }
                 }
+                continue;
             }
-            Visit::Op(op) => {
-                let data = &func.dfg.ops[op];
-                evidence.note(&data.kind);
-                for &res in data.results.as_slice(&func.dfg.value_lists) {
-                    values[res] = num_args + next_value;
-                    next_value += 1;
-                }
+            let done = stack.pop().expect("non-empty");
+            if let Some((&first, rest)) = done.after.split_first() {
+                stack.push(Frame {
+                    next_block: layout.entry_block(first),
+                    next_op: None,
+                    after: rest,
+                });
             }
-        });
+        }
         let names = Names {
             values,
             blocks,
@@ -496,7 +535,9 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                         owner: Some((op, 0)),
                     });
                 } else {
-                    self.op_tail(o, op);
+                    if let OpKind::Ternary = func.dfg.kind(op) {
+                        self.op_tail(o, op);
+                    }
                     o.s("\n");
                 }
                 if o.len() >= FLUSH_AT {

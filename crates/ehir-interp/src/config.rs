@@ -26,6 +26,36 @@ pub struct RunConfig {
     pub call_depth_limit: u32,
     /// Record the event trace (on by default; off only for benchmarks).
     pub record_trace: bool,
+    /// How stdout is buffered at the start of the run (the program may change it with
+    /// `setvbuf`); decides what output an `abort` loses. Default: as glibc buffers a
+    /// pipe.
+    pub stdout_buffering: StdoutBuffering,
+}
+
+/// The size of glibc's stdout buffer when stdout is a pipe or a regular file: the
+/// descriptor's `st_blksize`, 4096 for a Linux pipe.
+pub const PIPE_BUFFER_SIZE: u32 = 4096;
+
+/// How the program's stdout is buffered (see the crate docs, *Standard output*).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum StdoutBuffering {
+    /// Fully buffered with a buffer of this many bytes (glibc's mode for a pipe or a
+    /// file, [`PIPE_BUFFER_SIZE`] bytes): output reaches stdout when the buffer
+    /// overflows, on `fflush`, and at `exit`; `abort` loses what is buffered.
+    Full { size: u32 },
+    /// Line buffered (glibc's mode for a terminal): like `Full`, and a newline also
+    /// flushes.
+    Line { size: u32 },
+    /// Every write reaches stdout at once (`setvbuf(stdout, NULL, _IONBF, 0)`).
+    Unbuffered,
+}
+
+impl Default for StdoutBuffering {
+    fn default() -> Self {
+        StdoutBuffering::Full {
+            size: PIPE_BUFFER_SIZE,
+        }
+    }
 }
 
 impl Default for RunConfig {
@@ -38,6 +68,7 @@ impl Default for RunConfig {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             call_depth_limit: DEFAULT_CALL_DEPTH_LIMIT,
             record_trace: true,
+            stdout_buffering: StdoutBuffering::default(),
         }
     }
 }

@@ -1051,10 +1051,7 @@ impl<'m> Machine<'m> {
     /// `std::terminate`: the handler (libstdc++'s verbose one by default), then abort.
     pub(crate) fn terminate(&mut self) -> Result<(), Stop> {
         if self.rt.terminating {
-            if self.config.record_trace {
-                self.record(Event::Abort);
-            }
-            return Err(Stop::Exit(EXIT_ABORT));
+            return Err(self.abort_now());
         }
         self.rt.terminating = true;
         let handler = self.rt.terminate_handler;
@@ -1086,9 +1083,6 @@ impl<'m> Machine<'m> {
                 self.record(Event::Terminate { message: first });
             }
         }
-        if self.config.record_trace {
-            self.record(Event::Abort);
-        }
-        Err(Stop::Exit(EXIT_ABORT))
+        Err(self.abort_now())
     }
 }

@@ -1,9 +1,10 @@
 //! Calls of functions the module does not define.
 //!
-//! Modelled (not traced as calls): `printf`, `puts`, `putchar` (stdout, traced as
-//! output), `exit`, `_Exit`, `abort`, `malloc`, `calloc`, `realloc`, `free`,
-//! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized variants),
-//! `memcpy`, `memmove`, `memset`, `strlen`, `strcmp`, and the C++ runtime:
+//! Modelled (not traced as calls): the C library functions of `libc.rs` (stdio,
+//! string and conversion functions; stdout is traced as output), `exit`, `_Exit`,
+//! `quick_exit`, `abort`, `malloc`, `calloc`, `realloc`, `free`,
+//! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized variants), and
+//! the C++ runtime:
 //! `__cxa_allocate_exception`, `__cxa_free_exception`, `__cxa_throw`, `__cxa_rethrow`,
 //! `__cxa_begin_catch`, `__cxa_end_catch`, `__cxa_get_exception_ptr`,
 //! `__cxa_call_unexpected`, `__cxa_call_terminate`, `__clang_call_terminate`,
@@ -20,7 +21,6 @@ use crate::cxx_types;
 use crate::eh::EXIT_ABORT;
 use crate::machine::{Machine, Stop};
 use crate::memory::{self, AllocKind};
-use crate::printf;
 use crate::trace::Event;
 use crate::type_layout::{OPAQUE_RECORD_SIZE, Scalar};
 use crate::values;
@@ -158,38 +158,6 @@ pub(crate) fn resolve_throw(
     }))
 }
 
-/// Reads `printf` arguments from the machine.
-struct PrintfArgs<'a, 'm> {
-    machine: &'a Machine<'m>,
-    args: &'a [u64],
-    types: Vec<Scalar>,
-    next: usize,
-}
-
-impl printf::Args for PrintfArgs<'_, '_> {
-    fn next_arg(&mut self) -> Option<(u64, Scalar)> {
-        let v = *self.args.get(self.next)?;
-        let s = self.types.get(self.next).copied().unwrap_or(Scalar::Int {
-            width: 64,
-            signed: true,
-        });
-        self.next += 1;
-        Some((v, s))
-    }
-    fn c_string(&self, p: u64, max: usize) -> Result<Vec<u8>, String> {
-        self.machine
-            .mem
-            .read_c_string(p, max)
-            .map_err(|e| match self.machine.mem_error(e) {
-                Stop::Error(r) => r.message,
-                _ => "bad string".into(),
-            })
-    }
-    fn pointer(&self, p: u64) -> String {
-        self.machine.render_ptr(p)
-    }
-}
-
 impl<'m> Machine<'m> {
     /// Whether this call of `callee` throws by `--throw-at`; counts the call.
     pub(crate) fn scripted_throw(&mut self, callee: Symbol) -> Option<usize> {
@@ -251,15 +219,6 @@ impl<'m> Machine<'m> {
         Ok(exn)
     }
 
-    fn write_stdout(&mut self, bytes: &[u8]) {
-        self.stdout.extend_from_slice(bytes);
-        if self.config.record_trace && !bytes.is_empty() {
-            self.record(Event::Output {
-                text: String::from_utf8_lossy(bytes).into_owned(),
-            });
-        }
-    }
-
     fn heap_alloc(&mut self, size: u64) -> Result<u64, Stop> {
         self.heap_count += 1;
         self.mem
@@ -287,6 +246,15 @@ impl<'m> Machine<'m> {
 
     fn exit_now(&mut self, status: i32) -> Stop {
         Stop::Exit(status & 0xff)
+    }
+
+    /// `abort()` (also the end of `std::terminate`): what stdout still buffers is lost.
+    pub(crate) fn abort_now(&mut self) -> Stop {
+        self.stdout.discard();
+        if self.config.record_trace {
+            self.record(Event::Abort);
+        }
+        Stop::Exit(EXIT_ABORT)
     }
 
     /// The value a scripted `--returns` entry gives for result type `ty`.
@@ -327,52 +295,18 @@ impl<'m> Machine<'m> {
         let arg = |i: usize| args.get(i).copied().unwrap_or(0);
         let value = |v: u64| Ok(ExternalResult::Value(Some(v)));
         let unit = || Ok(ExternalResult::Value(None));
+        if let Some(result) = self.call_c_library(name, args, arg_values, result_ty)? {
+            return Ok(result);
+        }
         match name {
-            // ---- output ----
-            "printf" => {
-                let fmt = self
-                    .mem
-                    .read_c_string(arg(0), 1 << 20)
-                    .map_err(|e| self.mem_error(e))?;
-                let types = match arg_values {
-                    Some(vals) => vals.iter().skip(1).map(|&v| self.scalar_of(v)).collect(),
-                    None => Vec::new(),
-                };
-                let mut source = PrintfArgs {
-                    machine: self,
-                    args: args.get(1..).unwrap_or(&[]),
-                    types,
-                    next: 0,
-                };
-                let text = printf::format(&fmt, &mut source).map_err(|m| self.error(m))?;
-                let n = text.len() as u64;
-                self.write_stdout(&text);
-                value(n)
-            }
-            "puts" => {
-                let mut text = self
-                    .mem
-                    .read_c_string(arg(0), 1 << 20)
-                    .map_err(|e| self.mem_error(e))?;
-                text.push(b'\n');
-                let n = text.len() as u64;
-                self.write_stdout(&text);
-                value(n)
-            }
-            "putchar" => {
-                let c = arg(0) as u8;
-                self.write_stdout(&[c]);
-                value(u64::from(c))
-            }
-            "fflush" => value(0),
             // ---- process ----
-            "exit" | "_Exit" | "quick_exit" => Err(self.exit_now(arg(0) as i32)),
-            "abort" => {
-                if self.config.record_trace {
-                    self.record(Event::Abort);
-                }
-                Err(Stop::Exit(EXIT_ABORT))
+            "exit" => Err(self.exit_now(arg(0) as i32)),
+            "_Exit" | "quick_exit" => {
+                // Neither flushes stdio buffers.
+                self.stdout.discard();
+                Err(self.exit_now(arg(0) as i32))
             }
+            "abort" => Err(self.abort_now()),
             // ---- memory ----
             "malloc" | "_Znwm" | "_Znam" => {
                 let p = self.heap_alloc(arg(0).max(u64::from(name != "malloc")))?;
@@ -399,41 +333,6 @@ impl<'m> Machine<'m> {
             "free" | "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm" => {
                 self.heap_free(arg(0), if name == "free" { "free" } else { "delete" })?;
                 unit()
-            }
-            "memcpy" | "memmove" => {
-                self.mem
-                    .copy(arg(0), arg(1), arg(2))
-                    .map_err(|e| self.mem_error(e))?;
-                value(arg(0))
-            }
-            "memset" => {
-                let bytes = vec![arg(1) as u8; arg(2) as usize];
-                self.mem
-                    .write_bytes(arg(0), &bytes)
-                    .map_err(|e| self.mem_error(e))?;
-                value(arg(0))
-            }
-            "strlen" => {
-                let s = self
-                    .mem
-                    .read_c_string(arg(0), 1 << 30)
-                    .map_err(|e| self.mem_error(e))?;
-                value(s.len() as u64)
-            }
-            "strcmp" => {
-                let a = self
-                    .mem
-                    .read_c_string(arg(0), 1 << 30)
-                    .map_err(|e| self.mem_error(e))?;
-                let b = self
-                    .mem
-                    .read_c_string(arg(1), 1 << 30)
-                    .map_err(|e| self.mem_error(e))?;
-                value(match a.cmp(&b) {
-                    std::cmp::Ordering::Less => (-1i64) as u64,
-                    std::cmp::Ordering::Equal => 0,
-                    std::cmp::Ordering::Greater => 1,
-                })
             }
             // ---- C++ runtime ----
             "__cxa_allocate_exception" => {

@@ -21,10 +21,11 @@
 //!   the pointee type (`&arg0+0`; opaque records get [`OPAQUE_RECORD_SIZE`] bytes).
 //!
 //! # Exit statuses
-//! `exit(n)` → `n & 0xff`; `abort()` and `std::terminate` → 134 ([`EXIT_ABORT`]); an
-//! exception escaping a non-`main` entry → 1; an error in the program detected by the
-//! interpreter (out-of-bounds or dangling access, division by zero, step or memory
-//! budget exceeded, `cir.unreachable` reached, ...) → [`EXIT_RUNTIME_ERROR`] (3), with
+//! `exit(n)` → `n & 0xff`; `abort()` and `std::terminate` → 134 ([`EXIT_ABORT`],
+//! losing buffered stdout, see *Standard output*); an exception escaping a non-`main`
+//! entry → 1; an error in the program detected by the interpreter (out-of-bounds or
+//! dangling access, division by zero, step or memory budget exceeded,
+//! `cir.unreachable` reached, ...) → [`EXIT_RUNTIME_ERROR`] (3), with
 //! [`RunOutcome::runtime_error`] saying what and where. The interpreter never panics on
 //! a program; [`InterpError`] covers only problems found before the run starts.
 //!
@@ -70,27 +71,59 @@
 //!   be loaded, stored and made by `cir.const`; integers wider than 64 bits can be
 //!   stored and loaded but not computed with.
 //! - **`%p`** prints a pointer the way traces do (`&c+0`), so output is phase-independent.
+//! - **The C library** (`libc.rs`): the `<string.h>`, `<stdio.h>` and `<stdlib.h>`
+//!   functions C++ test programs use read and write through the checked memory model,
+//!   so a `strcpy` or `sprintf` past the end of a buffer is a runtime error naming the
+//!   function; results follow glibc on x86-64 (`strcmp` returns the byte difference).
 //!
-//! See the module docs of `structured.rs`, `eh.rs`, `memory.rs`, `externals.rs` and
-//! `trace.rs` for the details of each part.
+//! # Standard output
+//! [`RunOutcome::stdout`] is what a g++-built program writes to stdout **when stdout is
+//! a pipe** (how tests compare programs): glibc then buffers stdout fully, in a buffer
+//! of the pipe's `st_blksize` ([`PIPE_BUFFER_SIZE`], 4096 bytes). `exit`, a return from
+//! `main` and `fflush(stdout)` (or `fflush(NULL)`) write the buffer out; `abort()`, and
+//! so `std::terminate` with the default handler (exit status 134), `_Exit` and
+//! `quick_exit` lose it ([`RunOutcome::stdout_lost`] has those bytes; the trace still
+//! shows every write). What is buffered at the end follows glibc 2.36's
+//! `_IO_new_file_xsputn` write by write (`stdio.rs`): a buffer that fills up exactly is
+//! flushed only by the next write; a write that does not fit fills the buffer, flushes
+//! it, writes the largest multiple of 4096 bytes of the rest directly and buffers the
+//! remainder; the very first write finds no buffer yet, so a first write of 4096 bytes
+//! or more goes out directly. `printf` writes each literal run of its format and each
+//! `%s` as one write and padding in 16-byte writes, as glibc's `vfprintf` does; `puts`
+//! writes its string, then the newline. Measured on this model's reference (g++ 12,
+//! glibc 2.36, `./a.out | wc -c` after the writes then `abort()`): 4095, 4096 `putchar`s
+//! → 0 bytes; 4097 → 4096; 8192 → 4096; 10000 → 8192; one `printf("%s")` of 4096 →
+//! 4096, of 5000 → 4096, of 8192 → 8192; one `putchar` then a `%s` of 4095 → 0, of
+//! 8191 → 8192; `puts` of 4095 characters → 0. The interpreter gives the same bytes
+//! for each (and for 40 random mixes of such writes). A program can change the mode
+//! with `setvbuf`/`setbuf` on stdout, and [`RunConfig::stdout_buffering`] sets the
+//! starting mode ([`StdoutBuffering::Unbuffered`] for a native harness that makes
+//! stdout unbuffered). An error the interpreter detects (exit status 3) keeps all the
+//! output, to show what the program did before it.
+//!
+//! See the module docs of `structured.rs`, `eh.rs`, `memory.rs`, `externals.rs`,
+//! `libc.rs`, `stdio.rs` and `trace.rs` for the details of each part.
 
 mod config;
 mod cxx_types;
 mod eh;
 mod externals;
+mod libc;
 mod machine;
 mod memory;
 mod printf;
 mod runtime;
 mod shapes;
+mod stdio;
 mod structured;
 mod trace;
 mod type_layout;
 mod values;
 
 pub use config::{
-    CallSelector, DEFAULT_CALL_DEPTH_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_STEP_LIMIT, ReturnSpec,
-    RunConfig, ScriptValue, ThrowSpec, parse_return_spec, parse_script_value, parse_throw_spec,
+    CallSelector, DEFAULT_CALL_DEPTH_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_STEP_LIMIT,
+    PIPE_BUFFER_SIZE, ReturnSpec, RunConfig, ScriptValue, StdoutBuffering, ThrowSpec,
+    parse_return_spec, parse_script_value, parse_throw_spec,
 };
 pub use eh::EXIT_ABORT;
 pub use trace::{Divergence, Event, first_divergence, observable};
@@ -148,8 +181,11 @@ impl std::fmt::Display for RuntimeError {
 /// The result of a run.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
-    /// What the program wrote to stdout.
+    /// What reached stdout: what the program wrote, less what `abort` (or
+    /// `std::terminate`, `_Exit`) left in the stdout buffer (see *Standard output*).
     pub stdout: Vec<u8>,
+    /// What the program wrote to stdout that was still buffered when it aborted.
+    pub stdout_lost: Vec<u8>,
     /// What the program and the modelled runtime wrote to stderr (terminate messages,
     /// the harness's report); interpreter errors are in `runtime_error` instead.
     pub stderr: Vec<u8>,
@@ -263,7 +299,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         nested: 0,
         frame_bytes: 0,
         trace: Vec::new(),
-        stdout: Vec::new(),
+        stdout: stdio::Stdout::new(config.stdout_buffering),
         stderr: Vec::new(),
         steps: 0,
         globals: HashMap::new(),
@@ -314,8 +350,13 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
             status: exit_status,
         });
     }
+    // Every end but `abort` (which already discarded the buffer) flushes stdout: `exit`,
+    // a return from the entry, and the interpreter stopping the program (so that its
+    // output up to the error is shown).
+    m.stdout.flush();
     Ok(RunOutcome {
-        stdout: m.stdout,
+        stdout: m.stdout.written,
+        stdout_lost: m.stdout.lost,
         stderr: m.stderr,
         exit_status,
         trace: m.trace,

@@ -1,7 +1,7 @@
 //! The execution engine: frames on an explicit stack (a CIR call never recurses on the
 //! host stack), the step loop, and the ops every phase shares (memory, arithmetic,
 //! calls, returns, branches). Structured control flow lives in `structured.rs`,
-//! exceptions in `eh.rs`, modelled external functions in `externals.rs`.
+//! exceptions in `eh.rs`, modelled external functions in `externals.rs` and `libc.rs`.
 //!
 //! Registers: a frame has one `u64` per SSA value of its function, indexed by the
 //! value's entity number. Runtime-initiated calls (an exception's destructor, the
@@ -184,7 +184,7 @@ pub(crate) struct Machine<'m> {
     pub nested: u32,
     pub frame_bytes: u64,
     pub trace: Vec<Event>,
-    pub stdout: Vec<u8>,
+    pub stdout: crate::stdio::Stdout,
     pub stderr: Vec<u8>,
     pub steps: u64,
     /// Addresses of globals, functions and external objects by symbol.
@@ -1203,6 +1203,9 @@ impl<'m> Machine<'m> {
                     .init_bytes(p, &bytes)
                     .map_err(|e| self.mem_error(e))?;
             }
+            if g.init.is_none() {
+                self.init_stream_global(g.name, p)?;
+            }
             if g.constant {
                 self.mem.set_read_only(p);
             }
@@ -1224,10 +1227,14 @@ impl<'m> Machine<'m> {
             p
         } else {
             // An object the module references but does not define (a typeinfo object,
-            // `std::cout`...): zeroed storage of a nominal size.
-            self.mem
+            // `std::cout`...): zeroed storage of a nominal size (`stdout` and the other
+            // standard streams hold a `FILE*` naming their stream).
+            let p = self
+                .mem
                 .allocate(16, AllocKind::Global(symbol), self.frame_bytes)
-                .map_err(|e| self.mem_error(e))?
+                .map_err(|e| self.mem_error(e))?;
+            self.init_stream_global(symbol, p)?;
+            p
         };
         self.globals.insert(symbol, p);
         Ok(p)

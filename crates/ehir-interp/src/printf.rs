@@ -2,6 +2,12 @@
 //! %g %G %%`, flags `- + space # 0`, width and precision (also `*`), and the length
 //! modifiers `hh h l ll z j t L q`. `%p` prints the pointer the way traces do (`&c+0`)
 //! so that output is the same at every phase; `%n` and `%a` are refused.
+//!
+//! The result keeps the boundaries of the writes glibc 2.36's `vfprintf` makes to the
+//! stream, which decide what reaches a buffered stdout before an `abort` (see
+//! `stdio.rs`): each literal run of the format and each `%s`, `%p` and floating-point
+//! body is one write; padding goes out in writes of at most 16 bytes (`_IO_padn`), and
+//! so do integer conversions and `%c` (whose writes are all that short in glibc).
 
 use crate::type_layout::Scalar;
 use crate::values;
@@ -16,7 +22,7 @@ pub trait Args {
     fn pointer(&self, p: u64) -> String;
 }
 
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct Spec {
     left: bool,
     plus: bool,
@@ -27,17 +33,70 @@ struct Spec {
     precision: Option<usize>,
 }
 
+/// The most a write of padding (or of a short conversion) holds: glibc's `PADSIZE`.
+const SHORT_WRITE: usize = 16;
+
+/// Formatted text and the boundaries of the writes that produce it.
+#[derive(Default, Debug)]
+pub struct Formatted {
+    pub bytes: Vec<u8>,
+    /// End offset of each write, in order; the last is `bytes.len()`.
+    pub ends: Vec<usize>,
+}
+
+impl Formatted {
+    /// One write of `data`.
+    fn whole(&mut self, data: &[u8]) {
+        if !data.is_empty() {
+            self.bytes.extend_from_slice(data);
+            self.ends.push(self.bytes.len());
+        }
+    }
+
+    /// `data` in writes of at most [`SHORT_WRITE`] bytes.
+    fn short(&mut self, data: &[u8]) {
+        for chunk in data.chunks(SHORT_WRITE) {
+            self.whole(chunk);
+        }
+    }
+
+    /// `n` copies of `byte`, as `_IO_padn` writes them.
+    fn fill(&mut self, byte: u8, n: usize) {
+        let block = [byte; SHORT_WRITE];
+        let mut left = n;
+        while left > 0 {
+            let k = left.min(SHORT_WRITE);
+            self.whole(&block[..k]);
+            left -= k;
+        }
+    }
+
+    /// The writes, in order.
+    pub fn writes(&self) -> impl Iterator<Item = &[u8]> {
+        let mut start = 0;
+        self.ends.iter().map(move |&end| {
+            let w = &self.bytes[start..end];
+            start = end;
+            w
+        })
+    }
+}
+
 /// Formats `fmt` with arguments from `args`.
-pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
+pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<Formatted, String> {
+    let mut out = Formatted::default();
     let mut i = 0;
     while i < fmt.len() {
-        let c = fmt[i];
-        i += 1;
-        if c != b'%' {
-            out.push(c);
+        if fmt[i] != b'%' {
+            let run = fmt[i..]
+                .iter()
+                .position(|&c| c == b'%')
+                .unwrap_or(fmt.len() - i);
+            out.whole(&fmt[i..i + run]);
+            i += run;
             continue;
         }
+        i += 1;
         let mut spec = Spec::default();
         while let Some(&f) = fmt.get(i) {
             match f {
@@ -105,7 +164,7 @@ pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<Vec<u8>, String> {
         };
         i += 1;
         match conv {
-            b'%' => out.push(b'%'),
+            b'%' => out.short(b"%"),
             b'd' | b'i' | b'u' | b'o' | b'x' | b'X' => {
                 let (v, s) = args.next_arg().ok_or("missing printf argument")?;
                 let v = match s {
@@ -118,23 +177,29 @@ pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<Vec<u8>, String> {
             }
             b'c' => {
                 let (v, _) = args.next_arg().ok_or("missing printf argument")?;
-                pad(&mut out, &spec, &[v as u8], false);
+                pad(&mut out, &spec, &[v as u8], false, false);
             }
             b's' => {
                 let (p, _) = args.next_arg().ok_or("missing printf argument")?;
                 let max = spec.precision.unwrap_or(1 << 20);
+                // glibc prints a null string as "(null)", or as nothing when the
+                // precision is too small for that.
                 let text = if p == 0 {
-                    b"(null)".to_vec()
+                    if max >= 6 {
+                        b"(null)".to_vec()
+                    } else {
+                        Vec::new()
+                    }
                 } else {
                     args.c_string(p, max)?
                 };
                 let text = &text[..text.len().min(max)];
-                pad(&mut out, &spec, text, false);
+                pad(&mut out, &spec, text, false, true);
             }
             b'p' => {
                 let (p, _) = args.next_arg().ok_or("missing printf argument")?;
                 let text = args.pointer(p);
-                pad(&mut out, &spec, text.as_bytes(), false);
+                pad(&mut out, &spec, text.as_bytes(), false, true);
             }
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' => {
                 let (v, s) = args.next_arg().ok_or("missing printf argument")?;
@@ -155,11 +220,20 @@ pub fn format(fmt: &[u8], args: &mut dyn Args) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn pad(out: &mut Vec<u8>, spec: &Spec, body: &[u8], numeric_zero: bool) {
+/// Writes `body` padded to the width; `whole`: the body (after any sign or `0x`) is one
+/// write rather than short ones.
+fn pad(out: &mut Formatted, spec: &Spec, body: &[u8], numeric_zero: bool, whole: bool) {
     let fill = spec.width.saturating_sub(body.len());
+    let put = |out: &mut Formatted, text: &[u8]| {
+        if whole {
+            out.whole(text)
+        } else {
+            out.short(text)
+        }
+    };
     if spec.left {
-        out.extend_from_slice(body);
-        out.extend(std::iter::repeat_n(b' ', fill));
+        put(out, body);
+        out.fill(b' ', fill);
     } else if numeric_zero && spec.zero {
         // Zeros go after the sign or `0x` prefix.
         let split = body
@@ -173,16 +247,16 @@ fn pad(out: &mut Vec<u8>, spec: &Spec, body: &[u8], numeric_zero: bool) {
                 }
             })
             .unwrap_or(0);
-        out.extend_from_slice(&body[..split]);
-        out.extend(std::iter::repeat_n(b'0', fill));
-        out.extend_from_slice(&body[split..]);
+        out.short(&body[..split]);
+        out.fill(b'0', fill);
+        put(out, &body[split..]);
     } else {
-        out.extend(std::iter::repeat_n(b' ', fill));
-        out.extend_from_slice(body);
+        out.fill(b' ', fill);
+        put(out, body);
     }
 }
 
-fn int_conversion(out: &mut Vec<u8>, spec: &Spec, conv: u8, v: u64, signed: bool) {
+fn int_conversion(out: &mut Formatted, spec: &Spec, conv: u8, v: u64, signed: bool) {
     let negative = signed && (v as i64) < 0;
     let magnitude = if negative {
         (v as i64).unsigned_abs()
@@ -220,7 +294,7 @@ fn int_conversion(out: &mut Vec<u8>, spec: &Spec, conv: u8, v: u64, signed: bool
         }
     }
     body.push_str(&digits);
-    pad(out, spec, body.as_bytes(), spec.precision.is_none());
+    pad(out, spec, body.as_bytes(), spec.precision.is_none(), false);
 }
 
 /// `%e` digits: mantissa with `precision` decimals and the decimal exponent.
@@ -247,11 +321,11 @@ fn strip_zeros(s: &mut String) {
     }
 }
 
-fn float_conversion(out: &mut Vec<u8>, spec: &Spec, conv: u8, x: f64) {
+fn float_conversion(out: &mut Formatted, spec: &Spec, conv: u8, x: f64) {
     let upper = conv.is_ascii_uppercase();
     let negative = x.is_sign_negative() && !x.is_nan();
     let a = x.abs();
-    let mut body = if x.is_nan() || x.is_infinite() {
+    let body = if x.is_nan() || x.is_infinite() {
         let t = if x.is_nan() { "nan" } else { "inf" };
         if upper {
             t.to_uppercase()
@@ -296,14 +370,28 @@ fn float_conversion(out: &mut Vec<u8>, spec: &Spec, conv: u8, x: f64) {
             }
         }
     };
-    if negative {
-        body.insert(0, '-');
+    let sign = if negative {
+        "-"
     } else if spec.plus {
-        body.insert(0, '+');
+        "+"
     } else if spec.space {
-        body.insert(0, ' ');
+        " "
+    } else {
+        ""
+    };
+    if spec.left || (spec.zero && x.is_finite()) {
+        // The sign is a write of its own, before the zeros or the body.
+        let inner = Spec {
+            width: spec.width.saturating_sub(sign.len()),
+            ..*spec
+        };
+        out.short(sign.as_bytes());
+        pad(out, &inner, body.as_bytes(), x.is_finite(), true);
+    } else {
+        out.fill(b' ', spec.width.saturating_sub(sign.len() + body.len()));
+        out.short(sign.as_bytes());
+        out.whole(body.as_bytes());
     }
-    pad(out, spec, body.as_bytes(), x.is_finite());
 }
 
 #[cfg(test)]
@@ -332,7 +420,9 @@ mod tests {
     };
 
     fn f(fmt: &str, args: Vec<(u64, Scalar)>) -> String {
-        String::from_utf8(format(fmt.as_bytes(), &mut Fixed(args, 0)).unwrap()).unwrap()
+        let out = format(fmt.as_bytes(), &mut Fixed(args, 0)).unwrap();
+        assert_eq!(out.ends.last().copied().unwrap_or(0), out.bytes.len());
+        String::from_utf8(out.bytes).unwrap()
     }
 
     fn d(x: f64) -> (u64, Scalar) {
@@ -418,7 +508,50 @@ mod tests {
             "[s1] [   s2] [s3] [ptr9]"
         );
         assert_eq!(f("%s", vec![(0, Scalar::Ptr)]), "(null)");
+        assert_eq!(f("[%.3s]", vec![(0, Scalar::Ptr)]), "[]");
         assert!(format(b"%n", &mut Fixed(vec![(0, INT)], 0)).is_err());
         assert!(format(b"%d", &mut Fixed(vec![], 0)).is_err());
+    }
+
+    fn writes(fmt: &str, args: Vec<(u64, Scalar)>) -> Vec<String> {
+        let out = format(fmt.as_bytes(), &mut Fixed(args, 0)).unwrap();
+        out.writes()
+            .map(|w| String::from_utf8(w.to_vec()).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn writes_follow_glibc_vfprintf() {
+        // Literal runs and %s bodies are single writes; %% and integers are short ones.
+        assert_eq!(
+            writes("ab %s cd%%e%d\n", vec![(1, Scalar::Ptr), (42, INT)]),
+            ["ab ", "s1", " cd", "%", "e", "42", "\n"]
+        );
+        // Padding goes out 16 bytes at a time, before or after the body.
+        let w = writes("%20s|%-18s", vec![(1, Scalar::Ptr), (2, Scalar::Ptr)]);
+        assert_eq!(
+            w,
+            [
+                "                ",
+                "  ",
+                "s1",
+                "|",
+                "s2",
+                "                "
+            ]
+        );
+        // A long literal run is one write however long; a long integer is not.
+        let long = "x".repeat(5000);
+        assert_eq!(writes(&long, vec![]).len(), 1);
+        let zeros = writes("%.40d", vec![(7, INT)]);
+        assert!(zeros.iter().all(|w| w.len() <= 16), "{zeros:?}");
+        assert_eq!(zeros.concat(), format!("{}7", "0".repeat(39)));
+        // Floating bodies are one write after the sign and the zeros.
+        assert_eq!(
+            writes("%08.2f|%-7.1f|%6.1f", vec![d(-1.25), d(2.0), d(-3.0)]),
+            [
+                "-", "000", "1.25", "|", "2.0", "    ", "|", "  ", "-", "3.0"
+            ]
+        );
     }
 }

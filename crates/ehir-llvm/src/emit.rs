@@ -1,19 +1,43 @@
-//! Lowering of Itanium-phase CIR to the [`crate::ir`] model of LLVM IR.
+//! Lowering of Itanium-phase and MSVC-phase CIR to the [`crate::ir`] model of LLVM IR.
 //!
-//! What becomes what:
+//! What becomes what, on both ABIs:
 //! - records → named struct types (unions → a struct of their most aligned member padded
 //!   to the union's size); `!cir.bool` is `i1` in registers and `i8` in memory;
 //! - `cir.alloca` → `alloca`, hoisted to the entry block; block parameters → `phi`;
-//! - `cir.try_call` → `invoke`; `cir.eh.landingpad` → `landingpad { ptr, i32 }` plus two
-//!   `extractvalue`s; `cir.eh.typeid` → `llvm.eh.typeid.for.p0`; `cir.resume.flat` →
-//!   `resume`; `cir.throw` → `__cxa_throw` (or `__cxa_rethrow`), an `invoke` when it has an
-//!   unwind destination; `cir.alloc.exception` → `__cxa_allocate_exception`;
-//!   `cir.eh.terminate` → `__cxa_begin_catch` + `std::terminate`;
-//! - `cir.typeinfo` items → `__class_type_info` / `__si_class_type_info` /
-//!   `__vmi_class_type_info` objects with their `_ZTS` name strings (see [`crate::typeinfo`]);
+//! - `cir.try_call` → `invoke`;
 //! - symbols that are referenced but not defined become declarations: callees from the
 //!   call's signature, typeinfo objects as `external constant ptr` (libstdc++ supplies the
-//!   fundamental ones), the `__cxa_*` runtime with its usual attributes.
+//!   fundamental ones), the runtime functions with their usual attributes.
+//!
+//! Itanium ([`EhAbi::Itanium`], Itanium-phase functions): `cir.eh.landingpad` →
+//! `landingpad { ptr, i32 }` plus two `extractvalue`s; `cir.eh.typeid` →
+//! `llvm.eh.typeid.for.p0`; `cir.resume.flat` → `resume`; `cir.throw` → `__cxa_throw` (or
+//! `__cxa_rethrow`), an `invoke` when it has an unwind destination;
+//! `cir.alloc.exception` → `__cxa_allocate_exception`; `cir.eh.terminate` →
+//! `__cxa_begin_catch` + `std::terminate`; `cir.typeinfo` items →
+//! `__class_type_info` / `__si_class_type_info` / `__vmi_class_type_info` /
+//! `__pointer_type_info` objects with their `_ZTS` name strings (see [`crate::typeinfo`]).
+//!
+//! Microsoft ([`EhAbi::Msvc`], MSVC-phase functions, triple `x86_64-pc-windows-msvc`):
+//! - `cir.catchswitch`, `cir.catchpad`, `cir.catchret`, `cir.cleanuppad`,
+//!   `cir.cleanupret` → the LLVM instructions of the same names (EH tokens are `token`);
+//!   a catchpad's arguments are `[ptr @TypeDescriptor|null, i32 adjectives, ptr
+//!   slot|null]`, with a pointer's pointee qualifiers moved from the descriptor into the
+//!   adjectives (see [`crate::msvc_rtti`]);
+//! - every call and invoke in a funclet carries a `"funclet"` operand bundle naming the
+//!   funclet's pad; funclets are found by colouring blocks from the pads (a block reached
+//!   from two funclets is an error: the lowering clones such blocks);
+//! - `cir.throw` → `_CxxThrowException(obj, ThrowInfo)` (rethrow: `(null, null)`), with
+//!   the ThrowInfo → CatchableTypeArray → CatchableType → TypeDescriptor tables;
+//!   `cir.alloc.exception` → an entry-block `alloca`: on this ABI the exception object lives
+//!   in the throwing frame, which stays in place until the catch that ends it returns;
+//!   `cir.eh.terminate` → msvcrt's `std::terminate` (`?terminate@@YAXXZ`);
+//! - `cir.typeinfo` items emit nothing (the Microsoft RTTI is made on demand);
+//! - calls of the C++ runtime under their Itanium names are redirected to msvcrt's
+//!   (`_ZSt9terminatev` → `?terminate@@YAXXZ`, `_Znwm` → `??2@YAPEAX_K@Z`, ... see
+//!   [`msvc_runtime_name`]), `std::uncaught_exception` gets a small definition over
+//!   msvcrt's `__uncaught_exception`, and `_fltused` is defined when the module uses
+//!   floating point. The module's own symbols keep their (Itanium) names.
 //!
 //! Blocks that cannot be reached from the entry block are not emitted.
 
@@ -22,20 +46,32 @@ use crate::ir::{
     Ty,
 };
 use crate::layout::size_align;
+use crate::msvc_rtti::{self, MsRtti};
 use crate::typeinfo;
 use ehir_core::printer::Names;
 use ehir_core::{
     AttrData, BinaryOp, Block, CastKind, CmpPredicate, ConstArrayElements, Diagnostic, Diagnostics,
     EntityRef, ExtraData, Function, LandingPadClause, Linkage, Loc, Module, ModuleCtx, Op, OpKind,
-    Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value,
+    Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Target description written into the module.
+/// The EH model the emitted code uses.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum EhAbi {
+    /// Landing pads, `__gxx_personality_v0`, libstdc++'s `__cxa_*` runtime.
+    #[default]
+    Itanium,
+    /// Funclets, `__CxxFrameHandler3`, msvcrt's `_CxxThrowException`.
+    Msvc,
+}
+
+/// Target description written into the module, and the EH model.
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
     pub triple: String,
     pub data_layout: String,
+    pub abi: EhAbi,
 }
 
 impl Default for EmitOptions {
@@ -45,8 +81,51 @@ impl Default for EmitOptions {
             data_layout:
                 "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
                     .into(),
+            abi: EhAbi::Itanium,
         }
     }
+}
+
+impl EmitOptions {
+    /// 64-bit Windows with the Microsoft C++ EH model.
+    pub fn msvc() -> Self {
+        EmitOptions {
+            triple: MSVC_TRIPLE.into(),
+            data_layout:
+                "e-m:w-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+                    .into(),
+            abi: EhAbi::Msvc,
+        }
+    }
+}
+
+/// The target triple of the Microsoft C++ ABI on x86-64.
+pub const MSVC_TRIPLE: &str = "x86_64-pc-windows-msvc";
+/// The personality routine of the Microsoft C++ EH model.
+pub const MSVC_PERSONALITY: &str = "__CxxFrameHandler3";
+/// msvcrt's `std::terminate()`.
+pub const MSVC_TERMINATE: &str = "?terminate@@YAXXZ";
+/// msvcrt's throw (and rethrow) entry point.
+pub const MSVC_THROW: &str = "_CxxThrowException";
+/// The Itanium name of `std::uncaught_exception()`, which the MSVC module defines itself.
+const UNCAUGHT_EXCEPTION: &str = "_ZSt18uncaught_exceptionv";
+
+/// The msvcrt export that implements a C++ runtime function the front end calls by its
+/// Itanium name; signatures agree on x86-64 Windows.
+pub fn msvc_runtime_name(itanium: &str) -> Option<&'static str> {
+    Some(match itanium {
+        "_ZSt9terminatev" => MSVC_TERMINATE,
+        "_ZSt10unexpectedv" => "?unexpected@@YAXXZ",
+        "_ZSt13set_terminatePFvvE" => "?set_terminate@@YAP6AXXZP6AXXZ@Z",
+        "_ZSt14set_unexpectedPFvvE" => "?set_unexpected@@YAP6AXXZP6AXXZ@Z",
+        "_Znwm" => "??2@YAPEAX_K@Z",
+        "_Znam" => "??_U@YAPEAX_K@Z",
+        "_ZdlPv" => "??3@YAXPEAX@Z",
+        "_ZdaPv" => "??_V@YAXPEAX@Z",
+        "_ZdlPvm" => "??3@YAXPEAX@Z",
+        "_ZdaPvm" => "??_V@YAXPEAX@Z",
+        _ => return None,
+    })
 }
 
 /// The personality routine of the Itanium C++ ABI.
@@ -58,7 +137,7 @@ pub fn emit_module(
     source_name: &str,
     options: &EmitOptions,
 ) -> Result<ir::Module, Diagnostics> {
-    let mut m = ModuleEmitter::new(module);
+    let mut m = ModuleEmitter::new(module, options.abi);
     let mut out = ir::Module {
         source_filename: source_name.to_string(),
         data_layout: options.data_layout.clone(),
@@ -73,13 +152,14 @@ pub fn emit_module(
                     out.globals.push(g);
                 }
             }
+            ehir_core::Item::TypeInfo(_) if m.msvc => {}
             ehir_core::Item::TypeInfo(i) => {
                 let decl = &module.ctx.typeinfos[i];
                 match typeinfo::class_type_info(&module.ctx, decl) {
                     Ok(info) => {
                         m.extern_global(info.vtable, Ty::Ptr, false);
-                        for b in info.bases {
-                            m.typeinfo_ref(b);
+                        for name in info.referenced {
+                            m.typeinfo_ref_by_name(&name);
                         }
                         out.globals.extend(info.globals);
                     }
@@ -94,6 +174,9 @@ pub fn emit_module(
             ehir_core::Item::Record(_) => {}
         }
     }
+    if m.msvc {
+        m.finish_msvc(&mut out);
+    }
     // Declarations of everything referenced but not defined, sorted by name.
     out.globals
         .extend(std::mem::take(&mut m.extern_globals).into_values());
@@ -104,6 +187,33 @@ pub fn emit_module(
     } else {
         Err(Diagnostics(m.errors))
     }
+}
+
+/// Whether values of `t` are or contain floating-point numbers (through arrays, records
+/// and function signatures, not through pointers).
+fn type_has_float(ctx: &ModuleCtx, t: Type) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![t];
+    while let Some(t) = stack.pop() {
+        if !seen.insert(t) {
+            continue;
+        }
+        match ctx.types.get(t) {
+            TypeData::Float | TypeData::Double => return true,
+            TypeData::Array(e, _) => stack.push(*e),
+            TypeData::Record(alias) => {
+                if let Some(fields) = ctx.record(*alias).and_then(|r| r.fields.as_ref()) {
+                    stack.extend(fields.iter().copied());
+                }
+            }
+            TypeData::Func { params, ret, .. } => {
+                stack.extend(params.iter().copied());
+                stack.extend(ret.iter().copied());
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Calling-convention attributes for a parameter or return value of a C/C++ type.
@@ -168,6 +278,10 @@ fn runtime_decl(name: &str) -> Option<RuntimeDecl> {
         "_ZSt9terminatev" => d(Ty::Void, vec![], false, vec!["noreturn", "nounwind"]),
         GXX_PERSONALITY => d(Ty::i32(), vec![], true, vec![]),
         "llvm.eh.typeid.for.p0" => d(Ty::i32(), vec![Ty::Ptr], false, vec!["nounwind"]),
+        MSVC_THROW => d(Ty::Void, vec![Ty::Ptr, Ty::Ptr], false, vec!["noreturn"]),
+        MSVC_TERMINATE => d(Ty::Void, vec![], false, vec!["noreturn", "nounwind"]),
+        MSVC_PERSONALITY => d(Ty::i32(), vec![], true, vec![]),
+        "__uncaught_exception" => d(Ty::i32(), vec![], false, vec!["nounwind"]),
         _ => None,
     }
 }
@@ -175,19 +289,105 @@ fn runtime_decl(name: &str) -> Option<RuntimeDecl> {
 pub(crate) struct ModuleEmitter<'m> {
     module: &'m Module,
     ctx: &'m ModuleCtx,
+    /// Emitting for the Microsoft EH model.
+    msvc: bool,
     errors: Vec<Diagnostic>,
     extern_functions: BTreeMap<String, ir::Function>,
     extern_globals: BTreeMap<String, ir::Global>,
+    /// Microsoft RTTI and throw tables (MSVC only).
+    rtti: MsRtti,
+    /// `std::uncaught_exception` was referenced (MSVC only: the module defines it).
+    uses_uncaught_exception: bool,
 }
 
 impl<'m> ModuleEmitter<'m> {
-    fn new(module: &'m Module) -> Self {
+    fn new(module: &'m Module, abi: EhAbi) -> Self {
         ModuleEmitter {
             module,
             ctx: &module.ctx,
+            msvc: abi == EhAbi::Msvc,
             errors: Vec::new(),
             extern_functions: BTreeMap::new(),
             extern_globals: BTreeMap::new(),
+            rtti: MsRtti::default(),
+            uses_uncaught_exception: false,
+        }
+    }
+
+    /// The module-level parts of the MSVC model: the RTTI tables, `__ImageBase`,
+    /// `_fltused`, and `std::uncaught_exception`.
+    fn finish_msvc(&mut self, out: &mut ir::Module) {
+        let rtti = std::mem::take(&mut self.rtti);
+        if !rtti.is_empty() {
+            self.extern_global(msvc_rtti::IMAGE_BASE, Ty::i8(), true);
+        }
+        out.globals.extend(rtti.into_globals());
+        // The Microsoft linker expects a definition of `_fltused` in any program that uses
+        // floating point (the C runtime normally supplies it).
+        let module = self.module;
+        let has_float = |t: Type| type_has_float(self.ctx, t);
+        let uses_float = module.globals.values().any(|g| has_float(g.ty))
+            || module.functions.values().any(|f| {
+                has_float(f.sig) || f.dfg.values.values().any(|v| has_float(v.ty))
+            });
+        let defines_fltused = self
+            .ctx
+            .symbols
+            .lookup("_fltused")
+            .is_some_and(|s| self.is_defined_symbol(s));
+        if uses_float && !defines_fltused {
+            // `weak`, not `linkonce_odr`: nothing in the IR refers to it (llc adds the
+            // reference), so a discardable definition would be dropped by `opt`.
+            out.globals.push(ir::Global {
+                name: "_fltused".into(),
+                linkage: "weak",
+                constant: false,
+                unnamed_addr: false,
+                ty: Ty::i32(),
+                init: Some(Operand::Int(0)),
+                align: Some(4),
+                comdat: true,
+            });
+        }
+        if self.uses_uncaught_exception {
+            // bool std::uncaught_exception() over msvcrt's int __uncaught_exception().
+            let callee = self.runtime("__uncaught_exception");
+            out.functions.push(ir::Function {
+                name: UNCAUGHT_EXCEPTION.into(),
+                linkage: "linkonce_odr",
+                ret: Ty::i1(),
+                ret_attrs: vec!["zeroext"],
+                params: vec![],
+                vararg: false,
+                fn_attrs: vec!["nounwind"],
+                comdat: true,
+                personality: None,
+                blocks: Some(vec![BasicBlock {
+                    label: "entry".into(),
+                    insts: vec![
+                        Inst::Call {
+                            result: Some("count".into()),
+                            target: CallTarget {
+                                ret: Ty::i32(),
+                                ret_attrs: vec![],
+                                vararg_params: None,
+                                callee,
+                                args: vec![],
+                                fn_attrs: vec![],
+                                funclet: None,
+                            },
+                        },
+                        Inst::ICmp {
+                            result: "active".into(),
+                            pred: IntPredicate::Ne,
+                            ty: Ty::i32(),
+                            lhs: Operand::Local("count".into()),
+                            rhs: Operand::Int(0),
+                        },
+                        Inst::Ret(Some((Ty::i1(), Operand::Local("active".into())))),
+                    ],
+                }]),
+            });
         }
     }
 
@@ -291,6 +491,11 @@ impl<'m> ModuleEmitter<'m> {
                 TypeData::Func { .. } => {
                     return Err("a function type is not a value type".into());
                 }
+                TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken
+                    if self.msvc =>
+                {
+                    Ty::Token
+                }
                 TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken => {
                     return Err(format!(
                         "{} has no LLVM equivalent; run eh-abi-lowering first",
@@ -379,7 +584,71 @@ impl<'m> ModuleEmitter<'m> {
     }
 
     /// A reference to a function symbol; declares it from `sig` when the module does not.
+    /// Whether the module defines (not just declares) function `s`.
+    fn has_function_body(&self, s: Symbol) -> bool {
+        self.module
+            .function_by_name(s)
+            .is_some_and(|f| self.module.functions[f].body.is_some())
+    }
+
+    /// Whether a declaration of `name` is left out of the module because calls go
+    /// elsewhere on this ABI (see [`ModuleEmitter::msvc_redirect`]).
+    fn is_redirected(&self, name: &str) -> bool {
+        self.msvc && (name == UNCAUGHT_EXCEPTION || msvc_runtime_name(name).is_some())
+    }
+
+    /// MSVC: a C++ runtime function the module calls by its Itanium name but does not
+    /// define goes to msvcrt's export, declared with `sig` (`std::uncaught_exception` is
+    /// defined by the module; see [`ModuleEmitter::finish_msvc`]).
+    fn msvc_redirect(&mut self, s: Symbol, sig: Type, loc: Loc) -> Option<Operand> {
+        let name = self.name(s);
+        if !self.is_redirected(name) || self.has_function_body(s) {
+            return None;
+        }
+        if name == UNCAUGHT_EXCEPTION {
+            self.uses_uncaught_exception = true;
+            return Some(Operand::Global(name.to_string()));
+        }
+        let ms = msvc_runtime_name(name)?;
+        if runtime_decl(ms).is_some() {
+            return Some(self.runtime(ms));
+        }
+        if !self.extern_functions.contains_key(ms) {
+            match self.signature(sig) {
+                Ok((ret, ret_attrs, params, vararg)) => {
+                    self.extern_functions.insert(
+                        ms.to_string(),
+                        ir::Function {
+                            name: ms.to_string(),
+                            linkage: "",
+                            ret,
+                            ret_attrs,
+                            params: params
+                                .into_iter()
+                                .map(|(ty, attrs)| Param {
+                                    ty,
+                                    attrs,
+                                    name: String::new(),
+                                })
+                                .collect(),
+                            vararg,
+                            fn_attrs: vec![],
+                            comdat: false,
+                            personality: None,
+                            blocks: None,
+                        },
+                    );
+                }
+                Err(msg) => self.error(loc, format!("callee @{name}: {msg}")),
+            }
+        }
+        Some(Operand::Global(ms.to_string()))
+    }
+
     fn function_ref(&mut self, s: Symbol, sig: Type, loc: Loc) -> Operand {
+        if let Some(o) = self.msvc_redirect(s, sig, loc) {
+            return o;
+        }
         let name = self.name(s);
         if self.is_defined_symbol(s) || self.extern_functions.contains_key(name) {
             return Operand::Global(name.to_string());
@@ -472,6 +741,17 @@ impl<'m> ModuleEmitter<'m> {
             self.extern_global(name, Ty::Ptr, true);
         }
         Operand::Global(name.to_string())
+    }
+
+    /// Declares the typeinfo object `name` `external constant ptr` unless the module
+    /// defines it.
+    fn typeinfo_ref_by_name(&mut self, name: &str) {
+        match self.ctx.symbols.lookup(name) {
+            Some(s) => {
+                self.typeinfo_ref(s);
+            }
+            None => self.extern_global(name, Ty::Ptr, true),
+        }
     }
 
     /// A reference to a global of (pointee) type `ty`; declares it when unknown.
@@ -733,6 +1013,9 @@ impl<'m> ModuleEmitter<'m> {
         if f.nothrow {
             fn_attrs.push("nounwind");
         }
+        if f.body.is_none() && self.is_redirected(&name) {
+            return None;
+        }
         if f.body.is_none() {
             return Some(ir::Function {
                 name,
@@ -754,11 +1037,16 @@ impl<'m> ModuleEmitter<'m> {
                 blocks: None,
             });
         }
-        if f.phase != Phase::Itanium {
+        let (phase, abi_name) = if self.msvc {
+            (Phase::Msvc, "msvc")
+        } else {
+            (Phase::Itanium, "itanium")
+        };
+        if f.phase != phase {
             self.error(
                 f.loc,
                 format!(
-                    "function @{name} is in the {} phase; emit-llvm needs the itanium phase (run the pipeline to eh-abi-lowering=itanium first)",
+                    "function @{name} is in the {} phase; emit-llvm --abi {abi_name} needs the {abi_name} phase (run the pipeline to eh-abi-lowering={abi_name} first)",
                     f.phase.name()
                 ),
             );
@@ -822,7 +1110,11 @@ fn arity_ok(kind: &OpKind, operands: usize, results: usize) -> bool {
         | OpKind::Const { .. }
         | OpKind::GetGlobal { .. }
         | OpKind::AllocException { .. }
-        | OpKind::EhTypeId { .. } => (0, 1),
+        | OpKind::EhTypeId { .. }
+        | OpKind::CatchSwitch { .. }
+        | OpKind::CleanupPad => (0, 1),
+        OpKind::CatchPad { .. } => (1, 1),
+        OpKind::CatchRet | OpKind::CleanupRet => (1, 0),
         OpKind::Load { .. }
         | OpKind::Unary(_)
         | OpKind::Cast(_)
@@ -876,6 +1168,11 @@ struct FunctionEmitter<'a, 'm> {
     unreachable_label: Option<String>,
     /// The label of the block whose instructions are being emitted.
     current_label: String,
+    /// MSVC: the pad (a `cir.catchpad` or `cir.cleanuppad` result) of the funclet each
+    /// block belongs to; `None` for the function's own code.
+    funclet_of: BTreeMap<Block, Option<Value>>,
+    /// The local name of the current block's funclet pad.
+    current_funclet: Option<String>,
 }
 
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
@@ -894,6 +1191,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             temp: 0,
             unreachable_label: None,
             current_label: String::new(),
+            funclet_of: BTreeMap::new(),
+            current_funclet: None,
         }
     }
 
@@ -968,7 +1267,13 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         }
     }
 
-    fn emit(&mut self, inst: Inst) {
+    fn emit(&mut self, mut inst: Inst) {
+        if let Some(pad) = &self.current_funclet
+            && let Inst::Call { target, .. } | Inst::Invoke { target, .. } = &mut inst
+            && target.funclet.is_none()
+        {
+            target.funclet = Some(pad.clone());
+        }
         self.blocks
             .last_mut()
             .expect("a block is open")
@@ -989,6 +1294,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         let func = self.func;
         let entry = func.entry_block().expect("a definition has an entry block");
         self.compute_reachable(entry);
+        if self.m.msvc {
+            self.color_funclets(entry);
+        }
         let param_names: Vec<String> = func
             .dfg
             .block_params(entry)
@@ -1027,6 +1335,12 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         }
         for &b in &blocks {
             self.current_label = self.block_label(b);
+            self.current_funclet = self
+                .funclet_of
+                .get(&b)
+                .copied()
+                .flatten()
+                .map(|pad| self.value_name(pad));
             self.blocks.push(BasicBlock {
                 label: self.current_label.clone(),
                 insts: Vec::new(),
@@ -1065,6 +1379,72 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 }
             }
         }
+    }
+
+    /// Finds the funclet of every reachable block (LLVM's `colorEHFunclets`): a block that
+    /// begins with `cir.catchpad`, `cir.cleanuppad` (or `cir.catchswitch`) starts that
+    /// pad's funclet; other
+    /// blocks belong to the funclet of their predecessors, except that the target of a
+    /// `cir.catchret` belongs to the parent of the catch's `cir.catchswitch`. A block
+    /// reached from two funclets is an error (eh-abi-lowering=msvc clones such blocks).
+    fn color_funclets(&mut self, entry: Block) {
+        let func = self.func;
+        let dfg = &func.dfg;
+        let mut stack: Vec<(Block, Option<Value>)> = vec![(entry, None)];
+        let mut reported = BTreeSet::new();
+        while let Some((block, incoming)) = stack.pop() {
+            let first = func.layout.first_op(block);
+            let color = match first.map(|op| (dfg.kind(op), dfg.results(op))) {
+                // A catchswitch block is a funclet of its own without calls: its
+                // successors are pads.
+                Some((
+                    OpKind::CatchPad { .. } | OpKind::CleanupPad | OpKind::CatchSwitch { .. },
+                    [pad, ..],
+                )) => Some(*pad),
+                _ => incoming,
+            };
+            match self.funclet_of.get(&block) {
+                Some(&existing) if existing == color => continue,
+                Some(_) => {
+                    if reported.insert(block) {
+                        let op = first.expect("a colored block has ops");
+                        let label = self.block_label(block);
+                        self.error(
+                            op,
+                            format!("block ^{label} belongs to two funclets; run eh-abi-lowering=msvc, which clones such blocks"),
+                        );
+                    }
+                    continue;
+                }
+                None => {
+                    self.funclet_of.insert(block, color);
+                }
+            }
+            let Some(terminator) = func.layout.last_op(block) else {
+                continue;
+            };
+            let successor_color = match dfg.kind(terminator) {
+                OpKind::CatchRet => self.catchret_parent(terminator),
+                _ => color,
+            };
+            for s in dfg.successor_blocks(terminator) {
+                stack.push((s, successor_color));
+            }
+        }
+    }
+
+    /// The funclet a `cir.catchret` returns to: the parent pad of its catchpad's
+    /// catchswitch (`None`: the function's own code).
+    fn catchret_parent(&self, catchret: Op) -> Option<Value> {
+        let dfg = &self.func.dfg;
+        let defining_op = |v: Value| match dfg.value_def(v) {
+            ValueDef::Result(op, _) => Some(op),
+            _ => None,
+        };
+        let pad = *dfg.operands(catchret).first()?;
+        let catchswitch_token = *dfg.operands(defining_op(pad)?).first()?;
+        let parent = *dfg.operands(defining_op(catchswitch_token)?).first()?;
+        Some(parent)
     }
 
     fn insert_phis(&mut self, blocks: &[Block], entry: Block) {
@@ -1139,7 +1519,14 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 let r = results[0];
                 let pointee = self.ctx().types.pointee(dfg.value_type(r));
                 let loc = dfg.loc(op);
-                let o = if self.m.module.function_by_name(symbol).is_some() {
+                let function = self.m.module.function_by_name(symbol);
+                let redirected = function.and_then(|f| {
+                    let sig = self.m.module.functions[f].sig;
+                    self.m.msvc_redirect(symbol, sig, loc)
+                });
+                let o = if let Some(o) = redirected {
+                    o
+                } else if function.is_some() {
                     Operand::Global(self.m.name(symbol).to_string())
                 } else {
                     self.m.global_ref(symbol, pointee, loc)
@@ -1470,6 +1857,117 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             OpKind::DerivedClassAddr { offset, nonnull } => {
                 self.class_addr(operands[0], results[0], -i128::from(offset), nonnull)
             }
+            OpKind::AllocException { size } if self.m.msvc => {
+                // The exception object lives in the throwing frame (see the module docs).
+                let result = self.value_name(results[0]);
+                self.allocas.push(Inst::Alloca {
+                    result,
+                    ty: Ty::Array(size.max(1), Box::new(Ty::i8())),
+                    align: 16,
+                });
+            }
+            OpKind::Throw { type_info, dtor } if self.m.msvc => {
+                self.msvc_throw(op, &operands, type_info.expand(), dtor.expand())
+            }
+            OpKind::EhTerminate if self.m.msvc => {
+                let callee = self.m.runtime(MSVC_TERMINATE);
+                self.emit(Inst::Call {
+                    result: None,
+                    target: CallTarget {
+                        ret: Ty::Void,
+                        ret_attrs: vec![],
+                        vararg_params: None,
+                        callee,
+                        args: vec![],
+                        fn_attrs: vec!["noreturn", "nounwind"],
+                        funclet: None,
+                    },
+                });
+                self.emit(Inst::Unreachable);
+            }
+            OpKind::CatchSwitch { unwind_to_caller } => {
+                let labels = self.edge_labels(op);
+                let handler_count = if unwind_to_caller {
+                    labels.len()
+                } else {
+                    labels.len().saturating_sub(1)
+                };
+                if handler_count == 0 {
+                    self.error(op, "cir.catchswitch needs at least one handler");
+                    return;
+                }
+                let parent = self.pad_parent(&operands);
+                let inst = Inst::CatchSwitch {
+                    result: self.value_name(results[0]),
+                    parent,
+                    handlers: labels[..handler_count].to_vec(),
+                    unwind: labels.get(handler_count).cloned(),
+                };
+                self.emit(inst);
+            }
+            OpKind::CatchPad {
+                type_desc,
+                adjectives,
+                has_slot,
+            } => {
+                let mut adjectives = adjectives;
+                let descriptor = match type_desc.expand() {
+                    None => Operand::Null,
+                    Some(s) => {
+                        let name = self.m.name(s).to_string();
+                        match self.m.rtti.catch_descriptor(&name) {
+                            Some((descriptor, qualifiers)) => {
+                                adjectives |= qualifiers;
+                                Operand::Global(descriptor)
+                            }
+                            None => {
+                                let loc = self.func.dfg.loc(op);
+                                self.m.global_ref(s, None, loc)
+                            }
+                        }
+                    }
+                };
+                let slot = match (has_slot, operands.get(1)) {
+                    (true, Some(&v)) => self.operand(v),
+                    _ => Operand::Null,
+                };
+                let inst = Inst::CatchPad {
+                    result: self.value_name(results[0]),
+                    parent: self.operand(operands[0]),
+                    args: vec![
+                        (Ty::Ptr, descriptor),
+                        (Ty::i32(), Operand::Int(i128::from(adjectives))),
+                        (Ty::Ptr, slot),
+                    ],
+                };
+                self.emit(inst);
+            }
+            OpKind::CatchRet => {
+                let labels = self.edge_labels(op);
+                let Some(target) = labels.first().cloned() else {
+                    self.error(op, "cir.catchret needs a destination");
+                    return;
+                };
+                let pad = self.operand(operands[0]);
+                self.emit(Inst::CatchRet { pad, target });
+            }
+            OpKind::CleanupPad => {
+                let parent = self.pad_parent(&operands);
+                let inst = Inst::CleanupPad {
+                    result: self.value_name(results[0]),
+                    parent,
+                    args: vec![],
+                };
+                self.emit(inst);
+            }
+            OpKind::CleanupRet => {
+                let labels = self.edge_labels(op);
+                let pad = self.operand(operands[0]);
+                self.emit(Inst::CleanupRet {
+                    pad,
+                    unwind: labels.first().cloned(),
+                });
+            }
             OpKind::AllocException { size } => {
                 let callee = self.m.runtime("__cxa_allocate_exception");
                 let result = self.value_name(results[0]);
@@ -1486,6 +1984,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                             value: Operand::Int(i128::from(size)),
                         }],
                         fn_attrs: vec![],
+                        funclet: None,
                     },
                 });
             }
@@ -1597,6 +2096,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                             value: ti,
                         }],
                         fn_attrs: vec![],
+                        funclet: None,
                     },
                 });
             }
@@ -1654,6 +2154,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                                 value,
                             }],
                             fn_attrs: vec!["nounwind"],
+                            funclet: None,
                         },
                     });
                 }
@@ -1667,6 +2168,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                         callee,
                         args: vec![],
                         fn_attrs: vec!["nounwind"],
+                        funclet: None,
                     },
                 });
                 self.emit(Inst::Unreachable);
@@ -1743,6 +2245,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             callee: callee_operand,
             args: call_args,
             fn_attrs: if nothrow { vec!["nounwind"] } else { vec![] },
+            funclet: None,
         })
     }
 
@@ -1812,6 +2315,93 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         }
     }
 
+    /// The `within` operand of a pad: its parent pad token, or `none`.
+    fn pad_parent(&self, operands: &[Value]) -> Operand {
+        match operands.first() {
+            Some(&p) => self.operand(p),
+            None => Operand::NoneToken,
+        }
+    }
+
+    /// `cir.throw` on the Microsoft ABI: `_CxxThrowException(obj, ThrowInfo)`, or
+    /// `_CxxThrowException(null, null)` to rethrow; an `invoke` when it has an unwind
+    /// destination.
+    fn msvc_throw(
+        &mut self,
+        op: Op,
+        operands: &[Value],
+        type_info: Option<Symbol>,
+        dtor: Option<Symbol>,
+    ) {
+        let args = match operands.first() {
+            None => vec![Operand::Null, Operand::Null],
+            Some(&obj) => {
+                let Some(ti) = type_info else {
+                    self.error(op, "cir.throw of an object needs its typeinfo");
+                    return;
+                };
+                let Some(thrown) = self.ctx().types.pointee(self.vty(obj)) else {
+                    self.error(op, "cir.throw needs a pointer to the exception object");
+                    return;
+                };
+                let dtor_name = dtor.map(|d| {
+                    let name = self.m.name(d).to_string();
+                    if !self.m.is_defined_symbol(d) {
+                        self.m.declare_function(&name, Ty::Void, vec![Ty::Ptr]);
+                    }
+                    name
+                });
+                let module = self.m.module;
+                let throw_info =
+                    match self
+                        .m
+                        .rtti
+                        .throw_info(module, ti, thrown, dtor_name.as_deref())
+                    {
+                        Ok(t) => t,
+                        Err(msg) => {
+                            self.error(op, msg);
+                            return;
+                        }
+                    };
+                vec![self.operand(obj), Operand::Global(throw_info)]
+            }
+        };
+        let callee = self.m.runtime(MSVC_THROW);
+        let target = CallTarget {
+            ret: Ty::Void,
+            ret_attrs: vec![],
+            vararg_params: None,
+            callee,
+            args: args
+                .into_iter()
+                .map(|value| Arg {
+                    ty: Ty::Ptr,
+                    attrs: vec![],
+                    value,
+                })
+                .collect(),
+            fn_attrs: vec![],
+            funclet: None,
+        };
+        if self.func.dfg.successors(op).is_empty() {
+            self.emit(Inst::Call {
+                result: None,
+                target,
+            });
+            self.emit(Inst::Unreachable);
+        } else {
+            let labels = self.edge_labels(op);
+            let normal = self.unreachable_block();
+            self.emit(Inst::Invoke {
+                result: None,
+                target,
+                normal,
+                unwind: labels[0].clone(),
+            });
+        }
+    }
+
     fn throw(
         &mut self,
         op: Op,
@@ -1856,6 +2446,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             callee,
             args,
             fn_attrs: vec![],
+            funclet: None,
         };
         if self.func.dfg.successors(op).is_empty() {
             self.emit(Inst::Call {

@@ -17,6 +17,8 @@ pub enum Ty {
     Struct(Vec<Ty>),
     /// A named struct `%name`.
     Named(String),
+    /// `token`: what the funclet pads of the Microsoft EH model produce.
+    Token,
 }
 
 impl Ty {
@@ -73,6 +75,11 @@ pub enum Operand {
         function: String,
         label: String,
     },
+    /// The image-relative address of a global as an `i32` (the Microsoft RTTI and EH
+    /// tables' references): `trunc (sub (ptrtoint @g, ptrtoint @__ImageBase))`.
+    ImageRel(String),
+    /// `none`: the parent of a top-level funclet pad.
+    NoneToken,
 }
 
 /// Parameter/return attributes that matter for the C ABI (`zeroext`, `signext`, `noundef`).
@@ -97,6 +104,8 @@ pub struct CallTarget {
     pub args: Vec<Arg>,
     /// Call-site function attributes (`nounwind`, `noreturn`).
     pub fn_attrs: Attrs,
+    /// The pad token of the funclet the call is in: a `"funclet"` operand bundle.
+    pub funclet: Option<String>,
 }
 
 /// A clause of a `landingpad`.
@@ -292,6 +301,32 @@ pub enum Inst {
         value: Operand,
     },
     Unreachable,
+    /// `%r = catchswitch within P [label %h, ...] unwind to caller | label %u`
+    CatchSwitch {
+        result: String,
+        parent: Operand,
+        handlers: Vec<String>,
+        unwind: Option<String>,
+    },
+    /// `%r = catchpad within %cs [args]`
+    CatchPad {
+        result: String,
+        parent: Operand,
+        args: Vec<(Ty, Operand)>,
+    },
+    /// `catchret from %pad to label %l`
+    CatchRet { pad: Operand, target: String },
+    /// `%r = cleanuppad within P [args]`
+    CleanupPad {
+        result: String,
+        parent: Operand,
+        args: Vec<(Ty, Operand)>,
+    },
+    /// `cleanupret from %pad unwind to caller | label %u`
+    CleanupRet {
+        pad: Operand,
+        unwind: Option<String>,
+    },
 }
 
 impl Inst {
@@ -306,6 +341,9 @@ impl Inst {
                 | Inst::Invoke { .. }
                 | Inst::Resume { .. }
                 | Inst::Unreachable
+                | Inst::CatchSwitch { .. }
+                | Inst::CatchRet { .. }
+                | Inst::CleanupRet { .. }
         )
     }
 }

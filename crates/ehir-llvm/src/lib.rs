@@ -1,16 +1,21 @@
 //! LLVM IR for ehir: a small text model of LLVM IR ([`ir`]) and its writer ([`writer`]),
-//! the lowering of Itanium-phase CIR into it ([`emit`], [`typeinfo`]), and the native
-//! toolchain driver that compiles the text with `llc` and links it with `g++`
-//! ([`toolchain`]).
+//! the lowering of Itanium-phase and MSVC-phase CIR into it ([`emit`], with the Itanium
+//! typeinfo objects of [`typeinfo`] and the Microsoft RTTI and throw tables of
+//! [`msvc_rtti`]), and the toolchain drivers: `llc` + `g++` for the native Itanium build
+//! ([`toolchain`]), `llc` + `llvm-dlltool` + `lld-link` for the Microsoft ABI
+//! ([`msvc_toolchain`]).
 
 pub mod emit;
 pub mod ir;
 pub mod layout;
+pub mod msvc_rtti;
+pub mod msvc_toolchain;
 pub mod toolchain;
 pub mod typeinfo;
 pub mod writer;
 
-pub use emit::{EmitOptions, GXX_PERSONALITY, emit_module};
+pub use emit::{EhAbi, EmitOptions, GXX_PERSONALITY, emit_module};
+pub use msvc_toolchain::MsvcToolchain;
 pub use toolchain::{Tool, ToolError, Toolchain, find_tool};
 
 /// Emits a module as LLVM IR text.

@@ -1,9 +1,11 @@
 //! Finding and running the external tools of a native build: LLVM's `llc` (and `opt`),
-//! and `g++` as the linker that brings in libstdc++'s Itanium C++ runtime.
+//! and `g++` as the linker that brings in libstdc++'s Itanium C++ runtime; for the
+//! Microsoft ABI, `llvm-dlltool` and `lld-link` (see [`crate::msvc_toolchain`]).
 //!
 //! Each tool is looked up as: the explicit path (a `--llc`-style flag), then an environment
-//! variable (`EHIR_LLC`, `EHIR_OPT`, `EHIR_CXX`), then its names on `PATH` (`llc-19`, `llc`).
-//! A missing tool is an error that says which Debian package provides it.
+//! variable (`EHIR_LLC`, `EHIR_OPT`, `EHIR_CXX`, `EHIR_DLLTOOL`, `EHIR_LLD_LINK`), then its
+//! names on `PATH` (`llc-19`, `llc`). A missing tool is an error that says which Debian
+//! package provides it.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,10 @@ pub enum Tool {
     Opt,
     /// The C++ compiler driver used to compile extra sources and to link.
     Cxx,
+    /// LLVM's import-library maker (Microsoft ABI).
+    DllTool,
+    /// LLVM's linker for PE/COFF (Microsoft ABI).
+    LldLink,
 }
 
 impl Tool {
@@ -27,6 +33,8 @@ impl Tool {
             Tool::Llc => &["llc-19", "llc"],
             Tool::Opt => &["opt-19", "opt"],
             Tool::Cxx => &["g++"],
+            Tool::DllTool => &["llvm-dlltool-19", "llvm-dlltool"],
+            Tool::LldLink => &["lld-link-19", "lld-link"],
         }
     }
 
@@ -36,6 +44,8 @@ impl Tool {
             Tool::Llc => "EHIR_LLC",
             Tool::Opt => "EHIR_OPT",
             Tool::Cxx => "EHIR_CXX",
+            Tool::DllTool => "EHIR_DLLTOOL",
+            Tool::LldLink => "EHIR_LLD_LINK",
         }
     }
 
@@ -45,14 +55,17 @@ impl Tool {
             Tool::Llc => "--llc",
             Tool::Opt => "--opt",
             Tool::Cxx => "--cxx",
+            Tool::DllTool => "--dlltool",
+            Tool::LldLink => "--lld-link",
         }
     }
 
     /// The Debian package that provides the tool.
     pub fn package(self) -> &'static str {
         match self {
-            Tool::Llc | Tool::Opt => "llvm-19",
+            Tool::Llc | Tool::Opt | Tool::DllTool => "llvm-19",
             Tool::Cxx => "g++",
+            Tool::LldLink => "lld-19",
         }
     }
 }

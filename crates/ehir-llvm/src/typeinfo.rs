@@ -1,18 +1,26 @@
-//! Class typeinfo objects of the Itanium C++ ABI, built from `cir.typeinfo` items:
+//! Typeinfo objects of the Itanium C++ ABI, built from `cir.typeinfo` items. A class:
 //! no base → `__class_type_info`, one public base at offset 0 → `__si_class_type_info`,
 //! anything else → `__vmi_class_type_info` (flags, base count, then per base its typeinfo
-//! and `offset << 8 | 2` for "public"). Each object's second word points at its `_ZTS`
+//! and `offset << 8 | 2` for "public"). A pointer (`_ZTIP4Node : !cir.ptr<!rec_Node>`) →
+//! `__pointer_type_info` (qualifier flags of the pointee, `1` for `const`, then the
+//! pointee's typeinfo). Each object's second word points at its `_ZTS`
 //! name string; the first points 16 bytes into libstdc++'s vtable for the class kind.
 //! Objects and names are `linkonce_odr` in comdats named after them, as g++ emits them,
 //! so the same class's typeinfo from g++-compiled code merges with ours at link time.
 
 use crate::ir::{Global, Operand, Ty};
-use ehir_core::{ModuleCtx, Symbol, TypeInfoDecl};
+use ehir_core::{ModuleCtx, Symbol, TypeData, TypeInfoDecl};
 use std::collections::BTreeMap;
 
 const CLASS_VTABLE: &str = "_ZTVN10__cxxabiv117__class_type_infoE";
 const SI_CLASS_VTABLE: &str = "_ZTVN10__cxxabiv120__si_class_type_infoE";
 const VMI_CLASS_VTABLE: &str = "_ZTVN10__cxxabiv121__vmi_class_type_infoE";
+const POINTER_VTABLE: &str = "_ZTVN10__cxxabiv119__pointer_type_infoE";
+
+/// `__pbase_type_info` flags: the pointee is `const`, `volatile`, `restrict`.
+const POINTEE_CONST: i128 = 0x1;
+const POINTEE_VOLATILE: i128 = 0x2;
+const POINTEE_RESTRICT: i128 = 0x4;
 
 /// `__vmi_class_type_info::__non_diamond_repeat_mask`: a base class occurs twice.
 const NON_DIAMOND_REPEAT: i128 = 0x1;
@@ -28,10 +36,12 @@ pub fn name_string(symbol: &str) -> (String, String) {
 }
 
 /// What one `cir.typeinfo` item needs: the libstdc++ vtable its object points into, the
-/// typeinfo objects of its bases, and the globals that define its name string and object.
+/// typeinfo objects it refers to (bases, or a pointer's pointee), and the globals that
+/// define its name string and object.
 pub struct ClassTypeInfo {
     pub vtable: &'static str,
-    pub bases: Vec<Symbol>,
+    /// The typeinfo objects (by symbol) the object points to.
+    pub referenced: Vec<String>,
     pub globals: Vec<Global>,
 }
 
@@ -57,6 +67,32 @@ pub fn class_type_info(ctx: &ModuleCtx, decl: &TypeInfoDecl) -> Result<ClassType
         indices: vec![(Ty::i64(), Operand::Int(2))],
     };
     let name_ptr = Operand::Global(name_symbol);
+    let is_pointer = matches!(ctx.types.get(decl.ty), TypeData::Ptr(_));
+    if is_pointer {
+        let (flags, pointee) = pointer_parts(&symbol)
+            .ok_or_else(|| format!("@{symbol} is not the typeinfo of a pointer type (_ZTIP...)"))?;
+        let fields = vec![
+            (Ty::Ptr, vtable_ptr(POINTER_VTABLE)),
+            (Ty::Ptr, name_ptr),
+            (Ty::i32(), Operand::Int(flags)),
+            (Ty::Ptr, Operand::Global(pointee.clone())),
+        ];
+        let object = Global {
+            name: symbol,
+            linkage: "linkonce_odr",
+            constant: true,
+            unnamed_addr: false,
+            ty: Ty::Struct(fields.iter().map(|(t, _)| t.clone()).collect()),
+            init: Some(Operand::Struct(fields)),
+            align: Some(8),
+            comdat: true,
+        };
+        return Ok(ClassTypeInfo {
+            vtable: POINTER_VTABLE,
+            referenced: vec![pointee.clone()],
+            globals: vec![name_global, object],
+        });
+    }
     let (vtable, fields): (&'static str, Vec<(Ty, Operand)>) = match decl.bases.as_slice() {
         [] => (
             CLASS_VTABLE,
@@ -105,9 +141,34 @@ pub fn class_type_info(ctx: &ModuleCtx, decl: &TypeInfoDecl) -> Result<ClassType
     };
     Ok(ClassTypeInfo {
         vtable,
-        bases: decl.bases.iter().map(|&(b, _)| b).collect(),
+        referenced: decl
+            .bases
+            .iter()
+            .map(|&(b, _)| ctx.name(b).to_string())
+            .collect(),
         globals: vec![name_global, object],
     })
+}
+
+/// The `__pbase_type_info` flags and the pointee typeinfo symbol of a pointer typeinfo
+/// symbol: `_ZTIPK4Node` → (const, `_ZTI4Node`).
+pub fn pointer_parts(symbol: &str) -> Option<(i128, String)> {
+    let mut rest = symbol.strip_prefix("_ZTIP")?;
+    let mut flags = 0;
+    loop {
+        let flag = match rest.as_bytes().first()? {
+            b'r' => POINTEE_RESTRICT,
+            b'V' => POINTEE_VOLATILE,
+            b'K' => POINTEE_CONST,
+            _ => break,
+        };
+        flags |= flag;
+        rest = &rest[1..];
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    Some((flags, format!("_ZTI{rest}")))
 }
 
 /// Whether some class occurs more than once among the (transitive) bases of `symbol`,

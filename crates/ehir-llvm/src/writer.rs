@@ -129,6 +129,7 @@ fn write_ty_inner(w: &mut dyn Write, t: &Ty) -> fmt::Result {
         }
         Ty::Struct(fields) => write_struct_body(w, fields),
         Ty::Named(n) => write!(w, "%{}", ident(n)),
+        Ty::Token => write!(w, "token"),
     }
 }
 
@@ -199,6 +200,12 @@ fn write_operand_inner(w: &mut dyn Write, o: &Operand) -> fmt::Result {
         Operand::BlockAddress { function, label } => {
             write!(w, "blockaddress(@{}, %{})", ident(function), ident(label))
         }
+        Operand::ImageRel(g) => write!(
+            w,
+            "trunc (i64 sub (i64 ptrtoint (ptr @{} to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32)",
+            ident(g)
+        ),
+        Operand::NoneToken => write!(w, "none"),
     }
 }
 
@@ -339,7 +346,28 @@ fn write_call_target(w: &mut dyn Write, t: &CallTarget) -> fmt::Result {
     for a in &t.fn_attrs {
         write!(w, " {a}")?;
     }
+    if let Some(pad) = &t.funclet {
+        write!(w, " [ \"funclet\"(token %{}) ]", ident(pad))?;
+    }
     Ok(())
+}
+
+fn write_pad_args(w: &mut dyn Write, args: &[(Ty, Operand)]) -> fmt::Result {
+    write!(w, " [")?;
+    for (i, (t, x)) in args.iter().enumerate() {
+        if i > 0 {
+            write!(w, ", ")?;
+        }
+        write_typed(w, t, x)?;
+    }
+    write!(w, "]")
+}
+
+fn write_unwind(w: &mut dyn Write, unwind: &Option<String>) -> fmt::Result {
+    match unwind {
+        None => write!(w, " unwind to caller"),
+        Some(l) => write!(w, " unwind label %{}", ident(l)),
+    }
 }
 
 fn align_suffix(w: &mut dyn Write, align: u32) -> fmt::Result {
@@ -632,6 +660,55 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             write_typed(w, ty, value)
         }
         Inst::Unreachable => write!(w, "unreachable"),
+        Inst::CatchSwitch {
+            result,
+            parent,
+            handlers,
+            unwind,
+        } => {
+            write_result(w, result)?;
+            write!(w, "catchswitch within ")?;
+            write_operand(w, parent)?;
+            write!(w, " [")?;
+            for (i, h) in handlers.iter().enumerate() {
+                if i > 0 {
+                    write!(w, ", ")?;
+                }
+                write!(w, "label %{}", ident(h))?;
+            }
+            write!(w, "]")?;
+            write_unwind(w, unwind)
+        }
+        Inst::CatchPad {
+            result,
+            parent,
+            args,
+        } => {
+            write_result(w, result)?;
+            write!(w, "catchpad within ")?;
+            write_operand(w, parent)?;
+            write_pad_args(w, args)
+        }
+        Inst::CatchRet { pad, target } => {
+            write!(w, "catchret from ")?;
+            write_operand(w, pad)?;
+            write!(w, " to label %{}", ident(target))
+        }
+        Inst::CleanupPad {
+            result,
+            parent,
+            args,
+        } => {
+            write_result(w, result)?;
+            write!(w, "cleanuppad within ")?;
+            write_operand(w, parent)?;
+            write_pad_args(w, args)
+        }
+        Inst::CleanupRet { pad, unwind } => {
+            write!(w, "cleanupret from ")?;
+            write_operand(w, pad)?;
+            write_unwind(w, unwind)
+        }
     }
 }
 

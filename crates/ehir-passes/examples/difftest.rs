@@ -2,7 +2,8 @@
 //! random structured programs (seeds FIRST..FIRST+N), flattens each, and compares the
 //! interpreter's traces at the structured and flat phases for every `--throw-at` choice
 //! that hits a distinct call. Prints the counts and every mismatch; exits 1 on a mismatch.
-//! `--show` prints the program of seed FIRST, `--trace` its structured trace.
+//! `--show` prints the program of seed FIRST, `--trace` its structured trace; `--file F
+//! [--entry E]` checks one `.cir` file instead.
 
 #[path = "../tests/common/differential.rs"]
 mod differential;
@@ -14,6 +15,8 @@ fn main() {
     let mut first = 0u64;
     let mut show = false;
     let mut trace = false;
+    let mut file: Option<String> = None;
+    let mut entry: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -21,11 +24,39 @@ fn main() {
             "--first" => first = args.next().and_then(|s| s.parse().ok()).unwrap_or(first),
             "--show" => show = true,
             "--trace" => trace = true,
+            "--file" => file = args.next(),
+            "--entry" => entry = args.next(),
             _ => {
-                eprintln!("usage: difftest [--count N] [--first SEED] [--show]");
+                eprintln!(
+                    "usage: difftest [--count N] [--first SEED] [--show] [--trace] [--file F [--entry E]]"
+                );
                 std::process::exit(2);
             }
         }
+    }
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(&path).expect("readable file");
+        // Without --entry: every structured function of the file.
+        let entries = match entry {
+            Some(e) => vec![e],
+            None => ehir_reader::parse_module(&path, &text)
+                .map(|m| differential::structured_entries(&m))
+                .unwrap_or_default(),
+        };
+        let (mut runs, mut bad) = (0, 0);
+        for e in &entries {
+            let r = differential::check_text(&text, Some(e), &format!("{path}:@{e}"));
+            for m in &r.mismatches {
+                println!("MISMATCH {m}");
+            }
+            runs += r.runs;
+            bad += r.mismatches.len();
+        }
+        println!(
+            "{path}: {} entries, {runs} run pairs, {bad} mismatches",
+            entries.len()
+        );
+        std::process::exit(i32::from(bad > 0));
     }
     let cfg = GenConfig::default();
     if show {

@@ -46,7 +46,7 @@ use crate::region_utils::{clone_region, move_region_after};
 use ehir_core::{
     AttrData, Block, CaseKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData, Function,
     HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, PackedOption, Phase, Region, SecondaryMap,
-    Successor, Symbol, Type, Value,
+    Successor, Symbol, Type, Value, ValueDef,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -2609,6 +2609,14 @@ impl<'a> Flattener<'a> {
                     if is_dispatch
                         && (!args.is_empty() || !self.func.dfg.block_params(*t).is_empty())
                     {
+                        continue;
+                    }
+                    // A `cir.try_call`'s results exist only past its edge: they cannot be
+                    // arguments of the edge itself.
+                    let own_result = args.iter().any(|&a| {
+                        matches!(self.func.dfg.value_def(a), ValueDef::Result(op, _) if op == term)
+                    });
+                    if own_result {
                         continue;
                     }
                     let (t, args) = (*t, args.clone());

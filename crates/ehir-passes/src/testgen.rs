@@ -78,6 +78,7 @@ cir.func @dtor(!s32i)
 cir.func @caught(!s32i)
 cir.func @caught_float(!s32i)
 cir.func @caught_all(!s32i)
+cir.func @get(!s32i) -> !s32i
 ";
 
 #[derive(Clone, Default)]
@@ -417,7 +418,14 @@ impl FuncGen<'_> {
                     let t = self.value();
                     self.line(&format!("{t} = cir.ternary({c}, true {{"));
                     self.indent += 1;
-                    self.line(&format!("cir.yield {a} : !s32i"));
+                    if self.rng.chance(50) {
+                        // The value of a call that may throw.
+                        let r = self.value();
+                        self.line(&format!("{r} = cir.call @get({a}) : (!s32i) -> !s32i"));
+                        self.line(&format!("cir.yield {r} : !s32i"));
+                    } else {
+                        self.line(&format!("cir.yield {a} : !s32i"));
+                    }
                     self.indent -= 1;
                     self.line("}, false {");
                     self.indent += 1;

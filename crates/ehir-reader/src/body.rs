@@ -10,6 +10,7 @@
 
 use crate::lexer::TokenKind;
 use crate::parser::{Abort, FuncHeader, Names, PResult, Params, Parser};
+use ehir_core::function::PhaseEvidence;
 use ehir_core::{
     Block, Diagnostic, EntityRef, Function, Loc, Op, OpKind, PackedOption, Region, Type, Value,
 };
@@ -83,6 +84,8 @@ pub(crate) struct FuncState<'s> {
     pending_results: Vec<(Op, Names<'s>)>,
     /// Parsing ops found at module level: only syntax is checked.
     fragment: bool,
+    /// What the ops emitted so far say about the function's phase.
+    pub evidence: PhaseEvidence,
 }
 
 impl Default for FuncState<'_> {
@@ -96,6 +99,7 @@ impl Default for FuncState<'_> {
             block_scopes: Vec::new(),
             pending_results: Vec::new(),
             fragment: false,
+            evidence: PhaseEvidence::default(),
         }
     }
 }
@@ -114,6 +118,7 @@ impl<'s> FuncState<'s> {
         self.frames.clear();
         self.pending_results.clear();
         self.fragment = fragment;
+        self.evidence = PhaseEvidence::default();
     }
 }
 
@@ -162,17 +167,21 @@ impl<'s> Parser<'s> {
             blocks: dfg.blocks.len(),
             regions: dfg.regions.len(),
             successors: dfg.successors.len(),
-            // Right after `shrink_to_fit`, the pools hold exactly the slots in use.
-            value_list_slots: dfg.value_lists.capacity(),
-            successor_list_slots: dfg.successor_lists.capacity(),
-            region_list_slots: dfg.region_lists.capacity(),
+            // The pools grow geometrically; their room is not worth reserving.
+            ..ehir_core::dfg::DfgSize::default()
         };
         let personality = func
             .personality
             .map(|p| self.module.ctx.name(p).to_string());
         func.phase = match header.phase {
             Some(p) => p,
-            None => func.inferred_phase(personality.as_deref()),
+            // Every op the parser makes is placed in the body, so the ops it noted on the
+            // way are the ops `Function::inferred_phase` would walk.
+            None => {
+                let phase = self.f.evidence.phase(&func, personality.as_deref());
+                debug_assert_eq!(phase, func.inferred_phase(personality.as_deref()));
+                phase
+            }
         };
         Ok(func)
     }
@@ -302,6 +311,7 @@ impl<'s> Parser<'s> {
             if !terminated {
                 let y = func.dfg.make_op(OpKind::Yield, &[], &[], &[], 0, close);
                 func.layout.append_op(y, block);
+                self.f.evidence.note(&OpKind::Yield);
             }
         }
         (frame.op.expand(), frame.index)

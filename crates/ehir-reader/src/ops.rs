@@ -279,6 +279,7 @@ impl<'s> Parser<'s> {
             .dfg
             .make_op(kind, operands, results, &[], 0, loc);
         self.f.func.layout.append_op(op, block);
+        self.f.evidence.note(&kind);
         if !(names.is_empty() && results.is_empty()) {
             self.bind_results(op, names, loc);
         }

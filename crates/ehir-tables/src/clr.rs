@@ -62,7 +62,11 @@ pub struct ClrEh {
 fn error(func: &Function, op: Option<Op>, message: impl Into<String>) -> TablesError {
     let loc = op.map(|o| func.dfg.loc(o)).unwrap_or(func.loc);
     TablesError::Ir(Diagnostic::error(
-        if loc == ehir_core::Loc::NONE { func.loc } else { loc },
+        if loc == ehir_core::Loc::NONE {
+            func.loc
+        } else {
+            loc
+        },
         message,
     ))
 }
@@ -118,13 +122,17 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
         }
     }
     let main_end = layout.last().map(|l| l.2).unwrap_or(0);
+    let mut funclet_blocks: BTreeMap<Op, Vec<Block>> = BTreeMap::new();
+    for &b in &blocks {
+        if let Some(p) = color(b) {
+            funclet_blocks.entry(p).or_default().push(b);
+        }
+    }
     let mut handler_range: BTreeMap<Op, (u32, u32)> = BTreeMap::new();
     for &p in &funclets {
         let start = layout.last().map(|l| l.2).unwrap_or(0);
-        for &b in &blocks {
-            if color(b) == Some(p) {
-                place(b, &mut layout);
-            }
+        for &b in funclet_blocks.get(&p).into_iter().flatten() {
+            place(b, &mut layout);
         }
         let end = layout.last().map(|l| l.2).unwrap_or(0);
         handler_range.insert(p, (start, end));
@@ -183,7 +191,10 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
     let mut pads: Vec<Op> = Vec::new();
     for &b in &blocks {
         if let Some(p) = first_pad(b)
-            && matches!(func.dfg.kind(p), OpKind::CatchSwitch { .. } | OpKind::CleanupPad)
+            && matches!(
+                func.dfg.kind(p),
+                OpKind::CatchSwitch { .. } | OpKind::CleanupPad
+            )
         {
             pads.push(p);
         }
@@ -257,7 +268,9 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
                 };
                 let mut v = Vec::new();
                 for &h in &succs[..n] {
-                    let Some(cp) = func.layout.first_op(h) else { continue };
+                    let Some(cp) = func.layout.first_op(h) else {
+                        continue;
+                    };
                     if let OpKind::CatchPad { type_desc, .. } = func.dfg.kind(cp) {
                         let name = type_desc.expand().map(|s| ctx.name(s).to_string());
                         v.push((ClauseKind::Catch(name), cp));
@@ -288,12 +301,18 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
     }
     let mut indexed: Vec<(usize, Clause)> = clauses.into_iter().enumerate().collect();
     indexed.sort_by(|(ia, a), (ib, b)| {
-        (a.try_end, std::cmp::Reverse(a.try_start), order_key[ia], a.handler_start).cmp(&(
-            b.try_end,
-            std::cmp::Reverse(b.try_start),
-            order_key[ib],
-            b.handler_start,
-        ))
+        (
+            a.try_end,
+            std::cmp::Reverse(a.try_start),
+            order_key[ia],
+            a.handler_start,
+        )
+            .cmp(&(
+                b.try_end,
+                std::cmp::Reverse(b.try_start),
+                order_key[ib],
+                b.handler_start,
+            ))
     });
     let clauses: Vec<Clause> = indexed.into_iter().map(|(_, c)| c).collect();
     Ok(Some(ClrEh {
@@ -343,24 +362,36 @@ pub fn check_rules(eh: &ClrEh) -> Vec<String> {
             ));
         }
     }
-    // 4: overlapping try ranges nest.
-    for (i, a) in eh.clauses.iter().enumerate() {
-        for b in &eh.clauses[i + 1..] {
-            let overlap = a.try_start < b.try_end && b.try_start < a.try_end;
-            let a_in_b = b.try_start <= a.try_start && a.try_end <= b.try_end;
-            let b_in_a = a.try_start <= b.try_start && b.try_end <= a.try_end;
-            if overlap && !a_in_b && !b_in_a {
-                problems.push(format!(
-                    "rule 4: try ranges [{}, {}) and [{}, {}) overlap without nesting",
-                    a.try_start, a.try_end, b.try_start, b.try_end
-                ));
-            }
+    // 4: overlapping try ranges nest: a sweep over the distinct ranges sorted by start
+    // (longer first), with the stack of ranges still open.
+    let mut ranges: Vec<(u32, u32)> = eh
+        .clauses
+        .iter()
+        .map(|c| (c.try_start, c.try_end))
+        .filter(|r| r.1 > r.0)
+        .collect();
+    ranges.sort_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+    ranges.dedup();
+    let mut open: Vec<(u32, u32)> = Vec::new();
+    for (s, e) in ranges {
+        while open.last().is_some_and(|&(_, oe)| oe <= s) {
+            open.pop();
         }
+        if let Some(&(os, oe)) = open.last()
+            && e > oe
+        {
+            problems.push(format!(
+                "rule 4: try ranges [{os}, {oe}) and [{s}, {e}) overlap without nesting"
+            ));
+        }
+        open.push((s, e));
     }
     // 5: one non-duplicate clause per (handler, try) pair.
     let mut firsts: BTreeMap<(Op, u32, u32), usize> = BTreeMap::new();
     for c in eh.clauses.iter().filter(|c| !c.duplicate) {
-        *firsts.entry((c.pad, c.handler_start, c.handler_end)).or_default() += 1;
+        *firsts
+            .entry((c.pad, c.handler_start, c.handler_end))
+            .or_default() += 1;
     }
     for ((_, s, e), n) in firsts {
         if n > 1 {
@@ -369,19 +400,15 @@ pub fn check_rules(eh: &ClrEh) -> Vec<String> {
             ));
         }
     }
-    // 7: inner before outer, lower address first.
-    for (i, a) in eh.clauses.iter().enumerate() {
-        for b in &eh.clauses[i + 1..] {
-            let b_strictly_inside_a = a.try_start <= b.try_start
-                && b.try_end <= a.try_end
-                && (a.try_start, a.try_end) != (b.try_start, b.try_end);
-            let disjoint_and_lower = b.try_end <= a.try_start;
-            if b_strictly_inside_a || disjoint_and_lower {
-                problems.push(format!(
-                    "rule 7: clause with try [{}, {}) must precede the one with try [{}, {})",
-                    b.try_start, b.try_end, a.try_start, a.try_end
-                ));
-            }
+    // 7: inner before outer, lower address first. With nested or disjoint ranges (rule
+    // 4), that order is the one by end, then start from the last.
+    for w in eh.clauses.windows(2) {
+        let key = |c: &Clause| (c.try_end, std::cmp::Reverse(c.try_start));
+        if key(&w[1]) < key(&w[0]) {
+            problems.push(format!(
+                "rule 7: clause with try [{}, {}) must precede the one with try [{}, {})",
+                w[1].try_start, w[1].try_end, w[0].try_start, w[0].try_end
+            ));
         }
     }
     problems
@@ -435,3 +462,79 @@ pub fn render(ctx: &ModuleCtx, func: &Function, eh: &ClrEh) -> String {
     out
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ehir_core::EntityRef;
+
+    fn clause(try_range: (u32, u32), handler: (u32, u32), pad: usize, duplicate: bool) -> Clause {
+        Clause {
+            kind: ClauseKind::Fault,
+            try_start: try_range.0,
+            try_end: try_range.1,
+            handler_start: handler.0,
+            handler_end: handler.1,
+            duplicate,
+            pad: Op::new(pad),
+        }
+    }
+
+    fn table(clauses: Vec<Clause>) -> ClrEh {
+        ClrEh {
+            layout: Vec::new(),
+            main_end: 10,
+            clauses,
+        }
+    }
+
+    #[test]
+    fn well_formed_tables_pass() {
+        let eh = table(vec![
+            clause((2, 4), (10, 12), 0, false),
+            clause((0, 6), (12, 14), 1, false),
+            clause((10, 12), (12, 14), 1, true),
+        ]);
+        assert_eq!(check_rules(&eh), Vec::<String>::new());
+    }
+
+    #[test]
+    fn each_rule_is_checked() {
+        // Crossing try ranges.
+        let eh = table(vec![
+            clause((0, 4), (10, 12), 0, false),
+            clause((2, 6), (12, 14), 1, false),
+        ]);
+        assert!(
+            check_rules(&eh).iter().any(|p| p.starts_with("rule 4")),
+            "{:?}",
+            check_rules(&eh)
+        );
+        // Outer before inner.
+        let eh = table(vec![
+            clause((0, 6), (12, 14), 1, false),
+            clause((2, 4), (10, 12), 0, false),
+        ]);
+        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 7")));
+        // Higher address before lower.
+        let eh = table(vec![
+            clause((4, 6), (12, 14), 1, false),
+            clause((0, 2), (10, 12), 0, false),
+        ]);
+        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 7")));
+        // A handler inside the non-handler code.
+        let eh = table(vec![clause((0, 2), (8, 11), 0, false)]);
+        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 2/6")));
+        // Overlapping handlers.
+        let eh = table(vec![
+            clause((0, 2), (10, 13), 0, false),
+            clause((0, 4), (12, 14), 1, false),
+        ]);
+        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 1")));
+        // The same handler twice without `duplicate`.
+        let eh = table(vec![
+            clause((0, 2), (10, 12), 0, false),
+            clause((4, 6), (10, 12), 0, false),
+        ]);
+        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 5")));
+    }
+}

@@ -143,7 +143,7 @@ fn records<'a>(
     fields: &[&str],
     table: &str,
 ) -> Result<Vec<&'a [(Word, String)]>, String> {
-    if words.len() % fields.len() != 0 {
+    if !words.len().is_multiple_of(fields.len()) {
         return Err(format!(
             "{table}: {} values is not a whole number of {}-field records",
             words.len(),
@@ -213,7 +213,13 @@ pub fn parse(asm: &str) -> Result<BTreeMap<String, AsmTables>, String> {
         if num_tries > 0 {
             let name = format!("$tryMap${func}");
             let list = words.get(&name).ok_or_else(|| format!("no {name} table"))?;
-            let fields = ["TryLow", "TryHigh", "CatchHigh", "NumCatches", "HandlerArray"];
+            let fields = [
+                "TryLow",
+                "TryHigh",
+                "CatchHigh",
+                "NumCatches",
+                "HandlerArray",
+            ];
             for r in records(list, &fields, &name)? {
                 let num_catches = int(&r[3].0, "NumCatches")?;
                 let Word::ImageRel(handler_label) = &r[4].0 else {

@@ -291,7 +291,11 @@ pub fn function_lsda(func: &Function) -> Result<Option<Lsda>, TablesError> {
 }
 
 fn describe_op(ctx: &ModuleCtx, func: &Function, names: &Names, op: Op) -> String {
-    let block = func.layout.op_block(op).map(|b| names.block(b)).unwrap_or_default();
+    let block = func
+        .layout
+        .op_block(op)
+        .map(|b| names.block(b))
+        .unwrap_or_default();
     let kind = func.dfg.kind(op);
     match kind.callee() {
         Some(c) => format!("{block} {} @{}", kind.name(), ctx.name(c)),
@@ -365,7 +369,8 @@ pub fn render(ctx: &ModuleCtx, func: &Function, lsda: &Lsda) -> String {
             "end".to_string()
         } else {
             // The next field starts right after the type filter.
-            let target = a.offset as i32 - 1 + sleb128_size(i64::from(a.type_filter)) as i32 + a.next + 1;
+            let target =
+                a.offset as i32 - 1 + sleb128_size(i64::from(a.type_filter)) as i32 + a.next + 1;
             format!("next {} (-> {target})", a.next)
         };
         let _ = writeln!(out, "    {}: {what}, {next}", a.offset);

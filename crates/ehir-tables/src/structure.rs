@@ -113,7 +113,10 @@ pub fn canonical(tables: &StateTables) -> Result<String, String> {
             ));
         }
         if try_at.insert(t.try_low, i).is_some() {
-            return Err(format!("try {i}: two try blocks start at state {}", t.try_low));
+            return Err(format!(
+                "try {i}: two try blocks start at state {}",
+                t.try_low
+            ));
         }
         catch_of.insert(catch_low, i);
         let want: Vec<i32> = (t.try_low..=t.try_high).collect();
@@ -138,7 +141,9 @@ pub fn canonical(tables: &StateTables) -> Result<String, String> {
             ));
         }
         if tables.unwind_map[t.try_low as usize].1 || tables.unwind_map[catch_low as usize].1 {
-            return Err(format!("try {i}: a TryLow or CatchLow state runs a cleanup"));
+            return Err(format!(
+                "try {i}: a TryLow or CatchLow state runs a cleanup"
+            ));
         }
     }
     // Print bottom-up: a state's form needs its children's forms.

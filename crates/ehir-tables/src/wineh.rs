@@ -31,7 +31,9 @@
 
 use crate::TablesError;
 use ehir_core::printer::Names;
-use ehir_core::{Block, Diagnostic, Function, ModuleCtx, Op, OpKind, SecondaryMap, Value, ValueDef};
+use ehir_core::{
+    Block, Diagnostic, Function, ModuleCtx, Op, OpKind, SecondaryMap, Value, ValueDef,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One UnwindMap entry.
@@ -197,7 +199,11 @@ impl<'a> Numbering<'a> {
                 }
             }
             if matches!(func.dfg.kind(term), OpKind::CleanupRet)
-                && let Some(pad) = func.dfg.operands(term).first().and_then(|&v| pad_def(func, v))
+                && let Some(pad) = func
+                    .dfg
+                    .operands(term)
+                    .first()
+                    .and_then(|&v| pad_def(func, v))
             {
                 cleanupret_dests
                     .entry(pad)
@@ -273,9 +279,7 @@ impl<'a> Numbering<'a> {
     fn pad_from_predecessor(&self, pred: Block, parent: Option<Op>) -> Option<Op> {
         let term = self.func.layout.last_op(pred)?;
         match self.func.dfg.kind(term) {
-            OpKind::CatchSwitch { .. } => {
-                (parent_pad(self.func, term) == parent).then_some(term)
-            }
+            OpKind::CatchSwitch { .. } => (parent_pad(self.func, term) == parent).then_some(term),
             OpKind::CleanupRet => {
                 let pad = self
                     .func
@@ -302,7 +306,9 @@ impl<'a> Numbering<'a> {
     }
 
     fn add_state(&mut self, to_state: i32, cleanup: Option<Block>) -> i32 {
-        self.tables.unwind_map.push(UnwindEntry { to_state, cleanup });
+        self.tables
+            .unwind_map
+            .push(UnwindEntry { to_state, cleanup });
         self.tables.unwind_map.len() as i32 - 1
     }
 
@@ -326,9 +332,15 @@ impl<'a> Numbering<'a> {
         enum Work {
             Visit(Op, i32),
             /// After the try body of a catchswitch: add CatchLow and visit the handlers.
-            Catches { switch: Op, parent_state: i32, try_low: i32 },
+            Catches {
+                switch: Op,
+                parent_state: i32,
+                try_low: i32,
+            },
             /// After the handlers' children: fix CatchHigh.
-            CatchHigh { entry: usize },
+            CatchHigh {
+                entry: usize,
+            },
         }
         let mut stack = vec![Work::Visit(root, root_parent)];
         while let Some(work) = stack.pop() {
@@ -394,8 +406,7 @@ impl<'a> Numbering<'a> {
                     let switch_block = self.func.layout.op_block(switch).expect("placed");
                     let unwind = self.switch_unwind_dest(switch);
                     let handler_blocks: Vec<Block> = {
-                        let succs: Vec<Block> =
-                            self.func.dfg.successor_blocks(switch).collect();
+                        let succs: Vec<Block> = self.func.dfg.successor_blocks(switch).collect();
                         let n = if unwind.is_some() {
                             succs.len().saturating_sub(1)
                         } else {
@@ -500,8 +511,9 @@ impl<'a> Numbering<'a> {
                     let funclet_dest = match funclet_pad {
                         None => None,
                         Some(p) => match self.func.dfg.kind(p) {
-                            OpKind::CatchPad { .. } => parent_pad(self.func, p)
-                                .and_then(|s| self.switch_unwind_dest(s)),
+                            OpKind::CatchPad { .. } => {
+                                parent_pad(self.func, p).and_then(|s| self.switch_unwind_dest(s))
+                            }
                             _ => self.cleanupret_dest(p),
                         },
                     };
@@ -512,7 +524,10 @@ impl<'a> Numbering<'a> {
                         Some(s) => Some(s),
                         None => {
                             let pad = self.pad_of_block(dest).ok_or_else(|| {
-                                self.error(op, "the unwind destination of this call is not an EH pad")
+                                self.error(
+                                    op,
+                                    "the unwind destination of this call is not an EH pad",
+                                )
                             })?;
                             let state = self.tables.pad_states.get(&pad).copied().ok_or_else(|| {
                                 self.error(
@@ -533,7 +548,10 @@ impl<'a> Numbering<'a> {
 
 /// The `__CxxFrameHandler3` tables of an MSVC-phase function (`None` for a declaration or
 /// a function without EH pads).
-pub fn function_tables(ctx: &ModuleCtx, func: &Function) -> Result<Option<WinEhTables>, TablesError> {
+pub fn function_tables(
+    ctx: &ModuleCtx,
+    func: &Function,
+) -> Result<Option<WinEhTables>, TablesError> {
     if func.is_declaration() {
         return Ok(None);
     }

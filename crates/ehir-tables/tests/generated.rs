@@ -53,7 +53,10 @@ fn generated_programs_lower_to_msvc_with_consistent_tables() {
             for c in &t.calls {
                 let kind = f.dfg.kind(c.op);
                 if matches!(kind, OpKind::TryCall { .. }) {
-                    assert!(c.state.is_some(), "seed {seed} @{name}: invoke without state");
+                    assert!(
+                        c.state.is_some(),
+                        "seed {seed} @{name}: invoke without state"
+                    );
                 }
             }
             let eh = ehir_tables::clr::function_clauses(&m.ctx, f)
@@ -64,7 +67,10 @@ fn generated_programs_lower_to_msvc_with_consistent_tables() {
             assert!(problems.is_empty(), "seed {seed} @{name}: {problems:?}");
         }
     }
-    assert!(with_pads > count() / 2, "only {with_pads} functions with pads");
+    assert!(
+        with_pads > count() / 2,
+        "only {with_pads} functions with pads"
+    );
     assert!(tries > 0 && clauses > 0);
 }
 
@@ -177,6 +183,10 @@ fn generated_programs_behave_the_same_after_the_msvc_and_itanium_lowerings() {
             }
         }
     }
-    assert!(mismatches.is_empty(), "{} mismatches: {mismatches:?}", mismatches.len());
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches: {mismatches:?}",
+        mismatches.len()
+    );
     assert!(runs > count() as usize, "only {runs} runs compared");
 }

@@ -93,7 +93,14 @@ fn handler(t: &str, adjectives: u32) -> HandlerShape {
 /// try { cleanup } catch (int) { try {} catch (int) {} } and a second top-level cleanup.
 fn sample() -> StateTables {
     StateTables {
-        unwind_map: vec![(-1, false), (0, true), (-1, false), (2, false), (2, false), (-1, true)],
+        unwind_map: vec![
+            (-1, false),
+            (0, true),
+            (-1, false),
+            (2, false),
+            (2, false),
+            (-1, true),
+        ],
         try_map: vec![
             TryShape {
                 try_low: 0,
@@ -115,7 +122,14 @@ fn sample() -> StateTables {
 fn canonical_form_ignores_the_order_of_siblings() {
     // The same tree numbered with the top-level cleanup first.
     let renumbered = StateTables {
-        unwind_map: vec![(-1, true), (-1, false), (1, true), (-1, false), (3, false), (3, false)],
+        unwind_map: vec![
+            (-1, true),
+            (-1, false),
+            (1, true),
+            (-1, false),
+            (3, false),
+            (3, false),
+        ],
         try_map: vec![
             TryShape {
                 try_low: 1,
@@ -157,7 +171,11 @@ fn canonical_form_sees_structural_differences() {
 fn inconsistent_tables_are_rejected() {
     let mut t = sample();
     t.try_map[0].try_high = 0; // state 1 is under TryLow 0 but outside 0..0
-    assert!(canonical(&t).unwrap_err().contains("not exactly the states under its TryLow"));
+    assert!(
+        canonical(&t)
+            .unwrap_err()
+            .contains("not exactly the states under its TryLow")
+    );
     let mut t = sample();
     t.unwind_map[3] = (4, false); // a parent after its child
     assert!(canonical(&t).unwrap_err().contains("does not precede it"));
@@ -172,7 +190,15 @@ fn malformed_listings_are_errors() {
     let err = llc_asm::parse(asm).unwrap_err();
     assert!(err.contains("expected field ToState"), "{err}");
     let asm = "$cppxdata$f:\n\t.long\t1 # MaxState\n\t.long\t0 # NumTryBlocks\n";
-    assert!(llc_asm::parse(asm).unwrap_err().contains("no $stateUnwindMap$f table"));
+    assert!(
+        llc_asm::parse(asm)
+            .unwrap_err()
+            .contains("no $stateUnwindMap$f table")
+    );
     let asm = "$cppxdata$f:\n\t.long\t0 # MaxState\n";
-    assert!(llc_asm::parse(asm).unwrap_err().contains("no NumTryBlocks field"));
+    assert!(
+        llc_asm::parse(asm)
+            .unwrap_err()
+            .contains("no NumTryBlocks field")
+    );
 }

@@ -8,7 +8,9 @@ mod common;
 use std::path::Path;
 
 fn build_and_run(name: &str, dir: &Path) -> (String, i32) {
-    let ll = common::root().join("tests/e2e/msvc").join(format!("{name}.ll"));
+    let ll = common::root()
+        .join("tests/e2e/msvc")
+        .join(format!("{name}.ll"));
     let exe = common::build_exe(&ll, dir);
     common::run_wine(&exe)
 }

@@ -1,12 +1,21 @@
-//! `ehir emit-llvm` and `ehir build`: run the pipeline to the Itanium phase, emit LLVM IR,
-//! compile it with `llc -relocation-model=pic` (optionally after `opt`), and link with
-//! `g++` together with any further objects or C/C++ sources given on the command line.
+//! `ehir emit-llvm` and `ehir build`: run the pipeline to the phase of the EH ABI and
+//! emit LLVM IR; then build.
+//!
+//! - `--abi itanium` (default): compile with `llc -relocation-model=pic` (optionally after
+//!   `opt`) and link with `g++` together with any further objects or C/C++ sources given
+//!   on the command line.
+//! - `--abi msvc`: compile with `llc -mtriple=x86_64-pc-windows-msvc` and link a PE
+//!   executable with `lld-link` against msvcrt.dll through import libraries made by
+//!   `llvm-dlltool` (see `ehir_llvm::msvc_toolchain`). Every input is compiled by ehir
+//!   (`.cir`, or C++ through ehir's front end): g++'s objects have the other ABI.
+//!
 //! Outputs appear only when everything succeeded.
 
 use crate::input::{Reported, Source};
 use crate::output::write_output;
 use anyhow::{Context, Result, bail};
 use ehir_core::{Module, Phase};
+use ehir_llvm::MsvcToolchain;
 use ehir_llvm::toolchain::{Tool, Toolchain, find_tool};
 use ehir_passes::eh_abi::itanium;
 use std::ffi::OsString;
@@ -22,7 +31,7 @@ pub enum AbiArg {
 #[derive(clap::Args)]
 pub struct EmitLlvmArgs {
     /// Input file (`.cir`, or `.cpp` for the C++ front end), at any phase: structured and
-    /// flat functions are lowered to the Itanium phase first.
+    /// flat functions are lowered to the phase of the ABI first.
     pub input: PathBuf,
     /// The EH ABI to emit.
     #[arg(long, value_enum, default_value = "itanium")]
@@ -36,7 +45,8 @@ pub struct EmitLlvmArgs {
 pub struct BuildArgs {
     /// The ehir input (`.cir`, or `.cpp` for the C++ front end), then further inputs for
     /// the link: objects, libraries, C or C++ sources (compiled by the C++ driver), or more
-    /// `.cir` files (compiled by ehir).
+    /// `.cir` files (compiled by ehir). With `--abi msvc` every input is compiled by ehir,
+    /// `.cpp` files included, and other inputs are refused.
     #[arg(required = true, value_name = "IN")]
     pub inputs: Vec<PathBuf>,
     /// The executable (or, with `-c`, the object file) to write.
@@ -61,9 +71,17 @@ pub struct BuildArgs {
     /// `opt` to use with `--run-opt` (default: `$EHIR_OPT`, else `opt-19` or `opt`).
     #[arg(long, value_name = "PATH")]
     pub opt: Option<PathBuf>,
-    /// The C++ compiler driver that links (default: `$EHIR_CXX`, else `g++`).
+    /// The C++ compiler driver that links (default: `$EHIR_CXX`, else `g++`). Itanium only.
     #[arg(long, value_name = "PATH")]
     pub cxx: Option<PathBuf>,
+    /// `llvm-dlltool` to use with `--abi msvc` (default: `$EHIR_DLLTOOL`, else
+    /// `llvm-dlltool-19` or `llvm-dlltool` on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub dlltool: Option<PathBuf>,
+    /// `lld-link` to use with `--abi msvc` (default: `$EHIR_LLD_LINK`, else `lld-link-19`
+    /// or `lld-link` on PATH).
+    #[arg(long = "lld-link", value_name = "PATH")]
+    pub lld_link: Option<PathBuf>,
     /// Also write the emitted LLVM IR of the ehir input here.
     #[arg(long = "emit-ll", value_name = "OUT.ll")]
     pub emit_ll: Option<PathBuf>,
@@ -107,14 +125,28 @@ pub(crate) fn load_itanium(source: &Source) -> Result<Module> {
     Ok(module)
 }
 
+/// Loads an input and brings every function to the MSVC phase (`lowering-prepare`,
+/// `flatten-cfg`, `eh-abi-lowering=msvc` as needed, verifying after each pass);
+/// diagnostics are reported.
+pub(crate) fn load_msvc(source: &Source) -> Result<Module> {
+    let mut module = source.load()?;
+    if let Err(err) = ehir_passes::lower_to(&mut module, Phase::Msvc) {
+        source.report(&err.diagnostics());
+        if let Some(pass) = err.pass() {
+            eprintln!("ehir: error: pass '{pass}' failed");
+        }
+        return Err(Reported.into());
+    }
+    Ok(module)
+}
+
 /// Parses, lowers and emits one input as LLVM IR text.
 fn llvm_text(path: &Path, abi: AbiArg) -> Result<String> {
-    if abi == AbiArg::Msvc {
-        bail!("emitting LLVM IR for the msvc EH ABI is not implemented yet; use --abi itanium");
-    }
     let source = Source::read(path)?;
-    let module = load_itanium(&source)?;
-    let options = ehir_llvm::EmitOptions::default();
+    let (module, options) = match abi {
+        AbiArg::Itanium => (load_itanium(&source)?, ehir_llvm::EmitOptions::default()),
+        AbiArg::Msvc => (load_msvc(&source)?, ehir_llvm::EmitOptions::msvc()),
+    };
     ehir_llvm::module_to_llvm_text(&module, &source.name, &options).map_err(|d| {
         source.report(&d);
         Reported.into()
@@ -134,16 +166,42 @@ fn is_cir(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "cir")
 }
 
+/// Whether ehir compiles this further input itself for `abi`: `.cir` always, C++ sources
+/// with `--abi msvc` (through ehir's front end).
+fn is_ehir_input(p: &Path, abi: AbiArg) -> bool {
+    is_cir(p)
+        || (abi == AbiArg::Msvc
+            && Source {
+                name: p.display().to_string(),
+                text: String::new(),
+            }
+            .is_cpp())
+}
+
 pub fn build_command(args: &BuildArgs) -> Result<i32> {
     let (first, rest) = args.inputs.split_first().context("no input file given")?;
     if args.compile_only && !rest.is_empty() {
         bail!("-c compiles one input; further inputs are only for linking");
     }
+    if args.abi == AbiArg::Msvc {
+        if let Some(p) = rest.iter().find(|p| !is_ehir_input(p, args.abi)) {
+            bail!(
+                "'{}' cannot be linked with --abi msvc: every input must be compiled by ehir (.cir, or C++ through ehir's front end); objects and sources built by other compilers use the Itanium C++ ABI",
+                p.display()
+            );
+        }
+        if args.cxx.is_some() {
+            bail!("--cxx does not apply to --abi msvc (the link uses lld-link)");
+        }
+    }
     // Everything fallible about the inputs first, so a bad input costs no tool lookups.
     let mut ehir_inputs: Vec<(&Path, String)> =
         vec![(first.as_path(), llvm_text(first, args.abi)?)];
-    for p in rest.iter().filter(|p| is_cir(p)) {
+    for p in rest.iter().filter(|p| is_ehir_input(p, args.abi)) {
         ehir_inputs.push((p.as_path(), llvm_text(p, args.abi)?));
+    }
+    if args.abi == AbiArg::Msvc {
+        return build_msvc(args, &ehir_inputs);
     }
     let toolchain = Toolchain {
         llc: find_tool(Tool::Llc, args.llc.as_deref())?,
@@ -159,16 +217,7 @@ pub fn build_command(args: &BuildArgs) -> Result<i32> {
         },
         opt_level: args.opt_level,
     };
-    let out_dir = args
-        .output
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    // Scratch space beside the output, so the final rename stays on one file system.
-    let scratch = tempfile::Builder::new()
-        .prefix(".ehir-build-")
-        .tempdir_in(out_dir)
-        .with_context(|| format!("cannot create a directory in '{}'", out_dir.display()))?;
+    let scratch = scratch_dir(&args.output)?;
     let mut objects = Vec::new();
     for (i, (path, text)) in ehir_inputs.iter().enumerate() {
         let stem = path
@@ -190,6 +239,74 @@ pub fn build_command(args: &BuildArgs) -> Result<i32> {
         link_inputs.extend(rest.iter().filter(|p| !is_cir(p)).cloned());
         let extra: Vec<OsString> = args.link_args.iter().map(OsString::from).collect();
         toolchain.link(&link_inputs, &extra, &product)?;
+    }
+    if let Some(ll_out) = &args.emit_ll {
+        let text = &ehir_inputs[0].1;
+        write_output(Some(ll_out), |w| {
+            w.write_all(text.as_bytes())?;
+            Ok(())
+        })?;
+    }
+    std::fs::rename(&product, &args.output)
+        .with_context(|| format!("cannot write '{}'", args.output.display()))?;
+    Ok(0)
+}
+
+/// Where `ehir build` puts its scratch files: beside the output, so the final rename
+/// stays on one file system.
+fn scratch_dir(output: &Path) -> Result<tempfile::TempDir> {
+    let out_dir = output
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    tempfile::Builder::new()
+        .prefix(".ehir-build-")
+        .tempdir_in(out_dir)
+        .with_context(|| format!("cannot create a directory in '{}'", out_dir.display()))
+}
+
+/// `ehir build --abi msvc`: COFF objects by `llc`, then a PE executable by `lld-link`
+/// (or, with `-c`, the object of the first input).
+fn build_msvc(args: &BuildArgs, ehir_inputs: &[(&Path, String)]) -> Result<i32> {
+    let toolchain = MsvcToolchain {
+        llc: find_tool(Tool::Llc, args.llc.as_deref())?,
+        opt: if args.run_opt {
+            Some(find_tool(Tool::Opt, args.opt.as_deref())?)
+        } else {
+            None
+        },
+        dlltool: if args.compile_only {
+            PathBuf::new()
+        } else {
+            find_tool(Tool::DllTool, args.dlltool.as_deref())?
+        },
+        lld_link: if args.compile_only {
+            PathBuf::new()
+        } else {
+            find_tool(Tool::LldLink, args.lld_link.as_deref())?
+        },
+        opt_level: args.opt_level,
+    };
+    let scratch = scratch_dir(&args.output)?;
+    let mut objects = Vec::new();
+    for (i, (path, text)) in ehir_inputs.iter().enumerate() {
+        let stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "input".into());
+        let ll = scratch.path().join(format!("{i}-{stem}.ll"));
+        std::fs::write(&ll, text).with_context(|| format!("cannot write '{}'", ll.display()))?;
+        let object = scratch.path().join(format!("{i}-{stem}.obj"));
+        toolchain.compile(&ll, &object, scratch.path())?;
+        objects.push(object);
+    }
+    let product = scratch.path().join("product");
+    if args.compile_only {
+        std::fs::rename(&objects[0], &product)
+            .with_context(|| format!("cannot write '{}'", product.display()))?;
+    } else {
+        let extra: Vec<OsString> = args.link_args.iter().map(OsString::from).collect();
+        toolchain.link(&objects, &extra, &product, scratch.path())?;
     }
     if let Some(ll_out) = &args.emit_ll {
         let text = &ehir_inputs[0].1;

@@ -230,6 +230,8 @@ fn module_at(cir: &Path, phase: Phase) -> Module {
 fn interpret(module: &Module, entry: Option<&str>, throw_at: &str, returns: &str) -> RunOutcome {
     let mut config = RunConfig {
         entry: entry.map(str::to_string),
+        // The native side (scenario.c) makes stdout unbuffered.
+        stdout_buffering: ehir_interp::StdoutBuffering::Unbuffered,
         ..RunConfig::default()
     };
     for spec in throw_at.split_whitespace() {

@@ -402,27 +402,23 @@ impl Cfg {
 impl FuncVerifier<'_> {
     /// Checks that every operand and successor argument is defined in this function and
     /// dominates its use.
-    #[inline(never)] // PROFILE-TEMP
-    pub(crate) fn check_dominance(&self) {
-        for &op in &self.index.ops {
-            for (i, &v) in self.dfg.operands(op).iter().enumerate() {
-                self.check_use(op, v, || format!("operand #{i}"));
-            }
-            for (s, &succ) in self.dfg.successors(op).iter().enumerate() {
-                let Some(data) = self.dfg.successors.get(succ) else {
-                    continue;
-                };
-                for (i, &v) in data.args.as_slice(&self.dfg.value_lists).iter().enumerate() {
-                    self.check_use(op, v, || format!("argument #{i} of successor #{s}"));
-                }
+    pub(crate) fn check_op_uses(&self, op: Op) {
+        for (i, &v) in self.dfg.operands(op).iter().enumerate() {
+            self.check_use(op, v, || format!("operand #{i}"));
+        }
+        for (s, &succ) in self.dfg.successors(op).iter().enumerate() {
+            let Some(data) = self.dfg.successors.get(succ) else {
+                continue;
+            };
+            for (i, &v) in data.args.as_slice(&self.dfg.value_lists).iter().enumerate() {
+                self.check_use(op, v, || format!("argument #{i} of successor #{s}"));
             }
         }
     }
 
-    #[inline(never)] // PROFILE-TEMP
     fn check_use(&self, user: Op, v: Value, what: impl Fn() -> String) {
-        let name = self.op_name(user);
         let Some(def) = self.index.value_site(self.dfg, v) else {
+            let name = self.op_name(user);
             self.error(Diagnostic::error(
                 self.dfg.loc(user),
                 format!(
@@ -432,6 +428,15 @@ impl FuncVerifier<'_> {
             ));
             return;
         };
+        // The common case: a result of an earlier op of the same block.
+        if let ValueDef::Result(d, _) = def
+            && d != user
+            && self.index.op_block[d] == self.index.op_block[user]
+            && self.index.op_pos[d] < self.index.op_pos[user]
+        {
+            return;
+        }
+        let name = self.op_name(user);
         let (def_block, def_op) = match def {
             ValueDef::Result(op, _) => (self.index.op_block[op].expect("placed"), Some(op)),
             ValueDef::Param(block, _) => (block, None),

@@ -81,10 +81,10 @@ enum Leaves {
 }
 
 impl FuncVerifier<'_> {
-    #[inline(never)] // PROFILE-TEMP
     pub(crate) fn check_eh(&self) {
         match self.func.phase {
-            Phase::Structured => self.check_structured_eh(),
+            // Checked op by op with the other per-op rules.
+            Phase::Structured => {}
             Phase::Flat => {
                 self.check_unwind_destinations("cir.eh.initiate", |k| {
                     matches!(k, OpKind::EhInitiate { .. })
@@ -127,10 +127,9 @@ impl FuncVerifier<'_> {
 
     // ---- structured -------------------------------------------------------------------
 
-    #[inline(never)] // PROFILE-TEMP
-    fn check_structured_eh(&self) {
+    pub(crate) fn check_op_structured_eh(&self, op: Op) {
         let void_ptr = self.ctx.types.common().void_ptr;
-        for &op in &self.index.ops {
+        {
             match *self.dfg.kind(op) {
                 OpKind::Try { handlers } => {
                     let keys = self.handler_keys(handlers);

@@ -96,10 +96,7 @@ impl FuncIndex {
         block_pos.resize(num_blocks);
         let mut seen_region: SecondaryMap<Region, bool> = SecondaryMap::new();
         seen_region.resize(num_regions);
-        let mut seen_block: SecondaryMap<Block, bool> = SecondaryMap::new();
-        seen_block.resize(num_blocks);
-        let mut seen_op: SecondaryMap<Op, bool> = SecondaryMap::new();
-        seen_op.resize(num_ops);
+        // An op or block was seen once its `op_block` or `block_region` is set.
         seen_region[body] = true;
         let mut pending: Vec<(Region, u32)> = Vec::new();
         let mut stack = Vec::new();
@@ -114,14 +111,13 @@ impl FuncIndex {
                     ));
                     continue;
                 }
-                if seen_op[op] {
+                if index.op_block[op].is_some() {
                     report(Diagnostic::error(
                         dfg.loc(op),
                         "op is listed twice in the layout (the op list has a cycle or is shared)",
                     ));
                     continue;
                 }
-                seen_op[op] = true;
                 if layout.op_block(op) != Some(block) {
                     report(Diagnostic::error(
                         dfg.loc(op),
@@ -186,14 +182,13 @@ impl FuncIndex {
                     ));
                     continue;
                 }
-                if seen_block[block] {
+                if index.block_region[block].is_some() {
                     report(Diagnostic::error(
                         block_loc_raw(func, block),
                         "block is listed twice in the layout (the block list has a cycle or is shared)",
                     ));
                     continue;
                 }
-                seen_block[block] = true;
                 if layout.block_region(block) != Some(region) {
                     report(Diagnostic::error(
                         block_loc_raw(func, block),

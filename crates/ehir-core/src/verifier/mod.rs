@@ -113,14 +113,16 @@ mod types;
 
 use crate::dfg::DataFlowGraph;
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::entities::{Block, Loc, Op, Symbol, Type};
-use crate::function::Function;
+use crate::entities::{Block, FuncId, Loc, Op, Symbol, Type};
+use crate::function::{Function, Phase};
 use crate::module::{Module, ModuleCtx};
+use crate::ops::OpKind;
 use crate::types::TypeData;
 use cranelift_entity::EntityRef;
 use dominance::Cfg;
 use index::FuncIndex;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use structure::Labels;
 
 /// Verifies every function of a module. Returns all errors found.
 pub fn verify_module(module: &Module) -> Result<(), Diagnostics> {
@@ -149,7 +151,7 @@ fn verify_function_in(
     func: &Function,
 ) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let index = FuncIndex::build(func, &mut |d| diags.push(d));
+    let index = FuncIndex::build(func, &mut |d| diags.push((Pass::Index, d)));
     let cfg = Cfg::build(&func.dfg, &index);
     let verifier = FuncVerifier {
         ctx,
@@ -159,20 +161,94 @@ fn verify_function_in(
         index,
         cfg,
         diags: RefCell::new(diags),
+        pass: Cell::new(Pass::Signature),
+        callee_cache: RefCell::new([(None, None); CALLEE_CACHE]),
     };
     verifier.check_signature();
     if func.body.is_some() && !verifier.index.regions.is_empty() {
-        verifier.check_entities();
-        verifier.check_structure();
-        verifier.check_types();
-        verifier.check_dominance();
-        verifier.check_eh();
-        verifier.check_funclets();
+        verifier.check_body();
     }
     let mut diags = verifier.diags.into_inner();
-    // Source order; unlocated diagnostics last, in the order they were found.
-    diags.sort_by_key(|d| d.loc.offset().unwrap_or(usize::MAX));
-    diags
+    // Source order; at one location (and among unlocated diagnostics, which come last),
+    // the order of the passes, each in the order it found them.
+    diags.sort_by_key(|(pass, d)| (d.loc.offset().unwrap_or(usize::MAX), *pass));
+    diags.into_iter().map(|(_, d)| d).collect()
+}
+
+/// The checks of a function body, in the order their diagnostics are listed among
+/// diagnostics at the same location. The per-op checks run together in one walk over the
+/// ops; tagging each diagnostic with its pass keeps the order of running them one by one.
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Pass {
+    Index,
+    Signature,
+    OpResults,
+    BlockParams,
+    RegionShapes,
+    OpRegionCount,
+    BlockTerminators,
+    OpTermination,
+    OpSuccessors,
+    OpPhase,
+    OpLabels,
+    Gotos,
+    OpTypes,
+    BlockParamTokens,
+    OpUses,
+    Eh,
+    Funclets,
+}
+
+impl FuncVerifier<'_> {
+    fn in_pass(&self, pass: Pass) {
+        self.pass.set(pass);
+    }
+
+    /// Every check of a body that exists.
+    fn check_body(&self) {
+        self.in_pass(Pass::BlockParams);
+        self.check_block_params();
+        self.in_pass(Pass::RegionShapes);
+        self.check_region_shapes();
+        self.in_pass(Pass::BlockTerminators);
+        self.check_block_terminators();
+        let structured = self.func.phase == Phase::Structured;
+        let mut labels = Labels::new();
+        let mut gotos = Vec::new();
+        for &op in &self.index.ops {
+            self.in_pass(Pass::OpResults);
+            self.check_op_results(op);
+            self.in_pass(Pass::OpRegionCount);
+            self.check_op_region_count(op);
+            self.in_pass(Pass::OpTermination);
+            self.check_op_termination(op);
+            self.in_pass(Pass::OpSuccessors);
+            self.check_op_successors(op);
+            self.in_pass(Pass::OpPhase);
+            //self.check_op_phase(op);
+            self.in_pass(Pass::OpLabels);
+            self.check_op_labels(op, &mut labels);
+            if let OpKind::Goto { .. } = self.dfg.kind(op) {
+                gotos.push(op);
+            }
+            self.in_pass(Pass::OpTypes);
+            self.check_op_type_rules(op);
+            self.in_pass(Pass::OpUses);
+            self.check_op_uses(op);
+            if structured {
+                self.in_pass(Pass::Eh);
+                self.check_op_structured_eh(op);
+            }
+        }
+        self.in_pass(Pass::Gotos);
+        self.check_gotos(&gotos, &labels);
+        self.in_pass(Pass::BlockParamTokens);
+        self.check_block_param_tokens();
+        self.in_pass(Pass::Eh);
+        self.check_eh();
+        self.in_pass(Pass::Funclets);
+        self.check_funclets();
+    }
 }
 
 /// The state shared by the checks of one function.
@@ -183,12 +259,20 @@ pub(crate) struct FuncVerifier<'a> {
     pub dfg: &'a DataFlowGraph,
     pub index: FuncIndex,
     pub cfg: Cfg,
-    diags: RefCell<Vec<Diagnostic>>,
+    /// Diagnostics with the pass that found them.
+    diags: RefCell<Vec<(Pass, Diagnostic)>>,
+    /// The pass running now.
+    pass: Cell<Pass>,
+    /// Recent answers of [`Module::function_by_name`], by symbol number modulo the size.
+    callee_cache: RefCell<[(Option<Symbol>, Option<FuncId>); CALLEE_CACHE]>,
 }
+
+/// Entries of [`FuncVerifier::callee_cache`].
+const CALLEE_CACHE: usize = 64;
 
 impl FuncVerifier<'_> {
     pub(crate) fn error(&self, d: Diagnostic) {
-        self.diags.borrow_mut().push(d);
+        self.diags.borrow_mut().push((self.pass.get(), d));
     }
 
     /// Reports a plain error at an op.
@@ -257,6 +341,19 @@ impl FuncVerifier<'_> {
     /// `None` for `None` and for `!void`.
     pub(crate) fn non_void(&self, t: Option<Type>) -> Option<Type> {
         t.filter(|&t| !matches!(self.type_data(t), Some(TypeData::Void)))
+    }
+
+    /// [`Module::function_by_name`], remembering recent answers (a function calls the
+    /// same few callees many times).
+    pub(crate) fn function_by_name(&self, module: &Module, name: Symbol) -> Option<FuncId> {
+        let slot = name.as_u32() as usize % CALLEE_CACHE;
+        let mut cache = self.callee_cache.borrow_mut();
+        if cache[slot].0 == Some(name) {
+            return cache[slot].1;
+        }
+        let id = module.function_by_name(name);
+        cache[slot] = (Some(name), id);
+        id
     }
 
     /// The function's name for messages.

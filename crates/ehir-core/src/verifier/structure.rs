@@ -10,8 +10,10 @@ use crate::diagnostics::Diagnostic;
 use crate::entities::{Op, Region};
 use crate::function::Phase;
 use crate::ops::{CaseKind, CleanupKind, ExtraData, HandlerKey, OpKind};
-use crate::types::TypeData;
 use std::collections::BTreeMap;
+
+/// The `cir.label`s of a function by name, with the op defining each first.
+pub(crate) type Labels = BTreeMap<crate::entities::Symbol, Op>;
 
 /// What a region is for, from its parent op and position.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -97,27 +99,28 @@ impl FuncVerifier<'_> {
             .filter_map(|r| self.index.region_parent[r].expand())
     }
 
-    /// Op results and block parameters agree with their values' records.
-    #[inline(never)] // PROFILE-TEMP
-    pub(crate) fn check_entities(&self) {
-        for &op in &self.index.ops {
-            for (i, &v) in self.dfg.results(op).iter().enumerate() {
-                let ok = self
-                    .dfg
-                    .values
-                    .get(v)
-                    .is_some_and(|d| d.def == ValueDef::Result(op, i as u32));
-                if !ok {
-                    self.op_error(
-                        op,
-                        format!(
-                            "result #{i} of '{}' is not recorded as this op's result",
-                            self.op_name(op)
-                        ),
-                    );
-                }
+    /// Op results agree with their values' records.
+    pub(crate) fn check_op_results(&self, op: Op) {
+        for (i, &v) in self.dfg.results(op).iter().enumerate() {
+            let ok = self
+                .dfg
+                .values
+                .get(v)
+                .is_some_and(|d| d.def == ValueDef::Result(op, i as u32));
+            if !ok {
+                self.op_error(
+                    op,
+                    format!(
+                        "result #{i} of '{}' is not recorded as this op's result",
+                        self.op_name(op)
+                    ),
+                );
             }
         }
+    }
+
+    /// Block parameters agree with their values' records.
+    pub(crate) fn check_block_params(&self) {
         for &block in &self.index.blocks {
             for (i, &v) in self.dfg.block_params(block).iter().enumerate() {
                 let ok = self
@@ -138,18 +141,8 @@ impl FuncVerifier<'_> {
         }
     }
 
-    #[inline(never)] // PROFILE-TEMP
-    pub(crate) fn check_structure(&self) {
-        self.check_regions();
-        self.check_terminators();
-        self.check_successors();
-        self.check_phases();
-        self.check_labels();
-    }
-
-    /// Region counts per op kind, empty regions, region entry parameters.
-    #[inline(never)] // PROFILE-TEMP
-    fn check_regions(&self) {
+    /// Empty regions, region entry parameters.
+    pub(crate) fn check_region_shapes(&self) {
         for &region in &self.index.regions {
             if self.index.region_blocks(region).is_empty() {
                 match self.index.region_parent[region].expand() {
@@ -169,7 +162,11 @@ impl FuncVerifier<'_> {
             }
             self.check_entry_params(region);
         }
-        for &op in &self.index.ops {
+    }
+
+    /// The number of regions of an op's kind.
+    pub(crate) fn check_op_region_count(&self, op: Op) {
+        {
             let count = self.dfg.regions(op).len();
             let (min, max) = match *self.dfg.kind(op) {
                 OpKind::Scope | OpKind::Switch | OpKind::Case { .. } | OpKind::ArrayDtor => (1, 1),
@@ -181,7 +178,7 @@ impl FuncVerifier<'_> {
                     let n = self.handler_keys(handlers).len();
                     if n == 0 {
                         self.op_error(op, "'cir.try' must have at least one handler");
-                        continue;
+                        return;
                     }
                     (1 + n, 1 + n)
                 }
@@ -269,9 +266,8 @@ impl FuncVerifier<'_> {
         }
     }
 
-    /// Exactly one terminator per block, at its end, allowed by the region it ends.
-    #[inline(never)] // PROFILE-TEMP
-    fn check_terminators(&self) {
+    /// Exactly one terminator per block, at its end.
+    pub(crate) fn check_block_terminators(&self) {
         for &block in &self.index.blocks {
             let ops = self.index.block_ops(block);
             let Some(&last) = ops.last() else {
@@ -306,14 +302,15 @@ impl FuncVerifier<'_> {
                 );
             }
         }
-        for &op in &self.index.ops {
-            if self.dfg.kind(op).is_terminator() {
-                self.check_region_termination(op);
-            }
+    }
+
+    /// A terminator is allowed by the region it ends.
+    pub(crate) fn check_op_termination(&self, op: Op) {
+        if self.dfg.kind(op).is_terminator() {
+            self.check_region_termination(op);
         }
     }
 
-    #[inline(never)] // PROFILE-TEMP
     fn check_region_termination(&self, op: Op) {
         let region = self.index.op_region(op).expect("placed");
         let role = self.region_role(region);
@@ -418,192 +415,187 @@ impl FuncVerifier<'_> {
     }
 
     /// Successor counts per kind; targets are blocks of the same region, never its entry.
-    #[inline(never)] // PROFILE-TEMP
-    fn check_successors(&self) {
-        for &op in &self.index.ops {
-            let kind = *self.dfg.kind(op);
-            let name = kind.name();
-            let succs = self.dfg.successors(op);
-            let n = succs.len();
-            if !kind.is_terminator() {
-                if n != 0 {
-                    self.op_error(op, format!("'{name}' cannot have successors"));
-                }
-                continue;
+    pub(crate) fn check_op_successors(&self, op: Op) {
+        let kind = *self.dfg.kind(op);
+        let succs = self.dfg.successors(op);
+        let n = succs.len();
+        if !kind.is_terminator() {
+            if n != 0 {
+                self.op_error(op, format!("'{}' cannot have successors", kind.name()));
             }
-            let expected: Option<(usize, usize)> = match kind {
-                OpKind::Br | OpKind::CatchRet => Some((1, 1)),
-                OpKind::BrCond | OpKind::TryCall { .. } => Some((2, 2)),
-                OpKind::SwitchFlat { cases } => match self.dfg.extras.get(cases) {
-                    Some(ExtraData::Cases(values)) => Some((values.len() + 1, values.len() + 1)),
-                    _ => {
-                        self.op_error(op, "'cir.switch.flat' has no case list");
-                        None
-                    }
-                },
-                OpKind::IndirectBr => None,
-                OpKind::EhDispatch { keys } => match self.dfg.extras.get(keys) {
-                    Some(ExtraData::Handlers(k)) => Some((k.len(), k.len())),
-                    _ => {
-                        self.op_error(op, "'cir.eh.dispatch' has no key list");
-                        None
-                    }
-                },
-                OpKind::CatchSwitch { unwind_to_caller } => {
-                    let min = if unwind_to_caller { 1 } else { 2 };
-                    Some((min, usize::MAX))
+            return;
+        }
+        let name = kind.name();
+        let expected: Option<(usize, usize)> = match kind {
+            OpKind::Br | OpKind::CatchRet => Some((1, 1)),
+            OpKind::BrCond | OpKind::TryCall { .. } => Some((2, 2)),
+            OpKind::SwitchFlat { cases } => match self.dfg.extras.get(cases) {
+                Some(ExtraData::Cases(values)) => Some((values.len() + 1, values.len() + 1)),
+                _ => {
+                    self.op_error(op, "'cir.switch.flat' has no case list");
+                    None
                 }
-                OpKind::CleanupRet => Some((0, 1)),
-                OpKind::Throw { .. } if self.func.phase != Phase::Structured => Some((0, 1)),
-                _ => Some((0, 0)),
+            },
+            OpKind::IndirectBr => None,
+            OpKind::EhDispatch { keys } => match self.dfg.extras.get(keys) {
+                Some(ExtraData::Handlers(k)) => Some((k.len(), k.len())),
+                _ => {
+                    self.op_error(op, "'cir.eh.dispatch' has no key list");
+                    None
+                }
+            },
+            OpKind::CatchSwitch { unwind_to_caller } => {
+                let min = if unwind_to_caller { 1 } else { 2 };
+                Some((min, usize::MAX))
+            }
+            OpKind::CleanupRet => Some((0, 1)),
+            OpKind::Throw { .. } if self.func.phase != Phase::Structured => Some((0, 1)),
+            _ => Some((0, 0)),
+        };
+        if let Some((min, max)) = expected
+            && (n < min || n > max)
+        {
+            let message = match (kind, max) {
+                (OpKind::CatchSwitch { unwind_to_caller }, _) => format!(
+                    "'cir.catchswitch' needs at least one handler{}, but has {n} successor(s)",
+                    if unwind_to_caller {
+                        ""
+                    } else {
+                        " and an unwind destination"
+                    }
+                ),
+                (_, 0) => format!("'{name}' cannot have successors"),
+                _ if min == max => {
+                    format!("'{name}' must have {min} successor(s), but has {n}")
+                }
+                _ => format!("'{name}' must have {min} to {max} successors, but has {n}"),
             };
-            if let Some((min, max)) = expected
-                && (n < min || n > max)
-            {
-                let message = match (kind, max) {
-                    (OpKind::CatchSwitch { unwind_to_caller }, _) => format!(
-                        "'cir.catchswitch' needs at least one handler{}, but has {n} successor(s)",
-                        if unwind_to_caller {
-                            ""
-                        } else {
-                            " and an unwind destination"
-                        }
-                    ),
-                    (_, 0) => format!("'{name}' cannot have successors"),
-                    _ if min == max => {
-                        format!("'{name}' must have {min} successor(s), but has {n}")
-                    }
-                    _ => format!("'{name}' must have {min} to {max} successors, but has {n}"),
-                };
-                self.op_error(op, message);
-            }
-            let region = self.index.op_region(op).expect("placed");
-            for (i, &s) in succs.iter().enumerate() {
-                let Some(data) = self.dfg.successors.get(s) else {
-                    self.op_error(op, format!("successor #{i} of '{name}' does not exist"));
-                    continue;
-                };
-                let target = data.block;
-                let Some(target_region) = self.index.block_region[target].expand() else {
-                    self.op_error(
-                        op,
-                        format!("successor #{i} of '{name}' is not a block of this function"),
-                    );
-                    continue;
-                };
-                if target_region != region {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(op),
-                            format!(
-                                "successor {} of '{name}' is not in the same region",
-                                self.index.block_name(target)
-                            ),
-                        )
-                        .with_note(self.block_loc(target), "block defined here"),
-                    );
-                    continue;
-                }
-                if self.index.entry_block(region) == Some(target) {
-                    self.op_error(
-                        op,
+            self.op_error(op, message);
+        }
+        let region = self.index.op_region(op).expect("placed");
+        for (i, &s) in succs.iter().enumerate() {
+            let Some(data) = self.dfg.successors.get(s) else {
+                self.op_error(op, format!("successor #{i} of '{name}' does not exist"));
+                continue;
+            };
+            let target = data.block;
+            let Some(target_region) = self.index.block_region[target].expand() else {
+                self.op_error(
+                    op,
+                    format!("successor #{i} of '{name}' is not a block of this function"),
+                );
+                continue;
+            };
+            if target_region != region {
+                self.error(
+                    Diagnostic::error(
+                        self.dfg.loc(op),
                         format!(
-                            "'{name}' cannot branch to {}, the entry block of its region",
+                            "successor {} of '{name}' is not in the same region",
                             self.index.block_name(target)
                         ),
-                    );
-                }
+                    )
+                    .with_note(self.block_loc(target), "block defined here"),
+                );
+                continue;
+            }
+            if self.index.entry_block(region) == Some(target) {
+                self.op_error(
+                    op,
+                    format!(
+                        "'{name}' cannot branch to {}, the entry block of its region",
+                        self.index.block_name(target)
+                    ),
+                );
             }
         }
+
     }
 
     /// Each op is allowed in the function's phase. In a lowered function only ops of the
     /// body region are checked: anything nested is inside an op already reported.
-    #[inline(never)] // PROFILE-TEMP
-    fn check_phases(&self) {
+    pub(crate) fn check_op_phase(&self, op: Op) {
         let phase = self.func.phase;
-        for &op in &self.index.ops {
-            if phase != Phase::Structured
-                && self.index.op_region(op).map(|r| self.index.region_depth[r]) != Some(0)
-            {
-                continue;
-            }
-            if !self.dfg.kind(op).phases().contains(phase) {
-                self.op_error(
-                    op,
-                    format!(
-                        "'{}' is not allowed in a{} {} function",
-                        self.op_name(op),
-                        if matches!(phase, Phase::Itanium | Phase::Msvc) {
-                            "n"
-                        } else {
-                            ""
-                        },
-                        phase.name()
-                    ),
-                );
-            }
+        if phase != Phase::Structured
+            && self.index.op_region(op).map(|r| self.index.region_depth[r]) != Some(0)
+        {
+            return;
+        }
+        if !self.dfg.kind(op).phases().contains(phase) {
+            self.op_error(
+                op,
+                format!(
+                    "'{}' is not allowed in a{} {} function",
+                    self.op_name(op),
+                    if matches!(phase, Phase::Itanium | Phase::Msvc) {
+                        "n"
+                    } else {
+                        ""
+                    },
+                    phase.name()
+                ),
+            );
         }
     }
 
     /// `cir.label` names are unique and first in their block; `cir.goto` targets exist;
     /// `cir.case` sits in a `cir.switch` and has the values its kind needs.
-    #[inline(never)] // PROFILE-TEMP
-    fn check_labels(&self) {
-        let mut labels: BTreeMap<crate::entities::Symbol, Op> = BTreeMap::new();
-        for &op in &self.index.ops {
-            match *self.dfg.kind(op) {
-                OpKind::Label { name } => {
-                    if let Some(&first) = labels.get(&name) {
-                        self.error(
-                            Diagnostic::error(
-                                self.dfg.loc(op),
-                                format!("label \"{}\" is defined twice", self.sym_str(name)),
-                            )
-                            .with_note(self.dfg.loc(first), "first defined here"),
-                        );
-                    } else {
-                        labels.insert(name, op);
-                    }
-                    if self.index.op_pos[op] != 0 {
-                        self.op_error(op, "'cir.label' must be the first op of its block");
-                    }
+    pub(crate) fn check_op_labels(&self, op: Op, labels: &mut Labels) {
+        match *self.dfg.kind(op) {
+            OpKind::Label { name } => {
+                if let Some(&first) = labels.get(&name) {
+                    self.error(
+                        Diagnostic::error(
+                            self.dfg.loc(op),
+                            format!("label \"{}\" is defined twice", self.sym_str(name)),
+                        )
+                        .with_note(self.dfg.loc(first), "first defined here"),
+                    );
+                } else {
+                    labels.insert(name, op);
                 }
-                OpKind::Case { kind, values } => {
-                    let in_switch = self
-                        .index
-                        .parent_op(op)
-                        .is_some_and(|p| matches!(self.dfg.kind(p), OpKind::Switch));
-                    if !in_switch {
-                        self.op_error(op, "'cir.case' must be directly inside a 'cir.switch'");
-                    }
-                    let count = match self.dfg.extras.get(values) {
-                        Some(ExtraData::CaseValues(v)) => v.len(),
-                        _ => 0,
-                    };
-                    let ok = match kind {
-                        CaseKind::Equal => count == 1,
-                        CaseKind::AnyOf => count >= 1,
-                        CaseKind::Range => count == 2,
-                        CaseKind::Default => count == 0,
-                    };
-                    if !ok {
-                        let need = match kind {
-                            CaseKind::Equal => "exactly one value",
-                            CaseKind::AnyOf => "at least one value",
-                            CaseKind::Range => "two values",
-                            CaseKind::Default => "no values",
-                        };
-                        self.op_error(
-                            op,
-                            format!("'cir.case ({})' takes {need}, but has {count}", kind.name()),
-                        );
-                    }
+                if self.index.op_pos[op] != 0 {
+                    self.op_error(op, "'cir.label' must be the first op of its block");
                 }
-                _ => {}
             }
+            OpKind::Case { kind, values } => {
+                let in_switch = self
+                    .index
+                    .parent_op(op)
+                    .is_some_and(|p| matches!(self.dfg.kind(p), OpKind::Switch));
+                if !in_switch {
+                    self.op_error(op, "'cir.case' must be directly inside a 'cir.switch'");
+                }
+                let count = match self.dfg.extras.get(values) {
+                    Some(ExtraData::CaseValues(v)) => v.len(),
+                    _ => 0,
+                };
+                let ok = match kind {
+                    CaseKind::Equal => count == 1,
+                    CaseKind::AnyOf => count >= 1,
+                    CaseKind::Range => count == 2,
+                    CaseKind::Default => count == 0,
+                };
+                if !ok {
+                    let need = match kind {
+                        CaseKind::Equal => "exactly one value",
+                        CaseKind::AnyOf => "at least one value",
+                        CaseKind::Range => "two values",
+                        CaseKind::Default => "no values",
+                    };
+                    self.op_error(
+                        op,
+                        format!("'cir.case ({})' takes {need}, but has {count}", kind.name()),
+                    );
+                }
+            }
+            _ => {}
         }
-        for &op in &self.index.ops {
+    }
+
+    /// Every `cir.goto` of `gotos` names a label of `labels` (all labels of the function).
+    pub(crate) fn check_gotos(&self, gotos: &[Op], labels: &Labels) {
+        for &op in gotos {
             if let OpKind::Goto { label } = *self.dfg.kind(op)
                 && !labels.contains_key(&label)
             {
@@ -625,9 +617,8 @@ impl FuncVerifier<'_> {
 
     /// Whether a type is one of the three EH tokens.
     pub(crate) fn is_token(&self, t: crate::entities::Type) -> bool {
-        matches!(
-            self.type_data(t),
-            Some(TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken)
-        )
+        // Types are interned, so the three token types are exactly these.
+        let common = self.ctx.types.common();
+        t == common.eh_token || t == common.cleanup_token || t == common.catch_token
     }
 }

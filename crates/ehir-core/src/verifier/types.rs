@@ -245,21 +245,17 @@ impl FuncVerifier<'_> {
         }
     }
 
-    #[inline(never)] // PROFILE-TEMP
-    pub(crate) fn check_types(&self) {
-        for &op in &self.index.ops {
-            let token_misuse = self.check_token_flow(op);
-            if !token_misuse {
-                self.check_op_types(op);
-            }
-            self.check_edge_arguments(op);
+    /// Token flow, operand and result types, and block arguments of one op.
+    pub(crate) fn check_op_type_rules(&self, op: Op) {
+        let token_misuse = self.check_token_flow(op);
+        if !token_misuse {
+            self.check_op_types(op);
         }
-        self.check_block_param_tokens();
+        self.check_edge_arguments(op);
     }
 
     /// Tokens are used and produced only by the EH ops that take and make them. Returns
     /// whether the op misuses one (its other type checks are then skipped).
-    #[inline(never)] // PROFILE-TEMP
     fn check_token_flow(&self, op: Op) -> bool {
         let kind = self.dfg.kind(op);
         let mut misuse = false;
@@ -300,8 +296,7 @@ impl FuncVerifier<'_> {
 
     /// Token block parameters exist only in flat functions (and as a structured
     /// handler region's token, checked with the region shapes).
-    #[inline(never)] // PROFILE-TEMP
-    fn check_block_param_tokens(&self) {
+    pub(crate) fn check_block_param_tokens(&self) {
         if self.func.phase == Phase::Flat {
             return;
         }
@@ -337,7 +332,6 @@ impl FuncVerifier<'_> {
     }
 
     /// Arguments passed along every edge match the target block's parameters.
-    #[inline(never)] // PROFILE-TEMP
     fn check_edge_arguments(&self, op: Op) {
         let kind = self.dfg.kind(op);
         let name = kind.name();
@@ -415,7 +409,6 @@ impl FuncVerifier<'_> {
         }
     }
 
-    #[inline(never)] // PROFILE-TEMP
     fn check_op_types(&self, op: Op) {
         let c = OpCheck {
             v: self,
@@ -783,7 +776,7 @@ impl FuncVerifier<'_> {
                     c.expect_eq("the result", c.result(0), common.u32);
                 }
                 if let Some(module) = self.module
-                    && module.function_by_name(type_info).is_some()
+                    && self.function_by_name(module, type_info).is_some()
                 {
                     c.err(format!(
                         "'cir.eh.typeid' names @{}, which is a function, not a typeinfo",
@@ -837,7 +830,6 @@ impl FuncVerifier<'_> {
         }
     }
 
-    #[inline(never)] // PROFILE-TEMP
     fn check_const(&self, c: &OpCheck, value: Attr) {
         if value.index() >= self.ctx.attrs.len() {
             c.err("the attribute of 'cir.const' does not exist");
@@ -931,7 +923,6 @@ impl FuncVerifier<'_> {
         }
     }
 
-    #[inline(never)] // PROFILE-TEMP
     fn check_call(&self, c: &OpCheck, callee: Option<crate::entities::Symbol>, sig: Type) {
         let name = c.name;
         let Some((params, ret, vararg)) = self
@@ -1003,7 +994,7 @@ impl FuncVerifier<'_> {
         let (Some(module), Some(callee)) = (self.module, callee) else {
             return;
         };
-        match module.function_by_name(callee) {
+        match self.function_by_name(module, callee) {
             Some(id) => {
                 let decl = &module.functions[id];
                 if decl.sig != sig {
@@ -1081,7 +1072,7 @@ impl FuncVerifier<'_> {
         };
         let (declared, what) = if let Some(g) = module.global_by_name(symbol) {
             (module.globals[g].ty, "global")
-        } else if let Some(f) = module.function_by_name(symbol) {
+        } else if let Some(f) = self.function_by_name(module, symbol) {
             (module.functions[f].sig, "function")
         } else {
             c.err(format!(

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod program;
+
 use ehir_interp::{Event, RunConfig, RunOutcome, parse_return_spec, parse_throw_spec, run_module};
 use std::path::PathBuf;
 

@@ -25,11 +25,18 @@
 //!   `cir.end_catch` becomes `cir.catchret from %pad to ^continuation`.
 //! - Dispatch keys: a `filter` (dynamic exception specification) is ignored, as MSVC and
 //!   clang for the Microsoft ABI do: the exception keeps unwinding through the `unwind`
-//!   key. `terminate` (a `noexcept` boundary) and `cir.eh.terminate` become a terminate
-//!   funclet: a block `cir.cleanuppad within P` + `cir.eh.terminate` (one per parent
-//!   funclet; the LLVM emitter calls `std::terminate` there), the form clang emits. A
-//!   dispatch with no catch key is not a catchswitch: its exception goes on to what the
-//!   `unwind`/`terminate` key names.
+//!   key. A dispatch with no catch key is not a catchswitch: its exception goes on to what
+//!   its `unwind`/`terminate` key names.
+//! - `noexcept` boundaries (a dispatch's `terminate` key, `cir.eh.terminate`) reproduce
+//!   g++, as the Itanium lowering does. When the boundary is the first handler an
+//!   exception meets, its unwind edge goes straight to a terminate handler: `cir.catchswitch
+//!   within P [^h] unwind to caller` and `^h: cir.catchpad [null, 64, null]` +
+//!   `cir.eh.terminate`; the runtime's search stops there and none of this frame's
+//!   cleanups run (the Itanium lowering's catch-all landing pad). When a catch comes first
+//!   and does not match, the boundary is a terminate funclet, `cir.cleanuppad within P` +
+//!   `cir.eh.terminate` (clang's form): the search goes on, and the cleanups run only if an
+//!   outer frame catches. One of each per parent funclet; the LLVM emitter calls
+//!   `std::terminate` (`?terminate@@YAXXZ` / `__std_terminate`) there.
 //! - Parent tokens: a pad reached by an exception raised inside a catch handler is `within`
 //!   that handler's catchpad, unless the path ends the catch first (then it is within the
 //!   catch's own parent). A `catch_all` catchswitch never unwinds; it is given the unwind
@@ -349,6 +356,9 @@ enum ExitKind {
     Resume(Op),
 }
 
+/// An exit of a cleanup pad and where it unwinds.
+type CleanupExit = (Block, ExitKind, Target);
+
 #[derive(Clone, Debug)]
 struct CleanupInfo {
     /// `Some(begin_cleanup)` for an explicit cleanup.
@@ -385,7 +395,7 @@ struct Lowering<'a> {
     /// Every raise point, the funclet it is in and where its exception goes.
     raises: Vec<(Op, Funclet, Target)>,
     /// The exits of each cleanup pad and where they go.
-    cleanup_exits: BTreeMap<Block, Vec<(Block, ExitKind, Target)>>,
+    cleanup_exits: BTreeMap<Block, Vec<CleanupExit>>,
     /// The unwind destination of each catchswitch (`None`: catch-all, decided from exits).
     dispatch_unwind: BTreeMap<Op, Option<Target>>,
     /// Where exceptions leaving each dispatch's handlers go, and the op that leaves.
@@ -1332,7 +1342,7 @@ impl<'a> Lowering<'a> {
             self.rewrite_dispatch(dispatch, parent, unwind_block)?;
         }
         // Cleanups.
-        let cleanups: Vec<(Block, Vec<(Block, ExitKind, Target)>)> = self
+        let cleanups: Vec<(Block, Vec<CleanupExit>)> = self
             .cleanup_exits
             .iter()
             .map(|(&b, e)| (b, e.clone()))
@@ -1845,10 +1855,7 @@ impl<'a> Lowering<'a> {
             if !self.func.layout.is_block_placed(block) {
                 continue;
             }
-            loop {
-                let Some(term) = self.func.layout.last_op(block) else {
-                    break;
-                };
+            while let Some(term) = self.func.layout.last_op(block) {
                 if !matches!(self.kind(term), OpKind::Br) {
                     break;
                 }

@@ -153,6 +153,16 @@ pub fn check_module(structured: &Module, entry: Option<&str>, name: &str) -> Dif
     report
 }
 
+/// The defined structured functions of a module (each can be the entry of a run).
+pub fn structured_entries(module: &Module) -> Vec<String> {
+    module
+        .functions
+        .values()
+        .filter(|f| !f.is_declaration() && f.phase == ehir_core::Phase::Structured)
+        .map(|f| module.ctx.name(f.name).to_string())
+        .collect()
+}
+
 /// Parses `text` and compares it (see [`check_module`]).
 pub fn check_text(text: &str, entry: Option<&str>, name: &str) -> DiffReport {
     match ehir_reader::parse_module(name, text) {

@@ -75,7 +75,11 @@ const MSVCRT_EXPORTS: &[&str] = &[
 /// Builds a PE executable from x86_64-pc-windows-msvc LLVM IR: llc, an import library
 /// for msvcrt.dll made by llvm-dlltool, lld-link.
 pub fn build_exe(ll: &Path, dir: &Path) -> PathBuf {
-    let name = ll.file_stem().expect("a file name").to_string_lossy().to_string();
+    let name = ll
+        .file_stem()
+        .expect("a file name")
+        .to_string_lossy()
+        .to_string();
     let def = dir.join("msvcrt.def");
     let lib = dir.join("msvcrt.lib");
     let mut text = String::from("LIBRARY msvcrt.dll\nEXPORTS\n");
@@ -138,7 +142,9 @@ pub fn run_wine(exe: &Path) -> (String, i32) {
         .env("WINEDLLOVERRIDES", "mscoree,mshtml=;winedbg.exe=d")
         .env_remove("DISPLAY")
         .output()
-        .unwrap_or_else(|e| panic!("cannot run wine ({e}); install the Debian packages wine and wine64"));
+        .unwrap_or_else(|e| {
+            panic!("cannot run wine ({e}); install the Debian packages wine and wine64")
+        });
     let stdout = String::from_utf8_lossy(&out.stdout).replace('\r', "");
     (stdout, out.status.code().unwrap_or(-1))
 }

@@ -1,0 +1,427 @@
+//! Microsoft C++ RTTI and throw tables for the MSVC EH model, built on demand while the
+//! MSVC-phase functions are emitted:
+//!
+//! - a TypeDescriptor `??_R0<code>@8 = { vftable, null, ".<code>" }` per caught or thrown
+//!   type (`<code>` is the Microsoft type encoding, `H` for int, `?AUBase@@` for struct
+//!   Base, `PEAUBase@@` for `Base *`; see `ehir_passes::eh_abi::msvc::msvc_type_code`).
+//!   The runtime matches a thrown type against a catch by comparing these name strings;
+//!   the vftable slot points at a private dummy, since wine's msvcrt does not export
+//!   `type_info`'s vftable and nothing reads it.
+//! - for each thrown type, a ThrowInfo `_TI…` → CatchableTypeArray `_CTA…` → one
+//!   CatchableType `_CT…` per type a handler may catch the object as: the type itself and
+//!   its unambiguous public bases (with the base's offset), or for a pointer to a class the
+//!   pointers to those bases, plus `void *` for any object pointer. References between the
+//!   tables are image-relative (`@X - @__ImageBase`, 32 bits).
+//!
+//! Qualifiers of a pointer's pointee are not part of a TypeDescriptor on this ABI: they
+//! are the ThrowInfo's attributes for a throw and the catchpad's adjectives for a catch
+//! (the runtime checks that a handler adds, never drops, `const`/`volatile`), so
+//! `catch (const char *)` becomes `[@"??_R0PEAD@8", 1, …]` and matches both a thrown
+//! `char *` and a thrown `const char *`.
+//!
+//! All objects are `linkonce_odr` in comdats of their own name, as MSVC and clang emit
+//! them, and their names are built from everything they contain, so equal names mean equal
+//! contents across modules.
+
+use crate::ir::{Global, Operand, Ty};
+use crate::layout::size_align;
+use ehir_core::{Module, ModuleCtx, Symbol, TypeData};
+use ehir_passes::eh_abi::msvc::{ADJECTIVE_CONST, ADJECTIVE_VOLATILE, msvc_type_code};
+use std::collections::BTreeMap;
+
+/// The name of the private stand-in for `type_info`'s vftable.
+pub const TYPE_INFO_VFTABLE: &str = "ehir.type_info.vftable";
+/// The linker-defined symbol image-relative references are taken against.
+pub const IMAGE_BASE: &str = "__ImageBase";
+
+/// CatchableType property: a scalar (or pointer) the runtime copies with `memmove`.
+const CT_IS_SIMPLE_TYPE: i128 = 1;
+/// ThrowInfo attribute: the thrown pointer points to `const`.
+const TI_IS_CONST: i128 = 1;
+/// ThrowInfo attribute: the thrown pointer points to `volatile`.
+const TI_IS_VOLATILE: i128 = 2;
+
+/// One entry of a CatchableTypeArray.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CatchableType {
+    /// Microsoft type code (no leading `.`).
+    code: String,
+    size: u64,
+    /// Offset of this (base) type's subobject in the thrown object (or, for a pointer, the
+    /// adjustment the runtime applies to the caught pointer value).
+    offset: u64,
+    simple: bool,
+    /// The copy constructor the runtime calls to copy a class object into a by-value
+    /// catch slot.
+    copy_ctor: Option<String>,
+}
+
+/// A Microsoft type code split into its pointee qualifiers and the unqualified code:
+/// `PEBD` (`const char *`) → (`PEAD`, const). Only a top-level pointer's pointee is
+/// decomposed; other codes are returned unchanged.
+pub fn decompose_pointer_qualifiers(code: &str) -> (String, u32) {
+    if let Some(rest) = code.strip_prefix("PE") {
+        let mut chars = rest.chars();
+        let qualifiers = match chars.next() {
+            Some('B') => ADJECTIVE_CONST,
+            Some('C') => ADJECTIVE_VOLATILE,
+            Some('D') => ADJECTIVE_CONST | ADJECTIVE_VOLATILE,
+            _ => return (code.to_string(), 0),
+        };
+        return (format!("PEA{}", chars.as_str()), qualifiers);
+    }
+    (code.to_string(), 0)
+}
+
+/// The Microsoft type code named by a TypeDescriptor symbol (`??_R0H@8` → `H`).
+pub fn descriptor_code(symbol: &str) -> Option<&str> {
+    symbol
+        .strip_prefix("??_R0")?
+        .strip_suffix("@8")
+        .filter(|c| !c.is_empty())
+}
+
+/// The TypeDescriptor symbol of a Microsoft type code.
+pub fn descriptor_symbol(code: &str) -> String {
+    format!("??_R0{code}@8")
+}
+
+/// The tables built so far, by symbol.
+#[derive(Default)]
+pub struct MsRtti {
+    globals: BTreeMap<String, Global>,
+}
+
+impl MsRtti {
+    /// Whether any table was built (the module then needs the vftable stand-in and
+    /// `__ImageBase`).
+    pub fn is_empty(&self) -> bool {
+        self.globals.is_empty()
+    }
+
+    /// The globals, in symbol order, with the vftable stand-in first.
+    pub fn into_globals(self) -> Vec<Global> {
+        let mut out = Vec::with_capacity(self.globals.len() + 1);
+        if !self.globals.is_empty() {
+            out.push(Global {
+                name: TYPE_INFO_VFTABLE.to_string(),
+                linkage: "private",
+                constant: true,
+                unnamed_addr: true,
+                ty: Ty::Array(2, Box::new(Ty::Ptr)),
+                init: Some(Operand::Zero),
+                align: Some(8),
+                comdat: false,
+            });
+        }
+        out.extend(self.globals.into_values());
+        out
+    }
+
+    /// The TypeDescriptor of `code`, defined on first use; returns its symbol.
+    pub fn type_descriptor(&mut self, code: &str) -> String {
+        let name = descriptor_symbol(code);
+        if !self.globals.contains_key(&name) {
+            let mut bytes = format!(".{code}").into_bytes();
+            bytes.push(0);
+            let text_ty = Ty::Array(bytes.len() as u64, Box::new(Ty::i8()));
+            self.globals.insert(
+                name.clone(),
+                Global {
+                    name: name.clone(),
+                    linkage: "linkonce_odr",
+                    // The runtime may cache the undecorated name in the second slot.
+                    constant: false,
+                    unnamed_addr: false,
+                    ty: Ty::Struct(vec![Ty::Ptr, Ty::Ptr, text_ty.clone()]),
+                    init: Some(Operand::Struct(vec![
+                        (Ty::Ptr, Operand::Global(TYPE_INFO_VFTABLE.to_string())),
+                        (Ty::Ptr, Operand::Null),
+                        (text_ty, Operand::Bytes(bytes)),
+                    ])),
+                    align: Some(8),
+                    comdat: true,
+                },
+            );
+        }
+        name
+    }
+
+    /// The catchpad arguments for the TypeDescriptor symbol a catch names: the
+    /// (qualifier-free) descriptor to reference and the adjectives to add. A symbol that
+    /// is not a `??_R0…@8` name is referenced as it is (`None`).
+    pub fn catch_descriptor(&mut self, symbol: &str) -> Option<(String, u32)> {
+        let code = descriptor_code(symbol)?;
+        let (code, qualifiers) = decompose_pointer_qualifiers(code);
+        Some((self.type_descriptor(&code), qualifiers))
+    }
+
+    /// The ThrowInfo for throwing an object whose Itanium typeinfo is `type_info`, whose
+    /// CIR type is `thrown` and whose destructor (if any) is `dtor`; returns its symbol.
+    pub fn throw_info(
+        &mut self,
+        module: &Module,
+        type_info: Symbol,
+        thrown: ehir_core::Type,
+        dtor: Option<&str>,
+    ) -> Result<String, String> {
+        let ctx = &module.ctx;
+        let type_info_name = ctx.name(type_info);
+        let (code, qualifiers) = decompose_pointer_qualifiers(&msvc_type_code(ctx, type_info_name));
+        let (size, _) = size_align(ctx, thrown)
+            .map_err(|m| format!("cannot throw an object of this type: {m}"))?;
+        let types = catchable_types(module, type_info_name, &code, size)?;
+        let mut attributes = 0;
+        if qualifiers & ADJECTIVE_CONST != 0 {
+            attributes |= TI_IS_CONST;
+        }
+        if qualifiers & ADJECTIVE_VOLATILE != 0 {
+            attributes |= TI_IS_VOLATILE;
+        }
+        let mut entries = Vec::with_capacity(types.len());
+        for t in &types {
+            entries.push(Operand::ImageRel(self.catchable_type(t)));
+        }
+        let array_name = format!("_CTA{}{code}", types.len());
+        let array_ty = Ty::Struct(vec![
+            Ty::i32(),
+            Ty::Array(entries.len() as u64, Box::new(Ty::i32())),
+        ]);
+        self.define_table(
+            &array_name,
+            array_ty,
+            vec![
+                (Ty::i32(), Operand::Int(types.len() as i128)),
+                (
+                    Ty::Array(entries.len() as u64, Box::new(Ty::i32())),
+                    Operand::Array(Ty::i32(), entries),
+                ),
+            ],
+        );
+        let qualifier_tag = match attributes {
+            0 => "",
+            TI_IS_CONST => "C",
+            TI_IS_VOLATILE => "V",
+            _ => "CV",
+        };
+        let dtor_tag = dtor.map(|d| format!("@{d}")).unwrap_or_default();
+        let name = format!("_TI{qualifier_tag}{}{code}{dtor_tag}", types.len());
+        let unwind = match dtor {
+            Some(d) => Operand::ImageRel(d.to_string()),
+            None => Operand::Int(0),
+        };
+        self.define_table(
+            &name,
+            Ty::Struct(vec![Ty::i32(); 4]),
+            vec![
+                (Ty::i32(), Operand::Int(attributes)),
+                (Ty::i32(), unwind),
+                (Ty::i32(), Operand::Int(0)),
+                (Ty::i32(), Operand::ImageRel(array_name)),
+            ],
+        );
+        Ok(name)
+    }
+
+    fn catchable_type(&mut self, t: &CatchableType) -> String {
+        let descriptor = self.type_descriptor(&t.code);
+        let mut name = format!("_CT{descriptor}{}", t.size);
+        if t.offset != 0 {
+            name.push_str(&format!("@{}", t.offset));
+        }
+        if let Some(c) = &t.copy_ctor {
+            name.push_str(&format!("@{c}"));
+        }
+        let copy = match &t.copy_ctor {
+            Some(c) => Operand::ImageRel(c.clone()),
+            None => Operand::Int(0),
+        };
+        self.define_table(
+            &name,
+            Ty::Struct(vec![Ty::i32(); 7]),
+            vec![
+                (
+                    Ty::i32(),
+                    Operand::Int(if t.simple { CT_IS_SIMPLE_TYPE } else { 0 }),
+                ),
+                (Ty::i32(), Operand::ImageRel(descriptor)),
+                // thisDisplacement: member displacement, vbtable displacement (-1: no
+                // virtual base), displacement within the vbtable.
+                (Ty::i32(), Operand::Int(i128::from(t.offset))),
+                (Ty::i32(), Operand::Int(-1)),
+                (Ty::i32(), Operand::Int(0)),
+                (Ty::i32(), Operand::Int(i128::from(t.size))),
+                (Ty::i32(), copy),
+            ],
+        );
+        name
+    }
+
+    fn define_table(&mut self, name: &str, ty: Ty, fields: Vec<(Ty, Operand)>) {
+        self.globals
+            .entry(name.to_string())
+            .or_insert_with(|| Global {
+                name: name.to_string(),
+                linkage: "linkonce_odr",
+                constant: true,
+                unnamed_addr: true,
+                ty,
+                init: Some(Operand::Struct(fields)),
+                align: Some(4),
+                comdat: true,
+            });
+    }
+}
+
+/// The mangled class name inside an Itanium typeinfo symbol (`_ZTI4Base` → `4Base`), if
+/// the module describes that class with a `cir.typeinfo` item.
+fn class_typeinfo(ctx: &ModuleCtx, symbol: &str) -> Option<Symbol> {
+    let s = ctx.symbols.lookup(symbol)?;
+    let decl = ctx.typeinfo(s)?;
+    matches!(ctx.types.get(decl.ty), TypeData::Record(_)).then_some(s)
+}
+
+/// The complete-object copy constructor `C::C(const C &)` of the class whose typeinfo is
+/// `symbol`, when the module has it.
+fn copy_constructor(module: &Module, symbol: &str) -> Option<String> {
+    let mangled = symbol.strip_prefix("_ZTI")?;
+    let inner = match mangled.strip_prefix('N') {
+        Some(rest) => rest.strip_suffix('E')?,
+        None => mangled,
+    };
+    let name = format!("_ZN{inner}C1ERKS_");
+    let s = module.ctx.symbols.lookup(&name)?;
+    module.function_by_name(s).map(|_| name)
+}
+
+/// The unambiguous public bases of a class, transitively, with their offsets: depth
+/// first, each base after the class that names it. A class that occurs more than once is
+/// ambiguous and left out (a handler for it cannot catch the object).
+fn unambiguous_bases(ctx: &ModuleCtx, class: Symbol) -> Vec<(Symbol, u64)> {
+    let mut all: Vec<(Symbol, u64)> = Vec::new();
+    let mut stack: Vec<(Symbol, u64)> = vec![(class, 0)];
+    while let Some((s, offset)) = stack.pop() {
+        if all.len() > 10_000 {
+            // A cyclic hierarchy is malformed; stop rather than loop.
+            break;
+        }
+        if let Some(decl) = ctx.typeinfo(s) {
+            for &(b, o) in decl.bases.iter().rev() {
+                stack.push((b, offset.saturating_add(o)));
+            }
+        }
+        if s != class {
+            all.push((s, offset));
+        }
+    }
+    let mut counts: BTreeMap<Symbol, usize> = BTreeMap::new();
+    for &(s, _) in &all {
+        *counts.entry(s).or_default() += 1;
+    }
+    all.into_iter().filter(|(s, _)| counts[s] == 1).collect()
+}
+
+/// The types a thrown object of Itanium typeinfo `type_info` (Microsoft code `code`,
+/// `size` bytes) can be caught as.
+fn catchable_types(
+    module: &Module,
+    type_info: &str,
+    code: &str,
+    size: u64,
+) -> Result<Vec<CatchableType>, String> {
+    let ctx = &module.ctx;
+    let mut out = Vec::new();
+    if let Some(class) = class_typeinfo(ctx, type_info) {
+        out.push(CatchableType {
+            code: code.to_string(),
+            size,
+            offset: 0,
+            simple: false,
+            copy_ctor: copy_constructor(module, type_info),
+        });
+        for (base, offset) in unambiguous_bases(ctx, class) {
+            let base_name = ctx.name(base);
+            let decl = ctx
+                .typeinfo(base)
+                .ok_or_else(|| format!("base class typeinfo @{base_name} is not declared"))?;
+            let (base_size, _) = size_align(ctx, decl.ty)
+                .map_err(|m| format!("base class @{base_name}: {m}"))?;
+            out.push(CatchableType {
+                code: msvc_type_code(ctx, base_name),
+                size: base_size,
+                offset,
+                simple: false,
+                copy_ctor: copy_constructor(module, base_name),
+            });
+        }
+        return Ok(out);
+    }
+    out.push(CatchableType {
+        code: code.to_string(),
+        size,
+        offset: 0,
+        simple: true,
+        copy_ctor: None,
+    });
+    if let Some(pointee) = code.strip_prefix("PEA") {
+        // A pointer to a class also converts to pointers to its unambiguous public bases.
+        let pointee_typeinfo = type_info
+            .strip_prefix("_ZTIP")
+            .map(|rest| format!("_ZTI{}", rest.trim_start_matches(['K', 'V', 'r'])));
+        if let Some(class) = pointee_typeinfo
+            .as_deref()
+            .and_then(|t| class_typeinfo(ctx, t))
+        {
+            for (base, offset) in unambiguous_bases(ctx, class) {
+                let base_code = msvc_type_code(ctx, ctx.name(base));
+                let nested = base_code.strip_prefix("?A").unwrap_or(&base_code);
+                out.push(CatchableType {
+                    code: format!("PEA{nested}"),
+                    size,
+                    offset,
+                    simple: true,
+                    copy_ctor: None,
+                });
+            }
+        }
+        // Any object pointer converts to `void *`.
+        if pointee != "X" {
+            out.push(CatchableType {
+                code: "PEAX".to_string(),
+                size,
+                offset: 0,
+                simple: true,
+                copy_ctor: None,
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_qualifiers_move_out_of_the_code() {
+        assert_eq!(decompose_pointer_qualifiers("PEBD"), ("PEAD".into(), 1));
+        assert_eq!(decompose_pointer_qualifiers("PECH"), ("PEAH".into(), 2));
+        assert_eq!(decompose_pointer_qualifiers("PEDH"), ("PEAH".into(), 3));
+        assert_eq!(
+            decompose_pointer_qualifiers("PEAUBase@@"),
+            ("PEAUBase@@".into(), 0)
+        );
+        assert_eq!(decompose_pointer_qualifiers("H"), ("H".into(), 0));
+        // Only the top-level pointer's pointee: `const int **` keeps its inner const.
+        assert_eq!(decompose_pointer_qualifiers("PEAPEBH"), ("PEAPEBH".into(), 0));
+    }
+
+    #[test]
+    fn descriptor_names_round_trip() {
+        assert_eq!(descriptor_code("??_R0H@8"), Some("H"));
+        assert_eq!(descriptor_code("??_R0?AUBase@@@8"), Some("?AUBase@@"));
+        assert_eq!(descriptor_code("??_R0@8"), None);
+        assert_eq!(descriptor_code("_ZTIi"), None);
+        assert_eq!(descriptor_symbol("PEAX"), "??_R0PEAX@8");
+    }
+}

@@ -1,0 +1,283 @@
+//! The Microsoft-ABI build: LLVM IR for `x86_64-pc-windows-msvc` compiled by `llc` into
+//! COFF objects and linked by `lld-link` into a PE console executable whose C and C++
+//! runtime is msvcrt.dll (wine's, or Windows' own), with no other library.
+//!
+//! The link brings:
+//! - import libraries made by `llvm-dlltool` from `.def` lists of the DLL functions ehir's
+//!   code and the C subset of the front end may call ([`IMPORTS`]): msvcrt.dll (C library,
+//!   `_CxxThrowException`, `__CxxFrameHandler3`, `std::terminate`, operator new/delete),
+//!   kernel32.dll (`SetUnhandledExceptionFilter`), ntdll.dll (`__chkstk`, for frames larger
+//!   than a page);
+//! - a startup object ([`startup_ll`], entry [`ENTRY`]) in place of the C runtime's
+//!   `mainCRTStartup`: it installs the unhandled-exception filter the Microsoft CRT
+//!   installs (a C++ exception that no handler catches calls `std::terminate` during the
+//!   search, before anything unwinds), calls `main(argc, argv, envp)` and passes its
+//!   result to `exit`, which flushes `stdout` as returning from `main` must.
+
+use crate::emit::MSVC_TRIPLE;
+use crate::toolchain::{ToolError, run};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The entry point of executables built for the Microsoft ABI.
+pub const ENTRY: &str = "ehir_msvc_start";
+
+/// The DLLs linked against and the functions imported from each (all exported by wine 8's
+/// DLLs and by Windows').
+pub const IMPORTS: &[(&str, &[&str])] = &[
+    (
+        "msvcrt",
+        &[
+            // C library
+            "printf",
+            "puts",
+            "putchar",
+            "fputs",
+            "fprintf",
+            "sprintf",
+            "_snprintf",
+            "fflush",
+            "setvbuf",
+            "__iob_func",
+            "exit",
+            "_exit",
+            "abort",
+            "malloc",
+            "calloc",
+            "realloc",
+            "free",
+            "memcpy",
+            "memmove",
+            "memset",
+            "memcmp",
+            "strlen",
+            "strcmp",
+            "strncmp",
+            "strcpy",
+            "strncpy",
+            "strcat",
+            "strchr",
+            "strrchr",
+            "strstr",
+            "_strdup",
+            "atoi",
+            "atol",
+            "atof",
+            "getenv",
+            "rand",
+            "srand",
+            "abs",
+            "labs",
+            "sqrt",
+            "pow",
+            "fabs",
+            "floor",
+            "ceil",
+            "__getmainargs",
+            // C++ runtime
+            "_CxxThrowException",
+            "__CxxFrameHandler3",
+            "__uncaught_exception",
+            "?terminate@@YAXXZ",
+            "?unexpected@@YAXXZ",
+            "?set_terminate@@YAP6AXXZP6AXXZ@Z",
+            "?set_unexpected@@YAP6AXXZP6AXXZ@Z",
+            "??2@YAPEAX_K@Z",
+            "??3@YAXPEAX@Z",
+            "??_U@YAPEAX_K@Z",
+            "??_V@YAXPEAX@Z",
+        ],
+    ),
+    ("kernel32", &["SetUnhandledExceptionFilter"]),
+    ("ntdll", &["__chkstk"]),
+];
+
+/// The `.def` text of one DLL's imports.
+pub fn def_file(dll: &str, functions: &[&str]) -> String {
+    let mut text = format!("LIBRARY {dll}.dll\nEXPORTS\n");
+    for f in functions {
+        text.push_str(f);
+        text.push('\n');
+    }
+    text
+}
+
+/// The startup module (LLVM IR): entry [`ENTRY`] and the unhandled-exception filter.
+pub fn startup_ll() -> String {
+    format!(
+        r#"; ehir's startup for Microsoft-ABI executables (in place of mainCRTStartup).
+target triple = "{MSVC_TRIPLE}"
+
+declare i32 @main(i32, ptr, ptr)
+declare void @exit(i32) noreturn
+declare i32 @__getmainargs(ptr, ptr, ptr, i32, ptr)
+declare ptr @SetUnhandledExceptionFilter(ptr)
+declare void @"?terminate@@YAXXZ"() noreturn nounwind
+
+; As the Microsoft CRT's filter: a C++ exception (code 0xE06D7363 'msc') that reaches the
+; top of the stack uncaught calls std::terminate before any frame unwinds.
+define internal i32 @ehir_unhandled_exception_filter(ptr %pointers) {{
+entry:
+  %record = load ptr, ptr %pointers
+  %code = load i32, ptr %record
+  %is_cxx = icmp eq i32 %code, -529697949
+  br i1 %is_cxx, label %terminate, label %search
+terminate:
+  call void @"?terminate@@YAXXZ"()
+  unreachable
+search:
+  ret i32 0
+}}
+
+define void @{ENTRY}() {{
+entry:
+  %argc = alloca i32
+  %argv = alloca ptr
+  %envp = alloca ptr
+  %startinfo = alloca i32
+  store i32 0, ptr %startinfo
+  %previous = call ptr @SetUnhandledExceptionFilter(ptr @ehir_unhandled_exception_filter)
+  %args = call i32 @__getmainargs(ptr %argc, ptr %argv, ptr %envp, i32 0, ptr %startinfo)
+  %c = load i32, ptr %argc
+  %v = load ptr, ptr %argv
+  %e = load ptr, ptr %envp
+  %status = call i32 @main(i32 %c, ptr %v, ptr %e)
+  call void @exit(i32 %status)
+  unreachable
+}}
+"#
+    )
+}
+
+/// How to turn LLVM IR into COFF objects and a PE executable.
+#[derive(Clone, Debug, Default)]
+pub struct MsvcToolchain {
+    pub llc: PathBuf,
+    /// Present when the IR goes through `opt` before `llc`.
+    pub opt: Option<PathBuf>,
+    pub dlltool: PathBuf,
+    pub lld_link: PathBuf,
+    /// `-O` level for `llc` (and `opt`): 0 to 3.
+    pub opt_level: u8,
+}
+
+impl MsvcToolchain {
+    /// `opt` (optionally) and `llc -mtriple=x86_64-pc-windows-msvc -filetype=obj`.
+    pub fn compile(&self, ll: &Path, object: &Path, scratch: &Path) -> Result<(), ToolError> {
+        let level = self.opt_level.min(3);
+        let input: PathBuf = match &self.opt {
+            Some(opt) => {
+                let bc = scratch.join(format!(
+                    "{}.opt.bc",
+                    ll.file_stem().unwrap_or_default().to_string_lossy()
+                ));
+                run(Command::new(opt)
+                    .arg(format!("-passes=default<O{level}>"))
+                    .arg(ll)
+                    .arg("-o")
+                    .arg(&bc))?;
+                bc
+            }
+            None => ll.to_path_buf(),
+        };
+        run(Command::new(&self.llc)
+            .arg(format!("-O{level}"))
+            .arg(format!("-mtriple={MSVC_TRIPLE}"))
+            .arg("-filetype=obj")
+            .arg(&input)
+            .arg("-o")
+            .arg(object))
+    }
+
+    /// Links COFF objects with the startup object and the import libraries (both made in
+    /// `scratch`) into a console executable.
+    pub fn link(
+        &self,
+        objects: &[PathBuf],
+        extra_args: &[OsString],
+        exe: &Path,
+        scratch: &Path,
+    ) -> Result<(), ToolError> {
+        let write = |path: &Path, text: &str| {
+            std::fs::write(path, text).map_err(|error| ToolError::Spawn {
+                command: format!("writing {}", path.display()),
+                error,
+            })
+        };
+        let mut libraries = Vec::new();
+        for (dll, functions) in IMPORTS {
+            let def = scratch.join(format!("{dll}.def"));
+            write(&def, &def_file(dll, functions))?;
+            let lib = scratch.join(format!("{dll}.lib"));
+            run(Command::new(&self.dlltool)
+                .args(["-m", "i386:x86-64", "-d"])
+                .arg(&def)
+                .arg("-l")
+                .arg(&lib))?;
+            libraries.push(lib);
+        }
+        let startup_source = scratch.join("ehir-msvc-startup.ll");
+        write(&startup_source, &startup_ll())?;
+        let startup = scratch.join("ehir-msvc-startup.obj");
+        run(Command::new(&self.llc)
+            .arg(format!("-mtriple={MSVC_TRIPLE}"))
+            .arg("-filetype=obj")
+            .arg(&startup_source)
+            .arg("-o")
+            .arg(&startup))?;
+        let mut out = OsString::from("/out:");
+        out.push(exe);
+        run(Command::new(&self.lld_link)
+            .args([
+                "/nologo",
+                &format!("/entry:{ENTRY}"),
+                "/subsystem:console",
+                "/nodefaultlib",
+                "/machine:x64",
+            ])
+            .arg(out)
+            .args(objects)
+            .arg(&startup)
+            .args(&libraries)
+            .args(extra_args))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn def_files_list_one_function_per_line() {
+        assert_eq!(
+            def_file("msvcrt", &["printf", "?terminate@@YAXXZ"]),
+            "LIBRARY msvcrt.dll\nEXPORTS\nprintf\n?terminate@@YAXXZ\n"
+        );
+    }
+
+    #[test]
+    fn the_runtime_the_emitter_calls_is_imported() {
+        let all: Vec<&str> = IMPORTS.iter().flat_map(|(_, f)| f.iter().copied()).collect();
+        for name in [
+            crate::emit::MSVC_THROW,
+            crate::emit::MSVC_PERSONALITY,
+            crate::emit::MSVC_TERMINATE,
+            "__uncaught_exception",
+        ] {
+            assert!(all.contains(&name), "{name}");
+        }
+        for itanium in [
+            "_ZSt9terminatev",
+            "_ZSt13set_terminatePFvvE",
+            "_ZSt14set_unexpectedPFvvE",
+            "_Znwm",
+            "_Znam",
+            "_ZdlPv",
+            "_ZdaPv",
+        ] {
+            let ms = crate::emit::msvc_runtime_name(itanium).expect(itanium);
+            assert!(all.contains(&ms), "{itanium} -> {ms}");
+        }
+    }
+}
