@@ -327,9 +327,10 @@ impl<'m> ModuleEmitter<'m> {
         let module = self.module;
         let has_float = |t: Type| type_has_float(self.ctx, t);
         let uses_float = module.globals.values().any(|g| has_float(g.ty))
-            || module.functions.values().any(|f| {
-                has_float(f.sig) || f.dfg.values.values().any(|v| has_float(v.ty))
-            });
+            || module
+                .functions
+                .values()
+                .any(|f| has_float(f.sig) || f.dfg.values.values().any(|v| has_float(v.ty)));
         let defines_fltused = self
             .ctx
             .symbols
@@ -491,9 +492,7 @@ impl<'m> ModuleEmitter<'m> {
                 TypeData::Func { .. } => {
                     return Err("a function type is not a value type".into());
                 }
-                TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken
-                    if self.msvc =>
-                {
+                TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken if self.msvc => {
                     Ty::Token
                 }
                 TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken => {
@@ -1407,12 +1406,14 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 Some(&existing) if existing == color => continue,
                 Some(_) => {
                     if reported.insert(block) {
-                        let op = first.expect("a colored block has ops");
                         let label = self.block_label(block);
-                        self.error(
-                            op,
-                            format!("block ^{label} belongs to two funclets; run eh-abi-lowering=msvc, which clones such blocks"),
+                        let message = format!(
+                            "block ^{label} belongs to two funclets; run eh-abi-lowering=msvc, which clones such blocks"
                         );
+                        match first {
+                            Some(op) => self.error(op, message),
+                            None => self.m.error(func.loc, message),
+                        }
                     }
                     continue;
                 }
@@ -1885,7 +1886,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 });
                 self.emit(Inst::Unreachable);
             }
-            OpKind::CatchSwitch { unwind_to_caller } => {
+            OpKind::CatchSwitch { unwind_to_caller } if self.m.msvc => {
                 let labels = self.edge_labels(op);
                 let handler_count = if unwind_to_caller {
                     labels.len()
@@ -1909,7 +1910,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 type_desc,
                 adjectives,
                 has_slot,
-            } => {
+            } if self.m.msvc => {
                 let mut adjectives = adjectives;
                 let descriptor = match type_desc.expand() {
                     None => Operand::Null,
@@ -1942,7 +1943,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 };
                 self.emit(inst);
             }
-            OpKind::CatchRet => {
+            OpKind::CatchRet if self.m.msvc => {
                 let labels = self.edge_labels(op);
                 let Some(target) = labels.first().cloned() else {
                     self.error(op, "cir.catchret needs a destination");
@@ -1951,7 +1952,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 let pad = self.operand(operands[0]);
                 self.emit(Inst::CatchRet { pad, target });
             }
-            OpKind::CleanupPad => {
+            OpKind::CleanupPad if self.m.msvc => {
                 let parent = self.pad_parent(&operands);
                 let inst = Inst::CleanupPad {
                     result: self.value_name(results[0]),
@@ -1960,7 +1961,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 };
                 self.emit(inst);
             }
-            OpKind::CleanupRet => {
+            OpKind::CleanupRet if self.m.msvc => {
                 let labels = self.edge_labels(op);
                 let pad = self.operand(operands[0]);
                 self.emit(Inst::CleanupRet {

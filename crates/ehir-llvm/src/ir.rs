@@ -315,7 +315,10 @@ pub enum Inst {
         args: Vec<(Ty, Operand)>,
     },
     /// `catchret from %pad to label %l`
-    CatchRet { pad: Operand, target: String },
+    CatchRet {
+        pad: Operand,
+        target: String,
+    },
     /// `%r = cleanuppad within P [args]`
     CleanupPad {
         result: String,

@@ -344,8 +344,8 @@ fn catchable_types(
             let decl = ctx
                 .typeinfo(base)
                 .ok_or_else(|| format!("base class typeinfo @{base_name} is not declared"))?;
-            let (base_size, _) = size_align(ctx, decl.ty)
-                .map_err(|m| format!("base class @{base_name}: {m}"))?;
+            let (base_size, _) =
+                size_align(ctx, decl.ty).map_err(|m| format!("base class @{base_name}: {m}"))?;
             out.push(CatchableType {
                 code: msvc_type_code(ctx, base_name),
                 size: base_size,
@@ -413,7 +413,10 @@ mod tests {
         );
         assert_eq!(decompose_pointer_qualifiers("H"), ("H".into(), 0));
         // Only the top-level pointer's pointee: `const int **` keeps its inner const.
-        assert_eq!(decompose_pointer_qualifiers("PEAPEBH"), ("PEAPEBH".into(), 0));
+        assert_eq!(
+            decompose_pointer_qualifiers("PEAPEBH"),
+            ("PEAPEBH".into(), 0)
+        );
     }
 
     #[test]

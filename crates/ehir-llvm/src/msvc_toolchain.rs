@@ -258,7 +258,10 @@ mod tests {
 
     #[test]
     fn the_runtime_the_emitter_calls_is_imported() {
-        let all: Vec<&str> = IMPORTS.iter().flat_map(|(_, f)| f.iter().copied()).collect();
+        let all: Vec<&str> = IMPORTS
+            .iter()
+            .flat_map(|(_, f)| f.iter().copied())
+            .collect();
         for name in [
             crate::emit::MSVC_THROW,
             crate::emit::MSVC_PERSONALITY,

@@ -587,17 +587,11 @@ fn seed_35_36_multiple_catch_handlers() {
 
 // ---- ehir's own programs -----------------------------------------------------------------------
 
-/// Interpreter runs at the structured and flat phases that are known to differ from g++
-/// (and from the Itanium phase): (program, scenario, phase). At a `noexcept` boundary the
-/// interpreter runs the boundary frame's own cleanups before terminating, which g++ does
-/// not (see `notes/noexcept-gxx-behaviour.md` in the shared notes). Each entry is
-/// asserted to still differ, so the list shrinks when the interpreter is fixed.
-const KNOWN_INTERP_DIVERGENCES: &[(&str, i32, Phase)] = &[
-    ("noexcept", 0, Phase::Structured),
-    ("noexcept", 0, Phase::Flat),
-    ("noexcept", 1, Phase::Structured),
-    ("noexcept", 1, Phase::Flat),
-];
+/// Interpreter runs known to differ from g++: (program, scenario, phase). Each entry is
+/// asserted to still differ, so the list shrinks when the interpreter is fixed. Empty:
+/// the interpreter follows libstdc++ at noexcept boundaries
+/// (`docs/notes/noexcept-gxx-behaviour.md`).
+const KNOWN_INTERP_DIVERGENCES: &[(&str, i32, Phase)] = &[];
 
 fn program_case(name: &str, scenarios: &[i32]) {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -375,7 +375,11 @@ fn corpus_matches_gxx_under_wine() {
     let mut documented = Vec::new();
     let mut failures = Vec::new();
     for (f, r) in files.iter().zip(results) {
-        let name = f.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         match r {
             Ok(None) => same += 1,
             Ok(Some(reason)) => documented.push(format!("  {name}: {reason}")),
@@ -794,6 +798,39 @@ fn scripts_become_harness_command_lines() {
         command_line(("", "@_ZN9SomeClass3getEv=5,7")),
         ["returns", "_ZN9SomeClass3getEv", "2", "5", "7"]
     );
+}
+
+/// An uncaught exception terminates before unwinding on both runtimes; the statuses
+/// differ by design (abort: SIGABRT, 134, on Linux; 3 from msvcrt), and msvcrt's abort
+/// still writes the buffered "start" that glibc's loses.
+#[test]
+fn uncaught_exception_terminates_before_unwinding() {
+    require_tools();
+    let src = msvc_dir().join("uncaught-terminates.cpp");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let native = dir.path().join("gxx");
+    gxx(&[src.clone()], &[], &native).unwrap_or_else(|e| panic!("{e}"));
+    let gxx_outcome = run_native(&native, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        gxx_outcome,
+        Outcome {
+            stdout: String::new(),
+            status: 134
+        }
+    );
+    for (build, flags) in BUILDS {
+        let exe = dir.path().join("ehir.exe");
+        ehir_build(&[src.clone()], flags, &exe).unwrap_or_else(|e| panic!("{e}"));
+        let got = run_wine(&exe, &[]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            got,
+            Outcome {
+                stdout: "start\n".into(),
+                status: 3
+            },
+            "{build}"
+        );
+    }
 }
 
 // ---- the build command -------------------------------------------------------------------------

@@ -1,13 +1,14 @@
-// RUN: %ehir build --abi msvc %s -o %t.exe
-// RUN: env WINEPREFIX=${EHIR_WINEPREFIX:-${TMPDIR:-/tmp}/ehir-wine-prefix} WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=;winedbg.exe=d" DISPLAY= wine %t.exe | tr -d '\r' | FileCheck %s --check-prefix=OUT
-// RUN: llvm-objdump -p %t.exe | FileCheck %s --check-prefix=PE
+// RUN: %ehir build --abi msvc %s -o %t.exe && llvm-objdump -p %t.exe | FileCheck %s --check-prefix=PE && \
+// RUN:   env WINEPREFIX=${EHIR_WINEPREFIX:-${TMPDIR:-/tmp}/ehir-wine-prefix} WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=;winedbg.exe=d" DISPLAY= \
+// RUN:   wine %t.exe | tr -d '\r' | FileCheck %s --check-prefix=OUT
 // RUN: %ehir build --abi msvc -c %s -o %t.obj && llvm-nm %t.obj | FileCheck %s --check-prefix=NM
-// RUN: not %ehir build --abi msvc %s %t.obj -o %t.foreign 2>&1 | FileCheck %s --check-prefix=FOREIGN
-// RUN: not test -e %t.foreign
-// RUN: not %ehir build --abi msvc %s -o %t.badlink --lld-link %S/no-such-lld-link 2>&1 | FileCheck %s --check-prefix=BADLINK
-// RUN: not test -e %t.badlink
-// RUN: not env -u EHIR_LLD_LINK PATH=%S/no-such-dir %ehir build --abi msvc %s -o %t.missing --llc $(command -v llc) --dlltool $(command -v llvm-dlltool) 2>&1 | FileCheck %s --check-prefix=MISSING
-// RUN: not test -e %t.missing
+// RUN: %ehir build --abi msvc -c %s -o %t.obj && \
+// RUN:   not %ehir build --abi msvc %s %t.obj -o %t.foreign 2>&1 | FileCheck %s --check-prefix=FOREIGN && \
+// RUN:   not test -e %t.foreign
+// RUN: not %ehir build --abi msvc %s -o %t.badlink --lld-link %S/no-such-lld-link 2>&1 | FileCheck %s --check-prefix=BADLINK && \
+// RUN:   not test -e %t.badlink
+// RUN: not env -u EHIR_LLD_LINK PATH=%S/no-such-dir %ehir build --abi msvc %s -o %t.missing --llc $(command -v llc) --dlltool $(command -v llvm-dlltool) 2>&1 | FileCheck %s --check-prefix=MISSING && \
+// RUN:   not test -e %t.missing
 // `ehir build --abi msvc`: a PE console executable that imports msvcrt.dll (and kernel32's
 // SetUnhandledExceptionFilter, for the uncaught-exception filter of the startup code),
 // run under wine; `-c` for a COFF object whose symbols keep their Itanium names; inputs

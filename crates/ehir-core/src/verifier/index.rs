@@ -102,70 +102,81 @@ impl FuncIndex {
         let mut stack = Vec::new();
         index.enter(&mut stack, func, body, None, 0, 0, (0, 0));
         while let Some(top) = stack.last_mut() {
-            if let Some(op) = top.next_op.take() {
+            if let Some(first) = top.next_op.take() {
                 let block = top.block.expect("ops are walked inside a block");
-                if op.index() >= dfg.ops.len() {
-                    report(Diagnostic::error(
-                        block_loc_raw(func, block),
-                        format!("block lists {op}, which does not exist"),
-                    ));
-                    continue;
-                }
-                if index.op_block[op].is_some() {
-                    report(Diagnostic::error(
-                        dfg.loc(op),
-                        "op is listed twice in the layout (the op list has a cycle or is shared)",
-                    ));
-                    continue;
-                }
-                if layout.op_block(op) != Some(block) {
-                    report(Diagnostic::error(
-                        dfg.loc(op),
-                        "the layout does not record the block this op is listed in",
-                    ));
-                }
-                index.op_block[op] = block.into();
-                let pos = &mut block_op_count[block];
-                index.op_pos[op] = *pos;
-                *pos += 1;
-                index.ops.push(op);
-                top.next_op = layout.next_op(op);
-                let regions = dfg.regions(op);
-                if regions.is_empty() {
-                    continue;
-                }
-                let first_pending = pending.len();
-                for (i, &r) in regions.iter().enumerate() {
-                    if r.index() >= dfg.regions.len() {
+                // The ops of the block, up to one with regions: its regions come next.
+                let mut next = Some(first);
+                let mut regions_of = None;
+                while let Some(op) = next {
+                    next = None;
+                    if op.index() >= dfg.ops.len() {
+                        report(Diagnostic::error(
+                            block_loc_raw(func, block),
+                            format!("block lists {op}, which does not exist"),
+                        ));
+                        break;
+                    }
+                    if index.op_block[op].is_some() {
                         report(Diagnostic::error(
                             dfg.loc(op),
-                            format!("region #{i} of '{}' does not exist", dfg.kind(op).name()),
+                            "op is listed twice in the layout (the op list has a cycle or is shared)",
                         ));
+                        break;
+                    }
+                    if layout.op_block(op) != Some(block) {
+                        report(Diagnostic::error(
+                            dfg.loc(op),
+                            "the layout does not record the block this op is listed in",
+                        ));
+                    }
+                    index.op_block[op] = block.into();
+                    let pos = &mut block_op_count[block];
+                    index.op_pos[op] = *pos;
+                    *pos += 1;
+                    index.ops.push(op);
+                    next = layout.next_op(op);
+                    let regions = dfg.regions(op);
+                    if regions.is_empty() {
                         continue;
                     }
-                    if seen_region[r] {
-                        report(Diagnostic::error(
-                            dfg.loc(op),
-                            format!(
-                                "region #{i} of '{}' is also attached elsewhere (or contains this op)",
-                                dfg.kind(op).name()
-                            ),
-                        ));
-                        continue;
+                    let first_pending = pending.len();
+                    for (i, &r) in regions.iter().enumerate() {
+                        if r.index() >= dfg.regions.len() {
+                            report(Diagnostic::error(
+                                dfg.loc(op),
+                                format!("region #{i} of '{}' does not exist", dfg.kind(op).name()),
+                            ));
+                            continue;
+                        }
+                        if seen_region[r] {
+                            report(Diagnostic::error(
+                                dfg.loc(op),
+                                format!(
+                                    "region #{i} of '{}' is also attached elsewhere (or contains this op)",
+                                    dfg.kind(op).name()
+                                ),
+                            ));
+                            continue;
+                        }
+                        seen_region[r] = true;
+                        if dfg.region_parent(r) != Some(op) {
+                            report(Diagnostic::error(
+                                dfg.loc(op),
+                                format!(
+                                    "region #{i} of '{}' records a different parent op",
+                                    dfg.kind(op).name()
+                                ),
+                            ));
+                        }
+                        pending.push((r, i as u32));
                     }
-                    seen_region[r] = true;
-                    if dfg.region_parent(r) != Some(op) {
-                        report(Diagnostic::error(
-                            dfg.loc(op),
-                            format!(
-                                "region #{i} of '{}' records a different parent op",
-                                dfg.kind(op).name()
-                            ),
-                        ));
+                    if pending.len() > first_pending {
+                        regions_of = Some((op, first_pending));
+                        break;
                     }
-                    pending.push((r, i as u32));
                 }
-                if pending.len() > first_pending {
+                top.next_op = next;
+                if let Some((op, first_pending)) = regions_of {
                     let (first, number) = pending[first_pending];
                     let depth = index.region_depth[top.region] + 1;
                     let rest = (first_pending as u32 + 1, pending.len() as u32);

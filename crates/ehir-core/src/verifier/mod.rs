@@ -225,7 +225,7 @@ impl FuncVerifier<'_> {
             self.in_pass(Pass::OpSuccessors);
             self.check_op_successors(op);
             self.in_pass(Pass::OpPhase);
-            //self.check_op_phase(op);
+            self.check_op_phase(op);
             self.in_pass(Pass::OpLabels);
             self.check_op_labels(op, &mut labels);
             if let OpKind::Goto { .. } = self.dfg.kind(op) {

@@ -313,10 +313,9 @@ impl FuncVerifier<'_> {
 
     fn check_region_termination(&self, op: Op) {
         let region = self.index.op_region(op).expect("placed");
-        let role = self.region_role(region);
-        let name = self.op_name(op);
+        let role = || self.region_role(region);
         match *self.dfg.kind(op) {
-            OpKind::Yield => match role {
+            OpKind::Yield => match role() {
                 RegionRole::FunctionBody => {
                     self.op_error(op, "'cir.yield' cannot terminate the function body")
                 }
@@ -326,7 +325,7 @@ impl FuncVerifier<'_> {
                 ),
                 _ => self.check_yield_operands(op, region),
             },
-            OpKind::Condition if role != RegionRole::LoopCondition => {
+            OpKind::Condition if role() != RegionRole::LoopCondition => {
                 self.op_error(
                     op,
                     "'cir.condition' can only terminate the condition region of 'cir.while', 'cir.do' or 'cir.for'",
@@ -370,8 +369,9 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::Return
-                if self.func.phase != Phase::Structured && role != RegionRole::FunctionBody =>
+                if self.func.phase != Phase::Structured && role() != RegionRole::FunctionBody =>
             {
+                let name = self.op_name(op);
                 self.op_error(op, format!("'{name}' must be in the function body"));
             }
             _ => {}
@@ -471,6 +471,9 @@ impl FuncVerifier<'_> {
                 _ => format!("'{name}' must have {min} to {max} successors, but has {n}"),
             };
             self.op_error(op, message);
+        }
+        if succs.is_empty() {
+            return;
         }
         let region = self.index.op_region(op).expect("placed");
         for (i, &s) in succs.iter().enumerate() {

@@ -103,6 +103,8 @@ struct OpCheck<'v, 'a> {
     v: &'v FuncVerifier<'a>,
     op: Op,
     name: &'static str,
+    operands: &'v [Value],
+    results: &'v [Value],
 }
 
 impl OpCheck<'_, '_> {
@@ -111,16 +113,16 @@ impl OpCheck<'_, '_> {
     }
 
     fn operands(&self) -> &[Value] {
-        self.v.dfg.operands(self.op)
+        self.operands
     }
 
     fn operand(&self, i: usize) -> Option<Type> {
-        let v = *self.operands().get(i)?;
+        let v = *self.operands.get(i)?;
         self.v.valid_type(v)
     }
 
     fn result(&self, i: usize) -> Option<Type> {
-        let v = *self.v.dfg.results(self.op).get(i)?;
+        let v = *self.results.get(i)?;
         self.v.valid_type(v)
     }
 
@@ -134,8 +136,8 @@ impl OpCheck<'_, '_> {
 
     /// Operand and result counts; reports and returns false when they are off.
     fn counts(&self, operands: RangeInclusive<usize>, results: RangeInclusive<usize>) -> bool {
-        let n = self.operands().len();
-        let r = self.v.dfg.results(self.op).len();
+        let n = self.operands.len();
+        let r = self.results.len();
         let describe = |range: &RangeInclusive<usize>| {
             if range.start() == range.end() {
                 format!("{}", range.start())
@@ -260,7 +262,8 @@ impl FuncVerifier<'_> {
         let kind = self.dfg.kind(op);
         let mut misuse = false;
         for (i, &v) in self.dfg.operands(op).iter().enumerate() {
-            if let Some(t) = self.valid_type(v)
+            // Token types exist, so a token is a valid type.
+            if let Some(t) = self.dfg.values.get(v).map(|d| d.ty)
                 && self.is_token(t)
                 && !token_operand_slot(kind, i)
             {
@@ -276,7 +279,7 @@ impl FuncVerifier<'_> {
             }
         }
         for (i, &v) in self.dfg.results(op).iter().enumerate() {
-            if let Some(t) = self.valid_type(v)
+            if let Some(t) = self.dfg.values.get(v).map(|d| d.ty)
                 && self.is_token(t)
                 && !token_result_slot(kind, i)
             {
@@ -333,9 +336,13 @@ impl FuncVerifier<'_> {
 
     /// Arguments passed along every edge match the target block's parameters.
     fn check_edge_arguments(&self, op: Op) {
+        let succs = self.dfg.successors(op);
+        if succs.is_empty() {
+            return;
+        }
         let kind = self.dfg.kind(op);
         let name = kind.name();
-        for (i, &s) in self.dfg.successors(op).iter().enumerate() {
+        for (i, &s) in succs.iter().enumerate() {
             let Some(data) = self.dfg.successors.get(s) else {
                 continue;
             };
@@ -410,12 +417,15 @@ impl FuncVerifier<'_> {
     }
 
     fn check_op_types(&self, op: Op) {
+        let data = &self.dfg.ops[op];
         let c = OpCheck {
             v: self,
             op,
-            name: self.op_name(op),
+            name: data.kind.name(),
+            operands: data.operands.as_slice(&self.dfg.value_lists),
+            results: data.results.as_slice(&self.dfg.value_lists),
         };
-        let common = *self.ctx.types.common();
+        let common = self.ctx.types.common();
         match *self.dfg.kind(op) {
             OpKind::Return => {
                 if !c.counts(0..=1, 0..=0) {

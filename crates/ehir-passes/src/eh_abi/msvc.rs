@@ -21,7 +21,10 @@
 //!   → `??_R0H@8`); a catch-all is `[null, 64, null]`; a typed catch whose exception
 //!   pointer is used catches by reference (adjectives 8) into a fresh `!cir.ptr<T>` slot
 //!   that the handler loads the pointer from (the pointer `cir.begin_catch` yielded, as
-//!   Itanium's `__cxa_begin_catch` does); otherwise `[@desc, 0, null]`. The normal-path
+//!   Itanium's `__cxa_begin_catch` does); otherwise `[@desc, 0, null]`. A caught
+//!   pointer is caught by value (the runtime copies the pointer into the slot), and its
+//!   pointee's qualifiers are adjectives (1 const, 2 volatile) rather than part of the
+//!   TypeDescriptor ([`catch_type_descriptor`]), as MSVC encodes them. The normal-path
 //!   `cir.end_catch` becomes `cir.catchret from %pad to ^continuation`.
 //! - Dispatch keys: a `filter` (dynamic exception specification) is ignored, as MSVC and
 //!   clang for the Microsoft ABI do: the exception keeps unwinding through the `unwind`
@@ -118,6 +121,27 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 /// name is treated as the name of a struct, so catches and throws of it still match.
 pub fn type_descriptor_name(ctx: &ModuleCtx, typeinfo: &str) -> String {
     format!("??_R0{}@8", msvc_type_code(ctx, typeinfo))
+}
+
+/// The TypeDescriptor and qualifier adjectives a catch of the type whose Itanium typeinfo
+/// symbol is `typeinfo` names. As MSVC and clang's `decomposeTypeForEH` do, the
+/// qualifiers of a caught pointer's pointee are adjectives, not part of the type: `const
+/// char *` (`_ZTIPKc`) is `??_R0PEAD@8` with adjectives 1 (const), so that the runtime
+/// can apply qualification conversions.
+pub fn catch_type_descriptor(ctx: &ModuleCtx, typeinfo: &str) -> (String, u32) {
+    let code = msvc_type_code(ctx, typeinfo);
+    let (code, adjectives) = match code.strip_prefix("PE") {
+        Some(rest) if rest.starts_with(['B', 'C', 'D']) => {
+            let adjectives = match rest.as_bytes()[0] {
+                b'B' => ADJECTIVE_CONST,
+                b'C' => ADJECTIVE_VOLATILE,
+                _ => ADJECTIVE_CONST | ADJECTIVE_VOLATILE,
+            };
+            (format!("PEA{}", &rest[1..]), adjectives)
+        }
+        _ => (code, 0),
+    };
+    (format!("??_R0{code}@8"), adjectives)
 }
 
 /// The decorated type name stored in a TypeDescriptor (`.H`, `.?AUBase@@`): what the
@@ -1453,6 +1477,7 @@ impl<'a> Lowering<'a> {
         let mut handlers = Vec::new();
         for (key, &succ) in keys.iter().zip(&succs) {
             let mut caught_pointer = false;
+            let mut qualifiers = 0;
             let type_desc = match key {
                 HandlerKey::Catch(attr) => {
                     let typeinfo = match self.ctx.attrs.get(*attr) {
@@ -1466,14 +1491,22 @@ impl<'a> Lowering<'a> {
                     };
                     let typeinfo = self.ctx.name(typeinfo).to_string();
                     caught_pointer = msvc_type_code(self.ctx, &typeinfo).starts_with("PE");
-                    let name = type_descriptor_name(self.ctx, &typeinfo);
+                    let (name, adjectives) = catch_type_descriptor(self.ctx, &typeinfo);
+                    qualifiers = adjectives;
                     Some(self.ctx.sym(&name))
                 }
                 HandlerKey::CatchAll => None,
                 _ => continue,
             };
             handlers.push(succ);
-            self.rewrite_begin_catch(succ, switch_token, type_desc, caught_pointer, loc)?;
+            self.rewrite_begin_catch(
+                succ,
+                switch_token,
+                type_desc,
+                caught_pointer,
+                qualifiers,
+                loc,
+            )?;
         }
         for h in handlers {
             let s = self.func.dfg.make_successor(h, &[]);
@@ -1492,6 +1525,7 @@ impl<'a> Lowering<'a> {
         switch_token: Value,
         type_desc: Option<Symbol>,
         caught_pointer: bool,
+        qualifiers: u32,
         loc: Loc,
     ) -> Result<(), Diagnostic> {
         let begin = self
@@ -1505,17 +1539,18 @@ impl<'a> Lowering<'a> {
         let exn_used = exn.is_some_and(|v| self.used.contains(&v));
         let (adjectives, slot) = match (type_desc, exn.filter(|_| exn_used)) {
             (None, _) => (ADJECTIVE_ELLIPSIS, None),
-            (Some(_), None) => (0, None),
+            (Some(_), None) => (qualifiers, None),
             (Some(_), Some(v)) => {
                 // The slot holds what `cir.begin_catch` yielded: a pointer to the object
                 // (catch by reference), or for a caught pointer type the pointer itself
                 // (catch by value: the runtime copies the thrown pointer).
                 let ptr_ty = self.func.dfg.value_type(v);
-                let adjectives = if caught_pointer {
-                    0
-                } else {
-                    ADJECTIVE_REFERENCE
-                };
+                let adjectives = qualifiers
+                    | if caught_pointer {
+                        0
+                    } else {
+                        ADJECTIVE_REFERENCE
+                    };
                 (
                     adjectives,
                     Some(self.entry_alloca(ptr_ty, "__catch_obj", 8, loc)?),
@@ -2389,6 +2424,33 @@ mod tests {
         let ctx = ModuleCtx::default();
         assert_eq!(msvc_type_code(&ctx, "_ZTI7Derived"), "?AUDerived@@");
         assert_eq!(msvc_type_code(&ctx, "_ZTIPK7Derived"), "PEBUDerived@@");
+    }
+
+    #[test]
+    fn caught_pointer_qualifiers_are_adjectives() {
+        let ctx = ModuleCtx::default();
+        assert_eq!(
+            catch_type_descriptor(&ctx, "_ZTIPKc"),
+            ("??_R0PEAD@8".into(), 1)
+        );
+        assert_eq!(
+            catch_type_descriptor(&ctx, "_ZTIPVi"),
+            ("??_R0PEAH@8".into(), 2)
+        );
+        assert_eq!(
+            catch_type_descriptor(&ctx, "_ZTIPVKi"),
+            ("??_R0PEAH@8".into(), 3)
+        );
+        assert_eq!(
+            catch_type_descriptor(&ctx, "_ZTIPi"),
+            ("??_R0PEAH@8".into(), 0)
+        );
+        // Only the outermost pointee's qualifiers.
+        assert_eq!(
+            catch_type_descriptor(&ctx, "_ZTIPPKc"),
+            ("??_R0PEAPEBD@8".into(), 0)
+        );
+        assert_eq!(catch_type_descriptor(&ctx, "_ZTIi"), ("??_R0H@8".into(), 0));
     }
 
     #[test]
