@@ -3,6 +3,12 @@
 //! EH clauses ([`clr`]); plus a reader of the tables `llc` writes for x64 Windows
 //! ([`llc_asm`]) and a structural comparison of state tables ([`structure`]).
 //!
+//! `ehir tables IN --abi msvc --compare-llc ASM` compares ehir's state tables with the ones
+//! llc wrote into ASM for the LLVM IR of the same functions ([`structure::canonical`] of
+//! both sides, so the order in which each side numbered sibling states does not matter),
+//! printing `function @f: tables match` or both canonical forms, exit status 1 on a
+//! mismatch.
+//!
 //! [`module_tables`] prints the tables of every function definition of a module that is
 //! in the phase the ABI needs (`itanium` for [`Abi::Itanium`], `msvc` for [`Abi::Msvc`]
 //! and [`Abi::Clr`]). `ehir tables IN --abi itanium|msvc|clr` lowers its input to that

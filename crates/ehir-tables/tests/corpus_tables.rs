@@ -34,7 +34,11 @@ fn ehir_state_tables_match_llc_for_the_corpus() {
     std::fs::create_dir_all(&dir).expect("temporary directory");
     let (mut functions, mut mismatches) = (0, Vec::new());
     for file in &files {
-        let name = file.file_name().expect("name").to_string_lossy().to_string();
+        let name = file
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .to_string();
         let text = std::fs::read_to_string(file).expect("readable");
         let mut module = ehir_cxx::compile(&name, &text)
             .unwrap_or_else(|d| panic!("{name}: does not compile: {d}"));
@@ -72,7 +76,9 @@ fn ehir_state_tables_match_llc_for_the_corpus() {
             functions += 1;
             seen.push(fname.clone());
             if ours != theirs || ours.as_ref().is_some_and(|r| r.is_err()) {
-                mismatches.push(format!("{name} @{fname}:\n  ehir: {ours:?}\n  llc:  {theirs:?}"));
+                mismatches.push(format!(
+                    "{name} @{fname}:\n  ehir: {ours:?}\n  llc:  {theirs:?}"
+                ));
             }
         }
         for f in llc.keys().filter(|f| !seen.contains(f)) {

@@ -809,7 +809,7 @@ fn uncaught_exception_terminates_before_unwinding() {
     let src = msvc_dir().join("uncaught-terminates.cpp");
     let dir = tempfile::tempdir().expect("tempdir");
     let native = dir.path().join("gxx");
-    gxx(&[src.clone()], &[], &native).unwrap_or_else(|e| panic!("{e}"));
+    gxx(std::slice::from_ref(&src), &[], &native).unwrap_or_else(|e| panic!("{e}"));
     let gxx_outcome = run_native(&native, &[]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         gxx_outcome,
@@ -820,7 +820,7 @@ fn uncaught_exception_terminates_before_unwinding() {
     );
     for (build, flags) in BUILDS {
         let exe = dir.path().join("ehir.exe");
-        ehir_build(&[src.clone()], flags, &exe).unwrap_or_else(|e| panic!("{e}"));
+        ehir_build(std::slice::from_ref(&src), flags, &exe).unwrap_or_else(|e| panic!("{e}"));
         let got = run_wine(&exe, &[]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             got,

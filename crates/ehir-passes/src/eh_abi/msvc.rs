@@ -47,7 +47,9 @@
 //! - A may-throw call inside a cleanup funclet whose exception would terminate the program
 //!   becomes a plain `cir.call`: the Microsoft runtime itself terminates when an exception
 //!   escapes a destructor during unwinding (clang emits no terminate scope in MSVC cleanups,
-//!   and LLVM rejects EH pads nested in a C++ cleanup funclet). An unwind edge whose
+//!   and LLVM rejects EH pads nested in a C++ cleanup funclet; wine's msvcrt re-enters the
+//!   cleanup instead, but C++ destructors are `noexcept`, so C++ code never gets there).
+//!   An unwind edge whose
 //!   exception leaves the function becomes a plain call (or a `cir.throw` without unwind
 //!   destination).
 //! - Funclet hygiene: a block reached from two funclets is duplicated (LLVM's
