@@ -216,21 +216,37 @@ impl DataFlowGraph {
         loc: Loc,
     ) -> Op {
         let operands = EntityList::from_slice(operands, &mut self.value_lists);
-        let op = self.ops.push(OpData {
+        let op = self.ops.next_key();
+        // The results, made before the op (with the op's number) so that the op is
+        // pushed once with its complete result list.
+        let mut results = EntityList::new();
+        let mut made = [Value::from_u32(0); 8];
+        if result_types.len() <= made.len() {
+            for (i, &ty) in result_types.iter().enumerate() {
+                made[i] = self.values.push(ValueData {
+                    ty,
+                    def: ValueDef::Result(op, i as u32),
+                });
+            }
+            results = EntityList::from_slice(&made[..result_types.len()], &mut self.value_lists);
+        } else {
+            for (i, &ty) in result_types.iter().enumerate() {
+                let v = self.values.push(ValueData {
+                    ty,
+                    def: ValueDef::Result(op, i as u32),
+                });
+                results.push(v, &mut self.value_lists);
+            }
+        }
+        let pushed = self.ops.push(OpData {
             kind,
             operands,
-            results: EntityList::new(),
+            results,
             successors: EntityList::new(),
             regions: EntityList::new(),
             loc,
         });
-        for (i, &ty) in result_types.iter().enumerate() {
-            let v = self.values.push(ValueData {
-                ty,
-                def: ValueDef::Result(op, i as u32),
-            });
-            self.ops[op].results.push(v, &mut self.value_lists);
-        }
+        debug_assert_eq!(pushed, op);
         for &(block, args) in successors {
             let s = self.make_successor(block, args);
             self.ops[op].successors.push(s, &mut self.successor_lists);

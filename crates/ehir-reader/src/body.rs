@@ -286,11 +286,15 @@ impl<'s> Parser<'s> {
                 }
             }
         }
-        scope.index.clear();
-        scope.entries.clear();
+        if !scope.entries.is_empty() {
+            scope.index.clear();
+            scope.entries.clear();
+        }
         for name in self.f.scope_defs.drain(frame.value_mark..) {
-            if let Some(ValueSlot::Defined { .. }) = self.f.values.get(name) {
-                self.f.values.remove(name);
+            if let std::collections::hash_map::Entry::Occupied(e) = self.f.values.entry(name)
+                && let ValueSlot::Defined { .. } = e.get()
+            {
+                e.remove();
             }
         }
         if frame.op.is_some() {

@@ -49,9 +49,8 @@
 //!   escapes a destructor during unwinding (clang emits no terminate scope in MSVC cleanups,
 //!   and LLVM rejects EH pads nested in a C++ cleanup funclet; wine's msvcrt re-enters the
 //!   cleanup instead, but C++ destructors are `noexcept`, so C++ code never gets there).
-//!   An unwind edge whose
-//!   exception leaves the function becomes a plain call (or a `cir.throw` without unwind
-//!   destination).
+//!   An unwind edge whose exception leaves the function becomes a plain call (or a
+//!   `cir.throw` without unwind destination).
 //! - Funclet hygiene: a block reached from two funclets is duplicated (LLVM's
 //!   `cloneCommonBlocks`); a value defined in one funclet and used in another goes through
 //!   memory (an entry-block alloca, a store after the definition, a load before the use),
