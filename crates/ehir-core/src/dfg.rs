@@ -216,37 +216,21 @@ impl DataFlowGraph {
         loc: Loc,
     ) -> Op {
         let operands = EntityList::from_slice(operands, &mut self.value_lists);
-        let op = self.ops.next_key();
-        // The results, made before the op (with the op's number) so that the op is
-        // pushed once with its complete result list.
-        let mut results = EntityList::new();
-        let mut made = [Value::from_u32(0); 8];
-        if result_types.len() <= made.len() {
-            for (i, &ty) in result_types.iter().enumerate() {
-                made[i] = self.values.push(ValueData {
-                    ty,
-                    def: ValueDef::Result(op, i as u32),
-                });
-            }
-            results = EntityList::from_slice(&made[..result_types.len()], &mut self.value_lists);
-        } else {
-            for (i, &ty) in result_types.iter().enumerate() {
-                let v = self.values.push(ValueData {
-                    ty,
-                    def: ValueDef::Result(op, i as u32),
-                });
-                results.push(v, &mut self.value_lists);
-            }
-        }
-        let pushed = self.ops.push(OpData {
+        let op = self.ops.push(OpData {
             kind,
             operands,
-            results,
+            results: EntityList::new(),
             successors: EntityList::new(),
             regions: EntityList::new(),
             loc,
         });
-        debug_assert_eq!(pushed, op);
+        for (i, &ty) in result_types.iter().enumerate() {
+            let v = self.values.push(ValueData {
+                ty,
+                def: ValueDef::Result(op, i as u32),
+            });
+            self.ops[op].results.push(v, &mut self.value_lists);
+        }
         for &(block, args) in successors {
             let s = self.make_successor(block, args);
             self.ops[op].successors.push(s, &mut self.successor_lists);
@@ -439,5 +423,99 @@ impl DataFlowGraph {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entities::Type;
+    use cranelift_entity::EntityRef;
+
+    /// Every list of the graph, in entity order.
+    fn lists(dfg: &DataFlowGraph) -> Vec<Vec<u32>> {
+        let ids = |vs: &[Value]| vs.iter().map(|v| v.as_u32()).collect::<Vec<_>>();
+        let mut out = Vec::new();
+        for (op, _) in dfg.ops.iter() {
+            out.push(ids(dfg.operands(op)));
+            out.push(ids(dfg.results(op)));
+            out.push(dfg.successors(op).iter().map(|s| s.as_u32()).collect());
+            out.push(dfg.regions(op).iter().map(|r| r.as_u32()).collect());
+        }
+        for (block, _) in dfg.blocks.iter() {
+            out.push(ids(dfg.block_params(block)));
+        }
+        for (succ, _) in dfg.successors.iter() {
+            out.push(ids(dfg.successor_args(succ)));
+        }
+        out
+    }
+
+    fn sample() -> DataFlowGraph {
+        let mut dfg = DataFlowGraph::new();
+        let ty = Type::new(4);
+        let b0 = dfg.make_block();
+        let b1 = dfg.make_block();
+        let p = dfg.append_block_param(b0, ty);
+        let q = dfg.append_block_param(b1, ty);
+        let a = dfg.make_op(OpKind::Select, &[p, p, p], &[ty], &[], 0, Loc::NONE);
+        let av = dfg.result(a);
+        let many: Vec<Type> = vec![ty; 9];
+        dfg.make_op(OpKind::Scope, &[av, q, p, av, q], &many, &[], 2, Loc::NONE);
+        dfg.make_op(OpKind::BrCond, &[av], &[], &[(b1, &[av]), (b0, &[])], 0, Loc::NONE);
+        // A list that is replaced leaves garbage in the pool.
+        dfg.set_operands(a, &[q]);
+        dfg
+    }
+
+    #[test]
+    fn size_counts_entities_and_slots() {
+        let dfg = sample();
+        let size = dfg.size();
+        assert_eq!(size.ops, 3);
+        assert_eq!(size.values, 2 + 1 + 9);
+        assert_eq!(size.blocks, 2);
+        assert_eq!(size.regions, 2);
+        assert_eq!(size.successors, 2);
+        // Slots: params 4 + 4; op a: [q] 4, result 4; scope: 5 operands 8, 9 results 16;
+        // brcond: 1 operand 4; successor args [av] 4.
+        assert_eq!(size.value_list_slots, 4 + 4 + 4 + 4 + 8 + 16 + 4 + 4);
+        assert_eq!(size.successor_list_slots, 4);
+        assert_eq!(size.region_list_slots, 4);
+    }
+
+    #[test]
+    fn compacting_and_shrinking_keep_every_list() {
+        let mut dfg = sample();
+        let before = lists(&dfg);
+        let used = dfg.size();
+        dfg.compact_lists();
+        assert_eq!(lists(&dfg), before);
+        assert_eq!(dfg.value_lists.capacity(), used.value_list_slots);
+        dfg.shrink_to_fit();
+        assert_eq!(lists(&dfg), before);
+        assert_eq!(dfg.ops.len(), 3);
+    }
+
+    #[test]
+    fn reserving_keeps_a_started_graph() {
+        let mut dfg = DataFlowGraph::new();
+        let b = dfg.make_block();
+        let p = dfg.append_block_param(b, Type::new(1));
+        let size = DfgSize {
+            ops: 100,
+            values: 100,
+            blocks: 10,
+            regions: 10,
+            successors: 10,
+            value_list_slots: 400,
+            successor_list_slots: 40,
+            region_list_slots: 40,
+        };
+        dfg.reserve(size);
+        assert_eq!(dfg.block_params(b), &[p]);
+        assert!(dfg.value_lists.capacity() >= 400);
+        let op = dfg.make_op(OpKind::Return, &[p], &[], &[], 0, Loc::NONE);
+        assert_eq!(dfg.operands(op), &[p]);
     }
 }

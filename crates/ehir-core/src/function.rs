@@ -327,3 +327,93 @@ impl Function {
         self.dfg.kind(op)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::module::ModuleCtx;
+    use crate::ops::CallFlags;
+
+    /// A body with one op of each of `kinds` in the entry block (then `cir.return`), and
+    /// `extra_blocks` more blocks in the body region.
+    fn body(kinds: &[OpKind], extra_blocks: usize) -> Function {
+        let mut ctx = ModuleCtx::default();
+        let sig = ctx.types.func(Vec::new(), None, false);
+        let mut func = Function::new_definition(ctx.sym("f"), sig, &[]);
+        let entry = func.entry_block().unwrap();
+        for &kind in kinds.iter().chain([OpKind::Return].iter()) {
+            let op = func.dfg.make_op(kind, &[], &[], &[], 0, Loc::NONE);
+            func.layout.append_op(op, entry);
+        }
+        for _ in 0..extra_blocks {
+            let b = func.dfg.make_block();
+            func.layout.append_block(func.body.unwrap(), b);
+        }
+        func
+    }
+
+    fn noted(func: &Function, personality: Option<&str>) -> Phase {
+        let mut evidence = PhaseEvidence::default();
+        for op in func.walk_ops() {
+            evidence.note(func.dfg.kind(op));
+        }
+        evidence.phase(func, personality)
+    }
+
+    #[test]
+    fn phase_evidence_agrees_with_inferred_phase() {
+        let call = OpKind::Call {
+            callee: None.into(),
+            sig: Type::from_u32(0),
+            flags: CallFlags::default(),
+        };
+        let cases: Vec<(Vec<OpKind>, usize, Option<&str>, Phase)> = vec![
+            (vec![call], 0, None, Phase::Structured),
+            (vec![call], 1, None, Phase::Flat),
+            (vec![OpKind::Yield], 1, None, Phase::Structured),
+            (vec![OpKind::BeginCleanup], 0, None, Phase::Flat),
+            (vec![OpKind::ResumeFlat], 0, None, Phase::Itanium),
+            (vec![OpKind::CatchRet, OpKind::BeginCatch], 0, None, Phase::Msvc),
+            (vec![call], 0, Some("__gxx_personality_v0"), Phase::Itanium),
+            (vec![call], 1, Some("__CxxFrameHandler3"), Phase::Msvc),
+            (vec![OpKind::ResumeFlat], 0, Some("__CxxFrameHandler4"), Phase::Itanium),
+        ];
+        for (kinds, extra, personality, want) in cases {
+            let func = body(&kinds, extra);
+            assert_eq!(func.inferred_phase(personality), want, "{kinds:?}");
+            assert_eq!(noted(&func, personality), want, "{kinds:?}");
+        }
+    }
+
+    #[test]
+    fn nested_regions_are_found_from_the_body() {
+        let mut func = body(&[], 0);
+        assert!(!func.has_nested_regions());
+        let entry = func.entry_block().unwrap();
+        let scope = func.dfg.make_op(OpKind::Scope, &[], &[], &[], 1, Loc::NONE);
+        func.layout.prepend_op(scope, entry);
+        assert!(func.has_nested_regions());
+    }
+
+    #[test]
+    fn reserve_and_shrink_keep_the_body() {
+        let mut func = body(&[OpKind::Unreachable], 2);
+        let ops = func.walk_ops();
+        let blocks = func.walk_blocks();
+        func.reserve(crate::dfg::DfgSize {
+            ops: 64,
+            values: 64,
+            blocks: 64,
+            regions: 64,
+            successors: 64,
+            value_list_slots: 256,
+            successor_list_slots: 64,
+            region_list_slots: 64,
+        });
+        assert_eq!(func.walk_ops(), ops);
+        func.shrink_to_fit();
+        assert_eq!(func.walk_ops(), ops);
+        assert_eq!(func.walk_blocks(), blocks);
+        assert_eq!(func.dfg.ops.len(), ops.len());
+    }
+}

@@ -327,3 +327,65 @@ impl Iterator for Ops<'_> {
         Some(o)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cranelift_entity::EntityRef;
+
+    /// The placement as a list of (region, blocks with their ops).
+    fn placement(layout: &Layout, regions: &[Region]) -> Vec<(Region, Vec<(Block, Vec<Op>)>)> {
+        regions
+            .iter()
+            .map(|&r| {
+                let blocks = layout
+                    .blocks(r)
+                    .map(|b| (b, layout.ops(b).collect()))
+                    .collect();
+                (r, blocks)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reserve_and_shrink_keep_the_placement() {
+        let mut layout = Layout::new();
+        let regions = [Region::new(0), Region::new(3)];
+        let mut next_op = 0;
+        for (i, &r) in regions.iter().enumerate() {
+            for b in 0..3 {
+                let block = Block::new(i * 10 + b);
+                layout.append_block(r, block);
+                for _ in 0..4 {
+                    layout.append_op(Op::new(next_op), block);
+                    next_op += 1;
+                }
+            }
+        }
+        // Take ops out so that the tables end in default (unplaced) entries.
+        layout.remove_op(Op::new(next_op - 1));
+        layout.remove_op(Op::new(5));
+        let before = placement(&layout, &regions);
+        layout.reserve(1000, 1000, 1000);
+        assert_eq!(placement(&layout, &regions), before);
+        layout.shrink_to_fit();
+        assert_eq!(placement(&layout, &regions), before);
+        assert!(layout.ops.elems.len() < next_op, "trailing unplaced ops are dropped");
+        assert_eq!(layout.op_block(Op::new(next_op - 1)), None);
+        assert_eq!(layout.op_block(Op::new(5)), None);
+        assert_eq!(layout.op_block(Op::new(4)), Some(Block::new(1)));
+        // Placing more after shrinking grows the tables again.
+        layout.append_op(Op::new(5000), Block::new(12));
+        assert_eq!(layout.last_op(Block::new(12)), Some(Op::new(5000)));
+        assert_eq!(layout.prev_op(Op::new(5000)), Some(Op::new(22)));
+    }
+
+    #[test]
+    fn reads_beyond_the_tables_are_unplaced() {
+        let layout = Layout::new();
+        assert_eq!(layout.op_block(Op::new(7)), None);
+        assert_eq!(layout.entry_block(Region::new(3)), None);
+        assert!(!layout.is_block_placed(Block::new(9)));
+        assert_eq!(layout.blocks(Region::new(1)).count(), 0);
+    }
+}

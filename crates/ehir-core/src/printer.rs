@@ -1444,3 +1444,98 @@ fn push_attr(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx, a: Attr) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_like_display() {
+        let cases: [i128; 12] = [
+            0,
+            7,
+            -1,
+            42,
+            -9_999,
+            i64::MAX as i128,
+            i64::MIN as i128,
+            u64::MAX as i128,
+            -(u64::MAX as i128),
+            -(u64::MAX as i128) - 1,
+            i128::MAX,
+            i128::MIN,
+        ];
+        for n in cases {
+            let mut o = Vec::new();
+            o.i(n);
+            assert_eq!(String::from_utf8(o).unwrap(), n.to_string());
+        }
+        for n in [0u64, 9, 10, 99, 100, 65_535, u32::MAX as u64, u64::MAX] {
+            let mut o = Vec::new();
+            o.u(n);
+            assert_eq!(String::from_utf8(o).unwrap(), n.to_string());
+        }
+    }
+
+    #[test]
+    fn indentation_is_two_spaces_per_level() {
+        for depth in [0, 1, 5, 31, 32, 33, 100] {
+            let mut o = Vec::new();
+            indent(&mut o, depth);
+            assert_eq!(o, vec![b' '; depth * 2]);
+        }
+    }
+
+    #[test]
+    fn strings_and_symbols_are_escaped() {
+        let mut o = Vec::new();
+        push_string(&mut o, b"a\"b\\c\n\x7f\xff ~");
+        assert_eq!(String::from_utf8(o).unwrap(), r#""a\"b\\c\0A\7F\FF ~""#);
+        let mut o = Vec::new();
+        push_symbol(&mut o, "_Z3foo.v$1");
+        push_symbol(&mut o, "9lives");
+        push_symbol(&mut o, "");
+        assert_eq!(String::from_utf8(o).unwrap(), r#"@_Z3foo.v$1@"9lives"@"""#);
+    }
+
+    #[test]
+    fn type_texts_are_rendered_once_and_reused() {
+        let mut ctx = ModuleCtx::default();
+        let s32 = ctx.types.common().s32;
+        let ptr = ctx.types.ptr(s32);
+        let pptr = ctx.types.ptr(ptr);
+        let mut texts = TypeTexts::default();
+        assert_eq!(texts.get(&ctx, pptr), b"!cir.ptr<!cir.ptr<!s32i>>");
+        let len = texts.text.len();
+        assert_eq!(texts.get(&ctx, pptr), b"!cir.ptr<!cir.ptr<!s32i>>");
+        assert_eq!(texts.text.len(), len, "the second use is a copy");
+        assert_eq!(texts.get(&ctx, s32), b"!s32i");
+        let mut direct = Vec::new();
+        write_type(&mut direct, &ctx, pptr).unwrap();
+        assert_eq!(direct, b"!cir.ptr<!cir.ptr<!s32i>>");
+    }
+
+    #[test]
+    fn names_of_values_the_function_does_not_print() {
+        let mut ctx = ModuleCtx::default();
+        let s32 = ctx.types.common().s32;
+        let sig = ctx.types.func(vec![s32], None, false);
+        let name = ctx.sym("f");
+        let mut func = Function::new_definition(name, sig, &[s32]);
+        let entry = func.entry_block().unwrap();
+        let arg = func.dfg.block_params(entry)[0];
+        let c = func.dfg.make_op(OpKind::Return, &[arg], &[], &[], 0, Default::default());
+        func.layout.append_op(c, entry);
+        let stray = func.dfg.make_block();
+        let unplaced = func.dfg.append_block_param(stray, s32);
+        let names = Names::new(&func);
+        assert_eq!(names.value(arg), "%arg0");
+        assert_eq!(names.block(entry), "^bb0");
+        assert_eq!(names.value(unplaced), format!("%<invalid {unplaced}>"));
+        assert_eq!(names.block(stray), format!("^<invalid {stray}>"));
+        assert_eq!(
+            function_to_string(&ctx, &func),
+            "cir.func @f(%arg0: !s32i) {\n  cir.return %arg0 : !s32i\n}\n"
+        );
+    }
+}
