@@ -17,11 +17,18 @@ pub enum AttrData {
     /// `#cir.ptr<null> : T`
     Null(Type),
     /// `#cir.global_view<@sym[, [i, j]]> [: T]`: the address of a global (or typeinfo object).
-    GlobalView { symbol: Symbol, indices: Vec<i64>, ty: Option<Type> },
+    GlobalView {
+        symbol: Symbol,
+        indices: Vec<i64>,
+        ty: Option<Type>,
+    },
     /// `"text"`: a string; bytes may be any value (escaped as `\XX` in text).
     Str(Vec<u8>),
     /// `#cir.const_array<"bytes" : T>` or `#cir.const_array<[a, b]> : T`.
-    ConstArray { elements: ConstArrayElements, ty: Type },
+    ConstArray {
+        elements: ConstArrayElements,
+        ty: Type,
+    },
     /// `#cir.zero : T`
     Zero(Type),
     /// `#cir.undef : T`

@@ -188,8 +188,10 @@ impl DataFlowGraph {
         for data in self.ops.values_mut() {
             data.operands = copy(&data.operands, &self.value_lists, &mut values);
             data.results = copy(&data.results, &self.value_lists, &mut values);
-            data.successors =
-                EntityList::from_slice(data.successors.as_slice(&self.successor_lists), &mut successors);
+            data.successors = EntityList::from_slice(
+                data.successors.as_slice(&self.successor_lists),
+                &mut successors,
+            );
             data.regions =
                 EntityList::from_slice(data.regions.as_slice(&self.region_lists), &mut regions);
         }
@@ -268,7 +270,9 @@ impl DataFlowGraph {
 
     /// Appends a successor edge to an op.
     pub fn attach_successor(&mut self, op: Op, succ: Successor) {
-        self.ops[op].successors.push(succ, &mut self.successor_lists);
+        self.ops[op]
+            .successors
+            .push(succ, &mut self.successor_lists);
     }
 
     /// Adds a parameter to a block.
@@ -345,7 +349,9 @@ impl DataFlowGraph {
 
     /// The target blocks of an op's successor edges, in order.
     pub fn successor_blocks(&self, op: Op) -> impl Iterator<Item = Block> + '_ {
-        self.successors(op).iter().map(|&s| self.successors[s].block)
+        self.successors(op)
+            .iter()
+            .map(|&s| self.successors[s].block)
     }
 
     pub fn successor_block(&self, succ: Successor) -> Block {
@@ -462,7 +468,14 @@ mod tests {
         let av = dfg.result(a);
         let many: Vec<Type> = vec![ty; 9];
         dfg.make_op(OpKind::Scope, &[av, q, p, av, q], &many, &[], 2, Loc::NONE);
-        dfg.make_op(OpKind::BrCond, &[av], &[], &[(b1, &[av]), (b0, &[])], 0, Loc::NONE);
+        dfg.make_op(
+            OpKind::BrCond,
+            &[av],
+            &[],
+            &[(b1, &[av]), (b0, &[])],
+            0,
+            Loc::NONE,
+        );
         // A list that is replaced leaves garbage in the pool.
         dfg.set_operands(a, &[q]);
         dfg

@@ -312,9 +312,11 @@ impl Function {
         let Some(body) = self.body else {
             return false;
         };
-        self.layout
-            .blocks(body)
-            .any(|b| self.layout.ops(b).any(|op| !self.dfg.regions(op).is_empty()))
+        self.layout.blocks(body).any(|b| {
+            self.layout
+                .ops(b)
+                .any(|op| !self.dfg.regions(op).is_empty())
+        })
     }
 
     /// Whether an op is a terminator of its kind.
@@ -373,10 +375,20 @@ mod tests {
             (vec![OpKind::Yield], 1, None, Phase::Structured),
             (vec![OpKind::BeginCleanup], 0, None, Phase::Flat),
             (vec![OpKind::ResumeFlat], 0, None, Phase::Itanium),
-            (vec![OpKind::CatchRet, OpKind::BeginCatch], 0, None, Phase::Msvc),
+            (
+                vec![OpKind::CatchRet, OpKind::BeginCatch],
+                0,
+                None,
+                Phase::Msvc,
+            ),
             (vec![call], 0, Some("__gxx_personality_v0"), Phase::Itanium),
             (vec![call], 1, Some("__CxxFrameHandler3"), Phase::Msvc),
-            (vec![OpKind::ResumeFlat], 0, Some("__CxxFrameHandler4"), Phase::Itanium),
+            (
+                vec![OpKind::ResumeFlat],
+                0,
+                Some("__CxxFrameHandler4"),
+                Phase::Itanium,
+            ),
         ];
         for (kinds, extra, personality, want) in cases {
             let func = body(&kinds, extra);

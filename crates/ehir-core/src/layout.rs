@@ -118,7 +118,10 @@ impl Layout {
 
     /// Appends a block (not currently placed) at the end of a region.
     pub fn append_block(&mut self, region: Region, block: Block) {
-        debug_assert!(self.blocks.get(block).region.is_none(), "block already placed");
+        debug_assert!(
+            self.blocks.get(block).region.is_none(),
+            "block already placed"
+        );
         let last = self.regions.get(region).last_block;
         {
             let node = self.blocks.get_mut(block);
@@ -333,8 +336,11 @@ mod tests {
     use super::*;
     use cranelift_entity::EntityRef;
 
+    /// Blocks of a region with their ops.
+    type RegionPlacement = Vec<(Block, Vec<Op>)>;
+
     /// The placement as a list of (region, blocks with their ops).
-    fn placement(layout: &Layout, regions: &[Region]) -> Vec<(Region, Vec<(Block, Vec<Op>)>)> {
+    fn placement(layout: &Layout, regions: &[Region]) -> Vec<(Region, RegionPlacement)> {
         regions
             .iter()
             .map(|&r| {
@@ -370,7 +376,10 @@ mod tests {
         assert_eq!(placement(&layout, &regions), before);
         layout.shrink_to_fit();
         assert_eq!(placement(&layout, &regions), before);
-        assert!(layout.ops.elems.len() < next_op, "trailing unplaced ops are dropped");
+        assert!(
+            layout.ops.elems.len() < next_op,
+            "trailing unplaced ops are dropped"
+        );
         assert_eq!(layout.op_block(Op::new(next_op - 1)), None);
         assert_eq!(layout.op_block(Op::new(5)), None);
         assert_eq!(layout.op_block(Op::new(4)), Some(Block::new(1)));

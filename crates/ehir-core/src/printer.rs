@@ -209,10 +209,9 @@ impl TypeTexts {
         if self.spans.len() <= i {
             self.spans.resize(i + 1, (0, 0));
         }
-        match (u32::try_from(start), u32::try_from(end)) {
-            (Ok(s), Ok(e)) => self.spans[i] = (s, e),
-            // Too much text to index: keep it uncached.
-            _ => {}
+        // Too much text to index: keep it uncached.
+        if let (Ok(s), Ok(e)) = (u32::try_from(start), u32::try_from(end)) {
+            self.spans[i] = (s, e);
         }
         &self.text[start..end]
     }
@@ -550,8 +549,8 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 frame.next_block = func.layout.next_block(b);
                 frame.next_op = func.layout.first_op(b);
                 let params = func.dfg.block_params(b);
-                let show_label = Some(b) != frame.entry
-                    || (!frame.function_body && !params.is_empty());
+                let show_label =
+                    Some(b) != frame.entry || (!frame.function_body && !params.is_empty());
                 if show_label {
                     let label_depth = frame.depth.saturating_sub(1);
                     indent(o, label_depth);
@@ -1524,7 +1523,9 @@ mod tests {
         let mut func = Function::new_definition(name, sig, &[s32]);
         let entry = func.entry_block().unwrap();
         let arg = func.dfg.block_params(entry)[0];
-        let c = func.dfg.make_op(OpKind::Return, &[arg], &[], &[], 0, Default::default());
+        let c = func
+            .dfg
+            .make_op(OpKind::Return, &[arg], &[], &[], 0, Default::default());
         func.layout.append_op(c, entry);
         let stray = func.dfg.make_block();
         let unplaced = func.dfg.append_block_param(stray, s32);

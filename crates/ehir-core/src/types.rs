@@ -23,7 +23,11 @@ pub enum TypeData {
     /// `!cir.array<T x N>`
     Array(Type, u64),
     /// `!cir.func<(params) -> ret>`; `ret` is `None` for `void`.
-    Func { params: Vec<Type>, ret: Option<Type>, vararg: bool },
+    Func {
+        params: Vec<Type>,
+        ret: Option<Type>,
+        vararg: bool,
+    },
     /// `!rec_Name`: the alias name without `!`; its layout lives in the module's
     /// record table (opaque when undeclared).
     Record(Symbol),
@@ -81,18 +85,42 @@ impl TypeStore {
             id
         };
         let void = add(TypeData::Void);
-        let u8 = add(TypeData::Int { width: 8, signed: false });
+        let u8 = add(TypeData::Int {
+            width: 8,
+            signed: false,
+        });
         let common = CommonTypes {
             void,
             bool: add(TypeData::Bool),
-            s8: add(TypeData::Int { width: 8, signed: true }),
-            s16: add(TypeData::Int { width: 16, signed: true }),
-            s32: add(TypeData::Int { width: 32, signed: true }),
-            s64: add(TypeData::Int { width: 64, signed: true }),
+            s8: add(TypeData::Int {
+                width: 8,
+                signed: true,
+            }),
+            s16: add(TypeData::Int {
+                width: 16,
+                signed: true,
+            }),
+            s32: add(TypeData::Int {
+                width: 32,
+                signed: true,
+            }),
+            s64: add(TypeData::Int {
+                width: 64,
+                signed: true,
+            }),
             u8,
-            u16: add(TypeData::Int { width: 16, signed: false }),
-            u32: add(TypeData::Int { width: 32, signed: false }),
-            u64: add(TypeData::Int { width: 64, signed: false }),
+            u16: add(TypeData::Int {
+                width: 16,
+                signed: false,
+            }),
+            u32: add(TypeData::Int {
+                width: 32,
+                signed: false,
+            }),
+            u64: add(TypeData::Int {
+                width: 64,
+                signed: false,
+            }),
             float: add(TypeData::Float),
             double: add(TypeData::Double),
             void_ptr: add(TypeData::Ptr(void)),
@@ -101,7 +129,11 @@ impl TypeStore {
             cleanup_token: add(TypeData::CleanupToken),
             catch_token: add(TypeData::CatchToken),
         };
-        TypeStore { data, index, common }
+        TypeStore {
+            data,
+            index,
+            common,
+        }
     }
 
     /// Interns a type.
@@ -137,7 +169,11 @@ impl TypeStore {
     }
 
     pub fn func(&mut self, params: Vec<Type>, ret: Option<Type>, vararg: bool) -> Type {
-        self.intern(TypeData::Func { params, ret, vararg })
+        self.intern(TypeData::Func {
+            params,
+            ret,
+            vararg,
+        })
     }
 
     pub fn record(&mut self, alias: Symbol) -> Type {
@@ -182,7 +218,11 @@ impl TypeStore {
     /// Parameter types, result type and varargs flag of a function type.
     pub fn func_info(&self, t: Type) -> Option<(&[Type], Option<Type>, bool)> {
         match &self.data[t] {
-            TypeData::Func { params, ret, vararg } => Some((params, *ret, *vararg)),
+            TypeData::Func {
+                params,
+                ret,
+                vararg,
+            } => Some((params, *ret, *vararg)),
             _ => None,
         }
     }

@@ -27,7 +27,9 @@ fn module_with(ops: &[(OpKind, usize, Loc)]) -> Module {
         }
     }
     let value = m.ctx.attrs.intern(AttrData::Int { value: 0, ty: s32 });
-    let c = f.dfg.make_op(OpKind::Const { value }, &[], &[s32], &[], 0, Loc(1));
+    let c = f
+        .dfg
+        .make_op(OpKind::Const { value }, &[], &[s32], &[], 0, Loc(1));
     f.layout.append_op(c, entry);
     let v = f.dfg.result(c);
     let r = f.dfg.make_op(OpKind::Return, &[v], &[], &[], 0, Loc(2));

@@ -126,11 +126,14 @@ fn one_large_function_keeps_no_spare_room() {
     let text = text
         .lines()
         .filter(|l| !l.starts_with("cir.func") && *l != "}" && *l != "  cir.return")
-        .fold(String::from("cir.func @f(%arg0: !cir.ptr<!s32i>) {\n"), |mut s, l| {
-            s.push_str(l);
-            s.push('\n');
-            s
-        })
+        .fold(
+            String::from("cir.func @f(%arg0: !cir.ptr<!s32i>) {\n"),
+            |mut s, l| {
+                s.push_str(l);
+                s.push('\n');
+                s
+            },
+        )
         + "  cir.return\n}\n";
     let ops = 2_000 * 13 + 2;
     let base = LIVE.load(Ordering::Relaxed);

@@ -193,7 +193,10 @@ fn main() {
         }
     }
     let total: f64 = best.iter().sum();
-    println!("workload: {ops} ops, {} bytes of text, {out_len} bytes printed", text.len());
+    println!(
+        "workload: {ops} ops, {} bytes of text, {out_len} bytes printed",
+        text.len()
+    );
     println!(
         "parse  {:8.2} ms  {:6.2} Mops/s",
         best[0] * 1e3,

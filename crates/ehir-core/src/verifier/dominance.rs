@@ -272,29 +272,26 @@ impl Cfg {
         }
         bucket.iter_mut().for_each(Vec::clear);
         // `eval` with iterative path compression.
-        let eval = |v: u32,
-                    ancestor: &mut [u32],
-                    label: &mut [u32],
-                    semi: &[u32],
-                    path: &mut Vec<u32>| {
-            if ancestor[v as usize] == 0 {
-                return v;
-            }
-            path.clear();
-            let mut x = v;
-            while ancestor[ancestor[x as usize] as usize] != 0 {
-                path.push(x);
-                x = ancestor[x as usize];
-            }
-            while let Some(x) = path.pop() {
-                let a = ancestor[x as usize] as usize;
-                if semi[label[a] as usize] < semi[label[x as usize] as usize] {
-                    label[x as usize] = label[a];
+        let eval =
+            |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mut Vec<u32>| {
+                if ancestor[v as usize] == 0 {
+                    return v;
                 }
-                ancestor[x as usize] = ancestor[a];
-            }
-            label[v as usize]
-        };
+                path.clear();
+                let mut x = v;
+                while ancestor[ancestor[x as usize] as usize] != 0 {
+                    path.push(x);
+                    x = ancestor[x as usize];
+                }
+                while let Some(x) = path.pop() {
+                    let a = ancestor[x as usize] as usize;
+                    if semi[label[a] as usize] < semi[label[x as usize] as usize] {
+                        label[x as usize] = label[a];
+                    }
+                    ancestor[x as usize] = ancestor[a];
+                }
+                label[v as usize]
+            };
         for w in (2..=n).rev() {
             for edge in self.preds(blocks[vertex[w] as usize]) {
                 let v = dfnum[self.local[edge.from] as usize];

@@ -366,7 +366,9 @@ impl FuncVerifier<'_> {
             // (source pad, destination) of this op's unwind edge, if it has one.
             let (from, dest): (Option<Op>, Dest) = match kind {
                 OpKind::TryCall { .. } | OpKind::Throw { .. } => {
-                    let Some(edge) = self.cfg.succs(block)
+                    let Some(edge) = self
+                        .cfg
+                        .succs(block)
                         .iter()
                         .find(|e| e.op == op && e.kind == EdgeKind::Unwind)
                     else {
@@ -382,7 +384,9 @@ impl FuncVerifier<'_> {
                     if !matches!(self.dfg.kind(pad), OpKind::CleanupPad) {
                         continue;
                     }
-                    match self.cfg.succs(block)
+                    match self
+                        .cfg
+                        .succs(block)
                         .iter()
                         .find(|e| e.kind == EdgeKind::Unwind)
                     {
@@ -411,7 +415,9 @@ impl FuncVerifier<'_> {
                         exits.entry(op).or_default().push((None, op));
                         continue;
                     }
-                    match self.cfg.succs(block)
+                    match self
+                        .cfg
+                        .succs(block)
                         .iter()
                         .find(|e| e.kind == EdgeKind::Unwind)
                     {

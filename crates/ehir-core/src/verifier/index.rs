@@ -223,7 +223,15 @@ impl FuncIndex {
                 let (region, number) = pending[next as usize];
                 let parent = index.region_parent[done.region].expand();
                 let depth = index.region_depth[done.region];
-                index.enter(&mut stack, func, region, parent, number, depth, (next + 1, end));
+                index.enter(
+                    &mut stack,
+                    func,
+                    region,
+                    parent,
+                    number,
+                    depth,
+                    (next + 1, end),
+                );
             }
         }
         // Lay out the ops of each block and the blocks of each region contiguously.

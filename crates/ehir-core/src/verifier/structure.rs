@@ -512,7 +512,6 @@ impl FuncVerifier<'_> {
                 );
             }
         }
-
     }
 
     /// Each op is allowed in the function's phase. In a lowered function only ops of the
