@@ -21,7 +21,10 @@ fn output_to_a_fifo_is_written_in_place() {
     let input = dir.path().join("in.cir");
     std::fs::write(&input, INPUT).expect("write input");
     let fifo = dir.path().join("out.fifo");
-    let made = Command::new("mkfifo").arg(&fifo).status().expect("run mkfifo");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("run mkfifo");
     assert!(made.success(), "mkfifo failed");
     // A read end opened without blocking, so that ehir's open for writing does not wait
     // and nothing hangs if ehir never opens the FIFO.
@@ -54,7 +57,11 @@ fn output_to_a_fifo_is_written_in_place() {
         .expect("list directory")
         .map(|e| e.expect("entry").file_name())
         .collect();
-    assert_eq!(leftovers.len(), 2, "no temporary file is left: {leftovers:?}");
+    assert_eq!(
+        leftovers.len(),
+        2,
+        "no temporary file is left: {leftovers:?}"
+    );
 }
 
 #[test]
@@ -63,8 +70,11 @@ fn output_to_a_regular_file_replaces_it_whole() {
     let input = dir.path().join("in.cir");
     std::fs::write(&input, INPUT).expect("write input");
     let output = dir.path().join("out.cir");
-    std::fs::write(&output, "old contents that are longer than the new ones\n".repeat(10))
-        .expect("write old output");
+    std::fs::write(
+        &output,
+        "old contents that are longer than the new ones\n".repeat(10),
+    )
+    .expect("write old output");
     let status = Command::new(env!("CARGO_BIN_EXE_ehir"))
         .arg("opt")
         .arg(&input)
@@ -73,5 +83,8 @@ fn output_to_a_regular_file_replaces_it_whole() {
         .status()
         .expect("run ehir");
     assert!(status.success());
-    assert_eq!(std::fs::read_to_string(&output).expect("read output"), INPUT);
+    assert_eq!(
+        std::fs::read_to_string(&output).expect("read output"),
+        INPUT
+    );
 }
