@@ -155,18 +155,21 @@ impl Out for Vec<u8> {
     }
 
     #[inline]
-    fn u(&mut self, mut n: u64) {
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
+    fn u(&mut self, n: u64) {
+        // Value and block numbers are small: one to three digits without a buffer.
+        if n < 10 {
+            self.push(b'0' + n as u8);
+        } else if n < 100 {
+            self.extend_from_slice(&[b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]);
+        } else if n < 1000 {
+            self.extend_from_slice(&[
+                b'0' + (n / 100) as u8,
+                b'0' + (n / 10 % 10) as u8,
+                b'0' + (n % 10) as u8,
+            ]);
+        } else {
+            push_large(self, n);
         }
-        self.extend_from_slice(&digits[at..]);
     }
 
     fn i(&mut self, n: i128) {
@@ -179,6 +182,21 @@ impl Out for Vec<u8> {
             let _ = write!(self, "{n}");
         }
     }
+}
+
+/// Appends a number of any size in decimal.
+fn push_large(o: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    o.extend_from_slice(&digits[at..]);
 }
 
 /// The text of each type, rendered on first use (types are interned, so a module prints
@@ -1469,7 +1487,18 @@ mod tests {
             o.i(n);
             assert_eq!(String::from_utf8(o).unwrap(), n.to_string());
         }
-        for n in [0u64, 9, 10, 99, 100, 65_535, u32::MAX as u64, u64::MAX] {
+        for n in [
+            0u64,
+            9,
+            10,
+            99,
+            100,
+            999,
+            1000,
+            65_535,
+            u32::MAX as u64,
+            u64::MAX,
+        ] {
             let mut o = Vec::new();
             o.u(n);
             assert_eq!(String::from_utf8(o).unwrap(), n.to_string());

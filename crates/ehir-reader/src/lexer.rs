@@ -156,12 +156,29 @@ impl<'s> Lexer<'s> {
     fn skip_trivia(&mut self) {
         let bytes = self.bytes;
         let mut pos = self.pos;
-        loop {
-            while pos < bytes.len() && CLASS[bytes[pos] as usize] & SPACE != 0 {
+        while let Some(&c) = bytes.get(pos) {
+            if CLASS[c as usize] & SPACE != 0 {
                 pos += 1;
+                // Indentation: runs of spaces, eight at a time.
+                if c == b'\n' {
+                    while let Some(chunk) = bytes.get(pos..pos + 8) {
+                        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                        let other = word ^ 0x2020_2020_2020_2020;
+                        if other != 0 {
+                            pos += (other.trailing_zeros() / 8) as usize;
+                            break;
+                        }
+                        pos += 8;
+                    }
+                }
+                continue;
             }
-            if pos + 1 < bytes.len() && bytes[pos] == b'/' && bytes[pos + 1] == b'/' {
-                while pos < bytes.len() && bytes[pos] != b'\n' {
+            if c == b'/' && bytes.get(pos + 1) == Some(&b'/') {
+                pos += 2;
+                while let Some(&c) = bytes.get(pos) {
+                    if c == b'\n' {
+                        break;
+                    }
                     pos += 1;
                 }
                 continue;
@@ -175,7 +192,10 @@ impl<'s> Lexer<'s> {
     fn eat_while(&mut self, pred: impl Fn(u8) -> bool) {
         let bytes = self.bytes;
         let mut pos = self.pos;
-        while pos < bytes.len() && pred(bytes[pos]) {
+        while let Some(&c) = bytes.get(pos) {
+            if !pred(c) {
+                break;
+            }
             pos += 1;
         }
         self.pos = pos;
@@ -436,6 +456,26 @@ mod tests {
             kinds("-> ... -1 0x1F 1.5 2e10 -3.25e-2"),
             vec![Arrow, Ellipsis, Integer, Hex, Float, Float, Float]
         );
+    }
+
+    #[test]
+    fn skips_indentation_of_any_length_and_comments() {
+        use TokenKind::*;
+        for indent in 0..20 {
+            let pad = " ".repeat(indent);
+            let text = format!("{{\n{pad}%a\n{pad}\t// note\n{pad}}}\n{pad}");
+            assert_eq!(
+                kinds(&text),
+                vec![LBrace, ValueId, RBrace],
+                "indent {indent}"
+            );
+            let mut lexer = Lexer::new(&text);
+            lexer.next_token();
+            let value = lexer.next_token();
+            assert_eq!(value.start as usize, 2 + indent, "indent {indent}");
+        }
+        assert_eq!(kinds("x // comment without a newline"), vec![Ident]);
+        assert_eq!(kinds("\n        \n      \r\n  ^bb0"), vec![BlockId]);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! `ehir opt`: parse, verify, run passes, print — the `mlir-opt` of ehir.
 
-use crate::input::{Reported, Source};
+use crate::input::{MappedSource, Reported, Source};
 use crate::output::write_output;
 use crate::verify_diagnostics;
 use anyhow::Result;
+use ehir_core::Diagnostics;
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -26,16 +27,31 @@ pub struct OptArgs {
 }
 
 pub fn opt_command(args: &OptArgs) -> Result<i32> {
+    if !args.verify_diagnostics
+        && let Some(source) = MappedSource::open(&args.input)?
+    {
+        let mut module = source.load()?;
+        return finish(args, &mut module, &|d| source.report(d));
+    }
     let source = Source::read(&args.input)?;
     if args.verify_diagnostics {
         return verify_diagnostics::check(&source, args.passes.as_deref());
     }
     let mut module = source.load()?;
+    finish(args, &mut module, &|d| source.report(d))
+}
+
+/// Runs the passes and prints the module.
+fn finish(
+    args: &OptArgs,
+    module: &mut ehir_core::Module,
+    report: &dyn Fn(&Diagnostics),
+) -> Result<i32> {
     if let Some(passes) = &args.passes {
-        run_passes(&source, &mut module, passes, args.print_after_all)?;
+        run_pipeline(report, module, passes, args.print_after_all)?;
     }
     write_output(args.output.as_deref(), |w| {
-        ehir_core::printer::print_module(w, &module)?;
+        ehir_core::printer::print_module(w, module)?;
         Ok(())
     })?;
     Ok(0)
@@ -48,6 +64,16 @@ pub fn run_passes(
     passes: &str,
     print_after_all: bool,
 ) -> Result<()> {
+    run_pipeline(&|d| source.report(d), module, passes, print_after_all)
+}
+
+/// [`run_passes`] with diagnostics going to `report`.
+fn run_pipeline(
+    report: &dyn Fn(&Diagnostics),
+    module: &mut ehir_core::Module,
+    passes: &str,
+    print_after_all: bool,
+) -> Result<()> {
     let fail = |err: ehir_passes::PassError| {
         let mut diagnostics = err.diagnostics();
         if let Some(pass) = err.pass() {
@@ -55,7 +81,7 @@ pub fn run_passes(
                 d.message = format!("{} (in pass '{pass}')", d.message);
             }
         }
-        source.report(&diagnostics);
+        report(&diagnostics);
         anyhow::Error::from(Reported)
     };
     let mut manager = ehir_passes::PassManager::from_pipeline(passes).map_err(fail)?;

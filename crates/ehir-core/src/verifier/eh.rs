@@ -129,99 +129,97 @@ impl FuncVerifier<'_> {
 
     pub(crate) fn check_op_structured_eh(&self, op: Op) {
         let void_ptr = self.ctx.types.common().void_ptr;
-        {
-            match *self.dfg.kind(op) {
-                OpKind::Try { handlers } => {
-                    let keys = self.handler_keys(handlers);
-                    self.check_key_list(op, keys, false);
-                    let regions = self.dfg.regions(op);
-                    for (i, key) in keys.iter().enumerate() {
-                        let Some(&region) = regions.get(i + 1) else {
-                            break;
-                        };
-                        let Some(entry) = self.index.entry_block(region) else {
-                            continue;
-                        };
-                        match key {
-                            HandlerKey::Catch(_) | HandlerKey::CatchAll => {
-                                let first = self.index.first_op(entry);
-                                match first {
-                                    Some(p) if matches!(self.dfg.kind(p), OpKind::CatchParam) => {
-                                        if *key == HandlerKey::CatchAll
-                                            && let Some(&r) = self.dfg.results(p).first()
-                                            && let Some(t) = self.valid_type(r)
-                                            && t != void_ptr
-                                        {
-                                            self.op_error(
-                                                p,
-                                                format!(
-                                                    "'cir.catch_param' of a catch-all handler yields !cir.ptr<!void>, not {}",
-                                                    self.type_str(t)
-                                                ),
-                                            );
-                                        }
+        match *self.dfg.kind(op) {
+            OpKind::Try { handlers } => {
+                let keys = self.handler_keys(handlers);
+                self.check_key_list(op, keys, false);
+                let regions = self.dfg.regions(op);
+                for (i, key) in keys.iter().enumerate() {
+                    let Some(&region) = regions.get(i + 1) else {
+                        break;
+                    };
+                    let Some(entry) = self.index.entry_block(region) else {
+                        continue;
+                    };
+                    match key {
+                        HandlerKey::Catch(_) | HandlerKey::CatchAll => {
+                            let first = self.index.first_op(entry);
+                            match first {
+                                Some(p) if matches!(self.dfg.kind(p), OpKind::CatchParam) => {
+                                    if *key == HandlerKey::CatchAll
+                                        && let Some(&r) = self.dfg.results(p).first()
+                                        && let Some(t) = self.valid_type(r)
+                                        && t != void_ptr
+                                    {
+                                        self.op_error(
+                                            p,
+                                            format!(
+                                                "'cir.catch_param' of a catch-all handler yields !cir.ptr<!void>, not {}",
+                                                self.type_str(t)
+                                            ),
+                                        );
                                     }
-                                    _ => self.op_error(
-                                        op,
-                                        format!(
-                                            "handler #{i} of 'cir.try' catches, so its region must begin with 'cir.catch_param'"
-                                        ),
+                                }
+                                _ => self.op_error(
+                                    op,
+                                    format!(
+                                        "handler #{i} of 'cir.try' catches, so its region must begin with 'cir.catch_param'"
                                     ),
-                                }
+                                ),
                             }
-                            HandlerKey::Filter(_) | HandlerKey::Terminate => {
-                                let blocks = self.index.region_blocks(region);
-                                let only_unreachable = blocks.len() == 1
-                                    && matches!(
-                                        self.index.block_ops(blocks[0]),
-                                        [u] if matches!(self.dfg.kind(*u), OpKind::Unreachable)
-                                    );
-                                if !only_unreachable {
-                                    self.op_error(
-                                        op,
-                                        format!(
-                                            "the {} handler of 'cir.try' must hold only 'cir.unreachable'",
-                                            if matches!(key, HandlerKey::Filter(_)) {
-                                                "filter"
-                                            } else {
-                                                "terminate"
-                                            }
-                                        ),
-                                    );
-                                }
-                            }
-                            HandlerKey::Unwind => {}
                         }
+                        HandlerKey::Filter(_) | HandlerKey::Terminate => {
+                            let blocks = self.index.region_blocks(region);
+                            let only_unreachable = blocks.len() == 1
+                                && matches!(
+                                    self.index.block_ops(blocks[0]),
+                                    [u] if matches!(self.dfg.kind(*u), OpKind::Unreachable)
+                                );
+                            if !only_unreachable {
+                                self.op_error(
+                                    op,
+                                    format!(
+                                        "the {} handler of 'cir.try' must hold only 'cir.unreachable'",
+                                        if matches!(key, HandlerKey::Filter(_)) {
+                                            "filter"
+                                        } else {
+                                            "terminate"
+                                        }
+                                    ),
+                                );
+                            }
+                        }
+                        HandlerKey::Unwind => {}
                     }
                 }
-                OpKind::CatchParam => {
-                    let region = self.index.op_region(op).expect("placed");
-                    let in_catch = matches!(
-                        self.region_role(region),
-                        RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
-                    );
-                    let first = self.index.entry_block(region) == self.index.op_block[op].expand()
-                        && self.index.op_pos[op] == 0;
-                    if !(in_catch && first) {
-                        self.op_error(
-                            op,
-                            "'cir.catch_param' must be the first op of a catch handler region of 'cir.try'",
-                        );
-                    }
-                }
-                OpKind::IndirectBr => {
-                    let in_cleanup_body = self
-                        .enclosing_regions(op)
-                        .any(|r| matches!(self.region_role(r), RegionRole::CleanupBody(_)));
-                    if in_cleanup_body {
-                        self.op_error(
-                            op,
-                            "'cir.indirect_br' is not allowed inside a 'cir.cleanup.scope'",
-                        );
-                    }
-                }
-                _ => {}
             }
+            OpKind::CatchParam => {
+                let region = self.index.op_region(op).expect("placed");
+                let in_catch = matches!(
+                    self.region_role(region),
+                    RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
+                );
+                let first = self.index.entry_block(region) == self.index.op_block[op].expand()
+                    && self.index.op_pos[op] == 0;
+                if !(in_catch && first) {
+                    self.op_error(
+                        op,
+                        "'cir.catch_param' must be the first op of a catch handler region of 'cir.try'",
+                    );
+                }
+            }
+            OpKind::IndirectBr => {
+                let in_cleanup_body = self
+                    .enclosing_regions(op)
+                    .any(|r| matches!(self.region_role(r), RegionRole::CleanupBody(_)));
+                if in_cleanup_body {
+                    self.op_error(
+                        op,
+                        "'cir.indirect_br' is not allowed inside a 'cir.cleanup.scope'",
+                    );
+                }
+            }
+            _ => {}
         }
     }
 

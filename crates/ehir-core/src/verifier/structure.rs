@@ -166,42 +166,40 @@ impl FuncVerifier<'_> {
 
     /// The number of regions of an op's kind.
     pub(crate) fn check_op_region_count(&self, op: Op) {
-        {
-            let count = self.dfg.regions(op).len();
-            let (min, max) = match *self.dfg.kind(op) {
-                OpKind::Scope | OpKind::Switch | OpKind::Case { .. } | OpKind::ArrayDtor => (1, 1),
-                OpKind::If | OpKind::ArrayCtor => (1, 2),
-                OpKind::While | OpKind::DoWhile | OpKind::Ternary => (2, 2),
-                OpKind::CleanupScope { .. } => (2, 2),
-                OpKind::For => (3, 3),
-                OpKind::Try { handlers } => {
-                    let n = self.handler_keys(handlers).len();
-                    if n == 0 {
-                        self.op_error(op, "'cir.try' must have at least one handler");
-                        return;
-                    }
-                    (1 + n, 1 + n)
+        let count = self.dfg.regions(op).len();
+        let (min, max) = match *self.dfg.kind(op) {
+            OpKind::Scope | OpKind::Switch | OpKind::Case { .. } | OpKind::ArrayDtor => (1, 1),
+            OpKind::If | OpKind::ArrayCtor => (1, 2),
+            OpKind::While | OpKind::DoWhile | OpKind::Ternary => (2, 2),
+            OpKind::CleanupScope { .. } => (2, 2),
+            OpKind::For => (3, 3),
+            OpKind::Try { handlers } => {
+                let n = self.handler_keys(handlers).len();
+                if n == 0 {
+                    self.op_error(op, "'cir.try' must have at least one handler");
+                    return;
                 }
-                _ => (0, 0),
-            };
-            if count < min || count > max {
-                let name = self.op_name(op);
-                let message = if max == 0 {
-                    if self.func.phase == Phase::Structured {
-                        format!("'{name}' cannot have regions")
-                    } else {
-                        format!(
-                            "'{name}' cannot have regions ({} functions have no nested regions)",
-                            self.func.phase.name()
-                        )
-                    }
-                } else if min == max {
-                    format!("'{name}' must have {min} region(s), but has {count}")
-                } else {
-                    format!("'{name}' must have {min} to {max} regions, but has {count}")
-                };
-                self.op_error(op, message);
+                (1 + n, 1 + n)
             }
+            _ => (0, 0),
+        };
+        if count < min || count > max {
+            let name = self.op_name(op);
+            let message = if max == 0 {
+                if self.func.phase == Phase::Structured {
+                    format!("'{name}' cannot have regions")
+                } else {
+                    format!(
+                        "'{name}' cannot have regions ({} functions have no nested regions)",
+                        self.func.phase.name()
+                    )
+                }
+            } else if min == max {
+                format!("'{name}' must have {min} region(s), but has {count}")
+            } else {
+                format!("'{name}' must have {min} to {max} regions, but has {count}")
+            };
+            self.op_error(op, message);
         }
     }
 
@@ -211,6 +209,11 @@ impl FuncVerifier<'_> {
             return;
         };
         let params = self.dfg.block_params(entry);
+        // Only the function body has parameters to match; every nested region may
+        // have none.
+        if params.is_empty() && self.index.region_parent[region].is_some() {
+            return;
+        }
         match self.region_role(region) {
             RegionRole::FunctionBody => {
                 let Some((sig_params, _, _)) = self.signature() else {

@@ -102,12 +102,17 @@ pub(crate) fn check_module_items(module: &Module) -> Vec<Diagnostic> {
 struct OpCheck<'v, 'a> {
     v: &'v FuncVerifier<'a>,
     op: Op,
-    name: &'static str,
+    kind: OpKind,
     operands: &'v [Value],
     results: &'v [Value],
 }
 
 impl OpCheck<'_, '_> {
+    /// The op's name, for messages.
+    fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+
     fn err(&self, message: impl Into<String>) {
         self.v.op_error(self.op, message);
     }
@@ -151,7 +156,7 @@ impl OpCheck<'_, '_> {
         if !operands.contains(&n) {
             self.err(format!(
                 "'{}' takes {} operand(s), but has {n}",
-                self.name,
+                self.name(),
                 describe(&operands)
             ));
             ok = false;
@@ -159,7 +164,7 @@ impl OpCheck<'_, '_> {
         if !results.contains(&r) {
             self.err(format!(
                 "'{}' has {} result(s), but has {r}",
-                self.name,
+                self.name(),
                 describe(&results)
             ));
             ok = false;
@@ -174,7 +179,7 @@ impl OpCheck<'_, '_> {
         {
             self.err(format!(
                 "{what} of '{}' has type {}, but must be {}",
-                self.name,
+                self.name(),
                 self.ty(a),
                 self.ty(expected)
             ));
@@ -195,7 +200,7 @@ impl OpCheck<'_, '_> {
         {
             self.err(format!(
                 "{what} of '{}' must be {desc}, but has type {}",
-                self.name,
+                self.name(),
                 self.ty(a)
             ));
         }
@@ -421,7 +426,7 @@ impl FuncVerifier<'_> {
         let c = OpCheck {
             v: self,
             op,
-            name: data.kind.name(),
+            kind: data.kind,
             operands: data.operands.as_slice(&self.dfg.value_lists),
             results: data.results.as_slice(&self.dfg.value_lists),
         };
@@ -934,7 +939,7 @@ impl FuncVerifier<'_> {
     }
 
     fn check_call(&self, c: &OpCheck, callee: Option<crate::entities::Symbol>, sig: Type) {
-        let name = c.name;
+        let name = c.name();
         let Some((params, ret, vararg)) = self
             .type_data(sig)
             .and_then(|_| self.ctx.types.func_info(sig))
@@ -1113,7 +1118,7 @@ impl FuncVerifier<'_> {
                 if let Some(a) = a {
                     c.err(format!(
                         "the operand of '{}' must be a pointer to an array, but has type {}",
-                        c.name,
+                        c.name(),
                         self.type_str(a)
                     ));
                 }
@@ -1136,7 +1141,7 @@ impl FuncVerifier<'_> {
                     self.block_loc(entry),
                     format!(
                         "region #{i} of '{}' must take one !cir.ptr<{}> parameter",
-                        c.name,
+                        c.name(),
                         self.type_str(element)
                     ),
                 ));
