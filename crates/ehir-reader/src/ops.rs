@@ -929,13 +929,7 @@ impl<'s> Parser<'s> {
     /// `cir.binop(kind, %a, %b) : T`
     fn parse_binop(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
         self.expect(TokenKind::LParen, "'('")?;
-        let kind_loc = self.loc();
-        let word = self.tok_text();
-        let kind = BinaryOp::ALL.into_iter().find(|k| k.name() == word);
-        let Some(kind) = kind.filter(|_| self.at(TokenKind::Ident)) else {
-            return Err(self.error(kind_loc, format!("unknown binary operation '{word}'")));
-        };
-        self.bump();
+        let kind = self.keyword(BinaryOp::ALL, BinaryOp::name, "binary operation")?;
         self.expect(TokenKind::Comma, "','")?;
         let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
         self.expect(TokenKind::Comma, "','")?;
@@ -952,13 +946,7 @@ impl<'s> Parser<'s> {
     /// `cir.unary(kind, %a) : T, T`
     fn parse_unary(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
         self.expect(TokenKind::LParen, "'('")?;
-        let kind_loc = self.loc();
-        let word = self.tok_text();
-        let kind = UnaryOp::ALL.into_iter().find(|k| k.name() == word);
-        let Some(kind) = kind.filter(|_| self.at(TokenKind::Ident)) else {
-            return Err(self.error(kind_loc, format!("unknown unary operation '{word}'")));
-        };
-        self.bump();
+        let kind = self.keyword(UnaryOp::ALL, UnaryOp::name, "unary operation")?;
         self.expect(TokenKind::Comma, "','")?;
         let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
         self.expect(TokenKind::RParen, "')'")?;
@@ -974,13 +962,7 @@ impl<'s> Parser<'s> {
     /// `cir.cmp(pred, %a, %b) : T, !cir.bool`
     fn parse_cmp(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
         self.expect(TokenKind::LParen, "'('")?;
-        let kind_loc = self.loc();
-        let word = self.tok_text();
-        let kind = CmpPredicate::ALL.into_iter().find(|k| k.name() == word);
-        let Some(kind) = kind.filter(|_| self.at(TokenKind::Ident)) else {
-            return Err(self.error(kind_loc, format!("unknown comparison '{word}'")));
-        };
-        self.bump();
+        let kind = self.keyword(CmpPredicate::ALL, CmpPredicate::name, "comparison")?;
         self.expect(TokenKind::Comma, "','")?;
         let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
         self.expect(TokenKind::Comma, "','")?;
@@ -997,15 +979,26 @@ impl<'s> Parser<'s> {
     }
 
     fn cast_kind(&mut self) -> PResult<CastKind> {
+        self.keyword(CastKind::ALL, CastKind::name, "cast kind")
+    }
+
+    /// Consumes an identifier naming one of `all` (by `name`), or reports
+    /// "unknown WHAT 'word'" at it.
+    fn keyword<K: Copy>(
+        &mut self,
+        all: impl IntoIterator<Item = K>,
+        name: fn(K) -> &'static str,
+        what: &str,
+    ) -> PResult<K> {
         let loc = self.loc();
         let word = self.tok_text();
-        let kind = CastKind::ALL.into_iter().find(|k| k.name() == word);
+        let kind = all.into_iter().find(|&k| name(k) == word);
         match kind.filter(|_| self.at(TokenKind::Ident)) {
             Some(k) => {
                 self.bump();
                 Ok(k)
             }
-            None => Err(self.error(loc, format!("unknown cast kind '{word}'"))),
+            None => Err(self.error(loc, format!("unknown {what} '{word}'"))),
         }
     }
 
