@@ -5,6 +5,9 @@
 //! * `structured`: the front end's structured CIR run by the reference interpreter;
 //! * `flat`, `itanium`: the module lowered to flat and to Itanium CIR, each run by the
 //!   interpreter (together with `structured`, what `ehir run --phase all` checks);
+//! * `msvc`: the module lowered to MSVC CIR, run by the interpreter (the last phase of
+//!   `ehir run --phase all`); a program that violates a dynamic exception specification
+//!   must differ there by design (the Microsoft ABI does not enforce it), and is reported;
 //! * `built`: the Itanium CIR emitted as LLVM IR, compiled with `llc`, linked with g++
 //!   and executed (what `ehir build` produces).
 //!
@@ -106,18 +109,31 @@ fn compile(src: &Path) -> Result<ehir_core::Module, String> {
 }
 
 fn interpret(module: &ehir_core::Module) -> Result<Observed, String> {
+    run_interpreter(module).map(|(o, _)| o)
+}
+
+/// The interpreter's run, and whether the program called `std::unexpected` (violated a
+/// dynamic exception specification).
+fn run_interpreter(module: &ehir_core::Module) -> Result<(Observed, bool), String> {
     let out = ehir_interp::run_module(module, &ehir_interp::RunConfig::default())
         .map_err(|e| format!("interpreter: {e}"))?;
+    let unexpected = out
+        .trace
+        .iter()
+        .any(|e| matches!(e, ehir_interp::Event::Unexpected { .. }));
     if let Some(e) = &out.runtime_error {
         return Err(format!(
             "interpreter runtime error: {} in {}",
             e.message, e.function
         ));
     }
-    Ok(Observed {
-        stdout: out.stdout,
-        status: out.exit_status,
-    })
+    Ok((
+        Observed {
+            stdout: out.stdout,
+            status: out.exit_status,
+        },
+        unexpected,
+    ))
 }
 
 /// The module brought to `phase` the way `ehir build` does it: `lowering-prepare,
@@ -187,6 +203,7 @@ enum Mode {
     Structured,
     Flat,
     Itanium,
+    Msvc,
     Built,
 }
 
@@ -222,6 +239,26 @@ fn check(src: &Path, mode: Mode) -> Result<(), String> {
             };
             let m = lowered(&module, phase)?;
             results.push((phase.name().into(), interpret(&m)?));
+        }
+        Mode::Msvc => {
+            let mut m = module.clone();
+            ehir_passes::lower_to(&mut m, Phase::Msvc).map_err(|e| e.to_string())?;
+            let got = interpret(&m)?;
+            let (_, violates_specification) = run_interpreter(&module)?;
+            if violates_specification {
+                if got == expected {
+                    return Err(
+                        "the program violates a dynamic exception specification, which the msvc phase does not enforce, yet its run matches g++'s: the difference is not shown"
+                            .into(),
+                    );
+                }
+                println!(
+                    "{}: the msvc phase differs from g++ by design (a violated dynamic exception specification)",
+                    src.display()
+                );
+                return Ok(());
+            }
+            results.push(("msvc".into(), got));
         }
         Mode::Built => results.push(("built".into(), built(&module, src, dir.path())?)),
     }
@@ -496,6 +533,11 @@ fn corpus_flat_cir_matches_gxx() {
 #[test]
 fn corpus_itanium_cir_matches_gxx() {
     run_corpus(Mode::Itanium, "itanium");
+}
+
+#[test]
+fn corpus_msvc_cir_matches_gxx() {
+    run_corpus(Mode::Msvc, "msvc");
 }
 
 #[test]

@@ -300,6 +300,34 @@ pub fn msvc_descriptor_to_itanium(symbol: &str) -> Option<String> {
     (p.pos == p.s.len()).then_some(t)
 }
 
+/// The type a `cir.catchpad` catches, in Itanium mangling: its type descriptor names a
+/// pointer type without the pointee's qualifiers (as clang's `decomposeTypeForEH` emits
+/// it, so that qualification conversions work); the handler adjectives carry them (1
+/// const, 2 volatile) and are put back on the pointee here. Qualifiers of a non-pointer
+/// type do not take part in matching.
+pub fn msvc_handler_type(descriptor: &str, adjectives: u32) -> String {
+    let ty = type_of_typeinfo_symbol(descriptor);
+    match ty.strip_prefix('P') {
+        Some(pointee) if adjectives & 3 != 0 => {
+            // Itanium orders the qualifiers V (volatile) before K (const).
+            let mut q = String::from("P");
+            let existing_v = pointee.starts_with('V');
+            let rest = pointee.trim_start_matches('V');
+            let existing_k = rest.starts_with('K');
+            let rest = rest.trim_start_matches('K');
+            if adjectives & 2 != 0 || existing_v {
+                q.push('V');
+            }
+            if adjectives & 1 != 0 || existing_k {
+                q.push('K');
+            }
+            q.push_str(rest);
+            q
+        }
+        _ => ty,
+    }
+}
+
 /// Converts an MSVC ThrowInfo name (`_TI1H`, `_TI2?AVDerived@@`, `_TIC1PEBD`) to the
 /// Itanium mangling of the thrown type.
 pub fn msvc_throwinfo_to_itanium(symbol: &str) -> Option<String> {
@@ -587,6 +615,23 @@ mod tests {
             msvc_throwinfo_to_itanium("_TI2?AVDerived@@").as_deref(),
             Some("7Derived")
         );
+    }
+
+    #[test]
+    fn handler_adjectives_qualify_the_pointee() {
+        // `catch (const char *)`: `??_R0PEAD@8` with adjective 1 (const).
+        assert_eq!(msvc_handler_type("??_R0PEAD@8", 1), "PKc");
+        assert_eq!(msvc_handler_type("??_R0PEAD@8", 2), "PVc");
+        assert_eq!(msvc_handler_type("??_R0PEAD@8", 3), "PVKc");
+        assert_eq!(msvc_handler_type("??_R0PEAD@8", 0), "Pc");
+        // By reference (8) or on a non-pointer, qualifiers do not change the type.
+        assert_eq!(msvc_handler_type("??_R0H@8", 1 | 8), "i");
+        let h = Hierarchy::new(std::iter::empty());
+        assert!(
+            h.catches(&msvc_handler_type("??_R0PEAD@8", 1), "PKc")
+                .is_some()
+        );
+        assert!(h.catches("Pc", "PKc").is_none());
     }
 
     #[test]

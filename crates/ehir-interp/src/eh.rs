@@ -407,13 +407,18 @@ impl<'m> Machine<'m> {
             let Some(pad) = func.layout.first_op(block) else {
                 continue;
             };
-            let OpKind::CatchPad { type_desc, .. } = *func.dfg.kind(pad) else {
+            let OpKind::CatchPad {
+                type_desc,
+                adjectives,
+                ..
+            } = *func.dfg.kind(pad)
+            else {
                 return Err(self.error("a catchswitch handler must start with cir.catchpad".into()));
             };
             let (adjust, handler) = match type_desc.expand() {
                 None => (Some(Adjust::Object(0)), None),
                 Some(desc) => {
-                    let ty = cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(desc));
+                    let ty = cxx_types::msvc_handler_type(self.module.ctx.name(desc), adjectives);
                     (self.catch_adjust(&ty, exn), Some(ty))
                 }
             };
@@ -700,6 +705,9 @@ impl<'m> Machine<'m> {
                 OpKind::Br | OpKind::BrCond | OpKind::SwitchFlat { .. } => {
                     queue.extend(succs.iter().map(|&s| func.dfg.successor_block(s)))
                 }
+                // A path that cannot be taken (the `unreachable` default of a
+                // destination switch) leads nowhere.
+                OpKind::Unreachable => {}
                 OpKind::TryCall { .. } => {
                     queue.extend(succs.first().map(|&s| func.dfg.successor_block(s)))
                 }
@@ -729,12 +737,19 @@ impl<'m> Machine<'m> {
                         let Some(pad) = func.layout.first_op(func.dfg.successor_block(s)) else {
                             continue;
                         };
-                        if let OpKind::CatchPad { type_desc, .. } = *func.dfg.kind(pad) {
+                        if let OpKind::CatchPad {
+                            type_desc,
+                            adjectives,
+                            ..
+                        } = *func.dfg.kind(pad)
+                        {
                             match type_desc.expand() {
                                 None => return true,
                                 Some(d) => {
-                                    let ty =
-                                        cxx_types::type_of_typeinfo_symbol(self.module.ctx.name(d));
+                                    let ty = cxx_types::msvc_handler_type(
+                                        self.module.ctx.name(d),
+                                        adjectives,
+                                    );
                                     if self.catch_adjust(&ty, exn).is_some() {
                                         return true;
                                     }
@@ -900,11 +915,45 @@ impl<'m> Machine<'m> {
 
     fn unwind_msvc(&mut self, exn: u32) -> Result<bool, Stop> {
         if let Some(s) = self.unwind_dest(&self.cur) {
+            self.leave_funclets_for(self.cur.func.dfg.successor_block(s))?;
             self.land(exn, s)?;
             return Ok(true);
         }
         self.frame_exit_checks(exn)?;
         Ok(false)
+    }
+
+    /// Before an exception lands at the pad starting `block`: the funclets it leaves —
+    /// every active funclet nested deeper than the pad's parent (`within none`: all of
+    /// them) — end, and a catch funclet left that way ends its catch (the caught
+    /// exception is destroyed unless rethrown), as `__CxxFrameHandler3` does when a
+    /// handler in the same frame catches an exception thrown from a catch block.
+    fn leave_funclets_for(&mut self, block: Block) -> Result<(), Stop> {
+        let func = self.cur.func;
+        let Some(pad) = func.layout.first_op(block) else {
+            return Ok(());
+        };
+        if !matches!(
+            func.dfg.kind(pad),
+            OpKind::CatchSwitch { .. } | OpKind::CleanupPad
+        ) {
+            return Ok(());
+        }
+        // Tokens carry the id of the exception their funclet runs for.
+        let parent = func.dfg.operands(pad).first().map(|&v| self.get(v) as u32);
+        while let Some(&top) = self.cur.pads.last() {
+            let top_exn = match top {
+                Pad::Catch { exn } | Pad::Cleanup { exn } => exn,
+            };
+            if Some(top_exn) == parent {
+                break;
+            }
+            self.cur.pads.pop();
+            if let Pad::Catch { .. } = top {
+                self.end_catch()?;
+            }
+        }
+        Ok(())
     }
 
     /// What happens when `exn` leaves the running frame: terminate if it escapes an

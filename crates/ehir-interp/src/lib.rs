@@ -284,7 +284,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         open_cleanups: Vec::new(),
         pads: Vec::new(),
         passed_catch: None,
-        terminate_tries: 0,
+        boundaries: 0,
     };
     let mut m = Machine {
         module,

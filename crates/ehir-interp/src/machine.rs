@@ -157,9 +157,10 @@ pub(crate) struct Frame<'m> {
     /// `terminate` boundary reached after that terminates "without an active
     /// exception").
     pub passed_catch: Option<u32>,
-    /// Structured: how many entries of `ctrl` are `cir.try` ops with a `terminate`
-    /// handler (0 makes the noexcept check free).
-    pub terminate_tries: u32,
+    /// Structured: how many entries of `ctrl` are terminate boundaries — `cir.try` ops
+    /// with a `terminate` handler and constructs running code during unwinding (0 makes
+    /// the boundary check free).
+    pub boundaries: u32,
 }
 
 /// A suspended frame or a boundary.
@@ -313,7 +314,7 @@ impl<'m> Machine<'m> {
             open_cleanups: Vec::new(),
             pads: Vec::new(),
             passed_catch: None,
-            terminate_tries: 0,
+            boundaries: 0,
         })
     }
 
@@ -865,9 +866,12 @@ impl<'m> Machine<'m> {
                     let exn = self.token_exception(Some(t))?;
                     self.terminate_for(exn)
                 }
-                None => match self.cur.landed {
-                    Some(exn) => self.terminate_for(exn),
-                    None => self.terminate(),
+                // MSVC: in a catch funclet the exception is caught (current); in a
+                // terminate cleanup funclet (a boundary reached after a catch did not
+                // match) it is not, as g++'s direct `std::terminate` call there.
+                None => match (self.cur.landed, self.cur.pads.last()) {
+                    (_, Some(Pad::Cleanup { .. })) | (None, _) => self.terminate(),
+                    (Some(exn), _) => self.terminate_for(exn),
                 },
             },
             OpKind::EhLandingPad { .. } => {

@@ -37,7 +37,7 @@ impl<'m> Machine<'m> {
 
     fn push_ctrl(&mut self, op: Op, state: CtrlState) {
         if has_terminate_key(self.cur.func, op) {
-            self.cur.terminate_tries += 1;
+            self.cur.boundaries += 1;
         }
         let mark = self.cur.allocas.len() as u32;
         self.cur.ctrl.push(Ctrl {
@@ -52,23 +52,48 @@ impl<'m> Machine<'m> {
     pub(crate) fn pop_ctrl(&mut self) -> Option<Ctrl> {
         let c = self.cur.ctrl.pop()?;
         if has_terminate_key(self.cur.func, c.op) {
-            self.cur.terminate_tries = self.cur.terminate_tries.saturating_sub(1);
+            self.cur.boundaries = self.cur.boundaries.saturating_sub(1);
+        }
+        if runs_during_unwinding(&c.state) {
+            self.cur.boundaries = self.cur.boundaries.saturating_sub(1);
         }
         self.free_allocas_to(c.mark);
         Some(c)
     }
 
-    /// g++'s rule for a `noexcept` boundary (a `cir.try` with a `terminate` handler):
-    /// when, going outwards from the running point of this frame, such a try comes
-    /// before any try with catching handlers, the exception would meet only cleanups
-    /// before the boundary — g++ calls `std::terminate` at once, without running them
-    /// (see docs/notes/noexcept-gxx-behaviour.md).
-    fn noexcept_doomed(&self) -> bool {
-        if self.cur.terminate_tries == 0 {
+    /// Changes the state of the innermost construct, keeping the count of terminate
+    /// boundaries (`Frame::boundaries`) in step.
+    fn set_top_state(&mut self, state: CtrlState) -> Result<(), Stop> {
+        let Some(top) = self.cur.ctrl.last_mut() else {
+            return Err(self.error("no structured op to change".into()));
+        };
+        let was = runs_during_unwinding(&top.state);
+        let is = runs_during_unwinding(&state);
+        top.state = state;
+        match (was, is) {
+            (false, true) => self.cur.boundaries += 1,
+            (true, false) => self.cur.boundaries = self.cur.boundaries.saturating_sub(1),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// g++'s rule for a terminate boundary — a `cir.try` with a `terminate` handler (a
+    /// noexcept boundary), or code that runs during unwinding (an EH cleanup region, an
+    /// `unwind` handler, a partial array destruction), whose calls g++ leaves in
+    /// call-site gaps: when, going outwards from the running point of this frame, such a
+    /// boundary comes before any try with catching handlers, the exception would meet
+    /// only cleanups before the boundary — g++ calls `std::terminate` at once, without
+    /// running them (see docs/notes/noexcept-gxx-behaviour.md).
+    fn doomed(&self) -> bool {
+        if self.cur.boundaries == 0 {
             return false;
         }
         let func = self.cur.func;
         for c in self.cur.ctrl.iter().rev() {
+            if runs_during_unwinding(&c.state) {
+                return true;
+            }
             if matches!(c.state, CtrlState::TryBody) {
                 if has_catching_keys(func, c.op) {
                     return false;
@@ -95,6 +120,17 @@ impl<'m> Machine<'m> {
 
     /// Starts region `index` of the innermost construct with the given block arguments.
     pub(crate) fn enter_region(&mut self, index: u32, args: &[u64]) -> Result<(), Stop> {
+        self.enter_region_with_token(index, args, None)
+    }
+
+    /// Starts region `index` of the innermost construct; an entry block declaring one
+    /// token parameter and given no arguments receives `token`.
+    fn enter_region_with_token(
+        &mut self,
+        index: u32,
+        args: &[u64],
+        token: Option<u64>,
+    ) -> Result<(), Stop> {
         let func = self.cur.func;
         let Some(top) = self.cur.ctrl.last_mut() else {
             return Err(self.error("no structured op to enter".into()));
@@ -111,7 +147,7 @@ impl<'m> Machine<'m> {
         let Some(entry) = func.layout.entry_block(region) else {
             return Err(self.error(format!("{} has an empty region", func.dfg.kind(op).name())));
         };
-        self.enter_block(entry, args, None)
+        self.enter_block(entry, args, token)
     }
 
     /// Sets the results of a structured op and continues after it.
@@ -312,8 +348,7 @@ impl<'m> Machine<'m> {
             (OpKind::CleanupScope { kind }, _, CtrlState::CleanupBody)
                 if kind.runs_on_normal_exit() =>
             {
-                self.cur.ctrl.last_mut().expect("top").state =
-                    CtrlState::CleanupRun(Pending::Complete(values));
+                self.set_top_state(CtrlState::CleanupRun(Pending::Complete(values)))?;
                 self.cleanup_event("normal");
                 self.enter_region(1, &[])
             }
@@ -346,12 +381,12 @@ impl<'m> Machine<'m> {
                 },
             ) => {
                 if index + 1 < count {
-                    self.cur.ctrl.last_mut().expect("top").state = CtrlState::ArrayCtor {
+                    self.set_top_state(CtrlState::ArrayCtor {
                         base,
                         index: index + 1,
                         count,
                         elem,
-                    };
+                    })?;
                     self.enter_region(0, &[element(base, index + 1, elem)])
                 } else {
                     self.pop_ctrl();
@@ -359,7 +394,7 @@ impl<'m> Machine<'m> {
                 }
             }
             (
-                OpKind::ArrayCtor,
+                array @ (OpKind::ArrayCtor | OpKind::ArrayDtor),
                 _,
                 CtrlState::ArrayCleanup {
                     base,
@@ -369,13 +404,19 @@ impl<'m> Machine<'m> {
                 },
             ) => {
                 if remaining > 1 {
-                    self.cur.ctrl.last_mut().expect("top").state = CtrlState::ArrayCleanup {
+                    self.set_top_state(CtrlState::ArrayCleanup {
                         base,
                         remaining: remaining - 1,
                         elem,
                         exn,
+                    })?;
+                    // The ctor's destroy region is its second; the dtor has only one.
+                    let region = if matches!(array, OpKind::ArrayCtor) {
+                        1
+                    } else {
+                        0
                     };
-                    self.enter_region(1, &[element(base, remaining - 2, elem)])
+                    self.enter_region(region, &[element(base, remaining - 2, elem)])
                 } else {
                     self.pop_ctrl();
                     self.unwind(exn)
@@ -391,11 +432,11 @@ impl<'m> Machine<'m> {
                 },
             ) => {
                 if remaining > 1 {
-                    self.cur.ctrl.last_mut().expect("top").state = CtrlState::ArrayDtor {
+                    self.set_top_state(CtrlState::ArrayDtor {
                         base,
                         remaining: remaining - 1,
                         elem,
-                    };
+                    })?;
                     self.enter_region(0, &[element(base, remaining - 2, elem)])
                 } else {
                     self.pop_ctrl();
@@ -505,10 +546,9 @@ impl<'m> Machine<'m> {
                     let runs =
                         matches!(kind, OpKind::CleanupScope { kind } if kind.runs_on_normal_exit());
                     if runs {
-                        let mark = self.cur.ctrl.last().expect("top").mark;
+                        let mark = top.mark;
                         self.free_allocas_to(mark);
-                        self.cur.ctrl.last_mut().expect("top").state =
-                            CtrlState::CleanupRun(action);
+                        self.set_top_state(CtrlState::CleanupRun(action))?;
                         self.cleanup_event("normal");
                         return self.enter_region(1, &[]);
                     }
@@ -537,7 +577,7 @@ impl<'m> Machine<'m> {
     pub(crate) fn unwind_structured(&mut self, exn: u32) -> Result<bool, Stop> {
         let func = self.cur.func;
         loop {
-            if self.noexcept_doomed() {
+            if self.doomed() {
                 return self.terminate_at_boundary(exn).map(|_| true);
             }
             let Some(top) = self.cur.ctrl.last() else {
@@ -549,8 +589,7 @@ impl<'m> Machine<'m> {
                 CtrlState::CleanupBody => {
                     if matches!(kind, OpKind::CleanupScope { kind } if kind.runs_on_eh_exit()) {
                         self.free_allocas_to(mark);
-                        self.cur.ctrl.last_mut().expect("top").state =
-                            CtrlState::CleanupRun(Pending::Unwind(exn));
+                        self.set_top_state(CtrlState::CleanupRun(Pending::Unwind(exn)))?;
                         self.cleanup_event("eh");
                         self.enter_region(1, &[])?;
                         return Ok(true);
@@ -560,8 +599,9 @@ impl<'m> Machine<'m> {
                 CtrlState::CleanupRun(Pending::Unwind(_))
                 | CtrlState::UnwindRegion { .. }
                 | CtrlState::ArrayCleanup { .. } => {
-                    // A new exception escapes code that runs during unwinding.
-                    return self.terminate_for(exn).map(|_| true);
+                    // A new exception escapes code that runs during unwinding (`doomed`
+                    // sees this first).
+                    return self.terminate_at_boundary(exn).map(|_| true);
                 }
                 CtrlState::TryBody => {
                     let OpKind::Try { handlers } = kind else {
@@ -594,10 +634,8 @@ impl<'m> Machine<'m> {
                                 if catching {
                                     self.cur.passed_catch = Some(exn);
                                 }
-                                let mark = self.cur.ctrl.last().expect("top").mark;
                                 self.free_allocas_to(mark);
-                                self.cur.ctrl.last_mut().expect("top").state =
-                                    CtrlState::UnwindRegion { exn };
+                                self.set_top_state(CtrlState::UnwindRegion { exn })?;
                                 self.cleanup_event("unwind");
                                 self.enter_region(region, &[])?;
                                 return Ok(true);
@@ -633,14 +671,35 @@ impl<'m> Machine<'m> {
                 } => {
                     if func.dfg.regions(owner).len() > 1 && index > 0 {
                         self.free_allocas_to(mark);
-                        self.cur.ctrl.last_mut().expect("top").state = CtrlState::ArrayCleanup {
+                        self.set_top_state(CtrlState::ArrayCleanup {
                             base,
                             remaining: index,
                             elem,
                             exn,
-                        };
+                        })?;
                         self.cleanup_event("eh");
                         self.enter_region(1, &[element(base, index - 1, elem)])?;
+                        return Ok(true);
+                    }
+                    self.pop_ctrl();
+                }
+                CtrlState::ArrayDtor {
+                    base,
+                    remaining,
+                    elem,
+                } => {
+                    // A destructor threw: the elements before it are still destroyed
+                    // (in reverse order), then unwinding continues.
+                    if remaining > 1 {
+                        self.free_allocas_to(mark);
+                        self.set_top_state(CtrlState::ArrayCleanup {
+                            base,
+                            remaining: remaining - 1,
+                            elem,
+                            exn,
+                        })?;
+                        self.cleanup_event("eh");
+                        self.enter_region(0, &[element(base, remaining - 2, elem)])?;
                         return Ok(true);
                     }
                     self.pop_ctrl();
@@ -654,11 +713,15 @@ impl<'m> Machine<'m> {
 
     /// Switches the innermost `cir.try` to handler region `region` for `exn`.
     fn enter_handler(&mut self, exn: u32, adjusted: u64, region: u32) -> Result<(), Stop> {
-        let mark = self.cur.ctrl.last().expect("top").mark;
+        let Some(mark) = self.cur.ctrl.last().map(|c| c.mark) else {
+            return Err(self.error("no cir.try to enter a handler of".into()));
+        };
         self.free_allocas_to(mark);
-        self.cur.ctrl.last_mut().expect("top").state = CtrlState::Catch { adjusted };
+        self.set_top_state(CtrlState::Catch { adjusted })?;
         self.begin_catch(exn);
-        self.enter_region(region, &[])
+        // A handler region that declares a token (`catch all (%t : !cir.eh_token)`)
+        // receives the exception's token, as the flat handler block does.
+        self.enter_region_with_token(region, &[], Some(u64::from(exn)))
     }
 
     /// Phase 1 in a structured frame: whether unwinding stops in it (a handler, a
@@ -673,7 +736,7 @@ impl<'m> Machine<'m> {
         // handlers comes before it (g++ encodes it as a call-site gap then; otherwise
         // the call site's actions are the inner try's and the search goes on).
         let mut passed_catching = false;
-        for c in ctrl.iter().rev() {
+        for (depth, c) in ctrl.iter().enumerate().rev() {
             match &c.state {
                 CtrlState::CleanupRun(Pending::Unwind(_))
                 | CtrlState::UnwindRegion { .. }
@@ -696,6 +759,14 @@ impl<'m> Machine<'m> {
                                 if !passed_catching && !has_catching_keys(func, c.op) {
                                     return true;
                                 }
+                                // The call site's actions end at the boundary: nothing
+                                // further out in this frame is searched (the outer
+                                // tries are unreachable from here), except that code
+                                // running during unwinding stops the search (g++'s
+                                // call-site gap of a cleanup).
+                                return ctrl[..depth]
+                                    .iter()
+                                    .any(|c| runs_during_unwinding(&c.state));
                             }
                             HandlerKey::Filter(list) => {
                                 if !self.spec_allows(&self.attr_type_list(*list), exn) {
@@ -756,6 +827,18 @@ fn has_catching_keys(func: &ehir_core::Function, op: Op) -> bool {
         }),
         _ => false,
     }
+}
+
+/// Whether a construct is in a state that runs code during unwinding (an EH cleanup
+/// region, an `unwind` handler, a partial array destruction): an exception escaping it
+/// terminates.
+fn runs_during_unwinding(state: &CtrlState) -> bool {
+    matches!(
+        state,
+        CtrlState::CleanupRun(Pending::Unwind(_))
+            | CtrlState::UnwindRegion { .. }
+            | CtrlState::ArrayCleanup { .. }
+    )
 }
 
 /// Whether an op is a `cir.try` with a `terminate` handler (a noexcept boundary).

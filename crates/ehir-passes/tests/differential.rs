@@ -27,40 +27,7 @@ fn entries(text: &str) -> Vec<String> {
 /// Programs on which the interpreter is known to be wrong (so the comparison of the
 /// structured and flat runs must fail), as lit's XFAIL: (file name, entry, why). If one
 /// of them starts to agree, the test fails so that the entry is removed.
-const XFAIL: &[(&str, &str, &str)] = &[
-    (
-        "array-dtor.cir",
-        "destroy",
-        "the interpreter's structured cir.array.dtor stops at a throwing destructor; C++ (and \
-         g++) destroy the remaining elements, as the lowered loop does (array_semantics.rs)",
-    ),
-    (
-        "throw-in-eh-cleanup.cir",
-        "boundary",
-        "an exception leaving a structured EH cleanup region: the interpreter first runs the \
-         eh cleanups nested in the region, then terminates; g++ terminates without running \
-         them (the flat form reaches `cir.eh.terminate` through cleanups only)",
-    ),
-    (
-        "noexcept-throw.cir",
-        "cleanup_in_noexcept",
-        "the interpreter's flat search (`flat_doomed`) stops at the `cir.unreachable` default \
-         of a destination switch inside an EH cleanup, so it runs the cleanup before the \
-         noexcept boundary, which g++ does not",
-    ),
-    (
-        "noexcept-in-main.cir",
-        "main",
-        "the interpreter's structured noexcept boundary in `main` reports `terminate called \
-         without an active exception`; libstdc++ (and the flat run) name the exception",
-    ),
-    (
-        "catch-handlers.cir",
-        "token_param",
-        "the interpreter does not pass the token to a structured handler region that declares \
-         it (`catch all (%tok : !cir.eh_token)`)",
-    ),
-];
+const XFAIL: &[(&str, &str, &str)] = &[];
 
 fn check_files(files: &[PathBuf]) -> (usize, usize, Vec<String>) {
     let (mut programs, mut runs, mut mismatches) = (0, 0, Vec::new());

@@ -66,7 +66,7 @@
 //! different funclets.
 
 use ehir_core::{
-    Block, Diagnostic, Function, HandlerKey, Loc, ModuleCtx, Op, OpKind, Phase, RecordKind,
+    Block, Diagnostic, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase, RecordKind,
     SecondaryMap, Successor, Symbol, Type, TypeData, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
@@ -111,6 +111,27 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
     }
     let mut lowering = Lowering::new(ctx, func);
     lowering.run()
+}
+
+/// The first function of `module` (in module order) with a dynamic exception
+/// specification — a `filter` handler of a structured `cir.try` or a flat
+/// `cir.eh.dispatch` — which this lowering ignores, as MSVC does: at the MSVC phase such a
+/// program behaves differently from the Itanium phases by design (an exception the
+/// specification forbids passes through instead of calling `std::unexpected`).
+pub fn ignored_exception_specification(module: &Module) -> Option<Symbol> {
+    module.functions.values().find_map(|func| {
+        func.walk_ops()
+            .into_iter()
+            .any(|op| match *func.dfg.kind(op) {
+                OpKind::Try { handlers: keys } | OpKind::EhDispatch { keys } => func
+                    .dfg
+                    .handlers(keys)
+                    .iter()
+                    .any(|k| matches!(k, HandlerKey::Filter(_))),
+                _ => false,
+            })
+            .then_some(func.name)
+    })
 }
 
 // ---- Microsoft RTTI names ---------------------------------------------------------------
