@@ -92,7 +92,10 @@ impl<'m> Machine<'m> {
     }
 
     /// Whether an exception specification lists a type that catches `exn`.
+    /// Every check is remembered: the run then depends on the specification being
+    /// enforced (`RunOutcome::met_specification`).
     pub(crate) fn spec_allows(&self, allowed: &[String], exn: u32) -> bool {
+        self.met_specification.set(true);
         allowed.iter().any(|t| self.catch_adjust(t, exn).is_some())
     }
 

@@ -196,6 +196,12 @@ pub struct RunOutcome {
     /// Peak memory use in bytes (allocations and frames).
     pub peak_memory: u64,
     pub runtime_error: Option<RuntimeError>,
+    /// Whether an exception met a dynamic exception specification (`filter`) in this run
+    /// (a search or unwinding checked it). Such a run depends on the specification being
+    /// enforced — a violated one calls `std::unexpected`, and even one that allows the
+    /// exception makes g++ treat a `noexcept` boundary beyond it as after a catch — which
+    /// the Microsoft C++ ABI does not do.
+    pub met_specification: bool,
 }
 
 /// The function a run starts with.
@@ -317,6 +323,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         scratch: Vec::new(),
         step_limit: config.step_limit,
         trace_overflow: false,
+        met_specification: std::cell::Cell::new(false),
     };
     let result = start(&mut m, fid, !is_main);
     // A trace that exhausted the memory budget ends the run as an error even when the
@@ -362,6 +369,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         trace: m.trace,
         steps: m.steps,
         peak_memory: m.mem.peak,
+        met_specification: m.met_specification.get(),
         runtime_error,
     })
 }

@@ -216,6 +216,9 @@ pub(crate) struct Machine<'m> {
     pub step_limit: u64,
     /// Set when the trace exhausted the memory budget.
     pub trace_overflow: bool,
+    /// Set when an exception met a dynamic exception specification (see
+    /// `RunOutcome::met_specification`).
+    pub met_specification: std::cell::Cell<bool>,
 }
 
 /// Marks a runtime error as a budget cut.

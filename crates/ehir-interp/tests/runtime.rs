@@ -474,7 +474,7 @@ cir.func @main() -> !s32i {{
 const INT_SPEC: &str = "filter [#cir.global_view<@_ZTIi>]";
 
 #[test]
-fn violated_specification_calls_unexpected_then_terminate_after_inner_cleanups() {
+fn met_specification_calls_unexpected_then_terminate_after_inner_cleanups() {
     let o = run_text(&spec_program(INT_SPEC, ""), &["@thrower=double:1.5"], &[]);
     assert_eq!(o.exit_status, 134);
     // As with g++: both destructors run (phase 2 unwinds to the specification), then

@@ -105,7 +105,7 @@ fn main() {
         start.elapsed()
     );
     println!(
-        "msvc runs not compared (the structured run called std::unexpected, not enforced on that ABI): {msvc_uncompared}"
+        "msvc runs not compared (an exception meets a dynamic exception specification, not enforced on that ABI): {msvc_uncompared}"
     );
     for (why, n) in &msvc_left_out {
         println!("msvc phase left out of {n} programs (not expressible): {why}");

@@ -296,11 +296,13 @@ impl ItaniumType<'_> {
         let mut parts = Vec::new();
         if self.peek() == Some(b'N') {
             self.pos += 1;
+            self.std_prefix(&mut parts);
             while self.peek() != Some(b'E') {
                 parts.push(self.source_name()?);
             }
             self.pos += 1;
         } else {
+            self.std_prefix(&mut parts);
             parts.push(self.source_name()?);
         }
         if parts.is_empty() {
@@ -308,6 +310,14 @@ impl ItaniumType<'_> {
         }
         parts.reverse();
         Some(parts.join("@"))
+    }
+
+    /// `St` (the `std::` prefix, `St9exception`).
+    fn std_prefix(&mut self, parts: &mut Vec<String>) {
+        if self.text[self.pos..].starts_with(b"St") {
+            self.pos += 2;
+            parts.push("std".to_string());
+        }
     }
 
     fn source_name(&mut self) -> Option<String> {
@@ -333,6 +343,10 @@ impl ItaniumType<'_> {
         let Ok(mangled) = std::str::from_utf8(mangled) else {
             return 'U';
         };
+        // The standard library's exception classes are classes in Microsoft's headers.
+        if mangled.starts_with("St") || mangled.starts_with("NSt") {
+            return 'V';
+        }
         let Some(symbol) = self.ctx.symbols.lookup(&format!("_ZTI{mangled}")) else {
             return 'U';
         };
@@ -1193,6 +1207,12 @@ impl<'a> Lowering<'a> {
                     }
                 }
                 let unwind = match self.dispatch_next(dispatch)? {
+                    // An exception no catch takes meets only cleanups before a noexcept
+                    // boundary: g++ calls std::terminate right after the failed match,
+                    // without those cleanups; so does the terminate funclet here.
+                    Some(next) if self.chain_end(next, dispatch)? == Action::Terminate => {
+                        Some(Target::Terminate(stack))
+                    }
                     Some(next) => {
                         let (target, end) = self.resolve(next, stack, dispatch)?;
                         // Leaving the catchswitch may also leave catches around it.
@@ -2441,6 +2461,16 @@ mod tests {
         assert_eq!(
             type_descriptor_name(&ctx, "_ZTIN2ns5InnerE"),
             "??_R0?AUInner@ns@@@8"
+        );
+        // `std::` classes (`St`), as Microsoft's runtime names them.
+        let ctx = ModuleCtx::default();
+        assert_eq!(
+            type_descriptor_name(&ctx, "_ZTISt9exception"),
+            "??_R0?AVexception@std@@@8"
+        );
+        assert_eq!(
+            msvc_type_code(&ctx, "_ZTIPKSt13bad_exception"),
+            "PEBVbad_exception@std@@"
         );
         // Undeclared classes are structs.
         let ctx = ModuleCtx::default();
