@@ -37,8 +37,11 @@
 //!   `cir.eh.terminate`; the runtime's search stops there and none of this frame's
 //!   cleanups run (the Itanium lowering's catch-all landing pad). When a catch comes first
 //!   and does not match, the boundary is a terminate funclet, `cir.cleanuppad within P` +
-//!   `cir.eh.terminate` (clang's form): the search goes on, and the cleanups run only if an
-//!   outer frame catches. One of each per parent funclet; the LLVM emitter calls
+//!   `cir.eh.terminate` (clang's form): the search goes on, and the cleanups inside the try
+//!   run only if an outer frame catches. A catchswitch whose unmatched exceptions would
+//!   meet only cleanups before the boundary unwinds straight to that terminate funclet, so
+//!   the cleanups between the try and the boundary never run (g++ calls `std::terminate`
+//!   right after the failed match). One of each per parent funclet; the LLVM emitter calls
 //!   `std::terminate` (`?terminate@@YAXXZ` / `__std_terminate`) there.
 //! - Parent tokens: a pad reached by an exception raised inside a catch handler is `within`
 //!   that handler's catchpad, unless the path ends the catch first (then it is within the
