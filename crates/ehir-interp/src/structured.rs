@@ -669,17 +669,9 @@ impl<'m> Machine<'m> {
                 CtrlState::ArrayCtor {
                     base, index, elem, ..
                 } => {
+                    // The constructed elements are destroyed (by the second region).
                     if func.dfg.regions(owner).len() > 1 && index > 0 {
-                        self.free_allocas_to(mark);
-                        self.set_top_state(CtrlState::ArrayCleanup {
-                            base,
-                            remaining: index,
-                            elem,
-                            exn,
-                        })?;
-                        self.cleanup_event("eh");
-                        self.enter_region(1, &[element(base, index - 1, elem)])?;
-                        return Ok(true);
+                        return self.destroy_elements(base, index, elem, 1, exn);
                     }
                     self.pop_ctrl();
                 }
@@ -691,16 +683,7 @@ impl<'m> Machine<'m> {
                     // A destructor threw: the elements before it are still destroyed
                     // (in reverse order), then unwinding continues.
                     if remaining > 1 {
-                        self.free_allocas_to(mark);
-                        self.set_top_state(CtrlState::ArrayCleanup {
-                            base,
-                            remaining: remaining - 1,
-                            elem,
-                            exn,
-                        })?;
-                        self.cleanup_event("eh");
-                        self.enter_region(0, &[element(base, remaining - 2, elem)])?;
-                        return Ok(true);
+                        return self.destroy_elements(base, remaining - 1, elem, 0, exn);
                     }
                     self.pop_ctrl();
                 }
@@ -709,6 +692,30 @@ impl<'m> Machine<'m> {
                 }
             }
         }
+    }
+
+    /// Partial array destruction while `exn` unwinds: destroys the first `count`
+    /// elements, last first, with region `region` of the innermost array op.
+    fn destroy_elements(
+        &mut self,
+        base: u64,
+        count: u64,
+        elem: u64,
+        region: u32,
+        exn: u32,
+    ) -> Result<bool, Stop> {
+        if let Some(mark) = self.cur.ctrl.last().map(|c| c.mark) {
+            self.free_allocas_to(mark);
+        }
+        self.set_top_state(CtrlState::ArrayCleanup {
+            base,
+            remaining: count,
+            elem,
+            exn,
+        })?;
+        self.cleanup_event("eh");
+        self.enter_region(region, &[element(base, count - 1, elem)])?;
+        Ok(true)
     }
 
     /// Switches the innermost `cir.try` to handler region `region` for `exn`.
