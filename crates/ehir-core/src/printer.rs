@@ -458,6 +458,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     self.val(o, p);
                     o.s(": ");
                     self.ty(o, func.dfg.value_type(p));
+                    push_param_abi(o, self.ctx.types.param_abi(func.sig, i));
                 }
             }
             None => {
@@ -466,6 +467,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                         o.s(", ");
                     }
                     self.ty(o, p);
+                    push_param_abi(o, self.ctx.types.param_abi(func.sig, i));
                 }
             }
         }
@@ -685,7 +687,27 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
     fn call_sig(&mut self, o: &mut Vec<u8>, op: Op) {
         let dfg = &self.func.dfg;
         o.s(" : (");
-        self.types_of(o, dfg.operands(op));
+        let (sig, first_arg) = match *dfg.kind(op) {
+            OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. } => {
+                (Some(sig), usize::from(callee.is_none()))
+            }
+            _ => (None, 0),
+        };
+        match sig.filter(|&s| !self.ctx.types.func_abi(s).is_empty()) {
+            None => self.types_of(o, dfg.operands(op)),
+            Some(sig) => {
+                // Each argument's type with its parameter's ABI mark.
+                for (i, &v) in dfg.operands(op).iter().enumerate() {
+                    if i > 0 {
+                        o.s(", ");
+                    }
+                    self.ty(o, dfg.value_type(v));
+                    if let Some(p) = i.checked_sub(first_arg) {
+                        push_param_abi(o, self.ctx.types.param_abi(sig, p));
+                    }
+                }
+            }
+        }
         o.s(") -> ");
         let results = dfg.results(op);
         if results.is_empty() {
@@ -1337,6 +1359,7 @@ fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
             params,
             ret,
             vararg,
+            abi,
         } => {
             o.s("!cir.func<(");
             for (i, &p) in params.iter().enumerate() {
@@ -1344,6 +1367,7 @@ fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
                     o.s(", ");
                 }
                 push_type(o, ctx, p);
+                push_param_abi(o, abi.get(i).copied().unwrap_or_default());
             }
             if *vararg {
                 o.s(if params.is_empty() { "..." } else { ", ..." });
@@ -1362,6 +1386,14 @@ fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
         TypeData::EhToken => o.s("!cir.eh_token"),
         TypeData::CleanupToken => o.s("!cir.cleanup_token"),
         TypeData::CatchToken => o.s("!cir.catch_token"),
+    }
+}
+
+/// ` by_value` / ` by_value_result` after a parameter's type (nothing for the default).
+fn push_param_abi(o: &mut Vec<u8>, a: crate::types::ParamAbi) {
+    if a != crate::types::ParamAbi::Default {
+        o.s(" ");
+        o.s(a.keyword());
     }
 }
 

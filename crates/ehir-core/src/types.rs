@@ -22,11 +22,14 @@ pub enum TypeData {
     Ptr(Type),
     /// `!cir.array<T x N>`
     Array(Type, u64),
-    /// `!cir.func<(params) -> ret>`; `ret` is `None` for `void`.
+    /// `!cir.func<(params) -> ret>`; `ret` is `None` for `void`. `abi` gives each
+    /// parameter's [`ParamAbi`]; it is empty when every parameter is
+    /// [`ParamAbi::Default`] (interning normalizes it), else as long as `params`.
     Func {
         params: Vec<Type>,
         ret: Option<Type>,
         vararg: bool,
+        abi: Vec<ParamAbi>,
     },
     /// `!rec_Name`: the alias name without `!`; its layout lives in the module's
     /// record table (opaque when undeclared).
@@ -37,6 +40,49 @@ pub enum TypeData {
     CleanupToken,
     /// `!cir.catch_token`: a catch handler in progress (`cir.begin_catch`, `cir.catchpad`).
     CatchToken,
+}
+
+/// How a parameter of a function type crosses the call at the machine level. CIR passes
+/// every class object by address; these marks say which of those addresses stand for a
+/// class that the C calling convention passes or returns by value (a class that is
+/// trivial for the purposes of calls), so that the LLVM emitter can lower it the way the
+/// target's C ABI does (registers, `byval`, `sret`). The interpreter ignores them.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
+pub enum ParamAbi {
+    /// An ordinary parameter.
+    #[default]
+    Default,
+    /// `by_value`: a `!cir.ptr<!rec_X>` whose pointee is a class argument passed by value
+    /// (the callee may modify it; the caller's copy is unaffected).
+    ByValue,
+    /// `by_value_result`: the first parameter, a `!cir.ptr<!rec_X>` where the callee
+    /// constructs its class result, which the C ABI returns by value. The function type
+    /// then returns nothing.
+    ByValueResult,
+}
+
+impl ParamAbi {
+    pub const ALL: [ParamAbi; 3] = [
+        ParamAbi::Default,
+        ParamAbi::ByValue,
+        ParamAbi::ByValueResult,
+    ];
+
+    /// The keyword printed after the parameter's type (empty for [`ParamAbi::Default`]).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ParamAbi::Default => "",
+            ParamAbi::ByValue => "by_value",
+            ParamAbi::ByValueResult => "by_value_result",
+        }
+    }
+
+    /// The mark named by a keyword.
+    pub fn from_keyword(s: &str) -> Option<ParamAbi> {
+        ParamAbi::ALL
+            .into_iter()
+            .find(|a| *a != ParamAbi::Default && a.keyword() == s)
+    }
 }
 
 /// The module's type interner. Common types are interned up front and have accessors.
@@ -137,7 +183,15 @@ impl TypeStore {
     }
 
     /// Interns a type.
-    pub fn intern(&mut self, t: TypeData) -> Type {
+    pub fn intern(&mut self, mut t: TypeData) -> Type {
+        if let TypeData::Func { params, abi, .. } = &mut t {
+            // Canonical: no marks at all, or one per parameter.
+            if abi.iter().all(|a| *a == ParamAbi::Default) {
+                abi.clear();
+            } else {
+                abi.resize(params.len(), ParamAbi::Default);
+            }
+        }
         if let Some(&id) = self.index.get(&t) {
             return id;
         }
@@ -173,6 +227,24 @@ impl TypeStore {
             params,
             ret,
             vararg,
+            abi: Vec::new(),
+        })
+    }
+
+    /// A function type whose parameters carry [`ParamAbi`] marks (`abi[i]` for `params[i]`;
+    /// missing entries are [`ParamAbi::Default`]).
+    pub fn func_with_abi(
+        &mut self,
+        params: Vec<Type>,
+        abi: Vec<ParamAbi>,
+        ret: Option<Type>,
+        vararg: bool,
+    ) -> Type {
+        self.intern(TypeData::Func {
+            params,
+            ret,
+            vararg,
+            abi,
         })
     }
 
@@ -222,9 +294,64 @@ impl TypeStore {
                 params,
                 ret,
                 vararg,
+                ..
             } => Some((params, *ret, *vararg)),
             _ => None,
         }
+    }
+
+    /// The [`ParamAbi`] marks of a function type: empty when no parameter has one, else
+    /// one per parameter.
+    pub fn func_abi(&self, t: Type) -> &[ParamAbi] {
+        match &self.data[t] {
+            TypeData::Func { abi, .. } => abi,
+            _ => &[],
+        }
+    }
+
+    /// The [`ParamAbi`] of parameter `i` of a function type.
+    pub fn param_abi(&self, t: Type, i: usize) -> ParamAbi {
+        self.func_abi(t).get(i).copied().unwrap_or_default()
+    }
+
+    /// Why the [`ParamAbi`] marks of function type `t` are malformed, if they are: a marked
+    /// parameter must be a pointer to a record, and `by_value_result` may mark only the
+    /// first parameter of a function that returns nothing.
+    pub fn func_abi_error(&self, t: Type) -> Option<String> {
+        let TypeData::Func {
+            params, ret, abi, ..
+        } = &self.data[t]
+        else {
+            return None;
+        };
+        for (i, (&p, &a)) in params.iter().zip(abi).enumerate() {
+            if a == ParamAbi::Default {
+                continue;
+            }
+            let record_ptr = matches!(
+                self.pointee(p).map(|q| &self.data[q]),
+                Some(TypeData::Record(_))
+            );
+            if !record_ptr {
+                return Some(format!(
+                    "parameter #{i} is marked '{}' but is not a pointer to a record",
+                    a.keyword()
+                ));
+            }
+            if a == ParamAbi::ByValueResult {
+                if i != 0 {
+                    return Some(format!(
+                        "parameter #{i} is marked 'by_value_result', which only the first parameter may be"
+                    ));
+                }
+                if ret.is_some_and(|r| !matches!(self.data[r], TypeData::Void)) {
+                    return Some(
+                        "a function with a 'by_value_result' parameter must return nothing".into(),
+                    );
+                }
+            }
+        }
+        None
     }
 
     /// Number of interned types.
@@ -234,5 +361,68 @@ impl TypeStore {
 
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn param_abi_marks_are_part_of_the_function_type() {
+        let mut types = TypeStore::new();
+        let c = *types.common();
+        let alias = Symbol::from_u32(0);
+        let rec = types.record(alias);
+        let p = types.ptr(rec);
+        let plain = types.func(vec![p, c.s32], None, false);
+        // No marks, or only default ones, is the plain type.
+        assert_eq!(
+            types.func_with_abi(vec![p, c.s32], vec![], None, false),
+            plain
+        );
+        assert_eq!(
+            types.func_with_abi(vec![p, c.s32], vec![ParamAbi::Default; 2], None, false),
+            plain
+        );
+        assert!(types.func_abi(plain).is_empty());
+        // A short list of marks is completed with defaults.
+        let marked = types.func_with_abi(vec![p, c.s32], vec![ParamAbi::ByValue], None, false);
+        assert_ne!(marked, plain);
+        assert_eq!(
+            types.func_abi(marked),
+            &[ParamAbi::ByValue, ParamAbi::Default]
+        );
+        assert_eq!(
+            types.func_with_abi(
+                vec![p, c.s32],
+                vec![ParamAbi::ByValue, ParamAbi::Default],
+                None,
+                false
+            ),
+            marked
+        );
+        assert_eq!(types.param_abi(marked, 0), ParamAbi::ByValue);
+        assert_eq!(types.param_abi(marked, 5), ParamAbi::Default);
+        assert_eq!(types.func_abi_error(marked), None);
+        // Misplaced marks.
+        let on_int = types.func_with_abi(vec![c.s32], vec![ParamAbi::ByValue], None, false);
+        assert!(types.func_abi_error(on_int).is_some());
+        let late_result = types.func_with_abi(
+            vec![p, p],
+            vec![ParamAbi::Default, ParamAbi::ByValueResult],
+            None,
+            false,
+        );
+        assert!(types.func_abi_error(late_result).is_some());
+        let result_and_value =
+            types.func_with_abi(vec![p], vec![ParamAbi::ByValueResult], Some(c.s32), false);
+        assert!(types.func_abi_error(result_and_value).is_some());
+        for a in ParamAbi::ALL {
+            if a != ParamAbi::Default {
+                assert_eq!(ParamAbi::from_keyword(a.keyword()), Some(a));
+            }
+        }
+        assert_eq!(ParamAbi::from_keyword(""), None);
     }
 }

@@ -31,7 +31,14 @@
 //!   the `C2`/`D2` bodies, class results through a leading pointer parameter, class
 //!   arguments by address of a caller-owned temporary (destroyed by the caller at the
 //!   end of the full expression), array cookies for `new T[n]` of classes with
-//!   destructors.
+//!   destructors. Classes trivial for the purposes of calls (trivial copy constructor
+//!   and destructor) are passed and returned by value in the C ABI: their pointer
+//!   parameters are marked `by_value` / `by_value_result` (see
+//!   [`program::Program::cir_signature_parts`]) and the LLVM emitter passes them in
+//!   registers, `byval` or `sret` as g++ does, so objects built by ehir and by g++ call
+//!   each other either way. Empty classes are records without fields, and the bytes the
+//!   layout leaves without data are [`program::padding_type`] arrays, so that the
+//!   calling convention's classification sees them as no data.
 //! * A handler's `cir.catch_param` is libstdc++'s adjusted pointer: the address of the
 //!   exception object, or the pointer itself for pointer handlers.
 
@@ -131,7 +138,6 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
             break;
         }
     }
-    check_external_signatures(&prog, &mut errors);
     if !errors.is_empty() {
         errors.sort_by_key(|d| d.loc);
         return Err(Diagnostics(errors));
@@ -236,42 +242,15 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
         let sym = module.ctx.sym(&name);
         let mut d = Function::new_declaration(sym, sig);
         d.nothrow = nothrow;
+        if let Some(&fid) = by_name.get(&name) {
+            d.loc = prog.func(fid).loc;
+        }
         module.add_function(d);
     }
     for f in definitions {
         module.add_function(f);
     }
     Ok(module)
-}
-
-/// Classes that are trivial for the purposes of calls travel in registers under the
-/// x86-64 System V ABI; ehir passes every class by address (as the Itanium ABI does for
-/// the others). A call to a function defined elsewhere (for example by g++) with such a
-/// class parameter or result would silently disagree, so it is rejected.
-fn check_external_signatures(prog: &Program, errors: &mut Vec<Diagnostic>) {
-    for f in &prog.funcs {
-        if !f.used || f.body.is_some() || f.implicit.is_some() || f.loc == Loc::NONE {
-            continue;
-        }
-        let by_value = f
-            .params
-            .iter()
-            .chain(std::iter::once(&f.ret))
-            .find_map(|&t| {
-                let c = prog.types.class_of(t)?;
-                let class = prog.class(c);
-                (class.trivial_copy_ctor && class.trivial_dtor).then(|| class.name.clone())
-            });
-        if let Some(name) = by_value {
-            errors.push(Diagnostic::error(
-                f.loc,
-                format!(
-                    "unsupported: passing or returning class '{name}' by value to '{}', which is not defined in this file (x86-64 passes such classes in registers)",
-                    f.display
-                ),
-            ));
-        }
-    }
 }
 
 /// Declares the typeinfo object of a thrown or caught type (and of its public bases).

@@ -9,7 +9,7 @@ use crate::ast::{
 use crate::lexer::Header;
 use crate::mangle::{self, ClassNames, FunctionName};
 use crate::types::{ClassId, Ty, TyKind, TypeTable, builtin_size_align};
-use ehir_core::{Diagnostic, Loc, ModuleCtx, RecordDecl, RecordKind, Type};
+use ehir_core::{Diagnostic, Loc, ModuleCtx, ParamAbi, RecordDecl, RecordKind, Type};
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -230,6 +230,30 @@ impl ClassNames for Program {
 
 fn align_up(x: u64, a: u64) -> u64 {
     if a <= 1 { x } else { x.div_ceil(a) * a }
+}
+
+/// The record alias of [`padding_type`]: no class has it (a class name cannot start
+/// with the digit of `2E`, the escaped `.`).
+pub const PADDING_ALIAS: &str = "rec_2Epadding";
+
+/// `n` bytes of a class that hold no data (where the Itanium layout leaves a gap that
+/// natural layout would not): an array of the empty record `".padding"`, declared on first
+/// use. Bytes without data matter to the C calling convention, which does not pass them
+/// (an eightbyte of padding and floats travels in an SSE register).
+pub fn padding_type(ctx: &mut ModuleCtx, n: u64) -> Type {
+    let alias = ctx.sym(PADDING_ALIAS);
+    if ctx.record(alias).is_none() {
+        let name = ctx.sym(".padding");
+        ctx.declare_record(RecordDecl {
+            alias,
+            kind: RecordKind::Struct,
+            name,
+            fields: Some(Vec::new()),
+            loc: Loc::NONE,
+        });
+    }
+    let record = ctx.types.record(alias);
+    ctx.types.array(record, n)
 }
 
 /// Escapes a class name for a record alias: `std::exception` → `rec_std3A3Aexception`.
@@ -713,8 +737,8 @@ impl Program {
                 params,
                 variadic,
             } => {
-                let (ps, r) = self.cir_signature_parts(ctx, ret, &params, None);
-                ctx.types.func(ps, r, variadic)
+                let (ps, abi, r) = self.cir_signature_parts(ctx, ret, &params, None);
+                ctx.types.func_with_abi(ps, abi, r, variadic)
             }
             TyKind::Class(c) => {
                 let alias = ctx.sym(&self.class(c).alias);
@@ -723,37 +747,61 @@ impl Program {
         }
     }
 
-    /// CIR parameter list and result of a function: a class result is returned through a
-    /// leading pointer parameter (`sret`), then `this`, then the parameters (class and
-    /// reference parameters are pointers).
+    /// Whether a class type is trivial for the purposes of calls (trivial copy
+    /// constructor and destructor), so that the C calling convention passes and returns
+    /// it by value (x86-64: in registers or as a copy on the stack) instead of by address.
+    pub fn passed_by_value(&self, t: Ty) -> bool {
+        self.types.class_of(t).is_some_and(|c| {
+            let class = self.class(c);
+            class.complete && !class.external && class.trivial_copy_ctor && class.trivial_dtor
+        })
+    }
+
+    /// CIR parameter list, their ABI marks and result of a function: a class result is
+    /// returned through a leading pointer parameter, then `this`, then the parameters
+    /// (class and reference parameters are pointers). Classes that are
+    /// [`Program::passed_by_value`] mark their pointer `by_value_result` / `by_value`.
     pub fn cir_signature_parts(
         &self,
         ctx: &mut ModuleCtx,
         ret: Ty,
         params: &[Ty],
         this_class: Option<ClassId>,
-    ) -> (Vec<Type>, Option<Type>) {
+    ) -> (Vec<Type>, Vec<ParamAbi>, Option<Type>) {
         let mut ps = Vec::new();
+        let mut abi = Vec::new();
         let mut r = None;
         if self.types.is_class(ret) {
             let rt = self.cir_type(ctx, ret);
             ps.push(ctx.types.ptr(rt));
+            abi.push(if self.passed_by_value(ret) {
+                ParamAbi::ByValueResult
+            } else {
+                ParamAbi::Default
+            });
         } else if !self.types.is_void(ret) {
             r = Some(self.cir_type(ctx, ret));
         }
         if let Some(c) = this_class {
             let ct = self.cir_type_of_class(ctx, c);
             ps.push(ctx.types.ptr(ct));
+            abi.push(ParamAbi::Default);
         }
         for &p in params {
             let pt = self.cir_type(ctx, p);
             if self.types.is_class(p) {
                 ps.push(ctx.types.ptr(pt));
+                abi.push(if self.passed_by_value(p) {
+                    ParamAbi::ByValue
+                } else {
+                    ParamAbi::Default
+                });
             } else {
                 ps.push(pt);
+                abi.push(ParamAbi::Default);
             }
         }
-        (ps, r)
+        (ps, abi, r)
     }
 
     pub fn cir_type_of_class(&self, ctx: &mut ModuleCtx, c: ClassId) -> Type {
@@ -768,8 +816,8 @@ impl Program {
             FuncKind::Method { is_static: false } | FuncKind::Ctor | FuncKind::Dtor => func.class,
             _ => None,
         };
-        let (ps, r) = self.cir_signature_parts(ctx, func.ret, &func.params, this);
-        ctx.types.func(ps, r, func.variadic)
+        let (ps, abi, r) = self.cir_signature_parts(ctx, func.ret, &func.params, this);
+        ctx.types.func_with_abi(ps, abi, r, func.variadic)
     }
 
     /// Whether calls to `f` cannot throw.
@@ -1104,7 +1152,6 @@ impl Program {
         let size = align_up(dsize.max(1), align);
         // Lay the CIR fields out naturally, inserting byte padding where the Itanium
         // layout leaves gaps; reuse of tail padding cannot be expressed.
-        let u8t = ctx.types.common().u8;
         let mut record_fields = Vec::new();
         let mut index_map = Vec::new();
         let mut at = 0u64;
@@ -1120,19 +1167,19 @@ impl Program {
                 );
             }
             if natural < off {
-                record_fields.push(ctx.types.array(u8t, off - at));
+                record_fields.push(padding_type(ctx, off - at));
             }
             index_map.push(record_fields.len() as u32);
             record_fields.push(ty);
             at = off + fsize;
         }
         if record_fields.is_empty() {
-            record_fields.push(u8t);
+            // An empty class: a record without fields, which occupies one byte.
             at = 1;
         }
         let natural_size = align_up(at, align);
         if natural_size < size {
-            record_fields.push(ctx.types.array(u8t, size - at));
+            record_fields.push(padding_type(ctx, size - at));
         }
         for b in &mut new_bases {
             if let Some(i) = b.field {

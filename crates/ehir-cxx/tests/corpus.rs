@@ -379,7 +379,9 @@ fn mixed_pairs() -> Vec<(PathBuf, PathBuf)> {
     pairs
 }
 
-/// An object built by ehir linked with one built by g++ behaves like both built by g++.
+/// An object built by ehir linked with one built by g++ behaves like both built by g++
+/// (the program built by g++ alone is the oracle), whatever the optimization level of
+/// either half.
 fn check_mixed(ehir_src: &Path, gxx_src: &Path) -> Result<(), String> {
     let dir = tempfile::tempdir().expect("temp dir");
     let dir = dir.path();
@@ -410,38 +412,56 @@ fn check_mixed(ehir_src: &Path, gxx_src: &Path) -> Result<(), String> {
         })?;
     let ll_path = dir.join("ehir.ll");
     std::fs::write(&ll_path, ll).expect("writable");
-    let tc = ehir_llvm::Toolchain {
-        llc: ehir_llvm::find_tool(ehir_llvm::Tool::Llc, None).map_err(|e| e.to_string())?,
-        opt: None,
-        cxx: PathBuf::from("g++"),
-        opt_level: 0,
-    };
-    let ehir_obj = dir.join("ehir.o");
-    tc.compile(&ll_path, &ehir_obj, dir)
-        .map_err(|e| format!("llc: {e}"))?;
-    let gxx_obj = dir.join("gxx.o");
-    let out = Command::new("g++")
-        .args(["-std=c++14", "-w", "-O0", "-c", "-o"])
-        .arg(&gxx_obj)
-        .arg(gxx_src)
-        .output()
-        .expect("g++ runs");
-    if !out.status.success() {
-        return Err(format!(
-            "g++ -c failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
+    let llc = ehir_llvm::find_tool(ehir_llvm::Tool::Llc, None).map_err(|e| e.to_string())?;
+    let opt = ehir_llvm::find_tool(ehir_llvm::Tool::Opt, None).map_err(|e| e.to_string())?;
+    // g++'s half at -O0 and -O2.
+    let mut gxx_objs = Vec::new();
+    for level in ["-O0", "-O2"] {
+        let gxx_obj = dir.join(format!("gxx{level}.o"));
+        let out = Command::new("g++")
+            .args(["-std=c++14", "-w", level, "-c", "-o"])
+            .arg(&gxx_obj)
+            .arg(gxx_src)
+            .output()
+            .expect("g++ runs");
+        if !out.status.success() {
+            return Err(format!(
+                "g++ {level} -c failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        gxx_objs.push((level, gxx_obj));
     }
-    let exe = dir.join("mixed.exe");
-    tc.link(&[ehir_obj, gxx_obj], &[], &exe)
-        .map_err(|e| format!("link: {e}"))?;
-    let got = run_exe(&exe);
-    if got != expected {
-        return Err(format!(
-            "mixed build differs from g++\n--- g++ ---\n{}--- ehir + g++ ---\n{}",
-            show(&expected),
-            show(&got)
-        ));
+    // ehir's half through `llc -O0`, `llc -O2` and `opt -O2` + `llc -O2`, each linked with
+    // both of g++'s.
+    let builds: [(&str, Option<PathBuf>, u8); 3] = [
+        ("llc -O0", None, 0),
+        ("llc -O2", None, 2),
+        ("opt -O2 + llc -O2", Some(opt), 2),
+    ];
+    for (i, (what, opt, opt_level)) in builds.into_iter().enumerate() {
+        let tc = ehir_llvm::Toolchain {
+            llc: llc.clone(),
+            opt,
+            cxx: PathBuf::from("g++"),
+            opt_level,
+        };
+        let ehir_obj = dir.join(format!("ehir{i}.o"));
+        tc.compile(&ll_path, &ehir_obj, dir)
+            .map_err(|e| format!("{what}: {e}"))?;
+        for (level, gxx_obj) in &gxx_objs {
+            let exe = dir.join("mixed.exe");
+            tc.link(&[ehir_obj.clone(), gxx_obj.clone()], &[], &exe)
+                .map_err(|e| format!("link: {e}"))?;
+            let got = run_exe(&exe);
+            if got != expected {
+                return Err(format!(
+                    "mixed build (ehir: {what}, g++ {level}) differs from g++\n--- g++ ---\n{}--- ehir + g++ ---\n{}",
+                    show(&expected),
+                    show(&got)
+                ));
+            }
+        }
     }
     Ok(())
 }

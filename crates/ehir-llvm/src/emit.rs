@@ -5,6 +5,13 @@
 //!   to the union's size); `!cir.bool` is `i1` in registers and `i8` in memory;
 //! - `cir.alloca` → `alloca`, hoisted to the entry block; block parameters → `phi`;
 //! - `cir.try_call` → `invoke`;
+//! - Itanium: `by_value` / `by_value_result` parameters follow the x86-64 System V C ABI
+//!   ([`crate::sysv`]): a class in registers arrives as one LLVM parameter per eightbyte
+//!   (the callee stores them into a local that stands for the CIR parameter; the caller
+//!   loads them from its argument), a class result in registers is the LLVM result (the
+//!   callee's slot is a local; the caller stores the result into its slot, on the normal
+//!   edge of an `invoke`), bigger classes are `byval` arguments and `sret` results, a
+//!   class without data is not passed. The Microsoft path keeps them by address;
 //! - symbols that are referenced but not defined become declarations: callees from the
 //!   call's signature, typeinfo objects as `external constant ptr` (libstdc++ supplies the
 //!   fundamental ones), the runtime functions with their usual attributes.
@@ -42,17 +49,19 @@
 //! Blocks that cannot be reached from the entry block are not emitted.
 
 use crate::ir::{
-    self, Arg, BasicBlock, CallTarget, Clause, FloatPredicate, Inst, IntPredicate, Operand, Param,
-    Ty,
+    self, Arg, BasicBlock, CallTarget, Clause, FloatPredicate, Inst, IntPredicate, MemoryAttr,
+    Operand, Param, Ty,
 };
 use crate::layout::size_align;
 use crate::msvc_rtti::{self, MsRtti};
+use crate::sysv::{self, Passing};
 use crate::typeinfo;
 use ehir_core::printer::Names;
 use ehir_core::{
     AttrData, BinaryOp, Block, CastKind, CmpPredicate, ConstArrayElements, Diagnostic, Diagnostics,
     EntityRef, ExtraData, Function, LandingPadClause, Linkage, Loc, Module, ModuleCtx, Op, OpKind,
-    Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value, ValueDef,
+    ParamAbi, Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value,
+    ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -286,6 +295,51 @@ fn runtime_decl(name: &str) -> Option<RuntimeDecl> {
     }
 }
 
+/// One parameter of an LLVM signature.
+#[derive(Clone, Debug)]
+struct LlvmParam {
+    ty: Ty,
+    attrs: ir::Attrs,
+    memory: Option<MemoryAttr>,
+}
+
+impl LlvmParam {
+    fn plain(ty: Ty, attrs: ir::Attrs) -> Self {
+        LlvmParam {
+            ty,
+            attrs,
+            memory: None,
+        }
+    }
+}
+
+/// How one CIR parameter of a function type becomes LLVM parameters.
+#[derive(Clone, Debug)]
+enum ParamLowering {
+    /// One LLVM parameter: the value itself, or for a class in memory the pointer
+    /// (`byval` / `sret`).
+    Direct,
+    /// A `by_value` class in registers: one LLVM parameter per part (none for a class
+    /// without data). The callee copies them into a local whose address is the CIR
+    /// parameter; the caller loads them from the CIR argument.
+    Parts { parts: Vec<sysv::Part> },
+    /// A `by_value_result` slot of a class returned in registers: no LLVM parameter. The
+    /// callee's slot is a local, returned as the parts (`ret void` without data); the
+    /// caller stores the returned parts into the CIR argument.
+    ResultParts { parts: Vec<sysv::Part> },
+}
+
+/// A `!cir.func` type as LLVM sees it (see [`ModuleEmitter::signature`]).
+#[derive(Clone, Debug)]
+struct LoweredSig {
+    ret: Ty,
+    ret_attrs: ir::Attrs,
+    params: Vec<LlvmParam>,
+    vararg: bool,
+    /// Per CIR parameter.
+    lowering: Vec<ParamLowering>,
+}
+
 pub(crate) struct ModuleEmitter<'m> {
     module: &'m Module,
     ctx: &'m ModuleCtx,
@@ -515,25 +569,141 @@ impl<'m> ModuleEmitter<'m> {
         self.value_ty(t)
     }
 
-    /// Return type, return attributes, parameters (type, attributes) and varargs of a
-    /// `!cir.func` type.
-    #[allow(clippy::type_complexity)]
-    fn signature(&self, sig: Type) -> Result<(Ty, ir::Attrs, Vec<(Ty, ir::Attrs)>, bool), String> {
-        let (params, ret, vararg) = self
-            .ctx
-            .types
+    /// The LLVM signature of a `!cir.func` type: return type and attributes, parameters,
+    /// varargs, and how each CIR parameter maps to them. On the Itanium ABI (x86-64
+    /// System V) `by_value` and `by_value_result` parameters follow the C calling
+    /// convention ([`crate::sysv`]); the Microsoft path keeps every class by address.
+    fn signature(&self, sig: Type) -> Result<LoweredSig, String> {
+        let types = &self.ctx.types;
+        let (params, ret, vararg) = types
             .func_info(sig)
             .ok_or_else(|| format!("{} is not a function type", type_text(self.ctx, sig)))?;
-        let (ret_ty, ret_attrs) = match ret {
+        if let Some(msg) = types.func_abi_error(sig) {
+            return Err(msg);
+        }
+        let (mut ret_ty, ret_attrs) = match ret {
             None => (Ty::Void, vec![]),
-            Some(r) if matches!(self.ctx.types.get(r), TypeData::Void) => (Ty::Void, vec![]),
+            Some(r) if matches!(types.get(r), TypeData::Void) => (Ty::Void, vec![]),
             Some(r) => (self.by_value_ty(r)?, abi_attrs(self.ctx, r)),
         };
-        let params = params
+        let mut out = LoweredSig {
+            ret: Ty::Void,
+            ret_attrs,
+            params: Vec::with_capacity(params.len()),
+            vararg,
+            lowering: Vec::with_capacity(params.len()),
+        };
+        // Registers left for arguments (rdi, rsi, rdx, rcx, r8, r9; xmm0-7): a class that
+        // does not fit entirely goes to memory (psABI 3.2.3: no argument is split).
+        let (mut free_int, mut free_sse) = (6u32, 8u32);
+        for (i, &p) in params.iter().enumerate() {
+            let mark = if self.msvc {
+                ParamAbi::Default
+            } else {
+                types.param_abi(sig, i)
+            };
+            let record = || {
+                types
+                    .pointee(p)
+                    .ok_or_else(|| format!("parameter #{i} is not a pointer to a record"))
+            };
+            let lowering = match mark {
+                ParamAbi::Default => {
+                    let ty = self.by_value_ty(p)?;
+                    match &ty {
+                        Ty::Float | Ty::Double => free_sse = free_sse.saturating_sub(1),
+                        Ty::Int(w) if *w > 64 => {
+                            // Two registers or none (the stack).
+                            free_int = if free_int >= 2 {
+                                free_int - 2
+                            } else {
+                                free_int
+                            };
+                        }
+                        Ty::Int(_) | Ty::Ptr => free_int = free_int.saturating_sub(1),
+                        _ => {}
+                    }
+                    out.params
+                        .push(LlvmParam::plain(ty, abi_attrs(self.ctx, p)));
+                    ParamLowering::Direct
+                }
+                ParamAbi::ByValueResult => {
+                    let record = record()?;
+                    match sysv::classify(self.ctx, record)
+                        .map_err(|m| format!("parameter #{i}: {m}"))?
+                    {
+                        Passing::Ignore => ParamLowering::ResultParts { parts: vec![] },
+                        Passing::Registers(parts) => {
+                            ret_ty = match parts.as_slice() {
+                                [one] => one.ty.clone(),
+                                _ => Ty::Struct(parts.iter().map(|p| p.ty.clone()).collect()),
+                            };
+                            ParamLowering::ResultParts { parts }
+                        }
+                        Passing::Memory { align } => {
+                            free_int = free_int.saturating_sub(1);
+                            out.params.push(LlvmParam {
+                                ty: Ty::Ptr,
+                                attrs: vec![],
+                                memory: Some(MemoryAttr::Sret {
+                                    ty: self.mem_ty(record)?,
+                                    align,
+                                }),
+                            });
+                            ParamLowering::Direct
+                        }
+                    }
+                }
+                ParamAbi::ByValue => {
+                    let record = record()?;
+                    let passing = sysv::classify(self.ctx, record)
+                        .map_err(|m| format!("parameter #{i}: {m}"))?;
+                    let (need_int, need_sse) = passing.registers_needed();
+                    match passing {
+                        Passing::Ignore => ParamLowering::Parts { parts: vec![] },
+                        Passing::Registers(parts)
+                            if need_int <= free_int && need_sse <= free_sse =>
+                        {
+                            free_int -= need_int;
+                            free_sse -= need_sse;
+                            for part in &parts {
+                                out.params.push(LlvmParam::plain(part.ty.clone(), vec![]));
+                            }
+                            ParamLowering::Parts { parts }
+                        }
+                        Passing::Registers(_) | Passing::Memory { .. } => {
+                            // clang: byval with at least eightbyte alignment.
+                            let (_, align) = size_align(self.ctx, record)?;
+                            out.params.push(LlvmParam {
+                                ty: Ty::Ptr,
+                                attrs: vec![],
+                                memory: Some(MemoryAttr::ByVal {
+                                    ty: self.mem_ty(record)?,
+                                    align: align.max(8),
+                                }),
+                            });
+                            ParamLowering::Direct
+                        }
+                    }
+                }
+            };
+            out.lowering.push(lowering);
+        }
+        out.ret = ret_ty;
+        Ok(out)
+    }
+
+    /// LLVM parameters of a declaration.
+    fn declaration_params(sig: &LoweredSig) -> Vec<Param> {
+        sig.params
             .iter()
-            .map(|&p| Ok((self.by_value_ty(p)?, abi_attrs(self.ctx, p))))
-            .collect::<Result<Vec<_>, String>>()?;
-        Ok((ret_ty, ret_attrs, params, vararg))
+            .map(|p| Param {
+                ty: p.ty.clone(),
+                attrs: p.attrs.clone(),
+                memory: p.memory.clone(),
+                name: String::new(),
+            })
+            .collect()
     }
 
     // ---- symbols -------------------------------------------------------------------------------
@@ -568,6 +738,7 @@ impl<'m> ModuleEmitter<'m> {
                         .map(|ty| Param {
                             ty,
                             attrs: vec![],
+                            memory: None,
                             name: String::new(),
                         })
                         .collect(),
@@ -614,23 +785,16 @@ impl<'m> ModuleEmitter<'m> {
         }
         if !self.extern_functions.contains_key(ms) {
             match self.signature(sig) {
-                Ok((ret, ret_attrs, params, vararg)) => {
+                Ok(lowered) => {
                     self.extern_functions.insert(
                         ms.to_string(),
                         ir::Function {
                             name: ms.to_string(),
                             linkage: "",
-                            ret,
-                            ret_attrs,
-                            params: params
-                                .into_iter()
-                                .map(|(ty, attrs)| Param {
-                                    ty,
-                                    attrs,
-                                    name: String::new(),
-                                })
-                                .collect(),
-                            vararg,
+                            params: Self::declaration_params(&lowered),
+                            ret: lowered.ret,
+                            ret_attrs: lowered.ret_attrs,
+                            vararg: lowered.vararg,
                             fn_attrs: vec![],
                             comdat: false,
                             personality: None,
@@ -644,6 +808,30 @@ impl<'m> ModuleEmitter<'m> {
         Some(Operand::Global(ms.to_string()))
     }
 
+    /// MSVC: a function defined elsewhere whose signature passes or returns a class by
+    /// value. This path passes such classes by address (as everywhere in CIR), which is
+    /// consistent among ehir's objects but not what the Microsoft x64 convention does, so
+    /// a call to code built by another compiler would silently disagree.
+    fn check_msvc_external(&mut self, name: &str, sig: Type, loc: Loc) {
+        if !self.msvc {
+            return;
+        }
+        let abi = self.ctx.types.func_abi(sig);
+        if let Some(i) = abi.iter().position(|a| *a != ParamAbi::Default) {
+            let what = if abi[i] == ParamAbi::ByValueResult {
+                "returns a class by value"
+            } else {
+                "passes a class by value"
+            };
+            self.error(
+                loc,
+                format!(
+                    "unsupported: @{name} is not defined in this module and {what} (parameter #{i}); emit-llvm --abi msvc passes such classes by address, not as the Microsoft x64 calling convention does"
+                ),
+            );
+        }
+    }
+
     fn function_ref(&mut self, s: Symbol, sig: Type, loc: Loc) -> Operand {
         if let Some(o) = self.msvc_redirect(s, sig, loc) {
             return o;
@@ -655,24 +843,18 @@ impl<'m> ModuleEmitter<'m> {
         if runtime_decl(name).is_some() {
             return self.runtime(name);
         }
+        self.check_msvc_external(name, sig, loc);
         match self.signature(sig) {
-            Ok((ret, ret_attrs, params, vararg)) => {
+            Ok(lowered) => {
                 self.extern_functions.insert(
                     name.to_string(),
                     ir::Function {
                         name: name.to_string(),
                         linkage: "",
-                        ret,
-                        ret_attrs,
-                        params: params
-                            .into_iter()
-                            .map(|(ty, attrs)| Param {
-                                ty,
-                                attrs,
-                                name: String::new(),
-                            })
-                            .collect(),
-                        vararg,
+                        params: Self::declaration_params(&lowered),
+                        ret: lowered.ret,
+                        ret_attrs: lowered.ret_attrs,
+                        vararg: lowered.vararg,
                         fn_attrs: vec![],
                         comdat: false,
                         personality: None,
@@ -700,6 +882,7 @@ impl<'m> ModuleEmitter<'m> {
                         .map(|ty| Param {
                             ty,
                             attrs: vec![],
+                            memory: None,
                             name: String::new(),
                         })
                         .collect(),
@@ -1001,7 +1184,7 @@ impl<'m> ModuleEmitter<'m> {
 
     fn function(&mut self, f: &'m Function) -> Option<ir::Function> {
         let name = self.name(f.name).to_string();
-        let (ret, ret_attrs, params, vararg) = match self.signature(f.sig) {
+        let lowered = match self.signature(f.sig) {
             Ok(s) => s,
             Err(msg) => {
                 self.error(f.loc, format!("function @{name}: {msg}"));
@@ -1016,20 +1199,14 @@ impl<'m> ModuleEmitter<'m> {
             return None;
         }
         if f.body.is_none() {
+            self.check_msvc_external(&name, f.sig, f.loc);
             return Some(ir::Function {
                 name,
                 linkage: "",
-                ret,
-                ret_attrs,
-                params: params
-                    .into_iter()
-                    .map(|(ty, attrs)| Param {
-                        ty,
-                        attrs,
-                        name: String::new(),
-                    })
-                    .collect(),
-                vararg,
+                params: Self::declaration_params(&lowered),
+                ret: lowered.ret,
+                ret_attrs: lowered.ret_attrs,
+                vararg: lowered.vararg,
                 fn_attrs,
                 comdat: false,
                 personality: None,
@@ -1076,23 +1253,39 @@ impl<'m> ModuleEmitter<'m> {
             n
         });
         let errors_before = self.errors.len();
-        let mut fe = FunctionEmitter::new(self, f);
+        let mut fe = FunctionEmitter::new(self, f, lowered.lowering.clone());
         let (blocks, param_names) = fe.run();
         if self.errors.len() > errors_before {
             return None;
         }
-        let params = params
-            .into_iter()
-            .zip(param_names)
-            .map(|((ty, attrs), name)| Param { ty, attrs, name })
-            .collect();
+        // The LLVM parameters in order, named after the CIR parameters they carry.
+        let mut llvm_params = lowered.params.iter();
+        let mut params = Vec::with_capacity(lowered.params.len());
+        for (lowering, cir_name) in lowered.lowering.iter().zip(&param_names) {
+            let names: Vec<String> = match lowering {
+                ParamLowering::Direct => vec![cir_name.clone()],
+                ParamLowering::Parts { parts } => (0..parts.len())
+                    .map(|k| format!("{cir_name}.coerce{k}"))
+                    .collect(),
+                ParamLowering::ResultParts { .. } => vec![],
+            };
+            for name in names {
+                let Some(p) = llvm_params.next() else { break };
+                params.push(Param {
+                    ty: p.ty.clone(),
+                    attrs: p.attrs.clone(),
+                    memory: p.memory.clone(),
+                    name,
+                });
+            }
+        }
         Some(ir::Function {
             name,
             linkage: linkage_text(f.linkage),
-            ret,
-            ret_attrs,
+            ret: lowered.ret,
+            ret_attrs: lowered.ret_attrs,
             params,
-            vararg,
+            vararg: lowered.vararg,
             fn_attrs,
             comdat: f.linkage == Linkage::LinkOnceOdr,
             personality,
@@ -1147,6 +1340,13 @@ pub(crate) fn type_text(ctx: &ModuleCtx, t: Type) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// A class a call returns in registers: the CIR `by_value_result` argument it goes to.
+struct ReturnedClass {
+    slot: Operand,
+    parts: Vec<sysv::Part>,
+    align: u64,
+}
+
 /// Emits the body of one function.
 struct FunctionEmitter<'a, 'm> {
     m: &'a mut ModuleEmitter<'m>,
@@ -1172,10 +1372,24 @@ struct FunctionEmitter<'a, 'm> {
     funclet_of: BTreeMap<Block, Option<Value>>,
     /// The local name of the current block's funclet pad.
     current_funclet: Option<String>,
+    /// How the function's own CIR parameters arrive (see [`ModuleEmitter::signature`]).
+    lowering: Vec<ParamLowering>,
+    /// A class result returned in registers: the local slot (the CIR `by_value_result`
+    /// parameter), its parts and the slot's alignment. `cir.return` returns its parts.
+    result_slot: Option<(Operand, Vec<sysv::Part>, u64)>,
+}
+
+/// The alignment of the address `offset` bytes into an object aligned to `align`.
+fn offset_align(align: u64, offset: u64) -> u64 {
+    if offset == 0 {
+        align
+    } else {
+        align.min(1 << offset.trailing_zeros())
+    }
 }
 
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
-    fn new(m: &'a mut ModuleEmitter<'m>, func: &'m Function) -> Self {
+    fn new(m: &'a mut ModuleEmitter<'m>, func: &'m Function, lowering: Vec<ParamLowering>) -> Self {
         FunctionEmitter {
             m,
             func,
@@ -1192,7 +1406,124 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             current_label: String::new(),
             funclet_of: BTreeMap::new(),
             current_funclet: None,
+            lowering,
+            result_slot: None,
         }
+    }
+
+    /// `base` advanced by `offset` bytes: the operand and the `getelementptr` that makes
+    /// it (none for offset 0).
+    fn byte_offset(&mut self, base: &Operand, offset: u64) -> (Operand, Option<Inst>) {
+        if offset == 0 {
+            return (base.clone(), None);
+        }
+        let name = self.fresh("part.addr");
+        let gep = Inst::Gep {
+            result: name.clone(),
+            source: Ty::i8(),
+            base: base.clone(),
+            indices: vec![(Ty::i64(), Operand::Int(i128::from(offset)))],
+            inbounds: true,
+        };
+        (Operand::Local(name), Some(gep))
+    }
+
+    /// Loads the register parts of a class from `ptr`: the instructions and the values.
+    fn load_parts(
+        &mut self,
+        ptr: &Operand,
+        parts: &[sysv::Part],
+        align: u64,
+    ) -> (Vec<Inst>, Vec<Operand>) {
+        let mut insts = Vec::new();
+        let mut values = Vec::new();
+        for part in parts {
+            let (addr, gep) = self.byte_offset(ptr, part.offset);
+            insts.extend(gep);
+            let name = self.fresh("part");
+            insts.push(Inst::Load {
+                result: name.clone(),
+                ty: part.ty.clone(),
+                ptr: addr,
+                align: offset_align(align, part.offset) as u32,
+                volatile: false,
+            });
+            values.push(Operand::Local(name));
+        }
+        (insts, values)
+    }
+
+    /// Stores the register parts of a class (`values`, one per part) to `ptr`.
+    fn store_parts(
+        &mut self,
+        ptr: &Operand,
+        parts: &[sysv::Part],
+        values: Vec<Operand>,
+        align: u64,
+    ) -> Vec<Inst> {
+        let mut insts = Vec::new();
+        for (part, value) in parts.iter().zip(values) {
+            let (addr, gep) = self.byte_offset(ptr, part.offset);
+            insts.extend(gep);
+            insts.push(Inst::Store {
+                ty: part.ty.clone(),
+                value,
+                ptr: addr,
+                align: offset_align(align, part.offset) as u32,
+                volatile: false,
+            });
+        }
+        insts
+    }
+
+    /// The record a `by_value` / `by_value_result` pointer points to: its LLVM type and
+    /// alignment.
+    fn pointee_record(&mut self, ptr_ty: Type) -> Option<(Ty, u64)> {
+        let ctx = self.ctx();
+        let record = ctx.types.pointee(ptr_ty)?;
+        let ty = self.m.mem_ty(record).ok()?;
+        let (_, align) = size_align(ctx, record).ok()?;
+        Some((ty, align))
+    }
+
+    /// Allocas for the CIR parameters that arrive in registers (named like the
+    /// parameters, whose uses are their addresses) and the stores that fill them from the
+    /// LLVM parameters; sets [`FunctionEmitter::result_slot`].
+    fn parameter_prologue(&mut self, params: &[Value], names: &[String]) -> Vec<Inst> {
+        let mut prologue = Vec::new();
+        let lowering = self.lowering.clone();
+        for (i, lowering) in lowering.iter().enumerate() {
+            let (parts, is_result) = match lowering {
+                ParamLowering::Direct => continue,
+                ParamLowering::Parts { parts } => (parts, false),
+                ParamLowering::ResultParts { parts } => (parts, true),
+            };
+            let (Some(&p), Some(name)) = (params.get(i), names.get(i)) else {
+                continue;
+            };
+            let Some((ty, align)) = self.pointee_record(self.vty(p)) else {
+                self.m.error(
+                    self.func.loc,
+                    format!("parameter #{i} is not a pointer to a complete record"),
+                );
+                continue;
+            };
+            self.allocas.push(Inst::Alloca {
+                result: name.clone(),
+                ty,
+                align: align as u32,
+            });
+            let slot = Operand::Local(name.clone());
+            if is_result {
+                self.result_slot = Some((slot, parts.clone(), align));
+            } else {
+                let values = (0..parts.len())
+                    .map(|k| Operand::Local(format!("{name}.coerce{k}")))
+                    .collect();
+                prologue.extend(self.store_parts(&slot, parts, values, align));
+            }
+        }
+        prologue
     }
 
     fn ctx(&self) -> &'m ModuleCtx {
@@ -1296,12 +1627,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         if self.m.msvc {
             self.color_funclets(entry);
         }
-        let param_names: Vec<String> = func
-            .dfg
-            .block_params(entry)
-            .iter()
-            .map(|&p| self.value_name(p))
-            .collect();
+        let param_values: Vec<Value> = func.dfg.block_params(entry).to_vec();
+        let param_names: Vec<String> = param_values.iter().map(|&p| self.value_name(p)).collect();
+        let prologue = self.parameter_prologue(&param_values, &param_names);
         let body = func.body.expect("definition");
         let blocks: Vec<Block> = func
             .layout
@@ -1357,9 +1685,10 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             });
         }
         self.insert_phis(&blocks, entry);
-        let allocas = std::mem::take(&mut self.allocas);
+        let mut entry_insts = std::mem::take(&mut self.allocas);
+        entry_insts.extend(prologue);
         let first = &mut self.blocks[0].insts;
-        first.splice(0..0, allocas);
+        first.splice(0..0, entry_insts);
         (std::mem::take(&mut self.blocks), param_names)
     }
 
@@ -1668,6 +1997,37 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 if results.first().is_some_and(|r| {
                     self.alias.contains_key(r) || self.constants.contains_key(r)
                 }) => {}
+            OpKind::Return if self.result_slot.is_some() && operands.is_empty() => {
+                let Some((slot, parts, align)) = self.result_slot.clone() else {
+                    return;
+                };
+                let (loads, values) = self.load_parts(&slot, &parts, align);
+                for inst in loads {
+                    self.emit(inst);
+                }
+                let ret = match (parts.as_slice(), values.as_slice()) {
+                    ([], _) => None,
+                    ([part], [value]) => Some((part.ty.clone(), value.clone())),
+                    _ => {
+                        let ty = Ty::Struct(parts.iter().map(|p| p.ty.clone()).collect());
+                        let mut aggregate = Operand::Undef;
+                        for (k, (part, value)) in parts.iter().zip(values).enumerate() {
+                            let name = self.fresh("ret");
+                            self.emit(Inst::InsertValue {
+                                result: name.clone(),
+                                ty: ty.clone(),
+                                aggregate,
+                                element_ty: part.ty.clone(),
+                                element: value,
+                                index: k as u32,
+                            });
+                            aggregate = Operand::Local(name);
+                        }
+                        Some((ty, aggregate))
+                    }
+                };
+                self.emit(Inst::Ret(ret));
+            }
             OpKind::Return => {
                 let ret = match operands.first() {
                     None => None,
@@ -1762,16 +2122,30 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 });
             }
             OpKind::Call { callee, sig, flags } => {
-                let Some(target) =
+                let Some((target, returned)) =
                     self.call_target(op, callee.expand(), sig, &operands, flags.nothrow)
                 else {
                     return;
                 };
-                let result = results.first().map(|&r| self.value_name(r));
-                self.emit(Inst::Call { result, target });
+                match returned {
+                    None => {
+                        let result = results.first().map(|&r| self.value_name(r));
+                        self.emit(Inst::Call { result, target });
+                    }
+                    Some(returned) => {
+                        let result = self.fresh("call");
+                        self.emit(Inst::Call {
+                            result: Some(result.clone()),
+                            target,
+                        });
+                        for inst in self.store_returned(&returned, &result) {
+                            self.emit(inst);
+                        }
+                    }
+                }
             }
             OpKind::TryCall { callee, sig, flags } => {
-                let Some(target) =
+                let Some((target, returned)) =
                     self.call_target(op, callee.expand(), sig, &operands, flags.nothrow)
                 else {
                     return;
@@ -1781,13 +2155,40 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     self.error(op, "cir.try_call needs a normal and an unwind destination");
                     return;
                 }
-                let result = results.first().map(|&r| self.value_name(r));
+                let Some(returned) = returned else {
+                    let result = results.first().map(|&r| self.value_name(r));
+                    self.emit(Inst::Invoke {
+                        result,
+                        target,
+                        normal: labels[0].clone(),
+                        unwind: labels[1].clone(),
+                    });
+                    return;
+                };
+                // The class result is stored on the normal edge, in a block of its own that
+                // becomes the normal destination's predecessor.
+                let result = self.fresh("call");
+                let stores = self.store_returned(&returned, &result);
+                let label = format!("{}.ret", result);
                 self.emit(Inst::Invoke {
-                    result,
+                    result: Some(result),
                     target,
-                    normal: labels[0].clone(),
+                    normal: label.clone(),
                     unwind: labels[1].clone(),
                 });
+                let normal = self.func.dfg.successors(op).first().copied();
+                if let Some(target_block) = normal.map(|s| self.func.dfg.successor_block(s))
+                    && let Some(incoming) = self.incoming.get_mut(&target_block)
+                    && let Some(entry) = incoming
+                        .iter_mut()
+                        .rev()
+                        .find(|(_, from)| *from == self.current_label)
+                {
+                    entry.1 = label.clone();
+                }
+                let mut insts = stores;
+                insts.push(Inst::Br(labels[0].clone()));
+                self.pending.push(BasicBlock { label, insts });
             }
             OpKind::Binary(b) => self.binary(op, b, &operands, results[0]),
             OpKind::Unary(u) => self.unary(op, u, operands[0], results[0]),
@@ -1982,6 +2383,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                         args: vec![Arg {
                             ty: Ty::i64(),
                             attrs: vec![],
+                            memory: None,
                             value: Operand::Int(i128::from(size)),
                         }],
                         fn_attrs: vec![],
@@ -2094,6 +2496,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                         args: vec![Arg {
                             ty: Ty::Ptr,
                             attrs: vec![],
+                            memory: None,
                             value: ti,
                         }],
                         fn_attrs: vec![],
@@ -2152,6 +2555,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                             args: vec![Arg {
                                 ty: Ty::Ptr,
                                 attrs: vec![],
+                                memory: None,
                                 value,
                             }],
                             fn_attrs: vec!["nounwind"],
@@ -2198,6 +2602,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         }
     }
 
+    /// The callee and arguments of a call, after emitting the loads of the classes it
+    /// passes in registers; also the class result it returns in registers, which the
+    /// caller stores with [`FunctionEmitter::store_returned`].
     fn call_target(
         &mut self,
         op: Op,
@@ -2205,7 +2612,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         sig: Type,
         operands: &[Value],
         nothrow: bool,
-    ) -> Option<CallTarget> {
+    ) -> Option<(CallTarget, Option<ReturnedClass>)> {
         let loc = self.func.dfg.loc(op);
         let (callee_operand, args) = match callee {
             Some(s) => (self.m.function_ref(s, sig, loc), operands),
@@ -2217,37 +2624,124 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 }
             },
         };
-        let (ret, ret_attrs, params, vararg) = match self.m.signature(sig) {
+        let lowered = match self.m.signature(sig) {
             Ok(s) => s,
             Err(msg) => {
                 self.error(op, msg);
                 return None;
             }
         };
-        let mut call_args = Vec::with_capacity(args.len());
+        let mut call_args = Vec::with_capacity(lowered.params.len());
+        let mut llvm_params = lowered.params.iter();
+        let mut returned = None;
         for (i, &a) in args.iter().enumerate() {
             let at = self.vty(a);
-            let ty = self.value_ty(op, at)?;
-            let attrs = match params.get(i) {
-                Some((_, attrs)) => attrs.clone(),
-                None => abi_attrs(self.ctx(), at),
-            };
-            call_args.push(Arg {
-                ty,
-                attrs,
-                value: self.operand(a),
-            });
+            let value = self.operand(a);
+            match lowered.lowering.get(i) {
+                None => {
+                    // A variadic argument.
+                    let ty = self.value_ty(op, at)?;
+                    call_args.push(Arg {
+                        ty,
+                        attrs: abi_attrs(self.ctx(), at),
+                        memory: None,
+                        value,
+                    });
+                }
+                Some(ParamLowering::Direct) => {
+                    let ty = self.value_ty(op, at)?;
+                    let (attrs, memory) = match llvm_params.next() {
+                        Some(p) => (p.attrs.clone(), p.memory.clone()),
+                        None => (abi_attrs(self.ctx(), at), None),
+                    };
+                    call_args.push(Arg {
+                        ty,
+                        attrs,
+                        memory,
+                        value,
+                    });
+                }
+                Some(ParamLowering::Parts { parts }) => {
+                    let Some((_, align)) = self.pointee_record(at) else {
+                        self.error(
+                            op,
+                            format!("argument #{i} is not a pointer to a complete record"),
+                        );
+                        return None;
+                    };
+                    let (loads, values) = self.load_parts(&value, parts, align);
+                    for inst in loads {
+                        self.emit(inst);
+                    }
+                    for (part, v) in parts.iter().zip(values) {
+                        llvm_params.next();
+                        call_args.push(Arg {
+                            ty: part.ty.clone(),
+                            attrs: vec![],
+                            memory: None,
+                            value: v,
+                        });
+                    }
+                }
+                Some(ParamLowering::ResultParts { parts }) => {
+                    let Some((_, align)) = self.pointee_record(at) else {
+                        self.error(
+                            op,
+                            format!("argument #{i} is not a pointer to a complete record"),
+                        );
+                        return None;
+                    };
+                    returned = Some(ReturnedClass {
+                        slot: value,
+                        parts: parts.clone(),
+                        align,
+                    });
+                }
+            }
         }
-        let vararg_params = vararg.then(|| params.iter().map(|(t, _)| t.clone()).collect());
-        Some(CallTarget {
-            ret,
-            ret_attrs,
-            vararg_params,
-            callee: callee_operand,
-            args: call_args,
-            fn_attrs: if nothrow { vec!["nounwind"] } else { vec![] },
-            funclet: None,
-        })
+        let vararg_params = lowered
+            .vararg
+            .then(|| lowered.params.iter().map(|p| p.ty.clone()).collect());
+        // A class without data comes back as `void`: nothing to store.
+        let returned = returned.filter(|r| !r.parts.is_empty());
+        Some((
+            CallTarget {
+                ret: lowered.ret,
+                ret_attrs: lowered.ret_attrs,
+                vararg_params,
+                callee: callee_operand,
+                args: call_args,
+                fn_attrs: if nothrow { vec!["nounwind"] } else { vec![] },
+                funclet: None,
+            },
+            returned,
+        ))
+    }
+
+    /// Stores a class result returned in registers (the call's value `result`) into the
+    /// slot the CIR call passed.
+    fn store_returned(&mut self, r: &ReturnedClass, result: &str) -> Vec<Inst> {
+        let mut insts = Vec::new();
+        let values = match r.parts.as_slice() {
+            [_] => vec![Operand::Local(result.to_string())],
+            _ => {
+                let ty = Ty::Struct(r.parts.iter().map(|p| p.ty.clone()).collect());
+                let mut values = Vec::new();
+                for k in 0..r.parts.len() {
+                    let name = self.fresh("ret.part");
+                    insts.push(Inst::ExtractValue {
+                        result: name.clone(),
+                        ty: ty.clone(),
+                        aggregate: Operand::Local(result.to_string()),
+                        index: k as u32,
+                    });
+                    values.push(Operand::Local(name));
+                }
+                values
+            }
+        };
+        insts.extend(self.store_parts(&r.slot, &r.parts, values, r.align));
+        insts
     }
 
     /// An integer index widened to `i64` (zero-extended when unsigned).
@@ -2379,6 +2873,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 .map(|value| Arg {
                     ty: Ty::Ptr,
                     attrs: vec![],
+                    memory: None,
                     value,
                 })
                 .collect(),
@@ -2435,6 +2930,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 let arg = |value| Arg {
                     ty: Ty::Ptr,
                     attrs: vec![],
+                    memory: None,
                     value,
                 };
                 (callee, vec![arg(self.operand(obj)), arg(ti), arg(dtor)])

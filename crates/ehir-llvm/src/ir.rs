@@ -13,6 +13,8 @@ pub enum Ty {
     Ptr,
     /// `[N x T]`
     Array(u64, Box<Ty>),
+    /// `<N x T>`
+    Vector(u64, Box<Ty>),
     /// A literal struct `{ T, U }`.
     Struct(Vec<Ty>),
     /// A named struct `%name`.
@@ -85,11 +87,22 @@ pub enum Operand {
 /// Parameter/return attributes that matter for the C ABI (`zeroext`, `signext`, `noundef`).
 pub type Attrs = Vec<&'static str>;
 
+/// An attribute that puts a pointer argument's pointee in memory the way the C ABI
+/// does: `byval(T) align N` (a copy in the argument area) or `sret(T) align N` (the slot
+/// of a result returned in memory).
+#[derive(Clone, PartialEq, Debug)]
+pub enum MemoryAttr {
+    ByVal { ty: Ty, align: u64 },
+    Sret { ty: Ty, align: u64 },
+}
+
 /// A call argument.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Arg {
     pub ty: Ty,
     pub attrs: Attrs,
+    /// Written after `attrs`.
+    pub memory: Option<MemoryAttr>,
     pub value: Operand,
 }
 
@@ -363,6 +376,8 @@ pub struct BasicBlock {
 pub struct Param {
     pub ty: Ty,
     pub attrs: Attrs,
+    /// Written after `attrs`.
+    pub memory: Option<MemoryAttr>,
     /// Local name without `%` (ignored for declarations).
     pub name: String,
 }

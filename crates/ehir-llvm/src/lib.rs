@@ -1,7 +1,8 @@
 //! LLVM IR for ehir: a small text model of LLVM IR ([`ir`]) and its writer ([`writer`]),
 //! the lowering of Itanium-phase and MSVC-phase CIR into it ([`emit`], with the Itanium
-//! typeinfo objects of [`typeinfo`] and the Microsoft RTTI and throw tables of
-//! [`msvc_rtti`]), and the toolchain drivers: `llc` + `g++` for the native Itanium build
+//! typeinfo objects of [`typeinfo`], the x86-64 System V classification of classes passed
+//! by value of [`sysv`] and the Microsoft RTTI and throw tables of [`msvc_rtti`]), and the
+//! toolchain drivers: `llc` + `g++` for the native Itanium build
 //! ([`toolchain`]), `llc` + `llvm-dlltool` + `lld-link` for the Microsoft ABI
 //! ([`msvc_toolchain`]).
 
@@ -10,6 +11,7 @@ pub mod ir;
 pub mod layout;
 pub mod msvc_rtti;
 pub mod msvc_toolchain;
+pub mod sysv;
 pub mod toolchain;
 pub mod typeinfo;
 pub mod writer;

@@ -1,7 +1,9 @@
 //! Prints the [`crate::ir`] model as LLVM 19 assembly text (opaque pointers). The output
 //! depends only on the model, so it is deterministic.
 
-use crate::ir::{Arg, BasicBlock, CallTarget, Clause, Function, Global, Inst, Module, Operand, Ty};
+use crate::ir::{
+    Arg, BasicBlock, CallTarget, Clause, Function, Global, Inst, MemoryAttr, Module, Operand, Ty,
+};
 use std::fmt::{self, Write};
 
 /// Prints a module to a string.
@@ -127,6 +129,11 @@ fn write_ty_inner(w: &mut dyn Write, t: &Ty) -> fmt::Result {
             write_ty(w, e)?;
             write!(w, "]")
         }
+        Ty::Vector(n, e) => {
+            write!(w, "<{n} x ")?;
+            write_ty(w, e)?;
+            write!(w, ">")
+        }
         Ty::Struct(fields) => write_struct_body(w, fields),
         Ty::Named(n) => write!(w, "%{}", ident(n)),
         Ty::Token => write!(w, "token"),
@@ -215,6 +222,18 @@ fn write_typed(w: &mut dyn Write, t: &Ty, o: &Operand) -> fmt::Result {
     write_operand(w, o)
 }
 
+/// ` byval(T) align N` / ` sret(T) align N`.
+fn write_memory_attr(w: &mut dyn Write, m: Option<&MemoryAttr>) -> fmt::Result {
+    let (word, ty, align) = match m {
+        None => return Ok(()),
+        Some(MemoryAttr::ByVal { ty, align }) => ("byval", ty, align),
+        Some(MemoryAttr::Sret { ty, align }) => ("sret", ty, align),
+    };
+    write!(w, " {word}(")?;
+    write_ty(w, ty)?;
+    write!(w, ") align {align}")
+}
+
 fn write_attrs_before(w: &mut dyn Write, attrs: &[&str]) -> fmt::Result {
     for a in attrs {
         write!(w, "{a} ")?;
@@ -267,6 +286,7 @@ fn write_function(w: &mut dyn Write, f: &Function) -> fmt::Result {
         for a in &p.attrs {
             write!(w, " {a}")?;
         }
+        write_memory_attr(w, p.memory.as_ref())?;
         if is_definition {
             write!(w, " %{}", ident(&p.name))?;
         }
@@ -323,6 +343,7 @@ fn write_args(w: &mut dyn Write, args: &[Arg]) -> fmt::Result {
         for attr in &a.attrs {
             write!(w, " {attr}")?;
         }
+        write_memory_attr(w, a.memory.as_ref())?;
         write!(w, " ")?;
         write_operand(w, &a.value)?;
     }

@@ -6,8 +6,8 @@ use crate::lexer::{Token, TokenKind};
 use crate::parser::{Names, PResult, Parser};
 use ehir_core::{
     Attr, AttrData, BinaryOp, Block, CallFlags, CaseKind, CastKind, CleanupKind, CmpPredicate,
-    Diagnostic, ExtraData, HandlerKey, LandingPadClause, Loc, Op, OpKind, PackedOption, Symbol,
-    Type, UnaryOp, Value,
+    Diagnostic, ExtraData, HandlerKey, LandingPadClause, Loc, Op, OpKind, PackedOption, ParamAbi,
+    Symbol, Type, UnaryOp, Value,
 };
 use smallvec::SmallVec;
 
@@ -747,9 +747,19 @@ impl<'s> Parser<'s> {
             self.bump();
             self.expect(TokenKind::LParen, "'(' and the argument types")?;
             let mut types: SmallVec<[Type; 4]> = SmallVec::new();
+            let mut abi: SmallVec<[ParamAbi; 4]> = SmallVec::new();
             if !self.eat(TokenKind::RParen) {
                 loop {
                     types.push(self.parse_type()?);
+                    let mark_loc = self.loc();
+                    let mark = self.parse_param_abi();
+                    if mark != ParamAbi::Default && types.len() <= indirect {
+                        return Err(self.error(
+                            mark_loc,
+                            format!("the callee operand cannot be marked '{}'", mark.keyword()),
+                        ));
+                    }
+                    abi.push(mark);
                     if self.eat(TokenKind::RParen) {
                         break;
                     }
@@ -783,7 +793,7 @@ impl<'s> Parser<'s> {
                 }
                 operands.push(self.use_value(t, Some(ty)));
             }
-            sig = self.call_signature(callee, &types[indirect..], ret);
+            sig = self.call_signature(callee, &types[indirect..], &abi[indirect..], ret);
         } else {
             // No signature: from the callee's declaration, a known runtime function, or the
             // arguments (void result).
@@ -888,16 +898,30 @@ impl<'s> Parser<'s> {
 
     /// The `sig` payload of a call with an explicit signature: a variadic callee's own type
     /// when the call passes extra arguments after the fixed ones, else the written types.
-    fn call_signature(&mut self, callee: Option<Symbol>, args: &[Type], ret: Option<Type>) -> Type {
+    fn call_signature(
+        &mut self,
+        callee: Option<Symbol>,
+        args: &[Type],
+        abi: &[ParamAbi],
+        ret: Option<Type>,
+    ) -> Type {
         if let Some(&declared) = callee.and_then(|c| self.function_sigs.get(&c))
             && let Some((params, r, true)) = self.module.ctx.types.func_info(declared)
             && r == ret
             && args.len() >= params.len()
             && args[..params.len()] == *params
+            && (0..abi.len()).all(|i| {
+                let want = if i < params.len() {
+                    self.module.ctx.types.param_abi(declared, i)
+                } else {
+                    ParamAbi::Default
+                };
+                abi[i] == want
+            })
         {
             return declared;
         }
-        self.func_type(args, ret, false)
+        self.func_type_abi(args, abi, ret, false)
     }
 
     /// The signature of a callee named in a call without a signature.

@@ -5,8 +5,8 @@
 use crate::body::FuncState;
 use crate::lexer::{LexError, Lexer, Token, TokenKind, unescape};
 use ehir_core::{
-    Diagnostic, FuncId, Function, Global, Linkage, Loc, Module, Phase, RecordDecl, RecordKind,
-    Symbol, Type, TypeInfoDecl,
+    Diagnostic, FuncId, Function, Global, Linkage, Loc, Module, ParamAbi, Phase, RecordDecl,
+    RecordKind, Symbol, Type, TypeInfoDecl,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
@@ -244,6 +244,35 @@ impl<'s> Parser<'s> {
         let t = self.module.ctx.types.ptr(pointee);
         self.ptr_types.insert(pointee, t);
         t
+    }
+
+    /// A function type with [`ParamAbi`] marks (`abi` may be shorter than `params`).
+    pub(crate) fn func_type_abi(
+        &mut self,
+        params: &[Type],
+        abi: &[ParamAbi],
+        ret: Option<Type>,
+        vararg: bool,
+    ) -> Type {
+        if abi.iter().all(|a| *a == ParamAbi::Default) {
+            return self.func_type(params, ret, vararg);
+        }
+        self.module
+            .ctx
+            .types
+            .func_with_abi(params.to_vec(), abi.to_vec(), ret, vararg)
+    }
+
+    /// The [`ParamAbi`] mark after a parameter's type (`by_value`, `by_value_result`), if
+    /// one is there.
+    pub(crate) fn parse_param_abi(&mut self) -> ParamAbi {
+        if self.tok.kind == TokenKind::Ident
+            && let Some(a) = ParamAbi::from_keyword(self.tok_text())
+        {
+            self.bump();
+            return a;
+        }
+        ParamAbi::Default
     }
 
     pub(crate) fn func_type(&mut self, params: &[Type], ret: Option<Type>, vararg: bool) -> Type {
@@ -628,6 +657,7 @@ impl<'s> Parser<'s> {
         let (name, name_loc) = self.expect_symbol("the function's name")?;
         self.expect(TokenKind::LParen, "'(' and the parameter list")?;
         let mut params: FuncParams<'s> = SmallVec::new();
+        let mut abi: SmallVec<[ParamAbi; 4]> = SmallVec::new();
         let mut vararg = false;
         if !self.eat(TokenKind::RParen) {
             loop {
@@ -645,6 +675,7 @@ impl<'s> Parser<'s> {
                     None
                 };
                 let ty = self.parse_type()?;
+                abi.push(self.parse_param_abi());
                 params.push((param_name, ty));
                 if self.eat(TokenKind::RParen) {
                     break;
@@ -694,7 +725,7 @@ impl<'s> Parser<'s> {
             }
         }
         let types: SmallVec<[Type; 4]> = params.iter().map(|p| p.1).collect();
-        let sig = self.func_type(&types, ret, vararg);
+        let sig = self.func_type_abi(&types, &abi, ret, vararg);
         Ok(FuncHeader {
             name,
             name_loc,

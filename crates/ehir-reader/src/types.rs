@@ -110,6 +110,7 @@ impl Parser<'_> {
                 self.expect(TokenKind::Less, "'<'")?;
                 self.expect(TokenKind::LParen, "'(' and the parameter types")?;
                 let mut params = Vec::new();
+                let mut abi = Vec::new();
                 let mut vararg = false;
                 if !self.eat(TokenKind::RParen) {
                     loop {
@@ -119,6 +120,7 @@ impl Parser<'_> {
                             break;
                         }
                         params.push(self.parse_type_at(depth + 1)?);
+                        abi.push(self.parse_param_abi());
                         if self.eat(TokenKind::RParen) {
                             break;
                         }
@@ -131,7 +133,7 @@ impl Parser<'_> {
                     None
                 };
                 self.expect(TokenKind::Greater, "'>'")?;
-                Ok(self.func_type(&params, ret, vararg))
+                Ok(self.func_type_abi(&params, &abi, ret, vararg))
             }
             "cir.int" => {
                 self.bump();

@@ -357,3 +357,26 @@ fn nesting_limit_for_types_is_a_diagnostic() {
     let text = format!("cir.func @f(%arg0: {ty}) {{\n  cir.return\n}}\n");
     assert_eq!(round_trip("deep.cir", &text), text);
 }
+
+#[test]
+fn param_abi_marks() {
+    // A mark is a parameter's: not the callee operand of an indirect call, and not a word
+    // the parser does not know.
+    let text = "!rec_P = !cir.record<struct \"P\" {!s32i}>\ncir.func @f(%arg0: !cir.ptr<!cir.func<(!cir.ptr<!rec_P> by_value)>>, %arg1: !cir.ptr<!rec_P>) {\n  cir.call %arg0(%arg1) : (!cir.ptr<!cir.func<(!cir.ptr<!rec_P> by_value)>> by_value, !cir.ptr<!rec_P> by_value) -> ()\n  cir.return\n}\n";
+    let e = only_error(text);
+    assert_eq!(
+        e,
+        (
+            3,
+            77,
+            "the callee operand cannot be marked 'by_value'".to_string()
+        )
+    );
+    let e = only_error(
+        "!rec_P = !cir.record<struct \"P\" {!s32i}>\ncir.func @g(!cir.ptr<!rec_P> by_ref)\n",
+    );
+    assert_eq!(
+        e,
+        (2, 30, "expected ',' or ')', found 'by_ref'".to_string())
+    );
+}

@@ -250,6 +250,12 @@ impl FuncVerifier<'_> {
                 format!("the signature of @{name} cannot mention a token type"),
             ));
         }
+        if let Some(msg) = self.ctx.types.func_abi_error(self.func.sig) {
+            self.error(Diagnostic::error(
+                self.func.loc,
+                format!("the signature of @{name}: {msg}"),
+            ));
+        }
     }
 
     /// Token flow, operand and result types, and block arguments of one op.
@@ -948,6 +954,9 @@ impl FuncVerifier<'_> {
             c.err(format!("the signature of '{name}' is not a function type"));
             return;
         };
+        if let Some(msg) = self.ctx.types.func_abi_error(sig) {
+            c.err(format!("the signature of '{name}': {msg}"));
+        }
         let operands = c.operands();
         let first_arg = if callee.is_some() { 0 } else { 1 };
         if callee.is_none() {
