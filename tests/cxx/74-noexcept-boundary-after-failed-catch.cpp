@@ -3,7 +3,10 @@
 // throw unwind first and the cleanup inside the try runs; then std::terminate is called
 // right after the failed match -- the object between the try and the noexcept boundary
 // is never destroyed. (g++'s behaviour, which every phase and both ABIs reproduce.
-// wrapper() may throw on its other path, so main's handler is live.)
+// main reaches the noexcept function through a global function pointer, so that no
+// optimizer can see that this call only reaches a noexcept function and drop main's
+// handler: the search would then fail and std::terminate run before anything unwinds,
+// which C++ also allows.)
 #include <stdio.h>
 #include <stdlib.h>
 #include <exception>
@@ -46,15 +49,17 @@ void wrapper(int mode) {
   guarded();
 }
 
+void (*call_wrapper)(int) = wrapper;
+
 int main() {
   std::set_terminate(on_terminate);
   try {
-    wrapper(0);
+    call_wrapper(0);
   } catch (int i) {
     printf("caught %d\n", i);
   }
   try {
-    wrapper(1);
+    call_wrapper(1);
   } catch (int i) {
     printf("caught %d, not reached\n", i);
   }

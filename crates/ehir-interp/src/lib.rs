@@ -18,7 +18,9 @@
 //!   [`Event::Escape`]), destroyed, and the run exits with status 1; a normal return
 //!   exits 0.
 //! - Parameters of the entry get zero scalars and pointers to fresh zeroed storage of
-//!   the pointee type (`&arg0+0`; opaque records get [`OPAQUE_RECORD_SIZE`] bytes).
+//!   the pointee type (`&arg0+0`; opaque records get [`OPAQUE_RECORD_SIZE`] bytes),
+//!   except `main(int argc, char **argv)`, which gets `argc == 1` and `argv == {
+//!   "ehir-program", NULL }` ([`PROGRAM_NAME`]) as from a C runtime.
 //!
 //! # Exit statuses
 //! `exit(n)` → `n & 0xff`; `abort()` and `std::terminate` → 134 ([`EXIT_ABORT`],
@@ -374,6 +376,34 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
     })
 }
 
+/// The name `argv[0]` gives the program.
+pub const PROGRAM_NAME: &str = "ehir-program";
+
+/// `argv` of `main`: `{ "ehir-program", NULL }` in fresh read-only storage.
+fn main_argv(m: &mut Machine<'_>) -> Result<u64, Stop> {
+    m.string_count += 1;
+    let name = m
+        .mem
+        .allocate(
+            PROGRAM_NAME.len() as u64 + 1,
+            AllocKind::HarnessString(m.string_count),
+            m.frame_bytes,
+        )
+        .map_err(|e| m.mem_error(e))?;
+    m.mem
+        .write_bytes(name, PROGRAM_NAME.as_bytes())
+        .map_err(|e| m.mem_error(e))?;
+    m.mem.set_read_only(name);
+    let argv = m
+        .mem
+        .allocate(16, AllocKind::Param(1), m.frame_bytes)
+        .map_err(|e| m.mem_error(e))?;
+    m.mem
+        .write_uint(argv, 8, name)
+        .map_err(|e| m.mem_error(e))?;
+    Ok(argv)
+}
+
 /// Sets up globals and the entry's arguments and runs until the entry returns.
 fn start(m: &mut Machine<'_>, fid: FuncId, catches: bool) -> Result<SyncEnd, Stop> {
     m.init_globals()?;
@@ -390,7 +420,19 @@ fn start(m: &mut Machine<'_>, fid: FuncId, catches: bool) -> Result<SyncEnd, Sto
                 .collect()
         })
         .unwrap_or_default();
-    for (i, &t) in params.iter().enumerate() {
+    // `int main(int argc, char **argv)` starts as a C runtime starts it: one argument,
+    // the program's name (`argv[0]`), then a null pointer.
+    let is_main = module.ctx.name(func.name) == "main";
+    if is_main
+        && params.len() >= 2
+        && matches!(m.layouts.get(params[0]).scalar, Scalar::Int { .. })
+        && matches!(m.layouts.get(params[1]).scalar, Scalar::Ptr)
+    {
+        let argv = main_argv(m)?;
+        args.push(1);
+        args.push(argv);
+    }
+    for (i, &t) in params.iter().enumerate().skip(args.len()) {
         let v = match m.layouts.get(t).scalar {
             Scalar::Ptr => {
                 let pointee = module.ctx.types.pointee(t);
