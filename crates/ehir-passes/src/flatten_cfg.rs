@@ -304,6 +304,8 @@ enum HandlerJob {
 }
 
 struct TryState {
+    /// Where the `cir.try` was (for its dispatch).
+    loc: Loc,
     handlers: Vec<HandlerKey>,
     regions: Vec<Region>,
     /// Placeholder block ending the try's EH area; removed when the try is done.
@@ -1620,6 +1622,7 @@ impl<'a> Flattener<'a> {
                     self.eh_flags(links.eh)
                 };
                 let state = TryState {
+                    loc,
                     handlers,
                     regions: handler_regions,
                     marker,
@@ -2174,6 +2177,7 @@ impl<'a> Flattener<'a> {
             return Ok(());
         };
         let marker = s.marker;
+        let try_loc = s.loc;
         let handlers = s.handlers.clone();
         let regions = s.regions.clone();
         self.place_before(dispatch, marker);
@@ -2245,7 +2249,7 @@ impl<'a> Flattener<'a> {
             &[token],
             &[],
             &succs,
-            Loc::NONE,
+            try_loc,
         );
         let ContainerData::Try(s) = &mut self.container(idx).data else {
             unreachable!()

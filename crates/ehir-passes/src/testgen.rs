@@ -5,8 +5,10 @@
 //! scopes, `if`/`else`, bounded `for`/`while`/`do` loops with `break`/`continue`,
 //! `switch`es, ternaries, `return`s with a value, forward and (bounded) backward `goto`s,
 //! cleanup scopes of each kind, `try` with typed and catch-all handlers (and now and then an
-//! explicit `unwind`, a `filter` or a `terminate` handler), `throw`s of `int` and `float`,
-//! rethrows, and calls to the other functions. Every observable effect is a call to an
+//! explicit `unwind`, a `filter` or a `terminate` handler, or a catch-all region taking the
+//! exception's token), arrays of class objects (`cir.array.ctor` with and without a
+//! partial-destruction region, destroyed by `cir.array.dtor` in an `all` cleanup),
+//! `throw`s of `int` and `float`, rethrows, and calls to the other functions. Every observable effect is a call to an
 //! external function (`@ev`, `@dtor`, `@caught`, ...), so an interpreter trace shows what
 //! ran. Programs always terminate: loops run at most three times and a backward `goto` is
 //! taken at most twice. The same seed gives the same program.
@@ -70,8 +72,12 @@ impl Default for GenConfig {
     }
 }
 
-/// The external functions a generated program calls (declared in every module).
+/// The external functions a generated program calls (declared in every module), and the
+/// element type of its arrays.
 pub const PROLOGUE: &str = "\
+!rec_E = !cir.record<struct \"E\" {!s32i}>
+cir.func @elem_ctor(!cir.ptr<!rec_E>)
+cir.func @elem_dtor(!cir.ptr<!rec_E>)
 cir.func @ev(!s32i)
 cir.func nothrow @ev_nothrow(!s32i)
 cir.func @dtor(!s32i)
@@ -92,6 +98,9 @@ struct Ctx {
     in_cleanup: bool,
     /// Inside a catch handler: rethrow allowed.
     in_handler: bool,
+    /// Inside the body of a `filter` try: no other (nested specifications are not
+    /// expressible at the Itanium phase, and C++ gives a function one).
+    in_filter: bool,
     /// Labels that a `cir.goto` here may target: (name, backward counter slot).
     labels: Vec<(String, Option<String>)>,
     /// Loop counters in scope (slot names).
@@ -371,6 +380,10 @@ impl FuncGen<'_> {
                     self.line(&format!("cir.return {v} : !s32i"));
                     self.indent -= 1;
                     self.line("}");
+                    return false;
+                }
+                44 if !deep && !ctx.in_cleanup => {
+                    self.array_stmt(ctx);
                     return false;
                 }
                 45..=47 if !ctx.labels.is_empty() && !ctx.in_cleanup => {
@@ -700,6 +713,52 @@ impl FuncGen<'_> {
         }
     }
 
+    /// An array of class objects: `cir.array.ctor` (with its partial-destruction
+    /// region), then a cleanup scope whose cleanup destroys the array with
+    /// `cir.array.dtor`, as a front end emits `E a[N]; ...`.
+    fn array_stmt(&mut self, ctx: &Ctx) {
+        let n = 1 + self.rng.below(4);
+        let id = self.id();
+        let ty = format!("!cir.array<!rec_E x {n}>");
+        let a = self.value();
+        self.line(&format!(
+            "{a} = cir.alloca {ty}, !cir.ptr<{ty}>, [\"a{id}\", init]"
+        ));
+        let element_call = |g: &mut Self, callee: &str| {
+            let b = g.next_block;
+            g.next_block += 1;
+            let e = g.value();
+            g.line(&format!("^bb{b}({e}: !cir.ptr<!rec_E>):"));
+            g.indent += 1;
+            g.line(&format!(
+                "cir.call @{callee}({e}) : (!cir.ptr<!rec_E>) -> ()"
+            ));
+            g.line("cir.yield");
+            g.indent -= 1;
+        };
+        self.line(&format!("cir.array.ctor({a} : !cir.ptr<{ty}>) {{"));
+        element_call(self, "elem_ctor");
+        if self.rng.chance(80) {
+            self.line("} cleanup {");
+            element_call(self, "elem_dtor");
+        }
+        self.line("}");
+        self.line("cir.cleanup.scope {");
+        let inner = Ctx {
+            depth: ctx.depth + 1,
+            ..ctx.clone()
+        };
+        self.region(&inner);
+        self.line("} cleanup all {");
+        self.indent += 1;
+        self.line(&format!("cir.array.dtor({a} : !cir.ptr<{ty}>) {{"));
+        element_call(self, "elem_dtor");
+        self.line("}");
+        self.line("cir.yield");
+        self.indent -= 1;
+        self.line("}");
+    }
+
     fn cleanup_scope(&mut self, ctx: &Ctx) {
         let kind = ["normal", "eh", "all"][self.rng.below(3) as usize];
         self.line("cir.cleanup.scope {");
@@ -723,6 +782,7 @@ impl FuncGen<'_> {
                 in_handler: false,
                 labels: Vec::new(),
                 counters: ctx.counters.clone(),
+                in_filter: ctx.in_filter,
             };
             self.stmt(&cleanup_ctx, false);
         }
@@ -736,12 +796,14 @@ impl FuncGen<'_> {
     }
 
     fn try_stmt(&mut self, ctx: &Ctx) {
-        let inner = Ctx {
-            depth: ctx.depth + 1,
-            ..ctx.clone()
-        };
         // Occasionally a noexcept boundary or an exception specification.
         let special = self.rng.below(100);
+        let filter = (5..10).contains(&special) && !ctx.in_filter;
+        let inner = Ctx {
+            depth: ctx.depth + 1,
+            in_filter: ctx.in_filter || filter,
+            ..ctx.clone()
+        };
         self.line("cir.try {");
         self.region(&inner);
         if special < 5 {
@@ -752,7 +814,7 @@ impl FuncGen<'_> {
             self.line("}");
             return;
         }
-        if special < 10 {
+        if filter {
             let types = if self.rng.chance(50) {
                 "[#cir.global_view<@_ZTIi> : !cir.ptr<!u8i>]"
             } else {
@@ -795,7 +857,13 @@ impl FuncGen<'_> {
         }
         match self.rng.below(3) {
             0 => {
-                self.line("} catch all {");
+                if self.rng.chance(30) {
+                    // A handler region that takes the exception's token.
+                    let t = self.value();
+                    self.line(&format!("}} catch all ({t} : !cir.eh_token) {{"));
+                } else {
+                    self.line("} catch all {");
+                }
                 self.indent += 1;
                 let p = self.value();
                 self.line(&format!("{p} = cir.catch_param : !cir.ptr<!void>"));

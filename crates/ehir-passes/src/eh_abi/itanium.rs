@@ -35,6 +35,13 @@
 //! - The function gets the personality `__gxx_personality_v0` (when it has a landing pad)
 //!   and the phase `itanium`. Blocks that the rewrites leave unreachable are removed.
 //!
+//! Not expressible (reported as an error): a landing pad that an exception leaves through
+//! two different exception specifications (nested `filter`s in one function). Every
+//! filter failure is just a negative selector, so the code after the pad could not tell
+//! whether the inner specification failed (call `std::unexpected` now) or the outer one
+//! (run the cleanups in between first). C++ gives a function one specification, and clang
+//! never nests them either.
+//!
 //! [`lower_function`] sees one function and the module's shared tables, so it cannot add
 //! the declarations of the runtime functions it calls (`__cxa_begin_catch`,
 //! `__cxa_end_catch`, `__cxa_call_unexpected`, `std::terminate`); the verifier wants every
@@ -552,6 +559,19 @@ impl<'a> Lowering<'a> {
                                 }
                                 HandlerKey::Filter(a) => {
                                     let list = self.filter_symbols(op, a)?;
+                                    // Every filter's failure is a negative selector, and
+                                    // LLVM IR cannot name one filter's: a pad reached by
+                                    // two different specifications could not tell which
+                                    // one failed (clang never nests them: a function has
+                                    // one specification).
+                                    if plan.clauses.iter().any(
+                                        |c| matches!(c, LandingPadClause::Filter(l) if *l != list),
+                                    ) {
+                                        return Err(self.error(
+                                            op,
+                                            "eh-abi-lowering=itanium: an exception can meet two different exception specifications (`filter`) in this function; an Itanium landing pad cannot tell which one failed",
+                                        ));
+                                    }
                                     add(&mut plan, LandingPadClause::Filter(list));
                                 }
                                 HandlerKey::Terminate => {
