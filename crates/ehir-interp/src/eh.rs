@@ -434,6 +434,7 @@ impl<'m> Machine<'m> {
             self.continue_unwinding_out(exn)
         } else {
             let s = succs[succs.len() - 1];
+            self.leave_funclets_for(func.dfg.successor_block(s))?;
             self.jump(s, Some(u64::from(exn)))
         }
     }
@@ -502,6 +503,7 @@ impl<'m> Machine<'m> {
         self.pop_pad(Pad::Cleanup { exn });
         match func.dfg.successors(op).first() {
             Some(&s) => {
+                self.leave_funclets_for(func.dfg.successor_block(s))?;
                 self.cur.landed = Some(exn);
                 self.jump(s, Some(u64::from(exn)))
             }
@@ -926,7 +928,8 @@ impl<'m> Machine<'m> {
         Ok(false)
     }
 
-    /// Before an exception lands at the pad starting `block`: the funclets it leaves —
+    /// Before an exception enters the pad starting `block` (from a call, a `cleanupret`
+    /// or a `catchswitch` that unwinds on): the funclets it leaves —
     /// every active funclet nested deeper than the pad's parent (`within none`: all of
     /// them) — end, and a catch funclet left that way ends its catch (the caught
     /// exception is destroyed unless rethrown), as `__CxxFrameHandler3` does when a
