@@ -429,6 +429,22 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         }
     }
 
+    /// `(kind, %a, %b) : `
+    fn kind_and_vals(&self, o: &mut Vec<u8>, kind: &str, vs: &[Value]) {
+        o.s("(");
+        o.s(kind);
+        o.s(", ");
+        self.vals(o, vs);
+        o.s(") : ");
+    }
+
+    /// `%a, %b : A, B`
+    fn vals_and_types(&mut self, o: &mut Vec<u8>, vs: &[Value]) {
+        self.vals(o, vs);
+        o.s(" : ");
+        self.types_of(o, vs);
+    }
+
     fn sym(&self, o: &mut Vec<u8>, s: Symbol) {
         push_symbol(o, self.ctx.name(s));
     }
@@ -524,6 +540,19 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             /// The op whose region this is, and the index of the region.
             owner: Option<(Op, usize)>,
         }
+        impl Frame {
+            /// The frame of region `owner.1` of op `owner.0`, whose entry block is `entry`.
+            fn nested(entry: Option<Block>, depth: usize, owner: (Op, usize)) -> Frame {
+                Frame {
+                    next_block: entry,
+                    next_op: None,
+                    depth,
+                    entry,
+                    function_body: false,
+                    owner: Some(owner),
+                }
+            }
+        }
         let func = self.func;
         let entry = func.layout.entry_block(region);
         let mut stack = vec![Frame {
@@ -545,14 +574,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     // Print the first region; the others follow when it closes.
                     o.s(" {\n");
                     let e = func.layout.entry_block(first);
-                    stack.push(Frame {
-                        next_block: e,
-                        next_op: None,
-                        depth: d + 1,
-                        entry: e,
-                        function_body: false,
-                        owner: Some((op, 0)),
-                    });
+                    stack.push(Frame::nested(e, d + 1, (op, 0)));
                 } else {
                     if let OpKind::Ternary = func.dfg.kind(op) {
                         self.op_tail(o, op);
@@ -603,14 +625,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     self.region_separator(o, op, next);
                     o.s(" {\n");
                     let e = func.layout.entry_block(r);
-                    stack.push(Frame {
-                        next_block: e,
-                        next_op: None,
-                        depth: d + 1,
-                        entry: e,
-                        function_body: false,
-                        owner: Some((op, next)),
-                    });
+                    stack.push(Frame::nested(e, d + 1, (op, next)));
                 } else {
                     self.op_tail(o, op);
                     o.s("\n");
@@ -671,15 +686,23 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         }
     }
 
+    /// `^a, ^b(%x : T)`
+    fn succ_list(&mut self, o: &mut Vec<u8>, succs: &[Successor]) {
+        for (i, &s) in succs.iter().enumerate() {
+            if i > 0 {
+                o.s(", ");
+            }
+            self.succ(o, s);
+        }
+    }
+
     fn succ(&mut self, o: &mut Vec<u8>, s: Successor) {
         let dfg = &self.func.dfg;
         self.names.push_block(o, dfg.successor_block(s));
         let args = dfg.successor_args(s);
         if !args.is_empty() {
             o.s("(");
-            self.vals(o, args);
-            o.s(" : ");
-            self.types_of(o, args);
+            self.vals_and_types(o, args);
             o.s(")");
         }
     }
@@ -738,9 +761,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             OpKind::Return | OpKind::Yield => {
                 if !operands.is_empty() {
                     o.s(" ");
-                    self.vals(o, operands);
-                    o.s(" : ");
-                    self.types_of(o, operands);
+                    self.vals_and_types(o, operands);
                 }
             }
             OpKind::Alloca {
@@ -766,34 +787,14 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 }
             }
             OpKind::Load { align, volatile } => {
-                o.s(" ");
-                if volatile {
-                    o.s("volatile ");
-                }
-                if align != 0 {
-                    o.s("align(");
-                    o.u(align as u64);
-                    o.s(") ");
-                }
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                push_memory_flags(o, align, volatile);
+                self.vals_and_types(o, operands);
                 o.s(", ");
                 self.types_of(o, results);
             }
             OpKind::Store { align, volatile } => {
-                o.s(" ");
-                if volatile {
-                    o.s("volatile ");
-                }
-                if align != 0 {
-                    o.s("align(");
-                    o.u(align as u64);
-                    o.s(") ");
-                }
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                push_memory_flags(o, align, volatile);
+                self.vals_and_types(o, operands);
             }
             OpKind::Const { value } => {
                 o.s(" ");
@@ -827,12 +828,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 o.s(")");
                 if let OpKind::TryCall { .. } = kind {
                     o.s(" ");
-                    for (i, &s) in succs.iter().enumerate() {
-                        if i > 0 {
-                            o.s(", ");
-                        }
-                        self.succ(o, s);
-                    }
+                    self.succ_list(o, succs);
                 }
                 if flags.nothrow {
                     o.s(" nothrow");
@@ -840,29 +836,17 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 self.call_sig(o, op);
             }
             OpKind::Binary(k) => {
-                o.s("(");
-                o.s(k.name());
-                o.s(", ");
-                self.vals(o, operands);
-                o.s(") : ");
+                self.kind_and_vals(o, k.name(), operands);
                 self.types_of(o, results);
             }
             OpKind::Unary(k) => {
-                o.s("(");
-                o.s(k.name());
-                o.s(", ");
-                self.vals(o, operands);
-                o.s(") : ");
+                self.kind_and_vals(o, k.name(), operands);
                 self.types_of(o, operands);
                 o.s(", ");
                 self.types_of(o, results);
             }
             OpKind::Cmp(k) => {
-                o.s("(");
-                o.s(k.name());
-                o.s(", ");
-                self.vals(o, operands);
-                o.s(") : ");
+                self.kind_and_vals(o, k.name(), operands);
                 self.types_of(o, operands.get(..1).unwrap_or(&[]));
                 o.s(", ");
                 self.types_of(o, results);
@@ -871,9 +855,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 o.s(" ");
                 o.s(k.name());
                 o.s(" ");
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                self.vals_and_types(o, operands);
                 o.s(" -> ");
                 self.types_of(o, results);
             }
@@ -916,9 +898,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             OpKind::BaseClassAddr { offset, nonnull }
             | OpKind::DerivedClassAddr { offset, nonnull } => {
                 o.s(" ");
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                self.vals_and_types(o, operands);
                 if nonnull {
                     o.s(" nonnull");
                 }
@@ -942,9 +922,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             OpKind::Throw { type_info, dtor } => {
                 if !operands.is_empty() {
                     o.s(" ");
-                    self.vals(o, operands);
-                    o.s(" : ");
-                    self.types_of(o, operands);
+                    self.vals_and_types(o, operands);
                     if let Some(t) = type_info.expand() {
                         o.s(", ");
                         self.sym(o, t);
@@ -962,9 +940,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             OpKind::Resume | OpKind::EhTerminate => {
                 if !operands.is_empty() {
                     o.s(" ");
-                    self.vals(o, operands);
-                    o.s(" : ");
-                    self.types_of(o, operands);
+                    self.vals_and_types(o, operands);
                 }
             }
             OpKind::Unreachable
@@ -996,9 +972,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             }
             OpKind::SwitchFlat { cases } => {
                 o.s(" ");
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                self.vals_and_types(o, operands);
                 o.s(", ");
                 if let Some(&d) = succs.first() {
                     self.succ(o, d);
@@ -1023,16 +997,9 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             }
             OpKind::IndirectBr => {
                 o.s(" ");
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                self.vals_and_types(o, operands);
                 o.s(", [");
-                for (i, &s) in succs.iter().enumerate() {
-                    if i > 0 {
-                        o.s(", ");
-                    }
-                    self.succ(o, s);
-                }
+                self.succ_list(o, succs);
                 o.s("]");
             }
             OpKind::BlockAddress { label } => {
@@ -1059,24 +1026,19 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             }
             OpKind::Switch => {
                 o.s(" (");
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                self.vals_and_types(o, operands);
                 o.s(")");
             }
             OpKind::Case { kind: ck, values } => {
                 o.s(" (");
                 o.s(ck.name());
-                o.s(", [");
-                if let ExtraData::CaseValues(vs) = dfg.extra(values) {
-                    for (i, &a) in vs.iter().enumerate() {
-                        if i > 0 {
-                            o.s(", ");
-                        }
-                        push_attr(o, self.types, ctx, a);
-                    }
-                }
-                o.s("])");
+                o.s(", ");
+                let vs: &[Attr] = match dfg.extra(values) {
+                    ExtraData::CaseValues(vs) => vs,
+                    _ => &[],
+                };
+                push_attr_list(o, self.types, ctx, vs);
+                o.s(")");
             }
             OpKind::Ternary => {
                 o.s("(");
@@ -1086,9 +1048,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             OpKind::CleanupScope { .. } | OpKind::Try { .. } => {}
             OpKind::ArrayCtor | OpKind::ArrayDtor => {
                 o.s("(");
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                self.vals_and_types(o, operands);
                 o.s(")");
             }
             OpKind::EhInitiate { cleanup } => {
@@ -1100,9 +1060,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             }
             OpKind::EhDispatch { keys } => {
                 o.s(" ");
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                self.vals_and_types(o, operands);
                 o.s(" [");
                 for (i, key) in dfg.handlers(keys).iter().enumerate() {
                     o.s("\n");
@@ -1133,9 +1091,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             }
             OpKind::BeginCleanup | OpKind::BeginCatch => {
                 o.s(" ");
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                self.vals_and_types(o, operands);
                 o.s(" -> ");
                 if results.len() == 1 {
                     self.types_of(o, results);
@@ -1147,9 +1103,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             }
             OpKind::EndCleanup | OpKind::EndCatch | OpKind::ResumeFlat => {
                 o.s(" ");
-                self.vals(o, operands);
-                o.s(" : ");
-                self.types_of(o, operands);
+                self.vals_and_types(o, operands);
             }
             OpKind::EhLandingPad { cleanup, clauses } => {
                 if cleanup {
@@ -1196,12 +1150,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     &succs[..succs.len().saturating_sub(1)]
                 };
                 o.s(" [");
-                for (i, &s) in handlers.iter().enumerate() {
-                    if i > 0 {
-                        o.s(", ");
-                    }
-                    self.succ(o, s);
-                }
+                self.succ_list(o, handlers);
                 o.s("] unwind to ");
                 match (unwind_to_caller, succs.last()) {
                     (false, Some(&s)) => self.succ(o, s),
@@ -1404,6 +1353,31 @@ pub fn write_attr(w: &mut dyn Write, ctx: &ModuleCtx, a: Attr) -> io::Result<()>
     w.write_all(&o)
 }
 
+/// ` volatile align(N) ` of `cir.load` and `cir.store` (each part only when it applies).
+fn push_memory_flags(o: &mut Vec<u8>, align: u16, volatile: bool) {
+    o.s(" ");
+    if volatile {
+        o.s("volatile ");
+    }
+    if align != 0 {
+        o.s("align(");
+        o.u(align as u64);
+        o.s(") ");
+    }
+}
+
+/// `[a, b]`
+fn push_attr_list(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx, items: &[Attr]) {
+    o.s("[");
+    for (i, &x) in items.iter().enumerate() {
+        if i > 0 {
+            o.s(", ");
+        }
+        push_attr(o, types, ctx, x);
+    }
+    o.s("]");
+}
+
 fn push_attr(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx, a: Attr) {
     match ctx.attrs.get(a) {
         AttrData::Int { value, ty } => {
@@ -1460,14 +1434,7 @@ fn push_attr(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx, a: Attr) {
                     o.b(types.get(ctx, *ty));
                 }
                 ConstArrayElements::Attrs(items) => {
-                    o.s("[");
-                    for (i, &x) in items.iter().enumerate() {
-                        if i > 0 {
-                            o.s(", ");
-                        }
-                        push_attr(o, types, ctx, x);
-                    }
-                    o.s("]");
+                    push_attr_list(o, types, ctx, items);
                 }
             }
             o.s("> : ");
@@ -1482,14 +1449,7 @@ fn push_attr(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx, a: Attr) {
             o.b(types.get(ctx, *ty));
         }
         AttrData::List(items) => {
-            o.s("[");
-            for (i, &x) in items.iter().enumerate() {
-                if i > 0 {
-                    o.s(", ");
-                }
-                push_attr(o, types, ctx, x);
-            }
-            o.s("]");
+            push_attr_list(o, types, ctx, items);
         }
     }
 }

@@ -130,43 +130,20 @@ impl TypeStore {
             index.insert(t, id);
             id
         };
+        let int = |width, signed| TypeData::Int { width, signed };
         let void = add(TypeData::Void);
-        let u8 = add(TypeData::Int {
-            width: 8,
-            signed: false,
-        });
+        let u8 = add(int(8, false));
         let common = CommonTypes {
             void,
             bool: add(TypeData::Bool),
-            s8: add(TypeData::Int {
-                width: 8,
-                signed: true,
-            }),
-            s16: add(TypeData::Int {
-                width: 16,
-                signed: true,
-            }),
-            s32: add(TypeData::Int {
-                width: 32,
-                signed: true,
-            }),
-            s64: add(TypeData::Int {
-                width: 64,
-                signed: true,
-            }),
+            s8: add(int(8, true)),
+            s16: add(int(16, true)),
+            s32: add(int(32, true)),
+            s64: add(int(64, true)),
             u8,
-            u16: add(TypeData::Int {
-                width: 16,
-                signed: false,
-            }),
-            u32: add(TypeData::Int {
-                width: 32,
-                signed: false,
-            }),
-            u64: add(TypeData::Int {
-                width: 64,
-                signed: false,
-            }),
+            u16: add(int(16, false)),
+            u32: add(int(32, false)),
+            u64: add(int(64, false)),
             float: add(TypeData::Float),
             double: add(TypeData::Double),
             void_ptr: add(TypeData::Ptr(void)),

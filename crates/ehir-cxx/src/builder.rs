@@ -474,6 +474,17 @@ impl<'m> FunctionBuilder<'m> {
         args: &[Value],
         flags: CallFlags,
     ) -> Option<Value> {
+        self.build_call(Some(callee), sig, args, flags)
+    }
+
+    /// A `cir.call` of `callee` (indirect through `operands[0]` when `None`).
+    fn build_call(
+        &mut self,
+        callee: Option<Symbol>,
+        sig: Type,
+        operands: &[Value],
+        flags: CallFlags,
+    ) -> Option<Value> {
         let ret = self.ctx.types.func_info(sig).and_then(|(_, r, _)| r);
         let results: Vec<Type> = ret.into_iter().collect();
         let op = self.build(
@@ -482,7 +493,7 @@ impl<'m> FunctionBuilder<'m> {
                 sig,
                 flags,
             },
-            args,
+            operands,
             &results,
             0,
         );
@@ -497,21 +508,9 @@ impl<'m> FunctionBuilder<'m> {
         args: &[Value],
         flags: CallFlags,
     ) -> Option<Value> {
-        let ret = self.ctx.types.func_info(sig).and_then(|(_, r, _)| r);
-        let results: Vec<Type> = ret.into_iter().collect();
         let mut operands = vec![fn_ptr];
         operands.extend_from_slice(args);
-        let op = self.build(
-            OpKind::Call {
-                callee: None.into(),
-                sig,
-                flags,
-            },
-            &operands,
-            &results,
-            0,
-        );
-        self.func.dfg.results(op).first().copied()
+        self.build_call(None, sig, &operands, flags)
     }
 
     /// `cir.binop(kind, %a, %b) : T`.
@@ -1335,6 +1334,34 @@ impl<'m> FunctionBuilder<'m> {
         None
     }
 
+    /// The cleanups of every enclosing frame, innermost first.
+    fn all_cleanups(&self) -> Vec<Op> {
+        self.frames
+            .iter()
+            .rev()
+            .filter_map(|f| match f.kind {
+                FrameKind::Cleanup { op } => Some(op),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Emits a branch op that leaves the scopes of `cleanups` (innermost first) and notes it.
+    fn emit_exit(
+        &mut self,
+        kind: OpKind,
+        operands: &[Value],
+        branch: BranchKind,
+        cleanups: Vec<Op>,
+    ) {
+        let op = self.build(kind, operands, &[], 0);
+        self.exits.push(BranchExit {
+            op,
+            kind: branch,
+            cleanups,
+        });
+    }
+
     fn is_loop_body(kind: &FrameKind, func: &Function) -> bool {
         match *kind {
             FrameKind::Region { op, index } => matches!(
@@ -1355,12 +1382,7 @@ impl<'m> FunctionBuilder<'m> {
             self.fail("break outside a loop or switch");
             return;
         };
-        let op = self.build(OpKind::Break, &[], &[], 0);
-        self.exits.push(BranchExit {
-            op,
-            kind: BranchKind::Break,
-            cleanups,
-        });
+        self.emit_exit(OpKind::Break, &[], BranchKind::Break, cleanups);
     }
 
     /// `cir.continue`: next iteration of the innermost loop.
@@ -1369,52 +1391,26 @@ impl<'m> FunctionBuilder<'m> {
             self.fail("continue outside a loop");
             return;
         };
-        let op = self.build(OpKind::Continue, &[], &[], 0);
-        self.exits.push(BranchExit {
-            op,
-            kind: BranchKind::Continue,
-            cleanups,
-        });
+        self.emit_exit(OpKind::Continue, &[], BranchKind::Continue, cleanups);
     }
 
     /// `cir.return [%v]`: runs every enclosing cleanup on the way out.
     pub fn emit_return(&mut self, value: Option<Value>) {
-        let cleanups = self
-            .frames
-            .iter()
-            .rev()
-            .filter_map(|f| match f.kind {
-                FrameKind::Cleanup { op } => Some(op),
-                _ => None,
-            })
-            .collect();
+        let cleanups = self.all_cleanups();
         let operands: Vec<Value> = value.into_iter().collect();
-        let op = self.build(OpKind::Return, &operands, &[], 0);
-        self.exits.push(BranchExit {
-            op,
-            kind: BranchKind::Return,
-            cleanups,
-        });
+        self.emit_exit(OpKind::Return, &operands, BranchKind::Return, cleanups);
     }
 
     /// `cir.goto "label"`.
     pub fn emit_goto(&mut self, label: &str) {
         let label = self.ctx.sym(label);
-        let cleanups = self
-            .frames
-            .iter()
-            .rev()
-            .filter_map(|f| match f.kind {
-                FrameKind::Cleanup { op } => Some(op),
-                _ => None,
-            })
-            .collect();
-        let op = self.build(OpKind::Goto { label }, &[], &[], 0);
-        self.exits.push(BranchExit {
-            op,
-            kind: BranchKind::Goto(label),
+        let cleanups = self.all_cleanups();
+        self.emit_exit(
+            OpKind::Goto { label },
+            &[],
+            BranchKind::Goto(label),
             cleanups,
-        });
+        );
     }
 
     /// Starts a new block beginning with `cir.label "label"`; the current block falls

@@ -236,19 +236,11 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 })
             }
             TK::Cond(c, a, bb) => {
-                let cv = self.scalar(c)?;
-                let pt = self.cty(e.ty);
-                let pt = self.b.ctx.types.ptr(pt);
-                self.b.begin_conditional();
-                let t = self.b.create_region_op(OpKind::Ternary, &[cv], &[pt], 2);
-                self.b.enter_region(t, 0, false);
-                let va = self.lvalue_or_throw(a)?;
-                self.b.exit_region_yielding(&va);
-                self.b.enter_region(t, 1, false);
-                let vb = self.lvalue_or_throw(bb)?;
-                self.b.exit_region_yielding(&vb);
-                self.b.end_conditional();
-                Ok(self.b.func().dfg.results(t)[0])
+                let result_ty = |this: &mut Self| {
+                    let t = this.cty(e.ty);
+                    this.b.ctx.types.ptr(t)
+                };
+                self.conditional(c, a, bb, result_ty, Self::lvalue_or_throw)
             }
             TK::Comma(a, bb) => {
                 self.ignored(a)?;
@@ -271,6 +263,43 @@ impl<'a, 'm> FnGen<'a, 'm> {
             }
             _ => err(e.loc, "internal: expression is not an lvalue"),
         }
+    }
+
+    /// `c ? a : b` as a `cir.ternary` with a result of type `result_ty` (computed after
+    /// the condition); `arm` emits each arm.
+    fn conditional(
+        &mut self,
+        c: &TExpr,
+        a: &TExpr,
+        b: &TExpr,
+        result_ty: impl FnOnce(&mut Self) -> Type,
+        arm: fn(&mut Self, &TExpr) -> R<Vec<Value>>,
+    ) -> R<Value> {
+        let cv = self.scalar(c)?;
+        let ty = result_ty(self);
+        self.b.begin_conditional();
+        let t = self.b.create_region_op(OpKind::Ternary, &[cv], &[ty], 2);
+        self.b.enter_region(t, 0, false);
+        let va = arm(self, a)?;
+        self.b.exit_region_yielding(&va);
+        self.b.enter_region(t, 1, false);
+        let vb = arm(self, b)?;
+        self.b.exit_region_yielding(&vb);
+        self.b.end_conditional();
+        Ok(self.b.func().dfg.results(t)[0])
+    }
+
+    /// Opens a `cir.case` of `kind` with `values` and enters its region.
+    fn enter_case(&mut self, kind: ehir_core::CaseKind, values: Vec<ehir_core::Attr>) {
+        let values = self
+            .b
+            .func_mut()
+            .dfg
+            .make_extra(ExtraData::CaseValues(values));
+        let op = self
+            .b
+            .create_region_op(OpKind::Case { kind, values }, &[], &[], 1);
+        self.b.enter_region(op, 0, false);
     }
 
     fn lvalue_or_throw(&mut self, e: &TExpr) -> R<Vec<Value>> {
@@ -482,18 +511,7 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 })
             }
             TK::Cond(c, a, bb) => {
-                let cv = self.scalar(c)?;
-                let ct = self.cty(e.ty);
-                self.b.begin_conditional();
-                let t = self.b.create_region_op(OpKind::Ternary, &[cv], &[ct], 2);
-                self.b.enter_region(t, 0, false);
-                let va = self.scalar_or_throw(a)?;
-                self.b.exit_region_yielding(&va);
-                self.b.enter_region(t, 1, false);
-                let vb = self.scalar_or_throw(bb)?;
-                self.b.exit_region_yielding(&vb);
-                self.b.end_conditional();
-                Ok(self.b.func().dfg.results(t)[0])
+                self.conditional(c, a, bb, |this| this.cty(e.ty), Self::scalar_or_throw)
             }
             TK::Comma(a, bb) => {
                 self.ignored(a)?;
@@ -1446,21 +1464,7 @@ impl<'a, 'm> FnGen<'a, 'm> {
                         .ctx
                         .attrs
                         .intern(AttrData::Int { value: val, ty: ct });
-                    let values = self
-                        .b
-                        .func_mut()
-                        .dfg
-                        .make_extra(ExtraData::CaseValues(vec![a]));
-                    let op = self.b.create_region_op(
-                        OpKind::Case {
-                            kind: ehir_core::CaseKind::Equal,
-                            values,
-                        },
-                        &[],
-                        &[],
-                        1,
-                    );
-                    self.b.enter_region(op, 0, false);
+                    self.enter_case(ehir_core::CaseKind::Equal, vec![a]);
                     in_case = true;
                 }
                 Stmt::Default(dloc) => {
@@ -1471,21 +1475,7 @@ impl<'a, 'm> FnGen<'a, 'm> {
                     if in_case {
                         self.b.exit_region();
                     }
-                    let values = self
-                        .b
-                        .func_mut()
-                        .dfg
-                        .make_extra(ExtraData::CaseValues(vec![]));
-                    let op = self.b.create_region_op(
-                        OpKind::Case {
-                            kind: ehir_core::CaseKind::Default,
-                            values,
-                        },
-                        &[],
-                        &[],
-                        1,
-                    );
-                    self.b.enter_region(op, 0, false);
+                    self.enter_case(ehir_core::CaseKind::Default, vec![]);
                     in_case = true;
                 }
                 other => self.stmt(other)?,

@@ -72,10 +72,56 @@ struct Declarator {
     func: Option<FuncParts>,
 }
 
+/// The return type of a function type (`void` when `ty` is not a function type).
+fn return_type(ty: &TypeExpr) -> TypeExpr {
+    match ty {
+        TypeExpr::Func { ret, .. } => (**ret).clone(),
+        _ => TypeExpr::Builtin(Builtin::Void),
+    }
+}
+
+impl FuncParts {
+    /// The declaration of a function named `name` with these parts, not defaulted,
+    /// deleted or defined (yet).
+    fn into_decl(
+        self,
+        name: DeclName,
+        loc: Loc,
+        ret: TypeExpr,
+        specs: &DeclSpecs,
+        is_inline: bool,
+        extern_c: bool,
+    ) -> FunctionDecl {
+        FunctionDecl {
+            name,
+            loc,
+            ret,
+            params: self.params,
+            variadic: self.variadic,
+            is_const: self.is_const,
+            spec: self.spec,
+            spec_loc: self.spec_loc,
+            is_static: specs.is_static,
+            is_inline,
+            is_explicit: specs.is_explicit,
+            extern_c,
+            defaulted: false,
+            deleted: false,
+            body: None,
+        }
+    }
+}
+
 enum Suffix {
     Array(Option<Box<Expr>>),
     Func(FuncParts),
 }
+
+/// The words that begin a builtin or class type.
+const BUILTIN_TYPE_WORDS: &[&str] = &[
+    "void", "bool", "char", "short", "int", "long", "signed", "unsigned", "float", "double",
+    "struct", "class",
+];
 
 fn unsupported(loc: Loc, what: impl Into<String>) -> Diagnostic {
     Diagnostic::error(loc, format!("unsupported: {}", what.into()))
@@ -228,6 +274,28 @@ impl<'t> Parser<'t> {
         self.depth -= 1;
     }
 
+    /// After `=` in a function declaration: `default` or `delete`, noted in `decl`; false
+    /// (and nothing consumed) when neither follows.
+    fn eat_default_or_delete(&mut self, decl: &mut FunctionDecl) -> bool {
+        if self.eat_ident("default") {
+            decl.defaulted = true;
+        } else if self.eat_ident("delete") {
+            decl.deleted = true;
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// Runs `parse` one nesting level deeper ([`Parser::enter`]), on a grown stack when
+    /// needed.
+    fn nested<T>(&mut self, parse: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.enter()?;
+        let r = stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || parse(self));
+        self.leave();
+        r
+    }
+
     // ---- types -------------------------------------------------------------------------
 
     fn has(&self, h: Header) -> bool {
@@ -267,24 +335,10 @@ impl<'t> Parser<'t> {
     fn is_type_start_at(&self, n: usize) -> bool {
         match &self.peek_at(n).tok {
             Tok::Ident(w) => {
-                matches!(
-                    w.as_str(),
-                    "void"
-                        | "bool"
-                        | "char"
-                        | "short"
-                        | "int"
-                        | "long"
-                        | "signed"
-                        | "unsigned"
-                        | "float"
-                        | "double"
-                        | "const"
-                        | "volatile"
-                        | "struct"
-                        | "class"
-                ) || ((self.classes.contains(w) || self.typedefs.contains_key(w))
-                    && !self.is_punct_at(n + 1, "::"))
+                BUILTIN_TYPE_WORDS.contains(&w.as_str())
+                    || matches!(w.as_str(), "const" | "volatile")
+                    || ((self.classes.contains(w) || self.typedefs.contains_key(w))
+                        && !self.is_punct_at(n + 1, "::"))
                     || self.std_type_at(n).is_some()
             }
             _ => false,
@@ -468,12 +522,7 @@ impl<'t> Parser<'t> {
 
     /// Parses a declarator applied to `base`.
     fn parse_declarator(&mut self, base: TypeExpr, abstract_ok: bool) -> PResult<Declarator> {
-        self.enter()?;
-        let r = stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
-            self.parse_declarator_inner(base, abstract_ok)
-        });
-        self.leave();
-        r
+        self.nested(|p| p.parse_declarator_inner(base, abstract_ok))
     }
 
     fn parse_declarator_inner(&mut self, base: TypeExpr, abstract_ok: bool) -> PResult<Declarator> {
@@ -1047,36 +1096,14 @@ impl<'t> Parser<'t> {
                         "qualified name in a member declaration",
                     ));
                 }
-                let ret = match &d.ty {
-                    TypeExpr::Func { ret, .. } => (**ret).clone(),
-                    _ => TypeExpr::Builtin(Builtin::Void),
-                };
-                let mut decl = FunctionDecl {
-                    name,
-                    loc: d.name_loc,
-                    ret,
-                    params: f.params,
-                    variadic: f.variadic,
-                    is_const: f.is_const,
-                    spec: f.spec,
-                    spec_loc: f.spec_loc,
-                    is_static: specs.is_static,
-                    is_inline: true,
-                    is_explicit: specs.is_explicit,
-                    extern_c: false,
-                    defaulted: false,
-                    deleted: false,
-                    body: None,
-                };
+                let ret = return_type(&d.ty);
+                let mut decl = f.into_decl(name, d.name_loc, ret, &specs, true, false);
                 if self.is_punct("=") {
                     self.bump();
-                    if self.eat_ident("default") {
-                        decl.defaulted = true;
-                    } else if self.eat_ident("delete") {
-                        decl.deleted = true;
-                    } else if matches!(self.peek(), Tok::Int { value: 0, .. }) {
-                        return Err(unsupported(self.loc(), "pure virtual functions"));
-                    } else {
+                    if !self.eat_default_or_delete(&mut decl) {
+                        if matches!(self.peek(), Tok::Int { value: 0, .. }) {
+                            return Err(unsupported(self.loc(), "pure virtual functions"));
+                        }
                         return Err(Diagnostic::error(
                             self.loc(),
                             "expected 'default' or 'delete'",
@@ -1258,10 +1285,7 @@ impl<'t> Parser<'t> {
                 ));
             }
             if let Some(f) = d.func {
-                let ret = match &d.ty {
-                    TypeExpr::Func { ret, .. } => (**ret).clone(),
-                    _ => TypeExpr::Builtin(Builtin::Void),
-                };
+                let ret = return_type(&d.ty);
                 if matches!(
                     name,
                     DeclName::Ctor | DeclName::Dtor | DeclName::Operator(_)
@@ -1271,23 +1295,8 @@ impl<'t> Parser<'t> {
                         "member declared outside its class",
                     ));
                 }
-                let mut decl = FunctionDecl {
-                    name,
-                    loc: d.name_loc,
-                    ret,
-                    params: f.params,
-                    variadic: f.variadic,
-                    is_const: f.is_const,
-                    spec: f.spec,
-                    spec_loc: f.spec_loc,
-                    is_static: specs.is_static,
-                    is_inline: specs.is_inline,
-                    is_explicit: specs.is_explicit,
-                    extern_c,
-                    defaulted: false,
-                    deleted: false,
-                    body: None,
-                };
+                let mut decl =
+                    f.into_decl(name, d.name_loc, ret, &specs, specs.is_inline, extern_c);
                 if first && (self.is_punct("{") || self.is_punct(":") || self.is_ident("try")) {
                     if let DeclName::Qualified(c, _) = &decl.name {
                         self.current_class.push(c.clone());
@@ -1302,11 +1311,7 @@ impl<'t> Parser<'t> {
                 }
                 if self.is_punct("=") {
                     self.bump();
-                    if self.eat_ident("default") {
-                        decl.defaulted = true;
-                    } else if self.eat_ident("delete") {
-                        decl.deleted = true;
-                    } else {
+                    if !self.eat_default_or_delete(&mut decl) {
                         return Err(Diagnostic::error(
                             self.loc(),
                             "expected 'default' or 'delete'",
@@ -1410,12 +1415,7 @@ impl<'t> Parser<'t> {
     // ---- statements -------------------------------------------------------------------------
 
     fn parse_stmt(&mut self) -> PResult<Stmt> {
-        self.enter()?;
-        let r = stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
-            self.parse_stmt_inner()
-        });
-        self.leave();
-        r
+        self.nested(|p| p.parse_stmt_inner())
     }
 
     fn parse_sub_stmt(&mut self) -> PResult<Box<Stmt>> {
@@ -1649,23 +1649,9 @@ impl<'t> Parser<'t> {
             Some((_, n)) => n,
             None => 1,
         };
-        let is_builtin_kw = matches!(
-            self.ident_at(0),
-            Some(
-                "void"
-                    | "bool"
-                    | "char"
-                    | "short"
-                    | "int"
-                    | "long"
-                    | "signed"
-                    | "unsigned"
-                    | "float"
-                    | "double"
-                    | "struct"
-                    | "class"
-            )
-        );
+        let is_builtin_kw = self
+            .ident_at(0)
+            .is_some_and(|w| BUILTIN_TYPE_WORDS.contains(&w));
         if is_builtin_kw {
             // `int(x)` is an expression; multi-word builtins are declarations.
             return !(self.is_punct_at(skip, "(")
@@ -1765,12 +1751,7 @@ impl<'t> Parser<'t> {
     }
 
     fn parse_assign(&mut self) -> PResult<Expr> {
-        self.enter()?;
-        let r = stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
-            self.parse_assign_inner()
-        });
-        self.leave();
-        r
+        self.nested(|p| p.parse_assign_inner())
     }
 
     fn parse_assign_inner(&mut self) -> PResult<Expr> {
@@ -1884,12 +1865,7 @@ impl<'t> Parser<'t> {
     }
 
     fn parse_unary(&mut self) -> PResult<Expr> {
-        self.enter()?;
-        let r = stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
-            self.parse_unary_inner()
-        });
-        self.leave();
-        r
+        self.nested(|p| p.parse_unary_inner())
     }
 
     fn parse_unary_inner(&mut self) -> PResult<Expr> {

@@ -892,28 +892,14 @@ impl<'p> Sema<'p> {
                 let drops_const = fc && !tc;
                 if fpu == tpu || (types.is_void(tpu) && !types.is_func(fpu)) {
                     if drops_const && !explicit {
-                        return err(
-                            loc,
-                            format!(
-                                "cannot convert '{}' to '{}' (drops 'const')",
-                                self.name(from),
-                                self.name(to_u)
-                            ),
-                        );
+                        return self.drops_const(loc, from, to_u);
                     }
                     return Ok(self.mk(TK::Cast(Conv::PtrBitcast, boxed(e)), to_u, false, loc));
                 }
                 if let (Some(fcl), Some(tcl)) = (types.class_of(fpu), types.class_of(tpu)) {
                     if let Some(path) = self.base_path(fcl, tcl) {
                         if drops_const && !explicit {
-                            return err(
-                                loc,
-                                format!(
-                                    "cannot convert '{}' to '{}' (drops 'const')",
-                                    self.name(from),
-                                    self.name(to_u)
-                                ),
-                            );
+                            return self.drops_const(loc, from, to_u);
                         }
                         if !self.path_accessible(&path) {
                             return err(
@@ -957,6 +943,41 @@ impl<'p> Sema<'p> {
     }
 
     /// Binds a reference to `referee` (a possibly const type) to `e`.
+    /// "cannot convert 'from' to 'to' (drops 'const')"
+    fn drops_const<T>(&self, loc: Loc, from: Ty, to: Ty) -> R<T> {
+        err(
+            loc,
+            format!(
+                "cannot convert '{}' to '{}' (drops 'const')",
+                self.name(from),
+                self.name(to)
+            ),
+        )
+    }
+
+    /// Binding a `referee&` to a const lvalue of type `ty`.
+    fn binding_drops_const<T>(&self, loc: Loc, referee: Ty, ty: Ty) -> R<T> {
+        err(
+            loc,
+            format!(
+                "binding reference of type '{}&' to value of type '{}' drops 'const' qualifier",
+                self.name(referee),
+                self.name(ty)
+            ),
+        )
+    }
+
+    /// Binding a non-const `referee&` to a temporary.
+    fn temporary_to_non_const<T>(&self, loc: Loc, referee: Ty) -> R<T> {
+        err(
+            loc,
+            format!(
+                "non-const lvalue reference to type '{}' cannot bind to a temporary",
+                self.name(referee)
+            ),
+        )
+    }
+
     fn bind_reference(&mut self, e: TExpr, referee: Ty, loc: Loc) -> R<TExpr> {
         let rc = self.prog.types.is_const(referee);
         let ru = self.unqual(referee);
@@ -977,56 +998,23 @@ impl<'p> Sema<'p> {
             }
             let lv = if e.lvalue {
                 if econst && !rc {
-                    return err(
-                        loc,
-                        format!(
-                            "binding reference of type '{}&' to value of type '{}' drops 'const' qualifier",
-                            self.name(referee),
-                            self.name(e.ty)
-                        ),
-                    );
+                    return self.binding_drops_const(loc, referee, e.ty);
                 }
                 e
             } else {
                 if !rc {
-                    return err(
-                        loc,
-                        format!(
-                            "non-const lvalue reference to type '{}' cannot bind to a temporary",
-                            self.name(referee)
-                        ),
-                    );
+                    return self.temporary_to_non_const(loc, referee);
                 }
                 self.materialize(e)
             };
             if path.is_empty() {
                 return Ok(lv);
             }
-            let bt = self.prog.types.class(tc);
-            let bt = self
-                .prog
-                .types
-                .with_const(bt, self.prog.types.is_const(lv.ty));
-            return Ok(self.mk(
-                TK::ToBase {
-                    expr: boxed(lv),
-                    path,
-                },
-                bt,
-                true,
-                loc,
-            ));
+            return Ok(self.base_subobject(lv, tc, path, loc));
         }
         if e.lvalue && eu == ru && !matches!(self.prog.types.kind(eu), TyKind::Func { .. }) {
             if econst && !rc {
-                return err(
-                    loc,
-                    format!(
-                        "binding reference of type '{}&' to value of type '{}' drops 'const' qualifier",
-                        self.name(referee),
-                        self.name(e.ty)
-                    ),
-                );
+                return self.binding_drops_const(loc, referee, e.ty);
             }
             return Ok(e);
         }
@@ -1041,13 +1029,7 @@ impl<'p> Sema<'p> {
                     ),
                 );
             }
-            return err(
-                loc,
-                format!(
-                    "non-const lvalue reference to type '{}' cannot bind to a temporary",
-                    self.name(referee)
-                ),
-            );
+            return self.temporary_to_non_const(loc, referee);
         }
         // A temporary of the referenced type.
         let converted = if self.prog.types.is_class(ru) {
@@ -1824,20 +1806,26 @@ impl<'p> Sema<'p> {
         if path.is_empty() {
             return Ok(obj);
         }
-        let ct = self.prog.types.class(c);
-        let ct = self
+        Ok(self.base_subobject(obj, c, path, loc))
+    }
+
+    /// The base class `base` subobject of the class lvalue `obj` along `path`, as `const`
+    /// as `obj`.
+    fn base_subobject(&mut self, obj: TExpr, base: ClassId, path: BasePath, loc: Loc) -> TExpr {
+        let bt = self.prog.types.class(base);
+        let bt = self
             .prog
             .types
-            .with_const(ct, self.prog.types.is_const(obj.ty));
-        Ok(self.mk(
+            .with_const(bt, self.prog.types.is_const(obj.ty));
+        self.mk(
             TK::ToBase {
                 expr: boxed(obj),
                 path,
             },
-            ct,
+            bt,
             true,
             loc,
-        ))
+        )
     }
 
     /// The object of `a.m` / `p->m` as a class lvalue.

@@ -422,15 +422,7 @@ impl<'m> ModuleEmitter<'m> {
                     insts: vec![
                         Inst::Call {
                             result: Some("count".into()),
-                            target: CallTarget {
-                                ret: Ty::i32(),
-                                ret_attrs: vec![],
-                                vararg_params: None,
-                                callee,
-                                args: vec![],
-                                fn_attrs: vec![],
-                                funclet: None,
-                            },
+                            target: CallTarget::simple(Ty::i32(), callee, vec![], vec![]),
                         },
                         Inst::ICmp {
                             result: "active".into(),
@@ -725,29 +717,10 @@ impl<'m> ModuleEmitter<'m> {
             && !self.extern_functions.contains_key(name)
             && let Some(d) = runtime_decl(name)
         {
+            let params = d.params.into_iter().map(Param::plain).collect();
             self.extern_functions.insert(
                 name.to_string(),
-                ir::Function {
-                    name: name.to_string(),
-                    linkage: "",
-                    ret: d.ret,
-                    ret_attrs: vec![],
-                    params: d
-                        .params
-                        .into_iter()
-                        .map(|ty| Param {
-                            ty,
-                            attrs: vec![],
-                            memory: None,
-                            name: String::new(),
-                        })
-                        .collect(),
-                    vararg: d.vararg,
-                    fn_attrs: d.fn_attrs,
-                    comdat: false,
-                    personality: None,
-                    blocks: None,
-                },
+                ir::Function::declaration(name, d.ret, params, d.vararg, d.fn_attrs),
             );
         }
         Operand::Global(name.to_string())
@@ -784,26 +757,7 @@ impl<'m> ModuleEmitter<'m> {
             return Some(self.runtime(ms));
         }
         if !self.extern_functions.contains_key(ms) {
-            match self.signature(sig) {
-                Ok(lowered) => {
-                    self.extern_functions.insert(
-                        ms.to_string(),
-                        ir::Function {
-                            name: ms.to_string(),
-                            linkage: "",
-                            params: Self::declaration_params(&lowered),
-                            ret: lowered.ret,
-                            ret_attrs: lowered.ret_attrs,
-                            vararg: lowered.vararg,
-                            fn_attrs: vec![],
-                            comdat: false,
-                            personality: None,
-                            blocks: None,
-                        },
-                    );
-                }
-                Err(msg) => self.error(loc, format!("callee @{name}: {msg}")),
-            }
+            self.declare_with_signature(ms, name, sig, loc);
         }
         Some(Operand::Global(ms.to_string()))
     }
@@ -844,54 +798,33 @@ impl<'m> ModuleEmitter<'m> {
             return self.runtime(name);
         }
         self.check_msvc_external(name, sig, loc);
+        self.declare_with_signature(name, name, sig, loc);
+        Operand::Global(name.to_string())
+    }
+
+    /// Declares external function `name` with the lowering of CIR signature `sig`; an
+    /// error names the callee as `callee`, the name the module calls it by.
+    fn declare_with_signature(&mut self, name: &str, callee: &str, sig: Type, loc: Loc) {
         match self.signature(sig) {
             Ok(lowered) => {
-                self.extern_functions.insert(
-                    name.to_string(),
-                    ir::Function {
-                        name: name.to_string(),
-                        linkage: "",
-                        params: Self::declaration_params(&lowered),
-                        ret: lowered.ret,
-                        ret_attrs: lowered.ret_attrs,
-                        vararg: lowered.vararg,
-                        fn_attrs: vec![],
-                        comdat: false,
-                        personality: None,
-                        blocks: None,
-                    },
-                );
+                let params = Self::declaration_params(&lowered);
+                let declaration = ir::Function {
+                    ret_attrs: lowered.ret_attrs,
+                    ..ir::Function::declaration(name, lowered.ret, params, lowered.vararg, vec![])
+                };
+                self.extern_functions.insert(name.to_string(), declaration);
             }
-            Err(msg) => self.error(loc, format!("callee @{name}: {msg}")),
+            Err(msg) => self.error(loc, format!("callee @{callee}: {msg}")),
         }
-        Operand::Global(name.to_string())
     }
 
     /// Declares an external function unless it is already declared.
     fn declare_function(&mut self, name: &str, ret: Ty, params: Vec<Ty>) {
         if !self.extern_functions.contains_key(name) {
+            let params = params.into_iter().map(Param::plain).collect();
             self.extern_functions.insert(
                 name.to_string(),
-                ir::Function {
-                    name: name.to_string(),
-                    linkage: "",
-                    ret,
-                    ret_attrs: vec![],
-                    params: params
-                        .into_iter()
-                        .map(|ty| Param {
-                            ty,
-                            attrs: vec![],
-                            memory: None,
-                            name: String::new(),
-                        })
-                        .collect(),
-                    vararg: false,
-                    fn_attrs: vec![],
-                    comdat: false,
-                    personality: None,
-                    blocks: None,
-                },
+                ir::Function::declaration(name, ret, params, false, vec![]),
             );
         }
     }
@@ -2275,15 +2208,12 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 let callee = self.m.runtime(MSVC_TERMINATE);
                 self.emit(Inst::Call {
                     result: None,
-                    target: CallTarget {
-                        ret: Ty::Void,
-                        ret_attrs: vec![],
-                        vararg_params: None,
+                    target: CallTarget::simple(
+                        Ty::Void,
                         callee,
-                        args: vec![],
-                        fn_attrs: vec!["noreturn", "nounwind"],
-                        funclet: None,
-                    },
+                        vec![],
+                        vec!["noreturn", "nounwind"],
+                    ),
                 });
                 self.emit(Inst::Unreachable);
             }
@@ -2375,20 +2305,12 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 let result = self.value_name(results[0]);
                 self.emit(Inst::Call {
                     result: Some(result),
-                    target: CallTarget {
-                        ret: Ty::Ptr,
-                        ret_attrs: vec![],
-                        vararg_params: None,
+                    target: CallTarget::simple(
+                        Ty::Ptr,
                         callee,
-                        args: vec![Arg {
-                            ty: Ty::i64(),
-                            attrs: vec![],
-                            memory: None,
-                            value: Operand::Int(i128::from(size)),
-                        }],
-                        fn_attrs: vec![],
-                        funclet: None,
-                    },
+                        vec![Arg::plain(Ty::i64(), Operand::Int(i128::from(size)))],
+                        vec![],
+                    ),
                 });
             }
             OpKind::Throw { type_info, dtor } => {
@@ -2488,20 +2410,12 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 let result = self.value_name(results[0]);
                 self.emit(Inst::Call {
                     result: Some(result),
-                    target: CallTarget {
-                        ret: Ty::i32(),
-                        ret_attrs: vec![],
-                        vararg_params: None,
+                    target: CallTarget::simple(
+                        Ty::i32(),
                         callee,
-                        args: vec![Arg {
-                            ty: Ty::Ptr,
-                            attrs: vec![],
-                            memory: None,
-                            value: ti,
-                        }],
-                        fn_attrs: vec![],
-                        funclet: None,
-                    },
+                        vec![Arg::plain(Ty::Ptr, ti)],
+                        vec![],
+                    ),
                 });
             }
             OpKind::ResumeFlat => {
@@ -2547,34 +2461,18 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     let value = self.operand(exn);
                     self.emit(Inst::Call {
                         result: None,
-                        target: CallTarget {
-                            ret: Ty::Ptr,
-                            ret_attrs: vec![],
-                            vararg_params: None,
+                        target: CallTarget::simple(
+                            Ty::Ptr,
                             callee,
-                            args: vec![Arg {
-                                ty: Ty::Ptr,
-                                attrs: vec![],
-                                memory: None,
-                                value,
-                            }],
-                            fn_attrs: vec!["nounwind"],
-                            funclet: None,
-                        },
+                            vec![Arg::plain(Ty::Ptr, value)],
+                            vec!["nounwind"],
+                        ),
                     });
                 }
                 let callee = self.m.runtime("_ZSt9terminatev");
                 self.emit(Inst::Call {
                     result: None,
-                    target: CallTarget {
-                        ret: Ty::Void,
-                        ret_attrs: vec![],
-                        vararg_params: None,
-                        callee,
-                        args: vec![],
-                        fn_attrs: vec!["nounwind"],
-                        funclet: None,
-                    },
+                    target: CallTarget::simple(Ty::Void, callee, vec![], vec!["nounwind"]),
                 });
                 self.emit(Inst::Unreachable);
             }
@@ -2863,23 +2761,14 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             }
         };
         let callee = self.m.runtime(MSVC_THROW);
-        let target = CallTarget {
-            ret: Ty::Void,
-            ret_attrs: vec![],
-            vararg_params: None,
-            callee,
-            args: args
-                .into_iter()
-                .map(|value| Arg {
-                    ty: Ty::Ptr,
-                    attrs: vec![],
-                    memory: None,
-                    value,
-                })
-                .collect(),
-            fn_attrs: vec![],
-            funclet: None,
-        };
+        self.emit_throw_call(op, callee, args);
+    }
+
+    /// The call of a throwing runtime function with pointer arguments: a `call` followed by
+    /// `unreachable`, or an `invoke` when `op` has an unwind destination.
+    fn emit_throw_call(&mut self, op: Op, callee: Operand, args: Vec<Operand>) {
+        let args = args.into_iter().map(|a| Arg::plain(Ty::Ptr, a)).collect();
+        let target = CallTarget::simple(Ty::Void, callee, args, vec![]);
         if self.func.dfg.successors(op).is_empty() {
             self.emit(Inst::Call {
                 result: None,
@@ -2927,40 +2816,10 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     }
                 };
                 let callee = self.m.runtime("__cxa_throw");
-                let arg = |value| Arg {
-                    ty: Ty::Ptr,
-                    attrs: vec![],
-                    memory: None,
-                    value,
-                };
-                (callee, vec![arg(self.operand(obj)), arg(ti), arg(dtor)])
+                (callee, vec![self.operand(obj), ti, dtor])
             }
         };
-        let target = CallTarget {
-            ret: Ty::Void,
-            ret_attrs: vec![],
-            vararg_params: None,
-            callee,
-            args,
-            fn_attrs: vec![],
-            funclet: None,
-        };
-        if self.func.dfg.successors(op).is_empty() {
-            self.emit(Inst::Call {
-                result: None,
-                target,
-            });
-            self.emit(Inst::Unreachable);
-        } else {
-            let labels = self.edge_labels(op);
-            let normal = self.unreachable_block();
-            self.emit(Inst::Invoke {
-                result: None,
-                target,
-                normal,
-                unwind: labels[0].clone(),
-            });
-        }
+        self.emit_throw_call(op, callee, args);
     }
 
     fn binary(&mut self, op: Op, b: BinaryOp, operands: &[Value], r: Value) {
@@ -2979,6 +2838,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             );
             return;
         }
+        let by_sign = |signed_op, unsigned_op| if signed { signed_op } else { unsigned_op };
         let opcode = match (b, float) {
             (BinaryOp::Add, false) => "add",
             (BinaryOp::Add, true) => "fadd",
@@ -2987,32 +2847,14 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             (BinaryOp::Mul, false) => "mul",
             (BinaryOp::Mul, true) => "fmul",
             (BinaryOp::Div, true) => "fdiv",
-            (BinaryOp::Div, false) => {
-                if signed {
-                    "sdiv"
-                } else {
-                    "udiv"
-                }
-            }
+            (BinaryOp::Div, false) => by_sign("sdiv", "udiv"),
             (BinaryOp::Rem, true) => "frem",
-            (BinaryOp::Rem, false) => {
-                if signed {
-                    "srem"
-                } else {
-                    "urem"
-                }
-            }
+            (BinaryOp::Rem, false) => by_sign("srem", "urem"),
             (BinaryOp::And, false) => "and",
             (BinaryOp::Or, false) => "or",
             (BinaryOp::Xor, false) => "xor",
             (BinaryOp::Shl, false) => "shl",
-            (BinaryOp::Shr, false) => {
-                if signed {
-                    "ashr"
-                } else {
-                    "lshr"
-                }
-            }
+            (BinaryOp::Shr, false) => by_sign("ashr", "lshr"),
             (k, true) => {
                 self.error(op, format!("cir.binop({}) on a float", k.name()));
                 return;

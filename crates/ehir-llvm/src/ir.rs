@@ -106,6 +106,18 @@ pub struct Arg {
     pub value: Operand,
 }
 
+impl Arg {
+    /// An argument without attributes.
+    pub fn plain(ty: Ty, value: Operand) -> Self {
+        Arg {
+            ty,
+            attrs: vec![],
+            memory: None,
+            value,
+        }
+    }
+}
+
 /// The callee part of a call or invoke.
 #[derive(Clone, PartialEq, Debug)]
 pub struct CallTarget {
@@ -119,6 +131,22 @@ pub struct CallTarget {
     pub fn_attrs: Attrs,
     /// The pad token of the funclet the call is in: a `"funclet"` operand bundle.
     pub funclet: Option<String>,
+}
+
+impl CallTarget {
+    /// A call of a fixed-arity `callee` that returns `ret` without return attributes,
+    /// outside any funclet.
+    pub fn simple(ret: Ty, callee: Operand, args: Vec<Arg>, fn_attrs: Attrs) -> Self {
+        CallTarget {
+            ret,
+            ret_attrs: vec![],
+            vararg_params: None,
+            callee,
+            args,
+            fn_attrs,
+            funclet: None,
+        }
+    }
 }
 
 /// A clause of a `landingpad`.
@@ -382,6 +410,18 @@ pub struct Param {
     pub name: String,
 }
 
+impl Param {
+    /// An unnamed parameter without attributes, as in a declaration.
+    pub fn plain(ty: Ty) -> Self {
+        Param {
+            ty,
+            attrs: vec![],
+            memory: None,
+            name: String::new(),
+        }
+    }
+}
+
 /// A function definition (`blocks` is `Some`) or declaration.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Function {
@@ -397,6 +437,30 @@ pub struct Function {
     /// The personality routine's global name.
     pub personality: Option<String>,
     pub blocks: Option<Vec<BasicBlock>>,
+}
+
+impl Function {
+    /// The declaration of an external function `name` without return attributes.
+    pub fn declaration(
+        name: &str,
+        ret: Ty,
+        params: Vec<Param>,
+        vararg: bool,
+        fn_attrs: Attrs,
+    ) -> Self {
+        Function {
+            name: name.to_string(),
+            linkage: "",
+            ret,
+            ret_attrs: vec![],
+            params,
+            vararg,
+            fn_attrs,
+            comdat: false,
+            personality: None,
+            blocks: None,
+        }
+    }
 }
 
 /// A global variable definition (`init` is `Some`) or external declaration.

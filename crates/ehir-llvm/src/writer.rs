@@ -98,18 +98,37 @@ fn write_quoted(w: &mut dyn Write, bytes: &[u8]) -> fmt::Result {
     write!(w, "\"")
 }
 
-fn write_struct_body(w: &mut dyn Write, fields: &[Ty]) -> fmt::Result {
-    if fields.is_empty() {
-        return write!(w, "{{}}");
-    }
-    write!(w, "{{ ")?;
-    for (i, f) in fields.iter().enumerate() {
+/// Writes `items` separated by `, `, each with `each`.
+fn write_separated<T>(
+    w: &mut dyn Write,
+    items: &[T],
+    mut each: impl FnMut(&mut dyn Write, &T) -> fmt::Result,
+) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
         if i > 0 {
             write!(w, ", ")?;
         }
-        write_ty(w, f)?;
+        each(w, item)?;
     }
+    Ok(())
+}
+
+/// `{}` when empty, `{ a, b }` otherwise: the body of a struct type or constant.
+fn write_braced<T>(
+    w: &mut dyn Write,
+    items: &[T],
+    each: impl FnMut(&mut dyn Write, &T) -> fmt::Result,
+) -> fmt::Result {
+    if items.is_empty() {
+        return write!(w, "{{}}");
+    }
+    write!(w, "{{ ")?;
+    write_separated(w, items, each)?;
     write!(w, " }}")
+}
+
+fn write_struct_body(w: &mut dyn Write, fields: &[Ty]) -> fmt::Result {
+    write_braced(w, fields, write_ty)
 }
 
 /// Writes a type.
@@ -162,46 +181,17 @@ fn write_operand_inner(w: &mut dyn Write, o: &Operand) -> fmt::Result {
         }
         Operand::Array(elem, items) => {
             write!(w, "[")?;
-            for (i, x) in items.iter().enumerate() {
-                if i > 0 {
-                    write!(w, ", ")?;
-                }
-                write_ty(w, elem)?;
-                write!(w, " ")?;
-                write_operand(w, x)?;
-            }
+            write_separated(w, items, |w, x| write_typed(w, elem, x))?;
             write!(w, "]")
         }
-        Operand::Struct(items) => {
-            if items.is_empty() {
-                return write!(w, "{{}}");
-            }
-            write!(w, "{{ ")?;
-            for (i, (t, x)) in items.iter().enumerate() {
-                if i > 0 {
-                    write!(w, ", ")?;
-                }
-                write_ty(w, t)?;
-                write!(w, " ")?;
-                write_operand(w, x)?;
-            }
-            write!(w, " }}")
-        }
+        Operand::Struct(items) => write_braced(w, items, |w, (t, x)| write_typed(w, t, x)),
         Operand::GepConst {
             source,
             base,
             indices,
         } => {
             write!(w, "getelementptr inbounds (")?;
-            write_ty(w, source)?;
-            write!(w, ", ptr ")?;
-            write_operand(w, base)?;
-            for (t, x) in indices {
-                write!(w, ", ")?;
-                write_ty(w, t)?;
-                write!(w, " ")?;
-                write_operand(w, x)?;
-            }
+            write_gep_body(w, source, base, indices)?;
             write!(w, ")")
         }
         Operand::BlockAddress { function, label } => {
@@ -220,6 +210,41 @@ fn write_typed(w: &mut dyn Write, t: &Ty, o: &Operand) -> fmt::Result {
     write_ty(w, t)?;
     write!(w, " ")?;
     write_operand(w, o)
+}
+
+/// `<source>, ptr <base>, <ty> <index>...`: what a `getelementptr` instruction and constant
+/// expression share.
+fn write_gep_body(
+    w: &mut dyn Write,
+    source: &Ty,
+    base: &Operand,
+    indices: &[(Ty, Operand)],
+) -> fmt::Result {
+    write_ty(w, source)?;
+    write!(w, ", ptr ")?;
+    write_operand(w, base)?;
+    for (t, x) in indices {
+        write!(w, ", ")?;
+        write_typed(w, t, x)?;
+    }
+    Ok(())
+}
+
+/// `%r = <head> <ty> <lhs>, <rhs>`: binary operators and comparisons.
+fn write_two_operands(
+    w: &mut dyn Write,
+    result: &str,
+    head: fmt::Arguments,
+    ty: &Ty,
+    lhs: &Operand,
+    rhs: &Operand,
+) -> fmt::Result {
+    write_result(w, result)?;
+    w.write_fmt(head)?;
+    write!(w, " ")?;
+    write_typed(w, ty, lhs)?;
+    write!(w, ", ")?;
+    write_operand(w, rhs)
 }
 
 /// ` byval(T) align N` / ` sret(T) align N`.
@@ -278,10 +303,7 @@ fn write_function(w: &mut dyn Write, f: &Function) -> fmt::Result {
     write_attrs_before(w, &f.ret_attrs)?;
     write_ty(w, &f.ret)?;
     write!(w, " @{}(", ident(&f.name))?;
-    for (i, p) in f.params.iter().enumerate() {
-        if i > 0 {
-            write!(w, ", ")?;
-        }
+    write_separated(w, &f.params, |w, p| {
         write_ty(w, &p.ty)?;
         for a in &p.attrs {
             write!(w, " {a}")?;
@@ -290,7 +312,8 @@ fn write_function(w: &mut dyn Write, f: &Function) -> fmt::Result {
         if is_definition {
             write!(w, " %{}", ident(&p.name))?;
         }
-    }
+        Ok(())
+    })?;
     if f.vararg {
         write!(w, "{}...", if f.params.is_empty() { "" } else { ", " })?;
     }
@@ -335,18 +358,15 @@ fn write_result(w: &mut dyn Write, r: &str) -> fmt::Result {
 
 fn write_args(w: &mut dyn Write, args: &[Arg]) -> fmt::Result {
     write!(w, "(")?;
-    for (i, a) in args.iter().enumerate() {
-        if i > 0 {
-            write!(w, ", ")?;
-        }
+    write_separated(w, args, |w, a| {
         write_ty(w, &a.ty)?;
         for attr in &a.attrs {
             write!(w, " {attr}")?;
         }
         write_memory_attr(w, a.memory.as_ref())?;
         write!(w, " ")?;
-        write_operand(w, &a.value)?;
-    }
+        write_operand(w, &a.value)
+    })?;
     write!(w, ")")
 }
 
@@ -373,14 +393,26 @@ fn write_call_target(w: &mut dyn Write, t: &CallTarget) -> fmt::Result {
     Ok(())
 }
 
-fn write_pad_args(w: &mut dyn Write, args: &[(Ty, Operand)]) -> fmt::Result {
+/// `%r = catchpad within <parent> [<args>]` and the same for `cleanuppad`.
+fn write_pad(
+    w: &mut dyn Write,
+    result: &str,
+    kind: &str,
+    parent: &Operand,
+    args: &[(Ty, Operand)],
+) -> fmt::Result {
+    write_result(w, result)?;
+    write!(w, "{kind} within ")?;
+    write_operand(w, parent)?;
     write!(w, " [")?;
-    for (i, (t, x)) in args.iter().enumerate() {
-        if i > 0 {
-            write!(w, ", ")?;
-        }
-        write_typed(w, t, x)?;
-    }
+    write_separated(w, args, |w, (t, x)| write_typed(w, t, x))?;
+    write!(w, "]")
+}
+
+/// `[label %a, label %b]`.
+fn write_label_list(w: &mut dyn Write, labels: &[String]) -> fmt::Result {
+    write!(w, "[")?;
+    write_separated(w, labels, |w, l| write!(w, "label %{}", ident(l)))?;
     write!(w, "]")
 }
 
@@ -440,13 +472,7 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             ty,
             lhs,
             rhs,
-        } => {
-            write_result(w, result)?;
-            write!(w, "{op} ")?;
-            write_typed(w, ty, lhs)?;
-            write!(w, ", ")?;
-            write_operand(w, rhs)
-        }
+        } => write_two_operands(w, result, format_args!("{op}"), ty, lhs, rhs),
         Inst::FNeg { result, ty, value } => {
             write_result(w, result)?;
             write!(w, "fneg ")?;
@@ -458,26 +484,28 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             ty,
             lhs,
             rhs,
-        } => {
-            write_result(w, result)?;
-            write!(w, "icmp {} ", pred.name())?;
-            write_typed(w, ty, lhs)?;
-            write!(w, ", ")?;
-            write_operand(w, rhs)
-        }
+        } => write_two_operands(
+            w,
+            result,
+            format_args!("icmp {}", pred.name()),
+            ty,
+            lhs,
+            rhs,
+        ),
         Inst::FCmp {
             result,
             pred,
             ty,
             lhs,
             rhs,
-        } => {
-            write_result(w, result)?;
-            write!(w, "fcmp {} ", pred.name())?;
-            write_typed(w, ty, lhs)?;
-            write!(w, ", ")?;
-            write_operand(w, rhs)
-        }
+        } => write_two_operands(
+            w,
+            result,
+            format_args!("fcmp {}", pred.name()),
+            ty,
+            lhs,
+            rhs,
+        ),
         Inst::Cast {
             result,
             op,
@@ -519,14 +547,7 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
                 "getelementptr {}",
                 if *inbounds { "inbounds " } else { "" }
             )?;
-            write_ty(w, source)?;
-            write!(w, ", ptr ")?;
-            write_operand(w, base)?;
-            for (t, x) in indices {
-                write!(w, ", ")?;
-                write_typed(w, t, x)?;
-            }
-            Ok(())
+            write_gep_body(w, source, base, indices)
         }
         Inst::Call { result, target } => {
             if let Some(r) = result {
@@ -573,13 +594,7 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
                     }
                     Clause::Filter(tis) => {
                         write!(w, "\n          filter [{} x ptr] [", tis.len())?;
-                        for (i, t) in tis.iter().enumerate() {
-                            if i > 0 {
-                                write!(w, ", ")?;
-                            }
-                            write!(w, "ptr ")?;
-                            write_operand(w, t)?;
-                        }
+                        write_separated(w, tis, |w, t| write_typed(w, &Ty::Ptr, t))?;
                         write!(w, "]")?;
                     }
                 }
@@ -649,14 +664,8 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
         Inst::IndirectBr { address, labels } => {
             write!(w, "indirectbr ptr ")?;
             write_operand(w, address)?;
-            write!(w, ", [")?;
-            for (i, l) in labels.iter().enumerate() {
-                if i > 0 {
-                    write!(w, ", ")?;
-                }
-                write!(w, "label %{}", ident(l))?;
-            }
-            write!(w, "]")
+            write!(w, ", ")?;
+            write_label_list(w, labels)
         }
         Inst::Invoke {
             result,
@@ -690,26 +699,15 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             write_result(w, result)?;
             write!(w, "catchswitch within ")?;
             write_operand(w, parent)?;
-            write!(w, " [")?;
-            for (i, h) in handlers.iter().enumerate() {
-                if i > 0 {
-                    write!(w, ", ")?;
-                }
-                write!(w, "label %{}", ident(h))?;
-            }
-            write!(w, "]")?;
+            write!(w, " ")?;
+            write_label_list(w, handlers)?;
             write_unwind(w, unwind)
         }
         Inst::CatchPad {
             result,
             parent,
             args,
-        } => {
-            write_result(w, result)?;
-            write!(w, "catchpad within ")?;
-            write_operand(w, parent)?;
-            write_pad_args(w, args)
-        }
+        } => write_pad(w, result, "catchpad", parent, args),
         Inst::CatchRet { pad, target } => {
             write!(w, "catchret from ")?;
             write_operand(w, pad)?;
@@ -719,12 +717,7 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             result,
             parent,
             args,
-        } => {
-            write_result(w, result)?;
-            write!(w, "cleanuppad within ")?;
-            write_operand(w, parent)?;
-            write_pad_args(w, args)
-        }
+        } => write_pad(w, result, "cleanuppad", parent, args),
         Inst::CleanupRet { pad, unwind } => {
             write!(w, "cleanupret from ")?;
             write_operand(w, pad)?;

@@ -42,6 +42,7 @@
 //! block of a `try` follow its body (in the order they were needed), then its handlers;
 //! outside any `try` they go to the end of the function.
 
+use crate::manager::for_each_definition_in;
 use crate::region_utils::{clone_region, move_region_after};
 use ehir_core::{
     AttrData, Block, CaseKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData, Function,
@@ -53,18 +54,9 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 /// Flattens every structured function definition of the module.
 pub fn flatten_module(module: &mut Module) -> Result<(), Diagnostics> {
     let nothrow = nothrow_callees(module);
-    let mut diags = Diagnostics::default();
-    let ids: Vec<_> = module.functions.keys().collect();
-    for id in ids {
-        let func = &mut module.functions[id];
-        if func.is_declaration() || func.phase != Phase::Structured {
-            continue;
-        }
-        if let Err(d) = flatten_function(&mut module.ctx, &nothrow, func) {
-            diags.push(d);
-        }
-    }
-    if diags.is_empty() { Ok(()) } else { Err(diags) }
+    for_each_definition_in(module, Phase::Structured, |ctx, func| {
+        flatten_function(ctx, &nothrow, func)
+    })
 }
 
 /// The set of callees whose calls cannot throw.
@@ -170,6 +162,20 @@ impl Links {
             in_cleanup_region: true,
             resume_to: ResumeTo::Invalid,
             ..self
+        }
+    }
+
+    /// Links for an EH cleanup or handler region entered from the context `parent`: an
+    /// exception inside it terminates, and `resume_to` says where its end goes.
+    fn for_eh_region(parent: Links, resume_to: ResumeTo) -> Links {
+        Links {
+            normal_cleanup: None,
+            eh: EhScope::Terminate,
+            area: parent.area,
+            break_to: None,
+            continue_to: None,
+            in_cleanup_region: true,
+            resume_to,
         }
     }
 }
@@ -576,6 +582,24 @@ impl<'a> Flattener<'a> {
 
     fn types(&self) -> ehir_core::CommonTypes {
         *self.ctx.types.common()
+    }
+
+    /// Appends a load of `__cleanup_dest_slot` to `block`; returns the loaded value.
+    fn load_dest_slot(&mut self, block: Block) -> Value {
+        let slot = self.dest_slot();
+        let s32 = self.types().s32;
+        let load = self.append(
+            block,
+            OpKind::Load {
+                align: 0,
+                volatile: false,
+            },
+            &[slot],
+            &[s32],
+            &[],
+            Loc::NONE,
+        );
+        self.func.dfg.result(load)
     }
 
     fn make_op(
@@ -1387,28 +1411,8 @@ impl<'a> Flattener<'a> {
                         "cir.case must be directly inside a cir.switch region",
                     ));
                 }
-                let blocks = move_region_after(self.func, regions[0], block);
-                self.emit_entry(
-                    block,
-                    OpKind::Br,
-                    &[],
-                    &[(blocks.first().copied().unwrap_or(cont), &[])],
-                    loc,
-                );
-                self.push_simple(
-                    cont,
-                    links,
-                    vec![(
-                        blocks,
-                        links,
-                        Role::Yield {
-                            target: cont,
-                            level: my,
-                        },
-                        None,
-                    )],
-                    None,
-                );
+                let blocks = self.enter_first_region(block, regions[0], cont, loc);
+                self.push_one_region(cont, links, blocks, links, my, ContainerData::Simple);
             }
             OpKind::If | OpKind::Ternary => {
                 let Some(&cond) = operands.first() else {
@@ -1428,20 +1432,7 @@ impl<'a> Flattener<'a> {
                 self.emit_entry(block, OpKind::BrCond, &[cond], &[(t, &[]), (e, &[])], loc);
                 let mut all = then_blocks;
                 all.extend(else_blocks);
-                self.push_simple(
-                    cont,
-                    links,
-                    vec![(
-                        all,
-                        links,
-                        Role::Yield {
-                            target: cont,
-                            level: my,
-                        },
-                        None,
-                    )],
-                    None,
-                );
+                self.push_one_region(cont, links, all, links, my, ContainerData::Simple);
             }
             OpKind::While | OpKind::DoWhile | OpKind::For => {
                 let (cond_r, body_r, step_r) = match kind {
@@ -1527,14 +1518,7 @@ impl<'a> Flattener<'a> {
             }
             OpKind::Switch => self.enter_switch(block, op, cont, links, my, loc)?,
             OpKind::CleanupScope { kind: ck } => {
-                let blocks = move_region_after(self.func, regions[0], block);
-                self.emit_entry(
-                    block,
-                    OpKind::Br,
-                    &[],
-                    &[(blocks.first().copied().unwrap_or(cont), &[])],
-                    loc,
-                );
+                let blocks = self.enter_first_region(block, regions[0], cont, loc);
                 let (_, parent_catch_all) = self.eh_flags(links.eh);
                 let state = CleanupState {
                     source: CleanupSource::Region(regions[1]),
@@ -1559,54 +1543,19 @@ impl<'a> Flattener<'a> {
                     },
                     ..links
                 };
-                let mut worklist = blocks;
-                worklist.reverse();
-                self.frames.push(Frame::Container(Container {
-                    cont,
-                    continue_target: None,
-                    parent_links: links,
-                    pending: vec![RegionFrame {
-                        worklist,
-                        links: body_links,
-                        role: Role::Yield {
-                            target: cont,
-                            level: my,
-                        },
-                        switch_owner: None,
-                    }],
-                    data: ContainerData::Cleanup(state),
-                }));
+                let data = ContainerData::Cleanup(state);
+                self.push_one_region(cont, links, blocks, body_links, my, data);
             }
             OpKind::Try { handlers } => {
                 let handlers = self.func.dfg.handlers(handlers).to_vec();
                 let handler_regions = regions[1..].to_vec();
-                let blocks = move_region_after(self.func, regions[0], block);
-                self.emit_entry(
-                    block,
-                    OpKind::Br,
-                    &[],
-                    &[(blocks.first().copied().unwrap_or(cont), &[])],
-                    loc,
-                );
+                let blocks = self.enter_first_region(block, regions[0], cont, loc);
                 let interesting = handlers
                     .iter()
                     .zip(&handler_regions)
                     .any(|(h, &r)| !(*h == HandlerKey::Unwind && self.is_trivial_resume(r)));
                 if !interesting {
-                    self.push_simple(
-                        cont,
-                        links,
-                        vec![(
-                            blocks,
-                            links,
-                            Role::Yield {
-                                target: cont,
-                                level: my,
-                            },
-                            None,
-                        )],
-                        None,
-                    );
+                    self.push_one_region(cont, links, blocks, links, my, ContainerData::Simple);
                     return Ok(());
                 }
                 let marker = self.new_block();
@@ -1636,23 +1585,8 @@ impl<'a> Flattener<'a> {
                     area: Some(my),
                     ..links
                 };
-                let mut worklist = blocks;
-                worklist.reverse();
-                self.frames.push(Frame::Container(Container {
-                    cont,
-                    continue_target: None,
-                    parent_links: links,
-                    pending: vec![RegionFrame {
-                        worklist,
-                        links: body_links,
-                        role: Role::Yield {
-                            target: cont,
-                            level: my,
-                        },
-                        switch_owner: None,
-                    }],
-                    data: ContainerData::Try(state),
-                }));
+                let data = ContainerData::Try(state);
+                self.push_one_region(cont, links, blocks, body_links, my, data);
             }
             _ => unreachable!("not a structured op"),
         }
@@ -1711,6 +1645,21 @@ impl<'a> Flattener<'a> {
         }
     }
 
+    /// Moves the blocks of `region` after `block` and branches from `block` to the first
+    /// of them (to `cont` when the region is empty); returns the moved blocks.
+    fn enter_first_region(
+        &mut self,
+        block: Block,
+        region: Region,
+        cont: Block,
+        loc: Loc,
+    ) -> Vec<Block> {
+        let blocks = move_region_after(self.func, region, block);
+        let first = blocks.first().copied().unwrap_or(cont);
+        self.emit_entry(block, OpKind::Br, &[], &[(first, &[])], loc);
+        blocks
+    }
+
     /// Pushes a container whose region frames are all known now (given in processing order).
     fn push_simple(
         &mut self,
@@ -1718,6 +1667,43 @@ impl<'a> Flattener<'a> {
         parent_links: Links,
         frames: Vec<(Vec<Block>, Links, Role, Option<FrameIdx>)>,
         continue_target: Option<Block>,
+    ) {
+        self.push_container(
+            cont,
+            parent_links,
+            frames,
+            continue_target,
+            ContainerData::Simple,
+        );
+    }
+
+    /// Pushes a container of one region, `blocks`, that yields to `cont`; its ops see
+    /// `body_links`.
+    fn push_one_region(
+        &mut self,
+        cont: Block,
+        parent_links: Links,
+        blocks: Vec<Block>,
+        body_links: Links,
+        level: FrameIdx,
+        data: ContainerData,
+    ) {
+        let role = Role::Yield {
+            target: cont,
+            level,
+        };
+        let frames = vec![(blocks, body_links, role, None)];
+        self.push_container(cont, parent_links, frames, None, data);
+    }
+
+    /// Pushes a container with its region frames (given in processing order).
+    fn push_container(
+        &mut self,
+        cont: Block,
+        parent_links: Links,
+        frames: Vec<(Vec<Block>, Links, Role, Option<FrameIdx>)>,
+        continue_target: Option<Block>,
+        data: ContainerData,
     ) {
         let pending = frames
             .into_iter()
@@ -1737,7 +1723,7 @@ impl<'a> Flattener<'a> {
             continue_target,
             parent_links,
             pending,
-            data: ContainerData::Simple,
+            data,
         }));
     }
 
@@ -1986,20 +1972,7 @@ impl<'a> Flattener<'a> {
         // (Clang's `cleanup.dest.saved`): read the slot before running it.
         let clobbers = matches!(source, CleanupSource::Region(r) if self.regions_with_cleanups[r]);
         let saved = if clobbers && dests.len() > 1 {
-            let slot = self.dest_slot();
-            let s32 = self.types().s32;
-            let load = self.append(
-                ne,
-                OpKind::Load {
-                    align: 0,
-                    volatile: false,
-                },
-                &[slot],
-                &[s32],
-                &[],
-                Loc::NONE,
-            );
-            Some(self.func.dfg.result(load))
+            Some(self.load_dest_slot(ne))
         } else {
             None
         };
@@ -2048,20 +2021,7 @@ impl<'a> Flattener<'a> {
         }
         let v = match saved {
             Some(v) => v,
-            None => {
-                let load = self.append(
-                    after,
-                    OpKind::Load {
-                        align: 0,
-                        volatile: false,
-                    },
-                    &[slot],
-                    &[s32],
-                    &[],
-                    Loc::NONE,
-                );
-                self.func.dfg.result(load)
-            }
+            None => self.load_dest_slot(after),
         };
         let unreachable = self.new_block();
         self.place_before(unreachable, anchor);
@@ -2136,15 +2096,8 @@ impl<'a> Flattener<'a> {
                 );
                 let mut worklist = blocks;
                 worklist.reverse();
-                let links = Links {
-                    normal_cleanup: None,
-                    eh: EhScope::Terminate,
-                    area: parent_links.area,
-                    break_to: None,
-                    continue_to: None,
-                    in_cleanup_region: true,
-                    resume_to: ResumeTo::CleanupEnd { after, level: idx },
-                };
+                let links =
+                    Links::for_eh_region(parent_links, ResumeTo::CleanupEnd { after, level: idx });
                 self.container(idx).pending.push(RegionFrame {
                     worklist,
                     links,
@@ -2359,23 +2312,8 @@ impl<'a> Flattener<'a> {
                     eh: EhScope::Frame(my),
                     ..parent_links
                 };
-                let mut worklist = blocks;
-                worklist.reverse();
-                self.frames.push(Frame::Container(Container {
-                    cont,
-                    continue_target: None,
-                    parent_links,
-                    pending: vec![RegionFrame {
-                        worklist,
-                        links,
-                        role: Role::Yield {
-                            target: cont,
-                            level: my,
-                        },
-                        switch_owner: None,
-                    }],
-                    data: ContainerData::Cleanup(state),
-                }));
+                let data = ContainerData::Cleanup(state);
+                self.push_one_region(cont, parent_links, blocks, links, my, data);
             }
             HandlerJob::Plain {
                 entry,
@@ -2396,15 +2334,7 @@ impl<'a> Flattener<'a> {
                 } else {
                     ResumeTo::Invalid
                 };
-                let links = Links {
-                    normal_cleanup: None,
-                    eh: EhScope::Terminate,
-                    area: parent_links.area,
-                    break_to: None,
-                    continue_to: None,
-                    in_cleanup_region: true,
-                    resume_to,
-                };
+                let links = Links::for_eh_region(parent_links, resume_to);
                 let mut worklist = blocks;
                 worklist.reverse();
                 self.frames.push(Frame::Region(RegionFrame {

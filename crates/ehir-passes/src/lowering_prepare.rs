@@ -14,6 +14,7 @@
 //!   elements if one destructor throws.
 //! - Arrays of zero elements construct and destroy nothing: the op is removed.
 
+use crate::manager::for_each_definition_in;
 use crate::region_utils::{clone_region, replace_uses_in_region};
 use ehir_core::{
     AttrData, Block, CastKind, CleanupKind, CmpPredicate, Diagnostic, Diagnostics, Function, Loc,
@@ -22,18 +23,7 @@ use ehir_core::{
 
 /// Expands the array ops of every structured function of the module.
 pub fn lowering_prepare_module(module: &mut Module) -> Result<(), Diagnostics> {
-    let mut diags = Diagnostics::default();
-    let ids: Vec<_> = module.functions.keys().collect();
-    for id in ids {
-        let func = &mut module.functions[id];
-        if func.is_declaration() || func.phase != Phase::Structured {
-            continue;
-        }
-        if let Err(d) = lowering_prepare_function(&mut module.ctx, func) {
-            diags.push(d);
-        }
-    }
-    if diags.is_empty() { Ok(()) } else { Err(diags) }
+    for_each_definition_in(module, Phase::Structured, lowering_prepare_function)
 }
 
 /// Expands the array ops of one structured function.

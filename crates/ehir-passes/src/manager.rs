@@ -2,7 +2,9 @@
 //! that every function definition reached the phase the pass promises.
 
 use crate::eh_abi::{Abi, EhAbiLowering};
-use ehir_core::{Diagnostic, Diagnostics, Loc, Module, Phase, verifier::verify_module};
+use ehir_core::{
+    Diagnostic, Diagnostics, Function, Loc, Module, ModuleCtx, Phase, verifier::verify_module,
+};
 use std::fmt;
 
 /// A module pass.
@@ -16,6 +18,27 @@ pub trait Pass {
     }
     /// Runs the pass. On error the module may be partly rewritten and should be dropped.
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics>;
+}
+
+/// Runs `f` on every function definition of `module` that is in `phase`, in module order,
+/// and collects the errors.
+pub(crate) fn for_each_definition_in(
+    module: &mut Module,
+    phase: Phase,
+    mut f: impl FnMut(&mut ModuleCtx, &mut Function) -> Result<(), Diagnostic>,
+) -> Result<(), Diagnostics> {
+    let mut diags = Diagnostics::default();
+    let ids: Vec<_> = module.functions.keys().collect();
+    for id in ids {
+        let func = &mut module.functions[id];
+        if func.is_declaration() || func.phase != phase {
+            continue;
+        }
+        if let Err(d) = f(&mut module.ctx, func) {
+            diags.push(d);
+        }
+    }
+    if diags.is_empty() { Ok(()) } else { Err(diags) }
 }
 
 /// `lowering-prepare`.
@@ -231,22 +254,32 @@ impl PassManager {
 
 /// Every function definition is at `target` (or beyond it, for flat).
 fn check_phases(module: &Module, target: Phase) -> Result<(), Diagnostics> {
+    let diags = phase_errors(
+        module,
+        |phase| phase_reached(phase, target),
+        &format!("expected {}", target.name()),
+    );
+    if diags.is_empty() { Ok(()) } else { Err(diags) }
+}
+
+/// `function @f is in phase p, <complaint>` for every function definition whose phase
+/// `fine` rejects.
+fn phase_errors(module: &Module, fine: impl Fn(Phase) -> bool, complaint: &str) -> Diagnostics {
     let mut diags = Diagnostics::default();
     for f in module.functions.values() {
-        if f.is_declaration() || phase_reached(f.phase, target) {
+        if f.is_declaration() || fine(f.phase) {
             continue;
         }
         diags.push(Diagnostic::error(
             f.loc,
             format!(
-                "function @{} is in phase {}, expected {}",
+                "function @{} is in phase {}, {complaint}",
                 module.ctx.name(f.name),
                 f.phase.name(),
-                target.name()
             ),
         ));
     }
-    if diags.is_empty() { Ok(()) } else { Err(diags) }
+    diags
 }
 
 /// Brings every function definition of the module to `target`: structured functions
@@ -254,30 +287,18 @@ fn check_phases(module: &Module, target: Phase) -> Result<(), Diagnostics> {
 /// `target` (Itanium or MSVC). Verifies after every pass. A function already beyond
 /// `target` (or at the other ABI) is an error.
 pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
-    let mut diags = Diagnostics::default();
-    for f in module.functions.values() {
-        if f.is_declaration() {
-            continue;
+    let lowerable = |phase| match target {
+        Phase::Structured => phase == Phase::Structured,
+        Phase::Flat => matches!(phase, Phase::Structured | Phase::Flat),
+        Phase::Itanium | Phase::Msvc => {
+            matches!(phase, Phase::Structured | Phase::Flat) || phase == target
         }
-        let fine = match target {
-            Phase::Structured => f.phase == Phase::Structured,
-            Phase::Flat => matches!(f.phase, Phase::Structured | Phase::Flat),
-            Phase::Itanium | Phase::Msvc => {
-                matches!(f.phase, Phase::Structured | Phase::Flat) || f.phase == target
-            }
-        };
-        if !fine {
-            diags.push(Diagnostic::error(
-                f.loc,
-                format!(
-                    "function @{} is in phase {}, which cannot be lowered to {}",
-                    module.ctx.name(f.name),
-                    f.phase.name(),
-                    target.name()
-                ),
-            ));
-        }
-    }
+    };
+    let diags = phase_errors(
+        module,
+        lowerable,
+        &format!("which cannot be lowered to {}", target.name()),
+    );
     if !diags.is_empty() {
         return Err(PassError::Target {
             target: PhaseName(target),

@@ -99,7 +99,7 @@ impl<'s> Parser<'s> {
             "cir.br" => {
                 let s = self.parse_successor()?;
                 let op = self.emit(OpKind::Br, &[], &[], n, loc);
-                self.attach(op, s);
+                self.attach(op, [s]);
                 Ok(())
             }
             "cir.brcond" => {
@@ -108,8 +108,7 @@ impl<'s> Parser<'s> {
                 self.eat(TokenKind::Comma);
                 let f = self.parse_successor()?;
                 let op = self.emit(OpKind::BrCond, &[c], &[], n, loc);
-                self.attach(op, t);
-                self.attach(op, f);
+                self.attach(op, [t, f]);
                 Ok(())
             }
             "cir.switch.flat" => self.parse_switch_flat(n, loc),
@@ -223,7 +222,7 @@ impl<'s> Parser<'s> {
                 self.expect_ident("to", "'to' and the continuation block")?;
                 let s = self.parse_successor()?;
                 let op = self.emit(OpKind::CatchRet, &[c], &[], n, loc);
-                self.attach(op, s);
+                self.attach(op, [s]);
                 Ok(())
             }
             "cir.cleanuppad" => {
@@ -252,9 +251,7 @@ impl<'s> Parser<'s> {
                     Some(self.parse_successor()?)
                 };
                 let op = self.emit(OpKind::CleanupRet, &[c], &[], n, loc);
-                if let Some(s) = dest {
-                    self.attach(op, s);
-                }
+                self.attach(op, dest);
                 Ok(())
             }
             _ => Err(self.error(Loc(op_tok.start), format!("unknown op '{name}'"))),
@@ -291,10 +288,13 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    fn attach(&mut self, op: Op, s: Succ) {
-        let dfg = &mut self.f.func.dfg;
-        let succ = dfg.make_successor(s.block, &s.args);
-        dfg.attach_successor(op, succ);
+    /// Attaches the successors `succs` (in order) to `op`.
+    fn attach(&mut self, op: Op, succs: impl IntoIterator<Item = Succ>) {
+        for s in succs {
+            let dfg = &mut self.f.func.dfg;
+            let succ = dfg.make_successor(s.block, &s.args);
+            dfg.attach_successor(op, succ);
+        }
     }
 
     /// Emits a region op (no results) and opens its first region.
@@ -436,15 +436,20 @@ impl<'s> Parser<'s> {
 
     // ---- operand helpers -------------------------------------------------------------------
 
+    /// Expects `%name`.
+    fn expect_value_id(&mut self) -> PResult<Token> {
+        self.expect(TokenKind::ValueId, "a value ('%name')")
+    }
+
     /// Expects `%name` and resolves it.
     pub(crate) fn expect_value_use(&mut self, stated: Option<Type>) -> PResult<Value> {
-        let t = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        let t = self.expect_value_id()?;
         Ok(self.use_value(t, stated))
     }
 
     /// `%v : T`
     fn expect_typed_value(&mut self) -> PResult<(Value, Type)> {
-        let t = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        let t = self.expect_value_id()?;
         self.expect(TokenKind::Colon, "':' and the value's type")?;
         let ty = self.parse_type()?;
         Ok((self.use_value(t, Some(ty)), ty))
@@ -454,7 +459,7 @@ impl<'s> Parser<'s> {
     fn parse_typed_values(&mut self) -> PResult<Values> {
         let mut toks: SmallVec<[Token; 4]> = SmallVec::new();
         loop {
-            toks.push(self.expect(TokenKind::ValueId, "a value ('%name')")?);
+            toks.push(self.expect_value_id()?);
             if !self.eat(TokenKind::Comma) {
                 break;
             }
@@ -492,6 +497,21 @@ impl<'s> Parser<'s> {
     }
 
     /// `^bb` or `^bb(%a, %b : T, U)`
+    /// `^a, ^b]` (the `[` already read): a possibly empty list of successors.
+    fn parse_successors_to_bracket(&mut self) -> PResult<Vec<Succ>> {
+        let mut succs = Vec::new();
+        if !self.eat(TokenKind::RBracket) {
+            loop {
+                succs.push(self.parse_successor()?);
+                if self.eat(TokenKind::RBracket) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "',' or ']'")?;
+            }
+        }
+        Ok(succs)
+    }
+
     fn parse_successor(&mut self) -> PResult<Succ> {
         let t = self.expect(TokenKind::BlockId, "a block ('^name')")?;
         let block = self.use_block(&self.text_of(t)[1..], Loc(t.start));
@@ -871,9 +891,7 @@ impl<'s> Parser<'s> {
             }
         };
         let op = self.emit(kind, &operands, &results, n, loc);
-        for s in succs {
-            self.attach(op, s);
-        }
+        self.attach(op, succs);
         if let Some(sym) = callee {
             self.declare_callee(sym, sig, Loc(callee_tok.start));
         }
@@ -950,14 +968,36 @@ impl<'s> Parser<'s> {
         self.origins.insert(id, crate::parser::FuncOrigin::Implicit);
     }
 
+    /// `(KIND, %a` of `cir.binop`, `cir.unary` and `cir.cmp`: the kind, one of `all` (by
+    /// `name`), and the first operand.
+    fn parse_kind_and_operand<K: Copy>(
+        &mut self,
+        all: impl IntoIterator<Item = K>,
+        name: fn(K) -> &'static str,
+        what: &str,
+    ) -> PResult<(K, Token)> {
+        self.expect(TokenKind::LParen, "'('")?;
+        let kind = self.keyword(all, name, what)?;
+        self.expect(TokenKind::Comma, "','")?;
+        let a = self.expect_value_id()?;
+        Ok((kind, a))
+    }
+
+    /// `: T, U` of `cir.unary` and `cir.cmp`: the operand type and the result type.
+    fn parse_operand_and_result_types(&mut self) -> PResult<(Type, Type)> {
+        self.expect(TokenKind::Colon, "':' and the operand type")?;
+        let operand_ty = self.parse_type()?;
+        self.expect(TokenKind::Comma, "',' and the result type")?;
+        let ty = self.parse_type()?;
+        Ok((operand_ty, ty))
+    }
+
     /// `cir.binop(kind, %a, %b) : T`
     fn parse_binop(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
-        self.expect(TokenKind::LParen, "'('")?;
-        let kind = self.keyword(BinaryOp::ALL, BinaryOp::name, "binary operation")?;
+        let (kind, a) =
+            self.parse_kind_and_operand(BinaryOp::ALL, BinaryOp::name, "binary operation")?;
         self.expect(TokenKind::Comma, "','")?;
-        let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
-        self.expect(TokenKind::Comma, "','")?;
-        let b = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        let b = self.expect_value_id()?;
         self.expect(TokenKind::RParen, "')'")?;
         self.expect(TokenKind::Colon, "':' and the result type")?;
         let ty = self.parse_type()?;
@@ -969,15 +1009,10 @@ impl<'s> Parser<'s> {
 
     /// `cir.unary(kind, %a) : T, T`
     fn parse_unary(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
-        self.expect(TokenKind::LParen, "'('")?;
-        let kind = self.keyword(UnaryOp::ALL, UnaryOp::name, "unary operation")?;
-        self.expect(TokenKind::Comma, "','")?;
-        let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        let (kind, a) =
+            self.parse_kind_and_operand(UnaryOp::ALL, UnaryOp::name, "unary operation")?;
         self.expect(TokenKind::RParen, "')'")?;
-        self.expect(TokenKind::Colon, "':' and the operand type")?;
-        let operand_ty = self.parse_type()?;
-        self.expect(TokenKind::Comma, "',' and the result type")?;
-        let ty = self.parse_type()?;
+        let (operand_ty, ty) = self.parse_operand_and_result_types()?;
         let a = self.use_value(a, Some(operand_ty));
         self.emit(OpKind::Unary(kind), &[a], &[ty], n, loc);
         Ok(())
@@ -985,17 +1020,12 @@ impl<'s> Parser<'s> {
 
     /// `cir.cmp(pred, %a, %b) : T, !cir.bool`
     fn parse_cmp(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
-        self.expect(TokenKind::LParen, "'('")?;
-        let kind = self.keyword(CmpPredicate::ALL, CmpPredicate::name, "comparison")?;
+        let (kind, a) =
+            self.parse_kind_and_operand(CmpPredicate::ALL, CmpPredicate::name, "comparison")?;
         self.expect(TokenKind::Comma, "','")?;
-        let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
-        self.expect(TokenKind::Comma, "','")?;
-        let b = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        let b = self.expect_value_id()?;
         self.expect(TokenKind::RParen, "')'")?;
-        self.expect(TokenKind::Colon, "':' and the operand type")?;
-        let operand_ty = self.parse_type()?;
-        self.expect(TokenKind::Comma, "',' and the result type")?;
-        let ty = self.parse_type()?;
+        let (operand_ty, ty) = self.parse_operand_and_result_types()?;
         let a = self.use_value(a, Some(operand_ty));
         let b = self.use_value(b, None);
         self.emit(OpKind::Cmp(kind), &[a, b], &[ty], n, loc);
@@ -1050,9 +1080,9 @@ impl<'s> Parser<'s> {
         self.expect_ident("if", "'if'")?;
         let c = self.expect(TokenKind::ValueId, "the condition ('%name')")?;
         self.expect_ident("then", "'then'")?;
-        let a = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        let a = self.expect_value_id()?;
         self.expect_ident("else", "'else'")?;
-        let b = self.expect(TokenKind::ValueId, "a value ('%name')")?;
+        let b = self.expect_value_id()?;
         self.expect(TokenKind::Colon, "':'")?;
         self.expect(TokenKind::LParen, "'('")?;
         let tc = self.parse_type()?;
@@ -1162,9 +1192,7 @@ impl<'s> Parser<'s> {
             dtor: dtor.into(),
         };
         let op = self.emit(kind, &operands, &[], n, loc);
-        if let Some(s) = unwind {
-            self.attach(op, s);
-        }
+        self.attach(op, unwind);
         Ok(())
     }
 
@@ -1186,9 +1214,7 @@ impl<'s> Parser<'s> {
         }
         let cases = self.f.func.dfg.make_extra(ExtraData::Cases(values));
         let op = self.emit(OpKind::SwitchFlat { cases }, &[v], &[], n, loc);
-        for s in succs {
-            self.attach(op, s);
-        }
+        self.attach(op, succs);
         Ok(())
     }
 
@@ -1197,20 +1223,9 @@ impl<'s> Parser<'s> {
         let (v, _) = self.expect_typed_value()?;
         self.expect(TokenKind::Comma, "',' and the destinations")?;
         self.expect(TokenKind::LBracket, "'['")?;
-        let mut succs = Vec::new();
-        if !self.eat(TokenKind::RBracket) {
-            loop {
-                succs.push(self.parse_successor()?);
-                if self.eat(TokenKind::RBracket) {
-                    break;
-                }
-                self.expect(TokenKind::Comma, "',' or ']'")?;
-            }
-        }
+        let succs = self.parse_successors_to_bracket()?;
         let op = self.emit(OpKind::IndirectBr, &[v], &[], n, loc);
-        for s in succs {
-            self.attach(op, s);
-        }
+        self.attach(op, succs);
         Ok(())
     }
 
@@ -1323,9 +1338,7 @@ impl<'s> Parser<'s> {
         }
         let keys = self.f.func.dfg.make_extra(ExtraData::Handlers(keys));
         let op = self.emit(OpKind::EhDispatch { keys }, &[token], &[], n, loc);
-        for s in succs {
-            self.attach(op, s);
-        }
+        self.attach(op, succs);
         Ok(())
     }
 
@@ -1436,16 +1449,7 @@ impl<'s> Parser<'s> {
         self.expect_ident("within", "'within'")?;
         let parent = self.parse_parent_token()?;
         self.expect(TokenKind::LBracket, "'[' and the handler blocks")?;
-        let mut succs = Vec::new();
-        if !self.eat(TokenKind::RBracket) {
-            loop {
-                succs.push(self.parse_successor()?);
-                if self.eat(TokenKind::RBracket) {
-                    break;
-                }
-                self.expect(TokenKind::Comma, "',' or ']'")?;
-            }
-        }
+        let mut succs = self.parse_successors_to_bracket()?;
         self.expect_ident("unwind", "'unwind to'")?;
         self.expect_ident("to", "'to'")?;
         let unwind_to_caller = self.eat_ident("caller");
@@ -1461,9 +1465,7 @@ impl<'s> Parser<'s> {
             n,
             loc,
         );
-        for s in succs {
-            self.attach(op, s);
-        }
+        self.attach(op, succs);
         Ok(())
     }
 

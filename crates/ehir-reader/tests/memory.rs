@@ -2,85 +2,17 @@
 //! counting allocator on the shape of the `opt_throughput` benchmark (functions of 100
 //! units of 13 ops). The performance target is at most 100 bytes of peak heap per op.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::fmt::Write as _;
+mod common;
+
+use common::workload::{Counting, LIVE, PEAK, structured_workload as workload};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
 /// Measurements must not overlap (tests run on several threads).
 static MEASURING: Mutex<()> = Mutex::new(());
 
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                let grown = new_size - layout.size();
-                let live = LIVE.fetch_add(grown, Ordering::Relaxed) + grown;
-                PEAK.fetch_max(live, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
-
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
-
-/// `units` × 13 ops in functions of 100 units, plus the function ops.
-fn workload(units: usize) -> (String, usize) {
-    let mut s = String::new();
-    let mut ops = 0;
-    for f in 0..units.div_ceil(100) {
-        let _ = writeln!(s, "cir.func @f{f}(%arg0: !cir.ptr<!s32i>) {{");
-        ops += 1;
-        for u in 0..100.min(units - f * 100) {
-            let _ = write!(
-                s,
-                "  cir.scope {{
-    %a{u} = cir.load %arg0 : !cir.ptr<!s32i>, !s32i
-    %b{u} = cir.const #cir.int<{u}> : !s32i
-    %c{u} = cir.cmp(eq, %a{u}, %b{u}) : !s32i, !cir.bool
-    cir.if %c{u} {{
-      cir.call @g(%a{u}) : (!s32i) -> ()
-      cir.yield
-    }}
-    cir.cleanup.scope {{
-      cir.call @h() : () -> ()
-      cir.yield
-    }} cleanup all {{
-      cir.call @d() nothrow : () -> ()
-      cir.yield
-    }}
-    cir.yield
-  }}
-"
-            );
-            ops += 13;
-        }
-        s.push_str("  cir.return\n}\n");
-        ops += 1;
-    }
-    (s, ops)
-}
 
 #[test]
 fn peak_heap_per_op_is_at_most_100_bytes() {

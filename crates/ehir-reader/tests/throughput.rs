@@ -2,45 +2,10 @@
 //! benchmark). Ignored by default; run in release for a number:
 //! `cargo test --release -p ehir-reader --test throughput -- --ignored --nocapture`.
 
-use std::fmt::Write as _;
-use std::time::Instant;
+mod common;
 
-/// `units` × 13 ops in functions of 100 units (plus a return per function).
-fn workload(units: usize) -> (String, usize) {
-    let mut s = String::new();
-    let mut ops = 0;
-    let per_func = 100;
-    for f in 0..units.div_ceil(per_func) {
-        let _ = writeln!(s, "cir.func @f{f}(%arg0: !cir.ptr<!s32i>) {{");
-        for u in 0..per_func.min(units - f * per_func) {
-            let _ = write!(
-                s,
-                "  cir.scope {{
-    %a{u} = cir.load %arg0 : !cir.ptr<!s32i>, !s32i
-    %b{u} = cir.const #cir.int<{u}> : !s32i
-    %c{u} = cir.cmp(eq, %a{u}, %b{u}) : !s32i, !cir.bool
-    cir.if %c{u} {{
-      cir.call @g(%a{u}) : (!s32i) -> ()
-      cir.yield
-    }}
-    cir.cleanup.scope {{
-      cir.call @h() : () -> ()
-      cir.yield
-    }} cleanup all {{
-      cir.call @d() nothrow : () -> ()
-      cir.yield
-    }}
-    cir.yield
-  }}
-"
-            );
-            ops += 13;
-        }
-        s.push_str("  cir.return\n}\n");
-        ops += 2;
-    }
-    (s, ops)
-}
+use common::workload::structured_workload as workload;
+use std::time::Instant;
 
 #[test]
 fn workload_parses_and_round_trips() {

@@ -3,86 +3,22 @@
 //! ops/s and peak bytes/op; `-- --emit-cir F --emit-mlir G --units N` writes the same-size
 //! workloads for `bench/compare-mlir-opt.sh`.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+#[path = "../../ehir-reader/tests/common/workload.rs"]
+mod workload;
+
 use std::fmt::Write as _;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
-
-/// Counts live and peak heap bytes.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() {
-            let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() {
-            if new_size >= layout.size() {
-                let live = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed)
-                    + (new_size - layout.size());
-                PEAK.fetch_max(live, Ordering::Relaxed);
-            } else {
-                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-            }
-        }
-        p
-    }
-}
+use workload::{Counting, LIVE, PEAK};
 
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// Ops per generated unit, identical in both workloads: load, const, cmp, if, call, yield,
-/// cleanup-scope/execute_region, call, yield, call, yield, scope-yield... counted below.
+/// The structured CIR workload; its ops per generated unit are identical to
+/// [`mlir_workload`]'s: load, const, cmp, if, call, yield, cleanup-scope/execute_region,
+/// call, yield, call, yield, scope-yield... counted there.
 fn cir_workload(units: usize) -> (String, usize) {
-    let mut s = String::new();
-    let mut ops = 0;
-    let per_func = 100;
-    let funcs = units.div_ceil(per_func);
-    for f in 0..funcs {
-        let _ = writeln!(s, "cir.func @f{f}(%arg0: !cir.ptr<!s32i>) {{");
-        ops += 1;
-        for u in 0..per_func.min(units - f * per_func) {
-            let _ = write!(
-                s,
-                "  cir.scope {{
-    %a{u} = cir.load %arg0 : !cir.ptr<!s32i>, !s32i
-    %b{u} = cir.const #cir.int<{u}> : !s32i
-    %c{u} = cir.cmp(eq, %a{u}, %b{u}) : !s32i, !cir.bool
-    cir.if %c{u} {{
-      cir.call @g(%a{u}) : (!s32i) -> ()
-      cir.yield
-    }}
-    cir.cleanup.scope {{
-      cir.call @h() : () -> ()
-      cir.yield
-    }} cleanup all {{
-      cir.call @d() nothrow : () -> ()
-      cir.yield
-    }}
-    cir.yield
-  }}
-"
-            );
-            ops += 13;
-        }
-        s.push_str("  cir.return\n}\n");
-        ops += 1;
-    }
-    (s, ops)
+    workload::structured_workload(units)
 }
 
 /// The same shape in upstream MLIR dialects (func, arith, memref, scf).

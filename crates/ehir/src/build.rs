@@ -112,17 +112,24 @@ pub(crate) fn load_itanium(source: &Source) -> Result<Module> {
             return Err(Reported.into());
         }
     }
-    if let Err(d) = itanium::lower_module(&mut module) {
+    lower_itanium_module(source, &mut module)?;
+    Ok(module)
+}
+
+/// `eh-abi-lowering=itanium` on a whole module (which also declares the runtime functions
+/// it calls), then the verifier; diagnostics are reported.
+pub(crate) fn lower_itanium_module(source: &Source, module: &mut Module) -> Result<()> {
+    if let Err(d) = itanium::lower_module(module) {
         source.report(&d);
         eprintln!("ehir: error: pass 'eh-abi-lowering=itanium' failed");
         return Err(Reported.into());
     }
-    if let Err(d) = ehir_core::verifier::verify_module(&module) {
+    if let Err(d) = ehir_core::verifier::verify_module(module) {
         source.report(&d);
         eprintln!("ehir: error: the IR after 'eh-abi-lowering=itanium' does not verify");
         return Err(Reported.into());
     }
-    Ok(module)
+    Ok(())
 }
 
 /// Loads an input and brings every function to the MSVC phase (`lowering-prepare`,
@@ -205,18 +212,37 @@ pub fn build_command(args: &BuildArgs) -> Result<i32> {
     }
     let toolchain = Toolchain {
         llc: find_tool(Tool::Llc, args.llc.as_deref())?,
-        opt: if args.run_opt {
-            Some(find_tool(Tool::Opt, args.opt.as_deref())?)
-        } else {
-            None
-        },
-        cxx: if args.compile_only {
-            PathBuf::new()
-        } else {
-            find_tool(Tool::Cxx, args.cxx.as_deref())?
-        },
+        opt: opt_tool(args)?,
+        cxx: link_tool(args, Tool::Cxx, args.cxx.as_deref())?,
         opt_level: args.opt_level,
     };
+    compile_and_link(
+        args,
+        &ehir_inputs,
+        "o",
+        |ll, object, scratch| toolchain.compile(ll, object, scratch),
+        |objects, extra, product, _| {
+            let mut link_inputs = objects.to_vec();
+            link_inputs.extend(rest.iter().filter(|p| !is_cir(p)).cloned());
+            toolchain.link(&link_inputs, extra, product)
+        },
+    )
+}
+
+/// The steps both ABIs share: writes each input's LLVM text to the scratch directory and
+/// compiles it to an object (`.<object_ext>`) with `compile`; links the objects with `link`
+/// (or, with `-c`, keeps the object of the first input); writes `--emit-ll`; moves the
+/// product to the output.
+fn compile_and_link<E>(
+    args: &BuildArgs,
+    ehir_inputs: &[(&Path, String)],
+    object_ext: &str,
+    compile: impl Fn(&Path, &Path, &Path) -> std::result::Result<(), E>,
+    link: impl FnOnce(&[PathBuf], &[OsString], &Path, &Path) -> std::result::Result<(), E>,
+) -> Result<i32>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
     let scratch = scratch_dir(&args.output)?;
     let mut objects = Vec::new();
     for (i, (path, text)) in ehir_inputs.iter().enumerate() {
@@ -226,8 +252,8 @@ pub fn build_command(args: &BuildArgs) -> Result<i32> {
             .unwrap_or_else(|| "input".into());
         let ll = scratch.path().join(format!("{i}-{stem}.ll"));
         std::fs::write(&ll, text).with_context(|| format!("cannot write '{}'", ll.display()))?;
-        let object = scratch.path().join(format!("{i}-{stem}.o"));
-        toolchain.compile(&ll, &object, scratch.path())?;
+        let object = scratch.path().join(format!("{i}-{stem}.{object_ext}"));
+        compile(&ll, &object, scratch.path())?;
         objects.push(object);
     }
     let product = scratch.path().join("product");
@@ -235,10 +261,8 @@ pub fn build_command(args: &BuildArgs) -> Result<i32> {
         std::fs::rename(&objects[0], &product)
             .with_context(|| format!("cannot write '{}'", product.display()))?;
     } else {
-        let mut link_inputs = objects.clone();
-        link_inputs.extend(rest.iter().filter(|p| !is_cir(p)).cloned());
         let extra: Vec<OsString> = args.link_args.iter().map(OsString::from).collect();
-        toolchain.link(&link_inputs, &extra, &product)?;
+        link(&objects, &extra, &product, scratch.path())?;
     }
     if let Some(ll_out) = &args.emit_ll {
         let text = &ehir_inputs[0].1;
@@ -250,6 +274,24 @@ pub fn build_command(args: &BuildArgs) -> Result<i32> {
     std::fs::rename(&product, &args.output)
         .with_context(|| format!("cannot write '{}'", args.output.display()))?;
     Ok(0)
+}
+
+/// `opt` when `--run-opt` asks for it.
+fn opt_tool(args: &BuildArgs) -> Result<Option<PathBuf>> {
+    Ok(if args.run_opt {
+        Some(find_tool(Tool::Opt, args.opt.as_deref())?)
+    } else {
+        None
+    })
+}
+
+/// A tool only the link step needs (an empty path with `-c`).
+fn link_tool(args: &BuildArgs, tool: Tool, given: Option<&Path>) -> Result<PathBuf> {
+    Ok(if args.compile_only {
+        PathBuf::new()
+    } else {
+        find_tool(tool, given)?
+    })
 }
 
 /// Where `ehir build` puts its scratch files: beside the output, so the final rename
@@ -270,52 +312,16 @@ fn scratch_dir(output: &Path) -> Result<tempfile::TempDir> {
 fn build_msvc(args: &BuildArgs, ehir_inputs: &[(&Path, String)]) -> Result<i32> {
     let toolchain = MsvcToolchain {
         llc: find_tool(Tool::Llc, args.llc.as_deref())?,
-        opt: if args.run_opt {
-            Some(find_tool(Tool::Opt, args.opt.as_deref())?)
-        } else {
-            None
-        },
-        dlltool: if args.compile_only {
-            PathBuf::new()
-        } else {
-            find_tool(Tool::DllTool, args.dlltool.as_deref())?
-        },
-        lld_link: if args.compile_only {
-            PathBuf::new()
-        } else {
-            find_tool(Tool::LldLink, args.lld_link.as_deref())?
-        },
+        opt: opt_tool(args)?,
+        dlltool: link_tool(args, Tool::DllTool, args.dlltool.as_deref())?,
+        lld_link: link_tool(args, Tool::LldLink, args.lld_link.as_deref())?,
         opt_level: args.opt_level,
     };
-    let scratch = scratch_dir(&args.output)?;
-    let mut objects = Vec::new();
-    for (i, (path, text)) in ehir_inputs.iter().enumerate() {
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "input".into());
-        let ll = scratch.path().join(format!("{i}-{stem}.ll"));
-        std::fs::write(&ll, text).with_context(|| format!("cannot write '{}'", ll.display()))?;
-        let object = scratch.path().join(format!("{i}-{stem}.obj"));
-        toolchain.compile(&ll, &object, scratch.path())?;
-        objects.push(object);
-    }
-    let product = scratch.path().join("product");
-    if args.compile_only {
-        std::fs::rename(&objects[0], &product)
-            .with_context(|| format!("cannot write '{}'", product.display()))?;
-    } else {
-        let extra: Vec<OsString> = args.link_args.iter().map(OsString::from).collect();
-        toolchain.link(&objects, &extra, &product, scratch.path())?;
-    }
-    if let Some(ll_out) = &args.emit_ll {
-        let text = &ehir_inputs[0].1;
-        write_output(Some(ll_out), |w| {
-            w.write_all(text.as_bytes())?;
-            Ok(())
-        })?;
-    }
-    std::fs::rename(&product, &args.output)
-        .with_context(|| format!("cannot write '{}'", args.output.display()))?;
-    Ok(0)
+    compile_and_link(
+        args,
+        ehir_inputs,
+        "obj",
+        |ll, object, scratch| toolchain.compile(ll, object, scratch),
+        |objects, extra, product, scratch| toolchain.link(objects, extra, product, scratch),
+    )
 }

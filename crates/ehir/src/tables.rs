@@ -9,7 +9,6 @@ use crate::input::{Reported, Source};
 use crate::output::write_output;
 use anyhow::{Context, Result, bail};
 use ehir_core::{Module, Phase};
-use ehir_passes::eh_abi::itanium;
 use ehir_tables::Abi;
 use ehir_tables::structure::{StateTables, canonical};
 use std::path::PathBuf;
@@ -72,16 +71,7 @@ fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
         if structured {
             ehir_passes::lower_to(&mut module, Phase::Flat).map_err(report)?;
         }
-        if let Err(d) = itanium::lower_module(&mut module) {
-            source.report(&d);
-            eprintln!("ehir: error: pass 'eh-abi-lowering=itanium' failed");
-            return Err(Reported.into());
-        }
-        if let Err(d) = ehir_core::verifier::verify_module(&module) {
-            source.report(&d);
-            eprintln!("ehir: error: the IR after 'eh-abi-lowering=itanium' does not verify");
-            return Err(Reported.into());
-        }
+        crate::build::lower_itanium_module(source, &mut module)?;
     } else {
         ehir_passes::lower_to(&mut module, phase).map_err(report)?;
     }

@@ -18,6 +18,9 @@
 //!
 //! Nothing is skipped: a missing `llc`, `opt` or `g++` fails the tests.
 
+mod common;
+
+use common::*;
 use ehir_core::{Module, Phase};
 use ehir_interp::{Event, RunConfig, RunOutcome};
 use std::ffi::OsString;
@@ -28,42 +31,12 @@ use std::time::{Duration, Instant};
 
 // ---- locations and tools ----------------------------------------------------------------
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
 fn e2e_dir() -> PathBuf {
     root().join("tests/e2e/itanium")
 }
 
-/// The `ehir` binary under test (`EHIR_BIN` overrides it).
-fn ehir() -> PathBuf {
-    std::env::var_os("EHIR_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_ehir")))
-}
-
 fn tool(t: ehir_llvm::Tool) -> PathBuf {
     ehir_llvm::find_tool(t, None).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// The seed listing `NN-*.cir|cpp` in `dir`.
-fn listing(dir: &str, number: &str, ext: &str) -> PathBuf {
-    let dir = root().join("tests/seeds").join(dir);
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with(&format!("{number}-")) && name.ends_with(ext)
-        })
-        .collect();
-    found.sort();
-    assert_eq!(found.len(), 1, "listing {number}{ext} in {}", dir.display());
-    found.remove(0)
 }
 
 // ---- running things -----------------------------------------------------------------------
@@ -288,17 +261,6 @@ fn full_view(outcome: &RunOutcome) -> FullOutcome {
 
 // ---- seed scenarios ----------------------------------------------------------------------------
 
-/// The entry the harness calls.
-#[derive(Copy, Clone)]
-enum Entry {
-    /// `void someFunc()`
-    Void,
-    /// `int someFunc()`
-    Int,
-    /// `Derived::Derived()` (base-object constructor `_ZN7DerivedC2Ev`)
-    Derived,
-}
-
 impl Entry {
     fn symbol(self) -> &'static str {
         match self {
@@ -306,26 +268,7 @@ impl Entry {
             Entry::Derived => "_ZN7DerivedC2Ev",
         }
     }
-    fn define(self) -> Option<&'static str> {
-        match self {
-            Entry::Void => None,
-            Entry::Int => Some("-DEHIR_ENTRY_INT"),
-            Entry::Derived => Some("-DEHIR_ENTRY_DERIVED"),
-        }
-    }
 }
-
-/// One scripted run: `--throw-at` specs and `--returns` specs, space-separated.
-type Script = (&'static str, &'static str);
-
-const NO_THROW: Script = ("", "");
-const CTOR_THROWS: Script = ("@_ZN9SomeClassC1Ev=int:1", "");
-const DTOR_THROWS: Script = ("@_ZN9SomeClassD1Ev=int:2", "");
-const DO_SOMETHING_THROWS: Script = ("@_ZN9SomeClass11doSomethingEv=int:7", "");
-const SOMECLASS_RUNS: &[Script] = &[NO_THROW, DO_SOMETHING_THROWS, CTOR_THROWS, DTOR_THROWS];
-
-/// `SomeClass` as the harness defines it; the listings leave `!rec_SomeClass` undeclared.
-const SOMECLASS_RECORD: &str = "!rec_SomeClass = !cir.record<class \"SomeClass\" {!s32i}>\n";
 
 /// Builds the seed's C++ and CIR with the harness and compares every scripted run, and
 /// the interpreter on the Itanium-phase module.
@@ -353,11 +296,11 @@ fn seed_case(cir: PathBuf, cpp: PathBuf, entry: Entry, runs: &[Script]) {
     let wrapper_file = dir.join("seed.cpp");
     std::fs::write(&wrapper_file, wrapper).expect("write wrapper");
     let mut gxx_sources: Vec<OsString> = vec!["-include".into(), header.into_os_string()];
-    gxx_sources.extend(entry.define().map(OsString::from));
+    gxx_sources.extend(entry.define().iter().map(OsString::from));
     gxx_sources.push(wrapper_file.into_os_string());
     gxx_sources.push(harness.clone().into_os_string());
     let reference = gxx_build(dir, &gxx_sources, "gxx");
-    let link_args: Vec<&str> = entry.define().into_iter().collect();
+    let link_args: Vec<&str> = entry.define().to_vec();
     let builds = ehir_builds(dir, &cir_file, &[harness], &link_args);
     let module = module_at(&cir_file, Phase::Itanium);
     for &(throw_at, returns) in runs {
@@ -387,18 +330,6 @@ fn seed_case(cir: PathBuf, cpp: PathBuf, entry: Entry, runs: &[Script]) {
             cir.display()
         );
     }
-}
-
-fn seed(number: &str) -> PathBuf {
-    listing("listings", number, ".cir")
-}
-
-fn seed_cpp(number: &str) -> PathBuf {
-    listing("listings", number, ".cpp")
-}
-
-fn corrected(number: &str) -> PathBuf {
-    listing("corrected", number, ".cir")
 }
 
 fn own_seed(name: &str) -> PathBuf {

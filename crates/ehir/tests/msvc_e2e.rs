@@ -20,6 +20,9 @@
 //! temporary directory, as the other wine tests; its first use creates it, about 10 s) and
 //! so one wineserver; builds and runs go through a small pool of threads.
 
+mod common;
+
+use common::*;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -28,24 +31,11 @@ use std::time::{Duration, Instant};
 
 // ---- locations and tools ----------------------------------------------------------------
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
 fn msvc_dir() -> PathBuf {
     root().join("tests/e2e/msvc")
 }
 
 /// The `ehir` binary under test (`EHIR_BIN` overrides it).
-fn ehir() -> PathBuf {
-    std::env::var_os("EHIR_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_ehir")))
-}
-
 /// Fails (never skips) when a tool of the Microsoft build, g++ or wine is missing.
 fn require_tools() {
     for tool in [
@@ -417,17 +407,6 @@ fn corpus_matches_gxx_under_wine() {
 
 // ---- the seed scenarios ----------------------------------------------------------------------
 
-/// The entry the harness calls.
-#[derive(Copy, Clone)]
-enum Entry {
-    /// `void someFunc()`
-    Void,
-    /// `int someFunc()`
-    Int,
-    /// `Derived::Derived()` (base-object constructor `_ZN7DerivedC2Ev`)
-    Derived,
-}
-
 impl Entry {
     fn cir(self) -> PathBuf {
         let name = match self {
@@ -437,24 +416,7 @@ impl Entry {
         };
         msvc_dir().join("seeds").join(name)
     }
-    fn define(self) -> &'static [&'static str] {
-        match self {
-            Entry::Void => &[],
-            Entry::Int => &["-DEHIR_ENTRY_INT"],
-            Entry::Derived => &["-DEHIR_ENTRY_DERIVED"],
-        }
-    }
 }
-
-/// One scripted run: `--throw-at` specs and `--returns` specs (the interpreter's and the
-/// Itanium e2e's spelling), space-separated.
-type Script = (&'static str, &'static str);
-
-const NO_THROW: Script = ("", "");
-const CTOR_THROWS: Script = ("@_ZN9SomeClassC1Ev=int:1", "");
-const DTOR_THROWS: Script = ("@_ZN9SomeClassD1Ev=int:2", "");
-const DO_SOMETHING_THROWS: Script = ("@_ZN9SomeClass11doSomethingEv=int:7", "");
-const SOMECLASS_RUNS: &[Script] = &[NO_THROW, DO_SOMETHING_THROWS, CTOR_THROWS, DTOR_THROWS];
 
 /// The harness's command line for a script: `@callee#nth=type:value` → `throw callee nth
 /// type value`; `@callee=v1,v2` → `returns callee 2 v1 v2`.
@@ -488,34 +450,6 @@ fn command_line(script: Script) -> Vec<String> {
     words
 }
 
-/// The seed listing `NN-*` with extension `ext` in `tests/seeds/DIR`.
-fn listing(dir: &str, number: &str, ext: &str) -> PathBuf {
-    let dir = root().join("tests/seeds").join(dir);
-    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with(&format!("{number}-")) && name.ends_with(ext)
-        })
-        .collect();
-    found.sort();
-    assert_eq!(found.len(), 1, "listing {number}{ext} in {}", dir.display());
-    found.remove(0)
-}
-
-fn seed(number: &str) -> PathBuf {
-    listing("listings", number, ".cir")
-}
-
-fn seed_cpp(number: &str) -> PathBuf {
-    listing("listings", number, ".cpp")
-}
-
-fn corrected(number: &str) -> PathBuf {
-    listing("corrected", number, ".cir")
-}
-
 /// The C++ of the multiple-catch listings, which the seed gives only as CIR.
 fn multiple_catch_cpp() -> PathBuf {
     root().join("tests/e2e/itanium/seeds/multiple-catch-handlers.cpp")
@@ -524,10 +458,6 @@ fn multiple_catch_cpp() -> PathBuf {
 fn itanium_seed(name: &str) -> PathBuf {
     root().join("tests/e2e/itanium/seeds").join(name)
 }
-
-/// `SomeClass` as the harness's callees see it; the listings leave `!rec_SomeClass`
-/// undeclared.
-const SOMECLASS_RECORD: &str = "!rec_SomeClass = !cir.record<class \"SomeClass\" {!s32i}>\n";
 
 /// A seed scenario: the CIR listing, its C++, the entry and the scripted runs.
 struct SeedCase {

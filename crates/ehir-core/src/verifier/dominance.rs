@@ -452,15 +452,14 @@ impl FuncVerifier<'_> {
                 .filter(|&p| self.index.op_region(p) == Some(def_region))
         };
         let Some(ancestor) = ancestor else {
-            self.error(
-                Diagnostic::error(
-                    self.dfg.loc(user),
-                    format!(
-                        "{} of '{name}' is defined in a region that does not enclose this use",
-                        what()
-                    ),
-                )
-                .with_note(self.def_loc(def), "defined here"),
+            self.error_with_note(
+                self.dfg.loc(user),
+                format!(
+                    "{} of '{name}' is defined in a region that does not enclose this use",
+                    what()
+                ),
+                self.def_loc(def),
+                "defined here",
             );
             return;
         };
@@ -477,9 +476,11 @@ impl FuncVerifier<'_> {
                         self.op_name(d)
                     )
                 };
-                self.error(
-                    Diagnostic::error(self.dfg.loc(user), message)
-                        .with_note(self.def_loc(def), "defined here"),
+                self.error_with_note(
+                    self.dfg.loc(user),
+                    message,
+                    self.def_loc(def),
+                    "defined here",
                 );
                 return;
             }
@@ -495,12 +496,11 @@ impl FuncVerifier<'_> {
             }
         };
         if !ok {
-            self.error(
-                Diagnostic::error(
-                    self.dfg.loc(user),
-                    format!("{} of '{name}' does not dominate this use", what()),
-                )
-                .with_note(self.def_loc(def), "defined here"),
+            self.error_with_note(
+                self.dfg.loc(user),
+                format!("{} of '{name}' does not dominate this use", what()),
+                self.def_loc(def),
+                "defined here",
             );
         }
     }
@@ -532,16 +532,15 @@ impl FuncVerifier<'_> {
             && self.index.block_region[unwind] == self.index.block_region[def_block]
             && self.cfg.dominates(unwind, use_block)
         {
-            self.error(
-                Diagnostic::error(
-                    self.dfg.loc(user),
-                    format!(
-                        "{} of '{}' is a result of 'cir.try_call', which is not available on its unwind path",
-                        what(),
-                        self.op_name(user)
-                    ),
-                )
-                .with_note(self.dfg.loc(def), "defined here"),
+            self.error_with_note(
+                self.dfg.loc(user),
+                format!(
+                    "{} of '{}' is a result of 'cir.try_call', which is not available on its unwind path",
+                    what(),
+                    self.op_name(user)
+                ),
+                self.dfg.loc(def),
+                "defined here",
             );
             return true;
         }

@@ -345,16 +345,15 @@ impl FuncVerifier<'_> {
                     .first_op(edge.to)
                     .is_some_and(|f| is_landing(self.dfg.kind(f)));
                 if !starts {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(edge.op),
-                            format!(
-                                "the unwind destination {} of '{}' must begin with '{landing}'",
-                                self.index.block_name(edge.to),
-                                self.op_name(edge.op)
-                            ),
-                        )
-                        .with_note(self.block_loc(edge.to), "block defined here"),
+                    self.error_with_note(
+                        self.dfg.loc(edge.op),
+                        format!(
+                            "the unwind destination {} of '{}' must begin with '{landing}'",
+                            self.index.block_name(edge.to),
+                            self.op_name(edge.op)
+                        ),
+                        self.block_loc(edge.to),
+                        "block defined here",
                     );
                 }
             }
@@ -381,15 +380,14 @@ impl FuncVerifier<'_> {
                     ),
                 );
             } else if let Some(edge) = preds.iter().find(|e| e.kind != EdgeKind::Unwind) {
-                self.error(
-                    Diagnostic::error(
-                        self.dfg.loc(op),
-                        format!(
-                            "{} begins with '{landing}', so only unwind edges may reach it",
-                            self.index.block_name(block)
-                        ),
-                    )
-                    .with_note(self.dfg.loc(edge.op), "reached by this non-unwind edge"),
+                self.error_with_note(
+                    self.dfg.loc(op),
+                    format!(
+                        "{} begins with '{landing}', so only unwind edges may reach it",
+                        self.index.block_name(block)
+                    ),
+                    self.dfg.loc(edge.op),
+                    "reached by this non-unwind edge",
                 );
             }
         }
@@ -419,15 +417,14 @@ impl FuncVerifier<'_> {
                             .first_op(edge.to)
                             .is_some_and(|f| matches!(self.dfg.kind(f), OpKind::BeginCatch));
                         if catches && !begins {
-                            self.error(
-                                Diagnostic::error(
-                                    self.dfg.loc(op),
-                                    format!(
-                                        "the catch block {} of 'cir.eh.dispatch' must begin with 'cir.begin_catch'",
-                                        self.index.block_name(edge.to)
-                                    ),
-                                )
-                                .with_note(self.block_loc(edge.to), "block defined here"),
+                            self.error_with_note(
+                                self.dfg.loc(op),
+                                format!(
+                                    "the catch block {} of 'cir.eh.dispatch' must begin with 'cir.begin_catch'",
+                                    self.index.block_name(edge.to)
+                                ),
+                                self.block_loc(edge.to),
+                                "block defined here",
                             );
                         }
                     }
@@ -777,15 +774,14 @@ impl FuncVerifier<'_> {
                     .copied()
                     .find(|&pad| !self.landing_pad_lists(pad, t));
                 if let Some(pad) = missing {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(op),
-                            format!(
-                                "'cir.cmp' compares a landing-pad selector with the typeid of @{}, which the landing pad does not list, so it can never be equal",
-                                self.sym_str(t)
-                            ),
-                        )
-                        .with_note(self.dfg.loc(pad), "landing pad defined here"),
+                    self.error_with_note(
+                        self.dfg.loc(op),
+                        format!(
+                            "'cir.cmp' compares a landing-pad selector with the typeid of @{}, which the landing pad does not list, so it can never be equal",
+                            self.sym_str(t)
+                        ),
+                        self.dfg.loc(pad),
+                        "landing pad defined here",
                     );
                 }
             }

@@ -152,15 +152,14 @@ impl FuncVerifier<'_> {
                         .iter()
                         .all(|e| e.op == switch && e.kind == EdgeKind::Handler);
                 if !only_from_switch {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(pad),
-                            format!(
-                                "{} begins with 'cir.catchpad', so only the handler list of its 'cir.catchswitch' may reach it",
-                                self.index.block_name(block)
-                            ),
-                        )
-                        .with_note(self.dfg.loc(switch), "catchswitch defined here"),
+                    self.error_with_note(
+                        self.dfg.loc(pad),
+                        format!(
+                            "{} begins with 'cir.catchpad', so only the handler list of its 'cir.catchswitch' may reach it",
+                            self.index.block_name(block)
+                        ),
+                        self.dfg.loc(switch),
+                        "catchswitch defined here",
                     );
                 }
             }
@@ -182,15 +181,14 @@ impl FuncVerifier<'_> {
                     }
                 }
                 if let Some(edge) = preds.iter().find(|e| e.kind != EdgeKind::Unwind) {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(pad),
-                            format!(
-                                "{} begins with '{name}', so only unwind edges may reach it",
-                                self.index.block_name(block)
-                            ),
-                        )
-                        .with_note(self.dfg.loc(edge.op), "reached by this non-unwind edge"),
+                    self.error_with_note(
+                        self.dfg.loc(pad),
+                        format!(
+                            "{} begins with '{name}', so only unwind edges may reach it",
+                            self.index.block_name(block)
+                        ),
+                        self.dfg.loc(edge.op),
+                        "reached by this non-unwind edge",
                     );
                 }
             }
@@ -211,16 +209,15 @@ impl FuncVerifier<'_> {
                             Some(OpKind::CatchSwitch { .. } | OpKind::CleanupPad)
                         ) =>
                     {
-                        self.error(
-                                Diagnostic::error(
-                                    self.dfg.loc(edge.op),
-                                    format!(
-                                        "the unwind destination {} of '{name}' must begin with 'cir.catchswitch' or 'cir.cleanuppad'",
-                                        self.index.block_name(edge.to)
-                                    ),
-                                )
-                                .with_note(self.block_loc(edge.to), "block defined here"),
-                            );
+                        self.error_with_note(
+                            self.dfg.loc(edge.op),
+                            format!(
+                                "the unwind destination {} of '{name}' must begin with 'cir.catchswitch' or 'cir.cleanuppad'",
+                                self.index.block_name(edge.to)
+                            ),
+                            self.block_loc(edge.to),
+                            "block defined here",
+                        );
                     }
                     EdgeKind::Handler => {
                         let within_this = self.index.first_op(edge.to).is_some_and(|f| {
@@ -229,15 +226,14 @@ impl FuncVerifier<'_> {
                                     == Some(edge.op)
                         });
                         if !within_this {
-                            self.error(
-                                Diagnostic::error(
-                                    self.dfg.loc(edge.op),
-                                    format!(
-                                        "the handler {} of 'cir.catchswitch' must begin with a 'cir.catchpad' within this catchswitch",
-                                        self.index.block_name(edge.to)
-                                    ),
-                                )
-                                .with_note(self.block_loc(edge.to), "block defined here"),
+                            self.error_with_note(
+                                self.dfg.loc(edge.op),
+                                format!(
+                                    "the handler {} of 'cir.catchswitch' must begin with a 'cir.catchpad' within this catchswitch",
+                                    self.index.block_name(edge.to)
+                                ),
+                                self.block_loc(edge.to),
+                                "block defined here",
                             );
                         }
                     }
@@ -330,24 +326,22 @@ impl FuncVerifier<'_> {
             };
             match self.dfg.kind(term) {
                 OpKind::CatchRet | OpKind::CleanupRet if pad_matches && pad != color => {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(term),
-                            format!(
-                                "'{}' must be inside the funclet of the pad it returns from",
-                                self.op_name(term)
-                            ),
-                        )
-                        .with_note(self.dfg.loc(pad.expect("checked")), "pad defined here"),
+                    self.error_with_note(
+                        self.dfg.loc(term),
+                        format!(
+                            "'{}' must be inside the funclet of the pad it returns from",
+                            self.op_name(term)
+                        ),
+                        self.dfg.loc(pad.expect("checked")),
+                        "pad defined here",
                     );
                 }
                 OpKind::Return if color.is_some() => {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(term),
-                            "'cir.return' cannot leave a funclet; return from the function's own code after 'cir.catchret'/'cir.cleanupret'",
-                        )
-                        .with_note(self.dfg.loc(color.expect("checked")), "funclet entered here"),
+                    self.error_with_note(
+                        self.dfg.loc(term),
+                        "'cir.return' cannot leave a funclet; return from the function's own code after 'cir.catchret'/'cir.cleanupret'",
+                        self.dfg.loc(color.expect("checked")),
+                        "funclet entered here",
                     );
                 }
                 _ => {}
@@ -449,15 +443,14 @@ impl FuncVerifier<'_> {
             let mut seen: Vec<Op> = Vec::new();
             loop {
                 if cur == Some(to_pad) {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(op),
-                            format!(
-                                "'{name}' unwinds to {}, whose pad it is inside: an EH pad cannot handle exceptions raised within it",
-                                self.index.block_name(dest_block)
-                            ),
-                        )
-                        .with_note(self.dfg.loc(to_pad), "pad defined here"),
+                    self.error_with_note(
+                        self.dfg.loc(op),
+                        format!(
+                            "'{name}' unwinds to {}, whose pad it is inside: an EH pad cannot handle exceptions raised within it",
+                            self.index.block_name(dest_block)
+                        ),
+                        self.dfg.loc(to_pad),
+                        "pad defined here",
                     );
                     break;
                 }
@@ -466,15 +459,14 @@ impl FuncVerifier<'_> {
                 }
                 match cur {
                     None => {
-                        self.error(
-                            Diagnostic::error(
-                                self.dfg.loc(op),
-                                format!(
-                                    "the unwind edge of '{name}' enters {}, whose pad's parent is not a funclet this edge unwinds out of",
-                                    self.index.block_name(dest_block)
-                                ),
-                            )
-                            .with_note(self.dfg.loc(to_pad), "pad defined here"),
+                        self.error_with_note(
+                            self.dfg.loc(op),
+                            format!(
+                                "the unwind edge of '{name}' enters {}, whose pad's parent is not a funclet this edge unwinds out of",
+                                self.index.block_name(dest_block)
+                            ),
+                            self.dfg.loc(to_pad),
+                            "pad defined here",
                         );
                         break;
                     }

@@ -275,6 +275,17 @@ impl FuncVerifier<'_> {
         self.diags.borrow_mut().push((self.pass.get(), d));
     }
 
+    /// Reports an error at `loc` with one note at `note_loc`.
+    pub(crate) fn error_with_note(
+        &self,
+        loc: Loc,
+        message: impl Into<String>,
+        note_loc: Loc,
+        note: &str,
+    ) {
+        self.error(Diagnostic::error(loc, message).with_note(note_loc, note));
+    }
+
     /// Reports a plain error at an op.
     pub(crate) fn op_error(&self, op: Op, message: impl Into<String>) {
         self.error(Diagnostic::error(self.dfg.loc(op), message));

@@ -493,15 +493,14 @@ impl FuncVerifier<'_> {
                 continue;
             };
             if target_region != region {
-                self.error(
-                    Diagnostic::error(
-                        self.dfg.loc(op),
-                        format!(
-                            "successor {} of '{name}' is not in the same region",
-                            self.index.block_name(target)
-                        ),
-                    )
-                    .with_note(self.block_loc(target), "block defined here"),
+                self.error_with_note(
+                    self.dfg.loc(op),
+                    format!(
+                        "successor {} of '{name}' is not in the same region",
+                        self.index.block_name(target)
+                    ),
+                    self.block_loc(target),
+                    "block defined here",
                 );
                 continue;
             }
@@ -549,12 +548,11 @@ impl FuncVerifier<'_> {
         match *self.dfg.kind(op) {
             OpKind::Label { name } => {
                 if let Some(&first) = labels.get(&name) {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(op),
-                            format!("label \"{}\" is defined twice", self.sym_str(name)),
-                        )
-                        .with_note(self.dfg.loc(first), "first defined here"),
+                    self.error_with_note(
+                        self.dfg.loc(op),
+                        format!("label \"{}\" is defined twice", self.sym_str(name)),
+                        self.dfg.loc(first),
+                        "first defined here",
                     );
                 } else {
                     labels.insert(name, op);

@@ -380,29 +380,27 @@ impl FuncVerifier<'_> {
                     _ => false,
                 };
                 if !ok {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(op),
-                            format!(
-                                "successor {block} of 'cir.eh.dispatch' must declare no parameter or one !cir.eh_token parameter"
-                            ),
-                        )
-                        .with_note(self.block_loc(target), "block defined here"),
+                    self.error_with_note(
+                        self.dfg.loc(op),
+                        format!(
+                            "successor {block} of 'cir.eh.dispatch' must declare no parameter or one !cir.eh_token parameter"
+                        ),
+                        self.block_loc(target),
+                        "block defined here",
                     );
                 }
                 continue;
             }
             if args.len() != params.len() {
-                self.error(
-                    Diagnostic::error(
-                        self.dfg.loc(op),
-                        format!(
-                            "successor {block} of '{name}' takes {} argument(s), but is given {}",
-                            params.len(),
-                            args.len()
-                        ),
-                    )
-                    .with_note(self.block_loc(target), "block defined here"),
+                self.error_with_note(
+                    self.dfg.loc(op),
+                    format!(
+                        "successor {block} of '{name}' takes {} argument(s), but is given {}",
+                        params.len(),
+                        args.len()
+                    ),
+                    self.block_loc(target),
+                    "block defined here",
                 );
                 let _ = i;
                 continue;
@@ -411,16 +409,15 @@ impl FuncVerifier<'_> {
                 if let (Some(ta), Some(tp)) = (self.valid_type(a), self.valid_type(p))
                     && ta != tp
                 {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(op),
-                            format!(
-                                "argument #{j} to successor {block} of '{name}' has type {}, but the block parameter has type {}",
-                                self.type_str(ta),
-                                self.type_str(tp)
-                            ),
-                        )
-                        .with_note(self.block_loc(target), "block defined here"),
+                    self.error_with_note(
+                        self.dfg.loc(op),
+                        format!(
+                            "argument #{j} to successor {block} of '{name}' has type {}, but the block parameter has type {}",
+                            self.type_str(ta),
+                            self.type_str(tp)
+                        ),
+                        self.block_loc(target),
+                        "block defined here",
                     );
                 }
             }
@@ -1022,17 +1019,16 @@ impl FuncVerifier<'_> {
             Some(id) => {
                 let decl = &module.functions[id];
                 if decl.sig != sig {
-                    self.error(
-                        Diagnostic::error(
-                            self.dfg.loc(c.op),
-                            format!(
-                                "'{name}' uses signature {}, but @{} is declared as {}",
-                                self.type_str(sig),
-                                self.sym_str(callee),
-                                self.type_str(decl.sig)
-                            ),
-                        )
-                        .with_note(decl.loc, "declared here"),
+                    self.error_with_note(
+                        self.dfg.loc(c.op),
+                        format!(
+                            "'{name}' uses signature {}, but @{} is declared as {}",
+                            self.type_str(sig),
+                            self.sym_str(callee),
+                            self.type_str(decl.sig)
+                        ),
+                        decl.loc,
+                        "declared here",
                     );
                 }
             }

@@ -48,6 +48,7 @@
 //! callee declared, so whoever drives the pass calls [`declare_runtime_functions`] on the
 //! module once its functions are lowered.
 
+use super::{At, remove_unreachable_blocks};
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData,
     Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
@@ -61,28 +62,8 @@ pub const PERSONALITY: &str = "__gxx_personality_v0";
 /// Lowers one function from the flat phase to the Itanium phase. Functions already in the
 /// Itanium phase are left alone; declarations only change phase.
 pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Diagnostic> {
-    if func.body.is_none() || func.phase == Phase::Itanium {
-        func.phase = Phase::Itanium;
+    if !super::needs_lowering(ctx, func, super::Abi::Itanium)? {
         return Ok(());
-    }
-    if func.phase != Phase::Flat {
-        return Err(Diagnostic::error(
-            func.loc,
-            format!(
-                "eh-abi-lowering=itanium needs a flat function, but @{} is in the {} phase (run flatten-cfg first)",
-                ctx.name(func.name),
-                func.phase.name()
-            ),
-        ));
-    }
-    if func.has_nested_regions() {
-        return Err(Diagnostic::error(
-            func.loc,
-            format!(
-                "@{} still has nested regions; eh-abi-lowering=itanium needs flat CIR",
-                ctx.name(func.name)
-            ),
-        ));
     }
     let mut lowering = Lowering::new(ctx, func);
     lowering.run()?;
@@ -93,23 +74,9 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 /// functions the lowering introduced ([`declare_runtime_functions`]). Functions in other
 /// phases are left alone. Does not verify.
 pub fn lower_module(module: &mut Module) -> Result<(), Diagnostics> {
-    let mut diagnostics = Diagnostics::default();
-    let ids: Vec<_> = module.functions.keys().collect();
-    for id in ids {
-        let func = &mut module.functions[id];
-        if func.is_declaration() || func.phase != Phase::Flat {
-            continue;
-        }
-        if let Err(d) = lower_function(&mut module.ctx, func) {
-            diagnostics.push(d);
-        }
-    }
+    let result = crate::manager::for_each_definition_in(module, Phase::Flat, lower_function);
     declare_runtime_functions(module);
-    if diagnostics.is_empty() {
-        Ok(())
-    } else {
-        Err(diagnostics)
-    }
+    result
 }
 
 /// Declares every function that a call of the module names but the module does not
@@ -140,13 +107,6 @@ pub fn declare_runtime_functions(module: &mut Module) {
         decl.loc = loc;
         module.add_function(decl);
     }
-}
-
-/// Where a new op goes.
-#[derive(Copy, Clone)]
-enum At {
-    Before(Op),
-    End(Block),
 }
 
 /// One use of an EH token that the landing-pad analysis follows.
@@ -281,7 +241,7 @@ impl<'a> Lowering<'a> {
             self.lower_op(op, &implicit)?;
         }
         self.apply_replacements();
-        self.remove_unreachable_blocks();
+        remove_unreachable_blocks(self.func);
         self.check_no_tokens_left()?;
         if has_landing_pad {
             self.func.personality = Some(self.ctx.sym(PERSONALITY));
@@ -611,13 +571,6 @@ impl<'a> Lowering<'a> {
 
     // ---- rewrites ----------------------------------------------------------------------------
 
-    fn insert(&mut self, at: At, op: Op) {
-        match at {
-            At::Before(b) => self.func.layout.insert_op_before(op, b),
-            At::End(block) => self.func.layout.append_op(op, block),
-        }
-    }
-
     fn build(
         &mut self,
         at: At,
@@ -627,12 +580,20 @@ impl<'a> Lowering<'a> {
         successors: &[(Block, &[Value])],
         loc: Loc,
     ) -> Op {
-        let op = self
-            .func
-            .dfg
-            .make_op(kind, operands, results, successors, 0, loc);
-        self.insert(at, op);
-        op
+        at.build(self.func, kind, operands, results, successors, loc)
+    }
+
+    /// Builds an op with one result of type `ty` and no successors; returns the result.
+    fn build_value(
+        &mut self,
+        at: At,
+        kind: OpKind,
+        operands: &[Value],
+        ty: Type,
+        loc: Loc,
+    ) -> Value {
+        let op = self.build(at, kind, operands, &[ty], &[], loc);
+        self.func.dfg.results(op)[0]
     }
 
     /// A direct call of a runtime function; returns its result.
@@ -938,24 +899,15 @@ impl<'a> Lowering<'a> {
             match keys[k] {
                 HandlerKey::Catch(a) => {
                     let ti = self.typeinfo_symbol(op, a)?;
-                    let id = self.build(
-                        at,
-                        OpKind::EhTypeId { type_info: ti },
-                        &[],
-                        &[u32],
-                        &[],
-                        loc,
-                    );
-                    let id = self.func.dfg.results(id)[0];
-                    let cmp = self.build(
+                    let id =
+                        self.build_value(at, OpKind::EhTypeId { type_info: ti }, &[], u32, loc);
+                    let cond = self.build_value(
                         at,
                         OpKind::Cmp(CmpPredicate::Eq),
                         &[sel, id],
-                        &[bool_ty],
-                        &[],
+                        bool_ty,
                         loc,
                     );
-                    let cond = self.func.dfg.results(cmp)[0];
                     let (else_block, else_args) = otherwise(self, &mut after)?;
                     self.build(
                         at,
@@ -969,34 +921,18 @@ impl<'a> Lowering<'a> {
                 }
                 HandlerKey::Filter(_) => {
                     // A negative selector: the exception violates the specification.
-                    let signed = self.build(
-                        at,
-                        OpKind::Cast(CastKind::Integral),
-                        &[sel],
-                        &[s32],
-                        &[],
-                        loc,
-                    );
-                    let signed = self.func.dfg.results(signed)[0];
+                    let signed =
+                        self.build_value(at, OpKind::Cast(CastKind::Integral), &[sel], s32, loc);
                     let zero_attr = self.ctx.attrs.intern(AttrData::Int { value: 0, ty: s32 });
-                    let zero = self.build(
-                        at,
-                        OpKind::Const { value: zero_attr },
-                        &[],
-                        &[s32],
-                        &[],
-                        loc,
-                    );
-                    let zero = self.func.dfg.results(zero)[0];
-                    let cmp = self.build(
+                    let zero =
+                        self.build_value(at, OpKind::Const { value: zero_attr }, &[], s32, loc);
+                    let cond = self.build_value(
                         at,
                         OpKind::Cmp(CmpPredicate::Lt),
                         &[signed, zero],
-                        &[bool_ty],
-                        &[],
+                        bool_ty,
                         loc,
                     );
-                    let cond = self.func.dfg.results(cmp)[0];
                     let unexpected = self.new_block_after(after);
                     after = unexpected;
                     let (else_block, else_args) = otherwise(self, &mut after)?;
@@ -1086,31 +1022,6 @@ impl<'a> Lowering<'a> {
                     .collect();
                 let block = dfg.successor_block(s);
                 dfg.set_successor(s, block, &args);
-            }
-        }
-    }
-
-    fn remove_unreachable_blocks(&mut self) {
-        let blocks = self.blocks();
-        let Some(&entry) = blocks.first() else {
-            return;
-        };
-        let mut reachable: SecondaryMap<Block, bool> = SecondaryMap::new();
-        reachable[entry] = true;
-        let mut stack = vec![entry];
-        while let Some(b) = stack.pop() {
-            if let Some(t) = self.func.layout.last_op(b) {
-                for s in self.func.dfg.successor_blocks(t) {
-                    if !reachable[s] {
-                        reachable[s] = true;
-                        stack.push(s);
-                    }
-                }
-            }
-        }
-        for b in blocks {
-            if !reachable[b] {
-                self.func.layout.remove_block(b);
             }
         }
     }

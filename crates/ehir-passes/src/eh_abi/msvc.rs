@@ -68,6 +68,7 @@
 //! `unwind` handler with code next to handlers that can throw), and a pad reached from two
 //! different funclets.
 
+use super::{At, remove_unreachable_blocks};
 use ehir_core::{
     Block, Diagnostic, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase, RecordKind,
     SecondaryMap, Successor, Symbol, Type, TypeData, Value, ValueDef,
@@ -89,28 +90,8 @@ pub const ADJECTIVE_ELLIPSIS: u32 = 64;
 /// Lowers one function from the flat phase to the MSVC phase. Functions already in the
 /// MSVC phase are left alone; declarations only change phase.
 pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Diagnostic> {
-    if func.body.is_none() || func.phase == Phase::Msvc {
-        func.phase = Phase::Msvc;
+    if !super::needs_lowering(ctx, func, super::Abi::Msvc)? {
         return Ok(());
-    }
-    if func.phase != Phase::Flat {
-        return Err(Diagnostic::error(
-            func.loc,
-            format!(
-                "eh-abi-lowering=msvc needs a flat function, but @{} is in the {} phase (run flatten-cfg first)",
-                ctx.name(func.name),
-                func.phase.name()
-            ),
-        ));
-    }
-    if func.has_nested_regions() {
-        return Err(Diagnostic::error(
-            func.loc,
-            format!(
-                "@{} still has nested regions; eh-abi-lowering=msvc needs flat CIR",
-                ctx.name(func.name)
-            ),
-        ));
     }
     let mut lowering = Lowering::new(ctx, func);
     lowering.run()
@@ -434,12 +415,6 @@ struct CleanupInfo {
     exits: Vec<(Block, ExitKind)>,
 }
 
-#[derive(Copy, Clone)]
-enum At {
-    Before(Op),
-    End(Block),
-}
-
 struct Lowering<'a> {
     ctx: &'a mut ModuleCtx,
     func: &'a mut Function,
@@ -548,7 +523,7 @@ impl<'a> Lowering<'a> {
         self.decide_catch_all_unwinds()?;
         self.rewrite()?;
         self.remove_token_params()?;
-        self.remove_unreachable_blocks();
+        remove_unreachable_blocks(self.func);
         self.merge_straight_line_blocks();
         self.check_no_flat_ops()?;
         self.clone_shared_blocks()?;
@@ -1280,15 +1255,7 @@ impl<'a> Lowering<'a> {
         successors: &[(Block, &[Value])],
         loc: Loc,
     ) -> Op {
-        let op = self
-            .func
-            .dfg
-            .make_op(kind, operands, results, successors, 0, loc);
-        match at {
-            At::Before(before) => self.func.layout.insert_op_before(op, before),
-            At::End(block) => self.func.layout.append_op(op, block),
-        }
-        op
+        at.build(self.func, kind, operands, results, successors, loc)
     }
 
     /// The token a pad nested in `funclet` names as its parent (`None` for `within none`).
@@ -1303,87 +1270,83 @@ impl<'a> Lowering<'a> {
         }
     }
 
+    /// Appends a new block to the function body.
+    fn append_new_block(&mut self) -> Block {
+        let body = self.func.body.expect("checked");
+        let block = self.func.dfg.make_block();
+        self.func.layout.append_block(body, block);
+        block
+    }
+
     fn run_rewrite_targets(
         &mut self,
         terminate_pads: &mut BTreeMap<Target, Block>,
         target: Target,
     ) -> Result<Option<Block>, Diagnostic> {
-        match target {
-            Target::Caller => Ok(None),
-            Target::Pad(b) => Ok(Some(b)),
-            Target::Terminate(funclet) => {
-                if let Some(&b) = terminate_pads.get(&target) {
-                    return Ok(Some(b));
-                }
-                // `cir.cleanuppad within P` + `cir.eh.terminate`, the form clang emits: the
-                // runtime's search phase does not stop here, so an exception no outer frame
-                // catches terminates without unwinding, and one that an outer frame catches
-                // runs this frame's cleanups first (g++'s behaviour after a catch that did
-                // not match).
-                let parent = self.parent_token(funclet)?;
-                let body = self.func.body.expect("checked");
-                let block = self.func.dfg.make_block();
-                self.func.layout.append_block(body, block);
-                let common = *self.ctx.types.common();
-                let operands: Vec<Value> = parent.into_iter().collect();
-                let loc = self.func.loc;
-                self.build(
-                    At::End(block),
-                    OpKind::CleanupPad,
-                    &operands,
-                    &[common.cleanup_token],
-                    &[],
-                    loc,
-                );
-                self.build(At::End(block), OpKind::EhTerminate, &[], &[], &[], loc);
-                terminate_pads.insert(target, block);
-                Ok(Some(block))
-            }
-            Target::DirectTerminate(funclet) => {
-                if let Some(&b) = terminate_pads.get(&target) {
-                    return Ok(Some(b));
-                }
-                // `catchswitch within P [^h] unwind to caller`, `^h: catchpad [null, 64,
-                // null]` + `cir.eh.terminate`: the search phase stops here, nothing of this
-                // frame runs, and std::terminate is called with the exception caught (the
-                // Itanium lowering's catch-all landing pad + `__cxa_begin_catch`).
-                let parent = self.parent_token(funclet)?;
-                let body = self.func.body.expect("checked");
-                let switch_block = self.func.dfg.make_block();
-                self.func.layout.append_block(body, switch_block);
-                let handler = self.func.dfg.make_block();
-                self.func.layout.append_block(body, handler);
-                let common = *self.ctx.types.common();
-                let operands: Vec<Value> = parent.into_iter().collect();
-                let loc = self.func.loc;
-                let switch = self.build(
-                    At::End(switch_block),
-                    OpKind::CatchSwitch {
-                        unwind_to_caller: true,
-                    },
-                    &operands,
-                    &[common.eh_token],
-                    &[(handler, &[])],
-                    loc,
-                );
-                let switch_token = self.func.dfg.results(switch)[0];
-                self.build(
-                    At::End(handler),
-                    OpKind::CatchPad {
-                        type_desc: None.into(),
-                        adjectives: ADJECTIVE_ELLIPSIS,
-                        has_slot: false,
-                    },
-                    &[switch_token],
-                    &[common.catch_token],
-                    &[],
-                    loc,
-                );
-                self.build(At::End(handler), OpKind::EhTerminate, &[], &[], &[], loc);
-                terminate_pads.insert(target, switch_block);
-                Ok(Some(switch_block))
-            }
+        let funclet = match target {
+            Target::Caller => return Ok(None),
+            Target::Pad(b) => return Ok(Some(b)),
+            Target::Terminate(funclet) | Target::DirectTerminate(funclet) => funclet,
+        };
+        if let Some(&b) = terminate_pads.get(&target) {
+            return Ok(Some(b));
         }
+        let parent = self.parent_token(funclet)?;
+        let common = *self.ctx.types.common();
+        let operands: Vec<Value> = parent.into_iter().collect();
+        let loc = self.func.loc;
+        let pad = if let Target::Terminate(_) = target {
+            // `cir.cleanuppad within P` + `cir.eh.terminate`, the form clang emits: the
+            // runtime's search phase does not stop here, so an exception no outer frame
+            // catches terminates without unwinding, and one that an outer frame catches
+            // runs this frame's cleanups first (g++'s behaviour after a catch that did
+            // not match).
+            let block = self.append_new_block();
+            self.build(
+                At::End(block),
+                OpKind::CleanupPad,
+                &operands,
+                &[common.cleanup_token],
+                &[],
+                loc,
+            );
+            self.build(At::End(block), OpKind::EhTerminate, &[], &[], &[], loc);
+            block
+        } else {
+            // `catchswitch within P [^h] unwind to caller`, `^h: catchpad [null, 64,
+            // null]` + `cir.eh.terminate`: the search phase stops here, nothing of this
+            // frame runs, and std::terminate is called with the exception caught (the
+            // Itanium lowering's catch-all landing pad + `__cxa_begin_catch`).
+            let switch_block = self.append_new_block();
+            let handler = self.append_new_block();
+            let switch = self.build(
+                At::End(switch_block),
+                OpKind::CatchSwitch {
+                    unwind_to_caller: true,
+                },
+                &operands,
+                &[common.eh_token],
+                &[(handler, &[])],
+                loc,
+            );
+            let switch_token = self.func.dfg.results(switch)[0];
+            self.build(
+                At::End(handler),
+                OpKind::CatchPad {
+                    type_desc: None.into(),
+                    adjectives: ADJECTIVE_ELLIPSIS,
+                    has_slot: false,
+                },
+                &[switch_token],
+                &[common.catch_token],
+                &[],
+                loc,
+            );
+            self.build(At::End(handler), OpKind::EhTerminate, &[], &[], &[], loc);
+            switch_block
+        };
+        terminate_pads.insert(target, pad);
+        Ok(Some(pad))
     }
 
     fn rewrite(&mut self) -> Result<(), Diagnostic> {
@@ -1699,6 +1662,9 @@ impl<'a> Lowering<'a> {
         };
         for &(block, exit, dest) in exits {
             let succ: Vec<(Block, &[Value])> = dest.iter().map(|&b| (b, &[][..])).collect();
+            let cleanup_ret = |this: &mut Self, at: At, loc: Loc| {
+                this.build(at, OpKind::CleanupRet, &[pad_token], &[], &succ, loc);
+            };
             match exit {
                 ExitKind::EndCleanup(end) => {
                     let term = self
@@ -1707,27 +1673,13 @@ impl<'a> Lowering<'a> {
                         .next_op(end)
                         .ok_or_else(|| self.error(end, "cir.end_cleanup without terminator"))?;
                     let loc = self.func.dfg.loc(end);
-                    self.build(
-                        At::Before(term),
-                        OpKind::CleanupRet,
-                        &[pad_token],
-                        &[],
-                        &succ,
-                        loc,
-                    );
+                    cleanup_ret(self, At::Before(term), loc);
                     self.func.layout.remove_op(term);
                     self.func.layout.remove_op(end);
                 }
                 ExitKind::Resume(resume) => {
                     let loc = self.func.dfg.loc(resume);
-                    self.build(
-                        At::Before(resume),
-                        OpKind::CleanupRet,
-                        &[pad_token],
-                        &[],
-                        &succ,
-                        loc,
-                    );
+                    cleanup_ret(self, At::Before(resume), loc);
                     self.func.layout.remove_op(resume);
                 }
                 ExitKind::Edge(i) => {
@@ -1738,26 +1690,12 @@ impl<'a> Lowering<'a> {
                         .ok_or_else(|| self.block_error(block, "block without terminator"))?;
                     let loc = self.func.dfg.loc(term);
                     if matches!(self.kind(term), OpKind::Br) {
-                        self.build(
-                            At::Before(term),
-                            OpKind::CleanupRet,
-                            &[pad_token],
-                            &[],
-                            &succ,
-                            loc,
-                        );
+                        cleanup_ret(self, At::Before(term), loc);
                         self.func.layout.remove_op(term);
                     } else {
                         let fwd = self.func.dfg.make_block();
                         self.func.layout.insert_block_after(fwd, block);
-                        self.build(
-                            At::End(fwd),
-                            OpKind::CleanupRet,
-                            &[pad_token],
-                            &[],
-                            &succ,
-                            loc,
-                        );
+                        cleanup_ret(self, At::End(fwd), loc);
                         let s = self.func.dfg.successors(term)[i];
                         self.func.dfg.set_successor(s, fwd, &[]);
                     }
@@ -1891,31 +1829,6 @@ impl<'a> Lowering<'a> {
             }
         }
         Ok(())
-    }
-
-    fn remove_unreachable_blocks(&mut self) {
-        let blocks = self.blocks();
-        let Some(&entry) = blocks.first() else {
-            return;
-        };
-        let mut reachable: SecondaryMap<Block, bool> = SecondaryMap::new();
-        reachable[entry] = true;
-        let mut stack = vec![entry];
-        while let Some(b) = stack.pop() {
-            if let Some(t) = self.func.layout.last_op(b) {
-                for s in self.func.dfg.successor_blocks(t) {
-                    if !reachable[s] {
-                        reachable[s] = true;
-                        stack.push(s);
-                    }
-                }
-            }
-        }
-        for b in blocks {
-            if !reachable[b] {
-                self.func.layout.remove_block(b);
-            }
-        }
     }
 
     /// Merges a block into its predecessor when the predecessor's only exit is a plain

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod workload;
+
 use ehir_core::{Diagnostics, Module, SourceFile, printer};
 use std::path::{Path, PathBuf};
 
