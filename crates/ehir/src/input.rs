@@ -65,10 +65,38 @@ impl Source {
     }
 }
 
-/// Prints diagnostics about the text of `name` on stderr.
+/// How many diagnostics of one input are printed by default (`--error-limit`), as
+/// clang's `-ferror-limit`.
+pub const DEFAULT_ERROR_LIMIT: usize = 20;
+
+static ERROR_LIMIT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+
+/// Sets the `--error-limit` (0: no limit); the first call wins.
+pub fn set_error_limit(limit: usize) {
+    let _ = ERROR_LIMIT.set(limit);
+}
+
+/// Prints diagnostics about the text of `name` on stderr, up to the error limit, then
+/// how many were left out.
 fn report(name: &str, text: &str, diagnostics: &Diagnostics) {
     let file = SourceFile::new(name, text);
-    eprint!("{}", file.render_all(diagnostics));
+    let limit = *ERROR_LIMIT.get().unwrap_or(&DEFAULT_ERROR_LIMIT);
+    let shown = if limit == 0 {
+        diagnostics.0.len()
+    } else {
+        limit.min(diagnostics.0.len())
+    };
+    let mut out = String::new();
+    for d in &diagnostics.0[..shown] {
+        out.push_str(&file.render(d));
+    }
+    let hidden = diagnostics.0.len() - shown;
+    if hidden > 0 {
+        out.push_str(&format!(
+            "ehir: {hidden} more error(s) in {name} not shown (--error-limit {limit}; 0 shows all)\n"
+        ));
+    }
+    eprint!("{out}");
 }
 
 /// Verifies a parsed module; on failure prints the diagnostics and returns [`Reported`].

@@ -16,6 +16,9 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(name = "ehir", version, about = "C++ exception-handling IR toolkit")]
 struct Cli {
+    /// Stop printing diagnostics of one input after this many (0: no limit).
+    #[arg(long, global = true, value_name = "N", default_value_t = input::DEFAULT_ERROR_LIMIT)]
+    error_limit: usize,
     #[command(subcommand)]
     command: Command,
 }
@@ -36,6 +39,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    input::set_error_limit(cli.error_limit);
     let result = match &cli.command {
         Command::Opt(args) => opt::opt_command(args),
         Command::Run(args) => run::run_command(args),

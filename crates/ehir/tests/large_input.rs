@@ -24,8 +24,13 @@ fn module(functions: usize) -> String {
 }
 
 fn ehir_opt(path: &std::path::Path) -> std::process::Output {
+    ehir_opt_with(path, &[])
+}
+
+fn ehir_opt_with(path: &std::path::Path, flags: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_ehir"))
         .arg("opt")
+        .args(flags)
         .arg(path)
         .output()
         .expect("run ehir")
@@ -55,7 +60,14 @@ fn a_large_input_reports_errors_with_its_lines() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let path = dir.path().join("bad.cir");
     std::fs::write(&path, &text).expect("write input");
+    // By default the first 20 errors are shown, then a count of the others.
     let out = ehir_opt(&path);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    assert_eq!(stderr.matches(": error:").count(), 20);
+    assert!(stderr.contains("ehir: 313 more error(s) in "), "{stderr}");
+    let out = ehir_opt_with(&path, &["--error-limit", "0"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let stderr = String::from_utf8(out.stderr).expect("UTF-8");
