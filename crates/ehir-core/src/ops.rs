@@ -57,6 +57,9 @@ pub enum OpKind {
     GetGlobal { symbol: Symbol },
     /// `%r = cir.alloc.exception N -> !cir.ptr<T>`: storage for a thrown object of N bytes.
     AllocException { size: u64 },
+    /// `cir.free.exception %p : !cir.ptr<T>`: releases the storage of `cir.alloc.exception`
+    /// when the thrown object's initialization throws (it is never thrown then).
+    FreeException,
     /// Structured: `cir.throw [%obj : !cir.ptr<T>, @typeinfo[, @dtor]]` (no operand =
     /// rethrow). In the flat phases it may carry one successor: its unwind destination.
     Throw {
@@ -487,6 +490,7 @@ impl OpKind {
             DerivedClassAddr { .. } => "cir.derived_class_addr",
             GetGlobal { .. } => "cir.get_global",
             AllocException { .. } => "cir.alloc.exception",
+            FreeException => "cir.free.exception",
             Throw { .. } => "cir.throw",
             Resume => "cir.resume",
             Unreachable => "cir.unreachable",

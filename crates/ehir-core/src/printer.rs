@@ -1101,7 +1101,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     o.s(")");
                 }
             }
-            OpKind::EndCleanup | OpKind::EndCatch | OpKind::ResumeFlat => {
+            OpKind::EndCleanup | OpKind::EndCatch | OpKind::ResumeFlat | OpKind::FreeException => {
                 o.s(" ");
                 self.vals_and_types(o, operands);
             }

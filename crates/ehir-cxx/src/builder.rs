@@ -1292,6 +1292,13 @@ impl<'m> FunctionBuilder<'m> {
         self.build_value(OpKind::AllocException { size }, &[], pty)
     }
 
+    /// `cir.free.exception %obj`: releases storage from [`FunctionBuilder::alloc_exception`]
+    /// whose object's construction threw (emit it in an `eh` cleanup around the
+    /// construction, as clang's `FreeException` cleanup does).
+    pub fn free_exception(&mut self, obj: Value) {
+        self.build(OpKind::FreeException, &[obj], &[], 0);
+    }
+
     /// `cir.throw %obj, @typeinfo[, @dtor]` (after the object was constructed in storage
     /// from [`FunctionBuilder::alloc_exception`]).
     pub fn emit_throw(&mut self, obj: Value, typeinfo: Symbol, dtor: Option<Symbol>) {

@@ -155,6 +155,21 @@ impl<'m> Machine<'m> {
         Ok(p)
     }
 
+    /// `cir.free.exception` / `__cxa_free_exception`: releases the storage of an exception
+    /// that was allocated and never thrown (its initialization threw).
+    pub(crate) fn free_exception(&mut self, p: u64) -> Result<(), Stop> {
+        let exn = self.exception_of_pointer(p)?;
+        if self.rt.get(exn).is_some_and(|e| e.thrown) {
+            return Err(self.error(format!(
+                "cir.free.exception of exception #{exn}, which was thrown"
+            )));
+        }
+        if let Some(e) = self.rt.get_mut(exn) {
+            e.destroyed = true;
+        }
+        self.mem.release(p).map_err(|e| self.mem_error(e))
+    }
+
     /// The exception whose object a pointer points to.
     pub(crate) fn exception_of_pointer(&self, p: u64) -> Result<u32, Stop> {
         self.rt

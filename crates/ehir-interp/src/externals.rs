@@ -340,7 +340,7 @@ impl<'m> Machine<'m> {
                 value(p)
             }
             "__cxa_free_exception" => {
-                let _ = self.mem.release(arg(0));
+                self.free_exception(arg(0))?;
                 unit()
             }
             "__cxa_throw" => {

@@ -820,6 +820,11 @@ impl<'m> Machine<'m> {
                 self.set(r, p);
                 self.next(op)
             }
+            OpKind::FreeException => {
+                let p = self.get(data.operands.as_slice(pool)[0]);
+                self.free_exception(p)?;
+                self.next(op)
+            }
             OpKind::Throw { type_info, dtor } => {
                 self.exec_throw(op, type_info.expand(), dtor.expand())
             }

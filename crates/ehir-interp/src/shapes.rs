@@ -34,7 +34,9 @@ fn minimum(func: &Function, kind: &OpKind) -> (usize, usize, usize, usize) {
             };
             (1, 0, n + 1, 0)
         }
-        IndirectBr | ResumeFlat | CleanupRet | EndCleanup | EndCatch => (1, 0, 0, 0),
+        IndirectBr | ResumeFlat | CleanupRet | EndCleanup | EndCatch | FreeException => {
+            (1, 0, 0, 0)
+        }
         TryCall { callee, .. } => (usize::from(callee.is_none()), 0, 2, 0),
         CatchSwitch { unwind_to_caller } => (0, 0, usize::from(!unwind_to_caller), 0),
         CatchRet => (1, 0, 1, 0),

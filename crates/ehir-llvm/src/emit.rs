@@ -20,7 +20,8 @@
 //! `landingpad { ptr, i32 }` plus two `extractvalue`s; `cir.eh.typeid` →
 //! `llvm.eh.typeid.for.p0`; `cir.resume.flat` → `resume`; `cir.throw` → `__cxa_throw` (or
 //! `__cxa_rethrow`), an `invoke` when it has an unwind destination;
-//! `cir.alloc.exception` → `__cxa_allocate_exception`; `cir.eh.terminate` →
+//! `cir.alloc.exception` → `__cxa_allocate_exception`; `cir.free.exception` →
+//! `__cxa_free_exception`; `cir.eh.terminate` →
 //! `__cxa_begin_catch` + `std::terminate`; `cir.typeinfo` items →
 //! `__class_type_info` / `__si_class_type_info` / `__vmi_class_type_info` /
 //! `__pointer_type_info` objects with their `_ZTS` name strings (see [`crate::typeinfo`]).
@@ -37,7 +38,8 @@
 //! - `cir.throw` → `_CxxThrowException(obj, ThrowInfo)` (rethrow: `(null, null)`), with
 //!   the ThrowInfo → CatchableTypeArray → CatchableType → TypeDescriptor tables;
 //!   `cir.alloc.exception` → an entry-block `alloca`: on this ABI the exception object lives
-//!   in the throwing frame, which stays in place until the catch that ends it returns;
+//!   in the throwing frame, which stays in place until the catch that ends it returns
+//!   (so `cir.free.exception` emits nothing);
 //!   `cir.eh.terminate` → msvcrt's `std::terminate` (`?terminate@@YAXXZ`);
 //! - `cir.typeinfo` items emit nothing (the Microsoft RTTI is made on demand);
 //! - calls of the C++ runtime under their Itanium names are redirected to msvcrt's
@@ -274,6 +276,7 @@ fn runtime_decl(name: &str) -> Option<RuntimeDecl> {
     };
     match name {
         "__cxa_allocate_exception" => d(Ty::Ptr, vec![Ty::i64()], false, vec!["nounwind"]),
+        "__cxa_free_exception" => d(Ty::Void, vec![Ty::Ptr], false, vec!["nounwind"]),
         "__cxa_throw" => d(
             Ty::Void,
             vec![Ty::Ptr, Ty::Ptr, Ty::Ptr],
@@ -1239,7 +1242,7 @@ fn arity_ok(kind: &OpKind, operands: usize, results: usize) -> bool {
         | OpKind::CatchSwitch { .. }
         | OpKind::CleanupPad => (0, 1),
         OpKind::CatchPad { .. } => (1, 1),
-        OpKind::CatchRet | OpKind::CleanupRet => (1, 0),
+        OpKind::CatchRet | OpKind::CleanupRet | OpKind::FreeException => (1, 0),
         OpKind::Load { .. }
         | OpKind::Unary(_)
         | OpKind::Cast(_)
@@ -2201,6 +2204,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     align: 16,
                 });
             }
+            // The object lives in the throwing frame: nothing to release.
+            OpKind::FreeException if self.m.msvc => {}
             OpKind::Throw { type_info, dtor } if self.m.msvc => {
                 self.msvc_throw(op, &operands, type_info.expand(), dtor.expand())
             }
@@ -2309,6 +2314,19 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                         Ty::Ptr,
                         callee,
                         vec![Arg::plain(Ty::i64(), Operand::Int(i128::from(size)))],
+                        vec![],
+                    ),
+                });
+            }
+            OpKind::FreeException => {
+                let callee = self.m.runtime("__cxa_free_exception");
+                let object = self.operand(operands[0]);
+                self.emit(Inst::Call {
+                    result: None,
+                    target: CallTarget::simple(
+                        Ty::Void,
+                        callee,
+                        vec![Arg::plain(Ty::Ptr, object)],
                         vec![],
                     ),
                 });

@@ -90,6 +90,7 @@ impl<'s> Parser<'s> {
                 self.emit(OpKind::AllocException { size }, &[], &[ty], n, loc);
                 Ok(())
             }
+            "cir.free.exception" => self.parse_end(OpKind::FreeException, n, loc),
             "cir.throw" => self.parse_throw(n, loc),
             "cir.resume" => self.parse_optional_token_terminator(OpKind::Resume, n, loc),
             "cir.eh.terminate" => self.parse_optional_token_terminator(OpKind::EhTerminate, n, loc),

@@ -1,5 +1,5 @@
-// throw T(...) constructs the exception object in place and names its typeinfo and
-// destructor; class typeinfo objects list their public bases; catch by value copies,
+// throw T(...) constructs the exception object in place (releasing its storage if the
+// constructor throws) and names its typeinfo and destructor; class typeinfo objects list their public bases; catch by value copies,
 // catch by pointer receives the pointer itself.
 // RUN: %ehir opt %s | FileCheck %s
 
@@ -31,7 +31,14 @@ int f(int x) {
 // CHECK-LABEL: cir.func @_Z1fi(%arg0: !s32i) -> !s32i {
 // CHECK:           %[[E:.+]] = cir.alloca !rec_Err, !cir.ptr<!rec_Err>, ["e", init]
 // CHECK:           %[[X:.+]] = cir.alloc.exception 4 -> !cir.ptr<!rec_Err>
-// CHECK:           cir.call @_ZN3ErrC1Ei(%[[X]], %{{.+}})
+// The constructor may throw: its exception propagates and the storage is released.
+// CHECK-NEXT:      cir.cleanup.scope {
+// CHECK:             cir.call @_ZN3ErrC1Ei(%[[X]], %{{.+}})
+// CHECK-NEXT:        cir.yield
+// CHECK-NEXT:      } cleanup eh {
+// CHECK-NEXT:        cir.free.exception %[[X]] : !cir.ptr<!rec_Err>
+// CHECK-NEXT:        cir.resume
+// CHECK-NEXT:      }
 // CHECK-NEXT:      cir.throw %[[X]] : !cir.ptr<!rec_Err>, @_ZTI3Err, @_ZN3ErrD1Ev
 // CHECK:         } catch [type #cir.global_view<@_ZTI3Err> : !cir.ptr<!u8i>] {
 // CHECK-NEXT:      %[[P:.+]] = cir.catch_param : !cir.ptr<!rec_Err>

@@ -656,6 +656,11 @@ impl FuncVerifier<'_> {
                     c.expect("the result", c.result(0), "a pointer", is_ptr);
                 }
             }
+            OpKind::FreeException => {
+                if c.counts(1..=1, 0..=0) {
+                    c.expect("the exception object", c.operand(0), "a pointer", is_ptr);
+                }
+            }
             OpKind::Throw { type_info, dtor } => {
                 if !c.counts(0..=1, 0..=0) {
                     return;

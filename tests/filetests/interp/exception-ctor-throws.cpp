@@ -1,0 +1,48 @@
+// `throw Boom()` where Boom's constructor throws: the constructor's exception propagates
+// and the storage allocated for the Boom is released (`cir.free.exception` in an `eh`
+// cleanup around the construction, as clang does). Thrown 2,000 times with 8 KiB objects
+// under a 4 MiB memory budget, a leak would exhaust the budget at every phase.
+// RUN: %ehir opt %s | FileCheck %s --check-prefix=CIR
+// RUN: %ehir run --phase all --max-memory 4194304 %s | FileCheck %s
+// RUN: %ehir emit-llvm %s | FileCheck %s --check-prefix=LLVM
+// RUN: %ehir emit-llvm --abi msvc %s | FileCheck %s --check-prefix=MSVC
+// CIR: %[[E:.+]] = cir.alloc.exception 8192 -> !cir.ptr<!rec_Boom>
+// CIR-NEXT: cir.cleanup.scope {
+// CIR-NEXT: cir.call @_ZN4BoomC1Ev(%[[E]])
+// CIR-NEXT: cir.yield
+// CIR-NEXT: } cleanup eh {
+// CIR-NEXT: cir.free.exception %[[E]] : !cir.ptr<!rec_Boom>
+// CIR-NEXT: cir.resume
+// CIR-NEXT: }
+// CIR-NEXT: cir.throw %[[E]] : !cir.ptr<!rec_Boom>, @_ZTI4Boom
+// A scalar needs no cleanup.
+// CIR: cir.alloc.exception 4 -> !cir.ptr<!s32i>
+// CIR-NOT: cir.cleanup.scope
+// CIR: cir.throw
+// CHECK: caught 2000 ints
+// LLVM: call void @__cxa_free_exception(ptr
+// LLVM: declare void @__cxa_free_exception(ptr) nounwind
+// MSVC-NOT: __cxa_free_exception
+#include <stdio.h>
+
+struct Boom {
+  char payload[8192];
+  Boom() { throw 1; }
+};
+
+int main() {
+  int caught = 0;
+  for (int i = 0; i < 2000; i++) {
+    try {
+      throw Boom();
+    } catch (int) {
+      caught++;
+    }
+  }
+  printf("caught %d ints\n", caught);
+  try {
+    throw 7;
+  } catch (int) {
+  }
+  return 0;
+}
