@@ -6,15 +6,20 @@ use ehir_core::{ModuleCtx, RecordKind, Type, TypeData};
 
 /// Size and alignment in bytes, or why the type has none.
 pub fn size_align(ctx: &ModuleCtx, t: Type) -> Result<(u64, u64), String> {
-    let mut visiting = Vec::new();
-    size_align_inner(ctx, t, &mut visiting)
+    let mut walk = Walk::default();
+    size_align_inner(ctx, t, &mut walk)
 }
 
-fn size_align_inner(
-    ctx: &ModuleCtx,
-    t: Type,
-    visiting: &mut Vec<Type>,
-) -> Result<(u64, u64), String> {
+/// The state of one layout computation: the records being laid out (to catch a record
+/// that contains itself) and those already done (so that records sharing sub-records
+/// cost linear, not exponential, time).
+#[derive(Default)]
+struct Walk {
+    visiting: Vec<Type>,
+    done: std::collections::HashMap<Type, (u64, u64)>,
+}
+
+fn size_align_inner(ctx: &ModuleCtx, t: Type, walk: &mut Walk) -> Result<(u64, u64), String> {
     stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || match ctx.types.get(t) {
         TypeData::Int { width, .. } => {
             let bytes = (u64::from(*width)).div_ceil(8).max(1);
@@ -25,7 +30,7 @@ fn size_align_inner(
         TypeData::Double => Ok((8, 8)),
         TypeData::Ptr(_) => Ok((8, 8)),
         TypeData::Array(e, n) => {
-            let (s, a) = size_align_inner(ctx, *e, visiting)?;
+            let (s, a) = size_align_inner(ctx, *e, walk)?;
             let size = s
                 .checked_mul(*n)
                 .ok_or_else(|| "array is too large".to_string())?;
@@ -40,24 +45,35 @@ fn size_align_inner(
                 .fields
                 .as_ref()
                 .ok_or_else(|| format!("record !{name} is incomplete"))?;
-            if visiting.contains(&t) {
+            if let Some(&known) = walk.done.get(&t) {
+                return Ok(known);
+            }
+            if walk.visiting.contains(&t) {
                 return Err(format!("record !{name} contains itself"));
             }
-            visiting.push(t);
+            walk.visiting.push(t);
+            let too_large = || format!("record !{name} is too large");
             let mut size = 0u64;
             let mut align = 1u64;
             for &f in fields {
-                let (fs, fa) = size_align_inner(ctx, f, visiting)?;
+                let (fs, fa) = size_align_inner(ctx, f, walk)?;
                 align = align.max(fa);
                 if decl.kind == RecordKind::Union {
                     size = size.max(fs);
                 } else {
-                    size = size.next_multiple_of(fa) + fs;
+                    size = size
+                        .checked_next_multiple_of(fa)
+                        .and_then(|s| s.checked_add(fs))
+                        .ok_or_else(too_large)?;
                 }
             }
-            visiting.pop();
+            walk.visiting.pop();
             // An empty class still occupies one byte.
-            let size = size.max(1).next_multiple_of(align);
+            let size = size
+                .max(1)
+                .checked_next_multiple_of(align)
+                .ok_or_else(too_large)?;
+            walk.done.insert(t, (size, align));
             Ok((size, align))
         }
         TypeData::Void => Err("!void has no size".into()),
