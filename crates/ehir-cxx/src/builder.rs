@@ -1451,11 +1451,12 @@ impl<'m> FunctionBuilder<'m> {
         matches!(self.ctx.types.get(t), TypeData::Record(_))
     }
 
-    /// Moves the ops of the single-block body of a `cir.try` whose handlers are only
-    /// `terminate`/`filter` out of it, deleting the try, when nothing inside may throw.
+    /// Moves the ops of the single-block body (region 0) of `op` out of it, deleting `op`,
+    /// when nothing inside may throw. For ops whose other regions run only for exceptions:
+    /// a `cir.try` whose handlers are only `terminate`/`filter`, or an `eh` cleanup scope.
     /// Returns whether it did.
-    pub fn unwrap_nothrow_try(&mut self, try_op: Op) -> bool {
-        let regions = self.func.dfg.regions(try_op).to_vec();
+    pub fn unwrap_if_nothrow(&mut self, op: Op) -> bool {
+        let regions = self.func.dfg.regions(op).to_vec();
         let Some(&body) = regions.first() else {
             return false;
         };
@@ -1466,8 +1467,8 @@ impl<'m> FunctionBuilder<'m> {
         }
         let mut may_throw = false;
         self.func.visit_region_in_order(body, &mut |v| {
-            if let ehir_core::Visit::Op(op) = v
-                && self.func.dfg.kind(op).may_throw()
+            if let ehir_core::Visit::Op(inner) = v
+                && self.func.dfg.kind(inner).may_throw()
             {
                 may_throw = true;
             }
@@ -1477,17 +1478,14 @@ impl<'m> FunctionBuilder<'m> {
         }
         let block = blocks[0];
         let ops: Vec<Op> = self.func.layout.ops(block).collect();
-        for op in ops {
-            self.func.layout.remove_op(op);
-            if matches!(self.func.dfg.kind(op), OpKind::Yield) {
+        for inner in ops {
+            self.func.layout.remove_op(inner);
+            if matches!(self.func.dfg.kind(inner), OpKind::Yield) {
                 continue;
             }
-            self.func.layout.insert_op_before(op, try_op);
+            self.func.layout.insert_op_before(inner, op);
         }
-        if self.func.layout.op_block(try_op) == Some(self.block) {
-            // keep the insertion point valid
-        }
-        self.func.layout.remove_op(try_op);
+        self.func.layout.remove_op(op);
         true
     }
 }

@@ -1080,16 +1080,14 @@ impl<'a, 'm> FnGen<'a, 'm> {
         let ct = self.cty(t);
         let p = self.b.alloc_exception(ct, size);
         // If initializing the object throws, that exception propagates and the storage
-        // is released (it is never thrown).
-        let guarded = !cannot_throw(x);
-        if guarded {
-            self.b
-                .push_cleanup(CleanupKind::Eh, move |b| b.free_exception(p));
-        }
+        // is released (it is never thrown); an initialization that cannot throw needs no
+        // cleanup.
+        let guard = self
+            .b
+            .push_cleanup(CleanupKind::Eh, move |b| b.free_exception(p));
         self.init_into(x, p)?;
-        if guarded {
-            self.b.pop_cleanup();
-        }
+        self.b.pop_cleanup();
+        self.b.unwrap_if_nothrow(guard.0);
         let ti = self.s.prog.typeinfo_symbol(t);
         let ti = self.sym(&ti);
         let dtor = self.dtor_of(t, Variant::Complete).map(|(s, _)| s);
@@ -2184,7 +2182,7 @@ pub fn gen_function(
         g.b.exit_try();
         // A destructor body that cannot throw needs no terminate boundary.
         if matches!(kind, FuncKind::Dtor) {
-            g.b.unwrap_nothrow_try(op);
+            g.b.unwrap_if_nothrow(op);
         }
     }
     // Falling off the end.
@@ -2698,44 +2696,4 @@ pub fn gen_complete_variant(prog: &mut Program, ctx: &mut ModuleCtx, fid: FuncId
     b.call(base_sym, sig, &params, flags(nothrow));
     b.emit_return(None);
     b.finish().expect("a thunk is well formed")
-}
-
-/// Whether evaluating `e` certainly raises no exception: literals, variables, and
-/// built-in operators, casts and trivial copies of such operands. Anything else (calls,
-/// constructors, `new`, ...) may throw.
-fn cannot_throw(e: &TExpr) -> bool {
-    let mut stack = vec![e];
-    while let Some(e) = stack.pop() {
-        match &e.kind {
-            TK::Int(_)
-            | TK::Float(_)
-            | TK::Bool(_)
-            | TK::NullPtr
-            | TK::Str(_)
-            | TK::Local(_)
-            | TK::Global(_)
-            | TK::Func(_)
-            | TK::This
-            | TK::ZeroInit
-            | TK::DefaultInit => {}
-            TK::Field { base: x, .. }
-            | TK::Deref(x)
-            | TK::AddrOf(x)
-            | TK::Cast(_, x)
-            | TK::Unary(_, x)
-            | TK::LogicalNot(x)
-            | TK::TrivialCopy(x) => stack.push(x),
-            TK::Arith(_, a, b) | TK::Cmp(_, a, b) | TK::LogAnd(a, b) | TK::LogOr(a, b) => {
-                stack.push(a);
-                stack.push(b);
-            }
-            TK::Cond(c, a, b) => {
-                stack.push(c);
-                stack.push(a);
-                stack.push(b);
-            }
-            _ => return false,
-        }
-    }
-    true
 }

@@ -176,6 +176,24 @@ impl<'m> Machine<'m> {
         })
     }
 
+    /// A NUL-terminated, read-only string the harness makes (`str#N`).
+    pub(crate) fn harness_string(&mut self, bytes: &[u8]) -> Result<u64, Stop> {
+        self.string_count += 1;
+        let s = self
+            .mem
+            .allocate(
+                bytes.len() as u64 + 1,
+                AllocKind::HarnessString(self.string_count),
+                self.frame_bytes,
+            )
+            .map_err(|e| self.mem_error(e))?;
+        self.mem
+            .write_bytes(s, bytes)
+            .map_err(|e| self.mem_error(e))?;
+        self.mem.set_read_only(s);
+        Ok(s)
+    }
+
     /// Creates and announces the exception of `--throw-at` spec `index`.
     pub(crate) fn throw_scripted(&mut self, index: usize) -> Result<u32, Stop> {
         let spec = self.throw_specs[index].clone();
@@ -198,19 +216,7 @@ impl<'m> Machine<'m> {
             }
             ThrownValue::Bool(b) => write(self, u64::from(*b))?,
             ThrownValue::Str(bytes) => {
-                self.string_count += 1;
-                let s = self
-                    .mem
-                    .allocate(
-                        bytes.len() as u64 + 1,
-                        AllocKind::HarnessString(self.string_count),
-                        self.frame_bytes,
-                    )
-                    .map_err(|e| self.mem_error(e))?;
-                self.mem
-                    .write_bytes(s, bytes)
-                    .map_err(|e| self.mem_error(e))?;
-                self.mem.set_read_only(s);
+                let s = self.harness_string(bytes)?;
                 write(self, s)?
             }
             ThrownValue::Null | ThrownValue::Zeroed => {}

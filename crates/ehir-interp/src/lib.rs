@@ -381,19 +381,7 @@ pub const PROGRAM_NAME: &str = "ehir-program";
 
 /// `argv` of `main`: `{ "ehir-program", NULL }` in fresh read-only storage.
 fn main_argv(m: &mut Machine<'_>) -> Result<u64, Stop> {
-    m.string_count += 1;
-    let name = m
-        .mem
-        .allocate(
-            PROGRAM_NAME.len() as u64 + 1,
-            AllocKind::HarnessString(m.string_count),
-            m.frame_bytes,
-        )
-        .map_err(|e| m.mem_error(e))?;
-    m.mem
-        .write_bytes(name, PROGRAM_NAME.as_bytes())
-        .map_err(|e| m.mem_error(e))?;
-    m.mem.set_read_only(name);
+    let name = m.harness_string(PROGRAM_NAME.as_bytes())?;
     let argv = m
         .mem
         .allocate(16, AllocKind::Param(1), m.frame_bytes)
