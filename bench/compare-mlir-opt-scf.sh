@@ -4,7 +4,7 @@
 # `mlir-opt-19 --convert-scf-to-cf` on its same-shape MLIR twin (scf.execute_region,
 # scf.if, scf.while, memref/arith/func.call). Both parse, verify, run the pass, verify and
 # print. Prints the best of 5 runs (CPU time, user+sys, and wall time), the time per op
-# and the per-op ratio. The workloads come from `testgen::bench_function{,_mlir}`.
+# and the per-op ratio. The workloads come from `ehir_testgen::bench_function{,_mlir}`.
 # Needs mlir-19-tools (Debian).
 set -euo pipefail
 cd "$(dirname "$0")/.."

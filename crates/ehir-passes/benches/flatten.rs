@@ -10,7 +10,7 @@
 use divan::Bencher;
 use ehir_core::Module;
 use ehir_passes::PassManager;
-use ehir_passes::testgen::{bench_function, deep_scopes};
+use ehir_testgen::{bench_function, deep_scopes};
 
 fn main() {
     divan::main();

@@ -10,7 +10,7 @@
 #[path = "../tests/common/differential.rs"]
 mod differential;
 
-use ehir_passes::testgen::{GenConfig, generate_program};
+use ehir_testgen::{GenConfig, generate_program};
 
 fn main() {
     let mut count = 10_000u64;

@@ -1,5 +1,5 @@
 //! `emit_bench UNITS DEPTH [--mlir]` prints the benchmark workload
-//! (`testgen::bench_function`) as CIR text, or its MLIR twin (`bench_function_mlir`),
+//! (`ehir_testgen::bench_function`) as CIR text, or its MLIR twin (`bench_function_mlir`),
 //! and the op count on stderr. Used by `bench/compare-mlir-opt-scf.sh`.
 
 fn main() {
@@ -7,14 +7,11 @@ fn main() {
     let units = args.first().and_then(|s| s.parse().ok()).unwrap_or(1000);
     let depth = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(8);
     if args.iter().any(|a| a == "--mlir") {
-        let (text, ops) = ehir_passes::testgen::bench_function_mlir(units, depth);
+        let (text, ops) = ehir_testgen::bench_function_mlir(units, depth);
         print!("{text}");
         eprintln!("{ops}");
     } else {
-        print!("{}", ehir_passes::testgen::bench_function(units, depth));
-        eprintln!(
-            "{}",
-            ehir_passes::testgen::bench_function_op_count(units, depth)
-        );
+        print!("{}", ehir_testgen::bench_function(units, depth));
+        eprintln!("{}", ehir_testgen::bench_function_op_count(units, depth));
     }
 }

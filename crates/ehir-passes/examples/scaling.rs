@@ -4,7 +4,7 @@
 
 use ehir_core::Module;
 use ehir_passes::PassManager;
-use ehir_passes::testgen::{bench_function, deep_scopes};
+use ehir_testgen::{bench_function, deep_scopes};
 use std::time::{Duration, Instant};
 
 fn best(module: &Module, runs: usize) -> Duration {

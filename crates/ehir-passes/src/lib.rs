@@ -10,7 +10,6 @@ pub mod flatten_cfg;
 pub mod lowering_prepare;
 pub mod manager;
 pub mod region_utils;
-pub mod testgen;
 
 pub use manager::{
     KNOWN_PASSES, Pass, PassError, PassManager, lower_to, pass_by_name, phase_reached,

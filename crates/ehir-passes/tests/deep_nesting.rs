@@ -4,7 +4,7 @@
 
 use ehir_core::{Module, OpKind, Phase};
 use ehir_passes::PassManager;
-use ehir_passes::testgen::{deep_cleanups, deep_scopes};
+use ehir_testgen::{deep_cleanups, deep_scopes};
 
 fn flatten_on_small_stack(module: Module) -> Module {
     std::thread::Builder::new()

@@ -10,7 +10,7 @@
 mod differential;
 
 use differential::{DiffReport, check_text};
-use ehir_passes::testgen::{GenConfig, generate_program};
+use ehir_testgen::{GenConfig, generate_program};
 use std::path::{Path, PathBuf};
 
 fn root() -> PathBuf {

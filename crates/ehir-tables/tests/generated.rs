@@ -1,4 +1,4 @@
-//! The MSVC pipeline on generated programs (`ehir_passes::testgen`): every program lowers
+//! The MSVC pipeline on generated programs (`ehir_testgen`): every program lowers
 //! to the MSVC phase and verifies, its state tables are consistent trees
 //! ([`canonical`] accepts them), its CLR clauses keep the CLR's rules, and its LSDA builds
 //! after the Itanium lowering. `EHIR_GEN_COUNT` sets the number of programs (default 300).
@@ -14,8 +14,8 @@
 
 use ehir_core::{Module, OpKind, Phase};
 use ehir_interp::{CallSelector, Event, RunConfig, ThrowSpec};
-use ehir_passes::testgen::{GenConfig, generate_program};
 use ehir_tables::structure::{StateTables, canonical};
+use ehir_testgen::{GenConfig, generate_program};
 
 fn count() -> u64 {
     std::env::var("EHIR_GEN_COUNT")
