@@ -1,13 +1,17 @@
 //! A cursor for building and editing a function: it points before an op or at the end of
-//! a block, and ops built through it are inserted there.
+//! a block, and ops built through it are inserted there. Its typed inserters (`br`,
+//! `try_call`, `eh_initiate`, `switch_flat`, ...) are the one way passes and front ends
+//! make ops; each knows its op's operand, result and successor layout.
 
-use crate::entities::{Block, Loc, Op, Region, Type, Value};
+use crate::entities::{Attr, Block, Loc, Op, Region, Symbol, Type, Value};
 use crate::function::Function;
-use crate::ops::OpKind;
+use crate::ops::{CallFlags, CmpPredicate, ExtraData, HandlerKey, LandingPadClause, OpKind};
+use crate::types::CommonTypes;
 
 /// Where the cursor inserts.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum CursorPosition {
+    /// Nowhere: ops are made but not placed.
     Nowhere,
     /// Before this op.
     Before(Op),
@@ -17,18 +21,47 @@ pub enum CursorPosition {
 
 /// Builds and edits a function.
 pub struct FuncCursor<'f> {
+    /// The function being edited.
     pub func: &'f mut Function,
     pos: CursorPosition,
     loc: Loc,
+    types: CommonTypes,
 }
 
 impl<'f> FuncCursor<'f> {
-    pub fn new(func: &'f mut Function) -> Self {
+    /// A cursor at the end of `func`'s entry block (nowhere for a declaration); `types` are
+    /// the module's common types (token types for the results of EH ops).
+    pub fn new(func: &'f mut Function, types: &CommonTypes) -> Self {
+        let pos = func
+            .entry_block()
+            .map_or(CursorPosition::Nowhere, CursorPosition::End);
+        Self::at(func, types, pos)
+    }
+
+    /// A cursor at `pos` in `func`.
+    pub fn at(func: &'f mut Function, types: &CommonTypes, pos: CursorPosition) -> Self {
         FuncCursor {
             func,
-            pos: CursorPosition::Nowhere,
+            pos,
             loc: Loc::NONE,
+            types: *types,
         }
+    }
+
+    /// A cursor at the end of `block`.
+    pub fn at_end(func: &'f mut Function, types: &CommonTypes, block: Block) -> Self {
+        Self::at(func, types, CursorPosition::End(block))
+    }
+
+    /// A cursor before `op`.
+    pub fn before(func: &'f mut Function, types: &CommonTypes, op: Op) -> Self {
+        Self::at(func, types, CursorPosition::Before(op))
+    }
+
+    /// The same cursor, giving the ops it builds the location `loc`.
+    pub fn with_loc(mut self, loc: Loc) -> Self {
+        self.loc = loc;
+        self
     }
 
     /// Ops built from now on get this location.
@@ -36,14 +69,17 @@ impl<'f> FuncCursor<'f> {
         self.loc = loc;
     }
 
+    /// The location ops built now get.
     pub fn loc(&self) -> Loc {
         self.loc
     }
 
+    /// Where the cursor inserts.
     pub fn position(&self) -> CursorPosition {
         self.pos
     }
 
+    /// Insert at `pos` from now on.
     pub fn set_position(&mut self, pos: CursorPosition) {
         self.pos = pos;
     }
@@ -58,17 +94,14 @@ impl<'f> FuncCursor<'f> {
         self.pos = CursorPosition::Before(op);
     }
 
-    /// Insert right after `op` from now on.
+    /// Insert right after `op` from now on (`op` must be placed; an unplaced op leaves the
+    /// cursor where it was).
     pub fn goto_after(&mut self, op: Op) {
-        self.pos = match self.func.layout.next_op(op) {
-            Some(n) => CursorPosition::Before(n),
-            None => CursorPosition::End(
-                self.func
-                    .layout
-                    .op_block(op)
-                    .expect("cursor moved after an unplaced op"),
-            ),
-        };
+        if let Some(next) = self.func.layout.next_op(op) {
+            self.pos = CursorPosition::Before(next);
+        } else if let Some(block) = self.func.layout.op_block(op) {
+            self.pos = CursorPosition::End(block);
+        }
     }
 
     /// The block the cursor is in.
@@ -80,10 +113,10 @@ impl<'f> FuncCursor<'f> {
         }
     }
 
-    /// Places an existing (unplaced) op at the cursor.
+    /// Places an existing (unplaced) op at the cursor (nowhere: leaves it unplaced).
     pub fn insert(&mut self, op: Op) {
         match self.pos {
-            CursorPosition::Nowhere => panic!("cursor has no position"),
+            CursorPosition::Nowhere => {}
             CursorPosition::Before(before) => self.func.layout.insert_op_before(op, before),
             CursorPosition::End(b) => self.func.layout.append_op(op, b),
         }
@@ -127,5 +160,297 @@ impl<'f> FuncCursor<'f> {
     pub fn entry_blocks(&mut self, op: Op) -> Vec<Block> {
         let regions = self.func.dfg.regions(op).to_vec();
         regions.into_iter().map(|r| self.append_block(r)).collect()
+    }
+}
+
+/// Typed inserters: one method per op that passes and front ends build, each making the
+/// op with the operand, result, successor and region layout its [`OpKind`] variant
+/// documents and placing it at the cursor. Results of token type get the module's token
+/// types from the [`CommonTypes`] the cursor was made with.
+impl FuncCursor<'_> {
+    fn op(&mut self, kind: OpKind, operands: &[Value], results: &[Type]) -> Op {
+        self.build(kind, operands, results, &[], 0)
+    }
+
+    fn terminator(
+        &mut self,
+        kind: OpKind,
+        operands: &[Value],
+        results: &[Type],
+        successors: &[(Block, &[Value])],
+    ) -> Op {
+        self.build(kind, operands, results, successors, 0)
+    }
+
+    fn value(&mut self, kind: OpKind, operands: &[Value], ty: Type) -> Value {
+        let op = self.op(kind, operands, &[ty]);
+        self.func.dfg.result(op)
+    }
+
+    /// `cir.return [%v]`.
+    pub fn ret(&mut self, value: Option<Value>) -> Op {
+        self.terminator(OpKind::Return, value.as_slice(), &[], &[])
+    }
+
+    /// `cir.br ^dest(args)`.
+    pub fn br(&mut self, dest: Block, args: &[Value]) -> Op {
+        self.terminator(OpKind::Br, &[], &[], &[(dest, args)])
+    }
+
+    /// `cir.brcond %cond ^then(then_args), ^else(else_args)`.
+    pub fn brcond(
+        &mut self,
+        cond: Value,
+        (then_dest, then_args): (Block, &[Value]),
+        (else_dest, else_args): (Block, &[Value]),
+    ) -> Op {
+        self.terminator(
+            OpKind::BrCond,
+            &[cond],
+            &[],
+            &[(then_dest, then_args), (else_dest, else_args)],
+        )
+    }
+
+    /// `cir.switch.flat %value, ^default [case: ^dest, ...]` (no block arguments).
+    pub fn switch_flat(&mut self, value: Value, default: Block, cases: &[(i128, Block)]) -> Op {
+        let extra = self
+            .func
+            .dfg
+            .make_extra(ExtraData::Cases(cases.iter().map(|&(v, _)| v).collect()));
+        let mut successors: Vec<(Block, &[Value])> = Vec::with_capacity(cases.len() + 1);
+        successors.push((default, &[]));
+        successors.extend(cases.iter().map(|&(_, dest)| (dest, &[] as &[Value])));
+        self.terminator(
+            OpKind::SwitchFlat { cases: extra },
+            &[value],
+            &[],
+            &successors,
+        )
+    }
+
+    /// `cir.unreachable`.
+    pub fn unreachable(&mut self) -> Op {
+        self.terminator(OpKind::Unreachable, &[], &[], &[])
+    }
+
+    /// `%v = cir.const ATTR` of type `ty` (the attribute's type).
+    pub fn constant(&mut self, value: Attr, ty: Type) -> Value {
+        self.value(OpKind::Const { value }, &[], ty)
+    }
+
+    /// `%v = cir.load %ptr` with result type `ty`.
+    pub fn load(&mut self, ptr: Value, ty: Type) -> Value {
+        self.value(
+            OpKind::Load {
+                align: 0,
+                volatile: false,
+            },
+            &[ptr],
+            ty,
+        )
+    }
+
+    /// `cir.store %value, %ptr`.
+    pub fn store(&mut self, value: Value, ptr: Value) -> Op {
+        self.op(
+            OpKind::Store {
+                align: 0,
+                volatile: false,
+            },
+            &[value, ptr],
+            &[],
+        )
+    }
+
+    /// `%r = cir.cmp(pred, %lhs, %rhs) : T, !cir.bool`.
+    pub fn cmp(&mut self, pred: CmpPredicate, lhs: Value, rhs: Value) -> Value {
+        let bool_ty = self.types.bool;
+        self.value(OpKind::Cmp(pred), &[lhs, rhs], bool_ty)
+    }
+
+    /// `[%r =] cir.call` of `callee` (`None`: indirect, the pointer is `args[0]`).
+    pub fn call(
+        &mut self,
+        callee: Option<Symbol>,
+        sig: Type,
+        flags: CallFlags,
+        args: &[Value],
+        result: Option<Type>,
+    ) -> Op {
+        let kind = OpKind::Call {
+            callee: callee.into(),
+            sig,
+            flags,
+        };
+        self.op(kind, args, result.as_slice())
+    }
+
+    /// `[%r =] cir.try_call @callee(args) ^normal, ^unwind` (`None`: indirect).
+    #[allow(clippy::too_many_arguments)]
+    pub fn try_call(
+        &mut self,
+        callee: Option<Symbol>,
+        sig: Type,
+        flags: CallFlags,
+        args: &[Value],
+        result: Option<Type>,
+        normal: Block,
+        unwind: Block,
+    ) -> Op {
+        let kind = OpKind::TryCall {
+            callee: callee.into(),
+            sig,
+            flags,
+        };
+        self.terminator(
+            kind,
+            args,
+            result.as_slice(),
+            &[(normal, &[]), (unwind, &[])],
+        )
+    }
+
+    /// `%t = cir.eh.initiate [cleanup] : !cir.eh_token`.
+    pub fn eh_initiate(&mut self, cleanup: bool) -> Value {
+        let token = self.types.eh_token;
+        self.value(OpKind::EhInitiate { cleanup }, &[], token)
+    }
+
+    /// `cir.eh.dispatch %token [key : ^dest, ...]`: one destination per key.
+    pub fn eh_dispatch(&mut self, token: Value, keys: Vec<HandlerKey>, dests: &[Block]) -> Op {
+        let keys = self.func.dfg.make_extra(ExtraData::Handlers(keys));
+        let successors: Vec<(Block, &[Value])> =
+            dests.iter().map(|&dest| (dest, &[] as &[Value])).collect();
+        self.terminator(OpKind::EhDispatch { keys }, &[token], &[], &successors)
+    }
+
+    /// `%c = cir.begin_cleanup %token : !cir.cleanup_token`.
+    pub fn begin_cleanup(&mut self, token: Value) -> Value {
+        let cleanup_token = self.types.cleanup_token;
+        self.value(OpKind::BeginCleanup, &[token], cleanup_token)
+    }
+
+    /// `cir.end_cleanup %cleanup_token`.
+    pub fn end_cleanup(&mut self, cleanup_token: Value) -> Op {
+        self.op(OpKind::EndCleanup, &[cleanup_token], &[])
+    }
+
+    /// `%c[, %exn] = cir.begin_catch %token`: the catch token, and the exception pointer
+    /// of type `exception_ptr` when one is asked for.
+    pub fn begin_catch(
+        &mut self,
+        token: Value,
+        exception_ptr: Option<Type>,
+    ) -> (Value, Option<Value>) {
+        let catch_token = self.types.catch_token;
+        let results: &[Type] = match exception_ptr {
+            Some(ty) => &[catch_token, ty],
+            None => &[catch_token],
+        };
+        let op = self.op(OpKind::BeginCatch, &[token], results);
+        let results = self.func.dfg.results(op);
+        (results[0], results.get(1).copied())
+    }
+
+    /// `cir.end_catch %catch_token`.
+    pub fn end_catch(&mut self, catch_token: Value) -> Op {
+        self.op(OpKind::EndCatch, &[catch_token], &[])
+    }
+
+    /// `cir.eh.terminate [%token]`.
+    pub fn eh_terminate(&mut self, token: Option<Value>) -> Op {
+        self.terminator(OpKind::EhTerminate, token.as_slice(), &[], &[])
+    }
+
+    /// `cir.resume [%token]`.
+    pub fn resume(&mut self, token: Option<Value>) -> Op {
+        self.terminator(OpKind::Resume, token.as_slice(), &[], &[])
+    }
+
+    /// `%exn, %sel = cir.eh.landingpad [cleanup] [clauses]`.
+    pub fn eh_landingpad(
+        &mut self,
+        cleanup: bool,
+        clauses: Vec<LandingPadClause>,
+    ) -> (Value, Value) {
+        let clauses = self
+            .func
+            .dfg
+            .make_extra(ExtraData::LandingPadClauses(clauses));
+        let (void_ptr, u32_ty) = (self.types.void_ptr, self.types.u32);
+        let op = self.op(
+            OpKind::EhLandingPad { cleanup, clauses },
+            &[],
+            &[void_ptr, u32_ty],
+        );
+        let results = self.func.dfg.results(op);
+        (results[0], results[1])
+    }
+
+    /// `%id = cir.eh.typeid @type_info : !u32i`.
+    pub fn eh_typeid(&mut self, type_info: Symbol) -> Value {
+        let u32_ty = self.types.u32;
+        self.value(OpKind::EhTypeId { type_info }, &[], u32_ty)
+    }
+
+    /// `cir.resume.flat %exn, %sel`.
+    pub fn resume_flat(&mut self, exception: Value, selector: Value) -> Op {
+        self.terminator(OpKind::ResumeFlat, &[exception, selector], &[], &[])
+    }
+
+    /// `%cs = cir.catchswitch within none|%parent [^handlers] unwind to caller|^unwind`.
+    pub fn catchswitch(
+        &mut self,
+        parent: Option<Value>,
+        handlers: &[Block],
+        unwind: Option<Block>,
+    ) -> Value {
+        let mut successors: Vec<(Block, &[Value])> =
+            handlers.iter().map(|&h| (h, &[] as &[Value])).collect();
+        successors.extend(unwind.map(|u| (u, &[] as &[Value])));
+        let token = self.types.eh_token;
+        let kind = OpKind::CatchSwitch {
+            unwind_to_caller: unwind.is_none(),
+        };
+        let op = self.terminator(kind, parent.as_slice(), &[token], &successors);
+        self.func.dfg.result(op)
+    }
+
+    /// `%c = cir.catchpad within %catchswitch [@desc|null, adjectives, %slot|null]`.
+    pub fn catchpad(
+        &mut self,
+        catchswitch: Value,
+        type_desc: Option<Symbol>,
+        adjectives: u32,
+        slot: Option<Value>,
+    ) -> Value {
+        let catch_token = self.types.catch_token;
+        let kind = OpKind::CatchPad {
+            type_desc: type_desc.into(),
+            adjectives,
+            has_slot: slot.is_some(),
+        };
+        let mut operands = vec![catchswitch];
+        operands.extend(slot);
+        self.value(kind, &operands, catch_token)
+    }
+
+    /// `cir.catchret from %catchpad to ^dest`.
+    pub fn catchret(&mut self, catchpad: Value, dest: Block) -> Op {
+        self.terminator(OpKind::CatchRet, &[catchpad], &[], &[(dest, &[])])
+    }
+
+    /// `%c = cir.cleanuppad within none|%parent`.
+    pub fn cleanuppad(&mut self, parent: Option<Value>) -> Value {
+        let cleanup_token = self.types.cleanup_token;
+        self.value(OpKind::CleanupPad, parent.as_slice(), cleanup_token)
+    }
+
+    /// `cir.cleanupret from %cleanuppad unwind to caller|^unwind`.
+    pub fn cleanupret(&mut self, cleanuppad: Value, unwind: Option<Block>) -> Op {
+        let successors: Vec<(Block, &[Value])> =
+            unwind.map(|u| (u, &[] as &[Value])).into_iter().collect();
+        self.terminator(OpKind::CleanupRet, &[cleanuppad], &[], &successors)
     }
 }

@@ -138,7 +138,7 @@ fn simple(body: impl FnOnce(&mut Module, &mut FuncCursor, Block)) -> Module {
     let s32 = t(&m).s32;
     let mut f = define(&mut m, "f", &[], Some(s32), Phase::Structured);
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     body(&mut m, &mut cur, entry);
     m.add_function(f);
@@ -185,7 +185,7 @@ fn verify_function_without_module_checks_the_body() {
     let s32 = t(&m).s32;
     let mut f = define(&mut m, "f", &[], Some(s32), Phase::Structured);
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     cur.build(OpKind::Return, &[], &[], &[], 0);
     let diags = verify_function(&m.ctx, &f);
@@ -452,7 +452,7 @@ fn ops_must_belong_to_the_function_phase() {
     let mut m = Module::new();
     let mut f = define(&mut m, "g", &[], None, Phase::Flat);
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     let s = cur.build(OpKind::Scope, &[], &[], &[], 1);
     let blocks = cur.entry_blocks(s);
@@ -470,7 +470,7 @@ fn lowered_functions_have_no_nested_regions() {
     let callee = declare(&mut m, "g", &[], None);
     let mut f = define(&mut m, "f", &[], None, Phase::Itanium);
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     let c = cur.build(call(callee), &[], &[], &[], 1);
     let blocks = cur.entry_blocks(c);
@@ -596,7 +596,7 @@ fn diamond(bad: bool) -> Module {
     let c = f.dfg.block_params(entry)[0];
     let k0 = int_const(&mut m, 0, s32);
     let k1 = int_const(&mut m, 1, s32);
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     let then_b = cur.append_block(body);
     let else_b = cur.append_block(body);
     let merge = cur.append_block(body);
@@ -642,7 +642,7 @@ fn try_call_result(use_on_unwind: bool, extra_pred: bool) -> Module {
     let body = f.body.unwrap();
     let entry = f.entry_block().unwrap();
     let c = f.dfg.block_params(entry)[0];
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     let call_b = cur.append_block(body);
     let normal = cur.append_block(body);
     let unwind = cur.append_block(body);
@@ -706,14 +706,14 @@ fn values_of_another_function_are_dangling() {
     let other_entry = other.entry_block().unwrap();
     let foreign = other.dfg.block_params(other_entry)[2];
     {
-        let mut cur = FuncCursor::new(&mut other);
+        let mut cur = FuncCursor::new(&mut other, m.ctx.types.common());
         cur.goto_end(other_entry);
         cur.build(OpKind::Return, &[foreign], &[], &[], 0);
     }
     m.add_function(other);
     let mut f = define(&mut m, "f", &[], Some(s32), Phase::Structured);
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     cur.build(OpKind::Return, &[foreign], &[], &[], 0);
     m.add_function(f);
@@ -924,7 +924,7 @@ fn calls_match_the_callee_declaration() {
     let k64 = int_const(&mut m, 1, s64);
     let mut f = define(&mut m, "f", &[], None, Phase::Structured);
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     let a = cur.build_value(k32, &[], s32);
     let b = cur.build_value(k64, &[], s64);
@@ -974,7 +974,7 @@ fn get_global_names_a_global_of_the_right_type() {
     let missing = m.ctx.sym("missing");
     let mut f = define(&mut m, "f", &[], None, Phase::Structured);
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     cur.build_value(OpKind::GetGlobal { symbol: name }, &[], ptr32);
     cur.build_value(OpKind::GetGlobal { symbol: name }, &[], ptr64);
@@ -1016,7 +1016,7 @@ fn get_member_needs_a_declared_record_with_the_field() {
     let mut f = define(&mut m, "f", &[rec_ptr, opaque_ptr], None, Phase::Structured);
     let entry = f.entry_block().unwrap();
     let (p, q) = (f.dfg.block_params(entry)[0], f.dfg.block_params(entry)[1]);
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     let gm = |index| OpKind::GetMember { index, name: field };
     cur.build_value(gm(0), &[p], ptr32); // fine
@@ -1046,7 +1046,7 @@ fn tokens_only_flow_into_eh_ops() {
     let mut f = define(&mut m, "f", &[], None, Phase::Flat);
     let body = f.body.unwrap();
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     let lp = cur.append_block(body);
     let normal = cur.append_block(body);
     cur.goto_end(entry);
@@ -1085,7 +1085,7 @@ fn token_block_parameters_exist_only_in_flat_functions() {
         let mut f = define(&mut m, "f", &[], None, phase);
         let body = f.body.unwrap();
         let entry = f.entry_block().unwrap();
-        let mut cur = FuncCursor::new(&mut f);
+        let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
         let b1 = cur.append_block(body);
         cur.func.dfg.append_block_param(b1, eh);
         cur.goto_end(entry);
@@ -1113,7 +1113,7 @@ fn try_module(
     let g = declare(&mut m, "g", &[], None);
     let mut f = define(&mut m, "f", &[], None, Phase::Structured);
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     let n = keys.len();
     let handlers = cur.func.dfg.make_extra(ExtraData::Handlers(keys.clone()));
@@ -1403,7 +1403,7 @@ fn flat_seed(k: FlatKnobs) -> Module {
     let mut f = define(&mut m, "someFunc", &[], None, Phase::Flat);
     let body = f.body.unwrap();
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     let bb: Vec<Block> = (1..=8).map(|_| cur.append_block(body)).collect();
     let (bb1, bb2, bb3, bb4, bb5, bb6, bb7, bb8) =
         (bb[0], bb[1], bb[2], bb[3], bb[4], bb[5], bb[6], bb[7]);
@@ -1663,7 +1663,7 @@ fn itanium_multi_catch(listed: bool, personality: bool) -> Module {
     let body = f.body.unwrap();
     let entry = f.entry_block().unwrap();
     let clauses = f.dfg.make_extra(ExtraData::LandingPadClauses(clauses));
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     let bb: Vec<Block> = (1..=8).map(|_| cur.append_block(body)).collect();
     let [bb1, bb2, bb3, bb4, bb5, bb6, bb7, bb8] = bb[..] else {
         unreachable!()
@@ -1780,7 +1780,7 @@ fn itanium_landing_pad_values_must_dominate_their_uses() {
                 .make_extra(ExtraData::LandingPadClauses(vec![LandingPadClause::Catch(
                     None,
                 )]));
-        let mut cur = FuncCursor::new(&mut f);
+        let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
         let bb: Vec<Block> = (1..=5).map(|_| cur.append_block(body)).collect();
         let [bb1, bb2, bb3, bb4, bb5] = bb[..] else {
             unreachable!()
@@ -1874,7 +1874,7 @@ fn msvc_seed(k: MsvcKnobs) -> Module {
     f.personality = Some(personality);
     let body = f.body.unwrap();
     let entry = f.entry_block().unwrap();
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     let bb: Vec<Block> = (1..=6).map(|_| cur.append_block(body)).collect();
     let [bb1, bb2, bb3, bb4, bb5, bb6] = bb[..] else {
         unreachable!()
@@ -2036,7 +2036,7 @@ fn msvc_unwind_edges_enter_a_child_of_their_funclet() {
         f.personality = Some(personality);
         let body = f.body.unwrap();
         let entry = f.entry_block().unwrap();
-        let mut cur = FuncCursor::new(&mut f);
+        let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
         let bb: Vec<Block> = (1..=5).map(|_| cur.append_block(body)).collect();
         let [dispatch, handler, after, inner, done] = bb[..] else {
             unreachable!()
@@ -2098,7 +2098,7 @@ fn msvc_pad_exits_share_one_destination() {
         f.personality = Some(personality);
         let body = f.body.unwrap();
         let entry = f.entry_block().unwrap();
-        let mut cur = FuncCursor::new(&mut f);
+        let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
         let bb: Vec<Block> = (1..=7).map(|_| cur.append_block(body)).collect();
         let [bb1, bb2, bb3, bb4, bb5, bb6, bb7] = bb[..] else {
             unreachable!()
@@ -2247,7 +2247,7 @@ fn badly_broken_ir_is_reported_without_panicking() {
     let other_entry = other.entry_block().unwrap();
     let foreign = other.dfg.block_params(other_entry)[7];
     {
-        let mut cur = FuncCursor::new(&mut other);
+        let mut cur = FuncCursor::new(&mut other, m.ctx.types.common());
         cur.goto_end(other_entry);
         cur.build(OpKind::Return, &[], &[], &[], 0);
     }
@@ -2256,7 +2256,7 @@ fn badly_broken_ir_is_reported_without_panicking() {
     let body = f.body.unwrap();
     let entry = f.entry_block().unwrap();
     let bogus_extra = Extra::from_u32(999);
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     let empty = cur.append_block(body);
     cur.goto_end(entry);
     // A dispatch with a missing key list, a foreign operand, and a successor to a block
@@ -2385,7 +2385,7 @@ fn dominance_matches_a_naive_computation_on_random_cfgs() {
                 let mut f = define(&mut m, "f", &[], None, Phase::Flat);
                 let body = f.body.unwrap();
                 let entry = f.entry_block().unwrap();
-                let mut cur = FuncCursor::new(&mut f);
+                let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
                 let mut blocks = vec![entry];
                 for _ in 1..n {
                     blocks.push(cur.append_block(body));

@@ -16,7 +16,7 @@ fn malformed_ops_are_setup_errors() {
     let s32 = m.ctx.types.common().s32;
     let mut f = Function::new_definition(name, sig, &[]);
     let entry = f.entry_block().expect("entry block");
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     // A load without its pointer operand.
     cur.build(
@@ -49,7 +49,7 @@ fn a_block_without_terminator_is_a_runtime_error() {
     });
     let mut f = Function::new_definition(name, sig, &[]);
     let entry = f.entry_block().expect("entry block");
-    let mut cur = FuncCursor::new(&mut f);
+    let mut cur = FuncCursor::new(&mut f, m.ctx.types.common());
     cur.goto_end(entry);
     cur.build(OpKind::Const { value: zero }, &[], &[attr_ty], &[], 0);
     m.add_function(f);
