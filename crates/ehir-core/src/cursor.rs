@@ -5,7 +5,10 @@
 
 use crate::entities::{Attr, Block, Loc, Op, Region, Symbol, Type, Value};
 use crate::function::Function;
-use crate::ops::{CallFlags, CmpPredicate, ExtraData, HandlerKey, LandingPadClause, OpKind};
+use crate::ops::{
+    BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, ExtraData, HandlerKey,
+    LandingPadClause, OpKind,
+};
 use crate::types::CommonTypes;
 
 /// Where the cursor inserts.
@@ -185,6 +188,91 @@ impl FuncCursor<'_> {
     fn value(&mut self, kind: OpKind, operands: &[Value], ty: Type) -> Value {
         let op = self.op(kind, operands, &[ty]);
         self.func.dfg.result(op)
+    }
+
+    /// Makes a region op with `regions` regions, each with an empty entry block, and returns
+    /// the op and those blocks.
+    fn region_op(&mut self, kind: OpKind, operands: &[Value], regions: usize) -> (Op, Vec<Block>) {
+        let op = self.build(kind, operands, &[], &[], regions);
+        let blocks = self.entry_blocks(op);
+        (op, blocks)
+    }
+
+    /// `cir.scope { ^entry }`: the op and its entry block.
+    pub fn scope(&mut self) -> (Op, Block) {
+        let (op, blocks) = self.region_op(OpKind::Scope, &[], 1);
+        (op, blocks[0])
+    }
+
+    /// `cir.scope` whose region is the existing (detached) `region`.
+    pub fn scope_of(&mut self, region: Region) -> Op {
+        let op = self.build(OpKind::Scope, &[], &[], &[], 0);
+        self.func.dfg.attach_region(op, region);
+        op
+    }
+
+    /// `cir.while { cond } do { body }`: the op, the condition and the body entry blocks.
+    pub fn while_loop(&mut self) -> (Op, Block, Block) {
+        let (op, blocks) = self.region_op(OpKind::While, &[], 2);
+        (op, blocks[0], blocks[1])
+    }
+
+    /// `cir.do { body } while { cond }`: the op, the body and the condition entry blocks.
+    pub fn do_while(&mut self) -> (Op, Block, Block) {
+        let (op, blocks) = self.region_op(OpKind::DoWhile, &[], 2);
+        (op, blocks[0], blocks[1])
+    }
+
+    /// `cir.cleanup.scope { body } cleanup KIND { cleanup }`: the op, the body and the
+    /// cleanup entry blocks.
+    pub fn cleanup_scope(&mut self, kind: CleanupKind) -> (Op, Block, Block) {
+        let (op, blocks) = self.region_op(OpKind::CleanupScope { kind }, &[], 2);
+        (op, blocks[0], blocks[1])
+    }
+
+    /// `cir.yield [%v...]`.
+    pub fn yield_values(&mut self, values: &[Value]) -> Op {
+        self.terminator(OpKind::Yield, values, &[], &[])
+    }
+
+    /// `cir.condition(%cond)`.
+    pub fn condition(&mut self, cond: Value) -> Op {
+        self.terminator(OpKind::Condition, &[cond], &[], &[])
+    }
+
+    /// `%p = cir.alloca T, ptr_ty, ["name"(, init)] [align(N)]`.
+    pub fn alloca(
+        &mut self,
+        alloc_ty: Type,
+        ptr_ty: Type,
+        name: Symbol,
+        init: bool,
+        align: u16,
+    ) -> Value {
+        let kind = OpKind::Alloca {
+            alloc_ty,
+            name,
+            init,
+            align,
+        };
+        self.value(kind, &[], ptr_ty)
+    }
+
+    /// `%r = cir.cast kind %value : T -> ty`.
+    pub fn cast(&mut self, kind: CastKind, value: Value, ty: Type) -> Value {
+        self.value(OpKind::Cast(kind), &[value], ty)
+    }
+
+    /// `%r = cir.ptr_stride %ptr, %stride` (the result has the pointer's type).
+    pub fn ptr_stride(&mut self, ptr: Value, stride: Value) -> Value {
+        let ty = self.func.dfg.value_type(ptr);
+        self.value(OpKind::PtrStride, &[ptr, stride], ty)
+    }
+
+    /// `%r = cir.binop(kind, %lhs, %rhs)` (the result has the operands' type).
+    pub fn binop(&mut self, kind: BinaryOp, lhs: Value, rhs: Value) -> Value {
+        let ty = self.func.dfg.value_type(lhs);
+        self.value(OpKind::Binary(kind), &[lhs, rhs], ty)
     }
 
     /// `cir.return [%v]`.

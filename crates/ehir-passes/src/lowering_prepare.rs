@@ -17,8 +17,8 @@
 use crate::manager::for_each_definition_in;
 use crate::region_utils::{clone_region, replace_uses_in_region};
 use ehir_core::{
-    AttrData, Block, CastKind, CleanupKind, CmpPredicate, Diagnostic, Diagnostics, Function, Loc,
-    Module, ModuleCtx, Op, OpKind, Phase, Region, Type, TypeData, Value,
+    AttrData, Block, CastKind, CleanupKind, CmpPredicate, CommonTypes, Diagnostic, Diagnostics,
+    FuncCursor, Function, Loc, Module, ModuleCtx, Op, OpKind, Phase, Region, Type, TypeData, Value,
 };
 
 /// Expands the array ops of every structured function of the module.
@@ -56,6 +56,7 @@ struct ArrayBuilder<'a> {
     array: Value,
     elem_ptr: Type,
     len: u64,
+    types: CommonTypes,
 }
 
 impl<'a> ArrayBuilder<'a> {
@@ -94,6 +95,7 @@ impl<'a> ArrayBuilder<'a> {
             ));
         }
         let elem_ptr = ctx.types.ptr(elem);
+        let types = *ctx.types.common();
         Ok(ArrayBuilder {
             ctx,
             func,
@@ -102,79 +104,39 @@ impl<'a> ArrayBuilder<'a> {
             array,
             elem_ptr,
             len,
+            types,
         })
     }
 
-    fn build(
-        &mut self,
-        block: Block,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Type],
-        regions: usize,
-    ) -> Op {
-        let op = self
-            .func
-            .dfg
-            .make_op(kind, operands, results, &[], regions, self.loc);
-        self.func.layout.append_op(op, block);
-        op
-    }
-
-    fn value(&mut self, block: Block, kind: OpKind, operands: &[Value], ty: Type) -> Value {
-        let op = self.build(block, kind, operands, &[ty], 0);
-        self.func.dfg.result(op)
+    /// A cursor at the end of `block`, giving new ops the array op's location.
+    fn at(&mut self, block: Block) -> FuncCursor<'_> {
+        FuncCursor::at_end(self.func, &self.types, block).with_loc(self.loc)
     }
 
     fn int(&mut self, block: Block, value: i128, ty: Type) -> Value {
         let attr = self.ctx.attrs.intern(AttrData::Int { value, ty });
-        self.value(block, OpKind::Const { value: attr }, &[], ty)
+        self.at(block).constant(attr, ty)
     }
 
     fn load(&mut self, block: Block, slot: Value) -> Value {
         let ty = self.elem_ptr;
-        self.value(
-            block,
-            OpKind::Load {
-                align: 0,
-                volatile: false,
-            },
-            &[slot],
-            ty,
-        )
+        self.at(block).load(slot, ty)
     }
 
     fn store(&mut self, block: Block, value: Value, slot: Value) {
-        self.build(
-            block,
-            OpKind::Store {
-                align: 0,
-                volatile: false,
-            },
-            &[value, slot],
-            &[],
-            0,
-        );
+        self.at(block).store(value, slot);
     }
 
     fn yield_(&mut self, block: Block) {
-        self.build(block, OpKind::Yield, &[], &[], 0);
-    }
-
-    /// The entry block of region `i` of `op`, created.
-    fn region_block(&mut self, op: Op, i: usize) -> Block {
-        let region = self.func.dfg.regions(op)[i];
-        let b = self.func.dfg.make_block();
-        self.func.layout.append_block(region, b);
-        b
+        self.at(block).yield_values(&[]);
     }
 
     /// `cmp(ne, load(slot), bound)` + `cir.condition` in `block`.
     fn condition_ne(&mut self, block: Block, slot: Value, bound: Value) {
         let cur = self.load(block, slot);
-        let bool_ty = self.ctx.types.common().bool;
-        let c = self.value(block, OpKind::Cmp(CmpPredicate::Ne), &[cur, bound], bool_ty);
-        self.build(block, OpKind::Condition, &[c], &[], 0);
+        let mut at = self.at(block);
+        let c = at.cmp(CmpPredicate::Ne, cur, bound);
+        at.condition(c);
     }
 
     /// Appends `cir.scope { element body with its parameter replaced by elem }` to `block`.
@@ -191,45 +153,25 @@ impl<'a> ArrayBuilder<'a> {
         }
         replace_uses_in_region(self.func, body, params[0], elem);
         self.func.dfg.clear_block_params(entry);
-        let scope = self.build(block, OpKind::Scope, &[], &[], 0);
-        self.func.dfg.attach_region(scope, body);
+        self.at(block).scope_of(body);
         Ok(())
     }
 
     /// Starts the replacement: a `cir.scope` before the array op, with `begin`, `end` and
     /// the `__array_idx` slot. Returns (scope block, begin, end, slot).
     fn start(&mut self) -> (Block, Value, Value, Value) {
-        let scope = self
-            .func
-            .dfg
-            .make_op(OpKind::Scope, &[], &[], &[], 1, self.loc);
-        self.func.layout.insert_op_before(scope, self.op);
-        let b = self.region_block(scope, 0);
-        let u64_ty = self.ctx.types.common().u64;
-        let n = self.int(b, self.len as i128, u64_ty);
-        let array_ty = self.func.dfg.value_type(self.array);
-        let _ = array_ty;
+        let (_, b) = FuncCursor::before(self.func, &self.types, self.op)
+            .with_loc(self.loc)
+            .scope();
+        let n = self.int(b, self.len as i128, self.types.u64);
         let elem_ptr = self.elem_ptr;
-        let begin = self.value(
-            b,
-            OpKind::Cast(CastKind::ArrayToPtrDecay),
-            &[self.array],
-            elem_ptr,
-        );
-        let end = self.value(b, OpKind::PtrStride, &[begin, n], elem_ptr);
         let slot_ty = self.ctx.types.ptr(elem_ptr);
         let name = self.ctx.sym("__array_idx");
-        let slot = self.value(
-            b,
-            OpKind::Alloca {
-                alloc_ty: elem_ptr,
-                name,
-                init: false,
-                align: 0,
-            },
-            &[],
-            slot_ty,
-        );
+        let array = self.array;
+        let mut at = self.at(b);
+        let begin = at.cast(CastKind::ArrayToPtrDecay, array, elem_ptr);
+        let end = at.ptr_stride(begin, n);
+        let slot = at.alloca(elem_ptr, slot_ty, name, false, 0);
         (b, begin, end, slot)
     }
 
@@ -241,18 +183,20 @@ impl<'a> ArrayBuilder<'a> {
         slot: Value,
         dtor: Region,
     ) -> Result<(), Diagnostic> {
-        let w = self.build(block, OpKind::While, &[], &[], 2);
-        let cond = self.region_block(w, 0);
+        let (_, cond, body) = self.at(block).while_loop();
         self.condition_ne(cond, slot, begin);
-        let body = self.region_block(w, 1);
-        let cur = self.load(body, slot);
-        let s64 = self.ctx.types.common().s64;
-        let minus_one = self.int(body, -1, s64);
-        let prev = self.value(body, OpKind::PtrStride, &[cur, minus_one], self.elem_ptr);
+        let prev = self.step(body, slot, -1);
         self.element_scope(body, dtor, prev)?;
         self.store(body, prev, slot);
         self.yield_(body);
         Ok(())
+    }
+
+    /// `load(slot) + delta` (a `cir.ptr_stride`) in `block`.
+    fn step(&mut self, block: Block, slot: Value, delta: i128) -> Value {
+        let cur = self.load(block, slot);
+        let stride = self.int(block, delta, self.types.s64);
+        self.at(block).ptr_stride(cur, stride)
     }
 
     fn finish(&mut self, scope_block: Block) {
@@ -272,33 +216,20 @@ impl<'a> ArrayBuilder<'a> {
         // be destroyed.
         let (loop_block, cleanup) = match regions.get(1) {
             Some(&dtor) => {
-                let cs = self.build(
-                    b,
-                    OpKind::CleanupScope {
-                        kind: CleanupKind::Eh,
-                    },
-                    &[],
-                    &[],
-                    2,
-                );
-                let body = self.region_block(cs, 0);
-                let cleanup = self.region_block(cs, 1);
+                let (_, body, cleanup) = self.at(b).cleanup_scope(CleanupKind::Eh);
                 self.partial_destroy_loop(cleanup, begin, slot, dtor)?;
                 self.yield_(cleanup);
                 (body, true)
             }
             None => (b, false),
         };
-        let d = self.build(loop_block, OpKind::DoWhile, &[], &[], 2);
-        let body = self.region_block(d, 0);
+        let (_, body, cond) = self.at(loop_block).do_while();
         let cur = self.load(body, slot);
         self.element_scope(body, regions[0], cur)?;
-        let u64_ty = self.ctx.types.common().u64;
-        let one = self.int(body, 1, u64_ty);
-        let next = self.value(body, OpKind::PtrStride, &[cur, one], self.elem_ptr);
+        let one = self.int(body, 1, self.types.u64);
+        let next = self.at(body).ptr_stride(cur, one);
         self.store(body, next, slot);
         self.yield_(body);
-        let cond = self.region_block(d, 1);
         self.condition_ne(cond, slot, end);
         if cleanup {
             self.yield_(loop_block);
@@ -317,27 +248,12 @@ impl<'a> ArrayBuilder<'a> {
         let dtor_copy = clone_region(self.func, dtor);
         let (b, begin, end, slot) = self.start();
         self.store(b, end, slot);
-        let cs = self.build(
-            b,
-            OpKind::CleanupScope {
-                kind: CleanupKind::Eh,
-            },
-            &[],
-            &[],
-            2,
-        );
-        let cs_body = self.region_block(cs, 0);
-        let cleanup = self.region_block(cs, 1);
-        let d = self.build(cs_body, OpKind::DoWhile, &[], &[], 2);
-        let body = self.region_block(d, 0);
-        let cur = self.load(body, slot);
-        let s64 = self.ctx.types.common().s64;
-        let minus_one = self.int(body, -1, s64);
-        let prev = self.value(body, OpKind::PtrStride, &[cur, minus_one], self.elem_ptr);
+        let (_, cs_body, cleanup) = self.at(b).cleanup_scope(CleanupKind::Eh);
+        let (_, body, cond) = self.at(cs_body).do_while();
+        let prev = self.step(body, slot, -1);
         self.store(body, prev, slot);
         self.element_scope(body, dtor, prev)?;
         self.yield_(body);
-        let cond = self.region_block(d, 1);
         self.condition_ne(cond, slot, begin);
         self.yield_(cs_body);
         self.partial_destroy_loop(cleanup, begin, slot, dtor_copy)?;
