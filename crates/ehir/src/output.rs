@@ -1,10 +1,15 @@
-//! Writing an output file atomically: into a temporary file beside it, renamed into place
-//! only when everything was written, so a failing command leaves no partial output.
+//! Writing an output file atomically: into an unnamed temporary file beside it (Linux's
+//! `O_TMPFILE`), given a name and renamed into place only when everything was written. A
+//! failing command leaves no partial output, and a killed or interrupted one (SIGINT,
+//! SIGTERM, even SIGKILL) leaves no temporary file: an unnamed file disappears with the
+//! process.
 //! Outputs that are not regular files (`/dev/null`, a pipe, a terminal) are written in
 //! place: renaming a temporary file onto them would replace the device node itself.
 
 use anyhow::{Context, Result};
-use std::io::{BufWriter, Write};
+use std::fs::File;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
 use std::path::Path;
 
 /// Writes the output of `produce` to `path` (or stdout when `path` is `None` or `-`).
@@ -31,19 +36,51 @@ pub fn write_output(
                 .parent()
                 .filter(|d| !d.as_os_str().is_empty())
                 .unwrap_or(Path::new("."));
-            let tmp = tempfile::NamedTempFile::new_in(dir)
+            let mut file = tempfile::tempfile_in(dir)
                 .with_context(|| format!("cannot create a file in '{}'", dir.display()))?;
             {
-                let mut w = BufWriter::with_capacity(1 << 16, tmp.as_file());
+                let mut w = BufWriter::with_capacity(1 << 16, &file);
                 produce(&mut w)?;
                 w.flush()
                     .with_context(|| format!("cannot write '{}'", p.display()))?;
             }
-            tmp.persist(p)
-                .with_context(|| format!("cannot write '{}'", p.display()))?;
-            Ok(())
+            persist(&mut file, dir, p).with_context(|| format!("cannot write '{}'", p.display()))
         }
     }
+}
+
+/// Gives the unnamed `file` the name `target`: links it into `dir` under a hidden name and
+/// renames that over `target`. Where the file cannot be linked (no `O_TMPFILE` or no
+/// `/proc`), its contents are copied into a named temporary file that is renamed instead.
+fn persist(file: &mut File, dir: &Path, target: &Path) -> std::io::Result<()> {
+    let fd_path = format!("/proc/self/fd/{}", file.as_raw_fd());
+    let base = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for attempt in 0..100u32 {
+        let hidden = dir.join(format!(".{base}.{}-{attempt}.tmp", std::process::id()));
+        match rustix::fs::linkat(
+            rustix::fs::CWD,
+            fd_path.as_str(),
+            rustix::fs::CWD,
+            &hidden,
+            rustix::fs::AtFlags::SYMLINK_FOLLOW,
+        ) {
+            Ok(()) => {
+                return std::fs::rename(&hidden, target).inspect_err(|_| {
+                    let _ = std::fs::remove_file(&hidden);
+                });
+            }
+            Err(rustix::io::Errno::EXIST) => continue,
+            Err(_) => break,
+        }
+    }
+    let named = tempfile::NamedTempFile::new_in(dir)?;
+    file.seek(SeekFrom::Start(0))?;
+    std::io::copy(file, &mut named.as_file())?;
+    named.persist(target).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// Whether `path` exists and is not a regular file or directory (a character device such

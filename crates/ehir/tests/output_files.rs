@@ -88,3 +88,77 @@ fn output_to_a_regular_file_replaces_it_whole() {
         INPUT
     );
 }
+
+/// A module of `functions` small functions (several megabytes of text for 20,000).
+fn large_module(functions: usize) -> String {
+    (0..functions)
+        .map(|i| {
+            format!(
+                "cir.func @f{i}(%arg0: !s32i) -> !s32i {{\n  %0 = cir.binop(add, %arg0, %arg0) : !s32i\n  cir.return %0 : !s32i\n}}\n"
+            )
+        })
+        .collect()
+}
+
+/// The names in `dir` other than `keep`, sorted.
+fn other_files(dir: &std::path::Path, keep: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("list directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| !keep.contains(&n.as_str()))
+        .collect();
+    names.sort();
+    names
+}
+
+/// `ehir opt -o OUT` killed (SIGKILL, SIGTERM, SIGINT) while it works leaves nothing
+/// beside OUT: its temporary file has no name until the output is complete. The test
+/// watches the directory and kills ehir the moment any new name appears there (with a
+/// named temporary file, that is while the output is being written), or after a delay.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_run_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let input = dir.path().join("in.cir");
+    std::fs::write(&input, large_module(40_000)).expect("write input");
+    let output = dir.path().join("out.cir");
+    for signal in ["KILL", "TERM", "INT"] {
+        for delay_ms in [None, Some(30u64)] {
+            let _ = std::fs::remove_file(&output);
+            let mut child = Command::new(env!("CARGO_BIN_EXE_ehir"))
+                .arg("opt")
+                .arg(&input)
+                .arg("-o")
+                .arg(&output)
+                .spawn()
+                .expect("run ehir");
+            match delay_ms {
+                Some(ms) => std::thread::sleep(std::time::Duration::from_millis(ms)),
+                None => {
+                    while other_files(dir.path(), &["in.cir"]).is_empty()
+                        && child.try_wait().expect("poll ehir").is_none()
+                    {
+                        std::thread::yield_now();
+                    }
+                }
+            }
+            Command::new("kill")
+                .arg(format!("-{signal}"))
+                .arg(child.id().to_string())
+                .status()
+                .expect("run kill");
+            child.wait().expect("wait for ehir");
+            assert_eq!(
+                other_files(dir.path(), &["in.cir", "out.cir"]),
+                Vec::<String>::new(),
+                "SIG{signal} ({delay_ms:?}) left files behind"
+            );
+            if let Ok(text) = std::fs::read_to_string(&output) {
+                assert!(
+                    text.ends_with("}\n") && text.contains("@f39999"),
+                    "an output that exists is complete"
+                );
+            }
+        }
+    }
+}
