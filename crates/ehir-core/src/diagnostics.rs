@@ -130,15 +130,52 @@ impl<'a> SourceFile<'a> {
                 let (line, col) = self.line_col(offset);
                 let text = self.line_text(line);
                 let _ = writeln!(out, "{}:{line}:{col}: {kind}: {message}", self.name);
-                let _ = writeln!(out, "{text}");
+                let (shown, caret_col) = snippet_window(text, col);
+                let _ = writeln!(out, "{shown}");
                 // Keep tabs so the caret lines up under the same column.
-                let pad: String = text
+                let pad: String = shown
                     .chars()
-                    .take(col - 1)
+                    .take(caret_col - 1)
                     .map(|c| if c == '\t' { '\t' } else { ' ' })
                     .collect();
                 let _ = writeln!(out, "{pad}^");
             }
         }
     }
+}
+
+/// How many characters of a source line a diagnostic shows at most; a longer line is cut
+/// to a window around the column, marked with `...` where it was cut.
+const SNIPPET_WIDTH: usize = 160;
+
+/// The part of `line` a diagnostic at 1-based column `col` shows, and the caret's column in
+/// it. Lines up to [`SNIPPET_WIDTH`] characters are shown whole, so output stays
+/// proportional to the number of diagnostics, not to the length of the input's lines.
+fn snippet_window(line: &str, col: usize) -> (std::borrow::Cow<'_, str>, usize) {
+    let len = line.chars().count();
+    if len <= SNIPPET_WIDTH {
+        return (line.into(), col);
+    }
+    let half = SNIPPET_WIDTH / 2;
+    let start = col
+        .saturating_sub(1)
+        .saturating_sub(half)
+        .min(len - SNIPPET_WIDTH);
+    let end = start + SNIPPET_WIDTH;
+    let byte = |chars: usize| {
+        line.char_indices()
+            .nth(chars)
+            .map_or(line.len(), |(i, _)| i)
+    };
+    let mut shown = String::with_capacity(SNIPPET_WIDTH + 6);
+    let mut caret_col = col - start;
+    if start > 0 {
+        shown.push_str("...");
+        caret_col += 3;
+    }
+    shown.push_str(&line[byte(start)..byte(end)]);
+    if end < len {
+        shown.push_str("...");
+    }
+    (shown.into(), caret_col)
 }

@@ -68,6 +68,13 @@ impl Loc {
     /// The location of an op that has no source text.
     pub const NONE: Loc = Loc(u32::MAX);
 
+    /// The location at byte `offset` (offsets past 4 GiB share the last one).
+    pub fn at(offset: usize) -> Loc {
+        Loc(u32::try_from(offset)
+            .unwrap_or(u32::MAX - 1)
+            .min(u32::MAX - 1))
+    }
+
     /// The byte offset, unless this is [`Loc::NONE`].
     pub fn offset(self) -> Option<usize> {
         (self != Loc::NONE).then_some(self.0 as usize)

@@ -30,13 +30,24 @@ pub struct Source {
 }
 
 impl Source {
+    /// Reads `path`; text that is not UTF-8 is reported at its first invalid byte, and a
+    /// UTF-8 byte-order mark at the start is skipped.
     pub fn read(path: &Path) -> Result<Source> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read '{}'", path.display()))?;
-        Ok(Source {
-            name: path.display().to_string(),
-            text,
-        })
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read '{}'", path.display()))?;
+        let name = path.display().to_string();
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(error) => {
+                report_invalid_utf8(&name, error.as_bytes(), error.utf8_error());
+                return Err(Reported.into());
+            }
+        };
+        let text = match text.strip_prefix(BYTE_ORDER_MARK) {
+            Some(rest) => rest.to_string(),
+            None => text,
+        };
+        Ok(Source { name, text })
     }
 
     pub fn is_cpp(&self) -> bool {
@@ -63,6 +74,34 @@ impl Source {
     pub fn load(&self) -> Result<Module> {
         load(&self.name, &self.text, self.parse())
     }
+}
+
+/// The UTF-8 encoding of U+FEFF, which some editors put at the start of a file.
+const BYTE_ORDER_MARK: &str = "\u{feff}";
+
+/// Reports the first byte of `bytes` that is not UTF-8, at its line and column.
+fn report_invalid_utf8(name: &str, bytes: &[u8], error: std::str::Utf8Error) {
+    let valid = error.valid_up_to();
+    let line_start = bytes[..valid]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = bytes[valid..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| valid + i);
+    let line_text = String::from_utf8_lossy(&bytes[line_start..line_end]);
+    let prefix = String::from_utf8_lossy(&bytes[..line_start]);
+    // Line and column as the diagnostics renderer counts them: the text is the valid
+    // prefix of the line, the rest shown with replacement characters.
+    let shown = format!("{prefix}{line_text}");
+    let file = SourceFile::new(name, &shown);
+    let offset = prefix.len() + (valid - line_start);
+    let diagnostic = ehir_core::Diagnostic::error(
+        ehir_core::Loc::at(offset),
+        format!("the input is not valid UTF-8 (byte 0x{:02x})", bytes[valid]),
+    );
+    eprint!("{}", file.render(&diagnostic));
 }
 
 /// How many diagnostics of one input are printed by default (`--error-limit`), as
@@ -147,22 +186,17 @@ impl MappedSource {
         let Ok(map) = map else {
             return Ok(None);
         };
-        if std::str::from_utf8(&map).is_err() {
-            // What `fs::read_to_string` reports.
-            let invalid = std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "stream did not contain valid UTF-8",
-            );
-            return Err(
-                anyhow::Error::from(invalid).context(format!("cannot read '{}'", path.display()))
-            );
+        if let Err(error) = std::str::from_utf8(&map) {
+            report_invalid_utf8(&name, &map, error);
+            return Err(Reported.into());
         }
         Ok(Some(MappedSource { name, map }))
     }
 
-    /// The text (checked to be UTF-8 when the file was mapped).
+    /// The text (checked to be UTF-8 when the file was mapped), without a byte-order mark.
     pub fn text(&self) -> &str {
-        std::str::from_utf8(&self.map).unwrap_or_default()
+        let text = std::str::from_utf8(&self.map).unwrap_or_default();
+        text.strip_prefix(BYTE_ORDER_MARK).unwrap_or(text)
     }
 
     /// Prints diagnostics about this source on stderr.

@@ -92,8 +92,9 @@ fn run_file(path: &Utf8Path, text: String) -> datatest_stable::Result<()> {
         bindir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    for (i, line) in lines.iter().enumerate() {
-        let t = tmp.path().join(format!("t{i}"));
+    // As in lit, `%t` names the same temporary path on every RUN line of a file.
+    let t = tmp.path().join("t");
+    for line in &lines {
         let cmd = line
             .replace("%ehir", env!("CARGO_BIN_EXE_ehir"))
             .replace("%S", &dir.display().to_string())

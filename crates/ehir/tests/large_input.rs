@@ -97,11 +97,24 @@ fn a_large_input_that_is_not_utf8_is_an_error() {
     let out = ehir_opt(&path);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    let before = &bytes[..600_000];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let col = 600_000 - line_start + 1;
+    let first = stderr.lines().next().unwrap_or_default();
     assert_eq!(
-        stderr.trim_end(),
+        first,
         format!(
-            "ehir: error: cannot read '{}': stream did not contain valid UTF-8",
+            "{}:{line}:{col}: error: the input is not valid UTF-8 (byte 0xff)",
             path.display()
         )
+    );
+    assert_eq!(
+        stderr.lines().count(),
+        3,
+        "message, source line, caret: {stderr}"
     );
 }
