@@ -16,8 +16,7 @@
 //! **Structure** ([`structure`]): every block of every region ends in exactly one
 //! terminator and has none in the middle; no region is empty; ops have the number of
 //! regions and successors of their kind (its row of the op table, [`crate::ops::table`]);
-//! successors are blocks of the terminator's own
-//! region and never a region's entry block. Region termination: `cir.condition` only ends
+//! successors are blocks of the terminator's own region and never a region's entry block. Region termination: `cir.condition` only ends
 //! the condition region of `cir.while`/`cir.do`/`cir.for`, and that region never ends with
 //! `cir.yield`; `cir.yield` ends nested regions, never the function body, and its operands
 //! match the parent op's results; `cir.break` must be inside a loop or `cir.switch`,
@@ -38,8 +37,8 @@
 //! on every edge, except `cir.eh.dispatch`, which passes its token implicitly: its
 //! successors declare no parameter or one `!cir.eh_token`, and it passes no arguments.
 //! Operand and result counts and token slots of every op (one generic check from the op
-//! table), then the operand and result types of every op (loads and stores agree with the pointee, compares
-//! take equal types and give `!cir.bool`, calls match their signature and the callee's
+//! table), then the operand and result types of every op (loads and stores agree with the
+//! pointee, compares take equal types and give `!cir.bool`, calls match their signature and the callee's
 //! declaration, `cir.return` matches the function, ...). Tokens (`!cir.eh_token`,
 //! `!cir.cleanup_token`, `!cir.catch_token`) are produced only by the EH ops that make
 //! them and used only by the EH ops that take them (and as successor arguments); block

@@ -1,8 +1,9 @@
 //! Shape checks: op results and block parameters agree with their values, terminators end
-//! every block, region counts and successor counts per op kind (from the op table), successors stay inside
-//! their region and never target an entry block, region termination rules
-//! (`cir.yield`, `cir.condition`, `cir.break`, `cir.continue`, `cir.resume`), region entry
-//! parameters, `cir.case`/`cir.label`/`cir.goto`, and phase membership.
+//! every block, region counts and successor counts per op kind (from the op table),
+//! successors stay inside their region and never target an entry block, region
+//! termination rules (`cir.yield`, `cir.condition`, `cir.break`, `cir.continue`,
+//! `cir.resume`), region entry parameters, `cir.case`/`cir.label`/`cir.goto`, and phase
+//! membership.
 
 use super::FuncVerifier;
 use crate::dfg::ValueDef;
