@@ -1,13 +1,19 @@
 //! Ops as data: [`OpKind`] names an op and carries its small fixed payload; operands,
 //! results, successors and regions live in the [`crate::DataFlowGraph`].
 //!
-//! Operand, successor and region conventions of every op are listed on its variant.
+//! Operand, successor and region conventions of every op are listed on its variant; the
+//! facts about each op's shape (name, phases, counts, token slots) are its row of the op
+//! table ([`table`]).
 //! "opt" marks an operand that may be absent; the op's payload says which are present
 //! when that is not clear from the count.
 
 use crate::entities::{Attr, Extra, Symbol, Type};
 use crate::function::Phase;
 use cranelift_entity::packed_option::PackedOption;
+
+pub mod table;
+
+pub use table::{Count, CountRange, MayThrow, MissingList, OpCode, OpInfo, TokenSlot, TokenType};
 
 /// What an op is. `Copy` and at most 16 bytes; variable-length payload goes in an [`Extra`].
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -469,151 +475,6 @@ impl PhaseSet {
 }
 
 impl OpKind {
-    /// The op's name as printed (`cir.call`, `cir.eh.dispatch`, ...).
-    pub fn name(&self) -> &'static str {
-        use OpKind::*;
-        match self {
-            Return => "cir.return",
-            Alloca { .. } => "cir.alloca",
-            Load { .. } => "cir.load",
-            Store { .. } => "cir.store",
-            Const { .. } => "cir.const",
-            Call { .. } => "cir.call",
-            Binary(_) => "cir.binop",
-            Unary(_) => "cir.unary",
-            Cmp(_) => "cir.cmp",
-            Cast(_) => "cir.cast",
-            Select => "cir.select",
-            PtrStride => "cir.ptr_stride",
-            GetMember { .. } => "cir.get_member",
-            BaseClassAddr { .. } => "cir.base_class_addr",
-            DerivedClassAddr { .. } => "cir.derived_class_addr",
-            GetGlobal { .. } => "cir.get_global",
-            AllocException { .. } => "cir.alloc.exception",
-            FreeException => "cir.free.exception",
-            Throw { .. } => "cir.throw",
-            Resume => "cir.resume",
-            Unreachable => "cir.unreachable",
-            Br => "cir.br",
-            BrCond => "cir.brcond",
-            SwitchFlat { .. } => "cir.switch.flat",
-            IndirectBr => "cir.indirect_br",
-            BlockAddress { .. } => "cir.block_address",
-            Scope => "cir.scope",
-            If => "cir.if",
-            While => "cir.while",
-            DoWhile => "cir.do",
-            For => "cir.for",
-            Condition => "cir.condition",
-            Yield => "cir.yield",
-            Break => "cir.break",
-            Continue => "cir.continue",
-            Goto { .. } => "cir.goto",
-            Label { .. } => "cir.label",
-            Switch => "cir.switch",
-            Case { .. } => "cir.case",
-            Ternary => "cir.ternary",
-            CleanupScope { .. } => "cir.cleanup.scope",
-            Try { .. } => "cir.try",
-            CatchParam => "cir.catch_param",
-            ArrayCtor => "cir.array.ctor",
-            ArrayDtor => "cir.array.dtor",
-            TryCall { .. } => "cir.try_call",
-            EhInitiate { .. } => "cir.eh.initiate",
-            EhDispatch { .. } => "cir.eh.dispatch",
-            BeginCleanup => "cir.begin_cleanup",
-            EndCleanup => "cir.end_cleanup",
-            BeginCatch => "cir.begin_catch",
-            EndCatch => "cir.end_catch",
-            EhTerminate => "cir.eh.terminate",
-            EhLandingPad { .. } => "cir.eh.landingpad",
-            EhTypeId { .. } => "cir.eh.typeid",
-            ResumeFlat => "cir.resume.flat",
-            CatchSwitch { .. } => "cir.catchswitch",
-            CatchPad { .. } => "cir.catchpad",
-            CatchRet => "cir.catchret",
-            CleanupPad => "cir.cleanuppad",
-            CleanupRet => "cir.cleanupret",
-        }
-    }
-
-    /// Whether the op ends its block.
-    pub fn is_terminator(&self) -> bool {
-        use OpKind::*;
-        matches!(
-            self,
-            Return
-                | Throw { .. }
-                | Resume
-                | Unreachable
-                | Br
-                | BrCond
-                | SwitchFlat { .. }
-                | IndirectBr
-                | Condition
-                | Yield
-                | Break
-                | Continue
-                | Goto { .. }
-                | TryCall { .. }
-                | EhDispatch { .. }
-                | EhTerminate
-                | ResumeFlat
-                | CatchSwitch { .. }
-                | CatchRet
-                | CleanupRet
-        )
-    }
-
-    /// The phases in which the op is allowed.
-    pub fn phases(&self) -> PhaseSet {
-        use OpKind::*;
-        match self {
-            Scope
-            | If
-            | While
-            | DoWhile
-            | For
-            | Condition
-            | Yield
-            | Break
-            | Continue
-            | Goto { .. }
-            | Label { .. }
-            | Switch
-            | Case { .. }
-            | Ternary
-            | CleanupScope { .. }
-            | Try { .. }
-            | CatchParam
-            | ArrayCtor
-            | ArrayDtor => PhaseSet::Structured,
-            TryCall { .. } => PhaseSet::Flattened,
-            EhInitiate { .. }
-            | EhDispatch { .. }
-            | BeginCleanup
-            | EndCleanup
-            | BeginCatch
-            | EndCatch => PhaseSet::Flat,
-            EhLandingPad { .. } | EhTypeId { .. } | ResumeFlat => PhaseSet::Itanium,
-            CatchSwitch { .. } | CatchPad { .. } | CatchRet | CleanupPad | CleanupRet => {
-                PhaseSet::Msvc
-            }
-            // `cir.eh.terminate` is how flat and both ABI forms spell "terminate here".
-            EhTerminate => PhaseSet::Flattened,
-            _ => PhaseSet::All,
-        }
-    }
-
-    /// Whether executing the op may raise an exception in this function.
-    pub fn may_throw(&self) -> bool {
-        match self {
-            OpKind::Call { flags, .. } | OpKind::TryCall { flags, .. } => !flags.nothrow,
-            OpKind::Throw { .. } | OpKind::Resume => true,
-            _ => false,
-        }
-    }
-
     /// The callee symbol of a direct call or try_call.
     pub fn callee(&self) -> Option<Symbol> {
         match self {

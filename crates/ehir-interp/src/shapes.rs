@@ -1,56 +1,28 @@
 //! A check, before a run, that every op has the operands, results, successors and
 //! regions the interpreter reads, so that executing unverified IR reports an error
-//! instead of indexing out of bounds.
+//! instead of indexing out of bounds. The counts are the op table's
+//! ([`ehir_core::ops::table`]).
 
-use ehir_core::{ExtraData, Function, Module, OpKind};
+use ehir_core::{Function, Module, OpKind};
 
-/// `(operands, results, successors, regions)` an op needs at least.
+/// `(operands, results, successors, regions)` an op needs at least: the least counts
+/// its row of the op table allows (a missing list payload counts as an empty one).
 fn minimum(func: &Function, kind: &OpKind) -> (usize, usize, usize, usize) {
-    use OpKind::*;
-    match *kind {
-        Const { .. }
-        | Alloca { .. }
-        | GetGlobal { .. }
-        | AllocException { .. }
-        | EhInitiate { .. }
-        | EhTypeId { .. }
-        | BlockAddress { .. }
-        | CleanupPad
-        | CatchPad { .. }
-        | BeginCleanup
-        | BeginCatch
-        | CatchParam => (0, 1, 0, 0),
-        Load { .. } | Unary(_) | Cast(_) | GetMember { .. } => (1, 1, 0, 0),
-        BaseClassAddr { .. } | DerivedClassAddr { .. } => (1, 1, 0, 0),
-        Store { .. } => (2, 0, 0, 0),
-        Binary(_) | Cmp(_) | PtrStride => (2, 1, 0, 0),
-        Select => (3, 1, 0, 0),
-        Br => (0, 0, 1, 0),
-        BrCond => (1, 0, 2, 0),
-        SwitchFlat { cases } => {
-            let n = match func.dfg.extra(cases) {
-                ExtraData::Cases(c) => c.len(),
-                _ => 0,
-            };
-            (1, 0, n + 1, 0)
-        }
-        IndirectBr | ResumeFlat | CleanupRet | EndCleanup | EndCatch | FreeException => {
-            (1, 0, 0, 0)
-        }
-        TryCall { callee, .. } => (usize::from(callee.is_none()), 0, 2, 0),
-        CatchSwitch { unwind_to_caller } => (0, 0, usize::from(!unwind_to_caller), 0),
-        CatchRet => (1, 0, 1, 0),
-        Scope | Case { .. } | Switch | ArrayCtor | ArrayDtor => (0, 0, 0, 1),
-        If => (1, 0, 0, 1),
-        While | DoWhile => (0, 0, 0, 2),
-        For => (0, 0, 0, 3),
-        Ternary => (1, 0, 0, 2),
-        CleanupScope { .. } => (0, 0, 0, 2),
-        Try { handlers } => (0, 0, 0, 1 + func.dfg.handlers(handlers).len()),
-        Call { callee, .. } => (usize::from(callee.is_none()), 0, 0, 0),
-        EhDispatch { keys } => (0, 0, func.dfg.handlers(keys).len(), 0),
-        _ => (0, 0, 0, 0),
-    }
+    let extras = &func.dfg.extras;
+    let successors = match kind.successor_count(func.phase, extras) {
+        Ok(range) => range.min,
+        Err(missing) => missing.base,
+    };
+    let regions = match kind.region_count(extras) {
+        Ok(range) => range.min,
+        Err(missing) => missing.base,
+    };
+    (
+        kind.operand_count().min,
+        kind.result_count().min,
+        successors,
+        regions,
+    )
 }
 
 /// Every op of every defined function has the shape the interpreter needs; the first

@@ -1230,33 +1230,11 @@ impl<'m> ModuleEmitter<'m> {
     }
 }
 
-/// Whether an op has the operands and results the emitter indexes (the verifier checks
-/// this too; the emitter must not panic on IR that skipped it).
+/// Whether an op has the operands and results the emitter indexes: at least the least
+/// counts of its row of the op table (the verifier checks them too; the emitter must not
+/// panic on IR that skipped it).
 fn arity_ok(kind: &OpKind, operands: usize, results: usize) -> bool {
-    let (min_operands, min_results) = match kind {
-        OpKind::Alloca { .. }
-        | OpKind::Const { .. }
-        | OpKind::GetGlobal { .. }
-        | OpKind::AllocException { .. }
-        | OpKind::EhTypeId { .. }
-        | OpKind::CatchSwitch { .. }
-        | OpKind::CleanupPad => (0, 1),
-        OpKind::CatchPad { .. } => (1, 1),
-        OpKind::CatchRet | OpKind::CleanupRet | OpKind::FreeException => (1, 0),
-        OpKind::Load { .. }
-        | OpKind::Unary(_)
-        | OpKind::Cast(_)
-        | OpKind::GetMember { .. }
-        | OpKind::BaseClassAddr { .. }
-        | OpKind::DerivedClassAddr { .. } => (1, 1),
-        OpKind::Binary(_) | OpKind::Cmp(_) | OpKind::PtrStride => (2, 1),
-        OpKind::Select => (3, 1),
-        OpKind::Store { .. } => (2, 0),
-        OpKind::BrCond | OpKind::SwitchFlat { .. } => (1, 0),
-        OpKind::EhLandingPad { .. } => (0, 2),
-        _ => (0, 0),
-    };
-    operands >= min_operands && results >= min_results
+    operands >= kind.operand_count().min && results >= kind.result_count().min
 }
 
 fn linkage_text(l: Linkage) -> &'static str {

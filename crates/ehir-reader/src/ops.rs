@@ -4,6 +4,7 @@
 
 use crate::lexer::{Token, TokenKind};
 use crate::parser::{Names, PResult, Parser};
+use ehir_core::ops::OpCode;
 use ehir_core::{
     Attr, AttrData, BinaryOp, Block, CallFlags, CaseKind, CastKind, CleanupKind, CmpPredicate,
     Diagnostic, ExtraData, HandlerKey, LandingPadClause, Loc, Op, OpKind, PackedOption, ParamAbi,
@@ -58,52 +59,54 @@ impl<'s> Parser<'s> {
         }
         self.bump();
         let n = &names;
-        match name {
-            "cir.return" => self.parse_value_terminator(OpKind::Return, n, loc),
-            "cir.yield" => self.parse_value_terminator(OpKind::Yield, n, loc),
-            "cir.alloca" => self.parse_alloca(n, loc),
-            "cir.load" => self.parse_load(n, loc),
-            "cir.store" => self.parse_store(n, loc),
-            "cir.const" => self.parse_const(n, loc),
-            "cir.call" => self.parse_call(false, n, loc),
-            "cir.try_call" => self.parse_call(true, n, loc),
-            "cir.binop" => self.parse_binop(n, loc),
-            "cir.unary" => self.parse_unary(n, loc),
-            "cir.cmp" => self.parse_cmp(n, loc),
-            "cir.cast" => self.parse_cast(n, loc),
-            "cir.select" => self.parse_select(n, loc),
-            "cir.ptr_stride" => self.parse_ptr_stride(n, loc),
-            "cir.get_member" => self.parse_get_member(n, loc),
-            "cir.base_class_addr" => self.parse_class_addr(true, n, loc),
-            "cir.derived_class_addr" => self.parse_class_addr(false, n, loc),
-            "cir.get_global" => {
+        match OpCode::from_name(name) {
+            Some(OpCode::Return) => self.parse_value_terminator(OpKind::Return, n, loc),
+            Some(OpCode::Yield) => self.parse_value_terminator(OpKind::Yield, n, loc),
+            Some(OpCode::Alloca) => self.parse_alloca(n, loc),
+            Some(OpCode::Load) => self.parse_load(n, loc),
+            Some(OpCode::Store) => self.parse_store(n, loc),
+            Some(OpCode::Const) => self.parse_const(n, loc),
+            Some(OpCode::Call) => self.parse_call(false, n, loc),
+            Some(OpCode::TryCall) => self.parse_call(true, n, loc),
+            Some(OpCode::Binary) => self.parse_binop(n, loc),
+            Some(OpCode::Unary) => self.parse_unary(n, loc),
+            Some(OpCode::Cmp) => self.parse_cmp(n, loc),
+            Some(OpCode::Cast) => self.parse_cast(n, loc),
+            Some(OpCode::Select) => self.parse_select(n, loc),
+            Some(OpCode::PtrStride) => self.parse_ptr_stride(n, loc),
+            Some(OpCode::GetMember) => self.parse_get_member(n, loc),
+            Some(OpCode::BaseClassAddr) => self.parse_class_addr(true, n, loc),
+            Some(OpCode::DerivedClassAddr) => self.parse_class_addr(false, n, loc),
+            Some(OpCode::GetGlobal) => {
                 let (symbol, _) = self.expect_symbol("the global's symbol")?;
                 self.expect(TokenKind::Colon, "':' and the result type")?;
                 let ty = self.parse_type()?;
                 self.emit(OpKind::GetGlobal { symbol }, &[], &[ty], n, loc);
                 Ok(())
             }
-            "cir.alloc.exception" => {
+            Some(OpCode::AllocException) => {
                 let size = self.expect_uint("the exception object's size", u64::MAX)?;
                 self.expect(TokenKind::Arrow, "'->' and the result type")?;
                 let ty = self.parse_type()?;
                 self.emit(OpKind::AllocException { size }, &[], &[ty], n, loc);
                 Ok(())
             }
-            "cir.free.exception" => self.parse_end(OpKind::FreeException, n, loc),
-            "cir.throw" => self.parse_throw(n, loc),
-            "cir.resume" => self.parse_optional_token_terminator(OpKind::Resume, n, loc),
-            "cir.eh.terminate" => self.parse_optional_token_terminator(OpKind::EhTerminate, n, loc),
-            "cir.unreachable" => self.simple(OpKind::Unreachable, n, loc),
-            "cir.break" => self.simple(OpKind::Break, n, loc),
-            "cir.continue" => self.simple(OpKind::Continue, n, loc),
-            "cir.br" => {
+            Some(OpCode::FreeException) => self.parse_end(OpKind::FreeException, n, loc),
+            Some(OpCode::Throw) => self.parse_throw(n, loc),
+            Some(OpCode::Resume) => self.parse_optional_token_terminator(OpKind::Resume, n, loc),
+            Some(OpCode::EhTerminate) => {
+                self.parse_optional_token_terminator(OpKind::EhTerminate, n, loc)
+            }
+            Some(OpCode::Unreachable) => self.simple(OpKind::Unreachable, n, loc),
+            Some(OpCode::Break) => self.simple(OpKind::Break, n, loc),
+            Some(OpCode::Continue) => self.simple(OpKind::Continue, n, loc),
+            Some(OpCode::Br) => {
                 let s = self.parse_successor()?;
                 let op = self.emit(OpKind::Br, &[], &[], n, loc);
                 self.attach(op, [s]);
                 Ok(())
             }
-            "cir.brcond" => {
+            Some(OpCode::BrCond) => {
                 let c = self.expect_value_use(None)?;
                 let t = self.parse_successor()?;
                 self.eat(TokenKind::Comma);
@@ -112,44 +115,44 @@ impl<'s> Parser<'s> {
                 self.attach(op, [t, f]);
                 Ok(())
             }
-            "cir.switch.flat" => self.parse_switch_flat(n, loc),
-            "cir.indirect_br" => self.parse_indirect_br(n, loc),
-            "cir.block_address" => self.parse_block_address(n, loc),
-            "cir.scope" => self.region_op(OpKind::Scope, &[], n, loc),
-            "cir.if" => {
+            Some(OpCode::SwitchFlat) => self.parse_switch_flat(n, loc),
+            Some(OpCode::IndirectBr) => self.parse_indirect_br(n, loc),
+            Some(OpCode::BlockAddress) => self.parse_block_address(n, loc),
+            Some(OpCode::Scope) => self.region_op(OpKind::Scope, &[], n, loc),
+            Some(OpCode::If) => {
                 let c = self.expect_value_use(None)?;
                 self.region_op(OpKind::If, &[c], n, loc)
             }
-            "cir.while" => self.region_op(OpKind::While, &[], n, loc),
-            "cir.do" => self.region_op(OpKind::DoWhile, &[], n, loc),
-            "cir.for" => {
+            Some(OpCode::While) => self.region_op(OpKind::While, &[], n, loc),
+            Some(OpCode::DoWhile) => self.region_op(OpKind::DoWhile, &[], n, loc),
+            Some(OpCode::For) => {
                 self.expect(TokenKind::Colon, "':'")?;
                 self.expect_ident("cond", "'cond'")?;
                 self.region_op(OpKind::For, &[], n, loc)
             }
-            "cir.condition" => {
+            Some(OpCode::Condition) => {
                 self.expect(TokenKind::LParen, "'('")?;
                 let c = self.expect_value_use(None)?;
                 self.expect(TokenKind::RParen, "')'")?;
                 self.emit(OpKind::Condition, &[c], &[], n, loc);
                 Ok(())
             }
-            "cir.goto" => {
+            Some(OpCode::Goto) => {
                 let label = self.expect_string_symbol("the label (a string)")?;
                 self.simple(OpKind::Goto { label }, n, loc)
             }
-            "cir.label" => {
+            Some(OpCode::Label) => {
                 let label = self.expect_string_symbol("the label (a string)")?;
                 self.simple(OpKind::Label { name: label }, n, loc)
             }
-            "cir.switch" => {
+            Some(OpCode::Switch) => {
                 self.expect(TokenKind::LParen, "'('")?;
                 let (v, _) = self.expect_typed_value()?;
                 self.expect(TokenKind::RParen, "')'")?;
                 self.region_op(OpKind::Switch, &[v], n, loc)
             }
-            "cir.case" => self.parse_case(n, loc),
-            "cir.ternary" => {
+            Some(OpCode::Case) => self.parse_case(n, loc),
+            Some(OpCode::Ternary) => {
                 self.expect(TokenKind::LParen, "'('")?;
                 let c = self.expect_value_use(None)?;
                 self.expect(TokenKind::Comma, "','")?;
@@ -158,34 +161,34 @@ impl<'s> Parser<'s> {
                 self.push_pending_results(op, names.clone());
                 self.open_region(op, 0, &[])
             }
-            "cir.cleanup.scope" => {
+            Some(OpCode::CleanupScope) => {
                 let kind = OpKind::CleanupScope {
                     kind: CleanupKind::All,
                 };
                 self.region_op(kind, &[], n, loc)
             }
-            "cir.try" => {
+            Some(OpCode::Try) => {
                 let handlers = self.f.func.dfg.make_extra(ExtraData::Handlers(Vec::new()));
                 self.region_op(OpKind::Try { handlers }, &[], n, loc)
             }
-            "cir.catch_param" => {
+            Some(OpCode::CatchParam) => {
                 self.expect(TokenKind::Colon, "':' and the parameter's type")?;
                 let ty = self.parse_type()?;
                 self.emit(OpKind::CatchParam, &[], &[ty], n, loc);
                 Ok(())
             }
-            "cir.array.ctor" | "cir.array.dtor" => {
+            Some(code @ (OpCode::ArrayCtor | OpCode::ArrayDtor)) => {
                 self.expect(TokenKind::LParen, "'('")?;
                 let (v, _) = self.expect_typed_value()?;
                 self.expect(TokenKind::RParen, "')'")?;
-                let kind = if name == "cir.array.ctor" {
+                let kind = if code == OpCode::ArrayCtor {
                     OpKind::ArrayCtor
                 } else {
                     OpKind::ArrayDtor
                 };
                 self.region_op(kind, &[v], n, loc)
             }
-            "cir.eh.initiate" => {
+            Some(OpCode::EhInitiate) => {
                 let cleanup = self.eat_ident("cleanup");
                 let ty = if self.eat(TokenKind::Colon) {
                     self.parse_type()?
@@ -195,27 +198,27 @@ impl<'s> Parser<'s> {
                 self.emit(OpKind::EhInitiate { cleanup }, &[], &[ty], n, loc);
                 Ok(())
             }
-            "cir.eh.dispatch" => self.parse_eh_dispatch(n, loc),
-            "cir.begin_cleanup" => self.parse_begin(OpKind::BeginCleanup, n, loc),
-            "cir.begin_catch" => self.parse_begin(OpKind::BeginCatch, n, loc),
-            "cir.end_cleanup" => self.parse_end(OpKind::EndCleanup, n, loc),
-            "cir.end_catch" => self.parse_end(OpKind::EndCatch, n, loc),
-            "cir.eh.landingpad" => self.parse_landingpad(n, loc),
-            "cir.eh.typeid" => {
+            Some(OpCode::EhDispatch) => self.parse_eh_dispatch(n, loc),
+            Some(OpCode::BeginCleanup) => self.parse_begin(OpKind::BeginCleanup, n, loc),
+            Some(OpCode::BeginCatch) => self.parse_begin(OpKind::BeginCatch, n, loc),
+            Some(OpCode::EndCleanup) => self.parse_end(OpKind::EndCleanup, n, loc),
+            Some(OpCode::EndCatch) => self.parse_end(OpKind::EndCatch, n, loc),
+            Some(OpCode::EhLandingPad) => self.parse_landingpad(n, loc),
+            Some(OpCode::EhTypeId) => {
                 let (type_info, _) = self.expect_symbol("the typeinfo symbol")?;
                 self.expect(TokenKind::Colon, "':' and the result type")?;
                 let ty = self.parse_type()?;
                 self.emit(OpKind::EhTypeId { type_info }, &[], &[ty], n, loc);
                 Ok(())
             }
-            "cir.resume.flat" => {
+            Some(OpCode::ResumeFlat) => {
                 let operands = self.parse_typed_values()?;
                 self.emit(OpKind::ResumeFlat, &operands, &[], n, loc);
                 Ok(())
             }
-            "cir.catchswitch" | "cir.eh.catchswitch" => self.parse_catchswitch(n, loc),
-            "cir.catchpad" => self.parse_catchpad(n, loc),
-            "cir.catchret" => {
+            Some(OpCode::CatchSwitch) => self.parse_catchswitch(n, loc),
+            Some(OpCode::CatchPad) => self.parse_catchpad(n, loc),
+            Some(OpCode::CatchRet) => {
                 if !self.eat_ident("from") {
                     self.expect_ident("within", "'from' and the catchpad token")?;
                 }
@@ -226,7 +229,7 @@ impl<'s> Parser<'s> {
                 self.attach(op, [s]);
                 Ok(())
             }
-            "cir.cleanuppad" => {
+            Some(OpCode::CleanupPad) => {
                 self.expect_ident("within", "'within'")?;
                 let parent = self.parse_parent_token()?;
                 if self.eat(TokenKind::LBracket) {
@@ -241,7 +244,7 @@ impl<'s> Parser<'s> {
                 self.emit(OpKind::CleanupPad, &operands, &[ty], n, loc);
                 Ok(())
             }
-            "cir.cleanupret" => {
+            Some(OpCode::CleanupRet) => {
                 self.expect_ident("from", "'from' and the cleanuppad token")?;
                 let c = self.expect_value_use(None)?;
                 self.expect_ident("unwind", "'unwind to'")?;
@@ -255,7 +258,7 @@ impl<'s> Parser<'s> {
                 self.attach(op, dest);
                 Ok(())
             }
-            _ => Err(self.error(Loc(op_tok.start), format!("unknown op '{name}'"))),
+            None => Err(self.error(Loc(op_tok.start), format!("unknown op '{name}'"))),
         }
     }
 

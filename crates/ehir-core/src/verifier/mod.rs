@@ -15,8 +15,8 @@
 //!
 //! **Structure** ([`structure`]): every block of every region ends in exactly one
 //! terminator and has none in the middle; no region is empty; ops have the number of
-//! regions and successors of their kind; successors are blocks of the terminator's own
-//! region and never a region's entry block. Region termination: `cir.condition` only ends
+//! regions and successors of their kind (its row of the op table, [`crate::ops::table`]);
+//! successors are blocks of the terminator's own region and never a region's entry block. Region termination: `cir.condition` only ends
 //! the condition region of `cir.while`/`cir.do`/`cir.for`, and that region never ends with
 //! `cir.yield`; `cir.yield` ends nested regions, never the function body, and its operands
 //! match the parent op's results; `cir.break` must be inside a loop or `cir.switch`,
@@ -36,8 +36,9 @@
 //! **Types** ([`types`]): block arguments match the target's parameters in number and type
 //! on every edge, except `cir.eh.dispatch`, which passes its token implicitly: its
 //! successors declare no parameter or one `!cir.eh_token`, and it passes no arguments.
-//! Operand and result types of every op (loads and stores agree with the pointee, compares
-//! take equal types and give `!cir.bool`, calls match their signature and the callee's
+//! Operand and result counts and token slots of every op (one generic check from the op
+//! table), then the operand and result types of every op (loads and stores agree with the
+//! pointee, compares take equal types and give `!cir.bool`, calls match their signature and the callee's
 //! declaration, `cir.return` matches the function, ...). Tokens (`!cir.eh_token`,
 //! `!cir.cleanup_token`, `!cir.catch_token`) are produced only by the EH ops that make
 //! them and used only by the EH ops that take them (and as successor arguments); block
@@ -151,7 +152,7 @@ fn verify_function_in(
     func: &Function,
 ) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let index = FuncIndex::build(func, &mut |d| diags.push((Pass::Index, d)));
+    let index = FuncIndex::build(func, &mut |d| diags.push((RuleFamily::Index, d)));
     let cfg = Cfg::build(&func.dfg, &index);
     let verifier = FuncVerifier {
         ctx,
@@ -161,7 +162,7 @@ fn verify_function_in(
         index,
         cfg,
         diags: RefCell::new(diags),
-        pass: Cell::new(Pass::Signature),
+        family: Cell::new(RuleFamily::Signature),
         callee_cache: RefCell::new([(None, None); CALLEE_CACHE]),
     };
     verifier.check_signature();
@@ -170,16 +171,17 @@ fn verify_function_in(
     }
     let mut diags = verifier.diags.into_inner();
     // Source order; at one location (and among unlocated diagnostics, which come last),
-    // the order of the passes, each in the order it found them.
-    diags.sort_by_key(|(pass, d)| (d.loc.offset().unwrap_or(usize::MAX), *pass));
+    // the order of the rule families, each in the order it found them.
+    diags.sort_by_key(|(family, d)| (d.loc.offset().unwrap_or(usize::MAX), *family));
     diags.into_iter().map(|(_, d)| d).collect()
 }
 
-/// The checks of a function body, in the order their diagnostics are listed among
-/// diagnostics at the same location. The per-op checks run together in one walk over the
-/// ops; tagging each diagnostic with its pass keeps the order of running them one by one.
+/// The rule families of the verifier: the checks of a function body, in the order their
+/// diagnostics are listed among diagnostics at the same location. The per-op checks run
+/// together in one walk over the ops; tagging each diagnostic with its family keeps the
+/// order of running them one by one.
 #[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Debug)]
-enum Pass {
+enum RuleFamily {
     Index,
     Signature,
     OpResults,
@@ -200,53 +202,53 @@ enum Pass {
 }
 
 impl FuncVerifier<'_> {
-    fn in_pass(&self, pass: Pass) {
-        self.pass.set(pass);
+    fn in_family(&self, family: RuleFamily) {
+        self.family.set(family);
     }
 
     /// Every check of a body that exists.
     fn check_body(&self) {
-        self.in_pass(Pass::BlockParams);
+        self.in_family(RuleFamily::BlockParams);
         self.check_block_params();
-        self.in_pass(Pass::RegionShapes);
+        self.in_family(RuleFamily::RegionShapes);
         self.check_region_shapes();
-        self.in_pass(Pass::BlockTerminators);
+        self.in_family(RuleFamily::BlockTerminators);
         self.check_block_terminators();
         let structured = self.func.phase == Phase::Structured;
         let mut labels = Labels::new();
         let mut gotos = Vec::new();
         for &op in &self.index.ops {
-            self.in_pass(Pass::OpResults);
+            self.in_family(RuleFamily::OpResults);
             self.check_op_results(op);
-            self.in_pass(Pass::OpRegionCount);
+            self.in_family(RuleFamily::OpRegionCount);
             self.check_op_region_count(op);
-            self.in_pass(Pass::OpTermination);
+            self.in_family(RuleFamily::OpTermination);
             self.check_op_termination(op);
-            self.in_pass(Pass::OpSuccessors);
+            self.in_family(RuleFamily::OpSuccessors);
             self.check_op_successors(op);
-            self.in_pass(Pass::OpPhase);
+            self.in_family(RuleFamily::OpPhase);
             self.check_op_phase(op);
-            self.in_pass(Pass::OpLabels);
+            self.in_family(RuleFamily::OpLabels);
             self.check_op_labels(op, &mut labels);
             if let OpKind::Goto { .. } = self.dfg.kind(op) {
                 gotos.push(op);
             }
-            self.in_pass(Pass::OpTypes);
+            self.in_family(RuleFamily::OpTypes);
             self.check_op_type_rules(op);
-            self.in_pass(Pass::OpUses);
+            self.in_family(RuleFamily::OpUses);
             self.check_op_uses(op);
             if structured {
-                self.in_pass(Pass::Eh);
+                self.in_family(RuleFamily::Eh);
                 self.check_op_structured_eh(op);
             }
         }
-        self.in_pass(Pass::Gotos);
+        self.in_family(RuleFamily::Gotos);
         self.check_gotos(&gotos, &labels);
-        self.in_pass(Pass::BlockParamTokens);
+        self.in_family(RuleFamily::BlockParamTokens);
         self.check_block_param_tokens();
-        self.in_pass(Pass::Eh);
+        self.in_family(RuleFamily::Eh);
         self.check_eh();
-        self.in_pass(Pass::Funclets);
+        self.in_family(RuleFamily::Funclets);
         self.check_funclets();
     }
 }
@@ -259,10 +261,10 @@ pub(crate) struct FuncVerifier<'a> {
     pub dfg: &'a DataFlowGraph,
     pub index: FuncIndex,
     pub cfg: Cfg,
-    /// Diagnostics with the pass that found them.
-    diags: RefCell<Vec<(Pass, Diagnostic)>>,
-    /// The pass running now.
-    pass: Cell<Pass>,
+    /// Diagnostics with the rule family that found them.
+    diags: RefCell<Vec<(RuleFamily, Diagnostic)>>,
+    /// The rule family being checked now.
+    family: Cell<RuleFamily>,
     /// Recent answers of [`Module::function_by_name`], by symbol number modulo the size.
     callee_cache: RefCell<[(Option<Symbol>, Option<FuncId>); CALLEE_CACHE]>,
 }
@@ -272,7 +274,7 @@ const CALLEE_CACHE: usize = 64;
 
 impl FuncVerifier<'_> {
     pub(crate) fn error(&self, d: Diagnostic) {
-        self.diags.borrow_mut().push((self.pass.get(), d));
+        self.diags.borrow_mut().push((self.family.get(), d));
     }
 
     /// Reports an error at `loc` with one note at `note_loc`.

@@ -1,15 +1,16 @@
 //! Shape checks: op results and block parameters agree with their values, terminators end
-//! every block, region counts and successor counts per op kind, successors stay inside
-//! their region and never target an entry block, region termination rules
-//! (`cir.yield`, `cir.condition`, `cir.break`, `cir.continue`, `cir.resume`), region entry
-//! parameters, `cir.case`/`cir.label`/`cir.goto`, and phase membership.
+//! every block, region counts and successor counts per op kind (from the op table),
+//! successors stay inside their region and never target an entry block, region
+//! termination rules (`cir.yield`, `cir.condition`, `cir.break`, `cir.continue`,
+//! `cir.resume`), region entry parameters, `cir.case`/`cir.label`/`cir.goto`, and phase
+//! membership.
 
 use super::FuncVerifier;
 use crate::dfg::ValueDef;
 use crate::diagnostics::Diagnostic;
 use crate::entities::{Op, Region};
 use crate::function::Phase;
-use crate::ops::{CaseKind, CleanupKind, ExtraData, HandlerKey, OpKind};
+use crate::ops::{CaseKind, CleanupKind, CountRange, ExtraData, HandlerKey, MissingList, OpKind};
 use std::collections::BTreeMap;
 
 /// The `cir.label`s of a function by name, with the op defining each first.
@@ -164,27 +165,21 @@ impl FuncVerifier<'_> {
         }
     }
 
-    /// The number of regions of an op's kind.
+    /// The number of regions of an op's kind (the op table's region count).
     pub(crate) fn check_op_region_count(&self, op: Op) {
         let count = self.dfg.regions(op).len();
-        let (min, max) = match *self.dfg.kind(op) {
-            OpKind::Scope | OpKind::Switch | OpKind::Case { .. } | OpKind::ArrayDtor => (1, 1),
-            OpKind::If | OpKind::ArrayCtor => (1, 2),
-            OpKind::While | OpKind::DoWhile | OpKind::Ternary => (2, 2),
-            OpKind::CleanupScope { .. } => (2, 2),
-            OpKind::For => (3, 3),
-            OpKind::Try { handlers } => {
-                let n = self.handler_keys(handlers).len();
-                if n == 0 {
-                    self.op_error(op, "'cir.try' must have at least one handler");
-                    return;
-                }
-                (1 + n, 1 + n)
-            }
-            _ => (0, 0),
+        let kind = *self.dfg.kind(op);
+        if let OpKind::Try { handlers } = kind
+            && self.handler_keys(handlers).is_empty()
+        {
+            self.op_error(op, "'cir.try' must have at least one handler");
+            return;
+        }
+        let Ok(CountRange { min, max }) = kind.region_count(&self.dfg.extras) else {
+            return;
         };
         if count < min || count > max {
-            let name = self.op_name(op);
+            let name = kind.name();
             let message = if max == 0 {
                 if self.func.phase == Phase::Structured {
                     format!("'{name}' cannot have regions")
@@ -429,51 +424,29 @@ impl FuncVerifier<'_> {
             return;
         }
         let name = kind.name();
-        let expected: Option<(usize, usize)> = match kind {
-            OpKind::Br | OpKind::CatchRet => Some((1, 1)),
-            OpKind::BrCond | OpKind::TryCall { .. } => Some((2, 2)),
-            OpKind::SwitchFlat { cases } => match self.dfg.extras.get(cases) {
-                Some(ExtraData::Cases(values)) => Some((values.len() + 1, values.len() + 1)),
-                _ => {
-                    self.op_error(op, "'cir.switch.flat' has no case list");
-                    None
-                }
-            },
-            OpKind::IndirectBr => None,
-            OpKind::EhDispatch { keys } => match self.dfg.extras.get(keys) {
-                Some(ExtraData::Handlers(k)) => Some((k.len(), k.len())),
-                _ => {
-                    self.op_error(op, "'cir.eh.dispatch' has no key list");
-                    None
-                }
-            },
-            OpKind::CatchSwitch { unwind_to_caller } => {
-                let min = if unwind_to_caller { 1 } else { 2 };
-                Some((min, usize::MAX))
+        match kind.successor_count(self.func.phase, &self.dfg.extras) {
+            Err(MissingList { list, .. }) => {
+                self.op_error(op, format!("'{name}' has no {list} list"));
             }
-            OpKind::CleanupRet => Some((0, 1)),
-            OpKind::Throw { .. } if self.func.phase != Phase::Structured => Some((0, 1)),
-            _ => Some((0, 0)),
-        };
-        if let Some((min, max)) = expected
-            && (n < min || n > max)
-        {
-            let message = match (kind, max) {
-                (OpKind::CatchSwitch { unwind_to_caller }, _) => format!(
-                    "'cir.catchswitch' needs at least one handler{}, but has {n} successor(s)",
-                    if unwind_to_caller {
-                        ""
-                    } else {
-                        " and an unwind destination"
-                    }
-                ),
-                (_, 0) => format!("'{name}' cannot have successors"),
-                _ if min == max => {
-                    format!("'{name}' must have {min} successor(s), but has {n}")
-                }
-                _ => format!("'{name}' must have {min} to {max} successors, but has {n}"),
-            };
-            self.op_error(op, message);
+            Ok(range) if !range.contains(n) => {
+                let message = if range.max == 0 {
+                    format!("'{name}' cannot have successors")
+                } else if range.max == usize::MAX {
+                    format!(
+                        "'{name}' must have at least {} successor(s), but has {n}",
+                        range.min
+                    )
+                } else if range.min == range.max {
+                    format!("'{name}' must have {} successor(s), but has {n}", range.min)
+                } else {
+                    format!(
+                        "'{name}' must have {} to {} successors, but has {n}",
+                        range.min, range.max
+                    )
+                };
+                self.op_error(op, message);
+            }
+            Ok(_) => {}
         }
         if succs.is_empty() {
             return;

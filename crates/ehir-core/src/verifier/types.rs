@@ -8,47 +8,10 @@ use crate::diagnostics::Diagnostic;
 use crate::entities::{Attr, Op, Type, Value};
 use crate::function::Phase;
 use crate::module::Module;
-use crate::ops::{BinaryOp, CastKind, ExtraData, OpKind, UnaryOp};
+use crate::ops::{BinaryOp, CastKind, ExtraData, OpKind, TokenSlot, TokenType, UnaryOp};
 use crate::types::TypeData;
 use cranelift_entity::EntityRef;
 use std::collections::BTreeSet;
-use std::ops::RangeInclusive;
-
-/// Whether operand `i` of an op of this kind takes a token.
-fn token_operand_slot(kind: &OpKind, i: usize) -> bool {
-    use OpKind::*;
-    i == 0
-        && matches!(
-            kind,
-            EhDispatch { .. }
-                | BeginCleanup
-                | BeginCatch
-                | Resume
-                | EhTerminate
-                | CatchPad { .. }
-                | EndCleanup
-                | CleanupRet
-                | EndCatch
-                | CatchRet
-                | CatchSwitch { .. }
-                | CleanupPad
-        )
-}
-
-/// Whether result `i` of an op of this kind is a token.
-fn token_result_slot(kind: &OpKind, i: usize) -> bool {
-    use OpKind::*;
-    i == 0
-        && matches!(
-            kind,
-            EhInitiate { .. }
-                | BeginCleanup
-                | BeginCatch
-                | CatchSwitch { .. }
-                | CatchPad { .. }
-                | CleanupPad
-        )
-}
 
 /// Module items other than functions: global initialisers match the global's type.
 pub(crate) fn check_module_items(module: &Module) -> Vec<Diagnostic> {
@@ -139,37 +102,62 @@ impl OpCheck<'_, '_> {
         self.v.type_str(t)
     }
 
-    /// Operand and result counts; reports and returns false when they are off.
-    fn counts(&self, operands: RangeInclusive<usize>, results: RangeInclusive<usize>) -> bool {
+    /// The generic shape check from the op table: operand and result counts, then the
+    /// type of every token slot. Reports and returns false when a count is off (the
+    /// token slots are then not checked).
+    fn arity_and_tokens(&self) -> bool {
+        let operands = self.kind.operand_count();
+        let results = self.kind.result_count();
         let n = self.operands.len();
         let r = self.results.len();
-        let describe = |range: &RangeInclusive<usize>| {
-            if range.start() == range.end() {
-                format!("{}", range.start())
-            } else if *range.end() == usize::MAX {
-                format!("at least {}", range.start())
-            } else {
-                format!("{} to {}", range.start(), range.end())
-            }
-        };
         let mut ok = true;
-        if !operands.contains(&n) {
+        if !operands.contains(n) {
             self.err(format!(
                 "'{}' takes {} operand(s), but has {n}",
                 self.name(),
-                describe(&operands)
+                operands.describe()
             ));
             ok = false;
         }
-        if !results.contains(&r) {
+        if !results.contains(r) {
             self.err(format!(
                 "'{}' has {} result(s), but has {r}",
                 self.name(),
-                describe(&results)
+                results.describe()
             ));
             ok = false;
         }
-        ok
+        if !ok {
+            return false;
+        }
+        let info = self.kind.info();
+        for slot in info.operand_tokens {
+            self.expect_token(slot, self.operand(slot.index as usize));
+        }
+        for slot in info.result_tokens {
+            self.expect_token(slot, self.result(slot.index as usize));
+        }
+        true
+    }
+
+    /// A token slot holds its token type (nothing to check when the slot is empty).
+    fn expect_token(&self, slot: &TokenSlot, actual: Option<Type>) {
+        let common = self.v.ctx.types.common();
+        let expected = match slot.token {
+            TokenType::Eh => common.eh_token,
+            TokenType::Catch => common.catch_token,
+            TokenType::Cleanup => common.cleanup_token,
+            TokenType::CatchOrCleanup => {
+                self.expect(
+                    slot.role,
+                    actual,
+                    "a !cir.catch_token or !cir.cleanup_token",
+                    |d| matches!(d, TypeData::CatchToken | TypeData::CleanupToken),
+                );
+                return;
+            }
+        };
+        self.expect_eq(slot.role, actual, expected);
     }
 
     /// `actual` must be `expected`.
@@ -276,7 +264,7 @@ impl FuncVerifier<'_> {
             // Token types exist, so a token is a valid type.
             if let Some(t) = self.dfg.values.get(v).map(|d| d.ty)
                 && self.is_token(t)
-                && !token_operand_slot(kind, i)
+                && kind.operand_token(i).is_none()
             {
                 self.op_error(
                     op,
@@ -292,7 +280,7 @@ impl FuncVerifier<'_> {
         for (i, &v) in self.dfg.results(op).iter().enumerate() {
             if let Some(t) = self.dfg.values.get(v).map(|d| d.ty)
                 && self.is_token(t)
-                && !token_result_slot(kind, i)
+                && kind.result_token(i).is_none()
             {
                 self.op_error(
                     op,
@@ -434,9 +422,12 @@ impl FuncVerifier<'_> {
             results: data.results.as_slice(&self.dfg.value_lists),
         };
         let common = self.ctx.types.common();
+        let shape_ok = c.arity_and_tokens();
+        // Per-op type rules; the counts and token slots are checked above, from the op
+        // table.
         match *self.dfg.kind(op) {
             OpKind::Return => {
-                if !c.counts(0..=1, 0..=0) {
+                if !shape_ok {
                     return;
                 }
                 let Some((_, ret, _)) = self.signature() else {
@@ -457,7 +448,7 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::Alloca { alloc_ty, .. } => {
-                if !c.counts(0..=0, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 match self.type_data(alloc_ty) {
@@ -484,7 +475,7 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::Load { .. } => {
-                if !c.counts(1..=1, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 let addr = c.operand(0);
@@ -500,7 +491,7 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::Store { .. } => {
-                if !c.counts(2..=2, 0..=0) {
+                if !shape_ok {
                     return;
                 }
                 let addr = c.operand(1);
@@ -516,16 +507,18 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::Const { value } => {
-                if !c.counts(0..=0, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 self.check_const(&c, value);
             }
             OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. } => {
-                self.check_call(&c, callee.expand(), sig);
+                if shape_ok {
+                    self.check_call(&c, callee.expand(), sig);
+                }
             }
             OpKind::Binary(kind) => {
-                if !c.counts(2..=2, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 let (a, b, r) = (c.operand(0), c.operand(1), c.result(0));
@@ -557,7 +550,7 @@ impl FuncVerifier<'_> {
                 c.expect("operand #0", a, desc, pred);
             }
             OpKind::Unary(kind) => {
-                if !c.counts(1..=1, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 let a = c.operand(0);
@@ -573,7 +566,7 @@ impl FuncVerifier<'_> {
                 c.expect("the operand", a, desc, pred);
             }
             OpKind::Cmp(pred) => {
-                if !c.counts(2..=2, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 let (a, b) = (c.operand(0), c.operand(1));
@@ -596,13 +589,13 @@ impl FuncVerifier<'_> {
                 c.expect_eq("the result", c.result(0), common.bool);
             }
             OpKind::Cast(kind) => {
-                if !c.counts(1..=1, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 self.check_cast(&c, kind);
             }
             OpKind::Select => {
-                if !c.counts(3..=3, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 c.expect_eq("the condition", c.operand(0), common.bool);
@@ -620,7 +613,7 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::PtrStride => {
-                if !c.counts(2..=2, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 let p = c.operand(0);
@@ -631,20 +624,20 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::GetMember { index, .. } => {
-                if !c.counts(1..=1, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 self.check_get_member(&c, index);
             }
             OpKind::BaseClassAddr { .. } | OpKind::DerivedClassAddr { .. } => {
-                if !c.counts(1..=1, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 c.expect("the operand", c.operand(0), "a pointer", is_ptr);
                 c.expect("the result", c.result(0), "a pointer", is_ptr);
             }
             OpKind::GetGlobal { symbol } => {
-                if !c.counts(0..=0, 1..=1) {
+                if !shape_ok {
                     return;
                 }
                 let r = c.result(0);
@@ -652,17 +645,17 @@ impl FuncVerifier<'_> {
                 self.check_global_ref(&c, symbol, c.pointee(r));
             }
             OpKind::AllocException { .. } => {
-                if c.counts(0..=0, 1..=1) {
+                if shape_ok {
                     c.expect("the result", c.result(0), "a pointer", is_ptr);
                 }
             }
             OpKind::FreeException => {
-                if c.counts(1..=1, 0..=0) {
+                if shape_ok {
                     c.expect("the exception object", c.operand(0), "a pointer", is_ptr);
                 }
             }
             OpKind::Throw { type_info, dtor } => {
-                if !c.counts(0..=1, 0..=0) {
+                if !shape_ok {
                     return;
                 }
                 if c.operands().is_empty() {
@@ -676,12 +669,20 @@ impl FuncVerifier<'_> {
                     }
                 }
             }
-            OpKind::Resume | OpKind::EhTerminate => {
-                if c.counts(0..=1, 0..=0) && !c.operands().is_empty() {
-                    c.expect_eq("the token", c.operand(0), common.eh_token);
-                }
-            }
-            OpKind::Unreachable
+            OpKind::Resume
+            | OpKind::EhTerminate
+            | OpKind::EhInitiate { .. }
+            | OpKind::EhDispatch { .. }
+            | OpKind::BeginCleanup
+            | OpKind::EndCleanup
+            | OpKind::EndCatch
+            | OpKind::CatchSwitch { .. }
+            | OpKind::CleanupPad
+            | OpKind::CatchRet
+            | OpKind::CleanupRet
+            | OpKind::Scope
+            | OpKind::Yield
+            | OpKind::Unreachable
             | OpKind::Br
             | OpKind::While
             | OpKind::DoWhile
@@ -692,16 +693,14 @@ impl FuncVerifier<'_> {
             | OpKind::Label { .. }
             | OpKind::Case { .. }
             | OpKind::CleanupScope { .. }
-            | OpKind::Try { .. } => {
-                c.counts(0..=0, 0..=0);
-            }
+            | OpKind::Try { .. } => {}
             OpKind::BrCond | OpKind::Condition | OpKind::If => {
-                if c.counts(1..=1, 0..=0) {
+                if shape_ok {
                     c.expect_eq("the condition", c.operand(0), common.bool);
                 }
             }
             OpKind::SwitchFlat { cases } => {
-                if c.counts(1..=1, 0..=0) {
+                if shape_ok {
                     c.expect("the condition", c.operand(0), "an integer", is_int);
                 }
                 if let Some(ExtraData::Cases(values)) = self.dfg.extras.get(cases) {
@@ -714,74 +713,42 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::IndirectBr => {
-                if c.counts(1..=1, 0..=0) {
+                if shape_ok {
                     c.expect("the address", c.operand(0), "a pointer", is_ptr);
                 }
             }
             OpKind::BlockAddress { .. } => {
-                if c.counts(0..=0, 1..=1) {
+                if shape_ok {
                     c.expect("the result", c.result(0), "a pointer", is_ptr);
                 }
             }
-            OpKind::Scope => {
-                c.counts(0..=0, 0..=usize::MAX);
-            }
-            OpKind::Yield => {}
             OpKind::Switch => {
-                if c.counts(1..=1, 0..=0) {
+                if shape_ok {
                     c.expect("the condition", c.operand(0), "an integer", is_int);
                 }
             }
             OpKind::Ternary => {
-                if c.counts(1..=1, 0..=1) {
+                if shape_ok {
                     c.expect_eq("the condition", c.operand(0), common.bool);
                 }
             }
             OpKind::CatchParam => {
-                if c.counts(0..=0, 1..=1) {
+                if shape_ok {
                     c.expect("the result", c.result(0), "a pointer", is_ptr);
                 }
             }
             OpKind::ArrayCtor | OpKind::ArrayDtor => {
-                if c.counts(1..=1, 0..=0) {
+                if shape_ok {
                     self.check_array_regions(&c);
                 }
             }
-            OpKind::EhInitiate { .. } => {
-                if c.counts(0..=0, 1..=1) {
-                    c.expect_eq("the result", c.result(0), common.eh_token);
-                }
-            }
-            OpKind::EhDispatch { .. } => {
-                if c.counts(1..=1, 0..=0) {
-                    c.expect_eq("the token", c.operand(0), common.eh_token);
-                }
-            }
-            OpKind::BeginCleanup => {
-                if c.counts(1..=1, 1..=1) {
-                    c.expect_eq("the token", c.operand(0), common.eh_token);
-                    c.expect_eq("the result", c.result(0), common.cleanup_token);
-                }
-            }
-            OpKind::EndCleanup => {
-                if c.counts(1..=1, 0..=0) {
-                    c.expect_eq("the token", c.operand(0), common.cleanup_token);
-                }
-            }
             OpKind::BeginCatch => {
-                if c.counts(1..=1, 1..=2) {
-                    c.expect_eq("the token", c.operand(0), common.eh_token);
-                    c.expect_eq("result #0", c.result(0), common.catch_token);
+                if shape_ok {
                     c.expect("result #1", c.result(1), "a pointer", is_ptr);
                 }
             }
-            OpKind::EndCatch => {
-                if c.counts(1..=1, 0..=0) {
-                    c.expect_eq("the token", c.operand(0), common.catch_token);
-                }
-            }
             OpKind::EhLandingPad { cleanup, clauses } => {
-                if c.counts(0..=0, 2..=2) {
+                if shape_ok {
                     c.expect_eq("the exception pointer", c.result(0), common.void_ptr);
                     c.expect_eq("the selector", c.result(1), common.u32);
                 }
@@ -795,7 +762,7 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::EhTypeId { type_info } => {
-                if c.counts(0..=0, 1..=1) {
+                if shape_ok {
                     c.expect_eq("the result", c.result(0), common.u32);
                 }
                 if let Some(module) = self.module
@@ -808,46 +775,14 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::ResumeFlat => {
-                if c.counts(2..=2, 0..=0) {
+                if shape_ok {
                     c.expect_eq("the exception pointer", c.operand(0), common.void_ptr);
                     c.expect_eq("the selector", c.operand(1), common.u32);
                 }
             }
-            OpKind::CatchSwitch { .. } | OpKind::CleanupPad => {
-                if c.counts(0..=1, 1..=1) {
-                    if !c.operands().is_empty() {
-                        c.expect(
-                            "the parent",
-                            c.operand(0),
-                            "a !cir.catch_token or !cir.cleanup_token",
-                            |d| matches!(d, TypeData::CatchToken | TypeData::CleanupToken),
-                        );
-                    }
-                    let want = match self.dfg.kind(op) {
-                        OpKind::CleanupPad => common.cleanup_token,
-                        _ => common.eh_token,
-                    };
-                    c.expect_eq("the result", c.result(0), want);
-                }
-            }
             OpKind::CatchPad { has_slot, .. } => {
-                let n = 1 + has_slot as usize;
-                if c.counts(n..=n, 1..=1) {
-                    c.expect_eq("the catchswitch token", c.operand(0), common.eh_token);
-                    if has_slot {
-                        c.expect("the catch object slot", c.operand(1), "a pointer", is_ptr);
-                    }
-                    c.expect_eq("the result", c.result(0), common.catch_token);
-                }
-            }
-            OpKind::CatchRet => {
-                if c.counts(1..=1, 0..=0) {
-                    c.expect_eq("the token", c.operand(0), common.catch_token);
-                }
-            }
-            OpKind::CleanupRet => {
-                if c.counts(1..=1, 0..=0) {
-                    c.expect_eq("the token", c.operand(0), common.cleanup_token);
+                if shape_ok && has_slot {
+                    c.expect("the catch object slot", c.operand(1), "a pointer", is_ptr);
                 }
             }
         }
