@@ -386,33 +386,6 @@ fn msvc_spellings() {
 }
 
 #[test]
-fn catchpad_trailing_types_are_checked() {
-    let text = "cir.func @f(%arg0: !cir.ptr<!s32i>) #personality_fn = @__CxxFrameHandler3 {
-  cir.try_call @g() ^bb1, ^bb2
-^bb1:
-  cir.return
-^bb2:
-  %cs = cir.catchswitch within none [^bb3] unwind to caller
-^bb3:
-  %b = cir.catchpad within %cs [@\"??_R0H@8\", 0, %arg0 : (!cir.ptr<!void>, !u32i, !cir.ptr<!s64i>)]
-  cir.catchret from %b to ^bb1
-}
-";
-    let e = errors("bad.cir", text);
-    assert_eq!((e[0].0, e[0].1), (8, 49), "{e:?}");
-    assert_eq!(
-        e[0].2,
-        "'%arg0' has type !cir.ptr<!s32i> but is used as !cir.ptr<!s64i>"
-    );
-    let text = text.replace(
-        " : (!cir.ptr<!void>, !u32i, !cir.ptr<!s64i>)",
-        " : (!cir.ptr<!void>, !u32i)",
-    );
-    let e = errors("bad.cir", &text);
-    assert_eq!(e[0].2, "2 argument type(s) for 3 catchpad argument(s)");
-}
-
-#[test]
 fn landingpad_result_types_without_parens() {
     let printed = canonical(
         "cir.func @f() #personality_fn = @__gxx_personality_v0 {
