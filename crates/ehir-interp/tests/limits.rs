@@ -1,6 +1,7 @@
-//! The step and memory budgets, the call-depth limit, and programs whose recursion or
-//! region nesting is far deeper than the host stack would allow if the interpreter
-//! recursed.
+//! The step and memory budgets (with the step count and peak memory, which the CLI does
+//! not show), the call-depth limit (no CLI flag), and region nesting far deeper than the
+//! host stack would allow if the interpreter recursed (a generated program). Deep
+//! recursion and unwinding are file tests (`tests/filetests/interp/deep-*.cir`).
 
 mod common;
 
@@ -45,70 +46,6 @@ cir.func @main() -> !s32i {
         "memory budget of 1048576 bytes exceeded"
     );
     assert!(o.peak_memory <= 1 << 20);
-}
-
-/// `int depth(int n) { A a; return n == 0 ? 0 : depth(n - 1) + 1; }` with a cleanup
-/// per frame, 50,000 deep, then an exception thrown at the bottom unwinds all of them.
-const RECURSION: &str = r#"
-!rec_A = !cir.record<struct "A" {!s32i}>
-cir.func @depth(%n: !s32i) -> !s32i {
-  %a = cir.alloca !rec_A, !cir.ptr<!rec_A>, ["a", init]
-  %r = cir.alloca !s32i, !cir.ptr<!s32i>, ["r"]
-  cir.cleanup.scope {
-    %z = cir.const #cir.int<0> : !s32i
-    %done = cir.cmp(eq, %n, %z) : !s32i, !cir.bool
-    cir.if %done {
-      cir.call @bottom() : () -> ()
-      cir.store %z, %r : !s32i, !cir.ptr<!s32i>
-    } else {
-      %one = cir.const #cir.int<1> : !s32i
-      %m = cir.binop(sub, %n, %one) : !s32i
-      %d = cir.call @depth(%m) : (!s32i) -> !s32i
-      %e = cir.binop(add, %d, %one) : !s32i
-      cir.store %e, %r : !s32i, !cir.ptr<!s32i>
-    }
-    cir.yield
-  } cleanup eh {
-    cir.call @unwound() : () -> ()
-    cir.yield
-  }
-  %v = cir.load %r : !cir.ptr<!s32i>, !s32i
-  cir.return %v : !s32i
-}
-cir.func @main() -> !s32i {
-  %n = cir.const #cir.int<50000> : !s32i
-  %d = cir.call @depth(%n) : (!s32i) -> !s32i
-  %k = cir.const #cir.int<255> : !s32i
-  %r = cir.binop(and, %d, %k) : !s32i
-  cir.return %r : !s32i
-}
-"#;
-
-#[test]
-fn deep_recursion_does_not_use_the_host_stack() {
-    let o = run_text(RECURSION, &[], &[]);
-    assert_eq!(o.runtime_error, None);
-    assert_eq!(o.exit_status, 50000 & 255);
-    let o = run_text(RECURSION, &["@bottom=int:1"], &[]);
-    // From `main` nothing catches: terminate before unwinding, no cleanup runs.
-    assert_eq!(o.exit_status, 134);
-    assert!(!calls(&o).contains(&"call @unwound()".to_string()));
-}
-
-#[test]
-fn deep_unwinding_runs_every_frame_cleanup() {
-    // Catch in main so that unwinding happens through all 50,001 frames.
-    let text = RECURSION.replace(
-        "  %d = cir.call @depth(%n) : (!s32i) -> !s32i\n  %k",
-        "  %slot = cir.alloca !s32i, !cir.ptr<!s32i>, [\"slot\"]\n  cir.store %n, %slot : !s32i, !cir.ptr<!s32i>\n  cir.try {\n    %x = cir.call @depth(%n) : (!s32i) -> !s32i\n    cir.store %x, %slot : !s32i, !cir.ptr<!s32i>\n    cir.yield\n  } catch all {\n    %p = cir.catch_param : !cir.ptr<!void>\n    cir.yield\n  }\n  %d = cir.load %slot : !cir.ptr<!s32i>, !s32i\n  %k",
-    );
-    let o = run_text(&text, &["@bottom=int:1"], &[]);
-    assert_eq!(o.runtime_error, None);
-    assert_eq!(o.exit_status, 50000 & 255);
-    assert_eq!(
-        calls(&o).iter().filter(|c| *c == "call @unwound()").count(),
-        50001
-    );
 }
 
 #[test]
