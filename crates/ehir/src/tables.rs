@@ -52,7 +52,7 @@ pub struct TablesArgs {
 }
 
 /// Loads the input and lowers every function to `phase`, reporting diagnostics.
-fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
+pub(crate) fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
     let mut module = source.load()?;
     let report = |err: ehir_passes::PassError| {
         source.report(&err.diagnostics());
