@@ -10,6 +10,7 @@ mod opt;
 mod output;
 mod run;
 mod tables;
+mod tables_itanium;
 mod verify_diagnostics;
 
 use clap::{Parser, Subcommand};
