@@ -1,7 +1,8 @@
 //! Exception tables that runtimes read, computed from lowered CIR: the Itanium LSDA
 //! ([`lsda`]), the `__CxxFrameHandler3` state tables of Windows C++ EH ([`wineh`]) and CLR
-//! EH clauses ([`clr`]); plus a reader of the tables `llc` writes for x64 Windows
-//! ([`llc_asm`]) and a structural comparison of state tables ([`structure`]).
+//! EH clauses ([`clr`]); plus a reader of the tables `llc` writes for x64 Windows and of
+//! the LSDAs it writes for x86-64 ELF ([`llc_asm`]), and structural comparisons of state
+//! tables and LSDAs ([`structure`]).
 //!
 //! `ehir tables IN --abi msvc --compare-llc ASM` compares ehir's state tables with the ones
 //! llc wrote into ASM for the LLVM IR of the same functions ([`structure::canonical`] of
