@@ -222,7 +222,13 @@ fn dispatch_label(ctx: &ModuleCtx, key: &HandlerKey) -> String {
         HandlerKey::Catch(attr) => {
             let mut text = Vec::new();
             let _ = write_attr(&mut text, ctx, *attr);
-            format!("catch {}", String::from_utf8_lossy(&text))
+            let text = String::from_utf8_lossy(&text);
+            // `#cir.global_view<@_ZTIi> : !u32i` is shown as its typeinfo, `@_ZTIi`.
+            let symbol = text
+                .split_once("<@")
+                .and_then(|(_, rest)| rest.split_once('>'))
+                .map(|(name, _)| format!("@{name}"));
+            format!("catch {}", symbol.unwrap_or_else(|| text.into_owned()))
         }
         HandlerKey::CatchAll => "catch_all".to_string(),
         HandlerKey::Unwind => "unwind".to_string(),
@@ -351,7 +357,8 @@ impl OpTexts {
 /// Splits the printer's text of `func` into the text of each op: lines are matched to
 /// blocks and ops by walking the body in the printer's order (a label line for each block
 /// that shows one, a head line per op, continuation lines of multi-line ops, one closing
-/// line per region). Ops with regions keep their head, with `...}` for the regions.
+/// line per region). Ops with regions keep their head, with `...}` for the regions;
+/// multi-line ops (`cir.eh.dispatch`, `cir.switch.flat`) keep their lines.
 fn op_texts(ctx: &ModuleCtx, func: &Function) -> OpTexts {
     let mut texts: SecondaryMap<Op, String> = SecondaryMap::new();
     let printed = function_to_string(ctx, func);
@@ -406,8 +413,9 @@ fn op_texts(ctx: &ModuleCtx, func: &Function) -> OpTexts {
                 let level = indent(next);
                 let closing = next.trim_start().starts_with([']', ')', '}']);
                 if level > 2 * depth || (level == 2 * depth && closing) {
-                    text.push(' ');
-                    text.push_str(next.trim());
+                    // Continuation lines keep their indentation relative to the op.
+                    text.push('\n');
+                    text.push_str(&next[(2 * depth).min(level)..]);
                     at += 1;
                 } else {
                     break;
@@ -497,7 +505,14 @@ impl FunctionPicture<'_> {
         label.push('\n');
         let ops: Vec<Op> = func.layout.ops(block).collect();
         let max = self.options.max_ops.max(2);
-        let line = |op: Op| shorten(&self.texts.get(func, op), self.options.max_line_chars);
+        let line = |op: Op| {
+            let text = self.texts.get(func, op);
+            let lines: Vec<String> = text
+                .lines()
+                .map(|l| shorten(l, self.options.max_line_chars))
+                .collect();
+            lines.join("\n")
+        };
         if ops.len() > max {
             let keep = max / 2;
             for &op in &ops[..keep] {
