@@ -53,6 +53,15 @@ impl Default for DotOptions {
     }
 }
 
+/// Indentation of the text stops growing at this nesting depth (deep nesting would make
+/// the text quadratic in size).
+const MAX_INDENT: usize = 16;
+
+/// The indentation of a line at `depth`.
+fn indent(depth: usize) -> String {
+    "  ".repeat(depth.min(MAX_INDENT))
+}
+
 /// Fill colours of funclet clusters, used in turn.
 const FUNCLET_COLOURS: [&str; 6] = [
     "#e7f5ff", "#ebfbee", "#fff9db", "#f3f0ff", "#fff0f6", "#e6fcf5",
@@ -367,7 +376,8 @@ fn op_texts(ctx: &ModuleCtx, func: &Function) -> OpTexts {
         return OpTexts { texts };
     };
     let body_lines = &lines[1..lines.len() - 1];
-    let indent = |line: &str| line.len() - line.trim_start().len();
+    // The printer indents with spaces; counting bytes keeps deep nesting cheap.
+    let indent = |line: &str| line.bytes().take_while(|&b| b == b' ').count();
     struct Frame {
         next_block: Option<Block>,
         next_op: Option<Op>,
@@ -399,7 +409,7 @@ fn op_texts(ctx: &ModuleCtx, func: &Function) -> OpTexts {
                 break;
             };
             at += 1;
-            let mut text = head.trim().to_string();
+            let mut text = head[indent(head)..].trim_end().to_string();
             let regions = func.dfg.regions(op);
             if let Some(&first) = regions.first() {
                 if let Some(stripped) = text.strip_suffix(" {") {
@@ -411,7 +421,7 @@ fn op_texts(ctx: &ModuleCtx, func: &Function) -> OpTexts {
             }
             while let Some(next) = body_lines.get(at) {
                 let level = indent(next);
-                let closing = next.trim_start().starts_with([']', ')', '}']);
+                let closing = next[level..].starts_with([']', ')', '}']);
                 if level > 2 * depth || (level == 2 * depth && closing) {
                     // Continuation lines keep their indentation relative to the op.
                     text.push('\n');
@@ -557,7 +567,7 @@ impl FunctionPicture<'_> {
         let _ = writeln!(
             out,
             "{}{} [class=\"{class}\", label=\"{}\"{style}];",
-            "  ".repeat(depth),
+            indent(depth),
             self.node_id(block),
             escape(&label)
         );
@@ -659,7 +669,7 @@ fn region_clusters(out: &mut String, picture: &FunctionPicture, body: Region) {
             }
             Work::Open(op, index, region, depth) => {
                 let (label, class) = region_role(picture.ctx, func, op, index);
-                let pad = "  ".repeat(depth);
+                let pad = indent(depth);
                 let _ = writeln!(
                     out,
                     "{pad}subgraph cluster_{}_r{} {{",
@@ -676,7 +686,7 @@ fn region_clusters(out: &mut String, picture: &FunctionPicture, body: Region) {
                 work.extend(blocks.into_iter().rev().map(|b| Work::Block(b, depth + 1)));
             }
             Work::Close(depth) => {
-                let _ = writeln!(out, "{}}}", "  ".repeat(depth));
+                let _ = writeln!(out, "{}}}", indent(depth));
             }
         }
     }
