@@ -1,7 +1,8 @@
 //! Exception tables that runtimes read, computed from lowered CIR: the Itanium LSDA
 //! ([`lsda`]), the `__CxxFrameHandler3` state tables of Windows C++ EH ([`wineh`]) and CLR
-//! EH clauses ([`clr`]); plus a reader of the tables `llc` writes for x64 Windows
-//! ([`llc_asm`]) and a structural comparison of state tables ([`structure`]).
+//! EH clauses ([`clr`]); plus a reader of the tables `llc` writes for x64 Windows and of
+//! the LSDAs it writes for x86-64 ELF ([`llc_asm`]), and structural comparisons of state
+//! tables and LSDAs ([`structure`]).
 //!
 //! `ehir tables IN --abi msvc --compare-llc ASM` compares ehir's state tables with the ones
 //! llc wrote into ASM for the LLVM IR of the same functions ([`structure::canonical`] of
@@ -56,6 +57,14 @@
 //! refers to them; `next` is the self-relative displacement stored in the record and the
 //! offset it leads to. Type ids index the type table from 1 (`null` is a catch-all). A
 //! `filters:` line lists the exception-specification list when there is one. See [`lsda`].
+//! With `--bytes` ([`RenderOptions::bytes`]), ehir's encoding follows: the action table's
+//! SLEB128 bytes record by record, the type table (4-byte indirect pcrel entries, last
+//! type id first) and the ULEB128 filter list ([`lsda::render_bytes`]).
+//!
+//! `ehir tables IN --abi itanium --compare-llc ASM` compares each function's LSDA with the
+//! `GCC_except_table` llc wrote into ASM (`llc -relocation-model=pic` on `ehir emit-llvm
+//! --abi itanium` output), as [`structure::LsdaShape`]s: call-site entries (landing pads
+//! numbered by first use, first actions), action records, type table and filter list.
 //!
 //! # `--abi clr`
 //! ```text
@@ -129,11 +138,28 @@ impl TablesError {
     }
 }
 
+/// What the text of the tables shows besides the model.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub struct RenderOptions {
+    /// Itanium: ehir's encoding of the action and type tables ([`lsda::render_bytes`]).
+    pub bytes: bool,
+}
+
 /// The tables of one function as text (`None` for a declaration).
 pub fn function_tables(
     ctx: &ModuleCtx,
     func: &Function,
     abi: Abi,
+) -> Result<Option<String>, TablesError> {
+    function_tables_with(ctx, func, abi, RenderOptions::default())
+}
+
+/// [`function_tables`] with [`RenderOptions`].
+pub fn function_tables_with(
+    ctx: &ModuleCtx,
+    func: &Function,
+    abi: Abi,
+    options: RenderOptions,
 ) -> Result<Option<String>, TablesError> {
     if func.is_declaration() {
         return Ok(None);
@@ -157,6 +183,7 @@ pub fn function_tables(
             None => none(),
         },
         Abi::Itanium => match lsda::function_lsda(func)? {
+            Some(l) if options.bytes => lsda::render(ctx, func, &l) + &lsda::render_bytes(ctx, &l),
             Some(l) => lsda::render(ctx, func, &l),
             None => none(),
         },
@@ -168,14 +195,46 @@ pub fn function_tables(
     Ok(Some(text))
 }
 
+/// The LSDA text of a function of `module`, with calls counted as LLVM counts them
+/// ([`lsda::module_function_lsda`]).
+fn module_itanium_tables(
+    module: &Module,
+    func: &Function,
+    options: RenderOptions,
+) -> Result<Option<String>, TablesError> {
+    if func.is_declaration() || func.phase != Phase::Itanium {
+        return function_tables_with(&module.ctx, func, Abi::Itanium, options);
+    }
+    let ctx = &module.ctx;
+    Ok(Some(match lsda::module_function_lsda(module, func)? {
+        Some(l) if options.bytes => lsda::render(ctx, func, &l) + &lsda::render_bytes(ctx, &l),
+        Some(l) => lsda::render(ctx, func, &l),
+        None => format!("function @{}: no EH tables\n", ctx.name(func.name)),
+    }))
+}
+
 /// The tables of every function definition of a module, in source order. All errors are
 /// collected.
 pub fn module_tables(module: &Module, abi: Abi) -> Result<String, Vec<TablesError>> {
+    module_tables_with(module, abi, RenderOptions::default())
+}
+
+/// [`module_tables`] with [`RenderOptions`].
+pub fn module_tables_with(
+    module: &Module,
+    abi: Abi,
+    options: RenderOptions,
+) -> Result<String, Vec<TablesError>> {
     let mut out = String::new();
     let mut errors = Vec::new();
     for item in &module.items {
         let Item::Function(id) = *item else { continue };
-        match function_tables(&module.ctx, &module.functions[id], abi) {
+        let func = &module.functions[id];
+        let text = match abi {
+            Abi::Itanium => module_itanium_tables(module, func, options),
+            _ => function_tables_with(&module.ctx, func, abi, options),
+        };
+        match text {
             Ok(Some(text)) => out.push_str(&text),
             Ok(None) => {}
             Err(e) => errors.push(e),

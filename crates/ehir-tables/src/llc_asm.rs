@@ -6,6 +6,11 @@
 //!
 //! Every field is a `.long` line that llc annotates with the field's name in a comment;
 //! the reader checks the names, so a format change is an error rather than a misreading.
+//!
+//! [`parse_itanium`] reads the Itanium LSDAs (`GCC_except_table`) of `llc
+//! -relocation-model=pic` for x86-64 ELF: per function, its call-site records (landing pad
+//! label and first action), action records (decoded from the SLEB128 bytes llc writes as
+//! `.byte`/`.ascii`), type table and filter list ([`AsmLsda`]).
 
 use crate::structure::{HandlerShape, StateTables, TryShape};
 use std::collections::BTreeMap;
@@ -276,4 +281,438 @@ pub fn parse(asm: &str) -> Result<BTreeMap<String, AsmTables>, String> {
         out.insert(func.to_string(), tables);
     }
     Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------
+// Itanium: the `GCC_except_table` LSDAs of `llc -relocation-model=pic` for x86-64 ELF.
+// ---------------------------------------------------------------------------------------
+
+/// One call-site record of an llc LSDA, as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AsmCallSite {
+    /// The label of the landing pad (`.Ltmp2`), `None` for "has no landing pad".
+    pub landing_pad: Option<String>,
+    /// The functions called (`call`, or `jmp` to a function) between the range's start
+    /// and end labels in the function's code (`<indirect>` for a call through a register).
+    pub calls: Vec<String>,
+    /// The 1-based byte offset of the first action, 0 for none.
+    pub action: u64,
+}
+
+/// The LSDA of one function, as llc wrote it into `GCC_except_table`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct AsmLsda {
+    pub call_sites: Vec<AsmCallSite>,
+    /// Action records: (type filter, self-relative next offset), decoded from SLEB128.
+    pub actions: Vec<(i64, i64)>,
+    /// The type table in type-id order (id `i + 1` is `types[i]`; `None`: the null
+    /// typeinfo of a catch-all). Typeinfo symbols without llc's `.L...DW.stub` wrapping.
+    pub types: Vec<Option<String>>,
+    /// The exception-specification list (ULEB128 type ids, each list ending in 0).
+    pub filters: Vec<u64>,
+}
+
+/// The bytes of a `.byte N` or `.ascii "..."` directive (how llc writes LEB128 constants).
+fn directive_bytes(line: &str) -> Option<Vec<u8>> {
+    let code = line.split_once('#').map_or(line, |(c, _)| c).trim();
+    if let Some(value) = code.strip_prefix(".byte") {
+        let value = value.trim();
+        let parsed = if let Some(hex) = value.strip_prefix("0x") {
+            u8::from_str_radix(hex, 16).ok()
+        } else {
+            value.parse::<u8>().ok()
+        };
+        return parsed.map(|b| vec![b]);
+    }
+    let text = code.strip_prefix(".ascii")?.trim();
+    let text = text.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = Vec::new();
+    let mut chars = text.bytes().peekable();
+    while let Some(c) = chars.next() {
+        if c != b'\\' {
+            out.push(c);
+            continue;
+        }
+        let mut octal = 0u32;
+        let mut digits = 0;
+        while digits < 3 {
+            match chars.peek() {
+                Some(d @ b'0'..=b'7') => {
+                    octal = octal * 8 + u32::from(d - b'0');
+                    chars.next();
+                    digits += 1;
+                }
+                _ => break,
+            }
+        }
+        if digits > 0 {
+            out.push(octal as u8);
+            continue;
+        }
+        match chars.next()? {
+            b'n' => out.push(b'\n'),
+            b't' => out.push(b'\t'),
+            b'r' => out.push(b'\r'),
+            b'b' => out.push(8),
+            b'f' => out.push(12),
+            other => out.push(other),
+        }
+    }
+    Some(out)
+}
+
+/// Decodes one ULEB128 value from `bytes` at `at`.
+fn read_uleb(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    let mut shift = 0;
+    loop {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        if shift < 64 {
+            value |= u64::from(byte & 0x7f) << shift;
+        }
+        shift += 7;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
+}
+
+/// Decodes one SLEB128 value from `bytes` at `at`.
+fn read_sleb(bytes: &[u8], at: &mut usize) -> Option<i64> {
+    let mut value = 0i64;
+    let mut shift = 0;
+    loop {
+        let byte = *bytes.get(*at)?;
+        *at += 1;
+        if shift < 64 {
+            value |= i64::from(byte & 0x7f) << shift;
+        }
+        shift += 7;
+        if byte & 0x80 == 0 {
+            if shift < 64 && byte & 0x40 != 0 {
+                value |= -1i64 << shift;
+            }
+            return Some(value);
+        }
+    }
+}
+
+/// The typeinfo symbol of a type-table entry (`.L_ZTIi.DW.stub-.Ltmp3`, `DW.ref._ZTIi-.`,
+/// `_ZTIi@GOTPCREL`), `None` for `0`.
+fn type_table_symbol(expr: &str) -> Option<String> {
+    let expr = expr.trim();
+    if expr == "0" {
+        return None;
+    }
+    let base = expr.split('-').next().unwrap_or(expr).trim();
+    let base = base.split('@').next().unwrap_or(base);
+    let base = unquote(base);
+    let base = base.strip_prefix("DW.ref.").unwrap_or(base);
+    let base = match base.strip_suffix(".DW.stub") {
+        Some(stub) => stub.strip_prefix(".L").unwrap_or(stub),
+        None => base,
+    };
+    Some(base.to_string())
+}
+
+/// The label a line defines, if it is a label line.
+fn line_label(trimmed: &str) -> Option<&str> {
+    let code = trimmed
+        .split_once('#')
+        .map_or(trimmed, |(c, _)| c)
+        .trim_end();
+    let label = code.strip_suffix(':')?;
+    let plain = !label.contains(char::is_whitespace);
+    let quoted = label.starts_with('"') && label.ends_with('"');
+    (plain || quoted).then(|| unquote(label))
+}
+
+/// A label or a call in a function's code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum CodeEvent {
+    Label(String),
+    Call(String),
+}
+
+/// The label or call of a line of code (`call f@PLT`, `callq *%rax`, `jmp f@PLT`).
+fn code_event(trimmed: &str) -> Option<CodeEvent> {
+    if let Some(label) = line_label(trimmed) {
+        return Some(CodeEvent::Label(label.to_string()));
+    }
+    let code = trimmed.split_once('#').map_or(trimmed, |(c, _)| c).trim();
+    let (mnemonic, operand) = code.split_once(char::is_whitespace)?;
+    let operand = operand.trim();
+    let is_call = matches!(mnemonic, "call" | "callq");
+    let is_jump = matches!(mnemonic, "jmp" | "jmpq");
+    if !is_call && !is_jump {
+        return None;
+    }
+    if operand.starts_with('*') {
+        return is_call.then(|| CodeEvent::Call("<indirect>".to_string()));
+    }
+    if operand.starts_with(".L") {
+        return None;
+    }
+    let target = operand.split('@').next().unwrap_or(operand);
+    Some(CodeEvent::Call(unquote(target).to_string()))
+}
+
+/// The first label of a call-site field `.uleb128 .Ltmp1-.Ltmp0` (`.Ltmp1`).
+fn leb_expr_label(line: &str) -> &str {
+    let code = line.split_once('#').map_or(line, |(c, _)| c).trim();
+    let expr = code.strip_prefix(".uleb128").unwrap_or(code).trim();
+    expr.split('-').next().unwrap_or(expr).trim()
+}
+
+/// The callees of the calls between two labels of a function's code.
+fn calls_between(events: &[CodeEvent], start: &str, end: &str) -> Vec<String> {
+    let position = |name: &str| {
+        events
+            .iter()
+            .position(|e| matches!(e, CodeEvent::Label(l) if l == name))
+    };
+    let from = position(start).unwrap_or(0);
+    let to = position(end).unwrap_or(events.len());
+    events
+        .get(from..to.max(from))
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|e| match e {
+            CodeEvent::Call(c) => Some(c.clone()),
+            CodeEvent::Label(_) => None,
+        })
+        .collect()
+}
+
+/// Which part of an LSDA the reader is in.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+enum LsdaPart {
+    Header,
+    CallSites,
+    Actions,
+    Types,
+    Filters,
+}
+
+/// Every function with an LSDA in an llc assembly listing for x86-64 ELF, by name: the
+/// table after each `.LexceptionN` label belongs to the function whose `.cfi_lsda` names
+/// it. Reads the comments llc writes (`>> Call Site N <<`, `jumps to`, `has no landing
+/// pad`, `>> Catch TypeInfos <<`, `>> Filter TypeInfos <<`) to tell the fields apart.
+pub fn parse_itanium(asm: &str) -> Result<BTreeMap<String, AsmLsda>, String> {
+    // Which function each `.LexceptionN` belongs to.
+    let mut functions = std::collections::BTreeSet::new();
+    let mut owner: BTreeMap<String, String> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    // The labels and calls of each function's code, in order.
+    let mut code: BTreeMap<String, Vec<CodeEvent>> = BTreeMap::new();
+    for line in asm.lines() {
+        let trimmed = line.trim();
+        if let (Some(func), Some(event)) = (&current, code_event(trimmed)) {
+            code.entry(func.clone()).or_default().push(event);
+        }
+        if let Some(rest) = trimmed.strip_prefix(".type") {
+            if let Some((name, kind)) = rest.split_once(',')
+                && kind.trim().starts_with("@function")
+            {
+                functions.insert(unquote(name.trim()).to_string());
+            }
+        } else if let Some(label) = line_label(trimmed) {
+            if functions.contains(label) {
+                current = Some(label.to_string());
+            }
+        } else if let Some(rest) = trimmed.strip_prefix(".cfi_lsda") {
+            let label = rest.split(',').nth(1).map(str::trim).unwrap_or_default();
+            let Some(func) = &current else {
+                return Err(format!(".cfi_lsda {label} outside a function"));
+            };
+            owner.insert(label.to_string(), func.clone());
+        }
+    }
+    let mut out = BTreeMap::new();
+    let mut table: Option<(String, AsmLsda)> = None;
+    let mut part = LsdaPart::Header;
+    let mut action_bytes: Vec<u8> = Vec::new();
+    let mut filter_bytes: Vec<u8> = Vec::new();
+    // Fields of the call-site record being read.
+    let mut record: Vec<String> = Vec::new();
+    let finish = |table: &mut Option<(String, AsmLsda)>,
+                  action_bytes: &mut Vec<u8>,
+                  filter_bytes: &mut Vec<u8>,
+                  out: &mut BTreeMap<String, AsmLsda>|
+     -> Result<(), String> {
+        if let Some((name, mut lsda)) = table.take() {
+            let mut at = 0;
+            while at < action_bytes.len() {
+                let filter = read_sleb(action_bytes, &mut at);
+                let next = read_sleb(action_bytes, &mut at);
+                match (filter, next) {
+                    (Some(f), Some(n)) => lsda.actions.push((f, n)),
+                    _ => return Err(format!("{name}: truncated action record")),
+                }
+            }
+            let mut at = 0;
+            while at < filter_bytes.len() {
+                let id = read_uleb(filter_bytes, &mut at)
+                    .ok_or_else(|| format!("{name}: truncated filter list"))?;
+                lsda.filters.push(id);
+            }
+            // llc writes the type table from the highest type id down.
+            lsda.types.reverse();
+            out.insert(name, lsda);
+        }
+        action_bytes.clear();
+        filter_bytes.clear();
+        Ok(())
+    };
+    for line in asm.lines() {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let comment = trimmed.split_once('#').map_or("", |(_, c)| c.trim());
+        if let Some(label) = line_label(trimmed) {
+            if let Some(func) = owner.get(label) {
+                finish(&mut table, &mut action_bytes, &mut filter_bytes, &mut out)?;
+                table = Some((func.clone(), AsmLsda::default()));
+                part = LsdaPart::Header;
+                continue;
+            }
+            if table.is_none() {
+                continue;
+            }
+            if label.starts_with(".Lcst_begin") {
+                part = LsdaPart::CallSites;
+            } else if label.starts_with(".Lcst_end") {
+                part = LsdaPart::Actions;
+            } else if label.starts_with(".Lttbase") && part == LsdaPart::Types {
+                part = LsdaPart::Filters;
+            }
+            continue;
+        }
+        let Some((name, lsda)) = table.as_mut() else {
+            continue;
+        };
+        if comment.starts_with("-- End function")
+            || trimmed.starts_with(".section")
+            || trimmed.starts_with(".text")
+        {
+            finish(&mut table, &mut action_bytes, &mut filter_bytes, &mut out)?;
+            continue;
+        }
+        if comment.starts_with(">> Catch TypeInfos <<") {
+            part = LsdaPart::Types;
+            continue;
+        }
+        if comment.starts_with(">> Filter TypeInfos <<") {
+            part = LsdaPart::Filters;
+            continue;
+        }
+        if trimmed.starts_with('#') || trimmed.starts_with(".p2align") {
+            continue;
+        }
+        match part {
+            LsdaPart::Header => {}
+            LsdaPart::CallSites => {
+                if comment.starts_with(">> Call Site") {
+                    record.clear();
+                }
+                record.push(trimmed.to_string());
+                if record.len() == 4 {
+                    let start = leb_expr_label(&record[0]);
+                    let end = leb_expr_label(&record[1]);
+                    let calls = code
+                        .get(name.as_str())
+                        .map(|events| calls_between(events, start, end))
+                        .unwrap_or_default();
+                    let pad_line = &record[2];
+                    let landing_pad = if pad_line.contains("has no landing pad") {
+                        None
+                    } else {
+                        let code = pad_line.split_once('#').map_or(&pad_line[..], |(c, _)| c);
+                        let expr = code.trim().strip_prefix(".uleb128").ok_or_else(|| {
+                            format!("{name}: cannot read landing pad '{pad_line}'")
+                        })?;
+                        Some(
+                            expr.split('-')
+                                .next()
+                                .unwrap_or_default()
+                                .trim()
+                                .to_string(),
+                        )
+                    };
+                    let action_line = &record[3];
+                    let action = match directive_bytes(action_line) {
+                        Some(bytes) => read_uleb(&bytes, &mut 0),
+                        None => action_line
+                            .split_once('#')
+                            .map_or(&action_line[..], |(c, _)| c)
+                            .trim()
+                            .strip_prefix(".uleb128")
+                            .and_then(|v| v.trim().parse::<u64>().ok()),
+                    }
+                    .ok_or_else(|| format!("{name}: cannot read action '{action_line}'"))?;
+                    lsda.call_sites.push(AsmCallSite {
+                        landing_pad,
+                        calls,
+                        action,
+                    });
+                    record.clear();
+                }
+            }
+            LsdaPart::Actions => {
+                let bytes = directive_bytes(trimmed)
+                    .ok_or_else(|| format!("{name}: cannot read action record '{trimmed}'"))?;
+                action_bytes.extend(bytes);
+            }
+            LsdaPart::Types => {
+                let code = trimmed.split_once('#').map_or(trimmed, |(c, _)| c).trim();
+                let expr = code
+                    .strip_prefix(".long")
+                    .or_else(|| code.strip_prefix(".quad"))
+                    .ok_or_else(|| format!("{name}: cannot read type table entry '{trimmed}'"))?;
+                lsda.types.push(type_table_symbol(expr));
+            }
+            LsdaPart::Filters => {
+                let bytes = directive_bytes(trimmed)
+                    .ok_or_else(|| format!("{name}: cannot read filter entry '{trimmed}'"))?;
+                filter_bytes.extend(bytes);
+            }
+        }
+    }
+    finish(&mut table, &mut action_bytes, &mut filter_bytes, &mut out)?;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod itanium_tests {
+    use super::*;
+
+    #[test]
+    fn leb128_and_ascii_directives_decode() {
+        assert_eq!(directive_bytes("\t.byte\t125  # x"), Some(vec![125]));
+        assert_eq!(
+            directive_bytes(".ascii \"\\375\\001\""),
+            Some(vec![0o375, 1])
+        );
+        let mut at = 0;
+        assert_eq!(read_sleb(&[125], &mut at), Some(-3));
+        let mut at = 0;
+        assert_eq!(read_sleb(&[0x80, 0x7f], &mut at), Some(-128));
+        let mut at = 0;
+        assert_eq!(read_uleb(&[0xe5, 0x8e, 0x26], &mut at), Some(624_485));
+    }
+
+    #[test]
+    fn type_table_symbols_lose_their_stub_wrapping() {
+        assert_eq!(
+            type_table_symbol(".L_ZTIi.DW.stub-.Ltmp3"),
+            Some("_ZTIi".to_string())
+        );
+        assert_eq!(
+            type_table_symbol("DW.ref._ZTIi-."),
+            Some("_ZTIi".to_string())
+        );
+        assert_eq!(type_table_symbol("0"), None);
+    }
 }

@@ -18,12 +18,18 @@
 //!   may-throw operations without a landing pad (plain calls, `cir.throw` without unwind
 //!   destination, `cir.resume.flat`, which calls `_Unwind_Resume`) get an entry with no
 //!   landing pad, as `EHStreamer::computeCallSiteTable` emits for such gaps. Offsets are
-//!   not modelled: entries name the first and last operation of their run.
+//!   not modelled: entries name the first and last operation of their run (and list the
+//!   run's operations). [`module_function_lsda`] (what `ehir tables` uses) counts a plain
+//!   call as LLVM does: may-throw unless its callee is declared `nothrow`, whatever the
+//!   call site says; [`function_lsda`], without the module, goes by the call site.
+//! - [`Lsda::action_bytes`] and [`Lsda::filter_bytes`] encode the action table (SLEB128
+//!   pairs) and the filter list (ULEB128) as the LSDA stores them; [`render_bytes`] shows
+//!   them (`ehir tables --abi itanium --bytes`).
 
 use crate::TablesError;
 use ehir_core::printer::Names;
 use ehir_core::{
-    Block, Diagnostic, ExtraData, Function, LandingPadClause, ModuleCtx, Op, OpKind, Symbol,
+    Block, Diagnostic, ExtraData, Function, LandingPadClause, Module, ModuleCtx, Op, OpKind, Symbol,
 };
 
 /// One landing pad.
@@ -52,6 +58,8 @@ pub struct Action {
 pub struct CallSite {
     pub first: Op,
     pub last: Op,
+    /// Every may-throw operation of the run, `first` to `last`.
+    pub ops: Vec<Op>,
     pub landing_pad: Option<Block>,
     /// 1-based offset of the first action, 0 for none.
     pub action: u32,
@@ -132,8 +140,45 @@ impl Builder {
     }
 }
 
-/// Builds the LSDA of an Itanium-phase function (`None`: no landing pads, no LSDA).
+/// Builds the LSDA of an Itanium-phase function (`None`: no landing pads, no LSDA). A plain
+/// call counts as may-throw by its call-site flag; [`module_function_lsda`] applies LLVM's
+/// rule instead.
 pub fn function_lsda(func: &Function) -> Result<Option<Lsda>, TablesError> {
+    function_lsda_with(func, &|_| None)
+}
+
+/// [`function_lsda`] for a function of `module`, counting plain calls as LLVM's
+/// `EHStreamer::callToNoUnwindFunction` does: a call may throw unless its callee is a
+/// function declared `nothrow` (emitted `nounwind`), whatever the call site says (an
+/// indirect call may always throw).
+pub fn module_function_lsda(module: &Module, func: &Function) -> Result<Option<Lsda>, TablesError> {
+    let callee_nothrow = |callee: Symbol| {
+        module
+            .function_by_name(callee)
+            .map(|id| module.functions[id].nothrow)
+    };
+    function_lsda_with(func, &callee_nothrow)
+}
+
+/// Whether a plain call enters the call-site table: by its callee's declaration when
+/// `callee_nothrow` knows the callee, else by the call site's flag.
+fn call_may_throw(kind: &OpKind, callee_nothrow: &dyn Fn(Symbol) -> Option<bool>) -> bool {
+    let OpKind::Call { callee, .. } = kind else {
+        return false;
+    };
+    match callee.expand() {
+        Some(symbol) => match callee_nothrow(symbol) {
+            Some(nothrow) => !nothrow,
+            None => kind.may_throw(),
+        },
+        None => true,
+    }
+}
+
+fn function_lsda_with(
+    func: &Function,
+    callee_nothrow: &dyn Fn(Symbol) -> Option<bool>,
+) -> Result<Option<Lsda>, TablesError> {
     let Some(body) = func.body else {
         return Ok(None);
     };
@@ -252,7 +297,7 @@ pub fn function_lsda(func: &Function) -> Result<Option<Lsda>, TablesError> {
             let unwind = match kind {
                 OpKind::TryCall { .. } => func.dfg.successor_blocks(op).nth(1),
                 OpKind::Throw { .. } => func.dfg.successor_blocks(op).next(),
-                OpKind::Call { .. } if kind.may_throw() => None,
+                OpKind::Call { .. } if call_may_throw(kind, callee_nothrow) => None,
                 OpKind::ResumeFlat => None,
                 _ => continue,
             };
@@ -271,10 +316,12 @@ pub fn function_lsda(func: &Function) -> Result<Option<Lsda>, TablesError> {
             match call_sites.last_mut() {
                 Some(last) if last.landing_pad == landing_pad && last.action == action => {
                     last.last = op;
+                    last.ops.push(op);
                 }
                 _ => call_sites.push(CallSite {
                     first: op,
                     last: op,
+                    ops: vec![op],
                     landing_pad,
                     action,
                 }),
@@ -388,4 +435,198 @@ pub fn render(ctx: &ModuleCtx, func: &Function, lsda: &Lsda) -> String {
         let _ = writeln!(out, "  filters: [{}]", ids.join(", "));
     }
     out
+}
+
+/// Appends the ULEB128 encoding of `value`.
+pub fn encode_uleb128(out: &mut Vec<u8>, mut value: u64) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// Appends the SLEB128 encoding of `value`.
+pub fn encode_sleb128(out: &mut Vec<u8>, mut value: i64) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        let done = (value == 0 && byte & 0x40 == 0) || (value == -1 && byte & 0x40 != 0);
+        if done {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+impl Lsda {
+    /// The action table as the LSDA stores it: each record's type filter and next
+    /// displacement as SLEB128.
+    pub fn action_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for a in &self.actions {
+            encode_sleb128(&mut out, i64::from(a.type_filter));
+            encode_sleb128(&mut out, i64::from(a.next));
+        }
+        out
+    }
+
+    /// The exception-specification list after the type table base: ULEB128 type ids.
+    pub fn filter_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for &id in &self.filter_ids {
+            encode_uleb128(&mut out, u64::from(id));
+        }
+        out
+    }
+
+    /// The shape compared with llc's tables ([`crate::structure::LsdaShape`]).
+    pub fn shape(&self, ctx: &ModuleCtx, func: &Function) -> crate::structure::LsdaShape {
+        let entries: Vec<(Option<Block>, u64, Vec<String>)> = self
+            .call_sites
+            .iter()
+            .map(|c| {
+                let calls = c.ops.iter().map(|&op| llvm_callee(ctx, func, op)).collect();
+                (c.landing_pad, u64::from(c.action), calls)
+            })
+            .collect();
+        crate::structure::LsdaShape::new(
+            &entries,
+            &self
+                .actions
+                .iter()
+                .map(|a| (i64::from(a.type_filter), i64::from(a.next)))
+                .collect::<Vec<_>>(),
+            &self
+                .types
+                .iter()
+                .map(|t| t.map(|s| ctx.name(s).to_string()))
+                .collect::<Vec<_>>(),
+            &self
+                .filter_ids
+                .iter()
+                .map(|&f| u64::from(f))
+                .collect::<Vec<_>>(),
+        )
+    }
+}
+
+/// The function the LLVM IR of a may-throw operation calls: the callee of a call
+/// (`<indirect>` without one), `__cxa_throw`/`__cxa_rethrow` for a throw, `_Unwind_Resume`
+/// for `cir.resume.flat` (what `resume` becomes).
+pub fn llvm_callee(ctx: &ModuleCtx, func: &Function, op: Op) -> String {
+    let kind = func.dfg.kind(op);
+    match kind {
+        OpKind::Throw { .. } if func.dfg.operands(op).is_empty() => "__cxa_rethrow".to_string(),
+        OpKind::Throw { .. } => "__cxa_throw".to_string(),
+        OpKind::ResumeFlat => "_Unwind_Resume".to_string(),
+        _ => match kind.callee() {
+            Some(c) => ctx.name(c).to_string(),
+            None => "<indirect>".to_string(),
+        },
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let parts: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    parts.join(" ")
+}
+
+/// Renders ehir's encoding of the action table, the type table and the filter list (the
+/// `--bytes` addition to [`render`]): each action record's SLEB128 bytes at its offset;
+/// the type table as the 4-byte `DW_EH_PE_indirect | pcrel | sdata4` entries llc uses,
+/// last type id first, ending at the type table base; then the ULEB128 filter list.
+pub fn render_bytes(ctx: &ModuleCtx, lsda: &Lsda) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let actions = lsda.action_bytes();
+    let _ = writeln!(
+        out,
+        "  action table bytes ({}): {}",
+        actions.len(),
+        hex(&actions)
+    );
+    for a in &lsda.actions {
+        let mut record = Vec::new();
+        encode_sleb128(&mut record, i64::from(a.type_filter));
+        encode_sleb128(&mut record, i64::from(a.next));
+        let _ = writeln!(
+            out,
+            "    {}: {:<12} type filter {}, next {}",
+            a.offset,
+            hex(&record),
+            a.type_filter,
+            a.next
+        );
+    }
+    let _ = writeln!(
+        out,
+        "  type table bytes ({}, 4-byte indirect pcrel sdata4 entries, last id first):",
+        lsda.types.len() * 4
+    );
+    for (i, t) in lsda.types.iter().enumerate().rev() {
+        match t {
+            Some(s) => {
+                let _ = writeln!(
+                    out,
+                    "    type {}: indirect pcrel32 -> @{}",
+                    i + 1,
+                    ctx.name(*s)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "    type {}: 00 00 00 00 (null)", i + 1);
+            }
+        }
+    }
+    if !lsda.filter_ids.is_empty() {
+        let filters = lsda.filter_bytes();
+        let _ = writeln!(
+            out,
+            "  filter bytes after the type table base ({}): {}",
+            filters.len(),
+            hex(&filters)
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod encoding_tests {
+    use super::*;
+
+    #[test]
+    fn leb128_encodings_follow_the_dwarf_examples() {
+        let uleb = |v| {
+            let mut out = Vec::new();
+            encode_uleb128(&mut out, v);
+            out
+        };
+        let sleb = |v| {
+            let mut out = Vec::new();
+            encode_sleb128(&mut out, v);
+            out
+        };
+        assert_eq!(uleb(2), [2]);
+        assert_eq!(uleb(127), [127]);
+        assert_eq!(uleb(128), [0x80, 1]);
+        assert_eq!(uleb(12857), [0xb9, 0x64]);
+        assert_eq!(sleb(2), [2]);
+        assert_eq!(sleb(-2), [0x7e]);
+        assert_eq!(sleb(-3), [125]);
+        assert_eq!(sleb(127), [0xff, 0]);
+        assert_eq!(sleb(-127), [0x81, 0x7f]);
+        assert_eq!(sleb(-128), [0x80, 0x7f]);
+        for v in [0i64, 1, 63, 64, -64, -65, 1000, -1000] {
+            assert_eq!(sleb(v).len() as u32, sleb128_size(v));
+        }
+        for v in [0u64, 127, 128, 16383, 16384] {
+            assert_eq!(uleb(v).len() as u32, uleb128_size(v));
+        }
+    }
 }

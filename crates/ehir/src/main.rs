@@ -1,13 +1,16 @@
-//! The `ehir` command line: `opt`, `run`, `emit-llvm`, `build` and `tables` over `.cir`
+//! The `ehir` command line: `opt`, `run`, `emit-llvm`, `build`, `tables` and `dot` over `.cir`
 //! and `.cpp` inputs. Exit status 0 on success, 1 on bad input (diagnostics on stderr,
 //! no partial output file), 2 when `run --phase all` finds diverging phases.
 
 mod build;
+mod dot;
+mod dot_graph;
 mod input;
 mod opt;
 mod output;
 mod run;
 mod tables;
+mod tables_itanium;
 mod verify_diagnostics;
 
 use clap::{Parser, Subcommand};
@@ -35,6 +38,8 @@ enum Command {
     Build(build::BuildArgs),
     /// Print the exception tables (Itanium LSDA, WinEH state tables, CLR clauses).
     Tables(tables::TablesArgs),
+    /// Draw the control flow of each function as a Graphviz graph (`.dot`, `.svg`, `.png`).
+    Dot(dot::DotArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +51,7 @@ fn main() -> ExitCode {
         Command::EmitLlvm(args) => build::emit_llvm_command(args),
         Command::Build(args) => build::build_command(args),
         Command::Tables(args) => tables::tables_command(args),
+        Command::Dot(args) => dot::dot_command(args),
     };
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),

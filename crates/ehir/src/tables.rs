@@ -3,7 +3,10 @@
 //! clauses) and prints the tables of every function (format: the `ehir_tables` crate docs).
 //! With `--compare-llc ASM` (msvc only) it instead checks that the state tables equal,
 //! up to the order of sibling states, the ones `llc -mtriple=x86_64-pc-windows-msvc
-//! -filetype=asm` wrote in ASM for the same functions.
+//! -filetype=asm` wrote in ASM for the same functions. With `--abi itanium --compare-llc
+//! ASM` it compares each function's LSDA with the `GCC_except_table` of `llc
+//! -relocation-model=pic` ([`ehir_tables::structure::LsdaShape`]). `--bytes` (itanium)
+//! adds ehir's encoding of the action and type tables to the printed model.
 
 use crate::input::{Reported, Source};
 use crate::output::write_output;
@@ -45,14 +48,17 @@ pub struct TablesArgs {
     /// Output file (default: stdout).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
-    /// Compare the msvc state tables with those in this llc assembly listing instead of
-    /// printing them; exit status 1 when a function's tables differ.
+    /// Compare the tables (msvc state tables, itanium LSDA) with those in this llc
+    /// assembly listing instead of printing them; exit status 1 when a function's differ.
     #[arg(long, value_name = "ASM")]
     pub compare_llc: Option<PathBuf>,
+    /// Itanium: also print ehir's encoding of the action and type tables (LEB128 bytes).
+    #[arg(long)]
+    pub bytes: bool,
 }
 
 /// Loads the input and lowers every function to `phase`, reporting diagnostics.
-fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
+pub(crate) fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
     let mut module = source.load()?;
     let report = |err: ehir_passes::PassError| {
         source.report(&err.diagnostics());
@@ -83,14 +89,23 @@ pub fn tables_command(args: &TablesArgs) -> Result<i32> {
     let abi = args.abi.abi();
     let module = load_lowered(&source, abi.phase())?;
     if let Some(asm_path) = &args.compare_llc {
-        if abi != Abi::Msvc {
-            bail!("--compare-llc compares the msvc state tables; use it with --abi msvc");
+        if abi == Abi::Clr {
+            bail!(
+                "--compare-llc compares msvc state tables or the itanium LSDA; llc writes no CLR clauses"
+            );
         }
         let asm = std::fs::read_to_string(asm_path)
             .with_context(|| format!("cannot read '{}'", asm_path.display()))?;
+        if abi == Abi::Itanium {
+            return crate::tables_itanium::compare_with_llc(&source, &module, &asm, args);
+        }
         return compare_with_llc(&source, &module, &asm, args);
     }
-    let text = match ehir_tables::module_tables(&module, abi) {
+    if args.bytes && abi != Abi::Itanium {
+        bail!("--bytes prints the encoding of the itanium LSDA; use it with --abi itanium");
+    }
+    let options = ehir_tables::RenderOptions { bytes: args.bytes };
+    let text = match ehir_tables::module_tables_with(&module, abi, options) {
         Ok(text) => text,
         Err(errors) => {
             let diags = ehir_core::Diagnostics(errors.iter().map(|e| e.diagnostic()).collect());
