@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 /// Writes the output of `produce` to `path` (or stdout when `path` is `None` or `-`).
@@ -53,6 +54,9 @@ pub fn write_output(
 /// renames that over `target`. Where the file cannot be linked (no `O_TMPFILE` or no
 /// `/proc`), its contents are copied into a named temporary file that is renamed instead.
 fn persist(file: &mut File, dir: &Path, target: &Path) -> std::io::Result<()> {
+    // Temporary files are private (0600); an output gets the mode a newly created file
+    // gets (0666 less the umask), as `cc -o` or `cp` give it.
+    file.set_permissions(std::fs::Permissions::from_mode(0o666 & !umask()))?;
     let fd_path = format!("/proc/self/fd/{}", file.as_raw_fd());
     let base = target
         .file_name()
@@ -81,6 +85,18 @@ fn persist(file: &mut File, dir: &Path, target: &Path) -> std::io::Result<()> {
     std::io::copy(file, &mut named.as_file())?;
     named.persist(target).map_err(|e| e.error)?;
     Ok(())
+}
+
+/// The process's file mode creation mask, read from `/proc/self/status` (setting and
+/// restoring it would race with other threads); 0o022 when it cannot be read.
+fn umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|l| l.starts_with("Umask:"))?;
+            u32::from_str_radix(line["Umask:".len()..].trim(), 8).ok()
+        })
+        .unwrap_or(0o022)
 }
 
 /// Whether `path` exists and is not a regular file or directory (a character device such

@@ -89,6 +89,33 @@ fn output_to_a_regular_file_replaces_it_whole() {
     );
 }
 
+/// An output file gets the mode any newly created file gets (0666 less the umask), not the
+/// private mode of the temporary file it was written as.
+#[test]
+fn output_files_get_the_usual_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let input = dir.path().join("in.cir");
+    std::fs::write(&input, INPUT).expect("write input");
+    let output = dir.path().join("out.cir");
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "umask 027 && exec '{}' opt '{}' -o '{}'",
+            env!("CARGO_BIN_EXE_ehir"),
+            input.display(),
+            output.display()
+        ))
+        .status()
+        .expect("run ehir");
+    assert!(status.success());
+    let mode = std::fs::metadata(&output)
+        .expect("output")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o640, "mode {mode:o}");
+}
+
 /// A module of `functions` small functions (several megabytes of text for 20,000).
 fn large_module(functions: usize) -> String {
     (0..functions)
