@@ -97,6 +97,18 @@ struct ForwardTarget {
     args: Vec<Value>,
 }
 
+/// What the walk along a forwarding chain found for one forwarding block.
+#[derive(Clone, Default)]
+enum ChainEnd {
+    /// Not walked yet.
+    #[default]
+    Unknown,
+    /// The chain runs into a cycle of forwarders: edges into it stay.
+    Cycle,
+    /// The chain ends here.
+    Target(ForwardTarget),
+}
+
 /// Redirects edges into forwarding blocks of `region` (blocks that only branch on) to the
 /// end of the forwarding chain. Returns whether any edge changed.
 pub fn forward_branches(func: &mut Function, region: Region) -> bool {
@@ -128,32 +140,32 @@ pub fn forward_branches(func: &mut Function, region: Region) -> bool {
     }
     // The end of each forwarding chain, memoized so that long chains cost linear time;
     // blocks on a cycle of forwarders resolve to nothing and stay as they are.
-    let mut resolved: SecondaryMap<Block, Option<Option<ForwardTarget>>> = SecondaryMap::new();
+    let mut resolved: SecondaryMap<Block, ChainEnd> = SecondaryMap::new();
     // The walk that last visited each block, to detect cycles without a set per walk.
     let mut visited_by: SecondaryMap<Block, u32> = SecondaryMap::new();
     let mut path = Vec::new();
     for (walk, &start) in blocks.iter().enumerate() {
         let walk = walk as u32 + 1;
-        if forward[start].is_none() || resolved[start].is_some() {
+        if forward[start].is_none() || !matches!(resolved[start], ChainEnd::Unknown) {
             continue;
         }
         path.clear();
         let mut current = start;
         let result = loop {
-            if let Some(known) = &resolved[current] {
-                break known.clone();
+            if !matches!(resolved[current], ChainEnd::Unknown) {
+                break resolved[current].clone();
             }
             let Some(edge) = forward[current] else {
                 unreachable!("only forwarders are walked");
             };
             if visited_by[current] == walk {
-                break None;
+                break ChainEnd::Cycle;
             }
             visited_by[current] = walk;
             path.push(current);
             let next = func.dfg.successor_block(edge);
             if forward[next].is_none() {
-                break Some(ForwardTarget {
+                break ChainEnd::Target(ForwardTarget {
                     block: next,
                     args: func.dfg.successor_args(edge).to_vec(),
                 });
@@ -161,7 +173,7 @@ pub fn forward_branches(func: &mut Function, region: Region) -> bool {
             current = next;
         };
         for &block in &path {
-            resolved[block] = Some(result.clone());
+            resolved[block] = result.clone();
         }
     }
     let mut changed = false;
@@ -176,7 +188,7 @@ pub fn forward_branches(func: &mut Function, region: Region) -> bool {
                 continue;
             }
             let target = func.dfg.successor_block(edge);
-            let Some(Some(end)) = resolved[target].clone() else {
+            let ChainEnd::Target(end) = resolved[target].clone() else {
                 continue;
             };
             if is_dispatch && (!end.args.is_empty() || !func.dfg.block_params(end.block).is_empty())
