@@ -1561,7 +1561,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         let entry = func.entry_block().expect("a definition has an entry block");
         self.reachable = reachable_blocks(func, entry);
         if self.m.msvc {
-            self.color_funclets();
+            self.note_funclets();
         }
         let param_values: Vec<Value> = func.dfg.block_params(entry).to_vec();
         let param_names: Vec<String> = param_values.iter().map(|&p| self.value_name(p)).collect();
@@ -1628,10 +1628,10 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         (std::mem::take(&mut self.blocks), param_names)
     }
 
-    /// Finds the funclet of every reachable block ([`funclet_colors`], LLVM's
+    /// Notes the funclet of every reachable block (from [`funclet_colors`], LLVM's
     /// `colorEHFunclets`) as the token of the pad that begins it. A block reached from two
     /// funclets is an error (eh-abi-lowering=msvc clones such blocks).
-    fn color_funclets(&mut self) {
+    fn note_funclets(&mut self) {
         let func = self.func;
         let colors = funclet_colors(func);
         let Some(body) = func.body else {
@@ -2176,7 +2176,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     self.error(op, "cir.catchswitch needs at least one handler");
                     return;
                 }
-                let parent = self.pad_parent(&operands);
+                let parent = self.within_operand(&operands);
                 let inst = Inst::CatchSwitch {
                     result: self.value_name(results[0]),
                     parent,
@@ -2232,7 +2232,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 self.emit(Inst::CatchRet { pad, target });
             }
             OpKind::CleanupPad if self.m.msvc => {
-                let parent = self.pad_parent(&operands);
+                let parent = self.within_operand(&operands);
                 let inst = Inst::CleanupPad {
                     result: self.value_name(results[0]),
                     parent,
@@ -2670,7 +2670,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     }
 
     /// The `within` operand of a pad: its parent pad token, or `none`.
-    fn pad_parent(&self, operands: &[Value]) -> Operand {
+    fn within_operand(&self, operands: &[Value]) -> Operand {
         match operands.first() {
             Some(&p) => self.operand(p),
             None => Operand::NoneToken,
