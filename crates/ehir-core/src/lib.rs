@@ -3,6 +3,7 @@
 //!
 //! See `docs/architecture.md` for the invariants and `docs/syntax.md` for the text form.
 
+pub mod analysis;
 pub mod attrs;
 pub mod cursor;
 pub mod dfg;

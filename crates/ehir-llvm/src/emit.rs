@@ -58,12 +58,12 @@ use crate::layout::size_align;
 use crate::msvc_rtti::{self, MsRtti};
 use crate::sysv::{self, Passing};
 use crate::typeinfo;
+use ehir_core::analysis::{funclet_colors, reachable_blocks};
 use ehir_core::printer::Names;
 use ehir_core::{
     AttrData, BinaryOp, Block, CastKind, CmpPredicate, ConstArrayElements, Diagnostic, Diagnostics,
     EntityRef, ExtraData, Function, LandingPadClause, Linkage, Loc, Module, ModuleCtx, Op, OpKind,
     ParamAbi, Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value,
-    ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -1537,9 +1537,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     fn run(&mut self) -> (Vec<BasicBlock>, Vec<String>) {
         let func = self.func;
         let entry = func.entry_block().expect("a definition has an entry block");
-        self.compute_reachable(entry);
+        self.reachable = reachable_blocks(func, entry);
         if self.m.msvc {
-            self.color_funclets(entry);
+            self.note_funclets();
         }
         let param_values: Vec<Value> = func.dfg.block_params(entry).to_vec();
         let param_names: Vec<String> = param_values.iter().map(|&p| self.value_name(p)).collect();
@@ -1606,89 +1606,32 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         (std::mem::take(&mut self.blocks), param_names)
     }
 
-    fn compute_reachable(&mut self, entry: Block) {
+    /// Notes the funclet of every reachable block (from [`funclet_colors`], LLVM's
+    /// `colorEHFunclets`) as the token of the pad that begins it. A block reached from two
+    /// funclets is an error (eh-abi-lowering=msvc clones such blocks).
+    fn note_funclets(&mut self) {
         let func = self.func;
-        let mut stack = vec![entry];
-        self.reachable[entry] = true;
-        while let Some(b) = stack.pop() {
-            let Some(t) = func.layout.last_op(b) else {
-                continue;
-            };
-            for s in func.dfg.successor_blocks(t) {
-                if !self.reachable[s] {
-                    self.reachable[s] = true;
-                    stack.push(s);
-                }
-            }
-        }
-    }
-
-    /// Finds the funclet of every reachable block (LLVM's `colorEHFunclets`): a block that
-    /// begins with `cir.catchpad`, `cir.cleanuppad` (or `cir.catchswitch`) starts that
-    /// pad's funclet; other
-    /// blocks belong to the funclet of their predecessors, except that the target of a
-    /// `cir.catchret` belongs to the parent of the catch's `cir.catchswitch`. A block
-    /// reached from two funclets is an error (eh-abi-lowering=msvc clones such blocks).
-    fn color_funclets(&mut self, entry: Block) {
-        let func = self.func;
-        let dfg = &func.dfg;
-        let mut stack: Vec<(Block, Option<Value>)> = vec![(entry, None)];
-        let mut reported = BTreeSet::new();
-        while let Some((block, incoming)) = stack.pop() {
-            let first = func.layout.first_op(block);
-            let color = match first.map(|op| (dfg.kind(op), dfg.results(op))) {
-                // A catchswitch block is a funclet of its own without calls: its
-                // successors are pads.
-                Some((
-                    OpKind::CatchPad { .. } | OpKind::CleanupPad | OpKind::CatchSwitch { .. },
-                    [pad, ..],
-                )) => Some(*pad),
-                _ => incoming,
-            };
-            match self.funclet_of.get(&block) {
-                Some(&existing) if existing == color => continue,
-                Some(_) => {
-                    if reported.insert(block) {
-                        let label = self.block_label(block);
-                        let message = format!(
-                            "block ^{label} belongs to two funclets; run eh-abi-lowering=msvc, which clones such blocks"
-                        );
-                        match first {
-                            Some(op) => self.error(op, message),
-                            None => self.m.error(func.loc, message),
-                        }
-                    }
-                    continue;
-                }
-                None => {
-                    self.funclet_of.insert(block, color);
-                }
-            }
-            let Some(terminator) = func.layout.last_op(block) else {
-                continue;
-            };
-            let successor_color = match dfg.kind(terminator) {
-                OpKind::CatchRet => self.catchret_parent(terminator),
-                _ => color,
-            };
-            for s in dfg.successor_blocks(terminator) {
-                stack.push((s, successor_color));
-            }
-        }
-    }
-
-    /// The funclet a `cir.catchret` returns to: the parent pad of its catchpad's
-    /// catchswitch (`None`: the function's own code).
-    fn catchret_parent(&self, catchret: Op) -> Option<Value> {
-        let dfg = &self.func.dfg;
-        let defining_op = |v: Value| match dfg.value_def(v) {
-            ValueDef::Result(op, _) => Some(op),
-            _ => None,
+        let colors = funclet_colors(func);
+        let Some(body) = func.body else {
+            return;
         };
-        let pad = *dfg.operands(catchret).first()?;
-        let catchswitch_token = *dfg.operands(defining_op(pad)?).first()?;
-        let parent = *dfg.operands(defining_op(catchswitch_token)?).first()?;
-        Some(parent)
+        for block in func.layout.blocks(body) {
+            let Some(&color) = colors[block].first() else {
+                continue;
+            };
+            if colors[block].len() > 1 {
+                let label = self.block_label(block);
+                let message = format!(
+                    "block ^{label} belongs to two funclets; run eh-abi-lowering=msvc, which clones such blocks"
+                );
+                match func.layout.first_op(block) {
+                    Some(op) => self.error(op, message),
+                    None => self.m.error(func.loc, message),
+                }
+            }
+            let token = color.and_then(|pad| func.dfg.results(pad).first().copied());
+            self.funclet_of.insert(block, token);
+        }
     }
 
     fn insert_phis(&mut self, blocks: &[Block], entry: Block) {
@@ -2211,7 +2154,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     self.error(op, "cir.catchswitch needs at least one handler");
                     return;
                 }
-                let parent = self.pad_parent(&operands);
+                let parent = self.within_operand(&operands);
                 let inst = Inst::CatchSwitch {
                     result: self.value_name(results[0]),
                     parent,
@@ -2267,7 +2210,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 self.emit(Inst::CatchRet { pad, target });
             }
             OpKind::CleanupPad if self.m.msvc => {
-                let parent = self.pad_parent(&operands);
+                let parent = self.within_operand(&operands);
                 let inst = Inst::CleanupPad {
                     result: self.value_name(results[0]),
                     parent,
@@ -2705,7 +2648,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     }
 
     /// The `within` operand of a pad: its parent pad token, or `none`.
-    fn pad_parent(&self, operands: &[Value]) -> Operand {
+    fn within_operand(&self, operands: &[Value]) -> Operand {
         match operands.first() {
             Some(&p) => self.operand(p),
             None => Operand::NoneToken,

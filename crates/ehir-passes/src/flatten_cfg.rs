@@ -28,14 +28,16 @@
 //!   replaces `cir.catch_param`) and leave through `cir.end_catch` on every path, including
 //!   exceptions raised inside them. `filter`/`terminate` handlers become dispatch keys. A
 //!   may-throw call inside an EH cleanup unwinds to `cir.eh.initiate` + `cir.eh.terminate`.
-//! - Allocas move to the entry block; unreachable blocks, empty forwarding blocks and
-//!   straight-line block pairs are cleaned up.
+//! - Allocas move to the entry block. The block structure the flattening creates is kept
+//!   as it is (as upstream ClangIR's `cir-flatten-cfg` does): unreachable blocks (the
+//!   continuation of a scope every path of which returns), empty forwarding blocks and
+//!   straight-line block pairs stay for `simplify-cfg` ([`crate::simplify_cfg`]), which the
+//!   pipelines run next.
 //!
 //! Nothing here recurses on the host stack per nesting level: structured ops are entered
 //! and left through an explicit stack of frames, and every lookup of an enclosing construct
 //! is a link stored in the frame. Cost is linear in the size of the function: the ops after
-//! a structured op move to its continuation block only as they are processed, and the
-//! clean-up walks (forwarding chains, block merging) visit every block and op once.
+//! a structured op move to its continuation block only as they are processed.
 //!
 //! Block order: a structured op's blocks follow the block it was in, then its normal
 //! cleanup blocks, then its continuation. Landing pads, EH cleanup blocks and the dispatch
@@ -47,7 +49,7 @@ use crate::region_utils::{clone_region, move_region_after};
 use ehir_core::{
     AttrData, Block, CaseKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData, Function,
     HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, PackedOption, Phase, Region, SecondaryMap,
-    Successor, Symbol, Type, Value, ValueDef,
+    Symbol, Type, Value,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -2367,10 +2369,6 @@ impl<'a> Flattener<'a> {
         }
         self.func.layout.remove_block(marker);
         self.resolve_aliases();
-        self.remove_unreachable_blocks();
-        self.skip_forwarding_blocks();
-        self.remove_unreachable_blocks();
-        self.merge_straight_line_blocks();
         // Allocas first: hoisted ones in program order, then the synthesized slots.
         let front: Vec<Op> = self
             .hoisted
@@ -2385,10 +2383,6 @@ impl<'a> Flattener<'a> {
                 None => self.func.layout.append_op(op, self.entry),
             }
         }
-    }
-
-    fn body_blocks(&self) -> Vec<Block> {
-        self.func.layout.blocks(self.body).collect()
     }
 
     fn set_alias(&mut self, from: Value, to: Value) {
@@ -2431,181 +2425,6 @@ impl<'a> Flattener<'a> {
                         *v = resolve(*v);
                     }
                 }
-            }
-        }
-    }
-
-    fn terminator(&self, b: Block) -> Option<Op> {
-        self.func.layout.last_op(b)
-    }
-
-    fn remove_unreachable_blocks(&mut self) {
-        let mut reachable: SecondaryMap<Block, bool> = SecondaryMap::new();
-        let mut stack = vec![self.entry];
-        reachable[self.entry] = true;
-        while let Some(b) = stack.pop() {
-            let Some(term) = self.terminator(b) else {
-                continue;
-            };
-            for s in self.func.dfg.successor_blocks(term) {
-                if !reachable[s] {
-                    reachable[s] = true;
-                    stack.push(s);
-                }
-            }
-        }
-        for b in self.body_blocks() {
-            if !reachable[b] {
-                self.func.layout.remove_block(b);
-            }
-        }
-    }
-
-    /// Redirects edges to blocks that only branch on (no parameters, one `cir.br`).
-    fn skip_forwarding_blocks(&mut self) {
-        let blocks = self.body_blocks();
-        let mut forward: HashMap<Block, Successor> = HashMap::default();
-        for &b in &blocks {
-            if b == self.entry || !self.func.dfg.block_params(b).is_empty() {
-                continue;
-            }
-            let (Some(first), Some(last)) =
-                (self.func.layout.first_op(b), self.func.layout.last_op(b))
-            else {
-                continue;
-            };
-            if first == last
-                && matches!(self.func.dfg.kind(first), OpKind::Br)
-                && let Some(&s) = self.func.dfg.successors(first).first()
-            {
-                forward.insert(b, s);
-            }
-        }
-        if forward.is_empty() {
-            return;
-        }
-        // The final (block, args) of each forwarding chain, memoized so that long chains
-        // cost linear time; blocks on a cycle of forwarders stay as they are.
-        let mut resolved: HashMap<Block, Option<(Block, Vec<Value>)>> = HashMap::default();
-        let starts: Vec<Block> = blocks
-            .iter()
-            .copied()
-            .filter(|b| forward.contains_key(b))
-            .collect();
-        // The walk that last visited each block, to detect cycles without a set per walk.
-        let mut visited_by: SecondaryMap<Block, u32> = SecondaryMap::new();
-        let mut path = Vec::new();
-        for (walk, start) in starts.into_iter().enumerate() {
-            let walk = walk as u32 + 1;
-            if resolved.contains_key(&start) {
-                continue;
-            }
-            path.clear();
-            let mut cur = start;
-            let result = loop {
-                if let Some(r) = resolved.get(&cur) {
-                    break r.clone();
-                }
-                let Some(&s) = forward.get(&cur) else {
-                    unreachable!("only forwarders are walked");
-                };
-                if visited_by[cur] == walk {
-                    break None;
-                }
-                visited_by[cur] = walk;
-                path.push(cur);
-                let next = self.func.dfg.successor_block(s);
-                if !forward.contains_key(&next) {
-                    break Some((next, self.func.dfg.successor_args(s).to_vec()));
-                }
-                cur = next;
-            };
-            for &b in &path {
-                resolved.insert(b, result.clone());
-            }
-        }
-        let resolved: HashMap<Block, (Block, Vec<Value>)> = resolved
-            .into_iter()
-            .filter_map(|(b, r)| r.map(|r| (b, r)))
-            .collect();
-        for &b in &blocks {
-            let Some(term) = self.terminator(b) else {
-                continue;
-            };
-            let is_dispatch = matches!(self.func.dfg.kind(term), OpKind::EhDispatch { .. });
-            let succs = self.func.dfg.successors(term).to_vec();
-            for s in succs {
-                let target = self.func.dfg.successor_block(s);
-                if !self.func.dfg.successor_args(s).is_empty() {
-                    continue;
-                }
-                if let Some((t, args)) = resolved.get(&target) {
-                    if is_dispatch
-                        && (!args.is_empty() || !self.func.dfg.block_params(*t).is_empty())
-                    {
-                        continue;
-                    }
-                    // A `cir.try_call`'s results exist only past its edge: they cannot be
-                    // arguments of the edge itself.
-                    let own_result = args.iter().any(|&a| {
-                        matches!(self.func.dfg.value_def(a), ValueDef::Result(op, _) if op == term)
-                    });
-                    if own_result {
-                        continue;
-                    }
-                    let (t, args) = (*t, args.clone());
-                    self.func.dfg.set_successor(s, t, &args);
-                }
-            }
-        }
-    }
-
-    /// Appends a block to its only predecessor when that predecessor ends with a plain
-    /// `cir.br` to it. Chains are appended to their first block, so every op moves once.
-    fn merge_straight_line_blocks(&mut self) {
-        let blocks = self.body_blocks();
-        let mut preds: SecondaryMap<Block, u32> = SecondaryMap::new();
-        for &b in &blocks {
-            if let Some(term) = self.terminator(b) {
-                for s in self.func.dfg.successor_blocks(term) {
-                    preds[s] += 1;
-                }
-            }
-        }
-        // The block `b`'s terminator would merge into it, if any.
-        let merge_target = |f: &Function, b: Block| -> Option<Block> {
-            let term = f.layout.last_op(b)?;
-            if !matches!(f.dfg.kind(term), OpKind::Br) {
-                return None;
-            }
-            let &s = f.dfg.successors(term).first()?;
-            let t = f.dfg.successor_block(s);
-            let ok = t != b
-                && t != self.entry
-                && preds[t] == 1
-                && f.dfg.block_params(t).is_empty()
-                && f.dfg.successor_args(s).is_empty();
-            ok.then_some(t)
-        };
-        let mut absorbed: SecondaryMap<Block, bool> = SecondaryMap::new();
-        for &b in &blocks {
-            if let Some(t) = merge_target(self.func, b) {
-                absorbed[t] = true;
-            }
-        }
-        for &head in &blocks {
-            if absorbed[head] {
-                continue;
-            }
-            while let Some(t) = merge_target(self.func, head) {
-                let term = self
-                    .terminator(head)
-                    .expect("merge target implies a terminator");
-                self.func.layout.remove_op(term);
-                if let Some(first) = self.func.layout.first_op(t) {
-                    self.func.layout.split_ops_to(first, head);
-                }
-                self.func.layout.remove_block(t);
             }
         }
     }

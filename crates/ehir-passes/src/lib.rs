@@ -3,13 +3,15 @@
 //! function reached the phase the pass promises, and optional printing after each pass.
 //!
 //! Passes: `lowering-prepare` ([`lowering_prepare`]), `flatten-cfg` ([`flatten_cfg`]),
-//! `eh-abi-lowering=itanium` and `eh-abi-lowering=msvc` ([`eh_abi`]).
+//! `simplify-cfg` ([`simplify_cfg`]), `eh-abi-lowering=itanium` and `eh-abi-lowering=msvc`
+//! ([`eh_abi`]).
 
 pub mod eh_abi;
 pub mod flatten_cfg;
 pub mod lowering_prepare;
 pub mod manager;
 pub mod region_utils;
+pub mod simplify_cfg;
 
 pub use manager::{
     KNOWN_PASSES, Pass, PassError, PassManager, lower_to, pass_by_name, phase_reached,

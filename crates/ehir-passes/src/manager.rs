@@ -2,6 +2,7 @@
 //! that every function definition reached the phase the pass promises.
 
 use crate::eh_abi::{Abi, EhAbiLowering};
+use crate::simplify_cfg::SimplifyCfg;
 use ehir_core::{
     Diagnostic, Diagnostics, Function, Loc, Module, ModuleCtx, Phase, verifier::verify_module,
 };
@@ -72,6 +73,7 @@ impl Pass for FlattenCfg {
 pub const KNOWN_PASSES: &[&str] = &[
     "lowering-prepare",
     "flatten-cfg",
+    "simplify-cfg",
     "eh-abi-lowering=itanium",
     "eh-abi-lowering=msvc",
 ];
@@ -81,6 +83,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     match name {
         "lowering-prepare" => Some(Box::new(LoweringPrepare)),
         "flatten-cfg" => Some(Box::new(FlattenCfg)),
+        "simplify-cfg" => Some(Box::new(SimplifyCfg)),
         "eh-abi-lowering=itanium" => Some(Box::new(EhAbiLowering { abi: Abi::Itanium })),
         "eh-abi-lowering=msvc" => Some(Box::new(EhAbiLowering { abi: Abi::Msvc })),
         _ => None,
@@ -283,7 +286,7 @@ fn phase_errors(module: &Module, fine: impl Fn(Phase) -> bool, complaint: &str) 
 }
 
 /// Brings every function definition of the module to `target`: structured functions
-/// through `lowering-prepare` and `flatten-cfg`, flat ones through the EH ABI lowering of
+/// through `lowering-prepare`, `flatten-cfg` and `simplify-cfg`, flat ones through the EH ABI lowering of
 /// `target` (Itanium or MSVC). Verifies after every pass. A function already beyond
 /// `target` (or at the other ABI) is an error.
 pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
@@ -315,6 +318,7 @@ pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
     if target != Phase::Structured && any_at(module, Phase::Structured) {
         pm.add(Box::new(LoweringPrepare));
         pm.add(Box::new(FlattenCfg));
+        pm.add(Box::new(SimplifyCfg));
     }
     let needs_abi = any_at(module, Phase::Structured) || any_at(module, Phase::Flat);
     match target {

@@ -21,7 +21,7 @@
 //!   inner first, then by address (7). C++ has no filter clauses (3 is vacuous).
 
 use crate::TablesError;
-use crate::wineh::funclet_colors;
+use ehir_core::analysis::funclet_colors;
 use ehir_core::printer::Names;
 use ehir_core::{Block, Diagnostic, Function, ModuleCtx, Op, OpKind};
 use std::collections::BTreeMap;

@@ -30,10 +30,9 @@
 //! permutation of siblings ([`crate::structure`] compares the two up to that).
 
 use crate::TablesError;
+use ehir_core::analysis::{funclet_colors, is_pad, pad_of_token, pad_parent};
 use ehir_core::printer::Names;
-use ehir_core::{
-    Block, Diagnostic, Function, ModuleCtx, Op, OpKind, SecondaryMap, Value, ValueDef,
-};
+use ehir_core::{Block, Diagnostic, Function, ModuleCtx, Op, OpKind, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// One UnwindMap entry.
@@ -94,70 +93,6 @@ impl WinEhTables {
     }
 }
 
-fn is_pad(kind: &OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::CatchSwitch { .. } | OpKind::CatchPad { .. } | OpKind::CleanupPad
-    )
-}
-
-/// Which funclet each block belongs to (`None`: the function's own code, `Some(pad)` the
-/// funclet a catchpad or cleanuppad begins; a catchswitch block is its own colour). A
-/// `cir.catchret` continues in the funclet around its catchswitch. Blocks reached from two
-/// funclets list both.
-pub fn funclet_colors(func: &Function) -> SecondaryMap<Block, Vec<Option<Op>>> {
-    let mut colors: SecondaryMap<Block, Vec<Option<Op>>> = SecondaryMap::new();
-    let Some(entry) = func.entry_block() else {
-        return colors;
-    };
-    let dfg = &func.dfg;
-    let mut work: Vec<(Block, Option<Op>)> = vec![(entry, None)];
-    while let Some((block, incoming)) = work.pop() {
-        let own = func
-            .layout
-            .first_op(block)
-            .filter(|&op| is_pad(dfg.kind(op)));
-        let color = own.or(incoming);
-        if colors[block].contains(&color) {
-            continue;
-        }
-        colors[block].push(color);
-        let Some(term) = func.layout.last_op(block) else {
-            continue;
-        };
-        let mut succ_color = color;
-        if matches!(dfg.kind(term), OpKind::CatchRet) {
-            let switch = dfg
-                .operands(term)
-                .first()
-                .and_then(|&v| pad_def(func, v))
-                .and_then(|p| parent_pad(func, p));
-            succ_color = switch.and_then(|s| parent_pad(func, s));
-        }
-        let succs: Vec<Block> = dfg.successor_blocks(term).collect();
-        for s in succs.into_iter().rev() {
-            work.push((s, succ_color));
-        }
-    }
-    colors
-}
-
-/// The pad op whose token `v` is.
-fn pad_def(func: &Function, v: Value) -> Option<Op> {
-    match func.dfg.value_def(v) {
-        ValueDef::Result(op, 0) if is_pad(func.dfg.kind(op)) => Some(op),
-        _ => None,
-    }
-}
-
-/// The pad a pad is `within` (a catchpad's catchswitch; `None` for `within none`).
-fn parent_pad(func: &Function, pad: Op) -> Option<Op> {
-    func.dfg
-        .operands(pad)
-        .first()
-        .and_then(|&v| pad_def(func, v))
-}
-
 /// Computes the tables of an MSVC-phase function.
 pub struct Numbering<'a> {
     func: &'a Function,
@@ -185,7 +120,7 @@ impl<'a> Numbering<'a> {
         for &b in &blocks {
             if let Some(first) = func.layout.first_op(b)
                 && is_pad(func.dfg.kind(first))
-                && let Some(parent) = parent_pad(func, first)
+                && let Some(parent) = pad_parent(func, first)
             {
                 children.entry(parent).or_default().push(first);
             }
@@ -203,7 +138,7 @@ impl<'a> Numbering<'a> {
                     .dfg
                     .operands(term)
                     .first()
-                    .and_then(|&v| pad_def(func, v))
+                    .and_then(|&v| pad_of_token(func, v))
             {
                 cleanupret_dests
                     .entry(pad)
@@ -279,15 +214,15 @@ impl<'a> Numbering<'a> {
     fn pad_from_predecessor(&self, pred: Block, parent: Option<Op>) -> Option<Op> {
         let term = self.func.layout.last_op(pred)?;
         match self.func.dfg.kind(term) {
-            OpKind::CatchSwitch { .. } => (parent_pad(self.func, term) == parent).then_some(term),
+            OpKind::CatchSwitch { .. } => (pad_parent(self.func, term) == parent).then_some(term),
             OpKind::CleanupRet => {
                 let pad = self
                     .func
                     .dfg
                     .operands(term)
                     .first()
-                    .and_then(|&v| pad_def(self.func, v))?;
-                (parent_pad(self.func, pad) == parent).then_some(pad)
+                    .and_then(|&v| pad_of_token(self.func, v))?;
+                (pad_parent(self.func, pad) == parent).then_some(pad)
             }
             _ => None,
         }
@@ -296,10 +231,10 @@ impl<'a> Numbering<'a> {
     fn is_top_level(&self, pad: Op) -> bool {
         match self.func.dfg.kind(pad) {
             OpKind::CatchSwitch { unwind_to_caller } => {
-                parent_pad(self.func, pad).is_none() && *unwind_to_caller
+                pad_parent(self.func, pad).is_none() && *unwind_to_caller
             }
             OpKind::CleanupPad => {
-                parent_pad(self.func, pad).is_none() && self.cleanupret_dest(pad).is_none()
+                pad_parent(self.func, pad).is_none() && self.cleanupret_dest(pad).is_none()
             }
             _ => false,
         }
@@ -362,7 +297,7 @@ impl<'a> Numbering<'a> {
                                 parent_state,
                                 try_low,
                             });
-                            let parent = parent_pad(self.func, pad);
+                            let parent = pad_parent(self.func, pad);
                             let preds: Vec<Op> = self
                                 .predecessors(block)
                                 .into_iter()
@@ -384,7 +319,7 @@ impl<'a> Numbering<'a> {
                             }
                             let state = self.add_state(parent_state, Some(block));
                             self.tables.pad_states.insert(pad, state);
-                            let parent = parent_pad(self.func, pad);
+                            let parent = pad_parent(self.func, pad);
                             let preds: Vec<Op> = self
                                 .predecessors(block)
                                 .into_iter()
@@ -512,7 +447,7 @@ impl<'a> Numbering<'a> {
                         None => None,
                         Some(p) => match self.func.dfg.kind(p) {
                             OpKind::CatchPad { .. } => {
-                                parent_pad(self.func, p).and_then(|s| self.switch_unwind_dest(s))
+                                pad_parent(self.func, p).and_then(|s| self.switch_unwind_dest(s))
                             }
                             _ => self.cleanupret_dest(p),
                         },

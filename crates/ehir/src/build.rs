@@ -92,7 +92,7 @@ pub struct BuildArgs {
 
 /// Loads an input and brings it to the Itanium phase; diagnostics are reported.
 ///
-/// Structured functions go through `lowering-prepare,flatten-cfg`; flat ones then through
+/// Structured functions go through `lowering-prepare,flatten-cfg,simplify-cfg`; flat ones then through
 /// the Itanium lowering, whose runtime functions are declared (which the lowering of one
 /// function cannot do itself); Itanium ones are used as they are. The result is verified.
 pub(crate) fn load_itanium(source: &Source) -> Result<Module> {
@@ -102,8 +102,9 @@ pub(crate) fn load_itanium(source: &Source) -> Result<Module> {
         .values()
         .any(|f| !f.is_declaration() && f.phase == Phase::Structured);
     if structured {
-        let mut pm = ehir_passes::PassManager::from_pipeline("lowering-prepare,flatten-cfg")
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut pm =
+            ehir_passes::PassManager::from_pipeline("lowering-prepare,flatten-cfg,simplify-cfg")
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
         if let Err(err) = pm.run(&mut module) {
             source.report(&err.diagnostics());
             if let Some(pass) = err.pass() {
@@ -133,7 +134,7 @@ pub(crate) fn lower_itanium_module(source: &Source, module: &mut Module) -> Resu
 }
 
 /// Loads an input and brings every function to the MSVC phase (`lowering-prepare`,
-/// `flatten-cfg`, `eh-abi-lowering=msvc` as needed, verifying after each pass);
+/// `flatten-cfg`, `simplify-cfg`, `eh-abi-lowering=msvc` as needed, verifying after each pass);
 /// diagnostics are reported.
 pub(crate) fn load_msvc(source: &Source) -> Result<Module> {
     let mut module = source.load()?;

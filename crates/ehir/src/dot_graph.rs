@@ -696,7 +696,7 @@ fn region_clusters(out: &mut String, picture: &FunctionPicture, body: Region) {
 /// per funclet (blocks grouped by their pad, in layout order of first appearance).
 fn funclet_clusters(out: &mut String, picture: &FunctionPicture, body: Region) {
     let func = picture.func;
-    let colors = ehir_tables::wineh::funclet_colors(func);
+    let colors = ehir_core::analysis::funclet_colors(func);
     let mut funclets: Vec<(Op, Vec<Block>)> = Vec::new();
     for block in func.layout.blocks(body) {
         let pad = colors.get(block).and_then(|c| c.first().copied().flatten());

@@ -1,12 +1,13 @@
 //! MSVC funclet rules: pad placement and parents, catchswitch handlers, `cir.catchret` /
-//! `cir.cleanupret` tokens, funclet colouring (LLVM's `colorEHFunclets`), and the funclet
+//! `cir.cleanupret` tokens, funclet colouring ([`crate::analysis::funclet_colors`]), and the funclet
 //! transition rules of LLVM's exception-handling document (an unwind edge exits pads and
 //! enters exactly one whose parent is the innermost pad left; every exit of a pad shares
 //! one unwind destination; pad unwind destinations form no cycle).
 
 use super::FuncVerifier;
 use super::dominance::EdgeKind;
-use crate::dfg::ValueDef;
+use crate::analysis::{BlockGraph, block_pad, funclet_colors, is_pad, pad_of_token, pad_parent};
+use crate::dfg::{DataFlowGraph, ValueDef};
 use crate::diagnostics::Diagnostic;
 use crate::entities::{Block, Op, Value};
 use crate::function::Phase;
@@ -17,45 +18,36 @@ use std::collections::BTreeMap;
 /// Where an unwind edge goes: a block, or the caller.
 type Dest = Option<Block>;
 
-fn is_pad(kind: &OpKind) -> bool {
-    matches!(
-        kind,
-        OpKind::CatchSwitch { .. } | OpKind::CatchPad { .. } | OpKind::CleanupPad
-    )
+impl BlockGraph for FuncVerifier<'_> {
+    fn dfg(&self) -> &DataFlowGraph {
+        self.dfg
+    }
+
+    fn entry(&self) -> Option<Block> {
+        self.index
+            .regions
+            .first()
+            .and_then(|&r| self.index.entry_block(r))
+    }
+
+    fn first_op(&self, block: Block) -> Option<Op> {
+        self.index.first_op(block)
+    }
+
+    fn last_op(&self, block: Block) -> Option<Op> {
+        self.index.last_op(block)
+    }
+
+    fn successors_into(&self, block: Block, out: &mut Vec<Block>) {
+        out.extend(self.cfg.succs(block).iter().map(|edge| edge.to));
+    }
+
+    fn value_def(&self, value: Value) -> Option<ValueDef> {
+        self.index.value_site(self.dfg, value)
+    }
 }
 
 impl FuncVerifier<'_> {
-    /// The pad op whose token `v` is, if it is one.
-    fn pad_def(&self, v: Value) -> Option<Op> {
-        match self.index.value_site(self.dfg, v)? {
-            ValueDef::Result(op, 0) if is_pad(self.dfg.kind(op)) => Some(op),
-            _ => None,
-        }
-    }
-
-    /// The pad a pad is nested in (`None` for `within none`). A catchpad's parent is its
-    /// catchswitch.
-    fn parent_pad(&self, pad: Op) -> Option<Op> {
-        let parent = self.pad_def(*self.dfg.operands(pad).first()?)?;
-        match self.dfg.kind(pad) {
-            OpKind::CatchPad { .. } => {
-                matches!(self.dfg.kind(parent), OpKind::CatchSwitch { .. }).then_some(parent)
-            }
-            _ => matches!(
-                self.dfg.kind(parent),
-                OpKind::CatchPad { .. } | OpKind::CleanupPad
-            )
-            .then_some(parent),
-        }
-    }
-
-    /// The pad that starts a block, if any.
-    fn block_pad(&self, block: Block) -> Option<Op> {
-        self.index
-            .first_op(block)
-            .filter(|&op| is_pad(self.dfg.kind(op)))
-    }
-
     fn dest_str(&self, dest: Dest) -> String {
         match dest {
             Some(b) => self.index.block_name(b),
@@ -90,7 +82,7 @@ impl FuncVerifier<'_> {
                     if self.valid_type(token) != Some(want) {
                         continue;
                     }
-                    let ok = self.pad_def(token).is_some_and(|p| {
+                    let ok = pad_of_token(self, token).is_some_and(|p| {
                         if catch {
                             matches!(self.dfg.kind(p), OpKind::CatchPad { .. })
                         } else {
@@ -121,7 +113,7 @@ impl FuncVerifier<'_> {
             ));
         }
         self.check_unwind_targets();
-        let colors = self.color_funclets();
+        let colors = funclet_colors(self);
         self.check_colors(&colors);
         self.check_transitions(&colors);
     }
@@ -141,7 +133,7 @@ impl FuncVerifier<'_> {
                     .dfg
                     .operands(pad)
                     .first()
-                    .and_then(|&v| self.pad_def(v))
+                    .and_then(|&v| pad_of_token(self, v))
                     .filter(|&p| matches!(self.dfg.kind(p), OpKind::CatchSwitch { .. }));
                 let Some(switch) = switch else {
                     self.op_error(pad, "'cir.catchpad' must be within a 'cir.catchswitch'");
@@ -165,7 +157,7 @@ impl FuncVerifier<'_> {
             }
             _ => {
                 if let Some(&parent) = self.dfg.operands(pad).first() {
-                    let ok = self.pad_def(parent).is_some_and(|p| {
+                    let ok = pad_of_token(self, parent).is_some_and(|p| {
                         matches!(
                             self.dfg.kind(p),
                             OpKind::CatchPad { .. } | OpKind::CleanupPad
@@ -222,7 +214,11 @@ impl FuncVerifier<'_> {
                     EdgeKind::Handler => {
                         let within_this = self.index.first_op(edge.to).is_some_and(|f| {
                             matches!(self.dfg.kind(f), OpKind::CatchPad { .. })
-                                && self.dfg.operands(f).first().and_then(|&v| self.pad_def(v))
+                                && self
+                                    .dfg
+                                    .operands(f)
+                                    .first()
+                                    .and_then(|&v| pad_of_token(self, v))
                                     == Some(edge.op)
                         });
                         if !within_this {
@@ -241,49 +237,6 @@ impl FuncVerifier<'_> {
                 }
             }
         }
-    }
-
-    /// Which funclet(s) each block belongs to: `None` is the function's own code, `Some(pad)`
-    /// the funclet a pad starts. A catchswitch block is its own colour.
-    fn color_funclets(&self) -> SecondaryMap<Block, Vec<Option<Op>>> {
-        let mut colors: SecondaryMap<Block, Vec<Option<Op>>> = SecondaryMap::new();
-        let Some(entry) = self
-            .index
-            .regions
-            .first()
-            .and_then(|&r| self.index.entry_block(r))
-        else {
-            return colors;
-        };
-        let mut worklist: Vec<(Block, Option<Op>)> = vec![(entry, None)];
-        while let Some((block, incoming)) = worklist.pop() {
-            let color = self.block_pad(block).or(incoming);
-            if colors[block].contains(&color) {
-                continue;
-            }
-            colors[block].push(color);
-            let mut succ_color = color;
-            if let Some(term) = self.index.last_op(block)
-                && matches!(self.dfg.kind(term), OpKind::CatchRet)
-            {
-                // A catchret returns to the funclet around its catchswitch; a malformed
-                // one (reported elsewhere) colours nothing.
-                let catchpad = self
-                    .dfg
-                    .operands(term)
-                    .first()
-                    .and_then(|&v| self.pad_def(v))
-                    .filter(|&p| matches!(self.dfg.kind(p), OpKind::CatchPad { .. }));
-                match catchpad.and_then(|p| self.parent_pad(p)) {
-                    Some(switch) => succ_color = self.parent_pad(switch),
-                    None => continue,
-                }
-            }
-            for edge in self.cfg.succs(block).iter().rev() {
-                worklist.push((edge.to, succ_color));
-            }
-        }
-        colors
     }
 
     /// Every block is in one funclet; rets are in the funclet of their pad; `cir.return`
@@ -318,7 +271,7 @@ impl FuncVerifier<'_> {
                 .dfg
                 .operands(term)
                 .first()
-                .and_then(|&v| self.pad_def(v));
+                .and_then(|&v| pad_of_token(self, v));
             let pad_matches = match (self.dfg.kind(term), pad) {
                 (OpKind::CatchRet, Some(p)) => matches!(self.dfg.kind(p), OpKind::CatchPad { .. }),
                 (OpKind::CleanupRet, Some(p)) => matches!(self.dfg.kind(p), OpKind::CleanupPad),
@@ -371,7 +324,11 @@ impl FuncVerifier<'_> {
                     (colors[block].first().copied().flatten(), Some(edge.to))
                 }
                 OpKind::CleanupRet => {
-                    let Some(pad) = self.dfg.operands(op).first().and_then(|&v| self.pad_def(v))
+                    let Some(pad) = self
+                        .dfg
+                        .operands(op)
+                        .first()
+                        .and_then(|&v| pad_of_token(self, v))
                     else {
                         continue;
                     };
@@ -395,7 +352,7 @@ impl FuncVerifier<'_> {
                                 }
                                 seen.push(p);
                                 exits.entry(p).or_default().push((None, op));
-                                cur = self.parent_pad(p);
+                                cur = pad_parent(self, p);
                             }
                             continue;
                         }
@@ -422,13 +379,13 @@ impl FuncVerifier<'_> {
                 _ => continue,
             };
             let dest_block = dest.expect("edges above have a destination");
-            let Some(to_pad) = self.block_pad(dest_block) else {
+            let Some(to_pad) = block_pad(self, dest_block) else {
                 continue; // reported by check_unwind_targets
             };
             if matches!(self.dfg.kind(to_pad), OpKind::CatchPad { .. }) {
                 continue; // likewise
             }
-            let to_parent = self.parent_pad(to_pad);
+            let to_parent = pad_parent(self, to_pad);
             if matches!(kind, OpKind::CleanupRet) && to_parent == from {
                 self.op_error(
                     op,
@@ -480,7 +437,7 @@ impl FuncVerifier<'_> {
                         }
                         seen.push(p);
                         exits.entry(p).or_default().push((dest, op));
-                        cur = self.parent_pad(p);
+                        cur = pad_parent(self, p);
                     }
                 }
             }
@@ -506,7 +463,7 @@ impl FuncVerifier<'_> {
                 continue;
             }
             if let Some(b) = first_dest
-                && let Some(to) = self.block_pad(b)
+                && let Some(to) = block_pad(self, b)
             {
                 unwind_dest.insert(pad, to);
             }

@@ -48,7 +48,8 @@
 //! callee declared, so whoever drives the pass calls [`declare_runtime_functions`] on the
 //! module once its functions are lowered.
 
-use super::{At, remove_unreachable_blocks};
+use super::At;
+use crate::simplify_cfg::remove_unreachable_blocks;
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData,
     Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
@@ -241,7 +242,9 @@ impl<'a> Lowering<'a> {
             self.lower_op(op, &implicit)?;
         }
         self.apply_replacements();
-        remove_unreachable_blocks(self.func);
+        if let Some(body) = self.func.body {
+            remove_unreachable_blocks(self.func, body);
+        }
         self.check_no_tokens_left()?;
         if has_landing_pad {
             self.func.personality = Some(self.ctx.sym(PERSONALITY));

@@ -7,8 +7,8 @@ pub mod msvc;
 
 use crate::manager::{Pass, for_each_definition_in};
 use ehir_core::{
-    Block, Diagnostic, Diagnostics, Function, Loc, Module, ModuleCtx, Op, OpKind, Phase,
-    SecondaryMap, Type, Value,
+    Block, Diagnostic, Diagnostics, Function, Loc, Module, ModuleCtx, Op, OpKind, Phase, Type,
+    Value,
 };
 
 /// Which EH ABI to lower to.
@@ -66,35 +66,6 @@ impl At {
             .make_op(kind, operands, results, successors, 0, loc);
         self.place(func, op);
         op
-    }
-}
-
-/// Removes the blocks of the function body that its entry block does not reach.
-fn remove_unreachable_blocks(func: &mut Function) {
-    let Some(body) = func.body else {
-        return;
-    };
-    let blocks: Vec<Block> = func.layout.blocks(body).collect();
-    let Some(&entry) = blocks.first() else {
-        return;
-    };
-    let mut reachable: SecondaryMap<Block, bool> = SecondaryMap::new();
-    reachable[entry] = true;
-    let mut stack = vec![entry];
-    while let Some(b) = stack.pop() {
-        if let Some(t) = func.layout.last_op(b) {
-            for s in func.dfg.successor_blocks(t) {
-                if !reachable[s] {
-                    reachable[s] = true;
-                    stack.push(s);
-                }
-            }
-        }
-    }
-    for b in blocks {
-        if !reachable[b] {
-            func.layout.remove_block(b);
-        }
     }
 }
 

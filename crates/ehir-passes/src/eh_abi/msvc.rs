@@ -68,10 +68,12 @@
 //! `unwind` handler with code next to handlers that can throw), and a pad reached from two
 //! different funclets.
 
-use super::{At, remove_unreachable_blocks};
+use super::At;
+use crate::simplify_cfg::{merge_straight_line_blocks, remove_unreachable_blocks};
+use ehir_core::analysis::funclet_colors;
 use ehir_core::{
     Block, Diagnostic, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase, RecordKind,
-    SecondaryMap, Successor, Symbol, Type, TypeData, Value, ValueDef,
+    Successor, Symbol, Type, TypeData, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -523,8 +525,10 @@ impl<'a> Lowering<'a> {
         self.decide_catch_all_unwinds()?;
         self.rewrite()?;
         self.remove_token_params()?;
-        remove_unreachable_blocks(self.func);
-        self.merge_straight_line_blocks();
+        if let Some(body) = self.func.body {
+            remove_unreachable_blocks(self.func, body);
+            merge_straight_line_blocks(self.func, body);
+        }
         self.check_no_flat_ops()?;
         self.clone_shared_blocks()?;
         self.demote_cross_funclet_values()?;
@@ -1831,54 +1835,6 @@ impl<'a> Lowering<'a> {
         Ok(())
     }
 
-    /// Merges a block into its predecessor when the predecessor's only exit is a plain
-    /// branch to it and it has no other predecessor (undoing the splits made for the
-    /// rewrites). Pad blocks stay: a pad begins its block.
-    fn merge_straight_line_blocks(&mut self) {
-        let mut preds: BTreeMap<Block, usize> = BTreeMap::new();
-        for block in self.blocks() {
-            if let Some(term) = self.func.layout.last_op(block) {
-                for s in self.func.dfg.successor_blocks(term) {
-                    *preds.entry(s).or_default() += 1;
-                }
-            }
-        }
-        let entry = self.func.entry_block();
-        for block in self.blocks() {
-            if !self.func.layout.is_block_placed(block) {
-                continue;
-            }
-            while let Some(term) = self.func.layout.last_op(block) {
-                if !matches!(self.kind(term), OpKind::Br) {
-                    break;
-                }
-                let s = self.func.dfg.successors(term)[0];
-                let next = self.func.dfg.successor_block(s);
-                let mergeable = next != block
-                    && Some(next) != entry
-                    && preds.get(&next) == Some(&1)
-                    && self.func.dfg.successor_args(s).is_empty()
-                    && self.func.dfg.block_params(next).is_empty()
-                    && !self.func.layout.first_op(next).is_some_and(|op| {
-                        matches!(
-                            self.kind(op),
-                            OpKind::CatchSwitch { .. }
-                                | OpKind::CatchPad { .. }
-                                | OpKind::CleanupPad
-                        )
-                    });
-                if !mergeable {
-                    break;
-                }
-                self.func.layout.remove_op(term);
-                if let Some(first) = self.func.layout.first_op(next) {
-                    self.func.layout.split_ops_to(first, block);
-                }
-                self.func.layout.remove_block(next);
-            }
-        }
-    }
-
     /// No ABI-agnostic EH op and no use of a flat `!cir.eh_token` survives.
     fn check_no_flat_ops(&self) -> Result<(), Diagnostic> {
         for block in self.blocks() {
@@ -2255,67 +2211,6 @@ impl<'a> Lowering<'a> {
         }
         Ok(())
     }
-}
-
-/// Which funclet(s) each block of an MSVC-phase function belongs to, as LLVM's
-/// `colorEHFunclets`: `None` is the function's own code, `Some(pad)` the funclet a
-/// `cir.catchpad`/`cir.cleanuppad` begins (a catchswitch block is its own colour); a
-/// `cir.catchret` continues in the funclet around its catchswitch.
-pub fn funclet_colors(func: &Function) -> SecondaryMap<Block, Vec<Option<Op>>> {
-    let mut colors: SecondaryMap<Block, Vec<Option<Op>>> = SecondaryMap::new();
-    let Some(entry) = func.entry_block() else {
-        return colors;
-    };
-    let dfg = &func.dfg;
-    let pad_of = |v: Value| match dfg.value_def(v) {
-        ValueDef::Result(op, 0)
-            if matches!(
-                dfg.kind(op),
-                OpKind::CatchSwitch { .. } | OpKind::CatchPad { .. } | OpKind::CleanupPad
-            ) =>
-        {
-            Some(op)
-        }
-        _ => None,
-    };
-    // The pad a pad is nested in (a catchpad's catchswitch; `None` for `within none`).
-    let parent = |pad: Op| dfg.operands(pad).first().and_then(|&v| pad_of(v));
-    let mut work: Vec<(Block, Option<Op>)> = vec![(entry, None)];
-    while let Some((block, incoming)) = work.pop() {
-        let first = func.layout.first_op(block);
-        let own = first.filter(|&op| {
-            matches!(
-                dfg.kind(op),
-                OpKind::CatchSwitch { .. } | OpKind::CatchPad { .. } | OpKind::CleanupPad
-            )
-        });
-        let color = own.or(incoming);
-        if colors[block].contains(&color) {
-            continue;
-        }
-        colors[block].push(color);
-        let Some(term) = func.layout.last_op(block) else {
-            continue;
-        };
-        let mut succ_color = color;
-        if matches!(dfg.kind(term), OpKind::CatchRet) {
-            let switch = dfg
-                .operands(term)
-                .first()
-                .and_then(|&v| pad_of(v))
-                .and_then(parent);
-            succ_color = switch.and_then(parent);
-        }
-        for s in dfg
-            .successor_blocks(term)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-        {
-            work.push((s, succ_color));
-        }
-    }
-    colors
 }
 
 #[cfg(test)]
