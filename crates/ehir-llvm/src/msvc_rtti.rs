@@ -3,7 +3,7 @@
 //!
 //! - a TypeDescriptor `??_R0<code>@8 = { vftable, null, ".<code>" }` per caught or thrown
 //!   type (`<code>` is the Microsoft type encoding, `H` for int, `?AUBase@@` for struct
-//!   Base, `PEAUBase@@` for `Base *`; see `ehir_passes::eh_abi::msvc::msvc_type_code`).
+//!   Base, `PEAUBase@@` for `Base *`; see `ehir_core::abi::type_names::msvc_type_code`).
 //!   The runtime matches a thrown type against a catch by comparing these name strings;
 //!   the vftable slot points at a private dummy, since wine's msvcrt does not export
 //!   `type_info`'s vftable and nothing reads it.
@@ -25,8 +25,8 @@
 
 use crate::ir::{Global, Operand, Ty};
 use crate::layout::size_align;
+use ehir_core::abi::type_names::{ADJECTIVE_CONST, ADJECTIVE_VOLATILE, msvc_type_code};
 use ehir_core::{Module, ModuleCtx, Symbol, TypeData};
-use ehir_passes::eh_abi::msvc::{ADJECTIVE_CONST, ADJECTIVE_VOLATILE, msvc_type_code};
 use std::collections::BTreeMap;
 
 /// The name of the private stand-in for `type_info`'s vftable.

@@ -247,6 +247,7 @@ impl MsvcToolchain {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ehir_core::abi::runtime;
 
     #[test]
     fn def_files_list_one_function_per_line() {
@@ -263,23 +264,14 @@ mod tests {
             .flat_map(|(_, f)| f.iter().copied())
             .collect();
         for name in [
-            crate::emit::MSVC_THROW,
-            crate::emit::MSVC_PERSONALITY,
-            crate::emit::MSVC_TERMINATE,
-            "__uncaught_exception",
+            runtime::MSVC_THROW,
+            ehir_core::abi::MSVC_PERSONALITY,
+            runtime::MSVC_TERMINATE,
+            runtime::MSVC_UNCAUGHT_EXCEPTION,
         ] {
             assert!(all.contains(&name), "{name}");
         }
-        for itanium in [
-            "_ZSt9terminatev",
-            "_ZSt13set_terminatePFvvE",
-            "_ZSt14set_unexpectedPFvvE",
-            "_Znwm",
-            "_Znam",
-            "_ZdlPv",
-            "_ZdaPv",
-        ] {
-            let ms = crate::emit::msvc_runtime_name(itanium).expect(itanium);
+        for &(itanium, ms) in runtime::MSVC_RUNTIME_NAMES {
             assert!(all.contains(&ms), "{itanium} -> {ms}");
         }
     }

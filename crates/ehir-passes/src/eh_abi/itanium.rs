@@ -49,6 +49,7 @@
 //! module once its functions are lowered.
 
 use super::{At, remove_unreachable_blocks};
+use ehir_core::abi::EhAbi;
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData,
     Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
@@ -56,13 +57,10 @@ use ehir_core::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The personality routine of the Itanium C++ ABI (libstdc++/libsupc++).
-pub const PERSONALITY: &str = "__gxx_personality_v0";
-
 /// Lowers one function from the flat phase to the Itanium phase. Functions already in the
 /// Itanium phase are left alone; declarations only change phase.
 pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Diagnostic> {
-    if !super::needs_lowering(ctx, func, super::Abi::Itanium)? {
+    if !super::needs_lowering(ctx, func, EhAbi::Itanium)? {
         return Ok(());
     }
     let mut lowering = Lowering::new(ctx, func);
@@ -74,7 +72,7 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 /// functions the lowering introduced ([`declare_runtime_functions`]). Functions in other
 /// phases are left alone. Does not verify.
 pub fn lower_module(module: &mut Module) -> Result<(), Diagnostics> {
-    let result = crate::manager::for_each_definition_in(module, Phase::Flat, lower_function);
+    let result = crate::pass::for_each_definition_in(module, Phase::Flat, lower_function);
     declare_runtime_functions(module);
     result
 }
@@ -244,7 +242,7 @@ impl<'a> Lowering<'a> {
         remove_unreachable_blocks(self.func);
         self.check_no_tokens_left()?;
         if has_landing_pad {
-            self.func.personality = Some(self.ctx.sym(PERSONALITY));
+            self.func.personality = Some(self.ctx.sym(EhAbi::Itanium.personality()));
         }
         self.func.phase = Phase::Itanium;
         Ok(())
