@@ -126,3 +126,62 @@ impl Layouts {
         self.fields.get(&alias)?.get(index as usize).copied()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ehir_core::EntityRef;
+
+    /// The interpreter lays out every type that has a size exactly as the LLVM emitter
+    /// does (both use `ehir_core::abi::layout`), and gives the others their nominal size.
+    #[test]
+    fn sizes_agree_with_the_emitter() {
+        let text = r#"
+!rec_Pair = !cir.record<struct "Pair" {!s32i, !cir.ptr<!s8i>}>
+!rec_U = !cir.record<union "U" {!s8i, !cir.double, !cir.array<!s8i x 12>}>
+!rec_Empty = !cir.record<class "Empty" {}>
+!rec_Outer = !cir.record<struct "Outer" {!s8i, !rec_Pair, !cir.array<!rec_U x 3>, !rec_Empty}>
+!rec_Opaque = !cir.record<struct "Opaque" incomplete>
+!rec_Holder = !cir.record<struct "Holder" {!s8i, !rec_Opaque}>
+cir.func @f(%p : !cir.ptr<!rec_Outer>, %q : !cir.ptr<!rec_Holder>) {
+  cir.return
+}
+"#;
+        let module = ehir_reader::parse_module("layout.cir", text).expect("parses");
+        let ctx = &module.ctx;
+        let layouts = Layouts::new(ctx);
+        let mut sized = 0;
+        for index in 0..ctx.types.len() {
+            let ty = Type::new(index);
+            match ehir_core::abi::size_align(ctx, ty) {
+                Ok(layout) => {
+                    sized += 1;
+                    assert_eq!(layouts.size(ty), layout.size, "{:?}", ctx.types.get(ty));
+                }
+                Err(LayoutError::Incomplete(_)) => {
+                    if let TypeData::Record(alias) = ctx.types.get(ty)
+                        && ctx.name(*alias) == "rec_Holder"
+                    {
+                        // The opaque field takes its nominal 8 bytes.
+                        assert_eq!(layouts.size(ty), 16);
+                        assert_eq!(layouts.field(*alias, 1).map(|f| f.0), Some(8));
+                    } else {
+                        assert_eq!(layouts.size(ty), OPAQUE_RECORD_SIZE);
+                    }
+                }
+                Err(_) => {}
+            }
+        }
+        assert!(sized >= 8, "{sized} sized types");
+        let outer = ctx.symbols.lookup("rec_Outer").expect("declared");
+        let offsets: Vec<u64> = (0..4)
+            .map(|field| layouts.field(outer, field).expect("field").0)
+            .collect();
+        assert_eq!(offsets, [0, 8, 24, 72]);
+        let outer_ty = (0..ctx.types.len())
+            .map(Type::new)
+            .find(|&ty| matches!(ctx.types.get(ty), TypeData::Record(alias) if *alias == outer))
+            .expect("interned");
+        assert_eq!(layouts.size(outer_ty), 80);
+    }
+}

@@ -10,8 +10,8 @@
 //! mismatch.
 //!
 //! [`module_tables`] prints the tables of every function definition of a module that is
-//! in the phase the ABI needs (`itanium` for [`Abi::Itanium`], `msvc` for [`Abi::Msvc`]
-//! and [`Abi::Clr`]). `ehir tables IN --abi itanium|msvc|clr` lowers its input to that
+//! in the phase the ABI needs (`itanium` for [`TableFormat::Itanium`], `msvc` for
+//! [`TableFormat::Msvc`] and [`TableFormat::Clr`]). `ehir tables IN --abi itanium|msvc|clr` lowers its input to that
 //! phase and prints this text. Functions without EH tables print `function @f: no EH
 //! tables`. Blocks and values are named as the printer names them in the lowered function
 //! (`ehir opt -p ...` shows the same names).
@@ -77,11 +77,13 @@ pub mod lsda;
 pub mod structure;
 pub mod wineh;
 
+use ehir_core::abi::EhAbi;
 use ehir_core::{Diagnostic, Function, Item, Module, ModuleCtx, Phase};
 
-/// Which tables to build.
+/// Which tables to build. Not an EH ABI of its own: the CLR clauses are a second table
+/// format over the funclets of the Microsoft ABI ([`TableFormat::eh_abi`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Abi {
+pub enum TableFormat {
     /// The Itanium LSDA (needs Itanium-phase functions).
     Itanium,
     /// `__CxxFrameHandler3` state tables (needs MSVC-phase functions).
@@ -90,20 +92,26 @@ pub enum Abi {
     Clr,
 }
 
-impl Abi {
-    /// The phase the tables are computed from.
-    pub fn phase(self) -> Phase {
+impl TableFormat {
+    /// The EH ABI whose lowered functions the tables describe.
+    pub fn eh_abi(self) -> EhAbi {
         match self {
-            Abi::Itanium => Phase::Itanium,
-            Abi::Msvc | Abi::Clr => Phase::Msvc,
+            TableFormat::Itanium => EhAbi::Itanium,
+            TableFormat::Msvc | TableFormat::Clr => EhAbi::Msvc,
         }
     }
 
+    /// The phase the tables are computed from.
+    pub fn phase(self) -> Phase {
+        self.eh_abi().phase()
+    }
+
+    /// The name on the command line (`ehir tables --abi NAME`).
     pub fn name(self) -> &'static str {
         match self {
-            Abi::Itanium => "itanium",
-            Abi::Msvc => "msvc",
-            Abi::Clr => "clr",
+            TableFormat::Itanium => "itanium",
+            TableFormat::Msvc => "msvc",
+            TableFormat::Clr => "clr",
         }
     }
 }
@@ -133,7 +141,7 @@ impl TablesError {
 pub fn function_tables(
     ctx: &ModuleCtx,
     func: &Function,
-    abi: Abi,
+    abi: TableFormat,
 ) -> Result<Option<String>, TablesError> {
     if func.is_declaration() {
         return Ok(None);
@@ -152,15 +160,15 @@ pub fn function_tables(
     }
     let none = || format!("function @{}: no EH tables\n", ctx.name(func.name));
     let text = match abi {
-        Abi::Msvc => match wineh::function_tables(ctx, func)? {
+        TableFormat::Msvc => match wineh::function_tables(ctx, func)? {
             Some(t) => wineh::render(ctx, func, &t),
             None => none(),
         },
-        Abi::Itanium => match lsda::function_lsda(func)? {
+        TableFormat::Itanium => match lsda::function_lsda(func)? {
             Some(l) => lsda::render(ctx, func, &l),
             None => none(),
         },
-        Abi::Clr => match clr::function_clauses(ctx, func)? {
+        TableFormat::Clr => match clr::function_clauses(ctx, func)? {
             Some(c) => clr::render(ctx, func, &c),
             None => none(),
         },
@@ -170,7 +178,7 @@ pub fn function_tables(
 
 /// The tables of every function definition of a module, in source order. All errors are
 /// collected.
-pub fn module_tables(module: &Module, abi: Abi) -> Result<String, Vec<TablesError>> {
+pub fn module_tables(module: &Module, abi: TableFormat) -> Result<String, Vec<TablesError>> {
     let mut out = String::new();
     let mut errors = Vec::new();
     for item in &module.items {

@@ -9,7 +9,7 @@ use crate::input::{Reported, Source};
 use crate::output::write_output;
 use anyhow::{Context, Result, bail};
 use ehir_core::{Module, Phase};
-use ehir_tables::Abi;
+use ehir_tables::TableFormat;
 use ehir_tables::structure::{StateTables, canonical};
 use std::path::PathBuf;
 
@@ -25,11 +25,11 @@ pub enum TablesAbi {
 }
 
 impl TablesAbi {
-    fn abi(self) -> Abi {
+    fn format(self) -> TableFormat {
         match self {
-            TablesAbi::Itanium => Abi::Itanium,
-            TablesAbi::Msvc => Abi::Msvc,
-            TablesAbi::Clr => Abi::Clr,
+            TablesAbi::Itanium => TableFormat::Itanium,
+            TablesAbi::Msvc => TableFormat::Msvc,
+            TablesAbi::Clr => TableFormat::Clr,
         }
     }
 }
@@ -80,10 +80,10 @@ fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
 
 pub fn tables_command(args: &TablesArgs) -> Result<i32> {
     let source = Source::read(&args.input)?;
-    let abi = args.abi.abi();
+    let abi = args.abi.format();
     let module = load_lowered(&source, abi.phase())?;
     if let Some(asm_path) = &args.compare_llc {
-        if abi != Abi::Msvc {
+        if abi != TableFormat::Msvc {
             bail!("--compare-llc compares the msvc state tables; use it with --abi msvc");
         }
         let asm = std::fs::read_to_string(asm_path)
