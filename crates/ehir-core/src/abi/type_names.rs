@@ -1,7 +1,9 @@
 //! C++ type names in both ABIs, in one place: the Microsoft RTTI names of a type given
 //! its Itanium typeinfo symbol (`_ZTIi` → TypeDescriptor `??_R0H@8`, type code `H`;
 //! [`msvc_type_code`], [`type_descriptor_name`], [`catch_type_descriptor`],
-//! [`decorated_name`]) and the way back (`??_R0?AVBase@@@8` → `4Base`, ThrowInfo
+//! [`decorated_name`]; [`descriptor_symbol`] and [`descriptor_code`] convert between a
+//! type code and its TypeDescriptor, [`decompose_pointer_qualifiers`] moves a pointee's
+//! qualifiers out of a code) and the way back (`??_R0?AVBase@@@8` → `4Base`, ThrowInfo
 //! `_TI1H` → `i`; [`msvc_descriptor_to_itanium`], [`msvc_throwinfo_to_itanium`],
 //! [`msvc_handler_type`]).
 //!
@@ -42,13 +44,43 @@ const BUILTIN_CODES: &[(&str, &str)] = &[
 
 // ---- Itanium → Microsoft -----------------------------------------------------------------
 
+/// A Microsoft type code split into its pointee qualifiers and the unqualified code:
+/// `PEBD` (`const char *`) → (`PEAD`, const). Only a top-level pointer's pointee is
+/// decomposed; other codes are returned unchanged.
+pub fn decompose_pointer_qualifiers(code: &str) -> (String, u32) {
+    if let Some(rest) = code.strip_prefix("PE") {
+        let mut chars = rest.chars();
+        let qualifiers = match chars.next() {
+            Some('B') => ADJECTIVE_CONST,
+            Some('C') => ADJECTIVE_VOLATILE,
+            Some('D') => ADJECTIVE_CONST | ADJECTIVE_VOLATILE,
+            _ => return (code.to_string(), 0),
+        };
+        return (format!("PEA{}", chars.as_str()), qualifiers);
+    }
+    (code.to_string(), 0)
+}
+
+/// The Microsoft type code named by a TypeDescriptor symbol (`??_R0H@8` → `H`).
+pub fn descriptor_code(symbol: &str) -> Option<&str> {
+    symbol
+        .strip_prefix("??_R0")?
+        .strip_suffix("@8")
+        .filter(|c| !c.is_empty())
+}
+
+/// The TypeDescriptor symbol of a Microsoft type code.
+pub fn descriptor_symbol(code: &str) -> String {
+    format!("??_R0{code}@8")
+}
+
 /// The Microsoft RTTI TypeDescriptor symbol of the type whose Itanium typeinfo symbol is
 /// `typeinfo` (`_ZTIi` → `??_R0H@8`, `_ZTI4Base` → `??_R0?AUBase@@@8`, `_ZTIPi` →
 /// `??_R0PEAH@8`). Class keys come from the module's `cir.typeinfo`/record declarations
 /// (`class` → `V`, `union` → `T`, otherwise `U`). A symbol that is not an Itanium typeinfo
 /// name is treated as the name of a struct, so catches and throws of it still match.
 pub fn type_descriptor_name(ctx: &ModuleCtx, typeinfo: &str) -> String {
-    format!("??_R0{}@8", msvc_type_code(ctx, typeinfo))
+    descriptor_symbol(&msvc_type_code(ctx, typeinfo))
 }
 
 /// The TypeDescriptor and qualifier adjectives a catch of the type whose Itanium typeinfo
@@ -57,19 +89,8 @@ pub fn type_descriptor_name(ctx: &ModuleCtx, typeinfo: &str) -> String {
 /// char *` (`_ZTIPKc`) is `??_R0PEAD@8` with adjectives 1 (const), so that the runtime
 /// can apply qualification conversions.
 pub fn catch_type_descriptor(ctx: &ModuleCtx, typeinfo: &str) -> (String, u32) {
-    let code = msvc_type_code(ctx, typeinfo);
-    let (code, adjectives) = match code.strip_prefix("PE") {
-        Some(rest) if rest.starts_with(['B', 'C', 'D']) => {
-            let adjectives = match rest.as_bytes()[0] {
-                b'B' => ADJECTIVE_CONST,
-                b'C' => ADJECTIVE_VOLATILE,
-                _ => ADJECTIVE_CONST | ADJECTIVE_VOLATILE,
-            };
-            (format!("PEA{}", &rest[1..]), adjectives)
-        }
-        _ => (code, 0),
-    };
-    (format!("??_R0{code}@8"), adjectives)
+    let (code, adjectives) = decompose_pointer_qualifiers(&msvc_type_code(ctx, typeinfo));
+    (descriptor_symbol(&code), adjectives)
 }
 
 /// The decorated type name stored in a TypeDescriptor (`.H`, `.?AUBase@@`): what the
@@ -295,7 +316,7 @@ pub fn mangle_class_name(name: &str) -> String {
 /// Converts an MSVC type descriptor name (`??_R0H@8`, `??_R0?AVSomeClass@@@8`,
 /// `??_R0PEAH@8`) to the Itanium mangling of the same type.
 pub fn msvc_descriptor_to_itanium(symbol: &str) -> Option<String> {
-    let body = symbol.strip_prefix("??_R0")?.strip_suffix("@8")?;
+    let body = descriptor_code(symbol)?;
     let mut p = MsvcParser {
         text: body.as_bytes(),
         pos: 0,
@@ -651,5 +672,31 @@ mod tests {
             let itanium = msvc_descriptor_to_itanium(&format!("??_R0{code}@8")).expect(code);
             assert_eq!(msvc_type_code(&ctx, &format!("_ZTI{itanium}")), code);
         }
+    }
+
+    #[test]
+    fn pointer_qualifiers_move_out_of_the_code() {
+        assert_eq!(decompose_pointer_qualifiers("PEBD"), ("PEAD".into(), 1));
+        assert_eq!(decompose_pointer_qualifiers("PECH"), ("PEAH".into(), 2));
+        assert_eq!(decompose_pointer_qualifiers("PEDH"), ("PEAH".into(), 3));
+        assert_eq!(
+            decompose_pointer_qualifiers("PEAUBase@@"),
+            ("PEAUBase@@".into(), 0)
+        );
+        assert_eq!(decompose_pointer_qualifiers("H"), ("H".into(), 0));
+        // Only the top-level pointer's pointee: `const int **` keeps its inner const.
+        assert_eq!(
+            decompose_pointer_qualifiers("PEAPEBH"),
+            ("PEAPEBH".into(), 0)
+        );
+    }
+
+    #[test]
+    fn descriptor_names_round_trip() {
+        assert_eq!(descriptor_code("??_R0H@8"), Some("H"));
+        assert_eq!(descriptor_code("??_R0?AUBase@@@8"), Some("?AUBase@@"));
+        assert_eq!(descriptor_code("??_R0@8"), None);
+        assert_eq!(descriptor_code("_ZTIi"), None);
+        assert_eq!(descriptor_symbol("PEAX"), "??_R0PEAX@8");
     }
 }
