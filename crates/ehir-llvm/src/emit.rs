@@ -44,9 +44,9 @@
 //! - `cir.typeinfo` items emit nothing (the Microsoft RTTI is made on demand);
 //! - calls of the C++ runtime under their Itanium names are redirected to msvcrt's
 //!   (`_ZSt9terminatev` → `?terminate@@YAXXZ`, `_Znwm` → `??2@YAPEAX_K@Z`, ... see
-//!   `ehir_core::abi::runtime::msvc_runtime_name`), `std::uncaught_exception` gets a small definition over
-//!   msvcrt's `__uncaught_exception`, and `_fltused` is defined when the module uses
-//!   floating point. The module's own symbols keep their (Itanium) names.
+//!   `ehir_core::abi::runtime::msvc_runtime_name`), `std::uncaught_exception` gets a
+//!   small definition over msvcrt's `__uncaught_exception`, and `_fltused` is defined
+//!   when the module uses floating point. The module's own symbols keep their (Itanium) names.
 //!
 //! Blocks that cannot be reached from the entry block are not emitted.
 
