@@ -11,7 +11,7 @@
 //! The walk uses an explicit stack, so deeply nested types do not recurse on the host.
 
 use crate::{ModuleCtx, RecordKind, Type, TypeData};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Size and alignment in bytes.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
@@ -192,10 +192,12 @@ impl TypeLayouter {
         enclosing: Option<Type>,
     ) -> Result<SizeAlign, LayoutError> {
         let mut pending: Vec<Pending> = Vec::new();
+        // The records among `pending` (and `enclosing`): meeting one again is a cycle.
+        let mut records_in_progress: HashSet<Type> = enclosing.into_iter().collect();
         let mut step = Step::Visit(root);
         loop {
             step = match step {
-                Step::Visit(ty) => self.visit(ctx, ty, enclosing, &mut pending)?,
+                Step::Visit(ty) => self.visit(ctx, ty, &mut pending, &mut records_in_progress)?,
                 Step::Return(layout) => {
                     let Some(top) = pending.last_mut() else {
                         return Ok(layout);
@@ -225,6 +227,7 @@ impl TypeLayouter {
                                     let alias_name = alias_name.to_string();
                                     let ty = top.ty;
                                     pending.pop();
+                                    records_in_progress.remove(&ty);
                                     let layout = match finished {
                                         Some(layout) => layout,
                                         None => {
@@ -248,8 +251,8 @@ impl TypeLayouter {
         &mut self,
         ctx: &'ctx ModuleCtx,
         ty: Type,
-        enclosing: Option<Type>,
         pending: &mut Vec<Pending<'ctx>>,
+        records_in_progress: &mut HashSet<Type>,
     ) -> Result<Step, LayoutError> {
         if let Some(&known) = self.done.get(&ty) {
             return Ok(Step::Return(known));
@@ -281,7 +284,7 @@ impl TypeLayouter {
                         .fall_back(LayoutError::Incomplete(type_name(ctx, ty)))
                         .map(Step::Return);
                 };
-                if enclosing == Some(ty) || pending.iter().any(|p| p.ty == ty) {
+                if records_in_progress.contains(&ty) {
                     return self
                         .fall_back(LayoutError::ContainsItself(alias_name.to_string()))
                         .map(Step::Return);
@@ -294,6 +297,7 @@ impl TypeLayouter {
                     self.done.insert(ty, layout);
                     return Ok(Step::Return(layout));
                 };
+                records_in_progress.insert(ty);
                 pending.push(Pending {
                     ty,
                     shape: PendingShape::Record {
@@ -457,5 +461,17 @@ mod tests {
             ty = ctx.types.array(ty, 1);
         }
         assert_eq!(size_align(&ctx, ty), Ok(SizeAlign::new(1, 1)));
+        // Records nested 20,000 deep, each with a padding byte in front.
+        let mut ty = ctx.types.common().s8;
+        for depth in 0..20_000 {
+            let s8 = ctx.types.common().s8;
+            ty = declare(
+                &mut ctx,
+                &format!("level{depth}"),
+                RecordKind::Struct,
+                Some(vec![s8, ty]),
+            );
+        }
+        assert_eq!(size_align(&ctx, ty), Ok(SizeAlign::new(20_001, 1)));
     }
 }
