@@ -16,6 +16,7 @@
 
 use crate::emit::MSVC_TRIPLE;
 use crate::toolchain::{ToolError, run};
+use ehir_core::abi::{MSVC_PERSONALITY, runtime};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,10 +77,10 @@ pub const IMPORTS: &[(&str, &[&str])] = &[
             "ceil",
             "__getmainargs",
             // C++ runtime
-            "_CxxThrowException",
-            "__CxxFrameHandler3",
-            "__uncaught_exception",
-            "?terminate@@YAXXZ",
+            runtime::MSVC_THROW,
+            MSVC_PERSONALITY,
+            runtime::MSVC_UNCAUGHT_EXCEPTION,
+            runtime::MSVC_TERMINATE,
             "?unexpected@@YAXXZ",
             "?set_terminate@@YAP6AXXZP6AXXZ@Z",
             "?set_unexpected@@YAP6AXXZP6AXXZ@Z",
@@ -247,7 +248,6 @@ impl MsvcToolchain {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ehir_core::abi::runtime;
 
     #[test]
     fn def_files_list_one_function_per_line() {
@@ -265,7 +265,7 @@ mod tests {
             .collect();
         for name in [
             runtime::MSVC_THROW,
-            ehir_core::abi::MSVC_PERSONALITY,
+            MSVC_PERSONALITY,
             runtime::MSVC_TERMINATE,
             runtime::MSVC_UNCAUGHT_EXCEPTION,
         ] {
