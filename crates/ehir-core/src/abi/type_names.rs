@@ -518,28 +518,25 @@ mod tests {
     #[test]
     fn caught_pointer_qualifiers_are_adjectives() {
         let ctx = ModuleCtx::default();
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPKc"),
-            ("??_R0PEAD@8".into(), 1)
-        );
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPVi"),
-            ("??_R0PEAH@8".into(), 2)
-        );
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPVKi"),
-            ("??_R0PEAH@8".into(), 3)
-        );
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPi"),
-            ("??_R0PEAH@8".into(), 0)
-        );
-        // Only the outermost pointee's qualifiers.
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPPKc"),
-            ("??_R0PEAPEBD@8".into(), 0)
-        );
-        assert_eq!(catch_type_descriptor(&ctx, "_ZTIi"), ("??_R0H@8".into(), 0));
+        for (typeinfo, descriptor, adjectives) in [
+            ("_ZTIPKc", "??_R0PEAD@8", ADJECTIVE_CONST),
+            ("_ZTIPVi", "??_R0PEAH@8", ADJECTIVE_VOLATILE),
+            (
+                "_ZTIPVKi",
+                "??_R0PEAH@8",
+                ADJECTIVE_CONST | ADJECTIVE_VOLATILE,
+            ),
+            ("_ZTIPi", "??_R0PEAH@8", 0),
+            // Only the outermost pointee's qualifiers.
+            ("_ZTIPPKc", "??_R0PEAPEBD@8", 0),
+            ("_ZTIi", "??_R0H@8", 0),
+        ] {
+            assert_eq!(
+                catch_type_descriptor(&ctx, typeinfo),
+                (descriptor.to_string(), adjectives),
+                "{typeinfo}"
+            );
+        }
     }
 
     #[test]
@@ -560,24 +557,20 @@ mod tests {
 
     #[test]
     fn converts_msvc_descriptors() {
-        assert_eq!(msvc_descriptor_to_itanium("??_R0H@8").as_deref(), Some("i"));
-        assert_eq!(msvc_descriptor_to_itanium("??_R0M@8").as_deref(), Some("f"));
-        assert_eq!(
-            msvc_descriptor_to_itanium("??_R0?AVSomeClass@@@8").as_deref(),
-            Some("9SomeClass")
-        );
-        assert_eq!(
-            msvc_descriptor_to_itanium("??_R0?AVexception@std@@@8").as_deref(),
-            Some("St9exception")
-        );
-        assert_eq!(
-            msvc_descriptor_to_itanium("??_R0PEBD@8").as_deref(),
-            Some("PKc")
-        );
-        assert_eq!(
-            msvc_descriptor_to_itanium("??_R0_N@8").as_deref(),
-            Some("b")
-        );
+        for (descriptor, itanium) in [
+            ("??_R0H@8", "i"),
+            ("??_R0M@8", "f"),
+            ("??_R0?AVSomeClass@@@8", "9SomeClass"),
+            ("??_R0?AVexception@std@@@8", "St9exception"),
+            ("??_R0PEBD@8", "PKc"),
+            ("??_R0_N@8", "b"),
+        ] {
+            assert_eq!(
+                msvc_descriptor_to_itanium(descriptor).as_deref(),
+                Some(itanium),
+                "{descriptor}"
+            );
+        }
         assert_eq!(msvc_descriptor_to_itanium("nonsense"), None);
         assert_eq!(msvc_descriptor_to_itanium("??_R0_Q@8"), None);
         assert_eq!(msvc_throwinfo_to_itanium("_TI1H").as_deref(), Some("i"));
