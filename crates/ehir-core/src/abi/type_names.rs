@@ -144,20 +144,16 @@ impl ItaniumType<'_> {
         while matches!(self.peek(), Some(b'K' | b'V')) {
             self.pos += 1;
         }
-        let start = self.pos;
-        if let Some(code) = self.builtin() {
-            return Some(code.to_string());
-        }
-        if self.peek() == Some(b'P') {
-            return self.pointer();
-        }
-        let names = self.class_name()?;
-        let key = self.class_key(&self.text[start..self.pos]);
-        Some(format!("?A{key}{}@@", names))
+        self.code(true)
     }
 
     /// A type nested in a pointer: classes are key + name (no `?A`).
     fn nested(&mut self) -> Option<String> {
+        self.code(false)
+    }
+
+    /// A builtin, pointer or class type; a class gets the `?A` prefix at the top level.
+    fn code(&mut self, top_level: bool) -> Option<String> {
         let start = self.pos;
         if let Some(code) = self.builtin() {
             return Some(code.to_string());
@@ -167,7 +163,8 @@ impl ItaniumType<'_> {
         }
         let names = self.class_name()?;
         let key = self.class_key(&self.text[start..self.pos]);
-        Some(format!("{key}{names}@@"))
+        let prefix = if top_level { "?A" } else { "" };
+        Some(format!("{prefix}{key}{names}@@"))
     }
 
     fn pointer(&mut self) -> Option<String> {
