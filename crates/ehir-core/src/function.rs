@@ -126,12 +126,10 @@ impl PhaseEvidence {
                 phase = Phase::Flat;
             }
         }
-        if phase <= Phase::Flat {
-            match personality_name {
-                Some("__gxx_personality_v0") => return Phase::Itanium,
-                Some("__CxxFrameHandler3") | Some("__CxxFrameHandler4") => return Phase::Msvc,
-                _ => {}
-            }
+        if phase <= Phase::Flat
+            && let Some(abi) = personality_name.and_then(crate::abi::EhAbi::of_personality)
+        {
+            return abi.phase();
         }
         phase
     }

@@ -1,8 +1,10 @@
 //! The ehir IR core: entities, types, attributes, ops, functions and modules, the
-//! builder cursor, the printer, the verifier and diagnostics.
+//! builder cursor, the printer, the verifier and diagnostics, and the C++ ABI vocabulary
+//! ([`abi`]).
 //!
 //! See `docs/architecture.md` for the invariants and `docs/syntax.md` for the text form.
 
+pub mod abi;
 pub mod analysis;
 pub mod attrs;
 pub mod cursor;

@@ -1,12 +1,16 @@
 //! C++ types as the exception runtime sees them: Itanium typeinfo names (`_ZTIi`,
 //! `_ZTI9SomeClass`, `_ZTIPKc`) parsed into a small type model, printed the way
-//! libstdc++'s demangler prints them, converted from MSVC type descriptors
-//! (`??_R0H@8`), and matched against catch clauses (exact type, public base class,
-//! pointer conversions, qualification conversions, `void*`).
+//! libstdc++'s demangler prints them, and matched against catch clauses (exact type,
+//! public base class, pointer conversions, qualification conversions, `void*`). MSVC type
+//! descriptors and ThrowInfos are converted to the Itanium mangling by
+//! `ehir_core::abi::type_names`.
 //!
 //! A thrown type is identified by its Itanium mangled type (the typeinfo symbol without
 //! `_ZTI`), which is the key every phase agrees on.
 
+pub use ehir_core::abi::type_names::{
+    mangle_class_name, msvc_handler_type, msvc_throwinfo_to_itanium, type_of_typeinfo_symbol,
+};
 use std::collections::HashMap;
 
 /// A C++ type parsed from its Itanium mangling.
@@ -252,182 +256,6 @@ pub fn display_mangled(mangled: &str) -> String {
     parse(mangled).display()
 }
 
-/// The mangled type of a typeinfo symbol name (`_ZTIi` → `i`); other symbols (e.g. an
-/// MSVC descriptor) are converted when they can be.
-pub fn type_of_typeinfo_symbol(symbol: &str) -> String {
-    if let Some(rest) = symbol.strip_prefix("_ZTI") {
-        return rest.to_string();
-    }
-    if let Some(m) = msvc_descriptor_to_itanium(symbol) {
-        return m;
-    }
-    symbol.to_string()
-}
-
-/// The Itanium mangling of a class given its C++ name (`SomeClass`, `std::exception`,
-/// `ns::Inner`).
-pub fn mangle_class_name(name: &str) -> String {
-    let parts: Vec<&str> = name.split("::").filter(|p| !p.is_empty()).collect();
-    match parts.as_slice() {
-        [] => String::new(),
-        [one] => format!("{}{}", one.len(), one),
-        ["std", one] => format!("St{}{}", one.len(), one),
-        [first, rest @ ..] => {
-            let mut s = String::from("N");
-            if *first == "std" {
-                s.push_str("St");
-            } else {
-                s.push_str(&format!("{}{}", first.len(), first));
-            }
-            for p in rest {
-                s.push_str(&format!("{}{}", p.len(), p));
-            }
-            s.push('E');
-            s
-        }
-    }
-}
-
-/// Converts an MSVC type descriptor name (`??_R0H@8`, `??_R0?AVSomeClass@@@8`,
-/// `??_R0PEAH@8`) to the Itanium mangling of the same type.
-pub fn msvc_descriptor_to_itanium(symbol: &str) -> Option<String> {
-    let body = symbol.strip_prefix("??_R0")?.strip_suffix("@8")?;
-    let mut p = MsvcParser {
-        s: body.as_bytes(),
-        pos: 0,
-    };
-    let t = p.ty(0)?;
-    (p.pos == p.s.len()).then_some(t)
-}
-
-/// The type a `cir.catchpad` catches, in Itanium mangling: its type descriptor names a
-/// pointer type without the pointee's qualifiers (as clang's `decomposeTypeForEH` emits
-/// it, so that qualification conversions work); the handler adjectives carry them (1
-/// const, 2 volatile) and are put back on the pointee here. Qualifiers of a non-pointer
-/// type do not take part in matching.
-pub fn msvc_handler_type(descriptor: &str, adjectives: u32) -> String {
-    let ty = type_of_typeinfo_symbol(descriptor);
-    match ty.strip_prefix('P') {
-        Some(pointee) if adjectives & 3 != 0 => {
-            // Itanium orders the qualifiers V (volatile) before K (const).
-            let mut q = String::from("P");
-            let existing_v = pointee.starts_with('V');
-            let rest = pointee.trim_start_matches('V');
-            let existing_k = rest.starts_with('K');
-            let rest = rest.trim_start_matches('K');
-            if adjectives & 2 != 0 || existing_v {
-                q.push('V');
-            }
-            if adjectives & 1 != 0 || existing_k {
-                q.push('K');
-            }
-            q.push_str(rest);
-            q
-        }
-        _ => ty,
-    }
-}
-
-/// Converts an MSVC ThrowInfo name (`_TI1H`, `_TI2?AVDerived@@`, `_TIC1PEBD`) to the
-/// Itanium mangling of the thrown type.
-pub fn msvc_throwinfo_to_itanium(symbol: &str) -> Option<String> {
-    let mut rest = symbol.strip_prefix("_TI")?;
-    // Optional qualifier letters (C const, V volatile, U unaligned), then the count of
-    // catchable types.
-    rest = rest.trim_start_matches(['C', 'V', 'U']);
-    rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
-    let mut p = MsvcParser {
-        s: rest.as_bytes(),
-        pos: 0,
-    };
-    let t = p.ty(0)?;
-    (p.pos == p.s.len()).then_some(t)
-}
-
-struct MsvcParser<'a> {
-    s: &'a [u8],
-    pos: usize,
-}
-
-impl MsvcParser<'_> {
-    fn ty(&mut self, depth: u32) -> Option<String> {
-        if depth > 64 {
-            return None;
-        }
-        let c = *self.s.get(self.pos)?;
-        self.pos += 1;
-        let simple = match c {
-            b'C' => "a",
-            b'D' => "c",
-            b'E' => "h",
-            b'F' => "s",
-            b'G' => "t",
-            b'H' => "i",
-            b'I' => "j",
-            b'J' => "l",
-            b'K' => "m",
-            b'M' => "f",
-            b'N' => "d",
-            b'O' => "e",
-            b'X' => "v",
-            b'_' => {
-                let c2 = *self.s.get(self.pos)?;
-                self.pos += 1;
-                return Some(
-                    match c2 {
-                        b'N' => "b",
-                        b'J' => "x",
-                        b'K' => "y",
-                        b'W' => "w",
-                        _ => return None,
-                    }
-                    .to_string(),
-                );
-            }
-            b'P' | b'Q' => {
-                // 64-bit pointers carry an `E` marker; then the cv-qualifier of the
-                // pointee: A none, B const, C volatile, D const volatile.
-                if self.s.get(self.pos) == Some(&b'E') {
-                    self.pos += 1;
-                }
-                let q = *self.s.get(self.pos)?;
-                self.pos += 1;
-                let quals = match q {
-                    b'A' => "",
-                    b'B' => "K",
-                    b'C' => "V",
-                    b'D' => "VK",
-                    _ => return None,
-                };
-                let pointee = self.ty(depth + 1)?;
-                return Some(format!("P{quals}{pointee}"));
-            }
-            b'?' => {
-                // `?A` + class inside a descriptor.
-                if self.s.get(self.pos) != Some(&b'A') {
-                    return None;
-                }
-                self.pos += 1;
-                return self.ty(depth + 1);
-            }
-            b'V' | b'U' => return self.class(),
-            _ => return None,
-        };
-        Some(simple.to_string())
-    }
-
-    fn class(&mut self) -> Option<String> {
-        // `Name@Scope@...@@`: innermost name first.
-        let rest = &self.s[self.pos..];
-        let end = rest.windows(2).position(|w| w == b"@@")?;
-        let text = std::str::from_utf8(&rest[..end]).ok()?;
-        self.pos += end + 2;
-        let mut parts: Vec<&str> = text.split('@').collect();
-        parts.reverse();
-        Some(mangle_class_name(&parts.join("::")))
-    }
-}
-
 /// Public base classes of classes, keyed by mangled class name: `(base, offset)`.
 #[derive(Default, Debug)]
 pub struct Hierarchy {
@@ -583,49 +411,8 @@ mod tests {
     }
 
     #[test]
-    fn mangles_class_names() {
-        assert_eq!(mangle_class_name("SomeClass"), "9SomeClass");
-        assert_eq!(mangle_class_name("std::exception"), "St9exception");
-        assert_eq!(mangle_class_name("ns::Inner"), "N2ns5InnerE");
-    }
-
-    #[test]
-    fn converts_msvc_descriptors() {
-        assert_eq!(msvc_descriptor_to_itanium("??_R0H@8").as_deref(), Some("i"));
-        assert_eq!(msvc_descriptor_to_itanium("??_R0M@8").as_deref(), Some("f"));
-        assert_eq!(
-            msvc_descriptor_to_itanium("??_R0?AVSomeClass@@@8").as_deref(),
-            Some("9SomeClass")
-        );
-        assert_eq!(
-            msvc_descriptor_to_itanium("??_R0?AVexception@std@@@8").as_deref(),
-            Some("St9exception")
-        );
-        assert_eq!(
-            msvc_descriptor_to_itanium("??_R0PEBD@8").as_deref(),
-            Some("PKc")
-        );
-        assert_eq!(
-            msvc_descriptor_to_itanium("??_R0_N@8").as_deref(),
-            Some("b")
-        );
-        assert_eq!(msvc_descriptor_to_itanium("nonsense"), None);
-        assert_eq!(msvc_throwinfo_to_itanium("_TI1H").as_deref(), Some("i"));
-        assert_eq!(
-            msvc_throwinfo_to_itanium("_TI2?AVDerived@@").as_deref(),
-            Some("7Derived")
-        );
-    }
-
-    #[test]
-    fn handler_adjectives_qualify_the_pointee() {
+    fn msvc_handler_adjectives_take_part_in_matching() {
         // `catch (const char *)`: `??_R0PEAD@8` with adjective 1 (const).
-        assert_eq!(msvc_handler_type("??_R0PEAD@8", 1), "PKc");
-        assert_eq!(msvc_handler_type("??_R0PEAD@8", 2), "PVc");
-        assert_eq!(msvc_handler_type("??_R0PEAD@8", 3), "PVKc");
-        assert_eq!(msvc_handler_type("??_R0PEAD@8", 0), "Pc");
-        // By reference (8) or on a non-pointer, qualifiers do not change the type.
-        assert_eq!(msvc_handler_type("??_R0H@8", 1 | 8), "i");
         let h = Hierarchy::new(std::iter::empty());
         assert!(
             h.catches(&msvc_handler_type("??_R0PEAD@8", 1), "PKc")

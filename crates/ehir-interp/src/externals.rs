@@ -24,6 +24,7 @@ use crate::memory::{self, AllocKind};
 use crate::trace::Event;
 use crate::type_layout::{OPAQUE_RECORD_SIZE, Scalar};
 use crate::values;
+use ehir_core::abi::runtime::{MSVC_THROW, STD_TERMINATE, STD_UNCAUGHT_EXCEPTION, STD_UNEXPECTED};
 use ehir_core::{Module, Symbol, Type, TypeData, Value};
 
 /// What an external call did.
@@ -365,7 +366,7 @@ impl<'m> Machine<'m> {
                 self.announce_throw(exn, ty, dtor);
                 Ok(ExternalResult::Threw(exn))
             }
-            "_CxxThrowException" => {
+            MSVC_THROW => {
                 if arg(0) == 0 {
                     return self.rethrow_external();
                 }
@@ -420,11 +421,11 @@ impl<'m> Machine<'m> {
                 self.terminate()?;
                 unit()
             }
-            "_ZSt9terminatev" | "__std_terminate" => {
+            STD_TERMINATE | "__std_terminate" => {
                 self.terminate()?;
                 unit()
             }
-            "_ZSt10unexpectedv" => {
+            STD_UNEXPECTED => {
                 let allowed = Vec::new();
                 match self.rt.current() {
                     Some(exn) => self.call_unexpected(exn, allowed)?,
@@ -448,7 +449,7 @@ impl<'m> Machine<'m> {
             "__cxa_uncaught_exceptions" | "_ZSt19uncaught_exceptionsv" => {
                 value(self.rt.uncaught.max(0) as u64)
             }
-            "_ZSt18uncaught_exceptionv" => value(u64::from(self.rt.uncaught > 0)),
+            STD_UNCAUGHT_EXCEPTION => value(u64::from(self.rt.uncaught > 0)),
             // ---- anything else: recorded, scripted or zero ----
             _ => self.unknown_call(callee, args, arg_values, result_ty),
         }

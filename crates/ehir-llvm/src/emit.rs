@@ -44,9 +44,9 @@
 //! - `cir.typeinfo` items emit nothing (the Microsoft RTTI is made on demand);
 //! - calls of the C++ runtime under their Itanium names are redirected to msvcrt's
 //!   (`_ZSt9terminatev` → `?terminate@@YAXXZ`, `_Znwm` → `??2@YAPEAX_K@Z`, ... see
-//!   [`msvc_runtime_name`]), `std::uncaught_exception` gets a small definition over
-//!   msvcrt's `__uncaught_exception`, and `_fltused` is defined when the module uses
-//!   floating point. The module's own symbols keep their (Itanium) names.
+//!   `ehir_core::abi::runtime::msvc_runtime_name`), `std::uncaught_exception` gets a
+//!   small definition over msvcrt's `__uncaught_exception`, and `_fltused` is defined
+//!   when the module uses floating point. The module's own symbols keep their (Itanium) names.
 //!
 //! Blocks that cannot be reached from the entry block are not emitted.
 
@@ -59,6 +59,10 @@ use crate::msvc_rtti::{self, MsRtti};
 use crate::sysv::{self, Passing};
 use crate::typeinfo;
 use ehir_core::analysis::{funclet_colors, reachable_blocks};
+pub use ehir_core::abi::EhAbi;
+use ehir_core::abi::runtime::{
+    self, MSVC_TERMINATE, MSVC_THROW, RuntimeType, msvc_runtime_name, runtime_function,
+};
 use ehir_core::printer::Names;
 use ehir_core::{
     AttrData, BinaryOp, Block, CastKind, CmpPredicate, ConstArrayElements, Diagnostic, Diagnostics,
@@ -66,16 +70,6 @@ use ehir_core::{
     ParamAbi, Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value,
 };
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The EH model the emitted code uses.
-#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
-pub enum EhAbi {
-    /// Landing pads, `__gxx_personality_v0`, libstdc++'s `__cxa_*` runtime.
-    #[default]
-    Itanium,
-    /// Funclets, `__CxxFrameHandler3`, msvcrt's `_CxxThrowException`.
-    Msvc,
-}
 
 /// Target description written into the module, and the EH model.
 #[derive(Clone, Debug)]
@@ -112,35 +106,8 @@ impl EmitOptions {
 
 /// The target triple of the Microsoft C++ ABI on x86-64.
 pub const MSVC_TRIPLE: &str = "x86_64-pc-windows-msvc";
-/// The personality routine of the Microsoft C++ EH model.
-pub const MSVC_PERSONALITY: &str = "__CxxFrameHandler3";
-/// msvcrt's `std::terminate()`.
-pub const MSVC_TERMINATE: &str = "?terminate@@YAXXZ";
-/// msvcrt's throw (and rethrow) entry point.
-pub const MSVC_THROW: &str = "_CxxThrowException";
 /// The Itanium name of `std::uncaught_exception()`, which the MSVC module defines itself.
-const UNCAUGHT_EXCEPTION: &str = "_ZSt18uncaught_exceptionv";
-
-/// The msvcrt export that implements a C++ runtime function the front end calls by its
-/// Itanium name; signatures agree on x86-64 Windows.
-pub fn msvc_runtime_name(itanium: &str) -> Option<&'static str> {
-    Some(match itanium {
-        "_ZSt9terminatev" => MSVC_TERMINATE,
-        "_ZSt10unexpectedv" => "?unexpected@@YAXXZ",
-        "_ZSt13set_terminatePFvvE" => "?set_terminate@@YAP6AXXZP6AXXZ@Z",
-        "_ZSt14set_unexpectedPFvvE" => "?set_unexpected@@YAP6AXXZP6AXXZ@Z",
-        "_Znwm" => "??2@YAPEAX_K@Z",
-        "_Znam" => "??_U@YAPEAX_K@Z",
-        "_ZdlPv" => "??3@YAXPEAX@Z",
-        "_ZdaPv" => "??_V@YAXPEAX@Z",
-        "_ZdlPvm" => "??3@YAXPEAX@Z",
-        "_ZdaPvm" => "??_V@YAXPEAX@Z",
-        _ => return None,
-    })
-}
-
-/// The personality routine of the Itanium C++ ABI.
-pub const GXX_PERSONALITY: &str = "__gxx_personality_v0";
+const UNCAUGHT_EXCEPTION: &str = runtime::STD_UNCAUGHT_EXCEPTION;
 
 /// Emits a module whose functions are all in the Itanium phase (declarations may be in any).
 pub fn emit_module(
@@ -265,37 +232,40 @@ struct RuntimeDecl {
     fn_attrs: ir::Attrs,
 }
 
-fn runtime_decl(name: &str) -> Option<RuntimeDecl> {
-    let d = |ret, params, vararg, fn_attrs| {
-        Some(RuntimeDecl {
-            ret,
-            params,
-            vararg,
-            fn_attrs,
-        })
-    };
-    match name {
-        "__cxa_allocate_exception" => d(Ty::Ptr, vec![Ty::i64()], false, vec!["nounwind"]),
-        "__cxa_free_exception" => d(Ty::Void, vec![Ty::Ptr], false, vec!["nounwind"]),
-        "__cxa_throw" => d(
-            Ty::Void,
-            vec![Ty::Ptr, Ty::Ptr, Ty::Ptr],
-            false,
-            vec!["noreturn"],
-        ),
-        "__cxa_rethrow" => d(Ty::Void, vec![], false, vec!["noreturn"]),
-        "__cxa_begin_catch" => d(Ty::Ptr, vec![Ty::Ptr], false, vec!["nounwind"]),
-        "__cxa_end_catch" => d(Ty::Void, vec![], false, vec![]),
-        "__cxa_call_unexpected" => d(Ty::Void, vec![Ty::Ptr], false, vec!["noreturn"]),
-        "_ZSt9terminatev" => d(Ty::Void, vec![], false, vec!["noreturn", "nounwind"]),
-        GXX_PERSONALITY => d(Ty::i32(), vec![], true, vec![]),
-        "llvm.eh.typeid.for.p0" => d(Ty::i32(), vec![Ty::Ptr], false, vec!["nounwind"]),
-        MSVC_THROW => d(Ty::Void, vec![Ty::Ptr, Ty::Ptr], false, vec!["noreturn"]),
-        MSVC_TERMINATE => d(Ty::Void, vec![], false, vec!["noreturn", "nounwind"]),
-        MSVC_PERSONALITY => d(Ty::i32(), vec![], true, vec![]),
-        "__uncaught_exception" => d(Ty::i32(), vec![], false, vec!["nounwind"]),
-        _ => None,
+/// The LLVM type of a runtime signature's parameter or result.
+fn runtime_ty(ty: RuntimeType) -> Ty {
+    match ty {
+        RuntimeType::Ptr => Ty::Ptr,
+        RuntimeType::I32 => Ty::i32(),
+        RuntimeType::U64 => Ty::i64(),
     }
+}
+
+/// The declaration of a runtime function the emitter declares itself: the rows of
+/// `ehir_core::abi::runtime` marked `declared_by_emitter`, and `llvm.eh.typeid.for.p0`.
+fn runtime_decl(name: &str) -> Option<RuntimeDecl> {
+    if name == "llvm.eh.typeid.for.p0" {
+        return Some(RuntimeDecl {
+            ret: Ty::i32(),
+            params: vec![Ty::Ptr],
+            vararg: false,
+            fn_attrs: vec!["nounwind"],
+        });
+    }
+    let function = runtime_function(name).filter(|f| f.declared_by_emitter)?;
+    let mut fn_attrs = vec![];
+    if function.noreturn {
+        fn_attrs.push("noreturn");
+    }
+    if function.nounwind {
+        fn_attrs.push("nounwind");
+    }
+    Some(RuntimeDecl {
+        ret: function.result.map_or(Ty::Void, runtime_ty),
+        params: function.params.iter().map(|&p| runtime_ty(p)).collect(),
+        vararg: function.vararg,
+        fn_attrs,
+    })
 }
 
 /// One parameter of an LLVM signature.
@@ -409,7 +379,7 @@ impl<'m> ModuleEmitter<'m> {
         }
         if self.uses_uncaught_exception {
             // bool std::uncaught_exception() over msvcrt's int __uncaught_exception().
-            let callee = self.runtime("__uncaught_exception");
+            let callee = self.runtime(runtime::MSVC_UNCAUGHT_EXCEPTION);
             out.functions.push(ir::Function {
                 name: UNCAUGHT_EXCEPTION.into(),
                 linkage: "linkonce_odr",

@@ -16,7 +16,7 @@ pub mod toolchain;
 pub mod typeinfo;
 pub mod writer;
 
-pub use emit::{EhAbi, EmitOptions, GXX_PERSONALITY, emit_module};
+pub use emit::{EhAbi, EmitOptions, emit_module};
 pub use msvc_toolchain::MsvcToolchain;
 pub use toolchain::{Tool, ToolError, Toolchain, find_tool};
 

@@ -3,7 +3,7 @@
 //!
 //! - a TypeDescriptor `??_R0<code>@8 = { vftable, null, ".<code>" }` per caught or thrown
 //!   type (`<code>` is the Microsoft type encoding, `H` for int, `?AUBase@@` for struct
-//!   Base, `PEAUBase@@` for `Base *`; see `ehir_passes::eh_abi::msvc::msvc_type_code`).
+//!   Base, `PEAUBase@@` for `Base *`; see `ehir_core::abi::type_names::msvc_type_code`).
 //!   The runtime matches a thrown type against a catch by comparing these name strings;
 //!   the vftable slot points at a private dummy, since wine's msvcrt does not export
 //!   `type_info`'s vftable and nothing reads it.
@@ -25,8 +25,11 @@
 
 use crate::ir::{Global, Operand, Ty};
 use crate::layout::size_align;
+use ehir_core::abi::type_names::{
+    ADJECTIVE_CONST, ADJECTIVE_VOLATILE, decompose_pointer_qualifiers, descriptor_code,
+    descriptor_symbol, msvc_type_code,
+};
 use ehir_core::{Module, ModuleCtx, Symbol, TypeData};
-use ehir_passes::eh_abi::msvc::{ADJECTIVE_CONST, ADJECTIVE_VOLATILE, msvc_type_code};
 use std::collections::BTreeMap;
 
 /// The name of the private stand-in for `type_info`'s vftable.
@@ -54,36 +57,6 @@ struct CatchableType {
     /// The copy constructor the runtime calls to copy a class object into a by-value
     /// catch slot.
     copy_ctor: Option<String>,
-}
-
-/// A Microsoft type code split into its pointee qualifiers and the unqualified code:
-/// `PEBD` (`const char *`) → (`PEAD`, const). Only a top-level pointer's pointee is
-/// decomposed; other codes are returned unchanged.
-pub fn decompose_pointer_qualifiers(code: &str) -> (String, u32) {
-    if let Some(rest) = code.strip_prefix("PE") {
-        let mut chars = rest.chars();
-        let qualifiers = match chars.next() {
-            Some('B') => ADJECTIVE_CONST,
-            Some('C') => ADJECTIVE_VOLATILE,
-            Some('D') => ADJECTIVE_CONST | ADJECTIVE_VOLATILE,
-            _ => return (code.to_string(), 0),
-        };
-        return (format!("PEA{}", chars.as_str()), qualifiers);
-    }
-    (code.to_string(), 0)
-}
-
-/// The Microsoft type code named by a TypeDescriptor symbol (`??_R0H@8` → `H`).
-pub fn descriptor_code(symbol: &str) -> Option<&str> {
-    symbol
-        .strip_prefix("??_R0")?
-        .strip_suffix("@8")
-        .filter(|c| !c.is_empty())
-}
-
-/// The TypeDescriptor symbol of a Microsoft type code.
-pub fn descriptor_symbol(code: &str) -> String {
-    format!("??_R0{code}@8")
 }
 
 /// The tables built so far, by symbol.
@@ -396,35 +369,4 @@ fn catchable_types(
         }
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pointer_qualifiers_move_out_of_the_code() {
-        assert_eq!(decompose_pointer_qualifiers("PEBD"), ("PEAD".into(), 1));
-        assert_eq!(decompose_pointer_qualifiers("PECH"), ("PEAH".into(), 2));
-        assert_eq!(decompose_pointer_qualifiers("PEDH"), ("PEAH".into(), 3));
-        assert_eq!(
-            decompose_pointer_qualifiers("PEAUBase@@"),
-            ("PEAUBase@@".into(), 0)
-        );
-        assert_eq!(decompose_pointer_qualifiers("H"), ("H".into(), 0));
-        // Only the top-level pointer's pointee: `const int **` keeps its inner const.
-        assert_eq!(
-            decompose_pointer_qualifiers("PEAPEBH"),
-            ("PEAPEBH".into(), 0)
-        );
-    }
-
-    #[test]
-    fn descriptor_names_round_trip() {
-        assert_eq!(descriptor_code("??_R0H@8"), Some("H"));
-        assert_eq!(descriptor_code("??_R0?AUBase@@@8"), Some("?AUBase@@"));
-        assert_eq!(descriptor_code("??_R0@8"), None);
-        assert_eq!(descriptor_code("_ZTIi"), None);
-        assert_eq!(descriptor_symbol("PEAX"), "??_R0PEAX@8");
-    }
 }

@@ -16,6 +16,7 @@
 
 use crate::emit::MSVC_TRIPLE;
 use crate::toolchain::{ToolError, run};
+use ehir_core::abi::{MSVC_PERSONALITY, runtime};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,10 +77,10 @@ pub const IMPORTS: &[(&str, &[&str])] = &[
             "ceil",
             "__getmainargs",
             // C++ runtime
-            "_CxxThrowException",
-            "__CxxFrameHandler3",
-            "__uncaught_exception",
-            "?terminate@@YAXXZ",
+            runtime::MSVC_THROW,
+            MSVC_PERSONALITY,
+            runtime::MSVC_UNCAUGHT_EXCEPTION,
+            runtime::MSVC_TERMINATE,
             "?unexpected@@YAXXZ",
             "?set_terminate@@YAP6AXXZP6AXXZ@Z",
             "?set_unexpected@@YAP6AXXZP6AXXZ@Z",
@@ -263,23 +264,14 @@ mod tests {
             .flat_map(|(_, f)| f.iter().copied())
             .collect();
         for name in [
-            crate::emit::MSVC_THROW,
-            crate::emit::MSVC_PERSONALITY,
-            crate::emit::MSVC_TERMINATE,
-            "__uncaught_exception",
+            runtime::MSVC_THROW,
+            MSVC_PERSONALITY,
+            runtime::MSVC_TERMINATE,
+            runtime::MSVC_UNCAUGHT_EXCEPTION,
         ] {
             assert!(all.contains(&name), "{name}");
         }
-        for itanium in [
-            "_ZSt9terminatev",
-            "_ZSt13set_terminatePFvvE",
-            "_ZSt14set_unexpectedPFvvE",
-            "_Znwm",
-            "_Znam",
-            "_ZdlPv",
-            "_ZdaPv",
-        ] {
-            let ms = crate::emit::msvc_runtime_name(itanium).expect(itanium);
+        for &(itanium, ms) in runtime::MSVC_RUNTIME_NAMES {
             assert!(all.contains(&ms), "{itanium} -> {ms}");
         }
     }

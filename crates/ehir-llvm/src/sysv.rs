@@ -17,7 +17,8 @@
 
 use crate::ir::Ty;
 use crate::layout::size_align;
-use ehir_core::{ModuleCtx, RecordKind, Type, TypeData};
+use ehir_core::abi::TypeLayouter;
+use ehir_core::{ModuleCtx, Type, TypeData};
 use std::collections::BTreeSet;
 
 /// The register class of an eightbyte.
@@ -225,24 +226,12 @@ fn leaves(ctx: &ModuleCtx, t: Type) -> Result<Option<Vec<Leaf>>, String> {
                 }
                 continue;
             }
-            TypeData::Record(alias) => {
-                let decl = ctx
-                    .record(*alias)
-                    .ok_or_else(|| format!("record !{} is incomplete", ctx.name(*alias)))?;
-                let fields = decl
-                    .fields
-                    .as_ref()
-                    .ok_or_else(|| format!("record !{} is incomplete", ctx.name(*alias)))?;
-                let mut at = 0u64;
-                for &f in fields {
-                    let (fs, fa) = size_align(ctx, f)?;
-                    if decl.kind == RecordKind::Union {
-                        stack.push((f, offset));
-                    } else {
-                        at = at.next_multiple_of(fa.max(1));
-                        stack.push((f, offset + at));
-                        at += fs;
-                    }
+            TypeData::Record(_) => {
+                let fields = TypeLayouter::strict()
+                    .field_offsets(ctx, t)
+                    .map_err(|error| error.to_string())?;
+                for (field_offset, field) in fields {
+                    stack.push((field, offset + field_offset));
                 }
                 continue;
             }
@@ -262,7 +251,7 @@ fn leaves(ctx: &ModuleCtx, t: Type) -> Result<Option<Vec<Leaf>>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ehir_core::{Module, RecordDecl};
+    use ehir_core::{Module, RecordDecl, RecordKind};
 
     fn record(m: &mut Module, name: &str, kind: RecordKind, fields: Vec<Type>) -> Type {
         let alias = m.ctx.sym(&format!("rec_{name}"));

@@ -44,7 +44,7 @@
 //! block of a `try` follow its body (in the order they were needed), then its handlers;
 //! outside any `try` they go to the end of the function.
 
-use crate::manager::for_each_definition_in;
+use crate::pass::for_each_definition_in;
 use crate::region_utils::{clone_region, move_region_after};
 use ehir_core::{
     AttrData, Block, CaseKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData, Function,

@@ -10,9 +10,9 @@ pub mod eh_abi;
 pub mod flatten_cfg;
 pub mod lowering_prepare;
 pub mod manager;
+pub mod pass;
 pub mod region_utils;
 pub mod simplify_cfg;
 
-pub use manager::{
-    KNOWN_PASSES, Pass, PassError, PassManager, lower_to, pass_by_name, phase_reached,
-};
+pub use manager::{KNOWN_PASSES, PassError, PassManager, lower_to, pass_by_name, phase_reached};
+pub use pass::Pass;

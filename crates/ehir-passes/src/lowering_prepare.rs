@@ -14,7 +14,7 @@
 //!   elements if one destructor throws.
 //! - Arrays of zero elements construct and destroy nothing: the op is removed.
 
-use crate::manager::for_each_definition_in;
+use crate::pass::for_each_definition_in;
 use crate::region_utils::{clone_region, replace_uses_in_region};
 use ehir_core::{
     AttrData, Block, CastKind, CleanupKind, CmpPredicate, CommonTypes, Diagnostic, Diagnostics,

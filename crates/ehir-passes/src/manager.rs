@@ -1,46 +1,12 @@
 //! The pass manager: a pipeline of named passes, each followed by the verifier and a check
 //! that every function definition reached the phase the pass promises.
 
-use crate::eh_abi::{Abi, EhAbiLowering};
+use crate::eh_abi::EhAbiLowering;
+pub use crate::pass::Pass;
 use crate::simplify_cfg::SimplifyCfg;
-use ehir_core::{
-    Diagnostic, Diagnostics, Function, Loc, Module, ModuleCtx, Phase, verifier::verify_module,
-};
+use ehir_core::abi::EhAbi;
+use ehir_core::{Diagnostic, Diagnostics, Loc, Module, Phase, verifier::verify_module};
 use std::fmt;
-
-/// A module pass.
-pub trait Pass {
-    /// The name used in pipelines (`flatten-cfg`).
-    fn name(&self) -> &'static str;
-    /// The phase every function definition is in after the pass, if the pass changes
-    /// phases. The manager checks it.
-    fn result_phase(&self) -> Option<Phase> {
-        None
-    }
-    /// Runs the pass. On error the module may be partly rewritten and should be dropped.
-    fn run(&self, module: &mut Module) -> Result<(), Diagnostics>;
-}
-
-/// Runs `f` on every function definition of `module` that is in `phase`, in module order,
-/// and collects the errors.
-pub(crate) fn for_each_definition_in(
-    module: &mut Module,
-    phase: Phase,
-    mut f: impl FnMut(&mut ModuleCtx, &mut Function) -> Result<(), Diagnostic>,
-) -> Result<(), Diagnostics> {
-    let mut diags = Diagnostics::default();
-    let ids: Vec<_> = module.functions.keys().collect();
-    for id in ids {
-        let func = &mut module.functions[id];
-        if func.is_declaration() || func.phase != phase {
-            continue;
-        }
-        if let Err(d) = f(&mut module.ctx, func) {
-            diags.push(d);
-        }
-    }
-    if diags.is_empty() { Ok(()) } else { Err(diags) }
-}
 
 /// `lowering-prepare`.
 pub struct LoweringPrepare;
@@ -84,8 +50,10 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "lowering-prepare" => Some(Box::new(LoweringPrepare)),
         "flatten-cfg" => Some(Box::new(FlattenCfg)),
         "simplify-cfg" => Some(Box::new(SimplifyCfg)),
-        "eh-abi-lowering=itanium" => Some(Box::new(EhAbiLowering { abi: Abi::Itanium })),
-        "eh-abi-lowering=msvc" => Some(Box::new(EhAbiLowering { abi: Abi::Msvc })),
+        "eh-abi-lowering=itanium" => Some(Box::new(EhAbiLowering {
+            abi: EhAbi::Itanium,
+        })),
+        "eh-abi-lowering=msvc" => Some(Box::new(EhAbiLowering { abi: EhAbi::Msvc })),
         _ => None,
     }
 }
@@ -322,8 +290,10 @@ pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
     }
     let needs_abi = any_at(module, Phase::Structured) || any_at(module, Phase::Flat);
     match target {
-        Phase::Itanium if needs_abi => pm.add(Box::new(EhAbiLowering { abi: Abi::Itanium })),
-        Phase::Msvc if needs_abi => pm.add(Box::new(EhAbiLowering { abi: Abi::Msvc })),
+        Phase::Itanium if needs_abi => pm.add(Box::new(EhAbiLowering {
+            abi: EhAbi::Itanium,
+        })),
+        Phase::Msvc if needs_abi => pm.add(Box::new(EhAbiLowering { abi: EhAbi::Msvc })),
         _ => {}
     }
     pm.run(module)

@@ -7,7 +7,6 @@
 //! It never panics on any input and never recurses on the nesting depth of regions.
 
 mod body;
-mod known;
 mod lexer;
 mod ops;
 mod parser;

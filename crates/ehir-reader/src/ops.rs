@@ -955,7 +955,7 @@ impl<'s> Parser<'s> {
             return Some(sig);
         }
         let name = self.module.ctx.name(callee).to_string();
-        crate::known::runtime_signature(&name, &mut self.module.ctx.types)
+        ehir_core::abi::runtime::implicit_signature(&name, &mut self.module.ctx.types)
     }
 
     /// Declares an undeclared direct callee as an external function with the call's

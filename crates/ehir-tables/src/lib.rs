@@ -11,8 +11,8 @@
 //! mismatch.
 //!
 //! [`module_tables`] prints the tables of every function definition of a module that is
-//! in the phase the ABI needs (`itanium` for [`Abi::Itanium`], `msvc` for [`Abi::Msvc`]
-//! and [`Abi::Clr`]). `ehir tables IN --abi itanium|msvc|clr` lowers its input to that
+//! in the phase the ABI needs (`itanium` for [`TableFormat::Itanium`], `msvc` for
+//! [`TableFormat::Msvc`] and [`TableFormat::Clr`]). `ehir tables IN --abi itanium|msvc|clr` lowers its input to that
 //! phase and prints this text. Functions without EH tables print `function @f: no EH
 //! tables`. Blocks and values are named as the printer names them in the lowered function
 //! (`ehir opt -p ...` shows the same names).
@@ -86,11 +86,13 @@ pub mod lsda;
 pub mod structure;
 pub mod wineh;
 
+use ehir_core::abi::EhAbi;
 use ehir_core::{Diagnostic, Function, Item, Module, ModuleCtx, Phase};
 
-/// Which tables to build.
+/// Which tables to build. Not an EH ABI of its own: the CLR clauses are a second table
+/// format over the funclets of the Microsoft ABI ([`TableFormat::eh_abi`]).
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Abi {
+pub enum TableFormat {
     /// The Itanium LSDA (needs Itanium-phase functions).
     Itanium,
     /// `__CxxFrameHandler3` state tables (needs MSVC-phase functions).
@@ -99,20 +101,26 @@ pub enum Abi {
     Clr,
 }
 
-impl Abi {
-    /// The phase the tables are computed from.
-    pub fn phase(self) -> Phase {
+impl TableFormat {
+    /// The EH ABI whose lowered functions the tables describe.
+    pub fn eh_abi(self) -> EhAbi {
         match self {
-            Abi::Itanium => Phase::Itanium,
-            Abi::Msvc | Abi::Clr => Phase::Msvc,
+            TableFormat::Itanium => EhAbi::Itanium,
+            TableFormat::Msvc | TableFormat::Clr => EhAbi::Msvc,
         }
     }
 
+    /// The phase the tables are computed from.
+    pub fn phase(self) -> Phase {
+        self.eh_abi().phase()
+    }
+
+    /// The name on the command line (`ehir tables --abi NAME`).
     pub fn name(self) -> &'static str {
         match self {
-            Abi::Itanium => "itanium",
-            Abi::Msvc => "msvc",
-            Abi::Clr => "clr",
+            TableFormat::Itanium => "itanium",
+            TableFormat::Msvc => "msvc",
+            TableFormat::Clr => "clr",
         }
     }
 }
@@ -149,7 +157,7 @@ pub struct RenderOptions {
 pub fn function_tables(
     ctx: &ModuleCtx,
     func: &Function,
-    abi: Abi,
+    abi: TableFormat,
 ) -> Result<Option<String>, TablesError> {
     function_tables_with(ctx, func, abi, RenderOptions::default())
 }
@@ -158,7 +166,7 @@ pub fn function_tables(
 pub fn function_tables_with(
     ctx: &ModuleCtx,
     func: &Function,
-    abi: Abi,
+    abi: TableFormat,
     options: RenderOptions,
 ) -> Result<Option<String>, TablesError> {
     if func.is_declaration() {
@@ -178,16 +186,16 @@ pub fn function_tables_with(
     }
     let none = || format!("function @{}: no EH tables\n", ctx.name(func.name));
     let text = match abi {
-        Abi::Msvc => match wineh::function_tables(ctx, func)? {
+        TableFormat::Msvc => match wineh::function_tables(ctx, func)? {
             Some(t) => wineh::render(ctx, func, &t),
             None => none(),
         },
-        Abi::Itanium => match lsda::function_lsda(func)? {
+        TableFormat::Itanium => match lsda::function_lsda(func)? {
             Some(l) if options.bytes => lsda::render(ctx, func, &l) + &lsda::render_bytes(ctx, &l),
             Some(l) => lsda::render(ctx, func, &l),
             None => none(),
         },
-        Abi::Clr => match clr::function_clauses(ctx, func)? {
+        TableFormat::Clr => match clr::function_clauses(ctx, func)? {
             Some(c) => clr::render(ctx, func, &c),
             None => none(),
         },
@@ -203,7 +211,7 @@ fn module_itanium_tables(
     options: RenderOptions,
 ) -> Result<Option<String>, TablesError> {
     if func.is_declaration() || func.phase != Phase::Itanium {
-        return function_tables_with(&module.ctx, func, Abi::Itanium, options);
+        return function_tables_with(&module.ctx, func, TableFormat::Itanium, options);
     }
     let ctx = &module.ctx;
     Ok(Some(match lsda::module_function_lsda(module, func)? {
@@ -215,14 +223,14 @@ fn module_itanium_tables(
 
 /// The tables of every function definition of a module, in source order. All errors are
 /// collected.
-pub fn module_tables(module: &Module, abi: Abi) -> Result<String, Vec<TablesError>> {
+pub fn module_tables(module: &Module, abi: TableFormat) -> Result<String, Vec<TablesError>> {
     module_tables_with(module, abi, RenderOptions::default())
 }
 
 /// [`module_tables`] with [`RenderOptions`].
 pub fn module_tables_with(
     module: &Module,
-    abi: Abi,
+    abi: TableFormat,
     options: RenderOptions,
 ) -> Result<String, Vec<TablesError>> {
     let mut out = String::new();
@@ -231,7 +239,7 @@ pub fn module_tables_with(
         let Item::Function(id) = *item else { continue };
         let func = &module.functions[id];
         let text = match abi {
-            Abi::Itanium => module_itanium_tables(module, func, options),
+            TableFormat::Itanium => module_itanium_tables(module, func, options),
             _ => function_tables_with(&module.ctx, func, abi, options),
         };
         match text {

@@ -21,7 +21,7 @@ use ehir_passes::eh_abi::itanium;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// The EH ABI of the emitted code.
+/// The EH ABI of the emitted code: the command-line spelling of `ehir_core::abi::EhAbi`.
 #[derive(Copy, Clone, PartialEq, Eq, Debug, clap::ValueEnum)]
 pub enum AbiArg {
     Itanium,

@@ -12,7 +12,7 @@ use crate::input::{Reported, Source};
 use crate::output::write_output;
 use anyhow::{Context, Result, bail};
 use ehir_core::{Module, Phase};
-use ehir_tables::Abi;
+use ehir_tables::TableFormat;
 use ehir_tables::structure::{StateTables, canonical};
 use std::path::PathBuf;
 
@@ -28,11 +28,11 @@ pub enum TablesAbi {
 }
 
 impl TablesAbi {
-    fn abi(self) -> Abi {
+    fn format(self) -> TableFormat {
         match self {
-            TablesAbi::Itanium => Abi::Itanium,
-            TablesAbi::Msvc => Abi::Msvc,
-            TablesAbi::Clr => Abi::Clr,
+            TablesAbi::Itanium => TableFormat::Itanium,
+            TablesAbi::Msvc => TableFormat::Msvc,
+            TablesAbi::Clr => TableFormat::Clr,
         }
     }
 }
@@ -86,22 +86,22 @@ pub(crate) fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
 
 pub fn tables_command(args: &TablesArgs) -> Result<i32> {
     let source = Source::read(&args.input)?;
-    let abi = args.abi.abi();
+    let abi = args.abi.format();
     let module = load_lowered(&source, abi.phase())?;
     if let Some(asm_path) = &args.compare_llc {
-        if abi == Abi::Clr {
+        if abi == TableFormat::Clr {
             bail!(
                 "--compare-llc compares msvc state tables or the itanium LSDA; llc writes no CLR clauses"
             );
         }
         let asm = std::fs::read_to_string(asm_path)
             .with_context(|| format!("cannot read '{}'", asm_path.display()))?;
-        if abi == Abi::Itanium {
+        if abi == TableFormat::Itanium {
             return crate::tables_itanium::compare_with_llc(&source, &module, &asm, args);
         }
         return compare_with_llc(&source, &module, &asm, args);
     }
-    if args.bytes && abi != Abi::Itanium {
+    if args.bytes && abi != TableFormat::Itanium {
         bail!("--bytes prints the encoding of the itanium LSDA; use it with --abi itanium");
     }
     let options = ehir_tables::RenderOptions { bytes: args.bytes };

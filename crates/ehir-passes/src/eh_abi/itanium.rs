@@ -50,6 +50,8 @@
 
 use super::At;
 use crate::simplify_cfg::remove_unreachable_blocks;
+use ehir_core::abi::EhAbi;
+use ehir_core::abi::runtime::{STD_TERMINATE, runtime_function};
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData,
     Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
@@ -57,13 +59,10 @@ use ehir_core::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The personality routine of the Itanium C++ ABI (libstdc++/libsupc++).
-pub const PERSONALITY: &str = "__gxx_personality_v0";
-
 /// Lowers one function from the flat phase to the Itanium phase. Functions already in the
 /// Itanium phase are left alone; declarations only change phase.
 pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Diagnostic> {
-    if !super::needs_lowering(ctx, func, super::Abi::Itanium)? {
+    if !super::needs_lowering(ctx, func, EhAbi::Itanium)? {
         return Ok(());
     }
     let mut lowering = Lowering::new(ctx, func);
@@ -75,7 +74,7 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 /// functions the lowering introduced ([`declare_runtime_functions`]). Functions in other
 /// phases are left alone. Does not verify.
 pub fn lower_module(module: &mut Module) -> Result<(), Diagnostics> {
-    let result = crate::manager::for_each_definition_in(module, Phase::Flat, lower_function);
+    let result = crate::pass::for_each_definition_in(module, Phase::Flat, lower_function);
     declare_runtime_functions(module);
     result
 }
@@ -247,7 +246,7 @@ impl<'a> Lowering<'a> {
         }
         self.check_no_tokens_left()?;
         if has_landing_pad {
-            self.func.personality = Some(self.ctx.sym(PERSONALITY));
+            self.func.personality = Some(self.ctx.sym(EhAbi::Itanium.personality()));
         }
         self.func.phase = Phase::Itanium;
         Ok(())
@@ -599,19 +598,14 @@ impl<'a> Lowering<'a> {
         self.func.dfg.results(op)[0]
     }
 
-    /// A direct call of a runtime function; returns its result.
-    fn call(
-        &mut self,
-        at: At,
-        name: &str,
-        args: &[Value],
-        ret: Option<Type>,
-        nothrow: bool,
-        loc: Loc,
-    ) -> Option<Value> {
+    /// A direct call of a runtime function, with the signature and `nothrow` of its row in
+    /// `ehir_core::abi::runtime`; returns its result.
+    fn call(&mut self, at: At, name: &str, args: &[Value], loc: Loc) -> Option<Value> {
+        let function = runtime_function(name).expect("the lowering calls known runtime functions");
         let callee = self.ctx.sym(name);
-        let params: Vec<Type> = args.iter().map(|&a| self.func.dfg.value_type(a)).collect();
-        let sig = self.ctx.types.func(params, ret, false);
+        let sig = function.cir_signature(&mut self.ctx.types);
+        let ret = function.result.map(|r| r.cir_type(&self.ctx.types));
+        let nothrow = function.nounwind;
         let results: Vec<Type> = ret.into_iter().collect();
         let op = self.build(
             at,
@@ -635,10 +629,9 @@ impl<'a> Lowering<'a> {
     /// exception reaches a frame that must not let it pass.
     fn terminate_with(&mut self, at: At, exn: Option<Value>, loc: Loc) {
         if let Some(exn) = exn {
-            let void_ptr = self.void_ptr;
-            self.call(at, "__cxa_begin_catch", &[exn], Some(void_ptr), true, loc);
+            self.call(at, "__cxa_begin_catch", &[exn], loc);
         }
-        self.call(at, "_ZSt9terminatev", &[], None, true, loc);
+        self.call(at, STD_TERMINATE, &[], loc);
         self.build(at, OpKind::Unreachable, &[], &[], &[], loc);
     }
 
@@ -758,14 +751,7 @@ impl<'a> Lowering<'a> {
                 let (exn, _) = self.pair(op, token)?;
                 let void_ptr = self.void_ptr;
                 let object = self
-                    .call(
-                        At::Before(op),
-                        "__cxa_begin_catch",
-                        &[exn],
-                        Some(void_ptr),
-                        true,
-                        loc,
-                    )
+                    .call(At::Before(op), "__cxa_begin_catch", &[exn], loc)
                     .expect("begin_catch returns a pointer");
                 if let Some(&typed) = self.func.dfg.results(op).get(1) {
                     let ty = self.func.dfg.value_type(typed);
@@ -787,7 +773,7 @@ impl<'a> Lowering<'a> {
                 self.func.layout.remove_op(op);
             }
             OpKind::EndCatch => {
-                self.call(At::Before(op), "__cxa_end_catch", &[], None, false, loc);
+                self.call(At::Before(op), "__cxa_end_catch", &[], loc);
                 self.func.layout.remove_op(op);
             }
             OpKind::Resume => {
@@ -947,14 +933,7 @@ impl<'a> Lowering<'a> {
                         &[(unexpected, &[]), (else_block, &else_args)],
                         loc,
                     );
-                    self.call(
-                        At::End(unexpected),
-                        "__cxa_call_unexpected",
-                        &[exn],
-                        None,
-                        false,
-                        loc,
-                    );
+                    self.call(At::End(unexpected), "__cxa_call_unexpected", &[exn], loc);
                     self.build(At::End(unexpected), OpKind::Unreachable, &[], &[], &[], loc);
                     at = At::End(else_block);
                 }

@@ -5,33 +5,18 @@
 pub mod itanium;
 pub mod msvc;
 
-use crate::manager::{Pass, for_each_definition_in};
+use crate::pass::{Pass, for_each_definition_in};
+use ehir_core::abi::EhAbi;
 use ehir_core::{
     Block, Diagnostic, Diagnostics, Function, Loc, Module, ModuleCtx, Op, OpKind, Phase, Type,
     Value,
 };
 
-/// Which EH ABI to lower to.
-#[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Abi {
-    Itanium,
-    Msvc,
-}
-
-impl Abi {
-    pub fn phase(self) -> Phase {
-        match self {
-            Abi::Itanium => Phase::Itanium,
-            Abi::Msvc => Phase::Msvc,
-        }
-    }
-
-    /// The name of the pass that lowers to this ABI.
-    pub fn pass_name(self) -> &'static str {
-        match self {
-            Abi::Itanium => "eh-abi-lowering=itanium",
-            Abi::Msvc => "eh-abi-lowering=msvc",
-        }
+/// The name of the pass that lowers to `abi` (`eh-abi-lowering=itanium`).
+pub fn pass_name(abi: EhAbi) -> &'static str {
+    match abi {
+        EhAbi::Itanium => "eh-abi-lowering=itanium",
+        EhAbi::Msvc => "eh-abi-lowering=msvc",
     }
 }
 
@@ -72,12 +57,12 @@ impl At {
 /// The checks both lowerings start with: `Ok(false)` when there is nothing to lower (a
 /// declaration, or a function already in the ABI's phase; either is put in that phase),
 /// an error when `func` is not flat.
-fn needs_lowering(ctx: &ModuleCtx, func: &mut Function, abi: Abi) -> Result<bool, Diagnostic> {
+fn needs_lowering(ctx: &ModuleCtx, func: &mut Function, abi: EhAbi) -> Result<bool, Diagnostic> {
     if func.body.is_none() || func.phase == abi.phase() {
         func.phase = abi.phase();
         return Ok(false);
     }
-    let pass = abi.pass_name();
+    let pass = pass_name(abi);
     if func.phase != Phase::Flat {
         return Err(Diagnostic::error(
             func.loc,
@@ -102,12 +87,13 @@ fn needs_lowering(ctx: &ModuleCtx, func: &mut Function, abi: Abi) -> Result<bool
 
 /// `eh-abi-lowering=itanium|msvc`: lowers every flat function definition.
 pub struct EhAbiLowering {
-    pub abi: Abi,
+    /// The ABI to lower to.
+    pub abi: EhAbi,
 }
 
 impl Pass for EhAbiLowering {
     fn name(&self) -> &'static str {
-        self.abi.pass_name()
+        pass_name(self.abi)
     }
 
     fn result_phase(&self) -> Option<Phase> {
@@ -117,15 +103,15 @@ impl Pass for EhAbiLowering {
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
         for_each_definition_in(module, Phase::Flat, |ctx, func| {
             match self.abi {
-                Abi::Itanium => itanium::lower_function(ctx, func)?,
-                Abi::Msvc => msvc::lower_function(ctx, func)?,
+                EhAbi::Itanium => itanium::lower_function(ctx, func)?,
+                EhAbi::Msvc => msvc::lower_function(ctx, func)?,
             }
             func.phase = self.abi.phase();
             Ok(())
         })?;
         // The lowering calls runtime functions (`__cxa_begin_catch`, ...) that a single
         // function cannot declare; declare them module-wide.
-        if self.abi == Abi::Itanium {
+        if self.abi == EhAbi::Itanium {
             itanium::declare_runtime_functions(module);
         }
         Ok(())

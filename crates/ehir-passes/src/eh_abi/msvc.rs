@@ -17,10 +17,11 @@
 //! - `cir.eh.dispatch` becomes `cir.catchswitch within P [handlers] unwind to ^next |
 //!   caller`, with one handler block per `catch`/`catch_all` key. Each handler's
 //!   `cir.begin_catch` becomes `cir.catchpad within %cs [@desc, ADJ, %slot]`: `@desc` is
-//!   the Microsoft RTTI TypeDescriptor of the caught type ([`type_descriptor_name`]: `_ZTIi`
-//!   → `??_R0H@8`); a catch-all is `[null, 64, null]`; a typed catch whose exception
-//!   pointer is used catches by reference (adjectives 8) into a fresh `!cir.ptr<T>` slot
-//!   that the handler loads the pointer from (the pointer `cir.begin_catch` yielded, as
+//!   the Microsoft RTTI TypeDescriptor of the caught type
+//!   ([`ehir_core::abi::type_names::type_descriptor_name`]: `_ZTIi` → `??_R0H@8`); a
+//!   catch-all is `[null, 64, null]`; a typed catch whose exception pointer is used
+//!   catches by reference (adjectives 8) into a fresh `!cir.ptr<T>` slot that the
+//!   handler loads the pointer from (the pointer `cir.begin_catch` yielded, as
 //!   Itanium's `__cxa_begin_catch` does); otherwise `[@desc, 0, null]`. A caught
 //!   pointer is caught by value (the runtime copies the pointer into the slot), and its
 //!   pointee's qualifiers are adjectives (1 const, 2 volatile) rather than part of the
@@ -70,29 +71,22 @@
 
 use super::At;
 use crate::simplify_cfg::{merge_straight_line_blocks, remove_unreachable_blocks};
+use ehir_core::abi::EhAbi;
+use ehir_core::abi::type_names::{
+    ADJECTIVE_ELLIPSIS, ADJECTIVE_REFERENCE, catch_type_descriptor, msvc_type_code,
+};
 use ehir_core::analysis::funclet_colors;
 use ehir_core::{
-    Block, Diagnostic, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase, RecordKind,
+    Block, Diagnostic, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase,
     Successor, Symbol, Type, TypeData, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
-/// The personality routine of the Microsoft C++ EH model.
-pub const PERSONALITY: &str = "__CxxFrameHandler3";
-/// HandlerType adjective: the caught type is `const`.
-pub const ADJECTIVE_CONST: u32 = 1;
-/// HandlerType adjective: the caught type is `volatile`.
-pub const ADJECTIVE_VOLATILE: u32 = 2;
-/// HandlerType adjective: catch by reference (the slot receives a pointer to the object).
-pub const ADJECTIVE_REFERENCE: u32 = 8;
-/// HandlerType adjective: `catch (...)`.
-pub const ADJECTIVE_ELLIPSIS: u32 = 64;
-
 /// Lowers one function from the flat phase to the MSVC phase. Functions already in the
 /// MSVC phase are left alone; declarations only change phase.
 pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Diagnostic> {
-    if !super::needs_lowering(ctx, func, super::Abi::Msvc)? {
+    if !super::needs_lowering(ctx, func, EhAbi::Msvc)? {
         return Ok(());
     }
     let mut lowering = Lowering::new(ctx, func);
@@ -118,236 +112,6 @@ pub fn ignored_exception_specification(module: &Module) -> Option<Symbol> {
             })
             .then_some(func.name)
     })
-}
-
-// ---- Microsoft RTTI names ---------------------------------------------------------------
-
-/// The Microsoft RTTI TypeDescriptor symbol of the type whose Itanium typeinfo symbol is
-/// `typeinfo` (`_ZTIi` → `??_R0H@8`, `_ZTI4Base` → `??_R0?AUBase@@@8`, `_ZTIPi` →
-/// `??_R0PEAH@8`). Class keys come from the module's `cir.typeinfo`/record declarations
-/// (`class` → `V`, `union` → `T`, otherwise `U`). A symbol that is not an Itanium typeinfo
-/// name is treated as the name of a struct, so catches and throws of it still match.
-pub fn type_descriptor_name(ctx: &ModuleCtx, typeinfo: &str) -> String {
-    format!("??_R0{}@8", msvc_type_code(ctx, typeinfo))
-}
-
-/// The TypeDescriptor and qualifier adjectives a catch of the type whose Itanium typeinfo
-/// symbol is `typeinfo` names. As MSVC and clang's `decomposeTypeForEH` do, the
-/// qualifiers of a caught pointer's pointee are adjectives, not part of the type: `const
-/// char *` (`_ZTIPKc`) is `??_R0PEAD@8` with adjectives 1 (const), so that the runtime
-/// can apply qualification conversions.
-pub fn catch_type_descriptor(ctx: &ModuleCtx, typeinfo: &str) -> (String, u32) {
-    let code = msvc_type_code(ctx, typeinfo);
-    let (code, adjectives) = match code.strip_prefix("PE") {
-        Some(rest) if rest.starts_with(['B', 'C', 'D']) => {
-            let adjectives = match rest.as_bytes()[0] {
-                b'B' => ADJECTIVE_CONST,
-                b'C' => ADJECTIVE_VOLATILE,
-                _ => ADJECTIVE_CONST | ADJECTIVE_VOLATILE,
-            };
-            (format!("PEA{}", &rest[1..]), adjectives)
-        }
-        _ => (code, 0),
-    };
-    (format!("??_R0{code}@8"), adjectives)
-}
-
-/// The decorated type name stored in a TypeDescriptor (`.H`, `.?AUBase@@`): what the
-/// runtime compares when it matches a thrown type against a catch.
-pub fn decorated_name(ctx: &ModuleCtx, typeinfo: &str) -> String {
-    format!(".{}", msvc_type_code(ctx, typeinfo))
-}
-
-/// The Microsoft type code of an Itanium typeinfo symbol (`H`, `?AUBase@@`, `PEAH`).
-pub fn msvc_type_code(ctx: &ModuleCtx, typeinfo: &str) -> String {
-    if let Some(mangled) = typeinfo.strip_prefix("_ZTI") {
-        let mut parser = ItaniumType {
-            ctx,
-            text: mangled.as_bytes(),
-            pos: 0,
-        };
-        if let Some(code) = parser.top_level()
-            && parser.pos == parser.text.len()
-        {
-            return code;
-        }
-    }
-    let name: String = typeinfo
-        .chars()
-        .map(|c| {
-            if c == '@' || c.is_whitespace() {
-                '_'
-            } else {
-                c
-            }
-        })
-        .collect();
-    format!("?AU{name}@@")
-}
-
-/// A small parser of Itanium type manglings (builtins, `P`/`K`, class names with `N…E`).
-struct ItaniumType<'a> {
-    ctx: &'a ModuleCtx,
-    text: &'a [u8],
-    pos: usize,
-}
-
-impl ItaniumType<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.text.get(self.pos).copied()
-    }
-
-    /// A type as the top of a TypeDescriptor: classes are `?A` + key + name.
-    fn top_level(&mut self) -> Option<String> {
-        // Typeinfos never carry top-level cv-qualifiers, but accept them.
-        while matches!(self.peek(), Some(b'K' | b'V')) {
-            self.pos += 1;
-        }
-        let start = self.pos;
-        if let Some(code) = self.builtin() {
-            return Some(code.to_string());
-        }
-        if self.peek() == Some(b'P') {
-            return self.pointer();
-        }
-        let names = self.class_name()?;
-        let key = self.class_key(&self.text[start..self.pos]);
-        Some(format!("?A{key}{}@@", names))
-    }
-
-    /// A type nested in a pointer: classes are key + name (no `?A`).
-    fn nested(&mut self) -> Option<String> {
-        let start = self.pos;
-        if let Some(code) = self.builtin() {
-            return Some(code.to_string());
-        }
-        if self.peek() == Some(b'P') {
-            return self.pointer();
-        }
-        let names = self.class_name()?;
-        let key = self.class_key(&self.text[start..self.pos]);
-        Some(format!("{key}{names}@@"))
-    }
-
-    fn pointer(&mut self) -> Option<String> {
-        self.pos += 1; // 'P'
-        let mut constant = false;
-        let mut volatile = false;
-        loop {
-            match self.peek() {
-                Some(b'K') => constant = true,
-                Some(b'V') => volatile = true,
-                _ => break,
-            }
-            self.pos += 1;
-        }
-        let cv = match (constant, volatile) {
-            (false, false) => 'A',
-            (true, false) => 'B',
-            (false, true) => 'C',
-            (true, true) => 'D',
-        };
-        let pointee = self.nested()?;
-        Some(format!("PE{cv}{pointee}"))
-    }
-
-    fn builtin(&mut self) -> Option<&'static str> {
-        let code = match self.peek()? {
-            b'v' => "X",
-            b'b' => "_N",
-            b'c' => "D",
-            b'a' => "C",
-            b'h' => "E",
-            b's' => "F",
-            b't' => "G",
-            b'i' => "H",
-            b'j' => "I",
-            b'l' => "J",
-            b'm' => "K",
-            b'x' => "_J",
-            b'y' => "_K",
-            b'f' => "M",
-            b'd' => "N",
-            b'e' => "O",
-            b'w' => "_W",
-            _ => return None,
-        };
-        self.pos += 1;
-        Some(code)
-    }
-
-    /// `<len><id>` or `N <len><id>... E`; returns the names innermost first, joined by `@`
-    /// (the Microsoft order).
-    fn class_name(&mut self) -> Option<String> {
-        let mut parts = Vec::new();
-        if self.peek() == Some(b'N') {
-            self.pos += 1;
-            self.std_prefix(&mut parts);
-            while self.peek() != Some(b'E') {
-                parts.push(self.source_name()?);
-            }
-            self.pos += 1;
-        } else {
-            self.std_prefix(&mut parts);
-            parts.push(self.source_name()?);
-        }
-        if parts.is_empty() {
-            return None;
-        }
-        parts.reverse();
-        Some(parts.join("@"))
-    }
-
-    /// `St` (the `std::` prefix, `St9exception`).
-    fn std_prefix(&mut self, parts: &mut Vec<String>) {
-        if self.text[self.pos..].starts_with(b"St") {
-            self.pos += 2;
-            parts.push("std".to_string());
-        }
-    }
-
-    fn source_name(&mut self) -> Option<String> {
-        let start = self.pos;
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.pos += 1;
-        }
-        let len: usize = std::str::from_utf8(&self.text[start..self.pos])
-            .ok()?
-            .parse()
-            .ok()?;
-        if len == 0 || self.pos + len > self.text.len() {
-            return None;
-        }
-        let name = std::str::from_utf8(&self.text[self.pos..self.pos + len]).ok()?;
-        self.pos += len;
-        Some(name.to_string())
-    }
-
-    /// `U` (struct), `V` (class) or `T` (union), from the record the module's typeinfo of
-    /// this class describes.
-    fn class_key(&self, mangled: &[u8]) -> char {
-        let Ok(mangled) = std::str::from_utf8(mangled) else {
-            return 'U';
-        };
-        // The standard library's exception classes are classes in Microsoft's headers.
-        if mangled.starts_with("St") || mangled.starts_with("NSt") {
-            return 'V';
-        }
-        let Some(symbol) = self.ctx.symbols.lookup(&format!("_ZTI{mangled}")) else {
-            return 'U';
-        };
-        let Some(decl) = self.ctx.typeinfo(symbol) else {
-            return 'U';
-        };
-        let TypeData::Record(alias) = self.ctx.types.get(decl.ty) else {
-            return 'U';
-        };
-        match self.ctx.record(*alias).map(|r| r.kind) {
-            Some(RecordKind::Class) => 'V',
-            Some(RecordKind::Union) => 'T',
-            _ => 'U',
-        }
-    }
 }
 
 // ---- the lowering ------------------------------------------------------------------------
@@ -539,7 +303,7 @@ impl<'a> Lowering<'a> {
             )
         });
         if has_pad {
-            self.func.personality = Some(self.ctx.sym(PERSONALITY));
+            self.func.personality = Some(self.ctx.sym(EhAbi::Msvc.personality()));
         }
         self.func.phase = Phase::Msvc;
         Ok(())
@@ -2213,115 +1977,3 @@ impl<'a> Lowering<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ehir_core::{RecordDecl, TypeInfoDecl};
-
-    fn ctx_with_class(kind: RecordKind, typeinfo: &str, name: &str) -> ModuleCtx {
-        let mut ctx = ModuleCtx::default();
-        let alias = ctx.sym(&format!("rec_{name}"));
-        let name = ctx.sym(name);
-        ctx.declare_record(RecordDecl {
-            alias,
-            kind,
-            name,
-            fields: Some(Vec::new()),
-            loc: Loc::NONE,
-        });
-        let ty = ctx.types.record(alias);
-        let symbol = ctx.sym(typeinfo);
-        ctx.declare_typeinfo(TypeInfoDecl {
-            symbol,
-            ty,
-            bases: Vec::new(),
-            loc: Loc::NONE,
-        });
-        ctx
-    }
-
-    #[test]
-    fn builtin_types() {
-        let ctx = ModuleCtx::default();
-        for (itanium, msvc) in [
-            ("_ZTIi", "H"),
-            ("_ZTIj", "I"),
-            ("_ZTIf", "M"),
-            ("_ZTId", "N"),
-            ("_ZTIc", "D"),
-            ("_ZTIb", "_N"),
-            ("_ZTIx", "_J"),
-            ("_ZTIl", "J"),
-            ("_ZTIPi", "PEAH"),
-            ("_ZTIPKc", "PEBD"),
-            ("_ZTIPPi", "PEAPEAH"),
-        ] {
-            assert_eq!(msvc_type_code(&ctx, itanium), msvc, "{itanium}");
-        }
-        assert_eq!(type_descriptor_name(&ctx, "_ZTIi"), "??_R0H@8");
-        assert_eq!(decorated_name(&ctx, "_ZTIi"), ".H");
-    }
-
-    #[test]
-    fn class_types_use_the_record_kind() {
-        let ctx = ctx_with_class(RecordKind::Class, "_ZTI4Base", "Base");
-        assert_eq!(type_descriptor_name(&ctx, "_ZTI4Base"), "??_R0?AVBase@@@8");
-        assert_eq!(decorated_name(&ctx, "_ZTI4Base"), ".?AVBase@@");
-        assert_eq!(msvc_type_code(&ctx, "_ZTIP4Base"), "PEAVBase@@");
-        let ctx = ctx_with_class(RecordKind::Struct, "_ZTIN2ns5InnerE", "Inner");
-        assert_eq!(
-            type_descriptor_name(&ctx, "_ZTIN2ns5InnerE"),
-            "??_R0?AUInner@ns@@@8"
-        );
-        // `std::` classes (`St`), as Microsoft's runtime names them.
-        let ctx = ModuleCtx::default();
-        assert_eq!(
-            type_descriptor_name(&ctx, "_ZTISt9exception"),
-            "??_R0?AVexception@std@@@8"
-        );
-        assert_eq!(
-            msvc_type_code(&ctx, "_ZTIPKSt13bad_exception"),
-            "PEBVbad_exception@std@@"
-        );
-        // Undeclared classes are structs.
-        let ctx = ModuleCtx::default();
-        assert_eq!(msvc_type_code(&ctx, "_ZTI7Derived"), "?AUDerived@@");
-        assert_eq!(msvc_type_code(&ctx, "_ZTIPK7Derived"), "PEBUDerived@@");
-    }
-
-    #[test]
-    fn caught_pointer_qualifiers_are_adjectives() {
-        let ctx = ModuleCtx::default();
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPKc"),
-            ("??_R0PEAD@8".into(), 1)
-        );
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPVi"),
-            ("??_R0PEAH@8".into(), 2)
-        );
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPVKi"),
-            ("??_R0PEAH@8".into(), 3)
-        );
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPi"),
-            ("??_R0PEAH@8".into(), 0)
-        );
-        // Only the outermost pointee's qualifiers.
-        assert_eq!(
-            catch_type_descriptor(&ctx, "_ZTIPPKc"),
-            ("??_R0PEAPEBD@8".into(), 0)
-        );
-        assert_eq!(catch_type_descriptor(&ctx, "_ZTIi"), ("??_R0H@8".into(), 0));
-    }
-
-    #[test]
-    fn other_symbols_are_struct_names() {
-        let ctx = ModuleCtx::default();
-        assert_eq!(msvc_type_code(&ctx, "my_type"), "?AUmy_type@@");
-        // Malformed manglings fall back the same way instead of failing.
-        assert_eq!(msvc_type_code(&ctx, "_ZTI99x"), "?AU_ZTI99x@@");
-        assert_eq!(msvc_type_code(&ctx, "_ZTIN3abc"), "?AU_ZTIN3abc@@");
-    }
-}

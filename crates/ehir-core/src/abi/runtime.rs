@@ -1,0 +1,293 @@
+//! The C++ runtime functions that lowered code calls, in one table ([`RUNTIME_FUNCTIONS`]):
+//! name, signature, attributes, and who relies on the row (the reader supplies the
+//! signature of calls that do not write one; the LLVM emitter declares the function with
+//! these attributes). Also the msvcrt exports that stand for Itanium-named runtime
+//! functions on the Microsoft ABI ([`msvc_runtime_name`]).
+
+use super::{ITANIUM_PERSONALITY, MSVC_PERSONALITY};
+use crate::{Type, TypeStore};
+
+/// `std::terminate()` (Itanium mangling).
+pub const STD_TERMINATE: &str = "_ZSt9terminatev";
+/// `std::unexpected()` (Itanium mangling).
+pub const STD_UNEXPECTED: &str = "_ZSt10unexpectedv";
+/// `std::uncaught_exception()` (Itanium mangling).
+pub const STD_UNCAUGHT_EXCEPTION: &str = "_ZSt18uncaught_exceptionv";
+/// msvcrt's `std::terminate()`.
+pub const MSVC_TERMINATE: &str = "?terminate@@YAXXZ";
+/// msvcrt's throw (and rethrow) entry point.
+pub const MSVC_THROW: &str = "_CxxThrowException";
+/// msvcrt's `std::uncaught_exception()` helper (returns an `int`).
+pub const MSVC_UNCAUGHT_EXCEPTION: &str = "__uncaught_exception";
+
+/// The parameter and result types runtime signatures are made of.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum RuntimeType {
+    /// A pointer (`!cir.ptr<!void>`, LLVM `ptr`).
+    Ptr,
+    /// A 32-bit signed integer (`!s32i`, LLVM `i32`).
+    I32,
+    /// A 64-bit unsigned integer, `size_t` (`!u64i`, LLVM `i64`).
+    U64,
+}
+
+impl RuntimeType {
+    /// The CIR type.
+    pub fn cir_type(self, types: &TypeStore) -> Type {
+        let common = types.common();
+        match self {
+            RuntimeType::Ptr => common.void_ptr,
+            RuntimeType::I32 => common.s32,
+            RuntimeType::U64 => common.u64,
+        }
+    }
+}
+
+/// One C++ runtime function.
+#[derive(Copy, Clone, Debug)]
+pub struct RuntimeFunction {
+    /// The symbol name.
+    pub name: &'static str,
+    /// Parameter types.
+    pub params: &'static [RuntimeType],
+    /// Result type (`None`: `void`).
+    pub result: Option<RuntimeType>,
+    /// Takes further arguments (`...`).
+    pub vararg: bool,
+    /// Never returns normally.
+    pub noreturn: bool,
+    /// Never throws.
+    pub nounwind: bool,
+    /// Lowered CIR may call it without writing a signature; the reader uses this one.
+    pub implicit_in_cir: bool,
+    /// The LLVM emitter declares it from this row (with its attributes) rather than from
+    /// the signature of the CIR call.
+    pub declared_by_emitter: bool,
+}
+
+impl RuntimeFunction {
+    /// The CIR function type of the row.
+    pub fn cir_signature(&self, types: &mut TypeStore) -> Type {
+        let params = self.params.iter().map(|p| p.cir_type(types)).collect();
+        let result = self.result.map(|r| r.cir_type(types));
+        types.func(params, result, self.vararg)
+    }
+}
+
+use RuntimeType::{I32, Ptr, U64};
+
+/// A row; the flags are filled in by [`row`]'s callers through struct update syntax.
+const fn row(
+    name: &'static str,
+    params: &'static [RuntimeType],
+    result: Option<RuntimeType>,
+) -> RuntimeFunction {
+    RuntimeFunction {
+        name,
+        params,
+        result,
+        vararg: false,
+        noreturn: false,
+        nounwind: false,
+        implicit_in_cir: true,
+        declared_by_emitter: false,
+    }
+}
+
+/// Every C++ runtime function ehir knows, Itanium first, then Microsoft.
+pub const RUNTIME_FUNCTIONS: &[RuntimeFunction] = &[
+    // ---- Itanium (libstdc++ / libc++abi, libgcc's unwinder) ----
+    RuntimeFunction {
+        nounwind: true,
+        declared_by_emitter: true,
+        ..row("__cxa_begin_catch", &[Ptr], Some(Ptr))
+    },
+    RuntimeFunction {
+        declared_by_emitter: true,
+        ..row("__cxa_end_catch", &[], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        declared_by_emitter: true,
+        ..row("__cxa_rethrow", &[], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        declared_by_emitter: true,
+        ..row("__cxa_call_unexpected", &[Ptr], None)
+    },
+    RuntimeFunction {
+        nounwind: true,
+        declared_by_emitter: true,
+        ..row("__cxa_allocate_exception", &[U64], Some(Ptr))
+    },
+    RuntimeFunction {
+        nounwind: true,
+        declared_by_emitter: true,
+        ..row("__cxa_free_exception", &[Ptr], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        declared_by_emitter: true,
+        ..row("__cxa_throw", &[Ptr, Ptr, Ptr], None)
+    },
+    RuntimeFunction {
+        nounwind: true,
+        ..row("__cxa_get_exception_ptr", &[Ptr], Some(Ptr))
+    },
+    RuntimeFunction {
+        noreturn: true,
+        ..row("__cxa_end_cleanup", &[], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        ..row("__cxa_bad_cast", &[], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        ..row("__cxa_bad_typeid", &[], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        ..row("__cxa_pure_virtual", &[], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        nounwind: true,
+        ..row("__clang_call_terminate", &[Ptr], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        ..row("_Unwind_Resume", &[Ptr], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        nounwind: true,
+        declared_by_emitter: true,
+        ..row(STD_TERMINATE, &[], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        ..row(STD_UNEXPECTED, &[], None)
+    },
+    RuntimeFunction {
+        vararg: true,
+        implicit_in_cir: false,
+        declared_by_emitter: true,
+        ..row(ITANIUM_PERSONALITY, &[], Some(I32))
+    },
+    // ---- Microsoft (msvcrt / vcruntime) ----
+    RuntimeFunction {
+        noreturn: true,
+        nounwind: true,
+        ..row("__std_terminate", &[], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        declared_by_emitter: true,
+        ..row(MSVC_THROW, &[Ptr, Ptr], None)
+    },
+    RuntimeFunction {
+        noreturn: true,
+        nounwind: true,
+        implicit_in_cir: false,
+        declared_by_emitter: true,
+        ..row(MSVC_TERMINATE, &[], None)
+    },
+    RuntimeFunction {
+        vararg: true,
+        implicit_in_cir: false,
+        declared_by_emitter: true,
+        ..row(MSVC_PERSONALITY, &[], Some(I32))
+    },
+    RuntimeFunction {
+        nounwind: true,
+        implicit_in_cir: false,
+        declared_by_emitter: true,
+        ..row(MSVC_UNCAUGHT_EXCEPTION, &[], Some(I32))
+    },
+];
+
+/// The row of runtime function `name`.
+pub fn runtime_function(name: &str) -> Option<&'static RuntimeFunction> {
+    RUNTIME_FUNCTIONS.iter().find(|f| f.name == name)
+}
+
+/// The signature of a runtime function that lowered CIR may call without writing one
+/// (`cir.call @__cxa_begin_catch(%x : !cir.ptr<!void>)`).
+pub fn implicit_signature(name: &str, types: &mut TypeStore) -> Option<Type> {
+    runtime_function(name)
+        .filter(|f| f.implicit_in_cir)
+        .map(|f| f.cir_signature(types))
+}
+
+/// `(Itanium name, msvcrt export)` of the C++ runtime functions the front end calls by
+/// their Itanium names; the signatures agree on x86-64 Windows.
+pub const MSVC_RUNTIME_NAMES: &[(&str, &str)] = &[
+    (STD_TERMINATE, MSVC_TERMINATE),
+    (STD_UNEXPECTED, "?unexpected@@YAXXZ"),
+    (
+        "_ZSt13set_terminatePFvvE",
+        "?set_terminate@@YAP6AXXZP6AXXZ@Z",
+    ),
+    (
+        "_ZSt14set_unexpectedPFvvE",
+        "?set_unexpected@@YAP6AXXZP6AXXZ@Z",
+    ),
+    ("_Znwm", "??2@YAPEAX_K@Z"),
+    ("_Znam", "??_U@YAPEAX_K@Z"),
+    ("_ZdlPv", "??3@YAXPEAX@Z"),
+    ("_ZdaPv", "??_V@YAXPEAX@Z"),
+    ("_ZdlPvm", "??3@YAXPEAX@Z"),
+    ("_ZdaPvm", "??_V@YAXPEAX@Z"),
+];
+
+/// The msvcrt export that implements a C++ runtime function the front end calls by its
+/// Itanium name.
+pub fn msvc_runtime_name(itanium: &str) -> Option<&'static str> {
+    MSVC_RUNTIME_NAMES
+        .iter()
+        .find(|(name, _)| *name == itanium)
+        .map(|&(_, msvc)| msvc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn begin_catch_returns_the_exception_object() {
+        let mut types = TypeStore::new();
+        let sig = implicit_signature("__cxa_begin_catch", &mut types).expect("known");
+        let void_ptr = types.common().void_ptr;
+        let (params, ret, vararg) = types.func_info(sig).expect("a function type");
+        assert_eq!(
+            (params, ret, vararg),
+            (&[void_ptr][..], Some(void_ptr), false)
+        );
+        assert!(implicit_signature("not_a_runtime_function", &mut types).is_none());
+        // Personalities are known but never called from CIR.
+        assert!(runtime_function(ITANIUM_PERSONALITY).is_some());
+        assert!(implicit_signature(ITANIUM_PERSONALITY, &mut types).is_none());
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut names: Vec<&str> = RUNTIME_FUNCTIONS.iter().map(|f| f.name).collect();
+        names.sort_unstable();
+        let count = names.len();
+        names.dedup();
+        assert_eq!(names.len(), count);
+        let mut itanium: Vec<&str> = MSVC_RUNTIME_NAMES.iter().map(|p| p.0).collect();
+        itanium.sort_unstable();
+        itanium.dedup();
+        assert_eq!(itanium.len(), MSVC_RUNTIME_NAMES.len());
+    }
+
+    #[test]
+    fn msvc_names_of_itanium_runtime_functions() {
+        assert_eq!(msvc_runtime_name(STD_TERMINATE), Some(MSVC_TERMINATE));
+        assert_eq!(msvc_runtime_name("_Znwm"), Some("??2@YAPEAX_K@Z"));
+        assert_eq!(msvc_runtime_name("__cxa_throw"), None);
+    }
+}
