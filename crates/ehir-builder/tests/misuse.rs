@@ -49,6 +49,7 @@ fn types(mb: &mut ModuleBuilder) -> Types {
 fn at_call<T>(b: &mut FunctionBuilder<'_>, call: impl FnOnce(&mut FunctionBuilder<'_>) -> T) {
     let before = b.errors().len();
     call(b);
+    let _ = b.print_partial(); // the partly built function always prints
     assert!(
         b.errors().len() > before,
         "the misuse recorded no error at the call:\n{}",
