@@ -737,6 +737,21 @@ impl<'m> FunctionBuilder<'m> {
         false
     }
 
+    /// Whether `symbol` was interned in this module (an error otherwise).
+    fn check_symbol(&mut self, symbol: Symbol, what: &str) -> bool {
+        if self.ctx.symbols.get(symbol).is_some() {
+            return true;
+        }
+        self.fail(
+            BuilderErrorKind::InvalidEntity,
+            format!(
+                "{what}: symbol #{} is not a symbol of this module",
+                symbol.index()
+            ),
+        );
+        false
+    }
+
     fn type_name(&self, t: Type) -> String {
         let mut out = Vec::new();
         let _ = ehir_core::printer::write_type(&mut out, self.ctx, t);
@@ -994,7 +1009,7 @@ impl<'m> FunctionBuilder<'m> {
         args: &[Value],
         flags: CallFlags,
     ) -> Option<Value> {
-        if !self.check_type(sig, "call") {
+        if !self.check_type(sig, "call") || !callee.is_none_or(|c| self.check_symbol(c, "call")) {
             return None;
         }
         let Some((params, ret, vararg)) = self
@@ -1182,7 +1197,7 @@ impl<'m> FunctionBuilder<'m> {
 
     /// `cir.get_global @sym : !cir.ptr<ty>`.
     pub fn get_global(&mut self, symbol: Symbol, ty: Type) -> Value {
-        if !self.check_type(ty, "get_global") {
+        if !self.check_type(ty, "get_global") || !self.check_symbol(symbol, "get_global") {
             return self.poison();
         }
         let pty = self.ctx.types.ptr(ty);
@@ -2043,6 +2058,11 @@ impl<'m> FunctionBuilder<'m> {
         if !self.check_type(param_ty, "emit_catch") {
             return self.poison();
         }
+        if let CatchKind::Type(ti) = kind
+            && !self.check_symbol(ti, "emit_catch")
+        {
+            return self.poison();
+        }
         let key = match kind {
             CatchKind::Type(ti) => {
                 let u8p = self.ctx.types.common().u8_ptr;
@@ -2068,6 +2088,12 @@ impl<'m> FunctionBuilder<'m> {
     /// Adds a `filter [typeinfos...] { cir.unreachable }` handler (a dynamic exception
     /// specification `throw(T...)`; empty for `throw()`).
     pub fn emit_filter(&mut self, typeinfos: &[Symbol]) {
+        if !typeinfos
+            .iter()
+            .all(|&ti| self.check_symbol(ti, "emit_filter"))
+        {
+            return;
+        }
         let u8p = self.ctx.types.common().u8_ptr;
         let items: Vec<_> = typeinfos
             .iter()
@@ -2150,6 +2176,11 @@ impl<'m> FunctionBuilder<'m> {
         let Some(obj) = self.value(obj, "emit_throw") else {
             return;
         };
+        if !self.check_symbol(typeinfo, "emit_throw")
+            || !dtor.is_none_or(|d| self.check_symbol(d, "emit_throw"))
+        {
+            return;
+        }
         let ty = self.core_type(obj);
         if !self.ctx.types.is_ptr(ty) {
             self.mismatch("emit_throw", "a pointer to the exception object", ty);

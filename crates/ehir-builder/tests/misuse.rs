@@ -334,6 +334,19 @@ fn cleanup_emitter_fails(mb: &mut ModuleBuilder, t: Types) -> Result<(), BuildEr
     b.define().map(|_| ())
 }
 
+/// A typeinfo symbol of another module (an index this module never interned).
+fn symbol_of_another_module(mb: &mut ModuleBuilder, t: Types) -> Result<(), BuildErrors> {
+    let mut other = ehir_core::ModuleCtx::default();
+    for i in 0..100 {
+        other.sym(&format!("filler{i}"));
+    }
+    let foreign_typeinfo = other.sym("_ZTI3Foo");
+    let mut b = mb.function("f", t.void_sig, &[]);
+    let storage = b.alloc_exception(t.s32, 4);
+    at_call(&mut b, |b| b.emit_throw(storage, foreign_typeinfo, None));
+    b.define().map(|_| ())
+}
+
 /// A value defined inside a scope used after it: each call is fine alone, the verifier
 /// sees that the definition does not dominate the use.
 fn value_used_outside_its_scope(mb: &mut ModuleBuilder, t: Types) -> Result<(), BuildErrors> {
@@ -519,6 +532,11 @@ const TABLE: &[(&str, Expect, Case)] = &[
         "cleanup emitter fails",
         Expect::Builder(BuilderErrorKind::TypeMismatch),
         cleanup_emitter_fails,
+    ),
+    (
+        "symbol of another module",
+        Expect::Builder(BuilderErrorKind::InvalidEntity),
+        symbol_of_another_module,
     ),
     (
         "value used outside its scope",
