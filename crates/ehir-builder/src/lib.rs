@@ -72,15 +72,20 @@
 
 #![warn(missing_docs)]
 
+mod branches;
+mod cleanups;
 pub mod error;
+mod exceptions;
 pub mod function;
 pub mod handles;
+mod loops;
 pub mod module;
 
 pub use error::{BuildErrors, BuilderError, BuilderErrorKind};
 pub use function::{
     BranchExit, BranchKind, CatchKind, CleanupDepth, CleanupHandle, FullExpressionMark,
-    FunctionBuilder, LoopBuilder, LoopKind,
+    FunctionBuilder,
 };
 pub use handles::{Block, BuilderId, Op, Value};
+pub use loops::{LoopBuilder, LoopKind};
 pub use module::{BuiltinType, CalleeDecl, ModuleBuilder, ModuleItems, SuspendedFunction};
