@@ -149,6 +149,8 @@ pub struct Function {
     pub phase: Phase,
     /// Declared not to throw (`nothrow`): calls to it are nothrow.
     pub nothrow: bool,
+    /// Upstream's `dso_local` marker (kept and printed back; no meaning for ehir).
+    pub dso_local: bool,
     pub dfg: DataFlowGraph,
     pub layout: Layout,
     /// The body region; `None` for an external declaration.
@@ -166,6 +168,7 @@ impl Function {
             personality: None,
             phase: Phase::Structured,
             nothrow: false,
+            dso_local: false,
             dfg: DataFlowGraph::new(),
             layout: Layout::new(),
             body: None,

@@ -26,7 +26,9 @@ pub use entities::{
 };
 pub use function::{Function, Linkage, Phase, Visit};
 pub use layout::Layout;
-pub use module::{Global, Item, Module, ModuleCtx, RecordDecl, RecordKind, TypeInfoDecl};
+pub use module::{
+    Global, Item, Module, ModuleAttribute, ModuleCtx, RecordDecl, RecordKind, TypeInfoDecl,
+};
 pub use ops::{
     BinaryOp, CallFlags, CaseKind, CastKind, CleanupKind, CmpPredicate, ExtraData, HandlerKey,
     LandingPadClause, OpKind, PhaseSet, UnaryOp,

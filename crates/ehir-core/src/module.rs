@@ -60,6 +60,8 @@ pub struct Global {
     pub init: Option<Attr>,
     pub constant: bool,
     pub linkage: Linkage,
+    /// MLIR's `sym_visibility = "private"` (`cir.global "private" ...` upstream).
+    pub private_visibility: bool,
     pub align: Option<u32>,
     pub loc: Loc,
 }
@@ -129,9 +131,22 @@ impl ModuleCtx {
     }
 }
 
+/// One entry of `module attributes {name = value, ...}`: the name and the value's text as
+/// written (`cir.triple = "x86_64-pc-windows-msvc"` has the value `"x86_64-pc-windows-msvc"`
+/// with its quotes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleAttribute {
+    pub name: String,
+    pub value: String,
+}
+
 /// A CIR module.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
+    /// `module attributes {...}` of the input, in source order; printed back.
+    pub attributes: Vec<ModuleAttribute>,
+    /// Whether the input wrapped its items in `module { ... }` (printed back so).
+    pub wrapped: bool,
     pub ctx: ModuleCtx,
     pub globals: PrimaryMap<GlobalId, Global>,
     pub functions: PrimaryMap<FuncId, Function>,
@@ -193,6 +208,19 @@ impl Module {
 
     pub fn global_by_name(&self, name: Symbol) -> Option<GlobalId> {
         self.global_index.get(&name).copied()
+    }
+
+    /// The value of the `cir.triple` module attribute without its quotes.
+    pub fn triple(&self) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|a| a.name == "cir.triple")
+            .map(|a| a.value.trim_matches('"'))
+    }
+
+    /// Whether the target triple names the Microsoft C++ ABI (`x86_64-pc-windows-msvc`).
+    pub fn is_msvc_target(&self) -> bool {
+        self.triple().is_some_and(|t| t.contains("msvc"))
     }
 
     /// Looks a function up by its text name.

@@ -29,8 +29,41 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
     let ctx = &module.ctx;
     let mut types = TypeTexts::default();
     let mut o: Vec<u8> = Vec::with_capacity(FLUSH_AT + 4096);
-    for item in &module.items {
-        match *item {
+    let wrapped = module.wrapped || !module.attributes.is_empty();
+    // Inside `module { ... }`: record aliases first (outside the braces), then the rest.
+    let (outside, inside): (Vec<Item>, Vec<Item>) = if wrapped {
+        module
+            .items
+            .iter()
+            .copied()
+            .partition(|item| matches!(item, Item::Record(_)))
+    } else {
+        (module.items.clone(), Vec::new())
+    };
+    let mut items: Vec<Option<Item>> = outside.into_iter().map(Some).collect();
+    if wrapped {
+        items.push(None);
+        items.extend(inside.into_iter().map(Some));
+    }
+    for item in items {
+        let Some(item) = item else {
+            o.s("module ");
+            if !module.attributes.is_empty() {
+                o.s("attributes {");
+                for (i, a) in module.attributes.iter().enumerate() {
+                    if i > 0 {
+                        o.s(", ");
+                    }
+                    o.s(&a.name);
+                    o.s(" = ");
+                    o.s(&a.value);
+                }
+                o.s("} ");
+            }
+            o.s("{\n");
+            continue;
+        };
+        match item {
             Item::Record(i) => {
                 let r = &ctx.records[i];
                 o.s("!");
@@ -76,6 +109,9 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
             Item::Global(g) => {
                 let g = &module.globals[g];
                 o.s("cir.global ");
+                if g.private_visibility {
+                    o.s("\"private\" ");
+                }
                 if g.constant {
                     o.s("constant ");
                 }
@@ -112,6 +148,9 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
             w.write_all(&o)?;
             o.clear();
         }
+    }
+    if wrapped {
+        o.s("}\n");
     }
     w.write_all(&o)
 }
@@ -455,6 +494,9 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         if func.linkage != Linkage::External {
             o.s(func.linkage.name());
             o.s(" ");
+        }
+        if func.dso_local {
+            o.s("dso_local ");
         }
         if func.nothrow {
             o.s("nothrow ");

@@ -136,6 +136,7 @@ impl<'s> Parser<'s> {
         func.reserve(self.body_size_hint);
         func.linkage = header.linkage;
         func.nothrow = header.nothrow;
+        func.dso_local = header.dso_local;
         func.personality = header.personality;
         func.loc = loc;
         let body = func.body.expect("a definition has a body");

@@ -43,6 +43,7 @@ pub(crate) struct FuncHeader<'s> {
     pub name_loc: Loc,
     pub linkage: Linkage,
     pub nothrow: bool,
+    pub dso_local: bool,
     /// Parameter names (for definitions) and types.
     pub params: FuncParams<'s>,
     pub phase: Option<Phase>,
@@ -372,12 +373,115 @@ impl<'s> Parser<'s> {
     // ---- the module ---------------------------------------------------------------------
 
     pub(crate) fn parse_module(&mut self) {
+        let mut open_module: Option<Loc> = None;
         while self.tok.kind != TokenKind::Eof {
             let start = self.tok.start;
+            if self.at_ident("module") && open_module.is_none() && !self.module.wrapped {
+                match self.parse_module_header() {
+                    Ok(()) => open_module = Some(Loc(start)),
+                    Err(_) => self.recover(start),
+                }
+                continue;
+            }
+            if open_module.is_some() && self.at(TokenKind::RBrace) {
+                self.bump();
+                open_module = None;
+                continue;
+            }
             if self.parse_item().is_err() {
                 self.recover(start);
             }
         }
+        if let Some(loc) = open_module
+            && self.diags.is_empty()
+        {
+            self.report(loc, "expected '}' to close this 'module'");
+        }
+    }
+
+    /// `module [@name] [attributes {name = value, ...}] {` (the items follow).
+    fn parse_module_header(&mut self) -> PResult<()> {
+        self.bump();
+        if self.at(TokenKind::SymbolRef) {
+            self.bump();
+        }
+        if self.eat_ident("attributes") {
+            if !self.at(TokenKind::LBrace) {
+                return Err(self.unexpected("'{' and the module's attributes"));
+            }
+            let attributes = self.scan_attribute_dict()?;
+            self.module.attributes = attributes;
+        }
+        self.expect(TokenKind::LBrace, "'{' and the module's items")?;
+        self.module.wrapped = true;
+        Ok(())
+    }
+
+    /// Reads `{name = value, ...}` at the current `{`, keeping each value's text as
+    /// written (values may be any attribute: strings, `#dlti.dl_spec<...>`, dictionaries).
+    pub(crate) fn scan_attribute_dict(&mut self) -> PResult<Vec<ehir_core::ModuleAttribute>> {
+        let open = self.tok.start as usize;
+        let bytes = self.text.as_bytes();
+        let mut at = open + 1;
+        let mut entries = Vec::new();
+        loop {
+            while at < bytes.len() && (bytes[at] as char).is_ascii_whitespace() {
+                at += 1;
+            }
+            if at < bytes.len() && bytes[at] == b'}' {
+                at += 1;
+                break;
+            }
+            let name_start = at;
+            while at < bytes.len() && !matches!(bytes[at], b'=' | b',' | b'}') {
+                at += 1;
+            }
+            let name = self.text[name_start..at].trim().to_string();
+            if name.is_empty() || at >= bytes.len() {
+                return Err(self.error(Loc(name_start as u32), "expected an attribute name"));
+            }
+            let value = if bytes[at] == b'=' {
+                at += 1;
+                let value_start = at;
+                let mut depth = 0i32;
+                let mut in_string = false;
+                while at < bytes.len() {
+                    let c = bytes[at];
+                    if in_string {
+                        if c == b'\\' {
+                            at += 1;
+                        } else if c == b'"' {
+                            in_string = false;
+                        }
+                    } else {
+                        match c {
+                            b'"' => in_string = true,
+                            b'<' | b'(' | b'[' | b'{' => depth += 1,
+                            b'>' | b')' | b']' => depth -= 1,
+                            b'}' if depth > 0 => depth -= 1,
+                            b'}' | b',' if depth == 0 => break,
+                            _ => {}
+                        }
+                    }
+                    at += 1;
+                }
+                self.text[value_start..at.min(bytes.len())]
+                    .trim()
+                    .to_string()
+            } else {
+                "unit".to_string()
+            };
+            if at >= bytes.len() {
+                return Err(self.error(Loc(open as u32), "unterminated attribute dictionary"));
+            }
+            entries.push(ehir_core::ModuleAttribute { name, value });
+            if bytes[at] == b',' {
+                at += 1;
+            }
+        }
+        self.lexer = Lexer::at(self.text, at);
+        self.bump();
+        Ok(entries)
     }
 
     /// Whether the current token starts a top-level item on its own line (used to resume
@@ -449,10 +553,19 @@ impl<'s> Parser<'s> {
         let loc = self.loc();
         let alias_name = &self.text_of(alias_tok)[1..];
         if crate::types::is_builtin_type_name(alias_name) {
-            return Err(self.error(
-                loc,
-                format!("cannot redefine the builtin type '!{alias_name}'"),
-            ));
+            // Upstream files start with `!s32i = !cir.int<s, 32>`: accepted when the
+            // definition is the builtin type itself.
+            let builtin = self.parse_type()?;
+            self.expect(TokenKind::Equal, "'='")?;
+            let defined_at = self.loc();
+            let defined = self.parse_type()?;
+            if defined != builtin {
+                return Err(self.error(
+                    defined_at,
+                    format!("cannot redefine the builtin type '!{alias_name}' as another type"),
+                ));
+            }
+            return Ok(());
         }
         self.bump();
         self.expect(TokenKind::Equal, "'='")?;
@@ -580,6 +693,16 @@ impl<'s> Parser<'s> {
     fn parse_global(&mut self) -> PResult<()> {
         let loc = self.loc();
         self.bump();
+        let private_visibility = if self.at(TokenKind::String) {
+            let visibility = self.tok_text();
+            if visibility != "\"private\"" && visibility != "\"public\"" {
+                return Err(self.unexpected("'\"private\"' or '\"public\"'"));
+            }
+            self.bump();
+            visibility == "\"private\""
+        } else {
+            false
+        };
         let mut constant = self.eat_ident("constant");
         let linkage = self.parse_linkage().unwrap_or_default();
         constant |= self.eat_ident("constant");
@@ -635,6 +758,7 @@ impl<'s> Parser<'s> {
             init,
             constant,
             linkage,
+            private_visibility,
             align,
             loc,
         });
@@ -645,11 +769,14 @@ impl<'s> Parser<'s> {
     pub(crate) fn parse_func_header(&mut self) -> PResult<FuncHeader<'s>> {
         let mut linkage = Linkage::External;
         let mut nothrow = false;
+        let mut dso_local = false;
         loop {
             if let Some(l) = self.parse_linkage() {
                 linkage = l;
             } else if self.eat_ident("nothrow") {
                 nothrow = true;
+            } else if self.eat_ident("dso_local") {
+                dso_local = true;
             } else {
                 break;
             }
@@ -731,6 +858,7 @@ impl<'s> Parser<'s> {
             name_loc,
             linkage,
             nothrow,
+            dso_local,
             params,
             phase,
             personality,
@@ -776,6 +904,7 @@ impl<'s> Parser<'s> {
             let mut func = Function::new_declaration(header.name, header.sig);
             func.linkage = header.linkage;
             func.nothrow = header.nothrow;
+            func.dso_local = header.dso_local;
             func.personality = header.personality;
             func.loc = loc;
             if let Some(p) = header.phase {
@@ -870,8 +999,29 @@ impl<'s> Parser<'s> {
         self.lexer = Lexer::new(self.text);
         self.bump();
         let mut depth = 0i64;
+        let mut seen_module = false;
         while self.tok.kind != TokenKind::Eof {
             let kind = self.tok.kind;
+            if depth == 0 && !seen_module && self.at_ident("module") {
+                // `module [attributes {...}] {`: its items count as top level.
+                while !matches!(self.tok.kind, TokenKind::Eof) {
+                    if self.at_ident("attributes") {
+                        self.bump();
+                        if self.at(TokenKind::LBrace) && self.scan_attribute_dict().is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                    if self.at(TokenKind::LBrace) {
+                        break;
+                    }
+                    self.bump();
+                }
+                // The module's braces do not count: its closing brace leaves depth -1.
+                self.bump();
+                seen_module = true;
+                continue;
+            }
             match kind {
                 TokenKind::LBrace => depth += 1,
                 TokenKind::RBrace => depth -= 1,
