@@ -83,6 +83,9 @@ pub struct PhaseEvidence {
     most_lowered: Phase,
     /// Whether some op exists only in structured functions.
     structured_only: bool,
+    /// Whether some op is `cir.begin_catch`/`cir.end_catch`, which is flat unless a
+    /// structured-only op (the `cir.try` whose handler holds it) says otherwise.
+    catch_ops: bool,
 }
 
 impl Default for PhaseEvidence {
@@ -90,6 +93,7 @@ impl Default for PhaseEvidence {
         PhaseEvidence {
             most_lowered: Phase::Structured,
             structured_only: false,
+            catch_ops: false,
         }
     }
 }
@@ -104,6 +108,10 @@ impl PhaseEvidence {
             PhaseSet::Flat | PhaseSet::Flattened => Phase::Flat,
             PhaseSet::Structured => {
                 self.structured_only = true;
+                return;
+            }
+            PhaseSet::StructuredOrFlat => {
+                self.catch_ops = true;
                 return;
             }
             PhaseSet::All => return,
@@ -122,7 +130,7 @@ impl PhaseEvidence {
             let several_blocks = func
                 .body
                 .is_some_and(|b| func.layout.blocks(b).nth(1).is_some());
-            if !self.structured_only && several_blocks {
+            if !self.structured_only && (several_blocks || self.catch_ops) {
                 phase = Phase::Flat;
             }
         }

@@ -15,6 +15,7 @@ pub mod ops;
 pub mod printer;
 pub mod symbols;
 pub mod types;
+pub mod upstream_catch;
 pub mod verifier;
 
 pub use attrs::{AttrData, AttrStore, ConstArrayElements};

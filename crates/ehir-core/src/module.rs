@@ -223,6 +223,26 @@ impl Module {
         self.triple().is_some_and(|t| t.contains("msvc"))
     }
 
+    /// Rewrites upstream's structured catch handlers (`cir.begin_catch` in a `cir.try`
+    /// handler) of every function into ehir's `cir.catch_param` form; see
+    /// [`crate::upstream_catch`].
+    pub fn rewrite_structured_catches(&mut self) -> Result<bool, crate::Diagnostics> {
+        let void_ptr = self.ctx.types.common().void_ptr;
+        let mut changed = false;
+        let mut errors = Vec::new();
+        for func in self.functions.values_mut() {
+            match crate::upstream_catch::rewrite_structured_catches(func, void_ptr) {
+                Ok(c) => changed |= c,
+                Err(d) => errors.extend(d.0),
+            }
+        }
+        if errors.is_empty() {
+            Ok(changed)
+        } else {
+            Err(crate::Diagnostics(errors))
+        }
+    }
+
     /// Looks a function up by its text name.
     pub fn function_named(&self, name: &str) -> Option<FuncId> {
         self.ctx

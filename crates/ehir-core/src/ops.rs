@@ -457,6 +457,10 @@ pub enum PhaseSet {
     Flattened,
     /// Flat only (ABI-agnostic EH ops).
     Flat,
+    /// Structured and flat: `cir.begin_catch`/`cir.end_catch`, which upstream's structured
+    /// catch handlers hold (inside a `cir.try` handler region) and flat catch blocks begin
+    /// and end with.
+    StructuredOrFlat,
     Itanium,
     Msvc,
 }
@@ -468,6 +472,7 @@ impl PhaseSet {
             PhaseSet::Structured => phase == Phase::Structured,
             PhaseSet::Flattened => phase != Phase::Structured,
             PhaseSet::Flat => phase == Phase::Flat,
+            PhaseSet::StructuredOrFlat => matches!(phase, Phase::Structured | Phase::Flat),
             PhaseSet::Itanium => phase == Phase::Itanium,
             PhaseSet::Msvc => phase == Phase::Msvc,
         }

@@ -581,6 +581,9 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             function_body: bool,
             /// The op whose region this is, and the index of the region.
             owner: Option<(Op, usize)>,
+            /// The entry block's parameters were printed in the op's text (a `cir.try`
+            /// handler: `catch all (%0: !cir.eh_token) {`), so its label is left out.
+            params_in_head: bool,
         }
         impl Frame {
             /// The frame of region `owner.1` of op `owner.0`, whose entry block is `entry`.
@@ -592,6 +595,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     entry,
                     function_body: false,
                     owner: Some(owner),
+                    params_in_head: false,
                 }
             }
         }
@@ -604,6 +608,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             entry,
             function_body: is_function_body,
             owner: None,
+            params_in_head: false,
         }];
         while let Some(frame) = stack.last_mut() {
             if let Some(op) = frame.next_op {
@@ -633,8 +638,8 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 frame.next_block = func.layout.next_block(b);
                 frame.next_op = func.layout.first_op(b);
                 let params = func.dfg.block_params(b);
-                let show_label =
-                    Some(b) != frame.entry || (!frame.function_body && !params.is_empty());
+                let show_label = Some(b) != frame.entry
+                    || (!frame.function_body && !params.is_empty() && !frame.params_in_head);
                 if show_label {
                     let label_depth = frame.depth.saturating_sub(1);
                     indent(o, label_depth);
@@ -665,9 +670,26 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 let next = idx + 1;
                 if let Some(&r) = regions.get(next) {
                     self.region_separator(o, op, next);
-                    o.s(" {\n");
                     let e = func.layout.entry_block(r);
-                    stack.push(Frame::nested(e, d + 1, (op, next)));
+                    let params = e.map_or(&[][..], |e| func.dfg.block_params(e));
+                    let in_head =
+                        matches!(func.dfg.kind(op), OpKind::Try { .. }) && !params.is_empty();
+                    if in_head {
+                        o.s(" (");
+                        for (i, &p) in params.iter().enumerate() {
+                            if i > 0 {
+                                o.s(", ");
+                            }
+                            self.val(o, p);
+                            o.s(": ");
+                            self.ty(o, func.dfg.value_type(p));
+                        }
+                        o.s(")");
+                    }
+                    o.s(" {\n");
+                    let mut frame = Frame::nested(e, d + 1, (op, next));
+                    frame.params_in_head = in_head;
+                    stack.push(frame);
                 } else {
                     self.op_tail(o, op);
                     o.s("\n");

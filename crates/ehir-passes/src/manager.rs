@@ -226,6 +226,16 @@ impl PassManager {
 
     /// Runs the pipeline.
     pub fn run(&mut self, module: &mut Module) -> Result<(), PassError> {
+        // Upstream's structured catch handlers become ehir's before any pass meets them.
+        if let Some(first) = self.passes.first() {
+            let name = first.name();
+            module
+                .rewrite_structured_catches()
+                .map_err(|diagnostics| PassError::Failed {
+                    pass: name,
+                    diagnostics,
+                })?;
+        }
         for pass in &self.passes {
             let name = pass.name();
             pass.run(module).map_err(|diagnostics| PassError::Failed {

@@ -390,10 +390,10 @@ op_table! {
     EndCleanup => "cir.end_cleanup", Flat, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Cleanup, "the token")] -> [], Never;
-    BeginCatch => "cir.begin_catch", Flat, op,
+    BeginCatch => "cir.begin_catch", StructuredOrFlat, op,
         operands Exactly(1), results Between(1, 2), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Eh, "the token")] -> [token(0, Catch, "result #0")], Never;
-    EndCatch => "cir.end_catch", Flat, op,
+    EndCatch => "cir.end_catch", StructuredOrFlat, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Catch, "the token")] -> [], Never;
     // How flat code and both ABI forms spell "terminate here".

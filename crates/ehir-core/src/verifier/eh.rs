@@ -145,6 +145,8 @@ impl FuncVerifier<'_> {
                         HandlerKey::Catch(_) | HandlerKey::CatchAll => {
                             let first = self.index.first_op(entry);
                             match first {
+                                // Upstream's form: `%ct, %e = cir.begin_catch %token`.
+                                Some(p) if matches!(self.dfg.kind(p), OpKind::BeginCatch) => {}
                                 Some(p) if matches!(self.dfg.kind(p), OpKind::CatchParam) => {
                                     if *key == HandlerKey::CatchAll
                                         && let Some(&r) = self.dfg.results(p).first()
@@ -163,7 +165,7 @@ impl FuncVerifier<'_> {
                                 _ => self.op_error(
                                     op,
                                     format!(
-                                        "handler #{i} of 'cir.try' catches, so its region must begin with 'cir.catch_param'"
+                                        "handler #{i} of 'cir.try' catches, so its region must begin with 'cir.catch_param' or 'cir.begin_catch'"
                                     ),
                                 ),
                             }
@@ -205,6 +207,44 @@ impl FuncVerifier<'_> {
                     self.op_error(
                         op,
                         "'cir.catch_param' must be the first op of a catch handler region of 'cir.try'",
+                    );
+                }
+            }
+            OpKind::BeginCatch => {
+                let region = self.index.op_region(op).expect("placed");
+                let entry = self.index.entry_block(region);
+                let in_catch = matches!(
+                    self.region_role(region),
+                    RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
+                );
+                let first = entry == self.index.op_block[op].expand() && self.index.op_pos[op] == 0;
+                let token_is_handlers = match (entry, self.dfg.operands(op).first()) {
+                    (Some(entry), Some(token)) => self.dfg.block_params(entry).contains(token),
+                    _ => false,
+                };
+                if !(in_catch && first) {
+                    self.op_error(
+                        op,
+                        "'cir.begin_catch' in a structured function must be the first op of a catch handler region of 'cir.try'",
+                    );
+                } else if !token_is_handlers {
+                    self.op_error(
+                        op,
+                        "'cir.begin_catch' in a catch handler must take the handler's '!cir.eh_token' parameter",
+                    );
+                }
+            }
+            OpKind::EndCatch => {
+                let in_catch = self.enclosing_regions(op).any(|r| {
+                    matches!(
+                        self.region_role(r),
+                        RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
+                    )
+                });
+                if !in_catch {
+                    self.op_error(
+                        op,
+                        "'cir.end_catch' in a structured function must be inside a catch handler region of 'cir.try'",
                     );
                 }
             }
