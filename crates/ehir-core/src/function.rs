@@ -159,6 +159,10 @@ pub struct Function {
     pub nothrow: bool,
     /// Upstream's `dso_local` marker (kept and printed back; no meaning for ehir).
     pub dso_local: bool,
+    /// Upstream's `attributes {...}` other than `nothrow` (which sets [`Function::nothrow`]),
+    /// kept as written and printed back (`cir.eh.catch_copy_thunk`, ...). A unit attribute
+    /// has the value `unit`.
+    pub attributes: Vec<crate::module::ModuleAttribute>,
     pub dfg: DataFlowGraph,
     pub layout: Layout,
     /// The body region; `None` for an external declaration.
@@ -177,6 +181,7 @@ impl Function {
             phase: Phase::Structured,
             nothrow: false,
             dso_local: false,
+            attributes: Vec::new(),
             dfg: DataFlowGraph::new(),
             layout: Layout::new(),
             body: None,

@@ -551,6 +551,20 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             o.s(" #personality_fn = ");
             self.sym(o, p);
         }
+        if !func.attributes.is_empty() {
+            o.s(" attributes {");
+            for (i, a) in func.attributes.iter().enumerate() {
+                if i > 0 {
+                    o.s(", ");
+                }
+                o.s(&a.name);
+                if a.value != "unit" {
+                    o.s(" = ");
+                    o.s(&a.value);
+                }
+            }
+            o.s("}");
+        }
         match func.body {
             None => o.s("\n"),
             Some(body) => {

@@ -70,6 +70,7 @@ impl Pass for FlattenCfg {
 
 /// Every pass name a pipeline may use.
 pub const KNOWN_PASSES: &[&str] = &[
+    "canonicalize",
     "lowering-prepare",
     "flatten-cfg",
     "eh-abi-lowering=itanium",
@@ -79,6 +80,7 @@ pub const KNOWN_PASSES: &[&str] = &[
 /// The pass with this pipeline name.
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     match name {
+        "canonicalize" => Some(Box::new(crate::canonicalize::Canonicalize)),
         "lowering-prepare" => Some(Box::new(LoweringPrepare)),
         "flatten-cfg" => Some(Box::new(FlattenCfg)),
         "eh-abi-lowering=itanium" => Some(Box::new(EhAbiLowering { abi: Abi::Itanium })),

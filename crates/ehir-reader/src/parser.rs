@@ -44,6 +44,8 @@ pub(crate) struct FuncHeader<'s> {
     pub linkage: Linkage,
     pub nothrow: bool,
     pub dso_local: bool,
+    /// `attributes {...}` other than `nothrow`.
+    pub attributes: Vec<ehir_core::ModuleAttribute>,
     /// Parameter names (for definitions) and types.
     pub params: FuncParams<'s>,
     pub phase: Option<Phase>,
@@ -823,7 +825,22 @@ impl<'s> Parser<'s> {
         };
         let mut phase = None;
         let mut personality = None;
+        let mut attributes = Vec::new();
         loop {
+            if self.at_ident("attributes") {
+                self.bump();
+                if !self.at(TokenKind::LBrace) {
+                    return Err(self.unexpected("'{' and the function's attributes"));
+                }
+                for a in self.scan_attribute_dict()? {
+                    if a.name == "nothrow" {
+                        nothrow = true;
+                    } else {
+                        attributes.push(a);
+                    }
+                }
+                continue;
+            }
             if self.at_ident("phase") {
                 self.bump();
                 self.expect(TokenKind::LParen, "'('")?;
@@ -859,6 +876,7 @@ impl<'s> Parser<'s> {
             linkage,
             nothrow,
             dso_local,
+            attributes,
             params,
             phase,
             personality,
@@ -905,6 +923,7 @@ impl<'s> Parser<'s> {
             func.linkage = header.linkage;
             func.nothrow = header.nothrow;
             func.dso_local = header.dso_local;
+            func.attributes = header.attributes.clone();
             func.personality = header.personality;
             func.loc = loc;
             if let Some(p) = header.phase {

@@ -7,7 +7,7 @@ use crate::input::{MappedSource, Reported, Source};
 use crate::output::write_output;
 use crate::verify_diagnostics;
 use anyhow::Result;
-use ehir_core::{Diagnostic, Diagnostics, Loc, Module};
+use ehir_core::{Diagnostics, Module};
 use std::path::PathBuf;
 
 #[derive(clap::Args)]
@@ -173,8 +173,7 @@ pub fn split_input(source: &Source) -> Vec<Source> {
 }
 
 /// The pass pipeline of `args` for `module`: `--passes`, then the `cir-opt` pass flags,
-/// with `eh-abi-lowering` resolved from the module's target triple. An error names a flag
-/// ehir does not implement yet.
+/// with `eh-abi-lowering` resolved from the module's target triple.
 pub fn pipeline_for(args: &OptArgs, module: &Module) -> Result<Option<String>, Diagnostics> {
     let mut passes: Vec<String> = args.passes.iter().cloned().collect();
     for pass in &args.cir_passes {
@@ -186,12 +185,6 @@ pub fn pipeline_for(args: &OptArgs, module: &Module) -> Result<Option<String>, D
                     "itanium"
                 };
                 passes.push(format!("eh-abi-lowering={abi}"));
-            }
-            "canonicalize" => {
-                return Err(Diagnostics(vec![Diagnostic::error(
-                    Loc::NONE,
-                    "not supported yet: -cir-canonicalize (upstream's cleanup-scope canonicalizations)",
-                )]));
             }
             other => passes.push(other.to_string()),
         }
