@@ -159,6 +159,8 @@ pub struct Function {
     pub nothrow: bool,
     /// Upstream's `dso_local` marker (kept and printed back; no meaning for ehir).
     pub dso_local: bool,
+    /// Upstream's `hidden` visibility (kept and printed back).
+    pub hidden: bool,
     /// Upstream's `attributes {...}` other than `nothrow` (which sets [`Function::nothrow`]),
     /// kept as written and printed back (`cir.eh.catch_copy_thunk`, ...). A unit attribute
     /// has the value `unit`.
@@ -181,6 +183,7 @@ impl Function {
             phase: Phase::Structured,
             nothrow: false,
             dso_local: false,
+            hidden: false,
             attributes: Vec::new(),
             dfg: DataFlowGraph::new(),
             layout: Layout::new(),

@@ -84,6 +84,10 @@ pub struct ModuleCtx {
     pub records: Vec<RecordDecl>,
     pub typeinfos: Vec<TypeInfoDecl>,
     record_index: HashMap<Symbol, usize>,
+    /// Record aliases declared `packed` / `padded` (upstream's layout keywords,
+    /// `!cir.record<struct "X" packed padded {...}>`); kept and printed back.
+    pub packed_records: std::collections::HashSet<Symbol>,
+    pub padded_records: std::collections::HashSet<Symbol>,
     typeinfo_index: HashMap<Symbol, usize>,
 }
 

@@ -72,6 +72,12 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
                 o.s(r.kind.name());
                 o.s(" ");
                 push_string(&mut o, ctx.name(r.name).as_bytes());
+                if ctx.packed_records.contains(&r.alias) {
+                    o.s(" packed");
+                }
+                if ctx.padded_records.contains(&r.alias) {
+                    o.s(" padded");
+                }
                 match &r.fields {
                     None => o.s(" incomplete>\n"),
                     Some(fields) => {
@@ -494,6 +500,9 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         if func.linkage != Linkage::External {
             o.s(func.linkage.name());
             o.s(" ");
+        }
+        if func.hidden {
+            o.s("hidden ");
         }
         if func.dso_local {
             o.s("dso_local ");
@@ -1031,6 +1040,22 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 o.s(" : ");
                 self.types_of(o, results);
             }
+            OpKind::ConstructCatchParam { kind, thunk } => {
+                o.s(" ");
+                o.s(self.ctx.name(kind));
+                if let [token, dest] = operands {
+                    o.s(" ");
+                    self.val(o, *token);
+                    o.s(" to ");
+                    self.val(o, *dest);
+                    if let Some(t) = thunk.expand() {
+                        o.s(" using ");
+                        self.sym(o, t);
+                    }
+                    o.s(" : ");
+                    self.ty(o, self.func.dfg.value_type(*dest));
+                }
+            }
             OpKind::Br => {
                 o.s(" ");
                 if let Some(&s) = succs.first() {
@@ -1179,7 +1204,12 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     o.s(")");
                 }
             }
-            OpKind::EndCleanup | OpKind::EndCatch | OpKind::ResumeFlat | OpKind::FreeException => {
+            OpKind::EndCleanup
+            | OpKind::EndCatch
+            | OpKind::ResumeFlat
+            | OpKind::FreeException
+            | OpKind::LifetimeStart
+            | OpKind::LifetimeEnd => {
                 o.s(" ");
                 self.vals_and_types(o, operands);
             }

@@ -137,6 +137,7 @@ impl<'s> Parser<'s> {
         func.linkage = header.linkage;
         func.nothrow = header.nothrow;
         func.dso_local = header.dso_local;
+        func.hidden = header.hidden;
         func.attributes = header.attributes.clone();
         func.personality = header.personality;
         func.loc = loc;

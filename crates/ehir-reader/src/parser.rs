@@ -44,6 +44,7 @@ pub(crate) struct FuncHeader<'s> {
     pub linkage: Linkage,
     pub nothrow: bool,
     pub dso_local: bool,
+    pub hidden: bool,
     /// `attributes {...}` other than `nothrow`.
     pub attributes: Vec<ehir_core::ModuleAttribute>,
     /// Parameter names (for definitions) and types.
@@ -585,6 +586,12 @@ impl<'s> Parser<'s> {
         self.bump();
         let name = self.expect_string_symbol("the record's name (a string)")?;
         let alias = self.module.ctx.sym(alias_name);
+        if self.eat_ident("packed") {
+            self.module.ctx.packed_records.insert(alias);
+        }
+        if self.eat_ident("padded") {
+            self.module.ctx.padded_records.insert(alias);
+        }
         let fields = if self.eat_ident("incomplete") {
             None
         } else {
@@ -772,6 +779,7 @@ impl<'s> Parser<'s> {
         let mut linkage = Linkage::External;
         let mut nothrow = false;
         let mut dso_local = false;
+        let mut hidden = false;
         loop {
             if let Some(l) = self.parse_linkage() {
                 linkage = l;
@@ -779,6 +787,8 @@ impl<'s> Parser<'s> {
                 nothrow = true;
             } else if self.eat_ident("dso_local") {
                 dso_local = true;
+            } else if self.eat_ident("hidden") {
+                hidden = true;
             } else {
                 break;
             }
@@ -876,6 +886,7 @@ impl<'s> Parser<'s> {
             linkage,
             nothrow,
             dso_local,
+            hidden,
             attributes,
             params,
             phase,
@@ -923,6 +934,7 @@ impl<'s> Parser<'s> {
             func.linkage = header.linkage;
             func.nothrow = header.nothrow;
             func.dso_local = header.dso_local;
+            func.hidden = header.hidden;
             func.attributes = header.attributes.clone();
             func.personality = header.personality;
             func.loc = loc;

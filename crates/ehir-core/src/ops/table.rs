@@ -285,6 +285,12 @@ op_table! {
     FreeException => "cir.free.exception", All, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
+    LifetimeStart => "cir.lifetime.start", All, op,
+        operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [] -> [], Never;
+    LifetimeEnd => "cir.lifetime.end", All, op,
+        operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [] -> [], Never;
     Throw {..} => "cir.throw", All, terminator,
         operands Between(0, 1), results Exactly(0), successors Payload, regions Exactly(0),
         tokens [] -> [], Always;
@@ -366,6 +372,9 @@ op_table! {
     CatchParam => "cir.catch_param", Structured, op,
         operands Exactly(0), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
+    ConstructCatchParam {..} => "cir.construct_catch_param", Structured, op,
+        operands Exactly(2), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [token(0, Eh, "the token")] -> [], Never;
     ArrayCtor => "cir.array.ctor", Structured, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Between(1, 2),
         tokens [] -> [], Never;
@@ -402,7 +411,7 @@ op_table! {
         tokens [token(0, Eh, "the token")] -> [], Never;
 
     // ---- itanium ----
-    EhLandingPad {..} => "cir.eh.landingpad", Itanium, op,
+    EhLandingPad {..} => "cir.eh.landingpad" | "cir.eh.inflight_exception", Itanium, op,
         operands Exactly(0), results Exactly(2), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     EhTypeId {..} => "cir.eh.typeid", Itanium, op,

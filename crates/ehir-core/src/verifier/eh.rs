@@ -145,8 +145,13 @@ impl FuncVerifier<'_> {
                         HandlerKey::Catch(_) | HandlerKey::CatchAll => {
                             let first = self.index.first_op(entry);
                             match first {
-                                // Upstream's form: `%ct, %e = cir.begin_catch %token`.
-                                Some(p) if matches!(self.dfg.kind(p), OpKind::BeginCatch) => {}
+                                // Upstream's form: the handler takes the token and a
+                                // `cir.begin_catch` of it begins the catch.
+                                _ if self
+                                    .dfg
+                                    .block_params(entry)
+                                    .iter()
+                                    .any(|&p| self.ctx.types.common().eh_token == self.dfg.value_type(p)) => {}
                                 Some(p) if matches!(self.dfg.kind(p), OpKind::CatchParam) => {
                                     if *key == HandlerKey::CatchAll
                                         && let Some(&r) = self.dfg.results(p).first()
@@ -211,21 +216,25 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::BeginCatch => {
-                let region = self.index.op_region(op).expect("placed");
-                let entry = self.index.entry_block(region);
-                let in_catch = matches!(
-                    self.region_role(region),
-                    RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
-                );
-                let first = entry == self.index.op_block[op].expand() && self.index.op_pos[op] == 0;
+                // The nearest enclosing handler region of a `cir.try`.
+                let handler = self
+                    .enclosing_regions(op)
+                    .find(|&r| matches!(self.region_role(r), RegionRole::TryHandler(_)));
+                let in_catch = handler.is_some_and(|r| {
+                    matches!(
+                        self.region_role(r),
+                        RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
+                    )
+                });
+                let entry = handler.and_then(|r| self.index.entry_block(r));
                 let token_is_handlers = match (entry, self.dfg.operands(op).first()) {
                     (Some(entry), Some(token)) => self.dfg.block_params(entry).contains(token),
                     _ => false,
                 };
-                if !(in_catch && first) {
+                if !in_catch {
                     self.op_error(
                         op,
-                        "'cir.begin_catch' in a structured function must be the first op of a catch handler region of 'cir.try'",
+                        "'cir.begin_catch' in a structured function must be inside a catch handler region of 'cir.try'",
                     );
                 } else if !token_is_handlers {
                     self.op_error(
