@@ -572,6 +572,9 @@ impl<'s> Parser<'s> {
         }
         self.bump();
         self.expect(TokenKind::Equal, "'='")?;
+        if self.at(TokenKind::TypeId) && self.tok_text() == "!cir.struct" {
+            return self.parse_named_field_struct(alias_name, loc);
+        }
         if !(self.at(TokenKind::TypeId) && self.tok_text() == "!cir.record") {
             return Err(self.unexpected("'!cir.record'"));
         }
@@ -629,6 +632,52 @@ impl<'s> Parser<'s> {
             kind,
             name,
             fields,
+            loc,
+        });
+        Ok(())
+    }
+
+    /// Upstream's older `!cir.struct<"S" {name T, name U}>` (at the `!cir.struct`): a
+    /// struct record; the field names are dropped (it prints as `!cir.record`).
+    fn parse_named_field_struct(&mut self, alias_name: &str, loc: Loc) -> PResult<()> {
+        self.bump();
+        self.expect(TokenKind::Less, "'<'")?;
+        let name = self.expect_string_symbol("the struct's name (a string)")?;
+        let alias = self.module.ctx.sym(alias_name);
+        self.expect(TokenKind::LBrace, "'{' and the fields")?;
+        self.defining_alias = Some(alias);
+        let mut fields = Vec::new();
+        let result = (|| {
+            if !self.eat(TokenKind::RBrace) {
+                loop {
+                    if self.at(TokenKind::Ident) {
+                        self.bump();
+                    }
+                    fields.push(self.parse_type()?);
+                    if self.eat(TokenKind::RBrace) {
+                        break;
+                    }
+                    self.expect(TokenKind::Comma, "',' or '}'")?;
+                }
+            }
+            Ok(())
+        })();
+        self.defining_alias = None;
+        result?;
+        self.expect(TokenKind::Greater, "'>'")?;
+        if self
+            .module
+            .ctx
+            .record(alias)
+            .is_some_and(|r| r.fields.is_some())
+        {
+            return Err(self.error(loc, format!("redefinition of record '!{alias_name}'")));
+        }
+        self.module.add_record(RecordDecl {
+            alias,
+            kind: RecordKind::Struct,
+            name,
+            fields: Some(fields),
             loc,
         });
         Ok(())
