@@ -105,6 +105,11 @@ impl Default for FuncState<'_> {
 }
 
 impl<'s> FuncState<'s> {
+    /// The block ops are being appended to, if one is open.
+    pub(crate) fn open_block(&self) -> Option<Block> {
+        self.frames.last().and_then(|frame| frame.block.expand())
+    }
+
     fn reset(&mut self, func: Function, fragment: bool) {
         self.func = func;
         self.values.clear();

@@ -69,6 +69,7 @@ impl<'s> Parser<'s> {
             Some(OpCode::Call) => self.parse_call(false, n, loc),
             Some(OpCode::TryCall) => self.parse_call(true, n, loc),
             Some(OpCode::Binary) => self.parse_binop(n, loc),
+            Some(OpCode::Unary) if name == "cir.not" => self.parse_not(n, loc),
             Some(OpCode::Unary) => self.parse_unary(n, loc),
             Some(OpCode::Cmp) => self.parse_cmp(n, loc),
             Some(OpCode::Cast) => self.parse_cast(n, loc),
@@ -99,7 +100,19 @@ impl<'s> Parser<'s> {
             Some(OpCode::EhTerminate) => {
                 self.parse_optional_token_terminator(OpKind::EhTerminate, n, loc)
             }
-            Some(OpCode::Unreachable) => self.simple(OpKind::Unreachable, n, loc),
+            Some(OpCode::Unreachable) => {
+                // Upstream's `cir.throw` is no terminator and is followed by
+                // `cir.unreachable`; ehir's `cir.throw` ends its block by itself.
+                let after_throw = self
+                    .f
+                    .open_block()
+                    .and_then(|b| self.f.func.layout.last_op(b))
+                    .is_some_and(|op| matches!(self.f.func.dfg.kind(op), OpKind::Throw { .. }));
+                if after_throw && n.is_empty() {
+                    return Ok(());
+                }
+                self.simple(OpKind::Unreachable, n, loc)
+            }
             Some(OpCode::Break) => self.simple(OpKind::Break, n, loc),
             Some(OpCode::Continue) => self.simple(OpKind::Continue, n, loc),
             Some(OpCode::Br) => {
@@ -1090,6 +1103,16 @@ impl<'s> Parser<'s> {
         let (operand_ty, ty) = self.parse_operand_and_result_types()?;
         let a = self.use_value(a, Some(operand_ty));
         self.emit(OpKind::Unary(kind), &[a], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// Upstream's `%r = cir.not %a : T`: `cir.unary(not, %a) : T, T`.
+    fn parse_not(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let a = self.expect(TokenKind::ValueId, "the operand ('%name')")?;
+        self.expect(TokenKind::Colon, "':' and the operand type")?;
+        let ty = self.parse_type()?;
+        let a = self.use_value(a, Some(ty));
+        self.emit(OpKind::Unary(UnaryOp::Not), &[a], &[ty], n, loc);
         Ok(())
     }
 

@@ -252,7 +252,7 @@ op_table! {
     Binary(..) => "cir.binop", All, op,
         operands Exactly(2), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
-    Unary(..) => "cir.unary", All, op,
+    Unary(..) => "cir.unary" | "cir.not", All, op,
         operands Exactly(1), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     Cmp(..) => "cir.cmp", All, op,
