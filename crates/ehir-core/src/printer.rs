@@ -70,8 +70,11 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
                 o.s(ctx.name(r.alias));
                 o.s(" = !cir.record<");
                 o.s(r.kind.name());
-                o.s(" ");
-                push_string(&mut o, ctx.name(r.name).as_bytes());
+                // An anonymous record (empty name) prints without one.
+                if !ctx.name(r.name).is_empty() {
+                    o.s(" ");
+                    push_string(&mut o, ctx.name(r.name).as_bytes());
+                }
                 if ctx.packed_records.contains(&r.alias) {
                     o.s(" packed");
                 }

@@ -76,6 +76,8 @@ pub(crate) struct Parser<'s> {
     pub ptr_types: FxHashMap<Type, Type>,
     pub func_types: FxHashMap<FuncTypeKey, Type>,
     pub int_attrs: FxHashMap<(i128, Type), ehir_core::Attr>,
+    /// Attribute aliases defined at module level (`#name = ATTR`), by their `#name`.
+    pub attr_aliases: FxHashMap<&'s str, ehir_core::Attr>,
     /// The size of the last function body parsed: room reserved for the next one.
     pub body_size_hint: ehir_core::dfg::DfgSize,
 }
@@ -111,6 +113,7 @@ impl<'s> Parser<'s> {
             ptr_types: FxHashMap::default(),
             func_types: FxHashMap::default(),
             int_attrs: FxHashMap::default(),
+            attr_aliases: FxHashMap::default(),
             body_size_hint: ehir_core::dfg::DfgSize::default(),
         }
     }
@@ -494,7 +497,7 @@ impl<'s> Parser<'s> {
             TokenKind::Ident => {
                 matches!(self.tok_text(), "cir.func" | "cir.global" | "cir.typeinfo")
             }
-            TokenKind::TypeId => self.peek().kind == TokenKind::Equal,
+            TokenKind::TypeId | TokenKind::AttrId => self.peek().kind == TokenKind::Equal,
             _ => false,
         };
         if !keyword {
@@ -521,6 +524,7 @@ impl<'s> Parser<'s> {
     fn parse_item(&mut self) -> PResult<()> {
         match self.tok.kind {
             TokenKind::TypeId if self.peek().kind == TokenKind::Equal => self.parse_record_alias(),
+            TokenKind::AttrId if self.peek().kind == TokenKind::Equal => self.parse_attr_alias(),
             TokenKind::Ident => match self.tok_text() {
                 "cir.func" => self.parse_function(),
                 "cir.global" => self.parse_global(),
@@ -587,7 +591,12 @@ impl<'s> Parser<'s> {
             _ => return Err(self.unexpected("'struct', 'class' or 'union'")),
         };
         self.bump();
-        let name = self.expect_string_symbol("the record's name (a string)")?;
+        // Upstream's anonymous records have no name: `!cir.record<struct {T}>`.
+        let name = if self.at(TokenKind::LBrace) {
+            self.module.ctx.sym("")
+        } else {
+            self.expect_string_symbol("the record's name (a string)")?
+        };
         let alias = self.module.ctx.sym(alias_name);
         if self.eat_ident("packed") {
             self.module.ctx.packed_records.insert(alias);
@@ -680,6 +689,39 @@ impl<'s> Parser<'s> {
             fields: Some(fields),
             loc,
         });
+        Ok(())
+    }
+
+    /// `#name = ATTR` (upstream's attribute aliases, e.g. `#false = #cir.bool<false> :
+    /// !cir.bool`): later uses of `#name` stand for the attribute. `#true` and `#false`
+    /// may only restate themselves.
+    fn parse_attr_alias(&mut self) -> PResult<()> {
+        let name_tok = self.tok;
+        let name = self.text_of(name_tok);
+        self.bump();
+        self.expect(TokenKind::Equal, "'='")?;
+        let at = self.loc();
+        let attr = self.parse_attr()?;
+        let builtin = match name {
+            "#true" => Some(true),
+            "#false" => Some(false),
+            _ => None,
+        };
+        if let Some(value) = builtin {
+            if *self.module.ctx.attrs.get(attr) != ehir_core::AttrData::Bool(value) {
+                return Err(self.error(
+                    at,
+                    format!("cannot redefine the builtin attribute '{name}'"),
+                ));
+            }
+            return Ok(());
+        }
+        if self.attr_aliases.insert(name, attr).is_some() {
+            return Err(self.error(
+                Loc(name_tok.start),
+                format!("redefinition of attribute alias '{name}'"),
+            ));
+        }
         Ok(())
     }
 
