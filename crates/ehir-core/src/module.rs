@@ -60,6 +60,8 @@ pub struct Global {
     pub init: Option<Attr>,
     pub constant: bool,
     pub linkage: Linkage,
+    /// MLIR's `sym_visibility = "private"` (`cir.global "private" ...` upstream).
+    pub private_visibility: bool,
     pub align: Option<u32>,
     pub loc: Loc,
 }
@@ -82,6 +84,10 @@ pub struct ModuleCtx {
     pub records: Vec<RecordDecl>,
     pub typeinfos: Vec<TypeInfoDecl>,
     record_index: HashMap<Symbol, usize>,
+    /// Record aliases declared `packed` / `padded` (upstream's layout keywords,
+    /// `!cir.record<struct "X" packed padded {...}>`); kept and printed back.
+    pub packed_records: std::collections::HashSet<Symbol>,
+    pub padded_records: std::collections::HashSet<Symbol>,
     typeinfo_index: HashMap<Symbol, usize>,
 }
 
@@ -129,9 +135,22 @@ impl ModuleCtx {
     }
 }
 
+/// One entry of `module attributes {name = value, ...}`: the name and the value's text as
+/// written (`cir.triple = "x86_64-pc-windows-msvc"` has the value `"x86_64-pc-windows-msvc"`
+/// with its quotes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleAttribute {
+    pub name: String,
+    pub value: String,
+}
+
 /// A CIR module.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
+    /// `module attributes {...}` of the input, in source order; printed back.
+    pub attributes: Vec<ModuleAttribute>,
+    /// Whether the input wrapped its items in `module { ... }` (printed back so).
+    pub wrapped: bool,
     pub ctx: ModuleCtx,
     pub globals: PrimaryMap<GlobalId, Global>,
     pub functions: PrimaryMap<FuncId, Function>,
@@ -193,6 +212,39 @@ impl Module {
 
     pub fn global_by_name(&self, name: Symbol) -> Option<GlobalId> {
         self.global_index.get(&name).copied()
+    }
+
+    /// The value of the `cir.triple` module attribute without its quotes.
+    pub fn triple(&self) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|a| a.name == "cir.triple")
+            .map(|a| a.value.trim_matches('"'))
+    }
+
+    /// Whether the target triple names the Microsoft C++ ABI (`x86_64-pc-windows-msvc`).
+    pub fn is_msvc_target(&self) -> bool {
+        self.triple().is_some_and(|t| t.contains("msvc"))
+    }
+
+    /// Rewrites upstream's structured catch handlers (`cir.begin_catch` in a `cir.try`
+    /// handler) of every function into ehir's `cir.catch_param` form; see
+    /// [`crate::upstream_catch`].
+    pub fn rewrite_structured_catches(&mut self) -> Result<bool, crate::Diagnostics> {
+        let void_ptr = self.ctx.types.common().void_ptr;
+        let mut changed = false;
+        let mut errors = Vec::new();
+        for func in self.functions.values_mut() {
+            match crate::upstream_catch::rewrite_structured_catches(func, void_ptr) {
+                Ok(c) => changed |= c,
+                Err(d) => errors.extend(d.0),
+            }
+        }
+        if errors.is_empty() {
+            Ok(changed)
+        } else {
+            Err(crate::Diagnostics(errors))
+        }
     }
 
     /// Looks a function up by its text name.

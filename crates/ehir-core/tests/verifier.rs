@@ -968,6 +968,7 @@ fn get_global_names_a_global_of_the_right_type() {
         init: None,
         constant: false,
         linkage: Linkage::External,
+        private_visibility: false,
         align: None,
         loc: Loc::NONE,
     });

@@ -182,6 +182,7 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
             init: Some(init),
             constant: true,
             linkage: Linkage::Private,
+            private_visibility: false,
             align: None,
             loc: Loc::NONE,
         });
@@ -397,6 +398,7 @@ fn add_global(
         } else {
             Linkage::External
         },
+        private_visibility: false,
         align,
         loc,
     });

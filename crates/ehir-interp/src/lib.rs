@@ -244,6 +244,23 @@ pub fn select_entry(module: &Module, entry: Option<&str>) -> Result<FuncId, Inte
 
 /// Runs a module from its entry function.
 pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, InterpError> {
+    // Upstream's structured catch handlers run in ehir's form (the same semantics).
+    let rewritten;
+    let module = if module
+        .functions
+        .values()
+        .any(ehir_core::upstream_catch::has_structured_catches)
+    {
+        let mut copy = module.clone();
+        copy.rewrite_structured_catches().map_err(|d| {
+            let messages: Vec<String> = d.0.into_iter().map(|d| d.message).collect();
+            InterpError::Setup(messages.join("; "))
+        })?;
+        rewritten = copy;
+        &rewritten
+    } else {
+        module
+    };
     let ctx = &module.ctx;
     let fid = select_entry(module, config.entry.as_deref())?;
     shapes::check(module).map_err(InterpError::Setup)?;

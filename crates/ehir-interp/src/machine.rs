@@ -812,6 +812,10 @@ impl<'m> Machine<'m> {
             }
             OpKind::Label { .. } => self.next(op),
             OpKind::CatchParam => self.exec_catch_param(op),
+            // `run_module` refuses these before running (see `ehir_core::upstream_catch`).
+            OpKind::ConstructCatchParam { .. } => {
+                Err(self.error("not supported yet: 'cir.construct_catch_param'".to_string()))
+            }
 
             // ---- exceptions ----
             OpKind::AllocException { size } => {
@@ -825,6 +829,8 @@ impl<'m> Machine<'m> {
                 self.free_exception(p)?;
                 self.next(op)
             }
+            // Lifetime markers change nothing the interpreter observes.
+            OpKind::LifetimeStart | OpKind::LifetimeEnd => self.next(op),
             OpKind::Throw { type_info, dtor } => {
                 self.exec_throw(op, type_info.expand(), dtor.expand())
             }

@@ -43,7 +43,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(opt::normalize_cir_opt_args(std::env::args().collect()));
     input::set_error_limit(cli.error_limit);
     let result = match &cli.command {
         Command::Opt(args) => opt::opt_command(args),

@@ -169,12 +169,6 @@ impl FuncVerifier<'_> {
     pub(crate) fn check_op_region_count(&self, op: Op) {
         let count = self.dfg.regions(op).len();
         let kind = *self.dfg.kind(op);
-        if let OpKind::Try { handlers } = kind
-            && self.handler_keys(handlers).is_empty()
-        {
-            self.op_error(op, "'cir.try' must have at least one handler");
-            return;
-        }
         let Ok(CountRange { min, max }) = kind.region_count(&self.dfg.extras) else {
             return;
         };

@@ -654,6 +654,11 @@ impl FuncVerifier<'_> {
                     c.expect("the exception object", c.operand(0), "a pointer", is_ptr);
                 }
             }
+            OpKind::LifetimeStart | OpKind::LifetimeEnd => {
+                if shape_ok {
+                    c.expect("the object", c.operand(0), "a pointer", is_ptr);
+                }
+            }
             OpKind::Throw { type_info, dtor } => {
                 if !shape_ok {
                     return;
@@ -730,6 +735,16 @@ impl FuncVerifier<'_> {
             OpKind::Ternary => {
                 if shape_ok {
                     c.expect_eq("the condition", c.operand(0), common.bool);
+                }
+            }
+            OpKind::ConstructCatchParam { .. } => {
+                if shape_ok {
+                    c.expect(
+                        "the catch parameter's address",
+                        c.operand(1),
+                        "a pointer",
+                        is_ptr,
+                    );
                 }
             }
             OpKind::CatchParam => {
