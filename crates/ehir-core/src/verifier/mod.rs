@@ -45,6 +45,10 @@
 //! parameters may be tokens only in flat functions (and as a `cir.try` handler's token in
 //! structured ones), since LLVM has no token phis; signatures never mention tokens.
 //!
+//! **Constants** ([`constants`]): a global's initialiser and a `cir.const`'s attribute
+//! are constants the LLVM emitter can write for their type: integers fit their type,
+//! strings fit their byte array, element lists fit their array or struct.
+//!
 //! **Module** ([`types`]): direct calls name a declared function whose signature is the
 //! call's; `cir.get_global` names a global (or function) and yields a pointer to its type;
 //! `cir.get_member` works on a declared, complete record and a field index it has.
@@ -105,6 +109,7 @@
 //! not count); and pad unwind destinations form no cycle. A function with pads has a
 //! personality routine.
 
+mod constants;
 mod dominance;
 mod eh;
 mod funclets;
