@@ -35,7 +35,20 @@
 //! A step budget and a memory budget ([`RunConfig`]); calls never recurse on the host
 //! stack (frames are an explicit stack) and neither do nested regions, so deep
 //! recursion in the program is bounded only by the call-depth limit and the memory
-//! budget.
+//! budget. The event trace counts against the memory budget ([`event_bytes`], what its
+//! allocations really take), and [`RunConfig::trace_memory_limit`] caps it further, so
+//! that a caller keeping the traces of several runs stays within one budget.
+//!
+//! # Undefined behaviour each phase detects
+//! Every phase checks every access (null, out of bounds, freed, read-only) and pointer
+//! arithmetic (`cir.ptr_stride` whose result leaves the signed 32-bit offset range of
+//! every object is an error, never a wrap-around into the same object). Use of a
+//! block-scope variable after its scope is detected only at the structured phase, where
+//! the alloca dies when its region is left: `flatten-cfg` hoists allocas to the function
+//! entry and the flat CFG keeps no scope boundary, so at the flat, Itanium and MSVC
+//! phases a block-scope variable lives until its function returns. `ehir run --phase
+//! all` therefore treats undefined behaviour detected at the reference (first) phase as
+//! the verdict (status 124, naming the phases that ran past it), not as a divergence.
 //!
 //! # Semantics worth knowing
 //! - **Handlers receive libstdc++'s adjusted pointer**: `cir.catch_param`, the pointer
@@ -128,7 +141,7 @@ pub use config::{
     parse_return_spec, parse_script_value, parse_throw_spec,
 };
 pub use eh::EXIT_ABORT;
-pub use trace::{Divergence, Event, first_divergence, observable};
+pub use trace::{Divergence, Event, event_bytes, first_divergence, observable, trace_bytes};
 pub use type_layout::OPAQUE_RECORD_SIZE;
 
 use crate::cxx_types::Hierarchy;
@@ -325,6 +338,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         scratch: Vec::new(),
         step_limit: config.step_limit,
         trace_overflow: false,
+        trace_bytes: 0,
         met_specification: std::cell::Cell::new(false),
     };
     let result = start(&mut m, fid, !is_main);

@@ -216,6 +216,9 @@ pub(crate) struct Machine<'m> {
     pub step_limit: u64,
     /// Set when the trace exhausted the memory budget.
     pub trace_overflow: bool,
+    /// Bytes the trace takes (as [`crate::trace::event_bytes`] counts them), also part of
+    /// `frame_bytes`; at most `RunConfig::trace_memory_limit`.
+    pub trace_bytes: u64,
     /// Set when an exception met a dynamic exception specification (see
     /// `RunOutcome::met_specification`).
     pub met_specification: std::cell::Cell<bool>,
@@ -230,33 +233,6 @@ fn mark_budget(stop: Stop) -> Stop {
         }
         other => other,
     }
-}
-
-/// Approximate heap size of an event, charged against the memory budget.
-fn event_bytes(e: &Event) -> u64 {
-    let strings: usize = match e {
-        Event::Enter { function, args } => {
-            function.len() + args.iter().map(|a| a.len() + 24).sum::<usize>()
-        }
-        Event::Call { callee, args } => {
-            callee.len() + args.iter().map(|a| a.len() + 24).sum::<usize>()
-        }
-        Event::Leave { function, value }
-        | Event::Return {
-            callee: function,
-            value,
-        } => function.len() + value.as_ref().map_or(0, |v| v.len()),
-        Event::Unwind { function } => function.len(),
-        Event::Output { text } => text.len(),
-        Event::Throw { ty, value, .. } | Event::Escape { ty, value, .. } => ty.len() + value.len(),
-        Event::Catch { ty, handler, .. } => ty.len() + handler.len(),
-        Event::Rethrow { ty, .. } | Event::Destroy { ty, .. } | Event::Unexpected { ty, .. } => {
-            ty.len()
-        }
-        Event::Terminate { message } | Event::Error { message } => message.len(),
-        Event::Cleanup { .. } | Event::Abort | Event::Exit { .. } => 0,
-    };
-    (std::mem::size_of::<Event>() + strings) as u64
 }
 
 /// The entry op of a block.
@@ -413,7 +389,12 @@ impl<'m> Machine<'m> {
     /// The error of an exhausted step limit (or of a trace that filled the memory).
     #[cold]
     pub(crate) fn limit_error(&self) -> Stop {
-        let stop = if self.trace_overflow {
+        let stop = if self.trace_overflow && self.trace_bytes > self.config.trace_memory_limit {
+            self.error(format!(
+                "memory budget exceeded: the event trace outgrew its share ({} bytes)",
+                self.config.trace_memory_limit
+            ))
+        } else if self.trace_overflow {
             self.error(format!(
                 "memory budget of {} bytes exceeded (by the event trace)",
                 self.config.memory_limit
@@ -672,7 +653,14 @@ impl<'m> Machine<'m> {
                     .unwrap_or(1);
                 // Registers hold integers sign- or zero-extended to 64 bits.
                 let n = self.get(ops[1]) as i64;
-                let p = memory::offset_by(self.get(ops[0]), n.wrapping_mul(elem as i64));
+                let base = self.get(ops[0]);
+                let delta = i128::from(n) * i128::from(elem);
+                let Some(p) = memory::offset_checked(base, delta) else {
+                    return Err(self.error(format!(
+                        "out-of-bounds pointer arithmetic: {n} elements of {elem} bytes from byte offset {} of an object leave every object",
+                        memory::decode(base).offset as i32
+                    )));
+                };
                 self.set(r, p);
                 self.next(op)
             }
@@ -1409,8 +1397,12 @@ impl<'m> Machine<'m> {
         if !self.config.record_trace || self.trace_overflow {
             return;
         }
-        self.frame_bytes += event_bytes(&e);
-        if self.mem.check_budget(self.frame_bytes).is_err() {
+        let bytes = crate::trace::event_bytes(&e);
+        self.frame_bytes += bytes;
+        self.trace_bytes += bytes;
+        if self.trace_bytes > self.config.trace_memory_limit
+            || self.mem.check_budget(self.frame_bytes).is_err()
+        {
             self.trace_overflow = true;
             self.step_limit = 0;
             return;
