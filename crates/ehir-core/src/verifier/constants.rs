@@ -1,12 +1,13 @@
 //! Constant rules: an attribute that initialises a global or is the value of a `cir.const`
 //! must be one the LLVM emitter can write for that type. Integers fit their type (the
 //! range the reader accepts), strings and byte arrays fit their `!cir.array<!s8i x N>`,
-//! element lists fit their array or have one element per field of a complete struct, and
-//! every element obeys the same rules for its own type.
+//! element lists fit their array or have one element per field of a complete struct, a
+//! `#cir.global_view` with indices indexes into a global of the module, and every element
+//! obeys the same rules for its own type.
 
 use crate::attrs::{AttrData, ConstArrayElements};
 use crate::entities::{Attr, Type};
-use crate::module::{ModuleCtx, RecordKind};
+use crate::module::{Module, ModuleCtx, RecordKind};
 use crate::types::TypeData;
 use cranelift_entity::EntityRef;
 
@@ -27,8 +28,14 @@ pub fn int_range(width: u16, signed: bool) -> (i128, i128) {
 }
 
 /// Why the attribute `attr` cannot be a constant of type `ty`, or `None` when it can.
-/// Walks nested element lists with an explicit stack.
-pub(crate) fn constant_misfit(ctx: &ModuleCtx, attr: Attr, ty: Type) -> Option<String> {
+/// Symbols are resolved only when `module` is given. Walks nested element lists with an
+/// explicit stack.
+pub(crate) fn constant_misfit(
+    ctx: &ModuleCtx,
+    module: Option<&Module>,
+    attr: Attr,
+    ty: Type,
+) -> Option<String> {
     let mut stack = vec![(attr, ty)];
     while let Some((a, t)) = stack.pop() {
         if a.index() >= ctx.attrs.len() {
@@ -39,6 +46,20 @@ pub(crate) fn constant_misfit(ctx: &ModuleCtx, attr: Attr, ty: Type) -> Option<S
         }
         if let Some(why) = misfit_here(ctx, a, t, &mut stack) {
             return Some(why);
+        }
+        if let (
+            Some(module),
+            AttrData::GlobalView {
+                symbol, indices, ..
+            },
+        ) = (module, ctx.attrs.get(a))
+            && !indices.is_empty()
+            && module.global_by_name(*symbol).is_none()
+        {
+            return Some(format!(
+                "#cir.global_view indexes into @{}, which is not a global of this module",
+                ctx.name(*symbol)
+            ));
         }
     }
     None

@@ -27,7 +27,8 @@
 //! parameters), `cir.array.ctor`/`cir.array.dtor` regions (one element pointer) and
 //! `cir.try` handler regions (at most one `!cir.eh_token`). `cir.case` is inside a
 //! `cir.switch`; `cir.label` names are unique and first in their block; every `cir.goto`
-//! names an existing label. Phases: each op must be allowed in its function's phase
+//! names an existing label and does not jump into a region of a `cir.cleanup.scope` or
+//! `cir.try` that it is not in. Phases: each op must be allowed in its function's phase
 //! ([`crate::OpKind::phases`]); flat, Itanium and MSVC functions have no nested regions.
 //!
 //! **Dominance** ([`dominance`]): MLIR semantics across nested regions, and a

@@ -59,7 +59,7 @@ pub(crate) fn check_module_items(module: &Module) -> Vec<Diagnostic> {
                 ),
             ));
         } else if global.ty.index() < ctx.types.len()
-            && let Some(why) = super::constants::constant_misfit(ctx, init, global.ty)
+            && let Some(why) = super::constants::constant_misfit(ctx, Some(module), init, global.ty)
         {
             diags.push(Diagnostic::error(
                 global.loc,
@@ -849,7 +849,7 @@ impl FuncVerifier<'_> {
             c.expect("the result", r, desc, pred);
         }
         if let Some(r) = r
-            && let Some(why) = super::constants::constant_misfit(self.ctx, value, r)
+            && let Some(why) = super::constants::constant_misfit(self.ctx, self.module, value, r)
         {
             c.err(format!("the attribute of 'cir.const': {why}"));
         }
