@@ -43,12 +43,15 @@
 //! Every phase checks every access (null, out of bounds, freed, read-only) and pointer
 //! arithmetic (`cir.ptr_stride` whose result leaves the signed 32-bit offset range of
 //! every object is an error, never a wrap-around into the same object). Use of a
-//! block-scope variable after its scope is detected only at the structured phase, where
-//! the alloca dies when its region is left: `flatten-cfg` hoists allocas to the function
-//! entry and the flat CFG keeps no scope boundary, so at the flat, Itanium and MSVC
-//! phases a block-scope variable lives until its function returns. `ehir run --phase
-//! all` therefore treats undefined behaviour detected at the reference (first) phase as
-//! the verdict (status 124, naming the phases that ran past it), not as a divergence.
+//! block-scope variable after its scope: the structured phase ends the alloca when its
+//! region is left. `flatten-cfg` hoists allocas to the function entry and keeps no scope
+//! boundary, so the lowered phases need [`RunConfig::block_scopes`] (the
+//! [`BlockScopes`] of the structured module, which `ehir run` and the differential
+//! tests pass): with it a lowered frame ends a block-scope variable when it runs an op
+//! located outside the scope's source span and starts it again inside (up to 64 such
+//! variables per frame). Without it (a flat input), such a variable lives until its
+//! function returns. `ehir run --phase all` treats undefined behaviour detected at the
+//! reference (first) phase as the verdict (status 124), not as a divergence.
 //!
 //! # Semantics worth knowing
 //! - **Handlers receive libstdc++'s adjusted pointer**: `cir.catch_param`, the pointer
@@ -128,6 +131,7 @@ mod machine;
 mod memory;
 mod printf;
 mod runtime;
+mod scopes;
 mod shapes;
 mod stdio;
 mod structured;
@@ -141,6 +145,7 @@ pub use config::{
     parse_return_spec, parse_script_value, parse_throw_spec,
 };
 pub use eh::EXIT_ABORT;
+pub use scopes::{BlockScopes, ScopeSpan};
 pub use trace::{Divergence, Event, event_bytes, first_divergence, observable, trace_bytes};
 pub use type_layout::OPAQUE_RECORD_SIZE;
 
@@ -300,6 +305,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         regs: Vec::new(),
         ctrl: Vec::new(),
         allocas: Vec::new(),
+        scoped: Vec::new(),
         landed: None,
         selector: 0,
         open_cleanups: Vec::new(),

@@ -132,6 +132,19 @@ pub(crate) enum Pad {
     Cleanup { exn: u32 },
 }
 
+/// The block-scope allocas a lowered frame follows (each op checks them all, so a
+/// function with thousands of block-scope variables would be slow); those beyond live
+/// until the function returns, as without [`crate::BlockScopes`].
+const MAX_SCOPED_SLOTS: usize = 64;
+
+/// A block-scope alloca of a lowered frame: its address, its scope's source span and
+/// whether it is live now.
+pub(crate) struct ScopedSlot {
+    pub addr: u64,
+    pub span: crate::ScopeSpan,
+    pub live: bool,
+}
+
 /// One activation of an interpreted function.
 pub(crate) struct Frame<'m> {
     pub func: &'m Function,
@@ -144,6 +157,9 @@ pub(crate) struct Frame<'m> {
     pub ctrl: Vec<Ctrl>,
     /// Live allocas of the frame, in creation order.
     pub allocas: Vec<u64>,
+    /// Lowered phases: the frame's block-scope allocas, whose lifetime follows the
+    /// source span of their scope (see `crate::scopes`).
+    pub scoped: Vec<ScopedSlot>,
     /// The exception that most recently landed in this frame (flat and ABI phases).
     pub landed: Option<u32>,
     /// The Itanium selector of that landing.
@@ -288,6 +304,7 @@ impl<'m> Machine<'m> {
             regs,
             ctrl: Vec::new(),
             allocas: Vec::new(),
+            scoped: Vec::new(),
             landed: None,
             selector: 0,
             open_cleanups: Vec::new(),
@@ -300,6 +317,11 @@ impl<'m> Machine<'m> {
     /// Ends the running frame (its allocas die) and makes the slot below current.
     /// Returns the boundary when one was below.
     pub fn pop_frame(&mut self) -> Result<Option<Boundary>, Stop> {
+        for slot in std::mem::take(&mut self.cur.scoped) {
+            if !slot.live {
+                self.mem.set_live(slot.addr, true);
+            }
+        }
         let allocas = std::mem::take(&mut self.cur.allocas);
         for p in allocas.into_iter().rev() {
             let _ = self.mem.release(p);
@@ -555,6 +577,24 @@ impl<'m> Machine<'m> {
         r
     }
 
+    /// Lowered phases: ends the lifetime of the frame's block-scope allocas whose scope
+    /// span does not hold the located op about to run, and starts again those whose
+    /// span does.
+    fn follow_block_scopes(&mut self, op: Op) {
+        let Some(loc) = self.cur.func.dfg.loc(op).offset() else {
+            return;
+        };
+        for i in 0..self.cur.scoped.len() {
+            let slot = &mut self.cur.scoped[i];
+            let inside = slot.span.contains(loc as u32);
+            if slot.live != inside {
+                slot.live = inside;
+                let addr = slot.addr;
+                self.mem.set_live(addr, inside);
+            }
+        }
+    }
+
     /// The region the running op is in.
     pub fn current_region(&self) -> Option<Region> {
         let func = self.cur.func;
@@ -573,6 +613,9 @@ impl<'m> Machine<'m> {
         }
         let func: &'m Function = self.cur.func;
         let op = self.cur.pc;
+        if !self.cur.scoped.is_empty() {
+            self.follow_block_scopes(op);
+        }
         let data = &func.dfg.ops[op];
         let pool = &func.dfg.value_lists;
         match data.kind {
@@ -703,6 +746,18 @@ impl<'m> Machine<'m> {
                     .allocate(size, AllocKind::Stack(name), self.frame_bytes)
                     .map_err(|e| self.mem_error(e))?;
                 self.cur.allocas.push(p);
+                if self.cur.phase != Phase::Structured
+                    && self.cur.scoped.len() < MAX_SCOPED_SLOTS
+                    && let Some(scopes) = &self.config.block_scopes
+                    && let Some(loc) = func.dfg.loc(op).offset()
+                    && let Some(span) = scopes.span(self.module.ctx.name(func.name), loc as u32)
+                {
+                    self.cur.scoped.push(ScopedSlot {
+                        addr: p,
+                        span,
+                        live: true,
+                    });
+                }
                 self.set(r, p);
                 self.next(op)
             }

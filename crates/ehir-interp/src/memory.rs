@@ -214,6 +214,20 @@ impl Memory {
     }
 
     /// Ends the lifetime of the allocation a pointer names (scope exit, `free`).
+    /// Ends (`live == false`) or starts again the lifetime of the object `addr` points
+    /// into without freeing it: a block-scope variable whose scope was left at a lowered
+    /// phase. Accesses while it is not live are dangling; it must be live again before
+    /// [`Memory::release`].
+    pub fn set_live(&mut self, addr: u64, live: bool) {
+        let d = decode(addr);
+        if let Some(a) = self.allocs.get_mut(d.slot as usize)
+            && d.slot != 0
+            && a.generation == d.generation
+        {
+            a.live = live;
+        }
+    }
+
     /// Freeing something already dead or not a live allocation start is an error.
     pub fn release(&mut self, addr: u64) -> Result<(), MemError> {
         let d = decode(addr);

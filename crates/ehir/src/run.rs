@@ -236,6 +236,14 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
     let source = Source::read(&args.input)?;
     let module = source.load()?;
     let input_phase = module_phase(&module);
+    // A structured input's block scopes let the lowered phases end block-scope variables
+    // where the structured phase does (use after scope is detected at every phase).
+    let mut cfg = cfg;
+    if input_phase == Phase::Structured {
+        cfg.block_scopes = Some(std::sync::Arc::new(ehir_interp::BlockScopes::of_module(
+            &module,
+        )));
+    }
     // At the MSVC phase a dynamic exception specification is not enforced (by design, as
     // on that ABI): when an exception meets one, that phase is run but not compared.
     let with_specification = (choice == PhaseChoice::All)
@@ -404,10 +412,7 @@ fn verdict(first: (Phase, &RunOutcome), others: &[(Phase, &RunOutcome)]) -> Verd
         let missed = if missed.is_empty() {
             String::new()
         } else {
-            format!(
-                "; phase(s) {} ran past it (a block-scope variable lives until its function returns once flattened: docs/architecture.md)",
-                names(&missed)
-            )
+            format!("; phase(s) {} ran past it", names(&missed))
         };
         return Verdict {
             status: EXIT_STOPPED,
