@@ -1328,16 +1328,15 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
     }
 }
 
-/// Two spaces per level.
+/// The nesting depth past which indentation stops growing (`docs/syntax.md`), so the
+/// printed text stays proportional to the input however deep the IR nests.
+pub const MAX_INDENT_DEPTH: usize = 32;
+
+/// Two spaces per level, up to [`MAX_INDENT_DEPTH`] levels.
 #[inline]
 fn indent(o: &mut Vec<u8>, depth: usize) {
-    const SPACES: &[u8; 64] = b"                                                                ";
-    let mut n = depth * 2;
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        o.extend_from_slice(&SPACES[..k]);
-        n -= k;
-    }
+    const SPACES: &[u8; 2 * MAX_INDENT_DEPTH] = &[b' '; 2 * MAX_INDENT_DEPTH];
+    o.extend_from_slice(&SPACES[..2 * depth.min(MAX_INDENT_DEPTH)]);
 }
 
 /// Writes `@name`, quoting names that are not bare identifiers.
@@ -1609,11 +1608,11 @@ mod tests {
     }
 
     #[test]
-    fn indentation_is_two_spaces_per_level() {
-        for depth in [0, 1, 5, 31, 32, 33, 100] {
+    fn indentation_is_two_spaces_per_level_up_to_the_cap() {
+        for depth in [0, 1, 5, 31, 32, 33, 100, 100_000] {
             let mut o = Vec::new();
             indent(&mut o, depth);
-            assert_eq!(o, vec![b' '; depth * 2]);
+            assert_eq!(o, vec![b' '; depth.min(MAX_INDENT_DEPTH) * 2]);
         }
     }
 

@@ -488,7 +488,11 @@ pub(crate) fn global_init(
         let mut vs = Vec::new();
         for it in items {
             match prog.const_eval_ast(it) {
-                Some(v) => vs.push(v),
+                Some(v) => vs.push(if prog.types.is_bool(e) {
+                    (v != 0) as i128
+                } else {
+                    prog.wrap_to_type(v, e)
+                }),
                 None => return unsupported(it.loc, "non-constant initializer of a global"),
             }
         }
@@ -500,13 +504,17 @@ pub(crate) fn global_init(
     };
     if prog.types.is_integral(t) {
         if let ExprKind::Float { value, .. } = e.kind {
-            return Ok(GlobalInit::Int(value as i128));
+            return Ok(GlobalInit::Int(if prog.types.is_bool(t) {
+                (value != 0.0) as i128
+            } else {
+                prog.wrap_to_type(value as i128, t)
+            }));
         }
         return match prog.const_eval_ast(e) {
             Some(v) => Ok(GlobalInit::Int(if prog.types.is_bool(t) {
                 (v != 0) as i128
             } else {
-                v
+                prog.wrap_to_type(v, t)
             })),
             None => unsupported(
                 e.loc,

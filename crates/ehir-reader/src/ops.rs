@@ -1043,9 +1043,9 @@ impl<'s> Parser<'s> {
     }
 
     /// Declares an undeclared direct callee as an external function with the call's
-    /// signature (first use wins). A `cir.func` further down replaces the declaration in
-    /// place, so a function's place among the module's items is its first mention whether
-    /// or not its calls spell the signature (which keeps printing a fixed point).
+    /// signature (first use wins). A `cir.func` further down replaces the declaration and
+    /// takes its own place in source order (`Parser::move_to_explicit_place`), so every
+    /// function printed is read back at the place it was printed (a fixed point).
     fn declare_callee(&mut self, callee: Symbol, sig: Type, loc: Loc) {
         if self.is_fragment() || self.function_sigs.contains_key(&callee) {
             return;
@@ -1053,7 +1053,9 @@ impl<'s> Parser<'s> {
         let mut func = ehir_core::Function::new_declaration(callee, sig);
         func.loc = loc;
         let id = self.add_function(func);
-        self.origins.insert(id, crate::parser::FuncOrigin::Implicit);
+        let item = self.module.items.len() - 1;
+        self.origins
+            .insert(id, crate::parser::FuncOrigin::Implicit { item });
     }
 
     /// `(KIND, %a` of `cir.binop`, `cir.unary` and `cir.cmp`: the kind, one of `all` (by

@@ -20,8 +20,10 @@ pub(crate) type PResult<T> = Result<T, Abort>;
 /// How a function of the module came to be.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum FuncOrigin {
-    /// Created for a call to an undeclared callee.
-    Implicit,
+    /// Created for a call to an undeclared callee; `item` is the index of its provisional
+    /// entry in the module's items, dropped when an explicit `cir.func` of that name
+    /// appears (the function then takes the place of its `cir.func` in source order).
+    Implicit { item: usize },
     /// An explicit `cir.func` declaration.
     Declared,
     /// An explicit `cir.func` definition (or one being parsed).
@@ -80,6 +82,9 @@ pub(crate) struct Parser<'s> {
     pub attr_aliases: FxHashMap<&'s str, ehir_core::Attr>,
     /// The size of the last function body parsed: room reserved for the next one.
     pub body_size_hint: ehir_core::dfg::DfgSize,
+    /// Indices into the module's items of implicit declarations that an explicit
+    /// `cir.func` replaced at its own place; removed when the module is complete.
+    superseded_items: Vec<usize>,
 }
 
 /// Declarations found by a quick scan of the whole file, for references to things
@@ -115,6 +120,7 @@ impl<'s> Parser<'s> {
             int_attrs: FxHashMap::default(),
             attr_aliases: FxHashMap::default(),
             body_size_hint: ehir_core::dfg::DfgSize::default(),
+            superseded_items: Vec::new(),
         }
     }
 
@@ -403,6 +409,7 @@ impl<'s> Parser<'s> {
         {
             self.report(loc, "expected '}' to close this 'module'");
         }
+        self.drop_superseded_items();
     }
 
     /// `module [@name] [attributes {name = value, ...}] {` (the items follow).
@@ -488,6 +495,33 @@ impl<'s> Parser<'s> {
         self.lexer = Lexer::at(self.text, at);
         self.bump();
         Ok(entries)
+    }
+
+    /// Removes the provisional items of implicitly declared functions whose `cir.func`
+    /// came later (one pass over the items, however many there are).
+    fn drop_superseded_items(&mut self) {
+        if self.superseded_items.is_empty() {
+            return;
+        }
+        self.superseded_items.sort_unstable();
+        let superseded = std::mem::take(&mut self.superseded_items);
+        let mut next = superseded.iter().peekable();
+        let mut index = 0;
+        self.module.items.retain(|_| {
+            let keep = next.next_if_eq(&&index).is_none();
+            index += 1;
+            keep
+        });
+    }
+
+    /// Moves an implicitly declared function to the end of the module's items, where its
+    /// explicit `cir.func` is being read: functions keep their source order whether or not
+    /// a call mentions them first, so printing is a fixed point.
+    fn move_to_explicit_place(&mut self, id: FuncId) {
+        if let Some(FuncOrigin::Implicit { item }) = self.origins.get(&id).copied() {
+            self.superseded_items.push(item);
+            self.module.items.push(ehir_core::Item::Function(id));
+        }
     }
 
     /// Whether the current token starts a top-level item on its own line (used to resume
@@ -1019,6 +1053,9 @@ impl<'s> Parser<'s> {
                 return Ok(());
             }
             _ => {}
+        }
+        if let Some(id) = existing {
+            self.move_to_explicit_place(id);
         }
         if !is_definition {
             let mut func = Function::new_declaration(header.name, header.sig);

@@ -309,6 +309,7 @@ impl FuncVerifier<'_> {
                     }
                     match self.global_view_symbol(*attr) {
                         Some(sym) => {
+                            self.check_not_a_function(op, sym, what);
                             if types.contains(&sym) {
                                 self.op_error(
                                     op,
@@ -343,6 +344,12 @@ impl FuncVerifier<'_> {
                                 "a 'filter' key of {what} must list #cir.global_view typeinfos"
                             ),
                         );
+                    } else if let Some(AttrData::List(items)) = self.attr_data(*attr) {
+                        for &item in items {
+                            if let Some(sym) = self.global_view_symbol(item) {
+                                self.check_not_a_function(op, sym, what);
+                            }
+                        }
                     }
                 }
                 HandlerKey::CatchAll | HandlerKey::Unwind | HandlerKey::Terminate => {
@@ -370,6 +377,23 @@ impl FuncVerifier<'_> {
     fn attr_data(&self, attr: Attr) -> Option<&AttrData> {
         (cranelift_entity::EntityRef::index(attr) < self.ctx.attrs.len())
             .then(|| self.ctx.attrs.get(attr))
+    }
+
+    /// A catch or filter type names a typeinfo object, never a function (the Itanium
+    /// lowering turns it into `cir.eh.typeid`, which rejects functions, and the MSVC one
+    /// into a type descriptor).
+    pub(crate) fn check_not_a_function(&self, op: Op, sym: Symbol, what: &str) {
+        if let Some(module) = self.module
+            && self.function_by_name(module, sym).is_some()
+        {
+            self.op_error(
+                op,
+                format!(
+                    "{what} names @{}, which is a function, not a typeinfo",
+                    self.sym_str(sym)
+                ),
+            );
+        }
     }
 
     fn global_view_symbol(&self, attr: Attr) -> Option<Symbol> {
