@@ -9,7 +9,7 @@
 // RUN: %ehir run --phase all %s --returns @_Z4codev=125 > %t.out 2> %t.err; test $? -eq 125
 // RUN: FileCheck %s --check-prefix=AGREE125 < %t.err
 // RUN: %ehir run --phase all %s --no-such-flag > /dev/null 2>&1; test $? -eq 1
-// RUN: %ehir run --help | FileCheck %s --check-prefix=HELP
+// RUN: %ehir run --help | tr "\n" " " | FileCheck %s --check-prefix=HELP
 // TWO: ehir run: verdict: phases structured, flat, itanium, msvc agree; the program exited with status 2
 // AGREE125-NOT: diverge
 // AGREE125: ehir run: verdict: phases structured, flat, itanium, msvc agree; the program exited with status 125
