@@ -25,11 +25,30 @@ pub fn module_to_string(module: &Module) -> String {
 }
 
 /// Prints a whole module.
+///
+/// On a rayon pool of more than one thread, runs of consecutive functions are printed in
+/// parallel, each into its own buffer, and written in module order: the output is the
+/// same bytes as on one thread.
 pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
     let ctx = &module.ctx;
     let mut types = TypeTexts::default();
     let mut o: Vec<u8> = Vec::with_capacity(FLUSH_AT + 4096);
-    for item in &module.items {
+    let threads = rayon::current_num_threads();
+    let mut batch: Vec<&Function> = Vec::new();
+    for (index, item) in module.items.iter().enumerate() {
+        if threads > 1
+            && let Item::Function(f) = *item
+        {
+            batch.push(&module.functions[f]);
+            let last = !matches!(module.items.get(index + 1), Some(Item::Function(_)));
+            if batch.len() >= PARALLEL_BATCH_PER_THREAD * threads || last {
+                w.write_all(&o)?;
+                o.clear();
+                print_functions_in_parallel(w, ctx, &batch)?;
+                batch.clear();
+            }
+            continue;
+        }
         match *item {
             Item::Record(i) => {
                 let r = &ctx.records[i];
@@ -114,6 +133,35 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
         }
     }
     w.write_all(&o)
+}
+
+/// How many functions per thread [`print_module`] prints in parallel before writing them:
+/// enough to balance the threads, few enough to keep the buffers small.
+const PARALLEL_BATCH_PER_THREAD: usize = 64;
+
+/// Prints `funcs` on the rayon pool, each into its own buffer, then writes the buffers in
+/// order.
+fn print_functions_in_parallel(
+    w: &mut dyn Write,
+    ctx: &ModuleCtx,
+    funcs: &[&Function],
+) -> io::Result<()> {
+    use rayon::prelude::*;
+    let texts: Vec<io::Result<Vec<u8>>> = funcs
+        .par_iter()
+        .map(|func| {
+            let mut types = TypeTexts::default();
+            let mut head = Vec::new();
+            let mut tail = Vec::new();
+            FunctionPrinter::new(ctx, func, &mut types).print(&mut head, &mut tail)?;
+            head.extend_from_slice(&tail);
+            Ok(head)
+        })
+        .collect();
+    for text in texts {
+        w.write_all(&text?)?;
+    }
+    Ok(())
 }
 
 /// Prints one function.

@@ -9,6 +9,7 @@ pub mod eh_abi;
 pub mod flatten_cfg;
 pub mod lowering_prepare;
 pub mod manager;
+mod parallel;
 pub mod region_utils;
 
 pub use manager::{
