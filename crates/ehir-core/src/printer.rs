@@ -35,13 +35,20 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
     let mut o: Vec<u8> = Vec::with_capacity(FLUSH_AT + 4096);
     let threads = rayon::current_num_threads();
     let mut batch: Vec<&Function> = Vec::new();
+    let mut batch_ops = 0;
     for (index, item) in module.items.iter().enumerate() {
         if threads > 1
             && let Item::Function(f) = *item
         {
-            batch.push(&module.functions[f]);
+            let func = &module.functions[f];
+            batch.push(func);
+            batch_ops += func.dfg.ops.len();
             let last = !matches!(module.items.get(index + 1), Some(Item::Function(_)));
-            if batch.len() >= PARALLEL_BATCH_PER_THREAD * threads || last {
+            if batch_ops >= PARALLEL_BATCH_OPS_PER_THREAD * threads
+                || batch.len() >= PARALLEL_BATCH_FUNCTIONS_PER_THREAD * threads
+                || last
+            {
+                batch_ops = 0;
                 w.write_all(&o)?;
                 o.clear();
                 print_functions_in_parallel(w, ctx, &batch)?;
@@ -135,9 +142,13 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
     w.write_all(&o)
 }
 
-/// How many functions per thread [`print_module`] prints in parallel before writing them:
-/// enough to balance the threads, few enough to keep the buffers small.
-const PARALLEL_BATCH_PER_THREAD: usize = 64;
+/// How many ops per thread [`print_module`] prints in parallel before writing them: enough
+/// to balance the threads, few enough that the texts waiting to be written stay small next
+/// to the module (about 50 bytes of text per op).
+const PARALLEL_BATCH_OPS_PER_THREAD: usize = 2048;
+
+/// At most this many functions per thread are printed before writing them.
+const PARALLEL_BATCH_FUNCTIONS_PER_THREAD: usize = 64;
 
 /// Prints `funcs` on the rayon pool, each into its own buffer, then writes the buffers in
 /// order.
