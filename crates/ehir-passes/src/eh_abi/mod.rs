@@ -78,7 +78,8 @@ fn remove_unreachable_blocks(func: &mut Function) {
     let Some(&entry) = blocks.first() else {
         return;
     };
-    let mut reachable: SecondaryMap<Block, bool> = SecondaryMap::new();
+    let mut reachable: SecondaryMap<Block, bool> =
+        SecondaryMap::with_capacity(func.dfg.blocks.len());
     reachable[entry] = true;
     let mut stack = vec![entry];
     while let Some(b) = stack.pop() {
