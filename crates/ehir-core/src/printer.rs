@@ -25,6 +25,10 @@ pub fn module_to_string(module: &Module) -> String {
 }
 
 /// Prints a whole module.
+///
+/// On a rayon pool of more than one thread, runs of consecutive functions are printed in
+/// parallel, each into its own buffer, and written in module order: the output is the
+/// same bytes as on one thread.
 pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
     let ctx = &module.ctx;
     let mut types = TypeTexts::default();
@@ -45,8 +49,30 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
         items.push(None);
         items.extend(inside.into_iter().map(Some));
     }
-    for item in items {
-        let Some(item) = item else {
+    let threads = rayon::current_num_threads();
+    let mut batch: Vec<&Function> = Vec::new();
+    let mut batch_ops = 0;
+    for (index, item) in items.iter().enumerate() {
+        if threads > 1
+            && let Some(Item::Function(f)) = *item
+        {
+            let func = &module.functions[f];
+            batch.push(func);
+            batch_ops += func.dfg.ops.len();
+            let last = !matches!(items.get(index + 1), Some(Some(Item::Function(_))));
+            if batch_ops >= PARALLEL_BATCH_OPS_PER_THREAD * threads
+                || batch.len() >= PARALLEL_BATCH_FUNCTIONS_PER_THREAD * threads
+                || last
+            {
+                batch_ops = 0;
+                w.write_all(&o)?;
+                o.clear();
+                print_functions_in_parallel(w, ctx, &batch)?;
+                batch.clear();
+            }
+            continue;
+        }
+        let Some(item) = *item else {
             o.s("module ");
             if !module.attributes.is_empty() {
                 o.s("attributes {");
@@ -162,6 +188,39 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
         o.s("}\n");
     }
     w.write_all(&o)
+}
+
+/// How many ops per thread [`print_module`] prints in parallel before writing them: enough
+/// to balance the threads, few enough that the texts waiting to be written stay small next
+/// to the module (about 50 bytes of text per op).
+const PARALLEL_BATCH_OPS_PER_THREAD: usize = 2048;
+
+/// At most this many functions per thread are printed before writing them.
+const PARALLEL_BATCH_FUNCTIONS_PER_THREAD: usize = 64;
+
+/// Prints `funcs` on the rayon pool, each into its own buffer, then writes the buffers in
+/// order.
+fn print_functions_in_parallel(
+    w: &mut dyn Write,
+    ctx: &ModuleCtx,
+    funcs: &[&Function],
+) -> io::Result<()> {
+    use rayon::prelude::*;
+    let texts: Vec<io::Result<Vec<u8>>> = funcs
+        .par_iter()
+        .map(|func| {
+            let mut types = TypeTexts::default();
+            let mut head = Vec::new();
+            let mut tail = Vec::new();
+            FunctionPrinter::new(ctx, func, &mut types).print(&mut head, &mut tail)?;
+            head.extend_from_slice(&tail);
+            Ok(head)
+        })
+        .collect();
+    for text in texts {
+        w.write_all(&text?)?;
+    }
+    Ok(())
 }
 
 /// Prints one function.

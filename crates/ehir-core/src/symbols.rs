@@ -27,6 +27,16 @@ impl SymbolTable {
         self.index.get(s).copied()
     }
 
+    /// How many strings are interned.
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// Whether no string is interned.
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
     /// The text of a symbol.
     pub fn name(&self, sym: Symbol) -> &str {
         &self.strings[sym]

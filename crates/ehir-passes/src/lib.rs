@@ -12,6 +12,7 @@ pub mod flatten_cfg;
 pub mod lowering_prepare;
 pub mod manager;
 pub mod pass;
+mod parallel;
 pub mod region_utils;
 pub mod simplify_cfg;
 

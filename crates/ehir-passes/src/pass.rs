@@ -16,23 +16,18 @@ pub trait Pass {
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics>;
 }
 
-/// Runs `f` on every function definition of `module` that is in `phase`, in module order,
-/// and collects the errors.
+/// Runs `f` on every function definition of `module` that is in `phase` and collects the
+/// errors in module order. Functions run in parallel on the current rayon pool, with the
+/// result of a single-threaded run ([`crate::parallel`]).
 pub(crate) fn for_each_definition_in(
     module: &mut Module,
     phase: Phase,
-    mut f: impl FnMut(&mut ModuleCtx, &mut Function) -> Result<(), Diagnostic>,
+    f: impl Fn(&mut ModuleCtx, &mut Function) -> Result<(), Diagnostic> + Sync,
 ) -> Result<(), Diagnostics> {
-    let mut diags = Diagnostics::default();
-    let ids: Vec<_> = module.functions.keys().collect();
-    for id in ids {
-        let func = &mut module.functions[id];
-        if func.is_declaration() || func.phase != phase {
-            continue;
-        }
-        if let Err(d) = f(&mut module.ctx, func) {
-            diags.push(d);
-        }
-    }
-    if diags.is_empty() { Ok(()) } else { Err(diags) }
+    let funcs: Vec<&mut Function> = module
+        .functions
+        .values_mut()
+        .filter(|func| !func.is_declaration() && func.phase == phase)
+        .collect();
+    crate::parallel::run_on_functions(&mut module.ctx, funcs, &f)
 }

@@ -1083,3 +1083,122 @@ pub fn bench_function_op_count(units: usize, depth: usize) -> usize {
     }
     ops
 }
+
+/// How many nested `cir.if`s the loop body of each [`eh_workload`] function holds.
+pub const EH_WORKLOAD_IF_DEPTH: usize = 6;
+
+/// The EH-shaped workload of the pipeline benchmark (`bench/compare-eh-pipeline.sh`):
+/// `functions` functions, each a `cir.while` loop whose body is a `cir.cleanup.scope`
+/// (its cleanup calls `@dtor`) around [`EH_WORKLOAD_IF_DEPTH`] nested `cir.if`s; every
+/// level loads, calls `@ev` (inside a `cir.try` with a catch-all handler at even levels)
+/// and compares. Returns the CIR text and its op count (every op, terminators and the
+/// function ops included, the external declarations too).
+pub fn eh_workload(functions: usize) -> (String, usize) {
+    let mut g = String::with_capacity(functions * 2600 + 256);
+    g.push_str("cir.func @ev(!s32i)\ncir.func @dtor(!s32i)\n");
+    let mut ops = 2;
+    for i in 0..functions {
+        let _ = writeln!(g, "cir.func @f{i}(%arg0: !s32i) -> !s32i {{");
+        g.push_str("  %x = cir.alloca !s32i, !cir.ptr<!s32i>, [\"x\", init]\n");
+        g.push_str("  cir.store %arg0, %x : !s32i, !cir.ptr<!s32i>\n");
+        g.push_str("  cir.while {\n");
+        g.push_str("    %a = cir.load %x : !cir.ptr<!s32i>, !s32i\n");
+        g.push_str("    %n = cir.const #cir.int<100> : !s32i\n");
+        g.push_str("    %c = cir.cmp(lt, %a, %n) : !s32i, !cir.bool\n");
+        g.push_str("    cir.condition(%c)\n");
+        g.push_str("  } do {\n");
+        g.push_str("    cir.cleanup.scope {\n");
+        ops += 10; // func, alloca, store, while, load, const, cmp, condition, scope, return
+        for d in 0..EH_WORKLOAD_IF_DEPTH {
+            let _ = writeln!(g, "      %l{d} = cir.load %x : !cir.ptr<!s32i>, !s32i");
+            let _ = writeln!(g, "      %k{d} = cir.const #cir.int<{d}> : !s32i");
+            if d % 2 == 0 {
+                g.push_str("      cir.try {\n");
+                let _ = writeln!(g, "        cir.call @ev(%k{d}) : (!s32i) -> ()");
+                g.push_str("        cir.yield\n      } catch all {\n");
+                let _ = writeln!(g, "        %p{d} = cir.catch_param : !cir.ptr<!void>");
+                g.push_str("        cir.yield\n      }\n");
+                ops += 5; // try, call, yield, catch_param, yield
+            } else {
+                let _ = writeln!(g, "      cir.call @ev(%k{d}) : (!s32i) -> ()");
+                ops += 1;
+            }
+            let _ = writeln!(
+                g,
+                "      %c{d} = cir.cmp(gt, %l{d}, %k{d}) : !s32i, !cir.bool"
+            );
+            let _ = writeln!(g, "      cir.if %c{d} {{");
+            ops += 5; // load, const, cmp, if, its yield
+        }
+        for _ in 0..EH_WORKLOAD_IF_DEPTH {
+            g.push_str("      cir.yield\n      }\n");
+        }
+        g.push_str("      %e = cir.load %x : !cir.ptr<!s32i>, !s32i\n");
+        g.push_str("      %one = cir.const #cir.int<1> : !s32i\n");
+        g.push_str("      %h = cir.binop(add, %e, %one) : !s32i\n");
+        g.push_str("      cir.store %h, %x : !s32i, !cir.ptr<!s32i>\n");
+        g.push_str("      cir.yield\n    } cleanup all {\n");
+        let _ = writeln!(g, "      %dk = cir.const #cir.int<{}> : !s32i", i % 1000);
+        g.push_str("      cir.call @dtor(%dk) : (!s32i) -> ()\n");
+        g.push_str("      cir.yield\n    }\n    cir.yield\n  }\n");
+        g.push_str("  %r = cir.load %x : !cir.ptr<!s32i>, !s32i\n");
+        g.push_str("  cir.return %r : !s32i\n}\n");
+        ops += 4 + 1 + 3 + 1 + 1; // increment, body yield, cleanup, loop yield, final load
+    }
+    (g, ops)
+}
+
+/// The MLIR twin of [`eh_workload`] for `mlir-opt --convert-scf-to-cf`: the same loops
+/// (`scf.while`), nesting (`scf.if`) and calls (`func.call`), with `scf.execute_region`
+/// standing for the cleanup scope and the trys (MLIR has no EH constructs; the cleanup
+/// call follows the region). Returns the MLIR text and its op count, counted as
+/// [`eh_workload`] counts.
+pub fn eh_workload_mlir(functions: usize) -> (String, usize) {
+    let mut g = String::with_capacity(functions * 2200 + 256);
+    g.push_str("func.func private @ev(i32)\nfunc.func private @dtor(i32)\n");
+    let mut ops = 2;
+    for i in 0..functions {
+        let _ = writeln!(g, "func.func @f{i}(%arg0: i32) -> i32 {{");
+        g.push_str("  %x = memref.alloca() : memref<i32>\n");
+        g.push_str("  memref.store %arg0, %x[] : memref<i32>\n");
+        g.push_str("  scf.while : () -> () {\n");
+        g.push_str("    %a = memref.load %x[] : memref<i32>\n");
+        g.push_str("    %n = arith.constant 100 : i32\n");
+        g.push_str("    %c = arith.cmpi slt, %a, %n : i32\n");
+        g.push_str("    scf.condition(%c)\n");
+        g.push_str("  } do {\n");
+        g.push_str("    scf.execute_region {\n");
+        ops += 10;
+        for d in 0..EH_WORKLOAD_IF_DEPTH {
+            let _ = writeln!(g, "      %l{d} = memref.load %x[] : memref<i32>");
+            let _ = writeln!(g, "      %k{d} = arith.constant {d} : i32");
+            if d % 2 == 0 {
+                g.push_str("      scf.execute_region {\n");
+                let _ = writeln!(g, "        func.call @ev(%k{d}) : (i32) -> ()");
+                g.push_str("        scf.yield\n      }\n");
+                ops += 3;
+            } else {
+                let _ = writeln!(g, "      func.call @ev(%k{d}) : (i32) -> ()");
+                ops += 1;
+            }
+            let _ = writeln!(g, "      %c{d} = arith.cmpi sgt, %l{d}, %k{d} : i32");
+            let _ = writeln!(g, "      scf.if %c{d} {{");
+            ops += 5;
+        }
+        for _ in 0..EH_WORKLOAD_IF_DEPTH {
+            g.push_str("      scf.yield\n      }\n");
+        }
+        g.push_str("      %e = memref.load %x[] : memref<i32>\n");
+        g.push_str("      %one = arith.constant 1 : i32\n");
+        g.push_str("      %h = arith.addi %e, %one : i32\n");
+        g.push_str("      memref.store %h, %x[] : memref<i32>\n");
+        g.push_str("      scf.yield\n    }\n");
+        let _ = writeln!(g, "    %dk = arith.constant {} : i32", i % 1000);
+        g.push_str("    func.call @dtor(%dk) : (i32) -> ()\n");
+        g.push_str("    scf.yield\n  }\n");
+        g.push_str("  %r = memref.load %x[] : memref<i32>\n");
+        g.push_str("  func.return %r : i32\n}\n");
+        ops += 4 + 1 + 2 + 1 + 1;
+    }
+    (g, ops)
+}

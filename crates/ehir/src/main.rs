@@ -1,7 +1,8 @@
 //! The `ehir` command line: `opt`, `run`, `emit-llvm`, `build`, `tables` and `dot` over `.cir`
 //! and `.cpp` inputs. Exit status 0 on success, 1 on bad input or flags (diagnostics on
 //! stderr, no partial output file); `ehir run` exits with the program's status or one of
-//! its own verdicts (`run::EXIT_STATUSES`).
+//! its own verdicts (`run::EXIT_STATUSES`). `-j N`
+//! (every command) sets the threads that verify, transform and print functions.
 
 mod build;
 mod dot;
@@ -23,6 +24,11 @@ struct Cli {
     /// Stop printing diagnostics of one input after this many (0: no limit).
     #[arg(long, global = true, value_name = "N", default_value_t = input::DEFAULT_ERROR_LIMIT)]
     error_limit: usize,
+    /// Threads for verifying, transforming and printing functions in parallel (default:
+    /// the number of cores; 1: single-threaded). The output is the same for every N.
+    #[arg(short = 'j', long = "jobs", global = true, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
     #[command(subcommand)]
     command: Command,
 }
@@ -55,6 +61,16 @@ fn main() -> ExitCode {
         }
     };
     input::set_error_limit(cli.error_limit);
+    let jobs = cli.jobs.map(usize::from).unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    if let Err(err) = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build_global()
+    {
+        eprintln!("ehir: error: cannot start {jobs} threads: {err}");
+        return ExitCode::from(1);
+    }
     let result = match &cli.command {
         Command::Opt(args) => opt::opt_command(args),
         Command::Run(args) => run::run_command(args),

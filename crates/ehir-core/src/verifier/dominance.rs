@@ -120,7 +120,9 @@ impl Cfg {
         cfg.dom_post.resize(num_blocks);
         // Edges in block order (so each block's successors are contiguous), counting the
         // predecessors of each target on the way.
-        let mut pred_count: SecondaryMap<Block, u32> = SecondaryMap::new();
+        // Sized once from the entity counts (flat code has about two edges per block).
+        let mut pred_count: SecondaryMap<Block, u32> = SecondaryMap::with_capacity(num_blocks);
+        cfg.succ_edges.reserve(2 * index.blocks.len());
         for &region in &index.regions {
             let blocks = index.region_blocks(region);
             let Some(&entry) = blocks.first() else {

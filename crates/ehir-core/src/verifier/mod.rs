@@ -132,10 +132,40 @@ use std::cell::{Cell, RefCell};
 use structure::Labels;
 
 /// Verifies every function of a module. Returns all errors found.
+///
+/// Functions are verified in parallel on the current rayon pool; the diagnostics are the
+/// same, in the same order, as on one thread.
 pub fn verify_module(module: &Module) -> Result<(), Diagnostics> {
+    verify_module_where(module, |_| true)
+}
+
+/// [`verify_module`] for the functions `check` selects (and the module's own items):
+/// after a pass, the functions it did not change need not be verified again.
+pub fn verify_module_where(
+    module: &Module,
+    check: impl Fn(FuncId) -> bool + Sync,
+) -> Result<(), Diagnostics> {
+    use rayon::prelude::*;
     let mut diags = types::check_module_items(module);
-    for (_, func) in module.functions.iter() {
-        diags.extend(verify_function_in(&module.ctx, Some(module), func));
+    let funcs: Vec<&Function> = module
+        .functions
+        .iter()
+        .filter(|&(id, _)| check(id))
+        .map(|(_, func)| func)
+        .collect();
+    let per_function: Vec<Vec<Diagnostic>> = if rayon::current_num_threads() > 1 {
+        funcs
+            .par_iter()
+            .map(|func| verify_function_in(&module.ctx, Some(module), func))
+            .collect()
+    } else {
+        funcs
+            .iter()
+            .map(|func| verify_function_in(&module.ctx, Some(module), func))
+            .collect()
+    };
+    for d in per_function {
+        diags.extend(d);
     }
     // Source order; unlocated diagnostics last, in the order they were found.
     diags.sort_by_key(|d| d.loc.offset().unwrap_or(usize::MAX));

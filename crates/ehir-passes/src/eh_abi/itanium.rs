@@ -202,9 +202,13 @@ impl<'a> Lowering<'a> {
     }
 
     fn ops_in_order(&self) -> Vec<Op> {
-        let mut out = Vec::new();
-        for b in self.blocks() {
-            out.extend(self.func.layout.ops(b));
+        // Sized once (every op of the graph, placed or not, is an upper bound) instead of
+        // growing op by op: this runs several times per function.
+        let mut out = Vec::with_capacity(self.func.dfg.ops.len());
+        if let Some(body) = self.func.body {
+            for b in self.func.layout.blocks(body) {
+                out.extend(self.func.layout.ops(b));
+            }
         }
         out
     }
