@@ -18,6 +18,8 @@
 //! `break`/`continue` out of, `return` or `throw` inside a cleanup region; `try` only
 //! outside cleanup regions; rethrow only inside a catch handler.
 
+pub mod differential;
+
 use std::fmt::Write;
 
 /// A small deterministic PRNG (SplitMix64).
