@@ -1301,6 +1301,9 @@ impl<'a, 'm> FnGen<'a, 'm> {
     /// The catch handlers of the innermost try. `rethrow_at_end`: a constructor's or
     /// destructor's function-try-block rethrows when a handler falls off its end.
     fn handlers(&mut self, handlers: &[ast::Handler], rethrow_at_end: bool) -> R<()> {
+        // A handler for a type an earlier handler of the same try catches never runs
+        // (g++ warns and drops it); `cir.try` may catch each type once.
+        let mut caught = std::collections::BTreeSet::new();
         for h in handlers {
             self.b.set_loc(h.loc);
             self.s.push_scope();
@@ -1336,6 +1339,10 @@ impl<'a, 'm> FnGen<'a, 'm> {
                     self.s.prog.need_typeinfo(catch_ty);
                     let ti = self.s.prog.typeinfo_symbol(catch_ty);
                     let ti = self.sym(&ti);
+                    if !caught.insert(ti) {
+                        self.s.pop_scope();
+                        continue;
+                    }
                     let ct = self.cty(catch_ty);
                     // The handler receives libstdc++'s adjusted pointer: the address of
                     // the exception object, or for a pointer type the pointer itself.

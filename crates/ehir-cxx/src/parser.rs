@@ -1097,6 +1097,15 @@ impl<'t> Parser<'t> {
                     ));
                 }
                 let ret = return_type(&d.ty);
+                // `* ~C()` would make the destructor return `void*`.
+                if matches!(name, DeclName::Ctor | DeclName::Dtor)
+                    && ret != TypeExpr::Builtin(Builtin::Void)
+                {
+                    return Err(Diagnostic::error(
+                        d.name_loc,
+                        "a constructor or destructor cannot have a return type",
+                    ));
+                }
                 let mut decl = f.into_decl(name, d.name_loc, ret, &specs, true, false);
                 if self.is_punct("=") {
                     self.bump();

@@ -7,10 +7,7 @@
 //! `--show` prints the program of seed FIRST, `--trace` its structured trace; `--file F
 //! [--entry E]` checks one `.cir` file instead.
 
-#[path = "../tests/common/differential.rs"]
-mod differential;
-
-use ehir_testgen::{GenConfig, generate_program};
+use ehir_testgen::{GenConfig, differential, generate_program};
 
 fn main() {
     let mut count = 10_000u64;

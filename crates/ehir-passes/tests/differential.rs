@@ -6,10 +6,7 @@
 //! 300); `cargo run --release -p ehir-passes --example difftest -- --count 10000` is the
 //! long run.
 
-#[path = "common/differential.rs"]
-mod differential;
-
-use differential::{DiffReport, check_text};
+use ehir_testgen::differential::{self, DiffReport, check_text};
 use ehir_testgen::{GenConfig, generate_program};
 use std::path::{Path, PathBuf};
 

@@ -24,7 +24,7 @@ use crate::TablesError;
 use ehir_core::analysis::funclet_colors;
 use ehir_core::printer::Names;
 use ehir_core::{Block, Diagnostic, Function, ModuleCtx, Op, OpKind};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// What a clause's handler does.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,10 +101,11 @@ pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh
     let color = |b: Block| colors[b].first().copied().flatten();
     // Layout: own code, then each funclet (catchswitch blocks hold no code).
     let mut funclets: Vec<Op> = Vec::new();
+    let mut placed_funclets: BTreeSet<Op> = BTreeSet::new();
     for &b in &blocks {
         if let Some(p) = color(b)
             && !matches!(func.dfg.kind(p), OpKind::CatchSwitch { .. })
-            && !funclets.contains(&p)
+            && placed_funclets.insert(p)
         {
             funclets.push(p);
         }

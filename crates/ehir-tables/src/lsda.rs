@@ -31,6 +31,7 @@ use ehir_core::printer::Names;
 use ehir_core::{
     Block, Diagnostic, ExtraData, Function, LandingPadClause, Module, ModuleCtx, Op, OpKind, Symbol,
 };
+use std::collections::BTreeMap;
 
 /// One landing pad.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -289,7 +290,12 @@ fn function_lsda_with(
         prev_first = pads[p].first_action;
         prev = Some(p);
     }
-    // Call sites.
+    // Call sites. Each landing pad's first action, by its block (a lookup per call site
+    // instead of a scan of the pads: linear in deep chains of pads).
+    let mut pad_action: BTreeMap<Block, u32> = BTreeMap::new();
+    for pad in &pads {
+        pad_action.entry(pad.block).or_insert(pad.first_action);
+    }
     let mut call_sites: Vec<CallSite> = Vec::new();
     for &b in &blocks {
         for op in func.layout.ops(b) {
@@ -303,13 +309,13 @@ fn function_lsda_with(
             };
             let (landing_pad, action) = match unwind {
                 Some(dest) => {
-                    let pad = pads.iter().find(|p| p.block == dest).ok_or_else(|| {
+                    let first_action = *pad_action.get(&dest).ok_or_else(|| {
                         TablesError::Ir(Diagnostic::error(
                             func.dfg.loc(op),
                             "the unwind destination of this call is not a landing pad",
                         ))
                     })?;
-                    (Some(dest), pad.first_action)
+                    (Some(dest), first_action)
                 }
                 None => (None, 0),
             };

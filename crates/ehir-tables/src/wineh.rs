@@ -128,8 +128,10 @@ impl<'a> Numbering<'a> {
                 continue;
             };
             for s in func.dfg.successor_blocks(term) {
+                // Blocks are visited in order, so a repeat of `b` can only be the last
+                // entry (a scan of the list would cost the number of predecessors).
                 let list = preds.entry(s).or_default();
-                if !list.contains(&b) {
+                if list.last() != Some(&b) {
                     list.push(b);
                 }
             }

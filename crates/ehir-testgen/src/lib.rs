@@ -18,6 +18,8 @@
 //! `break`/`continue` out of, `return` or `throw` inside a cleanup region; `try` only
 //! outside cleanup regions; rethrow only inside a catch handler.
 
+pub mod differential;
+
 use std::fmt::Write;
 
 /// A small deterministic PRNG (SplitMix64).
@@ -918,6 +920,62 @@ pub fn deep_cleanups(depth: usize) -> String {
         );
     }
     s.push_str("  cir.return\n}\n");
+    s
+}
+
+/// A function nested `depth` `cir.try`s deep, each with a call in its body, a handler for
+/// `int` and (every other level) a catch-all, for the deep-nesting scaling benchmark of
+/// dispatch chains.
+pub fn deep_trys(depth: usize) -> String {
+    let mut s = String::from(PROLOGUE);
+    s.push_str("cir.func @deep_trys() {\n");
+    s.push_str("  %0 = cir.const #cir.int<1> : !s32i\n");
+    for _ in 0..depth {
+        s.push_str("cir.try {\ncir.call @ev(%0) : (!s32i) -> ()\n");
+    }
+    s.push_str("cir.call @ev(%0) : (!s32i) -> ()\n");
+    for level in 0..depth {
+        s.push_str("cir.yield\n} catch [type #cir.global_view<@_ZTIi> : !cir.ptr<!u8i>] {\n");
+        let _ = writeln!(s, "%p{level} = cir.catch_param : !cir.ptr<!s32i>");
+        s.push_str("cir.call @caught(%0) : (!s32i) -> ()\ncir.yield\n");
+        if level % 2 == 1 {
+            let _ = writeln!(
+                s,
+                "}} catch all {{\n%q{level} = cir.catch_param : !cir.ptr<!void>"
+            );
+            s.push_str("cir.call @caught_all(%0) : (!s32i) -> ()\ncir.yield\n");
+        }
+        s.push_str("}\n");
+    }
+    s.push_str("  cir.return\n}\n");
+    s
+}
+
+/// A module of `count` small functions (the width scaling benchmark): each has a cleanup
+/// scope around a `try` with a typed and a catch-all handler, and calls the next one, so
+/// every stage (lowering, emission, tables, interpretation) has work in each. `@main`
+/// calls the first.
+pub fn many_functions(count: usize) -> String {
+    let mut s = String::from(PROLOGUE);
+    for i in 0..count {
+        let _ = writeln!(s, "cir.func @f{i}(%arg0: !s32i) {{");
+        s.push_str("cir.cleanup.scope {\ncir.try {\ncir.call @ev(%arg0) : (!s32i) -> ()\n");
+        if i + 1 < count {
+            let _ = writeln!(s, "cir.call @f{}(%arg0) : (!s32i) -> ()", i + 1);
+        }
+        s.push_str("cir.yield\n} catch [type #cir.global_view<@_ZTIi> : !cir.ptr<!u8i>] {\n");
+        s.push_str(
+            "%p = cir.catch_param : !cir.ptr<!s32i>\n%v = cir.load %p : !cir.ptr<!s32i>, !s32i\n",
+        );
+        s.push_str("cir.call @caught(%v) : (!s32i) -> ()\ncir.yield\n} catch all {\n");
+        s.push_str("%q = cir.catch_param : !cir.ptr<!void>\ncir.call @caught_all(%arg0) : (!s32i) -> ()\ncir.yield\n}\n");
+        s.push_str("cir.yield\n} cleanup all {\ncir.call @dtor(%arg0) : (!s32i) -> ()\ncir.yield\n}\ncir.return\n}\n");
+    }
+    s.push_str("cir.func @main() -> !s32i {\n%0 = cir.const #cir.int<1> : !s32i\n");
+    if count > 0 {
+        s.push_str("cir.call @f0(%0) : (!s32i) -> ()\n");
+    }
+    s.push_str("%r = cir.const #cir.int<0> : !s32i\ncir.return %r : !s32i\n}\n");
     s
 }
 

@@ -57,7 +57,8 @@ use ehir_core::{
     Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
     SecondaryMap, Successor, Symbol, Type, TypeData, Value, ValueDef,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
 
 /// Lowers one function from the flat phase to the Itanium phase. Functions already in the
 /// Itanium phase are left alone; declarations only change phase.
@@ -120,7 +121,7 @@ enum TokenUse {
 }
 
 /// What the landing pad replacing one `cir.eh.initiate` looks like.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 struct LandingPadPlan {
     clauses: Vec<LandingPadClause>,
     cleanup: bool,
@@ -216,20 +217,31 @@ impl<'a> Lowering<'a> {
     fn run(&mut self) -> Result<(), Diagnostic> {
         let implicit = self.implicit_tokens()?;
         let uses = self.token_uses(&implicit);
-        // Plan every landing pad on the unmodified IR.
-        let mut plans = Vec::new();
-        for op in self.ops_in_order() {
-            if let OpKind::EhInitiate { cleanup } = *self.func.dfg.kind(op) {
-                let token = self
-                    .func
-                    .dfg
-                    .results(op)
-                    .first()
-                    .copied()
-                    .ok_or_else(|| self.error(op, "cir.eh.initiate must produce a token"))?;
-                plans.push((op, self.plan(&uses, token, cleanup)?));
+        // Plan every landing pad on the unmodified IR: in one pass over the token graph
+        // when it can ([`Lowering::plan_all_shared`]), else (a cycle of token edges, or an
+        // error to report) one walk per landing pad, which finds the first error.
+        let initiates: Vec<Op> = self
+            .ops_in_order()
+            .into_iter()
+            .filter(|&op| matches!(self.func.dfg.kind(op), OpKind::EhInitiate { .. }))
+            .collect();
+        let plans = match self.plan_all_shared(&uses, &initiates) {
+            Some(plans) => plans,
+            None => {
+                let mut plans = Vec::new();
+                for &op in &initiates {
+                    let OpKind::EhInitiate { cleanup } = *self.func.dfg.kind(op) else {
+                        continue;
+                    };
+                    let token =
+                        self.func.dfg.results(op).first().copied().ok_or_else(|| {
+                            self.error(op, "cir.eh.initiate must produce a token")
+                        })?;
+                    plans.push((op, self.plan(&uses, token, cleanup)?));
+                }
+                plans
             }
-        }
+        };
         self.expand_token_params();
         let has_landing_pad = !plans.is_empty();
         for (op, mut plan) in plans {
@@ -573,6 +585,297 @@ impl<'a> Lowering<'a> {
             plan.cleanup = true;
         }
         Ok(plan)
+    }
+
+    /// The token values from which an exception meets a noexcept boundary before any
+    /// handler ([`Lowering::terminates_before_any_handler`] for every value at once):
+    /// a value qualifies when the values it reaches along that walk's edges include a
+    /// terminate and no other stop. Both are reachability facts, found by propagating
+    /// them backwards over the reversed edges, so the cost is linear in the token graph
+    /// (one walk per landing pad costs the length of its chain of cleanups each).
+    fn terminating_values(
+        &self,
+        uses: &BTreeMap<Value, Vec<TokenUse>>,
+    ) -> SecondaryMap<Value, bool> {
+        let dfg = &self.func.dfg;
+        let mut predecessors: SecondaryMap<Value, Vec<Value>> = SecondaryMap::new();
+        let mut meets_terminate: SecondaryMap<Value, bool> = SecondaryMap::new();
+        let mut meets_other: SecondaryMap<Value, bool> = SecondaryMap::new();
+        let mut terminate_roots = Vec::new();
+        let mut other_roots = Vec::new();
+        for (&v, list) in uses {
+            for &u in list {
+                let next = match u {
+                    TokenUse::Edge { target, param } => {
+                        dfg.block_params(target).get(param).copied()
+                    }
+                    TokenUse::Op(op) => match *dfg.kind(op) {
+                        OpKind::BeginCleanup => None,
+                        OpKind::EhTerminate => {
+                            if !meets_terminate[v] {
+                                meets_terminate[v] = true;
+                                terminate_roots.push(v);
+                            }
+                            None
+                        }
+                        OpKind::EhDispatch { keys } => match dfg.handlers(keys).first() {
+                            Some(HandlerKey::Terminate) => {
+                                if !meets_terminate[v] {
+                                    meets_terminate[v] = true;
+                                    terminate_roots.push(v);
+                                }
+                                None
+                            }
+                            Some(HandlerKey::Unwind) => dfg
+                                .successors(op)
+                                .first()
+                                .and_then(|&s| self.dispatch_token_param(s, v))
+                                .and_then(|(target, param)| {
+                                    dfg.block_params(target).get(param).copied()
+                                }),
+                            _ => {
+                                if !meets_other[v] {
+                                    meets_other[v] = true;
+                                    other_roots.push(v);
+                                }
+                                None
+                            }
+                        },
+                        _ => {
+                            if !meets_other[v] {
+                                meets_other[v] = true;
+                                other_roots.push(v);
+                            }
+                            None
+                        }
+                    },
+                };
+                if let Some(p) = next {
+                    predecessors[p].push(v);
+                }
+            }
+        }
+        for (marks, mut work) in [
+            (&mut meets_terminate, terminate_roots),
+            (&mut meets_other, other_roots),
+        ] {
+            while let Some(v) = work.pop() {
+                for &pred in &predecessors[v] {
+                    if !marks[pred] {
+                        marks[pred] = true;
+                        work.push(pred);
+                    }
+                }
+            }
+        }
+        let mut out: SecondaryMap<Value, bool> = SecondaryMap::new();
+        for (v, &t) in meets_terminate.iter() {
+            if t && !meets_other[v] {
+                out[v] = true;
+            }
+        }
+        out
+    }
+
+    /// Plans every landing pad of `initiates` (in that order) with one post-order walk of
+    /// the token graph that summarizes each token value once: the handlers an exception
+    /// carrying it reaches, in the order [`Lowering::plan`] meets them, and whether a
+    /// cleanup runs. A value's summary is its uses' clauses and its successors' summaries,
+    /// concatenated without repeats; a summary that adds nothing is shared, so a chain
+    /// of cleanups costs one step per link instead of one per link and landing pad.
+    ///
+    /// On an acyclic token graph this is exactly [`Lowering::plan`] (a successor already
+    /// visited by `plan`'s walk contributed its whole summary earlier). Returns `None`
+    /// (the caller then plans each pad on its own) when the graph has a cycle, when an
+    /// initiate has no token, or on any error, so that the error reported is the one
+    /// `plan` finds first.
+    fn plan_all_shared(
+        &self,
+        uses: &BTreeMap<Value, Vec<TokenUse>>,
+        initiates: &[Op],
+    ) -> Option<Vec<(Op, LandingPadPlan)>> {
+        /// What an exception carrying one token value meets.
+        #[derive(Clone, Default)]
+        struct Summary {
+            clauses: Rc<Vec<LandingPadClause>>,
+            cleanup: bool,
+        }
+        /// Appends `more` to `acc` without repeats; `None` on two different filters.
+        fn merge(acc: &mut Summary, more: &Summary) -> Option<()> {
+            acc.cleanup |= more.cleanup;
+            if more.clauses.is_empty() || Rc::ptr_eq(&acc.clauses, &more.clauses) {
+                return Some(());
+            }
+            if acc.clauses.is_empty() {
+                acc.clauses = Rc::clone(&more.clauses);
+                return Some(());
+            }
+            let seen: HashSet<&LandingPadClause> = acc.clauses.iter().collect();
+            let has_filter = acc
+                .clauses
+                .iter()
+                .any(|c| matches!(c, LandingPadClause::Filter(_)));
+            let new: Vec<LandingPadClause> = more
+                .clauses
+                .iter()
+                .filter(|c| !seen.contains(c))
+                .cloned()
+                .collect();
+            if has_filter && new.iter().any(|c| matches!(c, LandingPadClause::Filter(_))) {
+                return None;
+            }
+            if !new.is_empty() {
+                Rc::make_mut(&mut acc.clauses).extend(new);
+            }
+            Some(())
+        }
+        fn add(acc: &mut Summary, clause: LandingPadClause) -> Option<()> {
+            if acc.clauses.contains(&clause) {
+                return Some(());
+            }
+            if matches!(clause, LandingPadClause::Filter(_))
+                && acc
+                    .clauses
+                    .iter()
+                    .any(|c| matches!(c, LandingPadClause::Filter(_)))
+            {
+                return None;
+            }
+            Rc::make_mut(&mut acc.clauses).push(clause);
+            Some(())
+        }
+        /// Walk colours: on the stack, done.
+        #[derive(Copy, Clone, PartialEq, Eq, Default)]
+        enum Colour {
+            #[default]
+            New,
+            Open,
+            Done,
+        }
+
+        let dfg = &self.func.dfg;
+        let terminating = self.terminating_values(uses);
+        let mut colour: SecondaryMap<Value, Colour> = SecondaryMap::new();
+        let mut summaries: SecondaryMap<Value, Option<Summary>> = SecondaryMap::new();
+        let mut terminating_unwinds: BTreeSet<(Op, usize)> = BTreeSet::new();
+        let mut plans = Vec::with_capacity(initiates.len());
+        let no_uses: &[TokenUse] = &[];
+        for &op in initiates {
+            let OpKind::EhInitiate { cleanup } = *dfg.kind(op) else {
+                continue;
+            };
+            let token = *dfg.results(op).first()?;
+            if terminating[token] {
+                plans.push((
+                    op,
+                    LandingPadPlan {
+                        clauses: Vec::new(),
+                        cleanup,
+                        direct_terminate: true,
+                        terminating_unwinds: Vec::new(),
+                    },
+                ));
+                continue;
+            }
+            // Post-order walk: (value, next use, summary so far).
+            let mut stack: Vec<(Value, usize, Summary)> = Vec::new();
+            if colour[token] == Colour::New {
+                colour[token] = Colour::Open;
+                stack.push((token, 0, Summary::default()));
+            }
+            while let Some(top) = stack.last_mut() {
+                let (v, i) = (top.0, top.1);
+                let Some(&u) = uses.get(&v).map_or(no_uses, Vec::as_slice).get(i) else {
+                    let (v, _, summary) = stack.pop()?;
+                    colour[v] = Colour::Done;
+                    if let Some(parent) = stack.last_mut() {
+                        merge(&mut parent.2, &summary)?;
+                    }
+                    summaries[v] = Some(summary);
+                    continue;
+                };
+                top.1 += 1;
+                let mut child = None;
+                match u {
+                    TokenUse::Edge { target, param } => {
+                        child = dfg.block_params(target).get(param).copied();
+                    }
+                    TokenUse::Op(use_op) => match *dfg.kind(use_op) {
+                        OpKind::BeginCleanup | OpKind::EhTerminate => top.2.cleanup = true,
+                        OpKind::EhDispatch { keys } => {
+                            let succs = dfg.successors(use_op);
+                            for (k, key) in dfg.handlers(keys).iter().enumerate() {
+                                match *key {
+                                    HandlerKey::Catch(a) => {
+                                        let s = self.typeinfo_symbol(use_op, a).ok()?;
+                                        add(&mut top.2, LandingPadClause::Catch(Some(s)))?;
+                                    }
+                                    HandlerKey::CatchAll => {
+                                        add(&mut top.2, LandingPadClause::Catch(None))?;
+                                        break;
+                                    }
+                                    HandlerKey::Filter(a) => {
+                                        let list = self.filter_symbols(use_op, a).ok()?;
+                                        add(&mut top.2, LandingPadClause::Filter(list))?;
+                                    }
+                                    HandlerKey::Terminate => {
+                                        top.2.cleanup = true;
+                                        break;
+                                    }
+                                    HandlerKey::Unwind => {
+                                        let next = succs
+                                            .get(k)
+                                            .and_then(|&s| self.dispatch_token_param(s, v))
+                                            .and_then(|(target, param)| {
+                                                dfg.block_params(target).get(param).copied()
+                                            });
+                                        if let Some(p) = next {
+                                            if terminating[p] {
+                                                terminating_unwinds.insert((use_op, k));
+                                                top.2.cleanup = true;
+                                            } else {
+                                                child = Some(p);
+                                            }
+                                        }
+                                        break;
+                                    }
+                                }
+                            }
+                        }
+                        _ => {}
+                    },
+                }
+                let Some(p) = child else { continue };
+                match colour[p] {
+                    Colour::New => {
+                        colour[p] = Colour::Open;
+                        stack.push((p, 0, Summary::default()));
+                    }
+                    // A cycle: `plan`'s walk order cannot be summarized per value.
+                    Colour::Open => return None,
+                    Colour::Done => {
+                        let done = summaries[p].clone()?;
+                        merge(&mut stack.last_mut()?.2, &done)?;
+                    }
+                }
+            }
+            let summary = summaries[token].as_ref()?;
+            let clauses: Vec<LandingPadClause> = summary.clauses.as_ref().clone();
+            let cleanup = cleanup || summary.cleanup || clauses.is_empty();
+            plans.push((
+                op,
+                LandingPadPlan {
+                    clauses,
+                    cleanup,
+                    direct_terminate: false,
+                    terminating_unwinds: Vec::new(),
+                },
+            ));
+        }
+        if let Some((_, first)) = plans.first_mut() {
+            first.terminating_unwinds = terminating_unwinds.into_iter().collect();
+        }
+        Some(plans)
     }
 
     // ---- rewrites ----------------------------------------------------------------------------
@@ -1032,5 +1335,117 @@ impl<'a> Lowering<'a> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shared planner ([`Lowering::plan_all_shared`]) against one walk per landing pad
+    //! ([`Lowering::plan`]) on the file tests, generated programs and deep chains.
+
+    use super::*;
+
+    /// Plans every flat function of `text` (after `lowering-prepare,flatten-cfg` when it
+    /// is structured) both ways; returns how many landing pads were compared.
+    fn compare(name: &str, text: &str) -> usize {
+        let Ok(mut module) = ehir_reader::parse_module(name, text) else {
+            return 0;
+        };
+        if ehir_core::verifier::verify_module(&module).is_err() {
+            return 0;
+        }
+        let mut pm = crate::PassManager::from_pipeline("lowering-prepare,flatten-cfg")
+            .expect("known passes");
+        if pm.run(&mut module).is_err() {
+            return 0;
+        }
+        let mut compared = 0;
+        let ids: Vec<_> = module.functions.keys().collect();
+        for id in ids {
+            let mut func = module.functions[id].clone();
+            if func.phase != Phase::Flat || func.body.is_none() {
+                continue;
+            }
+            let lowering = Lowering::new(&mut module.ctx, &mut func);
+            let Ok(implicit) = lowering.implicit_tokens() else {
+                continue;
+            };
+            let uses = lowering.token_uses(&implicit);
+            let initiates: Vec<Op> = lowering
+                .ops_in_order()
+                .into_iter()
+                .filter(|&op| matches!(lowering.func.dfg.kind(op), OpKind::EhInitiate { .. }))
+                .collect();
+            let Some(mut shared) = lowering.plan_all_shared(&uses, &initiates) else {
+                continue;
+            };
+            let mut shared_unwinds = BTreeSet::new();
+            for (_, plan) in &mut shared {
+                shared_unwinds.extend(std::mem::take(&mut plan.terminating_unwinds));
+            }
+            let mut per_pad_unwinds = BTreeSet::new();
+            for (&op, (shared_op, shared_plan)) in initiates.iter().zip(&shared) {
+                let OpKind::EhInitiate { cleanup } = *lowering.func.dfg.kind(op) else {
+                    unreachable!("filtered above");
+                };
+                let token = lowering.func.dfg.results(op)[0];
+                let mut plan = lowering.plan(&uses, token, cleanup).expect("no error");
+                per_pad_unwinds.extend(std::mem::take(&mut plan.terminating_unwinds));
+                assert_eq!(op, *shared_op, "{name}");
+                assert_eq!(&plan, shared_plan, "{name}: landing pad {op}");
+                compared += 1;
+            }
+            assert_eq!(shared_unwinds, per_pad_unwinds, "{name}");
+        }
+        compared
+    }
+
+    #[test]
+    fn shared_plans_equal_per_pad_plans() {
+        let mut compared = 0;
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "cir")
+                    && let Ok(text) = std::fs::read_to_string(&path)
+                {
+                    compared += compare(&path.display().to_string(), &text);
+                }
+            }
+        }
+        let cfg = ehir_testgen::GenConfig::default();
+        for seed in 0..150 {
+            compared += compare(
+                &format!("seed {seed}"),
+                &ehir_testgen::generate_program(seed, &cfg),
+            );
+        }
+        compared += compare("deep cleanups", &ehir_testgen::deep_cleanups(60));
+        compared += compare("deep trys", &ehir_testgen::deep_trys(60));
+        assert!(compared > 1000, "only {compared} landing pads compared");
+    }
+
+    /// 30,000 nested cleanup scopes: one walk per landing pad took about 30,000² steps.
+    #[test]
+    fn deep_cleanup_chain_lowers_in_linear_time() {
+        let mut module =
+            ehir_reader::parse_module("deep.cir", &ehir_testgen::deep_cleanups(30_000))
+                .expect("parses");
+        let mut pm = crate::PassManager::from_pipeline(
+            "lowering-prepare,flatten-cfg,eh-abi-lowering=itanium",
+        )
+        .expect("known passes");
+        pm.set_verify_each(false);
+        let start = std::time::Instant::now();
+        pm.run(&mut module).expect("lowers");
+        // Generous for a debug build on a loaded machine; the quadratic walk needs minutes.
+        assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
     }
 }

@@ -1,0 +1,18 @@
+// A destructor declared through a pointer declarator (`* ~C()`) would return `void*`;
+// it is an error, not a module that fails to verify (found by fuzz/cxx_compile).
+// RUN: not %ehir opt %s 2>&1 | FileCheck %s
+struct Value {
+  int v;
+  Value(int x) : v(x) {}
+  Value &operator=(const Value &o) {
+    v = o.v;
+    return *this;
+  }* ~Value() {}
+};
+
+int main() {
+  Value a(1);
+  return a.v;
+}
+
+// CHECK: error: a constructor or destructor cannot have a return type
