@@ -249,7 +249,7 @@ fn child(kind: &str, n: usize, runs: usize, stages: &[String]) {
             report(
                 "tables-itanium",
                 measure(it, runs, |m| {
-                    ehir_tables::module_tables(&m, ehir_tables::Abi::Itanium)
+                    ehir_tables::module_tables(&m, ehir_tables::TableFormat::Itanium)
                         .expect("tables")
                         .len()
                 }),
@@ -266,8 +266,8 @@ fn child(kind: &str, n: usize, runs: usize, stages: &[String]) {
             );
         }
         for (stage, abi) in [
-            ("tables-msvc", ehir_tables::Abi::Msvc),
-            ("tables-clr", ehir_tables::Abi::Clr),
+            ("tables-msvc", ehir_tables::TableFormat::Msvc),
+            ("tables-clr", ehir_tables::TableFormat::Clr),
         ] {
             if wants(stage) {
                 report(
