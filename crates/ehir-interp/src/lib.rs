@@ -9,6 +9,39 @@
 //! first_divergence(&a.trace, &b.trace)       -> Option<Divergence>
 //! ```
 //!
+//! Running a module with an injected throw and reading the trace:
+//!
+//! ```
+//! use ehir_interp::{Event, RunConfig, parse_throw_spec, run_module};
+//!
+//! let text = "cir.func @work()\n\
+//!             cir.func @cleanup()\n\
+//!             cir.func @g() {\n\
+//!               cir.cleanup.scope {\n\
+//!                 cir.call @work() : () -> ()\n\
+//!                 cir.yield\n\
+//!               } cleanup all {\n\
+//!                 cir.call @cleanup() : () -> ()\n\
+//!                 cir.yield\n\
+//!               }\n\
+//!               cir.return\n\
+//!             }\n";
+//! let module = ehir_reader::parse_module("g.cir", text).expect("parses");
+//! let config = RunConfig {
+//!     throw_at: vec![parse_throw_spec("@work#1=int:7").expect("a throw spec")],
+//!     ..RunConfig::default()
+//! };
+//! let outcome = run_module(&module, &config).expect("runs");
+//! // The exception escapes @g after its cleanup ran: the harness reports it, status 1.
+//! assert_eq!(outcome.exit_status, 1);
+//! let calls: Vec<&str> = outcome.trace.iter().filter_map(|e| match e {
+//!     Event::Call { callee, .. } => Some(callee.as_str()),
+//!     _ => None,
+//! }).collect();
+//! assert_eq!(calls, ["work", "cleanup"]);
+//! assert!(outcome.trace.iter().any(|e| matches!(e, Event::Throw { ty, .. } if ty == "int")));
+//! ```
+//!
 //! # Entry and exit
 //! - `main` runs under C++ rules: an exception that nothing catches calls
 //!   `std::terminate` before anything is unwound (message on stderr, exit status 134).
@@ -156,6 +189,16 @@ pub enum InterpError {
     BadSpec(String),
     #[error("{0}")]
     Setup(String),
+    /// The module does not verify ([`ehir_core::verifier::verify_input`]'s diagnostics,
+    /// each message starting with `input does not verify: `); nothing ran.
+    #[error("{}", input_errors_message(.0))]
+    InvalidInput(ehir_core::Diagnostics),
+}
+
+/// The messages of [`InterpError::InvalidInput`], one a line.
+fn input_errors_message(diags: &ehir_core::Diagnostics) -> String {
+    let lines: Vec<&str> = diags.0.iter().map(|d| d.message.as_str()).collect();
+    lines.join("\n")
 }
 
 /// An error in the program that stopped the run.
@@ -242,8 +285,10 @@ pub fn select_entry(module: &Module, entry: Option<&str>) -> Result<FuncId, Inte
     }
 }
 
-/// Runs a module from its entry function.
+/// Runs a module from its entry function. The module is verified first: one that does
+/// not verify is [`InterpError::InvalidInput`], never run.
 pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, InterpError> {
+    ehir_core::verifier::verify_input(module).map_err(InterpError::InvalidInput)?;
     let ctx = &module.ctx;
     let fid = select_entry(module, config.entry.as_deref())?;
     shapes::check(module).map_err(InterpError::Setup)?;

@@ -5,7 +5,8 @@ use crate::eh_abi::EhAbiLowering;
 pub use crate::pass::Pass;
 use crate::simplify_cfg::SimplifyCfg;
 use ehir_core::abi::EhAbi;
-use ehir_core::{Diagnostic, Diagnostics, Loc, Module, Phase, verifier::verify_module};
+use ehir_core::verifier::{as_input_errors, verify_module};
+use ehir_core::{Diagnostic, Diagnostics, Loc, Module, Phase};
 use std::fmt;
 
 /// `lowering-prepare`.
@@ -70,6 +71,13 @@ pub fn phase_reached(phase: Phase, target: Phase) -> bool {
 /// Why a pipeline could not run or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PassError {
+    /// The module handed to [`PassManager::run`] (or [`lower_to`]) does not verify; no
+    /// pass ran. `diagnostics` are the verifier's, unprefixed.
+    #[error("input does not verify: {diagnostics}")]
+    Input {
+        /// What the verifier found.
+        diagnostics: Diagnostics,
+    },
     #[error("unknown pass '{name}' (known passes: {})", KNOWN_PASSES.join(", "))]
     UnknownPass { name: String },
     #[error("pass '{pass}' failed: {diagnostics}")]
@@ -111,6 +119,7 @@ impl PassError {
             PassError::UnknownPass { .. } => {
                 Diagnostics(vec![Diagnostic::error(Loc::NONE, self.to_string())])
             }
+            PassError::Input { diagnostics } => as_input_errors(diagnostics.clone()),
             PassError::Failed { diagnostics, .. }
             | PassError::Verify { diagnostics, .. }
             | PassError::Phase { diagnostics, .. }
@@ -135,6 +144,7 @@ type PrintHook = Box<dyn FnMut(&str, &Module)>;
 pub struct PassManager {
     passes: Vec<Box<dyn Pass>>,
     verify_each: bool,
+    verify_input: bool,
     print_after_each: Option<PrintHook>,
 }
 
@@ -150,6 +160,7 @@ impl PassManager {
         PassManager {
             passes: Vec::new(),
             verify_each: true,
+            verify_input: true,
             print_after_each: None,
         }
     }
@@ -176,9 +187,18 @@ impl PassManager {
         self.passes.push(pass);
     }
 
-    /// Whether to run the verifier after each pass (default: yes).
+    /// Whether to run the verifier on the input and after each pass (default: yes). Off,
+    /// nothing is verified (benchmarks of the passes alone); the caller vouches for the
+    /// input, and an invalid one may make a pass fail in unspecified ways.
     pub fn set_verify_each(&mut self, verify: bool) {
         self.verify_each = verify;
+    }
+
+    /// Whether [`run`](Self::run) verifies its input before the first pass (default: yes,
+    /// if [`set_verify_each`](Self::set_verify_each) is on). Turn it off only for a module
+    /// that was just verified, to verify it once.
+    pub fn set_verify_input(&mut self, verify: bool) {
+        self.verify_input = verify;
     }
 
     /// Calls `hook(pass_name, module)` after each pass that succeeded (and verified).
@@ -195,8 +215,13 @@ impl PassManager {
         self.passes.is_empty()
     }
 
-    /// Runs the pipeline.
+    /// Runs the pipeline: verifies the input ([`PassError::Input`] if it does not verify,
+    /// before any pass touched it), then runs each pass, checks the phase it promises and
+    /// verifies its output. On error the module may be partly rewritten.
     pub fn run(&mut self, module: &mut Module) -> Result<(), PassError> {
+        if self.verify_each && self.verify_input {
+            verify_module(module).map_err(|diagnostics| PassError::Input { diagnostics })?;
+        }
         for pass in &self.passes {
             let name = pass.name();
             pass.run(module).map_err(|diagnostics| PassError::Failed {
@@ -256,8 +281,10 @@ fn phase_errors(module: &Module, fine: impl Fn(Phase) -> bool, complaint: &str) 
 /// Brings every function definition of the module to `target`: structured functions
 /// through `lowering-prepare`, `flatten-cfg` and `simplify-cfg`, flat ones through the EH ABI lowering of
 /// `target` (Itanium or MSVC). Verifies after every pass. A function already beyond
-/// `target` (or at the other ABI) is an error.
+/// `target` (or at the other ABI) is an error. The input is verified first, also when
+/// there is nothing to lower ([`PassError::Input`]).
 pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
+    verify_module(module).map_err(|diagnostics| PassError::Input { diagnostics })?;
     let lowerable = |phase| match target {
         Phase::Structured => phase == Phase::Structured,
         Phase::Flat => matches!(phase, Phase::Structured | Phase::Flat),
@@ -283,6 +310,7 @@ pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
             .any(|f| !f.is_declaration() && f.phase == p)
     };
     let mut pm = PassManager::new();
+    pm.set_verify_input(false);
     if target != Phase::Structured && any_at(module, Phase::Structured) {
         pm.add(Box::new(LoweringPrepare));
         pm.add(Box::new(FlattenCfg));

@@ -140,6 +140,37 @@ pub fn verify_module(module: &Module) -> Result<(), Diagnostics> {
     }
 }
 
+/// The words every diagnostic of [`verify_input`] starts with.
+pub const INPUT_DOES_NOT_VERIFY: &str = "input does not verify";
+
+/// Verifies a module handed to a library entry point (the pass manager, the interpreter,
+/// the LLVM emitter, the table builders) before it works on it: the verifier's
+/// diagnostics, each message prefixed with `input does not verify: `, so that the caller
+/// of the entry point, not one of its passes, is named as the culprit.
+pub fn verify_input(module: &Module) -> Result<(), Diagnostics> {
+    verify_module(module).map_err(as_input_errors)
+}
+
+/// [`verify_function`] for an entry point that works on one function: its diagnostics
+/// prefixed as [`verify_input`] does.
+pub fn verify_function_input(ctx: &ModuleCtx, func: &Function) -> Result<(), Diagnostics> {
+    let diags = verify_function(ctx, func);
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(as_input_errors(Diagnostics(diags)))
+    }
+}
+
+/// The verifier's diagnostics as [`verify_input`] returns them: every message prefixed
+/// with [`INPUT_DOES_NOT_VERIFY`] and `: `.
+pub fn as_input_errors(mut diags: Diagnostics) -> Diagnostics {
+    for d in &mut diags.0 {
+        d.message = format!("{INPUT_DOES_NOT_VERIFY}: {}", d.message);
+    }
+    diags
+}
+
 /// Verifies one function. Symbol references (callees, globals) are resolved only by
 /// [`verify_module`], which knows the other functions and globals.
 pub fn verify_function(ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
