@@ -33,6 +33,8 @@
 //! );
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod abi;
 pub mod analysis;
 pub mod attrs;

@@ -139,6 +139,8 @@
 //! See the module docs of `structured.rs`, `eh.rs`, `memory.rs`, `externals.rs`,
 //! `libc.rs`, `stdio.rs` and `trace.rs` for the details of each part.
 
+#![warn(missing_docs)]
+
 mod config;
 mod cxx_types;
 mod eh;
@@ -177,16 +179,25 @@ pub const EXIT_RUNTIME_ERROR: i32 = 3;
 /// A problem that prevents a run from starting.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum InterpError {
+    /// [`RunConfig::entry`] names no function of the module (the name, without `@`).
     #[error("no function named @{0}")]
     NoSuchEntry(String),
+    /// The entry function is only declared (its name, without `@`).
     #[error("@{0} is only declared, it has no body to run")]
     EntryNotDefined(String),
+    /// No entry was given, and the module defines no function.
     #[error("the module defines no function to run")]
     NoFunctions,
+    /// No entry was given, the module has no `main` and defines several functions
+    /// (their names, `@a, @b`).
     #[error("the module defines several functions ({0}); choose one with --entry")]
     AmbiguousEntry(String),
+    /// A throw or return script does not fit the module (an unknown thrown type, a
+    /// value of the wrong kind); the message says which.
     #[error("{0}")]
     BadSpec(String),
+    /// The module uses something the interpreter does not model (a shape of op it
+    /// cannot run); the message says what.
     #[error("{0}")]
     Setup(String),
     /// The module does not verify ([`ehir_core::verifier::verify_input`]'s diagnostics,
@@ -204,11 +215,13 @@ fn input_errors_message(diags: &ehir_core::Diagnostics) -> String {
 /// An error in the program that stopped the run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuntimeError {
+    /// What went wrong (`division by zero`, `step budget of N exceeded`).
     pub message: String,
     /// The function that was running.
     pub function: String,
     /// The op's source location (byte offset), when known.
     pub loc: Loc,
+    /// The exit status of the stopped run ([`EXIT_RUNTIME_ERROR`]).
     pub exit_status: i32,
     /// The run was cut short by the step or memory budget rather than stopped by an
     /// error of the program. Such runs of the same program at two phases stop at
@@ -234,12 +247,16 @@ pub struct RunOutcome {
     /// What the program and the modelled runtime wrote to stderr (terminate messages,
     /// the harness's report); interpreter errors are in `runtime_error` instead.
     pub stderr: Vec<u8>,
+    /// The exit status, 0 to 255 (see *Exit statuses*).
     pub exit_status: i32,
+    /// Every event of the run, in order (empty without [`RunConfig::record_trace`]);
+    /// [`observable`] keeps the ones compared across phases.
     pub trace: Vec<Event>,
     /// Ops executed.
     pub steps: u64,
     /// Peak memory use in bytes (allocations and frames).
     pub peak_memory: u64,
+    /// The error that stopped the run, if the interpreter stopped it.
     pub runtime_error: Option<RuntimeError>,
     /// Whether an exception met a dynamic exception specification (`filter`) in this run
     /// (a search or unwinding checked it). Such a run depends on the specification being

@@ -38,6 +38,8 @@
 //! pm.run(&mut module).expect("runs");
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod eh_abi;
 pub mod flatten_cfg;
 pub mod lowering_prepare;

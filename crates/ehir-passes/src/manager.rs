@@ -78,26 +78,44 @@ pub enum PassError {
         /// What the verifier found.
         diagnostics: Diagnostics,
     },
+    /// A pipeline names a pass that does not exist (or an empty name).
     #[error("unknown pass '{name}' (known passes: {})", KNOWN_PASSES.join(", "))]
-    UnknownPass { name: String },
+    UnknownPass {
+        /// The name as written in the pipeline.
+        name: String,
+    },
+    /// A pass reported errors (IR it cannot handle); the module may be partly rewritten.
     #[error("pass '{pass}' failed: {diagnostics}")]
     Failed {
+        /// The pass's pipeline name.
         pass: &'static str,
+        /// What it reported.
         diagnostics: Diagnostics,
     },
+    /// A pass produced IR that does not verify: a bug in the pass.
     #[error("the IR after pass '{pass}' does not verify: {diagnostics}")]
     Verify {
+        /// The pass's pipeline name.
         pass: &'static str,
+        /// What the verifier found in its output.
         diagnostics: Diagnostics,
     },
+    /// A pass left function definitions short of the phase it promises
+    /// ([`Pass::result_phase`]).
     #[error("after pass '{pass}': {diagnostics}")]
     Phase {
+        /// The pass's pipeline name.
         pass: &'static str,
+        /// One diagnostic per function in the wrong phase.
         diagnostics: Diagnostics,
     },
+    /// [`lower_to`] was asked for a phase some function definitions cannot reach (they
+    /// are beyond it, or at the other ABI); nothing ran.
     #[error("cannot lower to {target}: {diagnostics}")]
     Target {
+        /// The phase asked for.
         target: PhaseName,
+        /// One diagnostic per function that cannot reach it.
         diagnostics: Diagnostics,
     },
 }
@@ -183,6 +201,7 @@ impl PassManager {
         Ok(pm)
     }
 
+    /// Appends a pass to the pipeline.
     pub fn add(&mut self, pass: Box<dyn Pass>) {
         self.passes.push(pass);
     }
@@ -211,6 +230,7 @@ impl PassManager {
         self.passes.iter().map(|p| p.name()).collect()
     }
 
+    /// Whether the pipeline has no pass.
     pub fn is_empty(&self) -> bool {
         self.passes.is_empty()
     }
