@@ -74,8 +74,11 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Target description written into the module, and the EH model.
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
+    /// The `target triple` (`x86_64-pc-linux-gnu`).
     pub triple: String,
+    /// The `target datalayout` string.
     pub data_layout: String,
+    /// The EH ABI: every function definition must be in its phase.
     pub abi: EhAbi,
 }
 

@@ -23,6 +23,8 @@
 //! assert!(ll.contains("ret i32 42"), "{ll}");
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod emit;
 pub mod ir;
 pub mod layout;

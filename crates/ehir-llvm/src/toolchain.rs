@@ -76,27 +76,43 @@ pub enum ToolError {
     #[error(
         "{tool} not found (looked for {looked_for} on PATH); install the Debian package `{package}` (apt-get install {package}), or pass {flag} PATH or set {env}"
     )]
+    /// The tool was not given and is not on `PATH`.
     NotFound {
+        /// The tool's usual name (`llc`).
         tool: &'static str,
+        /// The names tried on `PATH`, comma-separated.
         looked_for: String,
+        /// The Debian package that provides it.
         package: &'static str,
+        /// The command-line flag that names it ([`Tool::flag`]).
         flag: &'static str,
+        /// The environment variable that names it ([`Tool::env_var`]).
         env: &'static str,
     },
     #[error("{path} (from {source_of_path}) does not exist or is not executable")]
+    /// A path given for the tool is not an executable file.
     BadPath {
+        /// The path.
         path: String,
+        /// Where it came from: the flag or the environment variable.
         source_of_path: String,
     },
     #[error("cannot run {command}: {error}")]
+    /// The tool could not be started (or a file it needs could not be written).
     Spawn {
+        /// The command line.
         command: String,
+        /// The system's error.
         error: std::io::Error,
     },
     #[error("{command} failed ({status}){}", if .stderr.is_empty() { String::new() } else { format!(":\n{}", .stderr.trim_end()) })]
+    /// The tool ran and failed.
     Failed {
+        /// The command line.
         command: String,
+        /// Its exit status, as the system describes it.
         status: String,
+        /// What it wrote to stderr.
         stderr: String,
     },
 }
@@ -182,9 +198,11 @@ pub fn run(cmd: &mut Command) -> Result<(), ToolError> {
 /// How to turn LLVM IR into a native object and an executable.
 #[derive(Clone, Debug, Default)]
 pub struct Toolchain {
+    /// `llc`.
     pub llc: PathBuf,
     /// Present when the IR goes through `opt` before `llc`.
     pub opt: Option<PathBuf>,
+    /// The C++ compiler driver that links (`g++`).
     pub cxx: PathBuf,
     /// `-O` level for `llc` (and `opt`): 0 to 3.
     pub opt_level: u8,
