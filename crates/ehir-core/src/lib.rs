@@ -6,8 +6,8 @@
 //!
 //! Building a function without the text parser: a [`Module`] owns the interners
 //! ([`ModuleCtx`]: types, attributes, symbols), a [`Function`] owns its ops, and a
-//! [`FuncCursor`] creates ops and places them. The [verifier](verifier) checks the result
-//! and the [printer](printer) writes the text form:
+//! [`FuncCursor`] creates ops and places them. The [verifier] checks the result
+//! and the [printer] writes the text form:
 //!
 //! ```
 //! use ehir_core::{AttrData, FuncCursor, Function, Module};
