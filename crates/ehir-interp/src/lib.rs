@@ -190,7 +190,7 @@ pub enum InterpError {
     NoFunctions,
     /// No entry was given, the module has no `main` and defines several functions
     /// (their names, `@a, @b`).
-    #[error("the module defines several functions ({0}); choose one with --entry")]
+    #[error("the module defines several functions ({0}); choose one with `RunConfig::entry`")]
     AmbiguousEntry(String),
     /// A throw or return script does not fit the module (an unknown thrown type, a
     /// value of the wrong kind); the message says which.
@@ -304,6 +304,23 @@ pub fn select_entry(module: &Module, entry: Option<&str>) -> Result<FuncId, Inte
 
 /// Runs a module from its entry function. The module is verified first: one that does
 /// not verify is [`InterpError::InvalidInput`], never run.
+///
+/// ```
+/// use ehir_interp::{InterpError, RunConfig, run_module};
+///
+/// let good = "cir.func @main() -> !s32i {\n\
+///               %0 = cir.const #cir.int<7> : !s32i\n\
+///               cir.return %0 : !s32i\n\
+///             }\n";
+/// let module = ehir_reader::parse_module("good.cir", good).unwrap();
+/// assert_eq!(run_module(&module, &RunConfig::default()).unwrap().exit_status, 7);
+///
+/// // Falling off the end of an `int` function is not a run that exits 0.
+/// let bad = "cir.func @main() -> !s32i {\n  cir.return\n}\n";
+/// let module = ehir_reader::parse_module("bad.cir", bad).unwrap();
+/// let err = run_module(&module, &RunConfig::default()).unwrap_err();
+/// assert!(matches!(err, InterpError::InvalidInput(_)));
+/// ```
 pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, InterpError> {
     ehir_core::verifier::verify_input(module).map_err(InterpError::InvalidInput)?;
     let ctx = &module.ctx;

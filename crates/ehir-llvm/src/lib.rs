@@ -43,6 +43,22 @@ pub use toolchain::{Tool, ToolError, Toolchain, find_tool};
 /// definition must be in that ABI's phase. The module is verified first; one that does
 /// not verify gives the verifier's diagnostics, each message starting with `input does
 /// not verify: `, and nothing is emitted. `source_name` becomes the `source_filename`.
+///
+/// ```
+/// use ehir_llvm::{EmitOptions, emit_module};
+///
+/// let text = "cir.func @f() phase(itanium) {\n  cir.return\n}\n";
+/// let module = ehir_reader::parse_module("f.cir", text).unwrap();
+/// let ir = emit_module(&module, "f.cir", &EmitOptions::default()).unwrap();
+/// assert_eq!(ir.source_filename, "f.cir");
+/// assert_eq!(ir.functions.len(), 1);
+/// assert_eq!(ir.functions[0].name, "f");
+///
+/// let bad = "cir.func @g() -> !s32i phase(itanium) {\n  cir.return\n}\n";
+/// let module = ehir_reader::parse_module("g.cir", bad).unwrap();
+/// let errors = emit_module(&module, "g.cir", &EmitOptions::default()).unwrap_err();
+/// assert!(errors.0[0].message.starts_with("input does not verify: "));
+/// ```
 pub fn emit_module(
     module: &ehir_core::Module,
     source_name: &str,

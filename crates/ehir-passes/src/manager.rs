@@ -238,6 +238,19 @@ impl PassManager {
     /// Runs the pipeline: verifies the input ([`PassError::Input`] if it does not verify,
     /// before any pass touched it), then runs each pass, checks the phase it promises and
     /// verifies its output. On error the module may be partly rewritten.
+    ///
+    /// ```
+    /// use ehir_passes::{PassError, PassManager};
+    ///
+    /// // An `int` function that falls off its end: the input is to blame, not a pass.
+    /// let text = "cir.func @main() -> !s32i {\n  cir.return\n}\n";
+    /// let mut module = ehir_reader::parse_module("bad.cir", text).unwrap();
+    /// let mut pm = PassManager::from_pipeline("lowering-prepare,flatten-cfg").unwrap();
+    /// let err = pm.run(&mut module).unwrap_err();
+    /// assert!(matches!(err, PassError::Input { .. }));
+    /// assert_eq!(err.pass(), None);
+    /// assert!(err.to_string().starts_with("input does not verify: "));
+    /// ```
     pub fn run(&mut self, module: &mut Module) -> Result<(), PassError> {
         if self.verify_each && self.verify_input {
             verify_module(module).map_err(|diagnostics| PassError::Input { diagnostics })?;

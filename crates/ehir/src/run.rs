@@ -138,9 +138,15 @@ fn run_one(source: &Source, module: &Module, cfg: &RunConfig) -> Result<RunOutco
     match ehir_interp::run_module(module, cfg) {
         Ok(o) => Ok(o),
         Err(e) => {
+            let message = match &e {
+                ehir_interp::InterpError::AmbiguousEntry(functions) => format!(
+                    "the module defines several functions ({functions}); choose one with --entry"
+                ),
+                _ => e.to_string(),
+            };
             source.report(&Diagnostics(vec![Diagnostic::error(
                 ehir_core::Loc::NONE,
-                e.to_string(),
+                message,
             )]));
             Err(Reported.into())
         }

@@ -147,6 +147,19 @@ pub const INPUT_DOES_NOT_VERIFY: &str = "input does not verify";
 /// the LLVM emitter, the table builders) before it works on it: the verifier's
 /// diagnostics, each message prefixed with `input does not verify: `, so that the caller
 /// of the entry point, not one of its passes, is named as the culprit.
+///
+/// ```
+/// use ehir_core::{Function, Module};
+///
+/// // `int f()` whose entry block has no terminator.
+/// let mut module = Module::new();
+/// let s32 = module.ctx.types.common().s32;
+/// let sig = module.ctx.types.func(vec![], Some(s32), false);
+/// let name = module.ctx.sym("f");
+/// module.add_function(Function::new_definition(name, sig, &[]));
+/// let errors = ehir_core::verifier::verify_input(&module).unwrap_err();
+/// assert!(errors.0.iter().all(|d| d.message.starts_with("input does not verify: ")));
+/// ```
 pub fn verify_input(module: &Module) -> Result<(), Diagnostics> {
     verify_module(module).map_err(as_input_errors)
 }
