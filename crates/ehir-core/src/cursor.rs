@@ -7,7 +7,7 @@ use crate::entities::{Attr, Block, Loc, Op, Region, Symbol, Type, Value};
 use crate::function::Function;
 use crate::ops::{
     BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, ExtraData, HandlerKey,
-    LandingPadClause, OpKind,
+    LandingPadClause, OpKind, UnaryOp,
 };
 use crate::types::CommonTypes;
 
@@ -540,5 +540,148 @@ impl FuncCursor<'_> {
         let successors: Vec<(Block, &[Value])> =
             unwind.map(|u| (u, &[] as &[Value])).into_iter().collect();
         self.terminator(OpKind::CleanupRet, &[cleanuppad], &[], &successors)
+    }
+}
+
+/// Typed inserters for the structured ops front ends build (the builder of `ehir-builder`
+/// uses them): region ops, memory with alignment, addresses, throws and structured
+/// branches.
+impl FuncCursor<'_> {
+    /// An op of `kind` with `regions` regions, each with an empty entry block (for ops
+    /// without a dedicated inserter: `cir.ternary`, `cir.switch`, `cir.case`,
+    /// `cir.array.dtor`, ...): the op and the entry blocks.
+    pub fn region_op_with(
+        &mut self,
+        kind: OpKind,
+        operands: &[Value],
+        results: &[Type],
+        regions: usize,
+    ) -> (Op, Vec<Block>) {
+        let op = self.build(kind, operands, results, &[], regions);
+        let blocks = self.entry_blocks(op);
+        (op, blocks)
+    }
+
+    /// `cir.if %cond { then } [else { else }]`: the op, the then entry block and the else
+    /// entry block when asked for.
+    pub fn if_op(&mut self, cond: Value, with_else: bool) -> (Op, Block, Option<Block>) {
+        let regions = if with_else { 2 } else { 1 };
+        let (op, blocks) = self.region_op_with(OpKind::If, &[cond], &[], regions);
+        (op, blocks[0], blocks.get(1).copied())
+    }
+
+    /// `cir.for : cond { .. } body { .. } step { .. }`: the op and the three entry blocks
+    /// (condition, body, step).
+    pub fn for_loop(&mut self) -> (Op, [Block; 3]) {
+        let (op, blocks) = self.region_op_with(OpKind::For, &[], &[], 3);
+        (op, [blocks[0], blocks[1], blocks[2]])
+    }
+
+    /// `cir.try { body }` with the (initially empty) handler list `handlers`: the op and
+    /// the body's entry block. Handler regions are attached as handlers are added.
+    pub fn try_op(&mut self, handlers: crate::entities::Extra) -> (Op, Block) {
+        let (op, blocks) = self.region_op_with(OpKind::Try { handlers }, &[], &[], 1);
+        (op, blocks[0])
+    }
+
+    /// `%v = cir.load align(N) %ptr` with result type `ty`.
+    pub fn load_aligned(&mut self, ptr: Value, ty: Type, align: u16) -> Value {
+        let kind = OpKind::Load {
+            align,
+            volatile: false,
+        };
+        self.value(kind, &[ptr], ty)
+    }
+
+    /// `cir.store align(N) %value, %ptr`.
+    pub fn store_aligned(&mut self, value: Value, ptr: Value, align: u16) -> Op {
+        let kind = OpKind::Store {
+            align,
+            volatile: false,
+        };
+        self.op(kind, &[value, ptr], &[])
+    }
+
+    /// `%r = cir.unary(kind, %operand)` (the result has the operand's type).
+    pub fn unary(&mut self, kind: UnaryOp, operand: Value) -> Value {
+        let ty = self.func.dfg.value_type(operand);
+        self.value(OpKind::Unary(kind), &[operand], ty)
+    }
+
+    /// `%r = cir.select if %cond then %a else %b` (the result has `%a`'s type).
+    pub fn select(&mut self, cond: Value, then_value: Value, else_value: Value) -> Value {
+        let ty = self.func.dfg.value_type(then_value);
+        self.value(OpKind::Select, &[cond, then_value, else_value], ty)
+    }
+
+    /// `%r = cir.get_member %ptr[index] {name}` of result type `ty` (a pointer to the field).
+    pub fn get_member(&mut self, ptr: Value, index: u32, name: Symbol, ty: Type) -> Value {
+        self.value(OpKind::GetMember { index, name }, &[ptr], ty)
+    }
+
+    /// `%r = cir.get_global @symbol : ty` (`ty` is a pointer type).
+    pub fn get_global(&mut self, symbol: Symbol, ty: Type) -> Value {
+        self.value(OpKind::GetGlobal { symbol }, &[], ty)
+    }
+
+    /// `%r = cir.base_class_addr %ptr [offset]` of type `ty`.
+    pub fn base_class_addr(&mut self, ptr: Value, offset: u32, nonnull: bool, ty: Type) -> Value {
+        self.value(OpKind::BaseClassAddr { offset, nonnull }, &[ptr], ty)
+    }
+
+    /// `%r = cir.derived_class_addr %ptr [offset]` of type `ty`.
+    pub fn derived_class_addr(
+        &mut self,
+        ptr: Value,
+        offset: u32,
+        nonnull: bool,
+        ty: Type,
+    ) -> Value {
+        self.value(OpKind::DerivedClassAddr { offset, nonnull }, &[ptr], ty)
+    }
+
+    /// `%p = cir.alloc.exception SIZE -> ty`.
+    pub fn alloc_exception(&mut self, size: u64, ty: Type) -> Value {
+        self.value(OpKind::AllocException { size }, &[], ty)
+    }
+
+    /// `cir.free.exception %ptr`.
+    pub fn free_exception(&mut self, ptr: Value) -> Op {
+        self.op(OpKind::FreeException, &[ptr], &[])
+    }
+
+    /// `cir.throw %obj, @typeinfo[, @dtor]`, or `cir.throw` (rethrow) without an object.
+    pub fn throw(&mut self, thrown: Option<(Value, Symbol)>, dtor: Option<Symbol>) -> Op {
+        let kind = OpKind::Throw {
+            type_info: thrown.map(|(_, ti)| ti).into(),
+            dtor: dtor.into(),
+        };
+        let operands: Vec<Value> = thrown.map(|(obj, _)| obj).into_iter().collect();
+        self.terminator(kind, &operands, &[], &[])
+    }
+
+    /// `%p = cir.catch_param : ty`.
+    pub fn catch_param(&mut self, ty: Type) -> Value {
+        self.value(OpKind::CatchParam, &[], ty)
+    }
+
+    /// `cir.label "name"`.
+    pub fn label(&mut self, name: Symbol) -> Op {
+        self.op(OpKind::Label { name }, &[], &[])
+    }
+
+    /// `cir.goto "label"`.
+    pub fn goto(&mut self, label: Symbol) -> Op {
+        self.terminator(OpKind::Goto { label }, &[], &[], &[])
+    }
+
+    /// `cir.break`.
+    pub fn break_op(&mut self) -> Op {
+        self.terminator(OpKind::Break, &[], &[], &[])
+    }
+
+    /// `cir.continue`.
+    pub fn continue_op(&mut self) -> Op {
+        self.terminator(OpKind::Continue, &[], &[], &[])
     }
 }

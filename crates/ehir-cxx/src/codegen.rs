@@ -4,7 +4,7 @@
 //! `delete`, `throw` and `try`/`catch`, exception specifications.
 
 use crate::ast::{self, Builtin, Init, Stmt, VarDecl};
-use crate::builder::{CatchKind, FunctionBuilder};
+use crate::builder::{CatchKind, FunctionBuilder, Op, Value};
 use crate::program::{
     FuncId, FuncKind, GlobalInit, GlobalVar, Implicit, Program, R, Spec, err, unsupported,
 };
@@ -12,7 +12,7 @@ use crate::sema::{Callee, Conv, LocalId, Sema, TExpr, TK};
 use crate::types::{ClassId, Ty, TyKind};
 use ehir_core::{
     AttrData, BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, ExtraData, Function,
-    Linkage, Loc, ModuleCtx, Op, OpKind, Symbol, Type, UnaryOp, Value,
+    Linkage, Loc, ModuleCtx, OpKind, Symbol, Type, UnaryOp,
 };
 use std::collections::HashMap;
 
@@ -286,7 +286,7 @@ impl<'a, 'm> FnGen<'a, 'm> {
         let vb = arm(self, b)?;
         self.b.exit_region_yielding(&vb);
         self.b.end_conditional();
-        Ok(self.b.func().dfg.results(t)[0])
+        Ok(self.b.result(t, 0))
     }
 
     /// Opens a `cir.case` of `kind` with `values` and enters its region.
@@ -502,7 +502,7 @@ impl<'a, 'm> FnGen<'a, 'm> {
                 };
                 self.b.exit_region_yielding(&[v1]);
                 self.b.end_conditional();
-                Ok(self.b.func().dfg.results(t)[0])
+                Ok(self.b.result(t, 0))
             }
             TK::Assign(..) | TK::CompoundAssign { .. } | TK::IncDec { .. } => {
                 let (v, _) = self.assign_like(e)?;
@@ -2693,7 +2693,7 @@ pub fn gen_complete_variant(prog: &mut Program, ctx: &mut ModuleCtx, fid: FuncId
     b.func_mut().loc = loc;
     let params = b.params();
     let base_sym = b.ctx.sym(&base);
-    b.call(base_sym, sig, &params, flags(nothrow));
-    b.emit_return(None);
+    let result = b.call(base_sym, sig, &params, flags(nothrow));
+    b.emit_return(result);
     b.finish().expect("a thunk is well formed")
 }

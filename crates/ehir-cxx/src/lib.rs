@@ -1,5 +1,5 @@
-//! ehir-cxx: the EHScopeStack-style CIR builder ([`builder`]) and a front end for a
-//! subset of C++ built on it ([`compile`]).
+//! ehir-cxx: a front end for a subset of C++ ([`compile`]), built on the EHScopeStack-style
+//! CIR builder of `ehir-builder` (re-exported as [`builder`]).
 //!
 //! The front end runs in stages: [`lexer`] (with the few supported `#include`s),
 //! [`parser`] (a syntax tree, [`ast`]), [`program`] (declarations: classes with their
@@ -43,7 +43,7 @@
 //!   exception object, or the pointer itself for pointer handlers.
 
 pub mod ast;
-pub mod builder;
+pub use ehir_builder as builder;
 pub mod codegen;
 pub mod lexer;
 pub mod mangle;

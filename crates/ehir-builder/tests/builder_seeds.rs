@@ -3,9 +3,9 @@
 //! block numbering (the seed reuses numbers across sibling regions) and the implicit
 //! `cir.yield` the text format allows at the end of a region.
 
+use ehir_builder::{CatchKind, FunctionBuilder};
 use ehir_core::printer::function_to_string;
 use ehir_core::{AttrData, CallFlags, CleanupKind, CmpPredicate, ModuleCtx, OpKind, Type};
-use ehir_cxx::builder::{CatchKind, FunctionBuilder};
 use std::path::PathBuf;
 
 fn listing(prefix: &str) -> String {
@@ -471,7 +471,7 @@ fn conditional_cleanup_wraps_the_conditional_and_tests_a_flag() {
     let z = b.const_int(s32, 0);
     b.exit_region_yielding(&[z]);
     b.end_conditional();
-    let r = b.func().dfg.results(t)[0];
+    let r = b.result(t, 0);
     b.store(r, x, 4);
     assert!(b.full_expression_has_cleanups(full));
     b.end_full_expression(full);
@@ -560,12 +560,12 @@ fn misuse_is_reported_not_panicked() {
     b.pop_cleanup();
     b.emit_break();
     let err = b.finish().expect_err("misuse");
-    assert!(err.0.contains("pop_cleanup"), "{err}");
+    assert!(err.to_string().contains("pop_cleanup"), "{err}");
 
     let mut ctx = ModuleCtx::default();
     let mut b = FunctionBuilder::new(&mut ctx, "f", void_sig, &[]);
     b.enter_scope();
     let err = b.finish().expect_err("open scope");
-    assert!(err.0.contains("still open"), "{err}");
+    assert!(err.to_string().contains("still open"), "{err}");
     let _ = AttrData::Bool(true);
 }
