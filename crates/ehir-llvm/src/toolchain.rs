@@ -2,7 +2,7 @@
 //! and `g++` as the linker that brings in libstdc++'s Itanium C++ runtime; for the
 //! Microsoft ABI, `llvm-dlltool` and `lld-link` (see [`crate::msvc_toolchain`]).
 //!
-//! Each tool is looked up as: the explicit path (a `--llc`-style flag), then an environment
+//! Each tool is looked up as: the explicit path (given by the caller), then an environment
 //! variable (`EHIR_LLC`, `EHIR_OPT`, `EHIR_CXX`, `EHIR_DLLTOOL`, `EHIR_LLD_LINK`), then its
 //! names on `PATH` (`llc-19`, `llc`). A missing tool is an error that says which Debian
 //! package provides it.
@@ -49,17 +49,6 @@ impl Tool {
         }
     }
 
-    /// The command-line flag that overrides the lookup.
-    pub fn flag(self) -> &'static str {
-        match self {
-            Tool::Llc => "--llc",
-            Tool::Opt => "--opt",
-            Tool::Cxx => "--cxx",
-            Tool::DllTool => "--dlltool",
-            Tool::LldLink => "--lld-link",
-        }
-    }
-
     /// The Debian package that provides the tool.
     pub fn package(self) -> &'static str {
         match self {
@@ -73,10 +62,10 @@ impl Tool {
 /// What can go wrong running the toolchain.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
-    #[error(
-        "{tool} not found (looked for {looked_for} on PATH); install the Debian package `{package}` (apt-get install {package}), or pass {flag} PATH or set {env}"
-    )]
     /// The tool was not given and is not on `PATH`.
+    #[error(
+        "{tool} not found (looked for {looked_for} on PATH); install the Debian package `{package}` (apt-get install {package}), or give its path explicitly or in {env}"
+    )]
     NotFound {
         /// The tool's usual name (`llc`).
         tool: &'static str,
@@ -84,29 +73,31 @@ pub enum ToolError {
         looked_for: String,
         /// The Debian package that provides it.
         package: &'static str,
-        /// The command-line flag that names it ([`Tool::flag`]).
-        flag: &'static str,
+        /// The tool, for callers that word the error their own way.
+        which: Tool,
         /// The environment variable that names it ([`Tool::env_var`]).
         env: &'static str,
     },
-    #[error("{path} (from {source_of_path}) does not exist or is not executable")]
     /// A path given for the tool is not an executable file.
+    #[error("{path} (from {}) does not exist or is not executable", .from_env.unwrap_or("the explicit path"))]
     BadPath {
+        /// The tool it was given for.
+        which: Tool,
         /// The path.
         path: String,
-        /// Where it came from: the flag or the environment variable.
-        source_of_path: String,
+        /// The environment variable it came from; `None`: the caller gave it explicitly.
+        from_env: Option<&'static str>,
     },
-    #[error("cannot run {command}: {error}")]
     /// The tool could not be started (or a file it needs could not be written).
+    #[error("cannot run {command}: {error}")]
     Spawn {
         /// The command line.
         command: String,
         /// The system's error.
         error: std::io::Error,
     },
-    #[error("{command} failed ({status}){}", if .stderr.is_empty() { String::new() } else { format!(":\n{}", .stderr.trim_end()) })]
     /// The tool ran and failed.
+    #[error("{command} failed ({status}){}", if .stderr.is_empty() { String::new() } else { format!(":\n{}", .stderr.trim_end()) })]
     Failed {
         /// The command line.
         command: String,
@@ -134,7 +125,7 @@ pub fn search_path(name: &str) -> Option<PathBuf> {
 
 /// Resolves a tool: the explicit path, then the environment variable, then `PATH`.
 pub fn find_tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, ToolError> {
-    let checked = |p: PathBuf, source: String| -> Result<PathBuf, ToolError> {
+    let checked = |p: PathBuf, from_env: Option<&'static str>| -> Result<PathBuf, ToolError> {
         // A bare name (no slash) is looked up on PATH like a shell would.
         if p.components().count() == 1 && !p.is_absolute() {
             if let Some(found) = search_path(&p.to_string_lossy()) {
@@ -144,15 +135,16 @@ pub fn find_tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, ToolErr
             return Ok(p);
         }
         Err(ToolError::BadPath {
+            which: tool,
             path: p.display().to_string(),
-            source_of_path: source,
+            from_env,
         })
     };
     if let Some(p) = explicit {
-        return checked(p.to_path_buf(), tool.flag().to_string());
+        return checked(p.to_path_buf(), None);
     }
     if let Some(p) = std::env::var_os(tool.env_var()).filter(|v| !v.is_empty()) {
-        return checked(PathBuf::from(p), tool.env_var().to_string());
+        return checked(PathBuf::from(p), Some(tool.env_var()));
     }
     for name in tool.names() {
         if let Some(p) = search_path(name) {
@@ -163,7 +155,7 @@ pub fn find_tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, ToolErr
         tool: tool.names()[tool.names().len() - 1],
         looked_for: tool.names().join(", "),
         package: tool.package(),
-        flag: tool.flag(),
+        which: tool,
         env: tool.env_var(),
     })
 }
@@ -264,12 +256,12 @@ mod tests {
             tool: "llc",
             looked_for: "llc-19, llc".into(),
             package: "llvm-19",
-            flag: "--llc",
+            which: Tool::Llc,
             env: "EHIR_LLC",
         };
         let text = err.to_string();
         assert!(text.contains("llvm-19"), "{text}");
-        assert!(text.contains("--llc"), "{text}");
+        assert!(!text.contains("--llc"), "no command-line terms: {text}");
         assert!(text.contains("EHIR_LLC"), "{text}");
     }
 

@@ -16,6 +16,7 @@ use crate::output::write_output;
 use anyhow::{Context, Result, bail};
 use ehir_core::abi::EhAbi;
 use ehir_core::{Module, Phase};
+use ehir_llvm::toolchain::{Tool, ToolError};
 use ehir_pipeline::{BuildOptions, LlvmUnit, PipelineError, Product, ToolPaths};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -96,6 +97,42 @@ impl AbiArg {
             AbiArg::Itanium => EhAbi::Itanium,
             AbiArg::Msvc => EhAbi::Msvc,
         }
+    }
+}
+
+/// The command-line flag that names a tool's path.
+fn tool_flag(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Llc => "--llc",
+        Tool::Opt => "--opt",
+        Tool::Cxx => "--cxx",
+        Tool::DllTool => "--dlltool",
+        Tool::LldLink => "--lld-link",
+    }
+}
+
+/// A build error in the command line's terms: a tool's explicit path is its flag.
+fn cli_wording(err: PipelineError) -> anyhow::Error {
+    match err {
+        PipelineError::Tool(ToolError::NotFound {
+            tool,
+            looked_for,
+            package,
+            which,
+            env,
+        }) => anyhow::anyhow!(
+            "{tool} not found (looked for {looked_for} on PATH); install the Debian package `{package}` (apt-get install {package}), or pass {} PATH or set {env}",
+            tool_flag(which)
+        ),
+        PipelineError::Tool(ToolError::BadPath {
+            which,
+            path,
+            from_env,
+        }) => anyhow::anyhow!(
+            "{path} (from {}) does not exist or is not executable",
+            from_env.unwrap_or(tool_flag(which))
+        ),
+        other => other.into(),
     }
 }
 
@@ -197,7 +234,7 @@ pub fn build_command(args: &BuildArgs) -> Result<i32> {
             .collect(),
         link_args: args.link_args.iter().map(OsString::from).collect(),
     };
-    ehir_pipeline::build(&units, &options, &args.output)?;
+    ehir_pipeline::build(&units, &options, &args.output).map_err(cli_wording)?;
     if let Some(ll_out) = &args.emit_ll {
         let text = &units[0].llvm_ir;
         write_output(Some(ll_out), |w| {
