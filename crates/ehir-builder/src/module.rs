@@ -151,6 +151,7 @@ impl ModuleItems {
                 init: Some(init),
                 constant: true,
                 linkage: Linkage::Private,
+                private_visibility: false,
                 align: None,
                 loc: Loc::NONE,
             });

@@ -95,6 +95,9 @@ pub struct PhaseEvidence {
     most_lowered: Phase,
     /// Whether some op exists only in structured functions.
     structured_only: bool,
+    /// Whether some op is `cir.begin_catch`/`cir.end_catch`, which is flat unless a
+    /// structured-only op (the `cir.try` whose handler holds it) says otherwise.
+    catch_ops: bool,
 }
 
 impl Default for PhaseEvidence {
@@ -102,6 +105,7 @@ impl Default for PhaseEvidence {
         PhaseEvidence {
             most_lowered: Phase::Structured,
             structured_only: false,
+            catch_ops: false,
         }
     }
 }
@@ -116,6 +120,10 @@ impl PhaseEvidence {
             PhaseSet::Flat | PhaseSet::Flattened => Phase::Flat,
             PhaseSet::Structured => {
                 self.structured_only = true;
+                return;
+            }
+            PhaseSet::StructuredOrFlat => {
+                self.catch_ops = true;
                 return;
             }
             PhaseSet::All => return,
@@ -134,7 +142,7 @@ impl PhaseEvidence {
             let several_blocks = func
                 .body
                 .is_some_and(|b| func.layout.blocks(b).nth(1).is_some());
-            if !self.structured_only && several_blocks {
+            if !self.structured_only && (several_blocks || self.catch_ops) {
                 phase = Phase::Flat;
             }
         }
@@ -162,6 +170,14 @@ pub struct Function {
     pub phase: Phase,
     /// Declared not to throw (`nothrow`): calls to it are nothrow.
     pub nothrow: bool,
+    /// Upstream's `dso_local` marker (kept and printed back; no meaning for ehir).
+    pub dso_local: bool,
+    /// Upstream's `hidden` visibility (kept and printed back).
+    pub hidden: bool,
+    /// Upstream's `attributes {...}` other than `nothrow` (which sets [`Function::nothrow`]),
+    /// kept as written and printed back (`cir.eh.catch_copy_thunk`, ...). A unit attribute
+    /// has the value `unit`.
+    pub attributes: Vec<crate::module::ModuleAttribute>,
     /// The function's ops, values, blocks and regions.
     pub dfg: DataFlowGraph,
     /// The order of its blocks and ops.
@@ -182,6 +198,9 @@ impl Function {
             personality: None,
             phase: Phase::Structured,
             nothrow: false,
+            dso_local: false,
+            hidden: false,
+            attributes: Vec::new(),
             dfg: DataFlowGraph::new(),
             layout: Layout::new(),
             body: None,

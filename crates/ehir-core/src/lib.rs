@@ -49,6 +49,7 @@ pub mod ops;
 pub mod printer;
 pub mod symbols;
 pub mod types;
+pub mod upstream_catch;
 pub mod verifier;
 
 pub use attrs::{AttrData, AttrStore, ConstArrayElements};
@@ -60,7 +61,9 @@ pub use entities::{
 };
 pub use function::{Function, Linkage, Phase, Visit};
 pub use layout::Layout;
-pub use module::{Global, Item, Module, ModuleCtx, RecordDecl, RecordKind, TypeInfoDecl};
+pub use module::{
+    Global, Item, Module, ModuleAttribute, ModuleCtx, RecordDecl, RecordKind, TypeInfoDecl,
+};
 pub use ops::{
     BinaryOp, CallFlags, CaseKind, CastKind, CleanupKind, CmpPredicate, ExtraData, HandlerKey,
     LandingPadClause, OpKind, PhaseSet, UnaryOp,

@@ -73,6 +73,8 @@ pub struct Global {
     pub constant: bool,
     /// Its linkage.
     pub linkage: Linkage,
+    /// MLIR's `sym_visibility = "private"` (`cir.global "private" ...` upstream).
+    pub private_visibility: bool,
     /// Alignment in bytes, if given; else the type's.
     pub align: Option<u32>,
     /// Where the global is in the source.
@@ -106,6 +108,11 @@ pub struct ModuleCtx {
     /// Class typeinfo declarations ([`ModuleCtx::typeinfo`] finds one).
     pub typeinfos: Vec<TypeInfoDecl>,
     record_index: HashMap<Symbol, usize>,
+    /// Record aliases declared `packed` / `padded` (upstream's layout keywords,
+    /// `!cir.record<struct "X" packed padded {...}>`); kept and printed back.
+    pub packed_records: std::collections::HashSet<Symbol>,
+    /// Record aliases declared `padded` (see `packed_records`); kept and printed back.
+    pub padded_records: std::collections::HashSet<Symbol>,
     typeinfo_index: HashMap<Symbol, usize>,
 }
 
@@ -157,9 +164,24 @@ impl ModuleCtx {
     }
 }
 
+/// One entry of `module attributes {name = value, ...}`: the name and the value's text as
+/// written (`cir.triple = "x86_64-pc-windows-msvc"` has the value `"x86_64-pc-windows-msvc"`
+/// with its quotes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleAttribute {
+    /// The attribute's name (`cir.triple`).
+    pub name: String,
+    /// Its value's text as written, quotes included.
+    pub value: String,
+}
+
 /// A CIR module.
 #[derive(Clone, Debug, Default)]
 pub struct Module {
+    /// `module attributes {...}` of the input, in source order; printed back.
+    pub attributes: Vec<ModuleAttribute>,
+    /// Whether the input wrapped its items in `module { ... }` (printed back so).
+    pub wrapped: bool,
     /// The interners and declarations its functions share.
     pub ctx: ModuleCtx,
     /// Its globals ([`Module::add_global`] adds one).
@@ -231,6 +253,39 @@ impl Module {
     /// The global called `name`.
     pub fn global_by_name(&self, name: Symbol) -> Option<GlobalId> {
         self.global_index.get(&name).copied()
+    }
+
+    /// The value of the `cir.triple` module attribute without its quotes.
+    pub fn triple(&self) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|a| a.name == "cir.triple")
+            .map(|a| a.value.trim_matches('"'))
+    }
+
+    /// Whether the target triple names the Microsoft C++ ABI (`x86_64-pc-windows-msvc`).
+    pub fn is_msvc_target(&self) -> bool {
+        self.triple().is_some_and(|t| t.contains("msvc"))
+    }
+
+    /// Rewrites upstream's structured catch handlers (`cir.begin_catch` in a `cir.try`
+    /// handler) of every function into ehir's `cir.catch_param` form; see
+    /// [`crate::upstream_catch`].
+    pub fn rewrite_structured_catches(&mut self) -> Result<bool, crate::Diagnostics> {
+        let void_ptr = self.ctx.types.common().void_ptr;
+        let mut changed = false;
+        let mut errors = Vec::new();
+        for func in self.functions.values_mut() {
+            match crate::upstream_catch::rewrite_structured_catches(func, void_ptr) {
+                Ok(c) => changed |= c,
+                Err(d) => errors.extend(d.0),
+            }
+        }
+        if errors.is_empty() {
+            Ok(changed)
+        } else {
+            Err(crate::Diagnostics(errors))
+        }
     }
 
     /// Looks a function up by its text name.

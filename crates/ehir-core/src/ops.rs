@@ -107,6 +107,11 @@ pub enum OpKind {
     /// `cir.free.exception %p : !cir.ptr<T>`: releases the storage of `cir.alloc.exception`
     /// when the thrown object's initialization throws (it is never thrown then).
     FreeException,
+    /// `cir.lifetime.start %p : !cir.ptr<T>`: the object at `%p` begins its lifetime
+    /// (upstream's marker; no effect on ehir's semantics, dropped by `emit-llvm`).
+    LifetimeStart,
+    /// `cir.lifetime.end %p : !cir.ptr<T>`: the object at `%p` ends its lifetime.
+    LifetimeEnd,
     /// Structured: `cir.throw [%obj : !cir.ptr<T>, @typeinfo[, @dtor]]` (no operand =
     /// rethrow). In the flat phases it may carry one successor: its unwind destination.
     Throw {
@@ -190,6 +195,18 @@ pub enum OpKind {
     },
     /// `%p = cir.catch_param : T` — first op of a catch handler region.
     CatchParam,
+    /// `cir.construct_catch_param KIND %token to %dest [using @thunk] : !cir.ptr<T>` —
+    /// upstream's initialization of a catch parameter in a handler that takes the token:
+    /// operands `[token, dest]`; KIND (`trivial_copy`, `non_trivial_copy`, ...) as written;
+    /// `@thunk` a `(T*, T*) -> ()` copy function marked `cir.eh.catch_copy_thunk`.
+    /// Read, verified and printed; passes and the interpreter report it as not supported
+    /// yet.
+    ConstructCatchParam {
+        /// The construction kind as written (`trivial_copy`, `non_trivial_copy`, ...).
+        kind: Symbol,
+        /// The copy thunk, if any.
+        thunk: PackedOption<Symbol>,
+    },
     /// `cir.array.ctor(%arr : !cir.ptr<!cir.array<T x N>>) { ^bb0(%e: !cir.ptr<T>): ... } [cleanup { ... }]`
     ArrayCtor,
     /// `cir.array.dtor(%arr : !cir.ptr<!cir.array<T x N>>) { ^bb0(%e: !cir.ptr<T>): ... }`
@@ -597,6 +614,10 @@ pub enum PhaseSet {
     Flattened,
     /// Flat only (ABI-agnostic EH ops).
     Flat,
+    /// Structured and flat: `cir.begin_catch`/`cir.end_catch`, which upstream's structured
+    /// catch handlers hold (inside a `cir.try` handler region) and flat catch blocks begin
+    /// and end with.
+    StructuredOrFlat,
     /// Itanium only.
     Itanium,
     /// MSVC only.
@@ -611,6 +632,7 @@ impl PhaseSet {
             PhaseSet::Structured => phase == Phase::Structured,
             PhaseSet::Flattened => phase != Phase::Structured,
             PhaseSet::Flat => phase == Phase::Flat,
+            PhaseSet::StructuredOrFlat => matches!(phase, Phase::Structured | Phase::Flat),
             PhaseSet::Itanium => phase == Phase::Itanium,
             PhaseSet::Msvc => phase == Phase::Msvc,
         }

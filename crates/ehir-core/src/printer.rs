@@ -29,16 +29,58 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
     let ctx = &module.ctx;
     let mut types = TypeTexts::default();
     let mut o: Vec<u8> = Vec::with_capacity(FLUSH_AT + 4096);
-    for item in &module.items {
-        match *item {
+    let wrapped = module.wrapped || !module.attributes.is_empty();
+    // Inside `module { ... }`: record aliases first (outside the braces), then the rest.
+    let (outside, inside): (Vec<Item>, Vec<Item>) = if wrapped {
+        module
+            .items
+            .iter()
+            .copied()
+            .partition(|item| matches!(item, Item::Record(_)))
+    } else {
+        (module.items.clone(), Vec::new())
+    };
+    let mut items: Vec<Option<Item>> = outside.into_iter().map(Some).collect();
+    if wrapped {
+        items.push(None);
+        items.extend(inside.into_iter().map(Some));
+    }
+    for item in items {
+        let Some(item) = item else {
+            o.s("module ");
+            if !module.attributes.is_empty() {
+                o.s("attributes {");
+                for (i, a) in module.attributes.iter().enumerate() {
+                    if i > 0 {
+                        o.s(", ");
+                    }
+                    o.s(&a.name);
+                    o.s(" = ");
+                    o.s(&a.value);
+                }
+                o.s("} ");
+            }
+            o.s("{\n");
+            continue;
+        };
+        match item {
             Item::Record(i) => {
                 let r = &ctx.records[i];
                 o.s("!");
                 o.s(ctx.name(r.alias));
                 o.s(" = !cir.record<");
                 o.s(r.kind.name());
-                o.s(" ");
-                push_string(&mut o, ctx.name(r.name).as_bytes());
+                // An anonymous record (empty name) prints without one.
+                if !ctx.name(r.name).is_empty() {
+                    o.s(" ");
+                    push_string(&mut o, ctx.name(r.name).as_bytes());
+                }
+                if ctx.packed_records.contains(&r.alias) {
+                    o.s(" packed");
+                }
+                if ctx.padded_records.contains(&r.alias) {
+                    o.s(" padded");
+                }
                 match &r.fields {
                     None => o.s(" incomplete>\n"),
                     Some(fields) => {
@@ -76,6 +118,9 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
             Item::Global(g) => {
                 let g = &module.globals[g];
                 o.s("cir.global ");
+                if g.private_visibility {
+                    o.s("\"private\" ");
+                }
                 if g.constant {
                     o.s("constant ");
                 }
@@ -112,6 +157,9 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
             w.write_all(&o)?;
             o.clear();
         }
+    }
+    if wrapped {
+        o.s("}\n");
     }
     w.write_all(&o)
 }
@@ -456,6 +504,12 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             o.s(func.linkage.name());
             o.s(" ");
         }
+        if func.hidden {
+            o.s("hidden ");
+        }
+        if func.dso_local {
+            o.s("dso_local ");
+        }
         if func.nothrow {
             o.s("nothrow ");
         }
@@ -509,6 +563,20 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             o.s(" #personality_fn = ");
             self.sym(o, p);
         }
+        if !func.attributes.is_empty() {
+            o.s(" attributes {");
+            for (i, a) in func.attributes.iter().enumerate() {
+                if i > 0 {
+                    o.s(", ");
+                }
+                o.s(&a.name);
+                if a.value != "unit" {
+                    o.s(" = ");
+                    o.s(&a.value);
+                }
+            }
+            o.s("}");
+        }
         match func.body {
             None => o.s("\n"),
             Some(body) => {
@@ -539,6 +607,9 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             function_body: bool,
             /// The op whose region this is, and the index of the region.
             owner: Option<(Op, usize)>,
+            /// The entry block's parameters were printed in the op's text (a `cir.try`
+            /// handler: `catch all (%0: !cir.eh_token) {`), so its label is left out.
+            params_in_head: bool,
         }
         impl Frame {
             /// The frame of region `owner.1` of op `owner.0`, whose entry block is `entry`.
@@ -550,6 +621,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     entry,
                     function_body: false,
                     owner: Some(owner),
+                    params_in_head: false,
                 }
             }
         }
@@ -562,6 +634,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             entry,
             function_body: is_function_body,
             owner: None,
+            params_in_head: false,
         }];
         while let Some(frame) = stack.last_mut() {
             if let Some(op) = frame.next_op {
@@ -591,8 +664,8 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 frame.next_block = func.layout.next_block(b);
                 frame.next_op = func.layout.first_op(b);
                 let params = func.dfg.block_params(b);
-                let show_label =
-                    Some(b) != frame.entry || (!frame.function_body && !params.is_empty());
+                let show_label = Some(b) != frame.entry
+                    || (!frame.function_body && !params.is_empty() && !frame.params_in_head);
                 if show_label {
                     let label_depth = frame.depth.saturating_sub(1);
                     indent(o, label_depth);
@@ -623,9 +696,26 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 let next = idx + 1;
                 if let Some(&r) = regions.get(next) {
                     self.region_separator(o, op, next);
-                    o.s(" {\n");
                     let e = func.layout.entry_block(r);
-                    stack.push(Frame::nested(e, d + 1, (op, next)));
+                    let params = e.map_or(&[][..], |e| func.dfg.block_params(e));
+                    let in_head =
+                        matches!(func.dfg.kind(op), OpKind::Try { .. }) && !params.is_empty();
+                    if in_head {
+                        o.s(" (");
+                        for (i, &p) in params.iter().enumerate() {
+                            if i > 0 {
+                                o.s(", ");
+                            }
+                            self.val(o, p);
+                            o.s(": ");
+                            self.ty(o, func.dfg.value_type(p));
+                        }
+                        o.s(")");
+                    }
+                    o.s(" {\n");
+                    let mut frame = Frame::nested(e, d + 1, (op, next));
+                    frame.params_in_head = in_head;
+                    stack.push(frame);
                 } else {
                     self.op_tail(o, op);
                     o.s("\n");
@@ -953,6 +1043,22 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 o.s(" : ");
                 self.types_of(o, results);
             }
+            OpKind::ConstructCatchParam { kind, thunk } => {
+                o.s(" ");
+                o.s(self.ctx.name(kind));
+                if let [token, dest] = operands {
+                    o.s(" ");
+                    self.val(o, *token);
+                    o.s(" to ");
+                    self.val(o, *dest);
+                    if let Some(t) = thunk.expand() {
+                        o.s(" using ");
+                        self.sym(o, t);
+                    }
+                    o.s(" : ");
+                    self.ty(o, self.func.dfg.value_type(*dest));
+                }
+            }
             OpKind::Br => {
                 o.s(" ");
                 if let Some(&s) = succs.first() {
@@ -1101,7 +1207,12 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     o.s(")");
                 }
             }
-            OpKind::EndCleanup | OpKind::EndCatch | OpKind::ResumeFlat | OpKind::FreeException => {
+            OpKind::EndCleanup
+            | OpKind::EndCatch
+            | OpKind::ResumeFlat
+            | OpKind::FreeException
+            | OpKind::LifetimeStart
+            | OpKind::LifetimeEnd => {
                 o.s(" ");
                 self.vals_and_types(o, operands);
             }
@@ -1217,16 +1328,15 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
     }
 }
 
-/// Two spaces per level.
+/// The nesting depth past which indentation stops growing (`docs/syntax.md`), so the
+/// printed text stays proportional to the input however deep the IR nests.
+pub const MAX_INDENT_DEPTH: usize = 32;
+
+/// Two spaces per level, up to [`MAX_INDENT_DEPTH`] levels.
 #[inline]
 fn indent(o: &mut Vec<u8>, depth: usize) {
-    const SPACES: &[u8; 64] = b"                                                                ";
-    let mut n = depth * 2;
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        o.extend_from_slice(&SPACES[..k]);
-        n -= k;
-    }
+    const SPACES: &[u8; 2 * MAX_INDENT_DEPTH] = &[b' '; 2 * MAX_INDENT_DEPTH];
+    o.extend_from_slice(&SPACES[..2 * depth.min(MAX_INDENT_DEPTH)]);
 }
 
 /// Writes `@name`, quoting names that are not bare identifiers.
@@ -1498,11 +1608,11 @@ mod tests {
     }
 
     #[test]
-    fn indentation_is_two_spaces_per_level() {
-        for depth in [0, 1, 5, 31, 32, 33, 100] {
+    fn indentation_is_two_spaces_per_level_up_to_the_cap() {
+        for depth in [0, 1, 5, 31, 32, 33, 100, 100_000] {
             let mut o = Vec::new();
             indent(&mut o, depth);
-            assert_eq!(o, vec![b' '; depth * 2]);
+            assert_eq!(o, vec![b' '; depth.min(MAX_INDENT_DEPTH) * 2]);
         }
     }
 

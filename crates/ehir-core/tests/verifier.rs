@@ -968,6 +968,7 @@ fn get_global_names_a_global_of_the_right_type() {
         init: None,
         constant: false,
         linkage: Linkage::External,
+        private_visibility: false,
         align: None,
         loc: Loc::NONE,
     });
@@ -2481,4 +2482,46 @@ fn values_of_sibling_regions_are_not_visible() {
             "{e:#?}"
         );
     }
+}
+
+#[test]
+fn integer_constants_fit_their_type() {
+    // What `ehir opt x.cpp` printed for `int g = 18446744073709551615;` before the front
+    // end converted the constant: the verifier must reject it, since the reader does.
+    let mut m = Module::new();
+    let s32 = t(&m).s32;
+    let u8 = t(&m).u8;
+    let name = m.ctx.sym("g");
+    let too_big = m.ctx.attrs.intern(AttrData::Int {
+        value: 18446744073709551615,
+        ty: s32,
+    });
+    m.add_global(Global {
+        name,
+        ty: s32,
+        init: Some(too_big),
+        constant: false,
+        linkage: Linkage::External,
+        private_visibility: false,
+        align: None,
+        loc: Loc::NONE,
+    });
+    assert_only(
+        &m,
+        "the initialiser of @g: integer 18446744073709551615 does not fit in !s32i \
+         (-2147483648 to 2147483647)",
+    );
+
+    let m = simple(|m, cur, _| {
+        let s32 = t(m).s32;
+        let k = int_const(m, 256, u8);
+        cur.build_value(k, &[], u8);
+        let k = int_const(m, -2147483648, s32);
+        let v = cur.build_value(k, &[], s32);
+        cur.build(OpKind::Return, &[v], &[], &[], 0);
+    });
+    assert_only(
+        &m,
+        "the attribute of 'cir.const': integer 256 does not fit in !u8i (0 to 255)",
+    );
 }

@@ -182,6 +182,7 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
             init: Some(init),
             constant: true,
             linkage: Linkage::Private,
+            private_visibility: false,
             align: None,
             loc: Loc::NONE,
         });
@@ -397,6 +398,7 @@ fn add_global(
         } else {
             Linkage::External
         },
+        private_visibility: false,
         align,
         loc,
     });
@@ -486,7 +488,11 @@ pub(crate) fn global_init(
         let mut vs = Vec::new();
         for it in items {
             match prog.const_eval_ast(it) {
-                Some(v) => vs.push(v),
+                Some(v) => vs.push(if prog.types.is_bool(e) {
+                    (v != 0) as i128
+                } else {
+                    prog.wrap_to_type(v, e)
+                }),
                 None => return unsupported(it.loc, "non-constant initializer of a global"),
             }
         }
@@ -498,13 +504,17 @@ pub(crate) fn global_init(
     };
     if prog.types.is_integral(t) {
         if let ExprKind::Float { value, .. } = e.kind {
-            return Ok(GlobalInit::Int(value as i128));
+            return Ok(GlobalInit::Int(if prog.types.is_bool(t) {
+                (value != 0.0) as i128
+            } else {
+                prog.wrap_to_type(value as i128, t)
+            }));
         }
         return match prog.const_eval_ast(e) {
             Some(v) => Ok(GlobalInit::Int(if prog.types.is_bool(t) {
                 (v != 0) as i128
             } else {
-                v
+                prog.wrap_to_type(v, t)
             })),
             None => unsupported(
                 e.loc,

@@ -645,6 +645,26 @@ impl Program {
         self.size_align(t).map(|(s, _)| s)
     }
 
+    /// Wraps an integer constant to the range of the integer type `t`, as C++ does for an
+    /// implicit conversion (modulo 2^N, then reinterpreted as signed for a signed type):
+    /// `int g = 18446744073709551615;` is -1. Types without a size are left alone.
+    pub fn wrap_to_type(&self, v: i128, t: Ty) -> i128 {
+        let Some((size, _)) = self.size_align(t) else {
+            return v;
+        };
+        let bits = (size * 8) as u32;
+        if bits == 0 || bits >= 128 {
+            return v;
+        }
+        let mask = (1i128 << bits) - 1;
+        let u = v & mask;
+        if self.types.is_signed(t) && (u >> (bits - 1)) & 1 == 1 {
+            u - (1i128 << bits)
+        } else {
+            u
+        }
+    }
+
     pub fn size_align(&self, t: Ty) -> Option<(u64, u64)> {
         Some(match self.types.kind(t) {
             TyKind::Builtin(Builtin::Void) => return None,

@@ -604,20 +604,7 @@ impl<'p> Sema<'p> {
 
     /// Wraps an integer constant to the range of an integer type.
     fn truncate(&self, v: i128, t: Ty) -> i128 {
-        let Some((size, _)) = self.prog.size_align(t) else {
-            return v;
-        };
-        let bits = (size * 8) as u32;
-        if bits >= 128 {
-            return v;
-        }
-        let mask = (1i128 << bits) - 1;
-        let u = v & mask;
-        if self.prog.types.is_signed(t) && (u >> (bits - 1)) & 1 == 1 {
-            u - (1i128 << bits)
-        } else {
-            u
-        }
+        self.prog.wrap_to_type(v, t)
     }
 
     /// The usual arithmetic conversions: the common type of two arithmetic operands.

@@ -25,6 +25,15 @@ pub struct RunConfig {
     pub step_limit: u64,
     /// Bytes of memory (allocations and frames) before the run is stopped with an error.
     pub memory_limit: u64,
+    /// Bytes the event trace may take (see [`crate::event_bytes`]) before the run is
+    /// stopped as over its memory budget; the trace also counts against
+    /// `memory_limit`. A caller that keeps the traces of several runs (`ehir run --phase
+    /// all`) gives each a share, so that together they stay within one budget.
+    pub trace_memory_limit: u64,
+    /// The block scopes of the structured module the run's module was lowered from: with
+    /// them, the flat, Itanium and MSVC phases end a block-scope variable's lifetime when
+    /// its scope is left, as the structured phase does (see [`crate::BlockScopes`]).
+    pub block_scopes: Option<std::sync::Arc<crate::BlockScopes>>,
     /// Nested calls before the run is stopped with a stack-overflow error.
     pub call_depth_limit: u32,
     /// Record the event trace (on by default; off only for benchmarks).
@@ -75,6 +84,8 @@ impl Default for RunConfig {
             returns: Vec::new(),
             step_limit: DEFAULT_STEP_LIMIT,
             memory_limit: DEFAULT_MEMORY_LIMIT,
+            trace_memory_limit: u64::MAX,
+            block_scopes: None,
             call_depth_limit: DEFAULT_CALL_DEPTH_LIMIT,
             record_trace: true,
             stdout_buffering: StdoutBuffering::default(),

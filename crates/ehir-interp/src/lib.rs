@@ -68,7 +68,23 @@
 //! A step budget and a memory budget ([`RunConfig`]); calls never recurse on the host
 //! stack (frames are an explicit stack) and neither do nested regions, so deep
 //! recursion in the program is bounded only by the call-depth limit and the memory
-//! budget.
+//! budget. The event trace counts against the memory budget ([`event_bytes`], what its
+//! allocations really take), and [`RunConfig::trace_memory_limit`] caps it further, so
+//! that a caller keeping the traces of several runs stays within one budget.
+//!
+//! # Undefined behaviour each phase detects
+//! Every phase checks every access (null, out of bounds, freed, read-only) and pointer
+//! arithmetic (`cir.ptr_stride` whose result leaves the signed 32-bit offset range of
+//! every object is an error, never a wrap-around into the same object). Use of a
+//! block-scope variable after its scope: the structured phase ends the alloca when its
+//! region is left. `flatten-cfg` hoists allocas to the function entry and keeps no scope
+//! boundary, so the lowered phases need [`RunConfig::block_scopes`] (the
+//! [`BlockScopes`] of the structured module, which `ehir run` and the differential
+//! tests pass): with it a lowered frame ends a block-scope variable when it runs an op
+//! located outside the scope's source span and starts it again inside (up to 64 such
+//! variables per frame). Without it (a flat input), such a variable lives until its
+//! function returns. `ehir run --phase all` treats undefined behaviour detected at the
+//! reference (first) phase as the verdict (status 124), not as a divergence.
 //!
 //! # Semantics worth knowing
 //! - **Handlers receive libstdc++'s adjusted pointer**: `cir.catch_param`, the pointer
@@ -150,6 +166,7 @@ mod machine;
 mod memory;
 mod printf;
 mod runtime;
+mod scopes;
 mod shapes;
 mod stdio;
 mod structured;
@@ -163,7 +180,8 @@ pub use config::{
     parse_return_spec, parse_script_value, parse_throw_spec,
 };
 pub use eh::EXIT_ABORT;
-pub use trace::{Divergence, Event, first_divergence, observable};
+pub use scopes::{BlockScopes, ScopeSpan};
+pub use trace::{Divergence, Event, event_bytes, first_divergence, observable, trace_bytes};
 pub use type_layout::OPAQUE_RECORD_SIZE;
 
 use crate::cxx_types::Hierarchy;
@@ -323,6 +341,23 @@ pub fn select_entry(module: &Module, entry: Option<&str>) -> Result<FuncId, Inte
 /// ```
 pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, InterpError> {
     ehir_core::verifier::verify_input(module).map_err(InterpError::InvalidInput)?;
+    // Upstream's structured catch handlers run in ehir's form (the same semantics).
+    let rewritten;
+    let module = if module
+        .functions
+        .values()
+        .any(ehir_core::upstream_catch::has_structured_catches)
+    {
+        let mut copy = module.clone();
+        copy.rewrite_structured_catches().map_err(|d| {
+            let messages: Vec<String> = d.0.into_iter().map(|d| d.message).collect();
+            InterpError::Setup(messages.join("; "))
+        })?;
+        rewritten = copy;
+        &rewritten
+    } else {
+        module
+    };
     let ctx = &module.ctx;
     let fid = select_entry(module, config.entry.as_deref())?;
     shapes::check(module).map_err(InterpError::Setup)?;
@@ -366,6 +401,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         regs: Vec::new(),
         ctrl: Vec::new(),
         allocas: Vec::new(),
+        scoped: Vec::new(),
         landed: None,
         selector: 0,
         open_cleanups: Vec::new(),
@@ -404,6 +440,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         scratch: Vec::new(),
         step_limit: config.step_limit,
         trace_overflow: false,
+        trace_bytes: 0,
         met_specification: std::cell::Cell::new(false),
     };
     let result = start(&mut m, fid, !is_main);

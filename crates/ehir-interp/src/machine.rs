@@ -132,6 +132,19 @@ pub(crate) enum Pad {
     Cleanup { exn: u32 },
 }
 
+/// The block-scope allocas a lowered frame follows (each op checks them all, so a
+/// function with thousands of block-scope variables would be slow); those beyond live
+/// until the function returns, as without [`crate::BlockScopes`].
+const MAX_SCOPED_SLOTS: usize = 64;
+
+/// A block-scope alloca of a lowered frame: its address, its scope's source span and
+/// whether it is live now.
+pub(crate) struct ScopedSlot {
+    pub addr: u64,
+    pub span: crate::ScopeSpan,
+    pub live: bool,
+}
+
 /// One activation of an interpreted function.
 pub(crate) struct Frame<'m> {
     pub func: &'m Function,
@@ -144,6 +157,9 @@ pub(crate) struct Frame<'m> {
     pub ctrl: Vec<Ctrl>,
     /// Live allocas of the frame, in creation order.
     pub allocas: Vec<u64>,
+    /// Lowered phases: the frame's block-scope allocas, whose lifetime follows the
+    /// source span of their scope (see `crate::scopes`).
+    pub scoped: Vec<ScopedSlot>,
     /// The exception that most recently landed in this frame (flat and ABI phases).
     pub landed: Option<u32>,
     /// The Itanium selector of that landing.
@@ -216,6 +232,9 @@ pub(crate) struct Machine<'m> {
     pub step_limit: u64,
     /// Set when the trace exhausted the memory budget.
     pub trace_overflow: bool,
+    /// Bytes the trace takes (as [`crate::trace::event_bytes`] counts them), also part of
+    /// `frame_bytes`; at most `RunConfig::trace_memory_limit`.
+    pub trace_bytes: u64,
     /// Set when an exception met a dynamic exception specification (see
     /// `RunOutcome::met_specification`).
     pub met_specification: std::cell::Cell<bool>,
@@ -230,33 +249,6 @@ fn mark_budget(stop: Stop) -> Stop {
         }
         other => other,
     }
-}
-
-/// Approximate heap size of an event, charged against the memory budget.
-fn event_bytes(e: &Event) -> u64 {
-    let strings: usize = match e {
-        Event::Enter { function, args } => {
-            function.len() + args.iter().map(|a| a.len() + 24).sum::<usize>()
-        }
-        Event::Call { callee, args } => {
-            callee.len() + args.iter().map(|a| a.len() + 24).sum::<usize>()
-        }
-        Event::Leave { function, value }
-        | Event::Return {
-            callee: function,
-            value,
-        } => function.len() + value.as_ref().map_or(0, |v| v.len()),
-        Event::Unwind { function } => function.len(),
-        Event::Output { text } => text.len(),
-        Event::Throw { ty, value, .. } | Event::Escape { ty, value, .. } => ty.len() + value.len(),
-        Event::Catch { ty, handler, .. } => ty.len() + handler.len(),
-        Event::Rethrow { ty, .. } | Event::Destroy { ty, .. } | Event::Unexpected { ty, .. } => {
-            ty.len()
-        }
-        Event::Terminate { message } | Event::Error { message } => message.len(),
-        Event::Cleanup { .. } | Event::Abort | Event::Exit { .. } => 0,
-    };
-    (std::mem::size_of::<Event>() + strings) as u64
 }
 
 /// The entry op of a block.
@@ -312,6 +304,7 @@ impl<'m> Machine<'m> {
             regs,
             ctrl: Vec::new(),
             allocas: Vec::new(),
+            scoped: Vec::new(),
             landed: None,
             selector: 0,
             open_cleanups: Vec::new(),
@@ -324,6 +317,11 @@ impl<'m> Machine<'m> {
     /// Ends the running frame (its allocas die) and makes the slot below current.
     /// Returns the boundary when one was below.
     pub fn pop_frame(&mut self) -> Result<Option<Boundary>, Stop> {
+        for slot in std::mem::take(&mut self.cur.scoped) {
+            if !slot.live {
+                self.mem.set_live(slot.addr, true);
+            }
+        }
         let allocas = std::mem::take(&mut self.cur.allocas);
         for p in allocas.into_iter().rev() {
             let _ = self.mem.release(p);
@@ -413,7 +411,12 @@ impl<'m> Machine<'m> {
     /// The error of an exhausted step limit (or of a trace that filled the memory).
     #[cold]
     pub(crate) fn limit_error(&self) -> Stop {
-        let stop = if self.trace_overflow {
+        let stop = if self.trace_overflow && self.trace_bytes > self.config.trace_memory_limit {
+            self.error(format!(
+                "memory budget exceeded: the event trace outgrew its share ({} bytes)",
+                self.config.trace_memory_limit
+            ))
+        } else if self.trace_overflow {
             self.error(format!(
                 "memory budget of {} bytes exceeded (by the event trace)",
                 self.config.memory_limit
@@ -574,6 +577,24 @@ impl<'m> Machine<'m> {
         r
     }
 
+    /// Lowered phases: ends the lifetime of the frame's block-scope allocas whose scope
+    /// span does not hold the located op about to run, and starts again those whose
+    /// span does.
+    fn follow_block_scopes(&mut self, op: Op) {
+        let Some(loc) = self.cur.func.dfg.loc(op).offset() else {
+            return;
+        };
+        for i in 0..self.cur.scoped.len() {
+            let slot = &mut self.cur.scoped[i];
+            let inside = slot.span.contains(loc as u32);
+            if slot.live != inside {
+                slot.live = inside;
+                let addr = slot.addr;
+                self.mem.set_live(addr, inside);
+            }
+        }
+    }
+
     /// The region the running op is in.
     pub fn current_region(&self) -> Option<Region> {
         let func = self.cur.func;
@@ -592,6 +613,9 @@ impl<'m> Machine<'m> {
         }
         let func: &'m Function = self.cur.func;
         let op = self.cur.pc;
+        if !self.cur.scoped.is_empty() {
+            self.follow_block_scopes(op);
+        }
         let data = &func.dfg.ops[op];
         let pool = &func.dfg.value_lists;
         match data.kind {
@@ -672,7 +696,14 @@ impl<'m> Machine<'m> {
                     .unwrap_or(1);
                 // Registers hold integers sign- or zero-extended to 64 bits.
                 let n = self.get(ops[1]) as i64;
-                let p = memory::offset_by(self.get(ops[0]), n.wrapping_mul(elem as i64));
+                let base = self.get(ops[0]);
+                let delta = i128::from(n) * i128::from(elem);
+                let Some(p) = memory::offset_checked(base, delta) else {
+                    return Err(self.error(format!(
+                        "out-of-bounds pointer arithmetic: {n} elements of {elem} bytes from byte offset {} of an object leave every object",
+                        memory::decode(base).offset as i32
+                    )));
+                };
                 self.set(r, p);
                 self.next(op)
             }
@@ -715,6 +746,18 @@ impl<'m> Machine<'m> {
                     .allocate(size, AllocKind::Stack(name), self.frame_bytes)
                     .map_err(|e| self.mem_error(e))?;
                 self.cur.allocas.push(p);
+                if self.cur.phase != Phase::Structured
+                    && self.cur.scoped.len() < MAX_SCOPED_SLOTS
+                    && let Some(scopes) = &self.config.block_scopes
+                    && let Some(loc) = func.dfg.loc(op).offset()
+                    && let Some(span) = scopes.span(self.module.ctx.name(func.name), loc as u32)
+                {
+                    self.cur.scoped.push(ScopedSlot {
+                        addr: p,
+                        span,
+                        live: true,
+                    });
+                }
                 self.set(r, p);
                 self.next(op)
             }
@@ -812,6 +855,10 @@ impl<'m> Machine<'m> {
             }
             OpKind::Label { .. } => self.next(op),
             OpKind::CatchParam => self.exec_catch_param(op),
+            // `run_module` refuses these before running (see `ehir_core::upstream_catch`).
+            OpKind::ConstructCatchParam { .. } => {
+                Err(self.error("not supported yet: 'cir.construct_catch_param'".to_string()))
+            }
 
             // ---- exceptions ----
             OpKind::AllocException { size } => {
@@ -825,6 +872,8 @@ impl<'m> Machine<'m> {
                 self.free_exception(p)?;
                 self.next(op)
             }
+            // Lifetime markers change nothing the interpreter observes.
+            OpKind::LifetimeStart | OpKind::LifetimeEnd => self.next(op),
             OpKind::Throw { type_info, dtor } => {
                 self.exec_throw(op, type_info.expand(), dtor.expand())
             }
@@ -1409,8 +1458,12 @@ impl<'m> Machine<'m> {
         if !self.config.record_trace || self.trace_overflow {
             return;
         }
-        self.frame_bytes += event_bytes(&e);
-        if self.mem.check_budget(self.frame_bytes).is_err() {
+        let bytes = crate::trace::event_bytes(&e);
+        self.frame_bytes += bytes;
+        self.trace_bytes += bytes;
+        if self.trace_bytes > self.config.trace_memory_limit
+            || self.mem.check_budget(self.frame_bytes).is_err()
+        {
             self.trace_overflow = true;
             self.step_limit = 0;
             return;

@@ -16,8 +16,9 @@ use std::collections::VecDeque;
 pub const QUARANTINE: usize = 4096;
 /// Bookkeeping bytes charged per allocation against the memory budget.
 pub const ALLOCATION_OVERHEAD: u64 = 64;
-/// The largest single allocation (offsets are 32-bit).
-pub const MAX_ALLOCATION: u64 = u32::MAX as u64;
+/// The largest single allocation (offsets are signed 32-bit, so that a pointer a little
+/// before its object, as a loop running backwards makes, stays distinct from one inside).
+pub const MAX_ALLOCATION: u64 = i32::MAX as u64;
 
 /// What an allocation is; it decides how pointers into it are printed.
 #[derive(Clone, Debug, PartialEq)]
@@ -111,6 +112,18 @@ pub fn offset_by(addr: u64, delta: i64) -> u64 {
     )
 }
 
+/// Adds `delta` bytes to a pointer unless the result leaves the signed 32-bit offset
+/// range, which no object reaches ([`MAX_ALLOCATION`]): `None` then, so that pointer
+/// arithmetic with a huge stride is an out-of-bounds error instead of wrapping around
+/// to some other byte of the same object.
+#[inline]
+pub fn offset_checked(addr: u64, delta: i128) -> Option<u64> {
+    let d = decode(addr);
+    let offset = i128::from(d.offset as i32).checked_add(delta)?;
+    let offset = i32::try_from(offset).ok()?;
+    Some(encode(d.slot, d.generation, offset as u32))
+}
+
 /// All allocations of a run.
 pub struct Memory {
     allocs: Vec<Allocation>,
@@ -201,6 +214,20 @@ impl Memory {
     }
 
     /// Ends the lifetime of the allocation a pointer names (scope exit, `free`).
+    /// Ends (`live == false`) or starts again the lifetime of the object `addr` points
+    /// into without freeing it: a block-scope variable whose scope was left at a lowered
+    /// phase. Accesses while it is not live are dangling; it must be live again before
+    /// [`Memory::release`].
+    pub fn set_live(&mut self, addr: u64, live: bool) {
+        let d = decode(addr);
+        if let Some(a) = self.allocs.get_mut(d.slot as usize)
+            && d.slot != 0
+            && a.generation == d.generation
+        {
+            a.live = live;
+        }
+    }
+
     /// Freeing something already dead or not a live allocation start is an error.
     pub fn release(&mut self, addr: u64) -> Result<(), MemError> {
         let d = decode(addr);

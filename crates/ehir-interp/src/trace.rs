@@ -22,6 +22,56 @@
 
 use std::fmt;
 
+/// What an allocation of `len` bytes takes from the system allocator: glibc's chunk of at
+/// least 32 bytes, the size plus its 8-byte header rounded up to 16.
+fn heap_bytes(len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        (len + 8).div_ceil(16).max(2) * 16
+    }
+}
+
+/// The memory an event of the trace takes, charged against the run's memory budget: its
+/// slot in the trace (room the trace's vector reserves beyond it is never touched, so
+/// it costs address space, not memory), each string's allocation as the allocator
+/// rounds it, and for output the copy kept in the run's stdout as well.
+pub fn event_bytes(e: &Event) -> u64 {
+    let list = |items: &[String]| {
+        heap_bytes(std::mem::size_of_val(items))
+            + items.iter().map(|a| heap_bytes(a.len())).sum::<usize>()
+    };
+    let strings: usize = match e {
+        Event::Enter { function, args }
+        | Event::Call {
+            callee: function,
+            args,
+        } => heap_bytes(function.len()) + list(args),
+        Event::Leave { function, value }
+        | Event::Return {
+            callee: function,
+            value,
+        } => heap_bytes(function.len()) + value.as_ref().map_or(0, |v| heap_bytes(v.len())),
+        Event::Unwind { function } => heap_bytes(function.len()),
+        Event::Output { text } => 2 * heap_bytes(text.len()),
+        Event::Throw { ty, value, .. } | Event::Escape { ty, value, .. } => {
+            heap_bytes(ty.len()) + heap_bytes(value.len())
+        }
+        Event::Catch { ty, handler, .. } => heap_bytes(ty.len()) + heap_bytes(handler.len()),
+        Event::Rethrow { ty, .. } | Event::Destroy { ty, .. } | Event::Unexpected { ty, .. } => {
+            heap_bytes(ty.len())
+        }
+        Event::Terminate { message } | Event::Error { message } => heap_bytes(message.len()),
+        Event::Cleanup { .. } | Event::Abort | Event::Exit { .. } => 0,
+    };
+    (std::mem::size_of::<Event>() + strings) as u64
+}
+
+/// The memory a whole trace takes, as [`event_bytes`] counts it.
+pub fn trace_bytes(trace: &[Event]) -> u64 {
+    trace.iter().map(event_bytes).sum()
+}
+
 /// One thing that happened during a run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {

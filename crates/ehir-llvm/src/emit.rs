@@ -2214,6 +2214,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     ),
                 });
             }
+            // Lifetime markers are optional hints to LLVM; none are emitted.
+            OpKind::LifetimeStart | OpKind::LifetimeEnd => {}
             OpKind::FreeException => {
                 let callee = self.m.runtime("__cxa_free_exception");
                 let object = self.operand(operands[0]);

@@ -2,9 +2,9 @@
 //! (`lowering-prepare,flatten-cfg`), verification after every pass, a check that every
 //! function reached the phase the pass promises, and optional printing after each pass.
 //!
-//! Passes: `lowering-prepare` ([`lowering_prepare`]), `flatten-cfg` ([`flatten_cfg`]),
-//! `simplify-cfg` ([`simplify_cfg`]), `eh-abi-lowering=itanium` and `eh-abi-lowering=msvc`
-//! ([`eh_abi`]).
+//! Passes: `canonicalize` ([`canonicalize`]), `lowering-prepare` ([`lowering_prepare`]),
+//! `flatten-cfg` ([`flatten_cfg`]), `simplify-cfg` ([`simplify_cfg`]),
+//! `eh-abi-lowering=itanium` and `eh-abi-lowering=msvc` ([`eh_abi`]).
 //!
 //! [`lower_to`] brings a whole module to a phase with the passes it needs, verifying the
 //! input first and the IR after every pass:
@@ -40,6 +40,7 @@
 
 #![warn(missing_docs)]
 
+pub mod canonicalize;
 pub mod eh_abi;
 pub mod flatten_cfg;
 pub mod lowering_prepare;

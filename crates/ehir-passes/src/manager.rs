@@ -38,6 +38,7 @@ impl Pass for FlattenCfg {
 
 /// Every pass name a pipeline may use.
 pub const KNOWN_PASSES: &[&str] = &[
+    "canonicalize",
     "lowering-prepare",
     "flatten-cfg",
     "simplify-cfg",
@@ -48,6 +49,7 @@ pub const KNOWN_PASSES: &[&str] = &[
 /// The pass with this pipeline name.
 pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
     match name {
+        "canonicalize" => Some(Box::new(crate::canonicalize::Canonicalize)),
         "lowering-prepare" => Some(Box::new(LoweringPrepare)),
         "flatten-cfg" => Some(Box::new(FlattenCfg)),
         "simplify-cfg" => Some(Box::new(SimplifyCfg)),
@@ -254,6 +256,16 @@ impl PassManager {
     pub fn run(&mut self, module: &mut Module) -> Result<(), PassError> {
         if self.verify_each && self.verify_input {
             verify_module(module).map_err(|diagnostics| PassError::Input { diagnostics })?;
+        }
+        // Upstream's structured catch handlers become ehir's before any pass meets them.
+        if let Some(first) = self.passes.first() {
+            let name = first.name();
+            module
+                .rewrite_structured_catches()
+                .map_err(|diagnostics| PassError::Failed {
+                    pass: name,
+                    diagnostics,
+                })?;
         }
         for pass in &self.passes {
             let name = pass.name();

@@ -105,6 +105,11 @@ impl Default for FuncState<'_> {
 }
 
 impl<'s> FuncState<'s> {
+    /// The block ops are being appended to, if one is open.
+    pub(crate) fn open_block(&self) -> Option<Block> {
+        self.frames.last().and_then(|frame| frame.block.expand())
+    }
+
     fn reset(&mut self, func: Function, fragment: bool) {
         self.func = func;
         self.values.clear();
@@ -136,6 +141,9 @@ impl<'s> Parser<'s> {
         func.reserve(self.body_size_hint);
         func.linkage = header.linkage;
         func.nothrow = header.nothrow;
+        func.dso_local = header.dso_local;
+        func.hidden = header.hidden;
+        func.attributes = header.attributes.clone();
         func.personality = header.personality;
         func.loc = loc;
         let body = func.body.expect("a definition has a body");

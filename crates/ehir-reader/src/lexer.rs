@@ -141,6 +141,14 @@ fn utf8_len(lead: u8) -> usize {
 }
 
 impl<'s> Lexer<'s> {
+    /// A lexer positioned at byte `pos` of `text`.
+    pub(crate) fn at(text: &'s str, pos: usize) -> Self {
+        Lexer {
+            bytes: text.as_bytes(),
+            pos: pos.min(text.len()),
+        }
+    }
+
     pub(crate) fn new(text: &'s str) -> Self {
         Lexer {
             bytes: text.as_bytes(),

@@ -69,6 +69,7 @@ impl<'s> Parser<'s> {
             Some(OpCode::Call) => self.parse_call(false, n, loc),
             Some(OpCode::TryCall) => self.parse_call(true, n, loc),
             Some(OpCode::Binary) => self.parse_binop(n, loc),
+            Some(OpCode::Unary) if name == "cir.not" => self.parse_not(n, loc),
             Some(OpCode::Unary) => self.parse_unary(n, loc),
             Some(OpCode::Cmp) => self.parse_cmp(n, loc),
             Some(OpCode::Cast) => self.parse_cast(n, loc),
@@ -92,12 +93,26 @@ impl<'s> Parser<'s> {
                 Ok(())
             }
             Some(OpCode::FreeException) => self.parse_end(OpKind::FreeException, n, loc),
+            Some(OpCode::LifetimeStart) => self.parse_end(OpKind::LifetimeStart, n, loc),
+            Some(OpCode::LifetimeEnd) => self.parse_end(OpKind::LifetimeEnd, n, loc),
             Some(OpCode::Throw) => self.parse_throw(n, loc),
             Some(OpCode::Resume) => self.parse_optional_token_terminator(OpKind::Resume, n, loc),
             Some(OpCode::EhTerminate) => {
                 self.parse_optional_token_terminator(OpKind::EhTerminate, n, loc)
             }
-            Some(OpCode::Unreachable) => self.simple(OpKind::Unreachable, n, loc),
+            Some(OpCode::Unreachable) => {
+                // Upstream's `cir.throw` is no terminator and is followed by
+                // `cir.unreachable`; ehir's `cir.throw` ends its block by itself.
+                let after_throw = self
+                    .f
+                    .open_block()
+                    .and_then(|b| self.f.func.layout.last_op(b))
+                    .is_some_and(|op| matches!(self.f.func.dfg.kind(op), OpKind::Throw { .. }));
+                if after_throw && n.is_empty() {
+                    return Ok(());
+                }
+                self.simple(OpKind::Unreachable, n, loc)
+            }
             Some(OpCode::Break) => self.simple(OpKind::Break, n, loc),
             Some(OpCode::Continue) => self.simple(OpKind::Continue, n, loc),
             Some(OpCode::Br) => {
@@ -171,6 +186,38 @@ impl<'s> Parser<'s> {
                 let handlers = self.f.func.dfg.make_extra(ExtraData::Handlers(Vec::new()));
                 self.region_op(OpKind::Try { handlers }, &[], n, loc)
             }
+            Some(OpCode::ConstructCatchParam) => {
+                let kind_tok = self.expect(
+                    TokenKind::Ident,
+                    "the kind of initialization ('trivial_copy', 'non_trivial_copy', ...)",
+                )?;
+                let kind = self.module.ctx.sym(self.text_of(kind_tok));
+                let token = self.expect(TokenKind::ValueId, "the token ('%name')")?;
+                self.expect_ident("to", "'to' and the catch parameter's address")?;
+                let dest = self.expect(
+                    TokenKind::ValueId,
+                    "the catch parameter's address ('%name')",
+                )?;
+                let thunk = if self.eat_ident("using") {
+                    Some(self.expect_symbol("the copy function ('@name')")?.0)
+                } else {
+                    None
+                };
+                self.expect(
+                    TokenKind::Colon,
+                    "':' and the catch parameter's address type",
+                )?;
+                let ty = self.parse_type()?;
+                let eh_token = self.module.ctx.types.common().eh_token;
+                let token = self.use_value(token, Some(eh_token));
+                let dest = self.use_value(dest, Some(ty));
+                let kind = OpKind::ConstructCatchParam {
+                    kind,
+                    thunk: thunk.into(),
+                };
+                self.emit(kind, &[token, dest], &[], n, loc);
+                Ok(())
+            }
             Some(OpCode::CatchParam) => {
                 self.expect(TokenKind::Colon, "':' and the parameter's type")?;
                 let ty = self.parse_type()?;
@@ -206,8 +253,12 @@ impl<'s> Parser<'s> {
             Some(OpCode::EhLandingPad) => self.parse_landingpad(n, loc),
             Some(OpCode::EhTypeId) => {
                 let (type_info, _) = self.expect_symbol("the typeinfo symbol")?;
-                self.expect(TokenKind::Colon, "':' and the result type")?;
-                let ty = self.parse_type()?;
+                // Upstream leaves the type out: the selector type, `!u32i`.
+                let ty = if self.eat(TokenKind::Colon) {
+                    self.parse_type()?
+                } else {
+                    self.module.ctx.types.common().u32
+                };
                 self.emit(OpKind::EhTypeId { type_info }, &[], &[ty], n, loc);
                 Ok(())
             }
@@ -626,6 +677,9 @@ impl<'s> Parser<'s> {
 
     /// `cir.alloca T, !cir.ptr<T>, ["name"(, init)] [{alignment = N : i64} | align(N)]`
     fn parse_alloca(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        if self.at(TokenKind::String) {
+            return self.parse_named_alloca(n, loc);
+        }
         let alloc_ty = self.parse_type()?;
         self.expect(TokenKind::Comma, "',' and the result type")?;
         let ty = self.parse_type()?;
@@ -651,6 +705,36 @@ impl<'s> Parser<'s> {
         let name = match name {
             Some(s) => s,
             None => self.module.ctx.sym(""),
+        };
+        let kind = OpKind::Alloca {
+            alloc_ty,
+            name,
+            init,
+            align,
+        };
+        self.emit(kind, &[], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// Upstream's newer spelling `cir.alloca "name" [align(N)] [init] : !cir.ptr<T>`.
+    fn parse_named_alloca(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let name = self.expect_string_symbol("the variable's name (a string)")?;
+        let mut align = 0;
+        let mut init = false;
+        loop {
+            if self.at_ident("align") && self.peek().kind == TokenKind::LParen {
+                align = self.parse_align_paren()?;
+            } else if self.eat_ident("init") {
+                init = true;
+            } else {
+                break;
+            }
+        }
+        self.expect(TokenKind::Colon, "':' and the address type")?;
+        let at = self.loc();
+        let ty = self.parse_type()?;
+        let Some(alloc_ty) = self.module.ctx.types.pointee(ty) else {
+            return Err(self.error(at, "the type of 'cir.alloca' must be a pointer"));
         };
         let kind = OpKind::Alloca {
             alloc_ty,
@@ -959,9 +1043,9 @@ impl<'s> Parser<'s> {
     }
 
     /// Declares an undeclared direct callee as an external function with the call's
-    /// signature (first use wins). A `cir.func` further down replaces the declaration in
-    /// place, so a function's place among the module's items is its first mention whether
-    /// or not its calls spell the signature (which keeps printing a fixed point).
+    /// signature (first use wins). A `cir.func` further down replaces the declaration and
+    /// takes its own place in source order (`Parser::move_to_explicit_place`), so every
+    /// function printed is read back at the place it was printed (a fixed point).
     fn declare_callee(&mut self, callee: Symbol, sig: Type, loc: Loc) {
         if self.is_fragment() || self.function_sigs.contains_key(&callee) {
             return;
@@ -969,7 +1053,9 @@ impl<'s> Parser<'s> {
         let mut func = ehir_core::Function::new_declaration(callee, sig);
         func.loc = loc;
         let id = self.add_function(func);
-        self.origins.insert(id, crate::parser::FuncOrigin::Implicit);
+        let item = self.module.items.len() - 1;
+        self.origins
+            .insert(id, crate::parser::FuncOrigin::Implicit { item });
     }
 
     /// `(KIND, %a` of `cir.binop`, `cir.unary` and `cir.cmp`: the kind, one of `all` (by
@@ -1019,6 +1105,16 @@ impl<'s> Parser<'s> {
         let (operand_ty, ty) = self.parse_operand_and_result_types()?;
         let a = self.use_value(a, Some(operand_ty));
         self.emit(OpKind::Unary(kind), &[a], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// Upstream's `%r = cir.not %a : T`: `cir.unary(not, %a) : T, T`.
+    fn parse_not(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let a = self.expect(TokenKind::ValueId, "the operand ('%name')")?;
+        self.expect(TokenKind::Colon, "':' and the operand type")?;
+        let ty = self.parse_type()?;
+        let a = self.use_value(a, Some(ty));
+        self.emit(OpKind::Unary(UnaryOp::Not), &[a], &[ty], n, loc);
         Ok(())
     }
 
@@ -1402,6 +1498,9 @@ impl<'s> Parser<'s> {
     /// `cir.eh.landingpad [cleanup] [@ti, null, filter [@a]] : (!cir.ptr<!void>, !u32i)`
     fn parse_landingpad(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
         let cleanup = self.eat_ident("cleanup");
+        // Upstream's `cir.eh.inflight_exception [cleanup] [catch_all] [@ti, ...]`: the
+        // catch-all clause is `null` after the typed ones.
+        let catch_all = self.eat_ident("catch_all");
         let mut clauses = Vec::new();
         if self.eat(TokenKind::LBracket) && !self.eat(TokenKind::RBracket) {
             loop {
@@ -1431,8 +1530,15 @@ impl<'s> Parser<'s> {
                 self.expect(TokenKind::Comma, "',' or ']'")?;
             }
         }
-        self.expect(TokenKind::Colon, "':' and the result types")?;
-        let results = self.parse_result_types()?;
+        if catch_all {
+            clauses.push(LandingPadClause::Catch(None));
+        }
+        let results = if self.eat(TokenKind::Colon) {
+            self.parse_result_types()?
+        } else {
+            let common = self.module.ctx.types.common();
+            SmallVec::from_slice(&[common.void_ptr, common.u32])
+        };
         let clauses = self
             .f
             .func

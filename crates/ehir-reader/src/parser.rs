@@ -20,8 +20,10 @@ pub(crate) type PResult<T> = Result<T, Abort>;
 /// How a function of the module came to be.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub(crate) enum FuncOrigin {
-    /// Created for a call to an undeclared callee.
-    Implicit,
+    /// Created for a call to an undeclared callee; `item` is the index of its provisional
+    /// entry in the module's items, dropped when an explicit `cir.func` of that name
+    /// appears (the function then takes the place of its `cir.func` in source order).
+    Implicit { item: usize },
     /// An explicit `cir.func` declaration.
     Declared,
     /// An explicit `cir.func` definition (or one being parsed).
@@ -43,6 +45,10 @@ pub(crate) struct FuncHeader<'s> {
     pub name_loc: Loc,
     pub linkage: Linkage,
     pub nothrow: bool,
+    pub dso_local: bool,
+    pub hidden: bool,
+    /// `attributes {...}` other than `nothrow`.
+    pub attributes: Vec<ehir_core::ModuleAttribute>,
     /// Parameter names (for definitions) and types.
     pub params: FuncParams<'s>,
     pub phase: Option<Phase>,
@@ -72,8 +78,13 @@ pub(crate) struct Parser<'s> {
     pub ptr_types: FxHashMap<Type, Type>,
     pub func_types: FxHashMap<FuncTypeKey, Type>,
     pub int_attrs: FxHashMap<(i128, Type), ehir_core::Attr>,
+    /// Attribute aliases defined at module level (`#name = ATTR`), by their `#name`.
+    pub attr_aliases: FxHashMap<&'s str, ehir_core::Attr>,
     /// The size of the last function body parsed: room reserved for the next one.
     pub body_size_hint: ehir_core::dfg::DfgSize,
+    /// Indices into the module's items of implicit declarations that an explicit
+    /// `cir.func` replaced at its own place; removed when the module is complete.
+    superseded_items: Vec<usize>,
 }
 
 /// Declarations found by a quick scan of the whole file, for references to things
@@ -107,7 +118,9 @@ impl<'s> Parser<'s> {
             ptr_types: FxHashMap::default(),
             func_types: FxHashMap::default(),
             int_attrs: FxHashMap::default(),
+            attr_aliases: FxHashMap::default(),
             body_size_hint: ehir_core::dfg::DfgSize::default(),
+            superseded_items: Vec::new(),
         }
     }
 
@@ -372,11 +385,142 @@ impl<'s> Parser<'s> {
     // ---- the module ---------------------------------------------------------------------
 
     pub(crate) fn parse_module(&mut self) {
+        let mut open_module: Option<Loc> = None;
         while self.tok.kind != TokenKind::Eof {
             let start = self.tok.start;
+            if self.at_ident("module") && open_module.is_none() && !self.module.wrapped {
+                match self.parse_module_header() {
+                    Ok(()) => open_module = Some(Loc(start)),
+                    Err(_) => self.recover(start),
+                }
+                continue;
+            }
+            if open_module.is_some() && self.at(TokenKind::RBrace) {
+                self.bump();
+                open_module = None;
+                continue;
+            }
             if self.parse_item().is_err() {
                 self.recover(start);
             }
+        }
+        if let Some(loc) = open_module
+            && self.diags.is_empty()
+        {
+            self.report(loc, "expected '}' to close this 'module'");
+        }
+        self.drop_superseded_items();
+    }
+
+    /// `module [@name] [attributes {name = value, ...}] {` (the items follow).
+    fn parse_module_header(&mut self) -> PResult<()> {
+        self.bump();
+        if self.at(TokenKind::SymbolRef) {
+            self.bump();
+        }
+        if self.eat_ident("attributes") {
+            if !self.at(TokenKind::LBrace) {
+                return Err(self.unexpected("'{' and the module's attributes"));
+            }
+            let attributes = self.scan_attribute_dict()?;
+            self.module.attributes = attributes;
+        }
+        self.expect(TokenKind::LBrace, "'{' and the module's items")?;
+        self.module.wrapped = true;
+        Ok(())
+    }
+
+    /// Reads `{name = value, ...}` at the current `{`, keeping each value's text as
+    /// written (values may be any attribute: strings, `#dlti.dl_spec<...>`, dictionaries).
+    pub(crate) fn scan_attribute_dict(&mut self) -> PResult<Vec<ehir_core::ModuleAttribute>> {
+        let open = self.tok.start as usize;
+        let bytes = self.text.as_bytes();
+        let mut at = open + 1;
+        let mut entries = Vec::new();
+        loop {
+            while at < bytes.len() && (bytes[at] as char).is_ascii_whitespace() {
+                at += 1;
+            }
+            if at < bytes.len() && bytes[at] == b'}' {
+                at += 1;
+                break;
+            }
+            let name_start = at;
+            while at < bytes.len() && !matches!(bytes[at], b'=' | b',' | b'}') {
+                at += 1;
+            }
+            let name = self.text[name_start..at].trim().to_string();
+            if name.is_empty() || at >= bytes.len() {
+                return Err(self.error(Loc(name_start as u32), "expected an attribute name"));
+            }
+            let value = if bytes[at] == b'=' {
+                at += 1;
+                let value_start = at;
+                let mut depth = 0i32;
+                let mut in_string = false;
+                while at < bytes.len() {
+                    let c = bytes[at];
+                    if in_string {
+                        if c == b'\\' {
+                            at += 1;
+                        } else if c == b'"' {
+                            in_string = false;
+                        }
+                    } else {
+                        match c {
+                            b'"' => in_string = true,
+                            b'<' | b'(' | b'[' | b'{' => depth += 1,
+                            b'>' | b')' | b']' => depth -= 1,
+                            b'}' if depth > 0 => depth -= 1,
+                            b'}' | b',' if depth == 0 => break,
+                            _ => {}
+                        }
+                    }
+                    at += 1;
+                }
+                self.text[value_start..at.min(bytes.len())]
+                    .trim()
+                    .to_string()
+            } else {
+                "unit".to_string()
+            };
+            if at >= bytes.len() {
+                return Err(self.error(Loc(open as u32), "unterminated attribute dictionary"));
+            }
+            entries.push(ehir_core::ModuleAttribute { name, value });
+            if bytes[at] == b',' {
+                at += 1;
+            }
+        }
+        self.lexer = Lexer::at(self.text, at);
+        self.bump();
+        Ok(entries)
+    }
+
+    /// Removes the provisional items of implicitly declared functions whose `cir.func`
+    /// came later (one pass over the items, however many there are).
+    fn drop_superseded_items(&mut self) {
+        if self.superseded_items.is_empty() {
+            return;
+        }
+        self.superseded_items.sort_unstable();
+        let superseded = std::mem::take(&mut self.superseded_items);
+        let mut next = superseded.iter().peekable();
+        let mut index = 0;
+        self.module.items.retain(|_| {
+            let keep = next.next_if_eq(&&index).is_none();
+            index += 1;
+            keep
+        });
+    }
+
+    /// Moves an implicitly declared function to the end of the module's items, where its
+    /// explicit `cir.func` is being read: functions keep their source order whether or not
+    /// a call mentions them first, so printing is a fixed point.
+    fn move_to_explicit_place(&mut self, id: FuncId) {
+        if let Some(FuncOrigin::Implicit { item }) = self.origins.get(&id).copied() {
+            self.superseded_items.push(item);
+            self.module.items.push(ehir_core::Item::Function(id));
         }
     }
 
@@ -387,7 +531,7 @@ impl<'s> Parser<'s> {
             TokenKind::Ident => {
                 matches!(self.tok_text(), "cir.func" | "cir.global" | "cir.typeinfo")
             }
-            TokenKind::TypeId => self.peek().kind == TokenKind::Equal,
+            TokenKind::TypeId | TokenKind::AttrId => self.peek().kind == TokenKind::Equal,
             _ => false,
         };
         if !keyword {
@@ -414,6 +558,7 @@ impl<'s> Parser<'s> {
     fn parse_item(&mut self) -> PResult<()> {
         match self.tok.kind {
             TokenKind::TypeId if self.peek().kind == TokenKind::Equal => self.parse_record_alias(),
+            TokenKind::AttrId if self.peek().kind == TokenKind::Equal => self.parse_attr_alias(),
             TokenKind::Ident => match self.tok_text() {
                 "cir.func" => self.parse_function(),
                 "cir.global" => self.parse_global(),
@@ -449,13 +594,25 @@ impl<'s> Parser<'s> {
         let loc = self.loc();
         let alias_name = &self.text_of(alias_tok)[1..];
         if crate::types::is_builtin_type_name(alias_name) {
-            return Err(self.error(
-                loc,
-                format!("cannot redefine the builtin type '!{alias_name}'"),
-            ));
+            // Upstream files start with `!s32i = !cir.int<s, 32>`: accepted when the
+            // definition is the builtin type itself.
+            let builtin = self.parse_type()?;
+            self.expect(TokenKind::Equal, "'='")?;
+            let defined_at = self.loc();
+            let defined = self.parse_type()?;
+            if defined != builtin {
+                return Err(self.error(
+                    defined_at,
+                    format!("cannot redefine the builtin type '!{alias_name}' as another type"),
+                ));
+            }
+            return Ok(());
         }
         self.bump();
         self.expect(TokenKind::Equal, "'='")?;
+        if self.at(TokenKind::TypeId) && self.tok_text() == "!cir.struct" {
+            return self.parse_named_field_struct(alias_name, loc);
+        }
         if !(self.at(TokenKind::TypeId) && self.tok_text() == "!cir.record") {
             return Err(self.unexpected("'!cir.record'"));
         }
@@ -468,8 +625,19 @@ impl<'s> Parser<'s> {
             _ => return Err(self.unexpected("'struct', 'class' or 'union'")),
         };
         self.bump();
-        let name = self.expect_string_symbol("the record's name (a string)")?;
+        // Upstream's anonymous records have no name: `!cir.record<struct {T}>`.
+        let name = if self.at(TokenKind::LBrace) {
+            self.module.ctx.sym("")
+        } else {
+            self.expect_string_symbol("the record's name (a string)")?
+        };
         let alias = self.module.ctx.sym(alias_name);
+        if self.eat_ident("packed") {
+            self.module.ctx.packed_records.insert(alias);
+        }
+        if self.eat_ident("padded") {
+            self.module.ctx.padded_records.insert(alias);
+        }
         let fields = if self.eat_ident("incomplete") {
             None
         } else {
@@ -509,6 +677,85 @@ impl<'s> Parser<'s> {
             fields,
             loc,
         });
+        Ok(())
+    }
+
+    /// Upstream's older `!cir.struct<"S" {name T, name U}>` (at the `!cir.struct`): a
+    /// struct record; the field names are dropped (it prints as `!cir.record`).
+    fn parse_named_field_struct(&mut self, alias_name: &str, loc: Loc) -> PResult<()> {
+        self.bump();
+        self.expect(TokenKind::Less, "'<'")?;
+        let name = self.expect_string_symbol("the struct's name (a string)")?;
+        let alias = self.module.ctx.sym(alias_name);
+        self.expect(TokenKind::LBrace, "'{' and the fields")?;
+        self.defining_alias = Some(alias);
+        let mut fields = Vec::new();
+        let result = (|| {
+            if !self.eat(TokenKind::RBrace) {
+                loop {
+                    if self.at(TokenKind::Ident) {
+                        self.bump();
+                    }
+                    fields.push(self.parse_type()?);
+                    if self.eat(TokenKind::RBrace) {
+                        break;
+                    }
+                    self.expect(TokenKind::Comma, "',' or '}'")?;
+                }
+            }
+            Ok(())
+        })();
+        self.defining_alias = None;
+        result?;
+        self.expect(TokenKind::Greater, "'>'")?;
+        if self
+            .module
+            .ctx
+            .record(alias)
+            .is_some_and(|r| r.fields.is_some())
+        {
+            return Err(self.error(loc, format!("redefinition of record '!{alias_name}'")));
+        }
+        self.module.add_record(RecordDecl {
+            alias,
+            kind: RecordKind::Struct,
+            name,
+            fields: Some(fields),
+            loc,
+        });
+        Ok(())
+    }
+
+    /// `#name = ATTR` (upstream's attribute aliases, e.g. `#false = #cir.bool<false> :
+    /// !cir.bool`): later uses of `#name` stand for the attribute. `#true` and `#false`
+    /// may only restate themselves.
+    fn parse_attr_alias(&mut self) -> PResult<()> {
+        let name_tok = self.tok;
+        let name = self.text_of(name_tok);
+        self.bump();
+        self.expect(TokenKind::Equal, "'='")?;
+        let at = self.loc();
+        let attr = self.parse_attr()?;
+        let builtin = match name {
+            "#true" => Some(true),
+            "#false" => Some(false),
+            _ => None,
+        };
+        if let Some(value) = builtin {
+            if *self.module.ctx.attrs.get(attr) != ehir_core::AttrData::Bool(value) {
+                return Err(self.error(
+                    at,
+                    format!("cannot redefine the builtin attribute '{name}'"),
+                ));
+            }
+            return Ok(());
+        }
+        if self.attr_aliases.insert(name, attr).is_some() {
+            return Err(self.error(
+                Loc(name_tok.start),
+                format!("redefinition of attribute alias '{name}'"),
+            ));
+        }
         Ok(())
     }
 
@@ -580,6 +827,16 @@ impl<'s> Parser<'s> {
     fn parse_global(&mut self) -> PResult<()> {
         let loc = self.loc();
         self.bump();
+        let private_visibility = if self.at(TokenKind::String) {
+            let visibility = self.tok_text();
+            if visibility != "\"private\"" && visibility != "\"public\"" {
+                return Err(self.unexpected("'\"private\"' or '\"public\"'"));
+            }
+            self.bump();
+            visibility == "\"private\""
+        } else {
+            false
+        };
         let mut constant = self.eat_ident("constant");
         let linkage = self.parse_linkage().unwrap_or_default();
         constant |= self.eat_ident("constant");
@@ -635,6 +892,7 @@ impl<'s> Parser<'s> {
             init,
             constant,
             linkage,
+            private_visibility,
             align,
             loc,
         });
@@ -645,11 +903,17 @@ impl<'s> Parser<'s> {
     pub(crate) fn parse_func_header(&mut self) -> PResult<FuncHeader<'s>> {
         let mut linkage = Linkage::External;
         let mut nothrow = false;
+        let mut dso_local = false;
+        let mut hidden = false;
         loop {
             if let Some(l) = self.parse_linkage() {
                 linkage = l;
             } else if self.eat_ident("nothrow") {
                 nothrow = true;
+            } else if self.eat_ident("dso_local") {
+                dso_local = true;
+            } else if self.eat_ident("hidden") {
+                hidden = true;
             } else {
                 break;
             }
@@ -696,7 +960,22 @@ impl<'s> Parser<'s> {
         };
         let mut phase = None;
         let mut personality = None;
+        let mut attributes = Vec::new();
         loop {
+            if self.at_ident("attributes") {
+                self.bump();
+                if !self.at(TokenKind::LBrace) {
+                    return Err(self.unexpected("'{' and the function's attributes"));
+                }
+                for a in self.scan_attribute_dict()? {
+                    if a.name == "nothrow" {
+                        nothrow = true;
+                    } else {
+                        attributes.push(a);
+                    }
+                }
+                continue;
+            }
             if self.at_ident("phase") {
                 self.bump();
                 self.expect(TokenKind::LParen, "'('")?;
@@ -731,6 +1010,9 @@ impl<'s> Parser<'s> {
             name_loc,
             linkage,
             nothrow,
+            dso_local,
+            hidden,
+            attributes,
             params,
             phase,
             personality,
@@ -772,10 +1054,16 @@ impl<'s> Parser<'s> {
             }
             _ => {}
         }
+        if let Some(id) = existing {
+            self.move_to_explicit_place(id);
+        }
         if !is_definition {
             let mut func = Function::new_declaration(header.name, header.sig);
             func.linkage = header.linkage;
             func.nothrow = header.nothrow;
+            func.dso_local = header.dso_local;
+            func.hidden = header.hidden;
+            func.attributes = header.attributes.clone();
             func.personality = header.personality;
             func.loc = loc;
             if let Some(p) = header.phase {
@@ -870,8 +1158,29 @@ impl<'s> Parser<'s> {
         self.lexer = Lexer::new(self.text);
         self.bump();
         let mut depth = 0i64;
+        let mut seen_module = false;
         while self.tok.kind != TokenKind::Eof {
             let kind = self.tok.kind;
+            if depth == 0 && !seen_module && self.at_ident("module") {
+                // `module [attributes {...}] {`: its items count as top level.
+                while !matches!(self.tok.kind, TokenKind::Eof) {
+                    if self.at_ident("attributes") {
+                        self.bump();
+                        if self.at(TokenKind::LBrace) && self.scan_attribute_dict().is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                    if self.at(TokenKind::LBrace) {
+                        break;
+                    }
+                    self.bump();
+                }
+                // The module's braces do not count: its closing brace leaves depth -1.
+                self.bump();
+                seen_module = true;
+                continue;
+            }
             match kind {
                 TokenKind::LBrace => depth += 1,
                 TokenKind::RBrace => depth -= 1,

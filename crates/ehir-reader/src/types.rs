@@ -194,7 +194,13 @@ impl Parser<'_> {
                 self.bump();
                 AttrData::List(self.parse_attr_list(depth)?)
             }
-            TokenKind::AttrId => self.parse_hash_attr(depth)?,
+            TokenKind::AttrId => {
+                if let Some(&a) = self.attr_aliases.get(self.tok_text()) {
+                    self.bump();
+                    return Ok(a);
+                }
+                self.parse_hash_attr(depth)?
+            }
             _ => return Err(self.unexpected("an attribute")),
         };
         if let AttrData::Int { value, ty } = data {

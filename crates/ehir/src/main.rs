@@ -1,6 +1,7 @@
 //! The `ehir` command line: `opt`, `run`, `emit-llvm`, `build`, `tables` and `dot` over `.cir`
-//! and `.cpp` inputs. Exit status 0 on success, 1 on bad input (diagnostics on stderr,
-//! no partial output file), 2 when `run --phase all` finds diverging phases.
+//! and `.cpp` inputs. Exit status 0 on success, 1 on bad input or flags (diagnostics on
+//! stderr, no partial output file); `ehir run` exits with the program's status or one of
+//! its own verdicts (`run::EXIT_STATUSES`).
 
 mod build;
 mod dot;
@@ -43,7 +44,16 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse_from(opt::normalize_cir_opt_args(std::env::args().collect())) {
+        Ok(cli) => cli,
+        Err(err) => {
+            // `--help` and `--version` print to stdout and succeed; a usage error is bad
+            // input like any other (status 1, not clap's 2, which a program run by
+            // `ehir run` could also exit with).
+            let _ = err.print();
+            return ExitCode::from(if err.use_stderr() { 1 } else { 0 });
+        }
+    };
     input::set_error_limit(cli.error_limit);
     let result = match &cli.command {
         Command::Opt(args) => opt::opt_command(args),

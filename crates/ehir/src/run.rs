@@ -1,7 +1,7 @@
 //! `ehir run`: interpret a program at one phase or at every phase the pipeline can
 //! bring it to, print its stdout (and with `--trace` the event trace), and exit with
-//! the program's exit status — or 2 when `--phase all` finds two phases whose
-//! observable traces differ (the first diverging event is shown).
+//! the program's exit status — or [`EXIT_DIVERGENCE`] when `--phase all` finds two
+//! phases whose observable traces differ (the first diverging event is shown).
 //!
 //! `--phase all` runs the input's own phase and every later phase `ehir_passes::lower_to`
 //! reaches (a phase the pipeline fails to reach is skipped with a warning), and compares
@@ -14,10 +14,14 @@
 //! stdout and stderr are those of the first phase;
 //! `--trace` prints every phase's trace.
 //!
-//! Exit statuses: the program's own (0.., 134 for `std::terminate`/`abort`, 1 when an
-//! exception escapes a non-`main` entry), 3 when the interpreter stopped the program
-//! on an error (out-of-bounds access, step budget...), 1 for bad input or flags, 2 for
-//! diverging phases.
+//! Exit statuses ([`EXIT_STATUSES`], also in `ehir run --help` and the README): the
+//! program's own (0.., 134 for `std::terminate`/`abort`, 1 when an exception escapes a
+//! non-`main` entry) when it ran to its end (at every phase, which agree); 1 when ehir
+//! cannot run the input (diagnostics, nothing ran); [`EXIT_STOPPED`] (124) when the
+//! interpreter stopped the program (undefined behaviour it detects, the step or memory
+//! budget); [`EXIT_DIVERGENCE`] (125) when phases diverge. `--phase all` also ends with
+//! one `ehir run: verdict: ...` line on stderr, which tells ehir's verdicts apart from a
+//! program that itself exits with 124 or 125.
 
 use crate::input::{Reported, Source};
 use anyhow::{Result, bail};
@@ -27,9 +31,24 @@ use std::io::Write;
 use std::path::PathBuf;
 
 /// The exit status of `--phase all` when phases disagree.
-pub const EXIT_DIVERGENCE: i32 = 2;
+pub const EXIT_DIVERGENCE: i32 = 125;
+
+/// The exit status when the interpreter stopped the program before it ended: undefined
+/// behaviour it detects (out-of-bounds or dangling access, ...) or a budget.
+pub const EXIT_STOPPED: i32 = 124;
+
+/// The exit statuses of `ehir run`, as `ehir run --help` shows them.
+pub const EXIT_STATUSES: &str = "Exit status: the program's own (0..255; 134 for std::terminate or abort; 1 when an \
+exception escapes an entry other than main) when it ran to its end, at every phase with \
+`--phase all` (which then agree); 1 when ehir cannot run the input (bad file or flags, \
+diagnostics printed, nothing ran); 124 when the interpreter stopped the program (undefined \
+behaviour it detects, such as a dangling or out-of-bounds access, or the step or memory \
+budget); 125 when `--phase all` finds two phases that diverge. `--phase all` ends with an \
+`ehir run: verdict:` line on stderr, which tells these apart from a program that itself \
+exits with 124 or 125.";
 
 #[derive(clap::Args)]
+#[command(after_help = EXIT_STATUSES)]
 pub struct RunArgs {
     /// Input file (`.cir`, or `.cpp` for the C++ front end).
     pub input: PathBuf,
@@ -165,11 +184,23 @@ fn cut_by_budget(o: &RunOutcome) -> bool {
     o.runtime_error.as_ref().is_some_and(|e| e.budget)
 }
 
-/// The observable events of a run; for a run cut short by a budget, those before the
-/// cut (its closing error and exit events say nothing about the program).
-fn comparable(o: &RunOutcome) -> Vec<&Event> {
+/// Whether a run stopped at a point that says nothing about the program's behaviour
+/// beyond it: a budget (which phases reach at different points), or, for the reference
+/// run (the first phase), undefined behaviour the interpreter detected — a program with
+/// undefined behaviour has none to compare, so a later phase that does not detect it is
+/// not a divergence (the verdict says the program was stopped). A later phase stopped by
+/// an error where the reference was not is a divergence.
+fn cut_short(o: &RunOutcome, reference: bool) -> bool {
+    o.runtime_error
+        .as_ref()
+        .is_some_and(|e| e.budget || reference)
+}
+
+/// The observable events of a run; for a run cut short (see [`cut_short`]), those
+/// before the cut (its closing error and exit events say nothing about the program).
+fn comparable(o: &RunOutcome, reference: bool) -> Vec<&Event> {
     let mut events = ehir_interp::observable(&o.trace);
-    if cut_by_budget(o) {
+    if cut_short(o, reference) {
         while matches!(
             events.last(),
             Some(Event::Error { .. } | Event::Exit { .. })
@@ -180,18 +211,18 @@ fn comparable(o: &RunOutcome) -> Vec<&Event> {
     events
 }
 
-/// Where two runs' observable traces first differ. A run cut by a budget stops at a
-/// different point at each phase, so when the shorter trace was cut only the events
-/// both runs reached are compared.
+/// Where the reference run `a` and the run `b` first differ in their observable
+/// traces. When the shorter trace was cut short (see [`cut_short`]) only the events both
+/// runs reached are compared.
 fn divergence<'a>(
     a: &'a RunOutcome,
     b: &'a RunOutcome,
 ) -> Option<(usize, Option<&'a Event>, Option<&'a Event>)> {
-    let (x, y) = (comparable(a), comparable(b));
+    let (x, y) = (comparable(a, true), comparable(b, false));
     let shorter_cut = if x.len() <= y.len() {
-        cut_by_budget(a)
+        cut_short(a, true)
     } else {
-        cut_by_budget(b)
+        cut_short(b, false)
     };
     let n = if shorter_cut {
         x.len().min(y.len())
@@ -211,6 +242,14 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
     let source = Source::read(&args.input)?;
     let module = source.load()?;
     let input_phase = module_phase(&module);
+    // A structured input's block scopes let the lowered phases end block-scope variables
+    // where the structured phase does (use after scope is detected at every phase).
+    let mut cfg = cfg;
+    if input_phase == Phase::Structured {
+        cfg.block_scopes = Some(std::sync::Arc::new(ehir_interp::BlockScopes::of_module(
+            &module,
+        )));
+    }
     // At the MSVC phase a dynamic exception specification is not enforced (by design, as
     // on that ABI): when an exception meets one, that phase is run but not compared.
     let with_specification = (choice == PhaseChoice::All)
@@ -238,9 +277,20 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
             runs
         }
     };
-    let mut outcomes = Vec::new();
+    // The traces of all phases are kept for the comparison: each phase's trace gets an
+    // equal share of the memory budget, and a run's budget is what the traces kept so
+    // far leave, so that all of them together stay within one budget.
+    let mut outcomes: Vec<(Phase, RunOutcome)> = Vec::new();
+    let mut kept: u64 = 0;
     for (phase, m) in &runs {
-        outcomes.push((*phase, run_one(&source, m, &cfg)?));
+        let mut phase_cfg = cfg.clone();
+        if runs.len() > 1 {
+            phase_cfg.trace_memory_limit = cfg.memory_limit / runs.len() as u64;
+            phase_cfg.memory_limit = cfg.memory_limit.saturating_sub(kept);
+        }
+        let outcome = run_one(&source, m, &phase_cfg)?;
+        kept += ehir_interp::trace_bytes(&outcome.trace);
+        outcomes.push((*phase, outcome));
     }
     let (first_phase, first) = &outcomes[0];
     let stdout = std::io::stdout();
@@ -273,6 +323,7 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
         }
     }
     let met_specification = first.met_specification;
+    let mut compared: Vec<(Phase, &RunOutcome)> = Vec::new();
     for (phase, o) in &outcomes[1..] {
         if *phase == Phase::Msvc
             && met_specification
@@ -283,7 +334,38 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
             );
             continue;
         }
-        if let Some((index, left, right)) = divergence(first, o) {
+        compared.push((*phase, o));
+    }
+    let verdict = verdict((*first_phase, first), &compared);
+    if outcomes.len() > 1 {
+        for (phase, o) in &outcomes {
+            if cut_by_budget(o) {
+                eprintln!(
+                    "ehir run: note: phase {} was stopped by a budget; the phases were compared up to that point",
+                    phase.name()
+                );
+            }
+        }
+        eprintln!("ehir run: verdict: {}", verdict.summary);
+    }
+    Ok(verdict.status)
+}
+
+/// What `ehir run` concludes from its runs: the exit status and, for `--phase all`, the
+/// verdict line.
+#[derive(Debug, PartialEq, Eq)]
+struct Verdict {
+    status: i32,
+    summary: String,
+}
+
+/// The verdict on the first phase's run and the runs compared with it. A divergence is
+/// reported (on stderr, with the first diverging event) before anything else; then a
+/// run the interpreter stopped at any phase; else the program's own status.
+fn verdict(first: (Phase, &RunOutcome), others: &[(Phase, &RunOutcome)]) -> Verdict {
+    let (first_phase, first_run) = first;
+    for &(phase, o) in others {
+        if let Some((index, left, right)) = divergence(first_run, o) {
             let show = |e: Option<&Event>| match e {
                 Some(e) => e.to_string(),
                 None => "<end of trace>".to_string(),
@@ -297,16 +379,149 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
                 format!("{}:", phase.name()),
                 show(right)
             );
-            return Ok(EXIT_DIVERGENCE);
+            return Verdict {
+                status: EXIT_DIVERGENCE,
+                summary: format!(
+                    "phases {} and {} diverge (exit status {EXIT_DIVERGENCE})",
+                    first_phase.name(),
+                    phase.name()
+                ),
+            };
         }
     }
-    for (phase, o) in &outcomes {
-        if outcomes.len() > 1 && cut_by_budget(o) {
-            eprintln!(
-                "ehir run: note: phase {} was stopped by a budget; the phases were compared up to that point",
-                phase.name()
-            );
+    let all: Vec<(Phase, &RunOutcome)> = std::iter::once(first)
+        .chain(others.iter().copied())
+        .collect();
+    let names = |runs: &[(Phase, &RunOutcome)]| {
+        runs.iter()
+            .map(|(p, _)| p.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let stopped: Vec<(Phase, &RunOutcome)> = all
+        .iter()
+        .copied()
+        .filter(|(_, o)| o.runtime_error.is_some())
+        .collect();
+    let undefined: Vec<(Phase, &RunOutcome)> = stopped
+        .iter()
+        .copied()
+        .filter(|(_, o)| o.runtime_error.as_ref().is_some_and(|e| !e.budget))
+        .collect();
+    if !undefined.is_empty() {
+        // Only the reference phase's undefined behaviour gets here without a divergence.
+        let missed: Vec<(Phase, &RunOutcome)> = all
+            .iter()
+            .copied()
+            .filter(|(_, o)| o.runtime_error.is_none())
+            .collect();
+        let missed = if missed.is_empty() {
+            String::new()
+        } else {
+            format!("; phase(s) {} ran past it", names(&missed))
+        };
+        return Verdict {
+            status: EXIT_STOPPED,
+            summary: format!(
+                "the program has undefined behaviour, which the interpreter detected at phase(s) {}{missed}; the phases agree up to there (exit status {EXIT_STOPPED})",
+                names(&undefined)
+            ),
+        };
+    }
+    if !stopped.is_empty() {
+        return Verdict {
+            status: EXIT_STOPPED,
+            summary: format!(
+                "the interpreter stopped the program on a budget at phase(s) {}; the phases agree up to there (exit status {EXIT_STOPPED})",
+                names(&stopped)
+            ),
+        };
+    }
+    Verdict {
+        status: first_run.exit_status,
+        summary: format!(
+            "phases {} agree; the program exited with status {}",
+            names(&all),
+            first_run.exit_status
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ehir_interp::RuntimeError;
+
+    /// A run that printed `text` and ended with `status` (or was stopped by `error`).
+    fn run(text: &str, status: i32, error: Option<(&str, bool)>) -> RunOutcome {
+        let mut trace = vec![Event::Output { text: text.into() }];
+        if let Some((message, _)) = error {
+            trace.push(Event::Error {
+                message: message.into(),
+            });
+        }
+        trace.push(Event::Exit { status });
+        RunOutcome {
+            stdout: text.as_bytes().to_vec(),
+            stdout_lost: Vec::new(),
+            stderr: Vec::new(),
+            exit_status: status,
+            trace,
+            steps: 1,
+            peak_memory: 0,
+            runtime_error: error.map(|(message, budget)| RuntimeError {
+                message: message.into(),
+                function: "main".into(),
+                loc: ehir_core::Loc::NONE,
+                exit_status: status,
+                budget,
+            }),
+            met_specification: false,
         }
     }
-    Ok(first.exit_status)
+
+    #[test]
+    fn verdict_statuses() {
+        let two = run("a", 2, None);
+        let other = run("b", 2, None);
+        let agree = verdict((Phase::Structured, &two), &[(Phase::Flat, &two)]);
+        assert_eq!(agree.status, 2);
+        assert!(
+            agree
+                .summary
+                .contains("agree; the program exited with status 2")
+        );
+
+        let diverge = verdict((Phase::Structured, &two), &[(Phase::Flat, &other)]);
+        assert_eq!(diverge.status, EXIT_DIVERGENCE);
+        assert!(
+            diverge
+                .summary
+                .contains("phases structured and flat diverge")
+        );
+
+        // Undefined behaviour the reference phase detects: stopped, whether or not a
+        // later phase detects it too.
+        let ub = run("a", 3, Some(("use of &x after its scope ended", false)));
+        let stopped = verdict((Phase::Structured, &ub), &[(Phase::Flat, &two)]);
+        assert_eq!(stopped.status, EXIT_STOPPED);
+        assert!(stopped.summary.contains(
+            "undefined behaviour, which the interpreter detected at phase(s) structured; phase(s) flat ran past it"
+        ));
+        let both = verdict((Phase::Structured, &ub), &[(Phase::Flat, &ub)]);
+        assert_eq!(both.status, EXIT_STOPPED);
+        assert!(
+            both.summary
+                .contains("detected at phase(s) structured, flat; the phases agree")
+        );
+
+        // A later phase stopped by an error where the reference ran clean diverges.
+        let late = verdict((Phase::Structured, &two), &[(Phase::Flat, &ub)]);
+        assert_eq!(late.status, EXIT_DIVERGENCE);
+
+        // Distinct from every status a program gets from the interpreter's own verdicts.
+        assert_ne!(EXIT_DIVERGENCE, EXIT_STOPPED);
+        assert_ne!(EXIT_DIVERGENCE, 1);
+        assert_ne!(EXIT_STOPPED, ehir_interp::EXIT_ABORT);
+    }
 }

@@ -252,7 +252,7 @@ op_table! {
     Binary(..) => "cir.binop", All, op,
         operands Exactly(2), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
-    Unary(..) => "cir.unary", All, op,
+    Unary(..) => "cir.unary" | "cir.not", All, op,
         operands Exactly(1), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     Cmp(..) => "cir.cmp", All, op,
@@ -283,6 +283,12 @@ op_table! {
         operands Exactly(0), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     FreeException => "cir.free.exception", All, op,
+        operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [] -> [], Never;
+    LifetimeStart => "cir.lifetime.start", All, op,
+        operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [] -> [], Never;
+    LifetimeEnd => "cir.lifetime.end", All, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     Throw {..} => "cir.throw", All, terminator,
@@ -366,6 +372,9 @@ op_table! {
     CatchParam => "cir.catch_param", Structured, op,
         operands Exactly(0), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
+    ConstructCatchParam {..} => "cir.construct_catch_param", Structured, op,
+        operands Exactly(2), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [token(0, Eh, "the token")] -> [], Never;
     ArrayCtor => "cir.array.ctor", Structured, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Between(1, 2),
         tokens [] -> [], Never;
@@ -390,10 +399,10 @@ op_table! {
     EndCleanup => "cir.end_cleanup", Flat, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Cleanup, "the token")] -> [], Never;
-    BeginCatch => "cir.begin_catch", Flat, op,
+    BeginCatch => "cir.begin_catch", StructuredOrFlat, op,
         operands Exactly(1), results Between(1, 2), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Eh, "the token")] -> [token(0, Catch, "result #0")], Never;
-    EndCatch => "cir.end_catch", Flat, op,
+    EndCatch => "cir.end_catch", StructuredOrFlat, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Catch, "the token")] -> [], Never;
     // How flat code and both ABI forms spell "terminate here".
@@ -402,7 +411,7 @@ op_table! {
         tokens [token(0, Eh, "the token")] -> [], Never;
 
     // ---- itanium ----
-    EhLandingPad {..} => "cir.eh.landingpad", Itanium, op,
+    EhLandingPad {..} => "cir.eh.landingpad" | "cir.eh.inflight_exception", Itanium, op,
         operands Exactly(0), results Exactly(2), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     EhTypeId {..} => "cir.eh.typeid", Itanium, op,

@@ -145,6 +145,13 @@ impl FuncVerifier<'_> {
                         HandlerKey::Catch(_) | HandlerKey::CatchAll => {
                             let first = self.index.first_op(entry);
                             match first {
+                                // Upstream's form: the handler takes the token and a
+                                // `cir.begin_catch` of it begins the catch.
+                                _ if self
+                                    .dfg
+                                    .block_params(entry)
+                                    .iter()
+                                    .any(|&p| self.ctx.types.common().eh_token == self.dfg.value_type(p)) => {}
                                 Some(p) if matches!(self.dfg.kind(p), OpKind::CatchParam) => {
                                     if *key == HandlerKey::CatchAll
                                         && let Some(&r) = self.dfg.results(p).first()
@@ -163,7 +170,7 @@ impl FuncVerifier<'_> {
                                 _ => self.op_error(
                                     op,
                                     format!(
-                                        "handler #{i} of 'cir.try' catches, so its region must begin with 'cir.catch_param'"
+                                        "handler #{i} of 'cir.try' catches, so its region must begin with 'cir.catch_param' or 'cir.begin_catch'"
                                     ),
                                 ),
                             }
@@ -205,6 +212,48 @@ impl FuncVerifier<'_> {
                     self.op_error(
                         op,
                         "'cir.catch_param' must be the first op of a catch handler region of 'cir.try'",
+                    );
+                }
+            }
+            OpKind::BeginCatch => {
+                // The nearest enclosing handler region of a `cir.try`.
+                let handler = self
+                    .enclosing_regions(op)
+                    .find(|&r| matches!(self.region_role(r), RegionRole::TryHandler(_)));
+                let in_catch = handler.is_some_and(|r| {
+                    matches!(
+                        self.region_role(r),
+                        RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
+                    )
+                });
+                let entry = handler.and_then(|r| self.index.entry_block(r));
+                let token_is_handlers = match (entry, self.dfg.operands(op).first()) {
+                    (Some(entry), Some(token)) => self.dfg.block_params(entry).contains(token),
+                    _ => false,
+                };
+                if !in_catch {
+                    self.op_error(
+                        op,
+                        "'cir.begin_catch' in a structured function must be inside a catch handler region of 'cir.try'",
+                    );
+                } else if !token_is_handlers {
+                    self.op_error(
+                        op,
+                        "'cir.begin_catch' in a catch handler must take the handler's '!cir.eh_token' parameter",
+                    );
+                }
+            }
+            OpKind::EndCatch => {
+                let in_catch = self.enclosing_regions(op).any(|r| {
+                    matches!(
+                        self.region_role(r),
+                        RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
+                    )
+                });
+                if !in_catch {
+                    self.op_error(
+                        op,
+                        "'cir.end_catch' in a structured function must be inside a catch handler region of 'cir.try'",
                     );
                 }
             }
@@ -260,6 +309,7 @@ impl FuncVerifier<'_> {
                     }
                     match self.global_view_symbol(*attr) {
                         Some(sym) => {
+                            self.check_not_a_function(op, sym, what);
                             if types.contains(&sym) {
                                 self.op_error(
                                     op,
@@ -294,6 +344,12 @@ impl FuncVerifier<'_> {
                                 "a 'filter' key of {what} must list #cir.global_view typeinfos"
                             ),
                         );
+                    } else if let Some(AttrData::List(items)) = self.attr_data(*attr) {
+                        for &item in items {
+                            if let Some(sym) = self.global_view_symbol(item) {
+                                self.check_not_a_function(op, sym, what);
+                            }
+                        }
                     }
                 }
                 HandlerKey::CatchAll | HandlerKey::Unwind | HandlerKey::Terminate => {
@@ -321,6 +377,23 @@ impl FuncVerifier<'_> {
     fn attr_data(&self, attr: Attr) -> Option<&AttrData> {
         (cranelift_entity::EntityRef::index(attr) < self.ctx.attrs.len())
             .then(|| self.ctx.attrs.get(attr))
+    }
+
+    /// A catch or filter type names a typeinfo object, never a function (the Itanium
+    /// lowering turns it into `cir.eh.typeid`, which rejects functions, and the MSVC one
+    /// into a type descriptor).
+    pub(crate) fn check_not_a_function(&self, op: Op, sym: Symbol, what: &str) {
+        if let Some(module) = self.module
+            && self.function_by_name(module, sym).is_some()
+        {
+            self.op_error(
+                op,
+                format!(
+                    "{what} names @{}, which is a function, not a typeinfo",
+                    self.sym_str(sym)
+                ),
+            );
+        }
     }
 
     fn global_view_symbol(&self, attr: Attr) -> Option<Symbol> {

@@ -27,7 +27,8 @@
 //! parameters), `cir.array.ctor`/`cir.array.dtor` regions (one element pointer) and
 //! `cir.try` handler regions (at most one `!cir.eh_token`). `cir.case` is inside a
 //! `cir.switch`; `cir.label` names are unique and first in their block; every `cir.goto`
-//! names an existing label. Phases: each op must be allowed in its function's phase
+//! names an existing label and does not jump into a region of a `cir.cleanup.scope` or
+//! `cir.try` that it is not in. Phases: each op must be allowed in its function's phase
 //! ([`crate::OpKind::phases`]); flat, Itanium and MSVC functions have no nested regions.
 //!
 //! **Dominance** (`dominance.rs`): MLIR semantics across nested regions, and a
@@ -44,6 +45,10 @@
 //! them and used only by the EH ops that take them (and as successor arguments); block
 //! parameters may be tokens only in flat functions (and as a `cir.try` handler's token in
 //! structured ones), since LLVM has no token phis; signatures never mention tokens.
+//!
+//! **Constants** (`constants.rs`): a global's initialiser and a `cir.const`'s attribute
+//! are constants the LLVM emitter can write for their type: integers fit their type,
+//! strings fit their byte array, element lists fit their array or struct.
 //!
 //! **Module** (`types.rs`): direct calls name a declared function whose signature is the
 //! call's; `cir.get_global` names a global (or function) and yields a pointer to its type;
@@ -105,6 +110,7 @@
 //! not count); and pad unwind destinations form no cycle. A function with pads has a
 //! personality routine.
 
+mod constants;
 mod dominance;
 mod eh;
 mod funclets;

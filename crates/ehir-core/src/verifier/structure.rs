@@ -169,12 +169,6 @@ impl FuncVerifier<'_> {
     pub(crate) fn check_op_region_count(&self, op: Op) {
         let count = self.dfg.regions(op).len();
         let kind = *self.dfg.kind(op);
-        if let OpKind::Try { handlers } = kind
-            && self.handler_keys(handlers).is_empty()
-        {
-            self.op_error(op, "'cir.try' must have at least one handler");
-            return;
-        }
         let Ok(CountRange { min, max }) = kind.region_count(&self.dfg.extras) else {
             return;
         };
@@ -569,16 +563,39 @@ impl FuncVerifier<'_> {
         }
     }
 
-    /// Every `cir.goto` of `gotos` names a label of `labels` (all labels of the function).
+    /// Every `cir.goto` of `gotos` names a label of `labels` (all labels of the function),
+    /// and never jumps into a region of a `cir.cleanup.scope` or `cir.try` it is not
+    /// already in (C++ forbids jumping past the construction of an object with a
+    /// destructor or into a try block or handler; `flatten-cfg` cannot lower it).
     pub(crate) fn check_gotos(&self, gotos: &[Op], labels: &Labels) {
         for &op in gotos {
-            if let OpKind::Goto { label } = *self.dfg.kind(op)
-                && !labels.contains_key(&label)
-            {
+            let OpKind::Goto { label } = *self.dfg.kind(op) else {
+                continue;
+            };
+            let Some(&target) = labels.get(&label) else {
                 self.op_error(
                     op,
                     format!(
                         "'cir.goto' names label \"{}\", which is not defined in this function",
+                        self.sym_str(label)
+                    ),
+                );
+                continue;
+            };
+            let here: Vec<Region> = self.enclosing_regions(op).collect();
+            let protected = self.enclosing_regions(target).any(|region| {
+                self.index.region_parent[region].expand().is_some_and(|o| {
+                    matches!(
+                        self.dfg.kind(o),
+                        OpKind::CleanupScope { .. } | OpKind::Try { .. }
+                    )
+                }) && !here.contains(&region)
+            });
+            if protected {
+                self.op_error(
+                    op,
+                    format!(
+                        "'cir.goto' jumps into a cleanup scope, try body or handler (label \"{}\")",
                         self.sym_str(label)
                     ),
                 );

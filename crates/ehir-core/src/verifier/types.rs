@@ -8,7 +8,9 @@ use crate::diagnostics::Diagnostic;
 use crate::entities::{Attr, Op, Type, Value};
 use crate::function::Phase;
 use crate::module::Module;
-use crate::ops::{BinaryOp, CastKind, ExtraData, OpKind, TokenSlot, TokenType, UnaryOp};
+use crate::ops::{
+    BinaryOp, CastKind, ExtraData, LandingPadClause, OpKind, TokenSlot, TokenType, UnaryOp,
+};
 use crate::types::TypeData;
 use cranelift_entity::EntityRef;
 use std::collections::BTreeSet;
@@ -55,6 +57,13 @@ pub(crate) fn check_module_items(module: &Module) -> Vec<Diagnostic> {
                     String::from_utf8_lossy(&a),
                     String::from_utf8_lossy(&b)
                 ),
+            ));
+        } else if global.ty.index() < ctx.types.len()
+            && let Some(why) = super::constants::constant_misfit(ctx, Some(module), init, global.ty)
+        {
+            diags.push(Diagnostic::error(
+                global.loc,
+                format!("the initialiser of @{}: {why}", ctx.name(global.name)),
             ));
         }
     }
@@ -654,6 +663,11 @@ impl FuncVerifier<'_> {
                     c.expect("the exception object", c.operand(0), "a pointer", is_ptr);
                 }
             }
+            OpKind::LifetimeStart | OpKind::LifetimeEnd => {
+                if shape_ok {
+                    c.expect("the object", c.operand(0), "a pointer", is_ptr);
+                }
+            }
             OpKind::Throw { type_info, dtor } => {
                 if !shape_ok {
                     return;
@@ -732,6 +746,16 @@ impl FuncVerifier<'_> {
                     c.expect_eq("the condition", c.operand(0), common.bool);
                 }
             }
+            OpKind::ConstructCatchParam { .. } => {
+                if shape_ok {
+                    c.expect(
+                        "the catch parameter's address",
+                        c.operand(1),
+                        "a pointer",
+                        is_ptr,
+                    );
+                }
+            }
             OpKind::CatchParam => {
                 if shape_ok {
                     c.expect("the result", c.result(0), "a pointer", is_ptr);
@@ -757,6 +781,19 @@ impl FuncVerifier<'_> {
                         if list.is_empty() && !cleanup {
                             c.err("'cir.eh.landingpad' needs a clause or 'cleanup'");
                         }
+                        for clause in list {
+                            match clause {
+                                LandingPadClause::Catch(Some(sym)) => {
+                                    self.check_not_a_function(op, *sym, "'cir.eh.landingpad'")
+                                }
+                                LandingPadClause::Catch(None) => {}
+                                LandingPadClause::Filter(syms) => {
+                                    for &sym in syms {
+                                        self.check_not_a_function(op, sym, "'cir.eh.landingpad'");
+                                    }
+                                }
+                            }
+                        }
                     }
                     _ => c.err("'cir.eh.landingpad' has no clause list"),
                 }
@@ -780,7 +817,14 @@ impl FuncVerifier<'_> {
                     c.expect_eq("the selector", c.operand(1), common.u32);
                 }
             }
-            OpKind::CatchPad { has_slot, .. } => {
+            OpKind::CatchPad {
+                has_slot,
+                type_desc,
+                ..
+            } => {
+                if let Some(sym) = type_desc.expand() {
+                    self.check_not_a_function(op, sym, "'cir.catchpad'");
+                }
                 if shape_ok && has_slot {
                     c.expect("the catch object slot", c.operand(1), "a pointer", is_ptr);
                 }
@@ -818,6 +862,11 @@ impl FuncVerifier<'_> {
             c.expect_eq("the result", r, t);
         } else {
             c.expect("the result", r, desc, pred);
+        }
+        if let Some(r) = r
+            && let Some(why) = super::constants::constant_misfit(self.ctx, self.module, value, r)
+        {
+            c.err(format!("the attribute of 'cir.const': {why}"));
         }
     }
 

@@ -54,12 +54,16 @@ fn throwing_externals(module: &Module) -> BTreeSet<String> {
         .collect()
 }
 
+/// Runs `module`; `scopes` are the block scopes of the structured module it was lowered
+/// from (so that a use after a block scope is detected at the lowered phases too).
 fn run(
     module: &Module,
     throw: Option<(&str, u64)>,
     entry: Option<&str>,
+    scopes: &std::sync::Arc<ehir_interp::BlockScopes>,
 ) -> Result<RunOutcome, String> {
     let config = RunConfig {
+        block_scopes: Some(scopes.clone()),
         entry: entry.map(str::to_string),
         throw_at: throw
             .map(|(callee, n)| ThrowSpec {
@@ -122,7 +126,8 @@ pub fn check_module(structured: &Module, entry: Option<&str>, name: &str) -> Dif
         Err(ehir_passes::PassError::Target { .. }) => {}
         Err(e) => report.msvc_not_expressible = Some(e.to_string()),
     }
-    let base = match run(structured, None, entry) {
+    let scopes = std::sync::Arc::new(ehir_interp::BlockScopes::of_module(structured));
+    let base = match run(structured, None, entry, &scopes) {
         Ok(o) => o,
         Err(e) => {
             report.mismatches.push(format!("{name}: cannot run: {e}"));
@@ -153,7 +158,7 @@ pub fn check_module(structured: &Module, entry: Option<&str>, name: &str) -> Dif
     let runtime = |o: &RunOutcome| o.runtime_error.as_ref().map(|e| e.to_string());
     for choice in choices {
         let throw = choice.as_ref().map(|(c, n)| (c.as_str(), *n));
-        let a = match run(structured, throw, entry) {
+        let a = match run(structured, throw, entry, &scopes) {
             Ok(a) => a,
             Err(e) => {
                 report.mismatches.push(format!("{name}: cannot run: {e}"));
@@ -169,7 +174,7 @@ pub fn check_module(structured: &Module, entry: Option<&str>, name: &str) -> Dif
                 report.msvc_uncompared_runs += 1;
                 continue;
             }
-            let b = match run(module, throw, entry) {
+            let b = match run(module, throw, entry, &scopes) {
                 Ok(b) => b,
                 Err(e) => {
                     report

@@ -1,0 +1,180 @@
+//! Constant rules: an attribute that initialises a global or is the value of a `cir.const`
+//! must be one the LLVM emitter can write for that type. Integers fit their type (the
+//! range the reader accepts), strings and byte arrays fit their `!cir.array<!s8i x N>`,
+//! element lists fit their array or have one element per field of a complete struct, a
+//! `#cir.global_view` with indices indexes into a global of the module, and every element
+//! obeys the same rules for its own type.
+
+use crate::attrs::{AttrData, ConstArrayElements};
+use crate::entities::{Attr, Type};
+use crate::module::{Module, ModuleCtx, RecordKind};
+use crate::types::TypeData;
+use cranelift_entity::EntityRef;
+
+/// The smallest and largest value of an integer type of `width` bits.
+pub fn int_range(width: u16, signed: bool) -> (i128, i128) {
+    let width = u32::from(width.clamp(1, 128));
+    if signed {
+        if width >= 128 {
+            (i128::MIN, i128::MAX)
+        } else {
+            (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+        }
+    } else if width >= 127 {
+        (0, i128::MAX)
+    } else {
+        (0, (1i128 << width) - 1)
+    }
+}
+
+/// Why the attribute `attr` cannot be a constant of type `ty`, or `None` when it can.
+/// Symbols are resolved only when `module` is given. Walks nested element lists with an
+/// explicit stack.
+pub(crate) fn constant_misfit(
+    ctx: &ModuleCtx,
+    module: Option<&Module>,
+    attr: Attr,
+    ty: Type,
+) -> Option<String> {
+    let mut stack = vec![(attr, ty)];
+    while let Some((a, t)) = stack.pop() {
+        if a.index() >= ctx.attrs.len() {
+            return Some("an element attribute does not exist".into());
+        }
+        if t.index() >= ctx.types.len() {
+            return Some("an element type does not exist".into());
+        }
+        if let Some(why) = misfit_here(ctx, a, t, &mut stack) {
+            return Some(why);
+        }
+        if let (
+            Some(module),
+            AttrData::GlobalView {
+                symbol, indices, ..
+            },
+        ) = (module, ctx.attrs.get(a))
+            && !indices.is_empty()
+            && module.global_by_name(*symbol).is_none()
+        {
+            return Some(format!(
+                "#cir.global_view indexes into @{}, which is not a global of this module",
+                ctx.name(*symbol)
+            ));
+        }
+    }
+    None
+}
+
+/// Checks one attribute against one type and pushes its elements with their types.
+fn misfit_here(
+    ctx: &ModuleCtx,
+    a: Attr,
+    t: Type,
+    elements: &mut Vec<(Attr, Type)>,
+) -> Option<String> {
+    let type_text = |t: Type| {
+        let mut s = Vec::new();
+        let _ = crate::printer::write_type(&mut s, ctx, t);
+        String::from_utf8_lossy(&s).into_owned()
+    };
+    let target = ctx.types.get(t);
+    match ctx.attrs.get(a) {
+        AttrData::Int { value, ty } => {
+            if let Some((width, signed)) = ctx.types.int_info(*ty) {
+                let (min, max) = int_range(width, signed);
+                if *value < min || *value > max {
+                    return Some(format!(
+                        "integer {value} does not fit in {} ({min} to {max})",
+                        type_text(*ty)
+                    ));
+                }
+            }
+            let ok = match target {
+                TypeData::Int { .. } | TypeData::Bool | TypeData::Float | TypeData::Double => true,
+                TypeData::Ptr(_) => *value == 0,
+                _ => false,
+            };
+            (!ok).then(|| format!("an integer cannot initialize {}", type_text(t)))
+        }
+        AttrData::Bool(_) => (!matches!(target, TypeData::Bool | TypeData::Int { .. }))
+            .then(|| format!("a boolean cannot initialize {}", type_text(t))),
+        AttrData::Float { .. } => (!matches!(target, TypeData::Float | TypeData::Double))
+            .then(|| format!("a float cannot initialize {}", type_text(t))),
+        AttrData::Str(bytes)
+        | AttrData::ConstArray {
+            elements: ConstArrayElements::Bytes(bytes),
+            ..
+        } => match target {
+            TypeData::Array(e, n)
+                if matches!(ctx.types.get(*e), TypeData::Int { width: 8, .. }) =>
+            {
+                (bytes.len() as u64 > *n).then(|| {
+                    format!(
+                        "a string of {} bytes does not fit in {}",
+                        bytes.len(),
+                        type_text(t)
+                    )
+                })
+            }
+            _ => Some(format!("a string cannot initialize {}", type_text(t))),
+        },
+        AttrData::ConstArray {
+            elements: ConstArrayElements::Attrs(items),
+            ..
+        }
+        | AttrData::List(items) => match target {
+            TypeData::Array(e, n) => {
+                if items.len() as u64 > *n {
+                    return Some(format!(
+                        "{} elements do not fit in {}",
+                        items.len(),
+                        type_text(t)
+                    ));
+                }
+                elements.extend(items.iter().map(|&x| (x, *e)));
+                None
+            }
+            TypeData::Record(alias) => {
+                let Some(fields) = ctx.record(*alias).and_then(|d| {
+                    (d.kind != RecordKind::Union)
+                        .then_some(d.fields.as_ref())
+                        .flatten()
+                }) else {
+                    return Some(format!(
+                        "{} is a union or incomplete and cannot have a constant",
+                        type_text(t)
+                    ));
+                };
+                if items.len() != fields.len() {
+                    return Some(format!(
+                        "{} has {} fields but the constant has {}",
+                        type_text(t),
+                        fields.len(),
+                        items.len()
+                    ));
+                }
+                elements.extend(items.iter().copied().zip(fields.iter().copied()));
+                None
+            }
+            _ => Some(format!("a list cannot initialize {}", type_text(t))),
+        },
+        AttrData::Null(_)
+        | AttrData::GlobalView { .. }
+        | AttrData::Zero(_)
+        | AttrData::Undef(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::int_range;
+
+    #[test]
+    fn ranges_of_common_widths() {
+        assert_eq!(int_range(8, true), (-128, 127));
+        assert_eq!(int_range(8, false), (0, 255));
+        assert_eq!(int_range(32, true), (-(1 << 31), (1 << 31) - 1));
+        assert_eq!(int_range(64, false), (0, u64::MAX as i128));
+        assert_eq!(int_range(128, true), (i128::MIN, i128::MAX));
+    }
+}
