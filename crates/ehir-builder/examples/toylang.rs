@@ -553,7 +553,7 @@ fn run_phase(
 ) -> Result<String, String> {
     let mut lowered = module.clone();
     if phase != Phase::Structured {
-        ehir_passes::lower_to(&mut lowered, phase).map_err(|e| format!("lowering: {e}"))?;
+        ehir_pipeline::lower(&mut lowered, phase).map_err(|e| format!("lowering: {e}"))?;
     }
     let mut config = ehir_interp::RunConfig::default();
     if let Some((n, v)) = throw_at {
@@ -569,31 +569,17 @@ fn run_phase(
 }
 
 fn run_native(module: &Module, name: &str, throw_at: Option<(u32, i32)>) -> Result<String, String> {
-    use ehir_llvm::toolchain::{Tool, Toolchain, find_tool};
-    let mut lowered = module.clone();
-    ehir_passes::lower_to(&mut lowered, Phase::Itanium).map_err(|e| format!("lowering: {e}"))?;
-    let text = ehir_llvm::module_to_llvm_text(&lowered, name, &ehir_llvm::EmitOptions::default())
-        .map_err(|d| format!("emit: {:?}", d.0.first().map(|d| &d.message)))?;
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let (ll, object, runtime, exe) = (
-        scratch.path().join(format!("{name}.ll")),
-        scratch.path().join(format!("{name}.o")),
+    let (runtime, exe) = (
         scratch.path().join("toy_runtime.cpp"),
         scratch.path().join(name),
     );
-    std::fs::write(&ll, text).map_err(|e| e.to_string())?;
     std::fs::write(&runtime, NATIVE_RUNTIME).map_err(|e| e.to_string())?;
-    let toolchain = Toolchain {
-        llc: find_tool(Tool::Llc, None).map_err(|e| e.to_string())?,
-        opt: None,
-        cxx: find_tool(Tool::Cxx, None).map_err(|e| e.to_string())?,
-        opt_level: 0,
-    };
-    toolchain
-        .compile(&ll, &object, scratch.path())
-        .map_err(|e| e.to_string())?;
-    toolchain
-        .link(&[object, runtime], &[], &exe)
+    // One call from the module to an executable: lower to the Itanium phase, emit LLVM
+    // IR, compile with llc and link with the C++ driver (and the toy runtime).
+    let mut options = ehir_pipeline::BuildOptions::new(ehir_pipeline::EhAbi::Itanium);
+    options.link_inputs.push(runtime);
+    ehir_pipeline::build_module(&mut module.clone(), name, &options, &exe)
         .map_err(|e| e.to_string())?;
     let mut command = std::process::Command::new(&exe);
     if let Some((n, v)) = throw_at {

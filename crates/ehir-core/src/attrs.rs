@@ -9,24 +9,40 @@ use std::collections::HashMap;
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum AttrData {
     /// `#cir.int<N> : T`. The value is kept sign- or zero-extended to 128 bits.
-    Int { value: i128, ty: Type },
+    Int {
+        /// The value, sign- or zero-extended from the width of `ty`.
+        value: i128,
+        /// An integer type.
+        ty: Type,
+    },
     /// `#true` / `#false` (type `!cir.bool`).
     Bool(bool),
     /// `#cir.fp<1.5> : T` with the value's IEEE bits as an `f64`.
-    Float { bits: u64, ty: Type },
+    Float {
+        /// The value as IEEE-754 double bits (`f64::to_bits`), also for `!cir.float`.
+        bits: u64,
+        /// `!cir.float` or `!cir.double`.
+        ty: Type,
+    },
     /// `#cir.ptr<null> : T`
     Null(Type),
     /// `#cir.global_view<@sym[, [i, j]]> [: T]`: the address of a global (or typeinfo object).
     GlobalView {
+        /// The global, function or typeinfo object.
         symbol: Symbol,
+        /// Element indices into the global (`[0, 2]`: element 2 of an array global);
+        /// empty for its start.
         indices: Vec<i64>,
+        /// The pointer type written after `:`, if any.
         ty: Option<Type>,
     },
     /// `"text"`: a string; bytes may be any value (escaped as `\XX` in text).
     Str(Vec<u8>),
     /// `#cir.const_array<"bytes" : T>` or `#cir.const_array<[a, b]> : T`.
     ConstArray {
+        /// The elements: bytes of a string literal, or attributes.
         elements: ConstArrayElements,
+        /// The `!cir.array<T x N>` type.
         ty: Type,
     },
     /// `#cir.zero : T`
@@ -40,7 +56,9 @@ pub enum AttrData {
 /// Elements of a constant array.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum ConstArrayElements {
+    /// `"bytes"`: one byte per element of an array of 8-bit integers.
     Bytes(Vec<u8>),
+    /// `[a, b]`: one attribute per element.
     Attrs(Vec<Attr>),
 }
 
@@ -69,6 +87,7 @@ pub struct AttrStore {
 }
 
 impl AttrStore {
+    /// The attribute with this structure, added if new (equal data, equal [`Attr`]).
     pub fn intern(&mut self, a: AttrData) -> Attr {
         if let Some(&id) = self.index.get(&a) {
             return id;
@@ -78,14 +97,17 @@ impl AttrStore {
         id
     }
 
+    /// The structure of an interned attribute.
     pub fn get(&self, a: Attr) -> &AttrData {
         &self.data[a]
     }
 
+    /// Number of interned attributes.
     pub fn len(&self) -> usize {
         self.data.len()
     }
 
+    /// Whether no attribute is interned.
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()
     }

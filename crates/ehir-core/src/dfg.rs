@@ -9,11 +9,17 @@ use cranelift_entity::{EntityList, ListPool, PrimaryMap};
 /// Everything about an op except where it sits.
 #[derive(Clone, Debug)]
 pub struct OpData {
+    /// What the op is, with its small payload.
     pub kind: OpKind,
+    /// The values the op uses, in operand order.
     pub operands: EntityList<Value>,
+    /// The values the op defines, in result order.
     pub results: EntityList<Value>,
+    /// Its successor edges (terminators only).
     pub successors: EntityList<Successor>,
+    /// The regions it owns, in order (see the `OpKind` variant for their roles).
     pub regions: EntityList<Region>,
+    /// Where it came from in the source (`Loc::NONE` if synthesized).
     pub loc: Loc,
 }
 
@@ -26,25 +32,34 @@ pub enum ValueDef {
     Param(Block, u32),
 }
 
+/// What a value is: its type and where it is defined.
 #[derive(Copy, Clone, Debug)]
 pub struct ValueData {
+    /// The value's type.
     pub ty: Type,
+    /// The op result or block parameter that defines it.
     pub def: ValueDef,
 }
 
 /// A successor edge: target block and the arguments passed to its parameters.
 #[derive(Clone, Debug)]
 pub struct SuccessorData {
+    /// The target block, in the same region as the terminator.
     pub block: Block,
+    /// The values passed to the target block's parameters, in order.
     pub args: EntityList<Value>,
 }
 
+/// A block's parameters and location (its ops are in the [`crate::Layout`]).
 #[derive(Clone, Debug, Default)]
 pub struct BlockData {
+    /// The block's parameters (values defined on entry).
     pub params: EntityList<Value>,
+    /// Where the block's label is in the source.
     pub loc: Loc,
 }
 
+/// What a region knows of itself (its blocks are in the [`crate::Layout`]).
 #[derive(Clone, Debug, Default)]
 pub struct RegionData {
     /// The op owning the region; `None` for a function body.
@@ -63,14 +78,23 @@ pub enum Use {
 /// The data flow graph of one function.
 #[derive(Clone, Debug, Default)]
 pub struct DataFlowGraph {
+    /// Every op created in the function, placed or not.
     pub ops: PrimaryMap<Op, OpData>,
+    /// Every value: op results and block parameters.
     pub values: PrimaryMap<Value, ValueData>,
+    /// Every block created.
     pub blocks: PrimaryMap<Block, BlockData>,
+    /// Every region created (the body included).
     pub regions: PrimaryMap<Region, RegionData>,
+    /// Every successor edge.
     pub successors: PrimaryMap<Successor, SuccessorData>,
+    /// Variable-length op payloads (handler keys, switch cases, landing-pad clauses).
     pub extras: PrimaryMap<Extra, ExtraData>,
+    /// Storage of the operand, result, block-parameter and edge-argument lists.
     pub value_lists: ListPool<Value>,
+    /// Storage of the ops' successor lists.
     pub successor_lists: ListPool<Successor>,
+    /// Storage of the ops' region lists.
     pub region_lists: ListPool<Region>,
 }
 
@@ -78,14 +102,21 @@ pub struct DataFlowGraph {
 /// before building one of about the same size.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct DfgSize {
+    /// Ops.
     pub ops: usize,
+    /// Values.
     pub values: usize,
+    /// Blocks.
     pub blocks: usize,
+    /// Regions.
     pub regions: usize,
+    /// Successor edges.
     pub successors: usize,
     /// Slots of `value_lists`, `successor_lists` and `region_lists` in use.
     pub value_list_slots: usize,
+    /// Slots of `successor_lists` in use.
     pub successor_list_slots: usize,
+    /// Slots of `region_lists` in use.
     pub region_list_slots: usize,
 }
 
@@ -100,6 +131,7 @@ fn list_slots(len: usize) -> usize {
 }
 
 impl DataFlowGraph {
+    /// An empty data flow graph.
     pub fn new() -> Self {
         Self::default()
     }
@@ -291,18 +323,22 @@ impl DataFlowGraph {
         self.blocks[block].params.clear(&mut self.value_lists);
     }
 
+    /// What `op` is.
     pub fn kind(&self, op: Op) -> &OpKind {
         &self.ops[op].kind
     }
 
+    /// Where `op` came from.
     pub fn loc(&self, op: Op) -> Loc {
         self.ops[op].loc
     }
 
+    /// The operands of `op`.
     pub fn operands(&self, op: Op) -> &[Value] {
         self.ops[op].operands.as_slice(&self.value_lists)
     }
 
+    /// The operands of `op`, to replace some (uses are not tracked elsewhere).
     pub fn operands_mut(&mut self, op: Op) -> &mut [Value] {
         self.ops[op].operands.as_mut_slice(&mut self.value_lists)
     }
@@ -315,6 +351,7 @@ impl DataFlowGraph {
         self.ops[op].operands = list;
     }
 
+    /// The results of `op`.
     pub fn results(&self, op: Op) -> &[Value] {
         self.ops[op].results.as_slice(&self.value_lists)
     }
@@ -338,6 +375,7 @@ impl DataFlowGraph {
         v
     }
 
+    /// The successor edges of `op` (empty unless a terminator).
     pub fn successors(&self, op: Op) -> &[Successor] {
         self.ops[op].successors.as_slice(&self.successor_lists)
     }
@@ -354,10 +392,12 @@ impl DataFlowGraph {
             .map(|&s| self.successors[s].block)
     }
 
+    /// The block an edge goes to.
     pub fn successor_block(&self, succ: Successor) -> Block {
         self.successors[succ].block
     }
 
+    /// The arguments an edge passes to its block's parameters.
     pub fn successor_args(&self, succ: Successor) -> &[Value] {
         self.successors[succ].args.as_slice(&self.value_lists)
     }
@@ -370,6 +410,7 @@ impl DataFlowGraph {
         self.successors[succ] = SuccessorData { block, args: list };
     }
 
+    /// The regions `op` owns.
     pub fn regions(&self, op: Op) -> &[Region] {
         self.ops[op].regions.as_slice(&self.region_lists)
     }
@@ -379,18 +420,22 @@ impl DataFlowGraph {
         self.ops[op].regions.clear(&mut self.region_lists);
     }
 
+    /// The op owning `region`; `None` for the function body.
     pub fn region_parent(&self, region: Region) -> Option<Op> {
         self.regions[region].parent.expand()
     }
 
+    /// The parameters of `block`.
     pub fn block_params(&self, block: Block) -> &[Value] {
         self.blocks[block].params.as_slice(&self.value_lists)
     }
 
+    /// The type of `v`.
     pub fn value_type(&self, v: Value) -> Type {
         self.values[v].ty
     }
 
+    /// Where `v` is defined.
     pub fn value_def(&self, v: Value) -> ValueDef {
         self.values[v].def
     }
@@ -400,6 +445,7 @@ impl DataFlowGraph {
         self.extras.push(data)
     }
 
+    /// A variable-length payload.
     pub fn extra(&self, e: Extra) -> &ExtraData {
         &self.extras[e]
     }

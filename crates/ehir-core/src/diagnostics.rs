@@ -4,23 +4,30 @@
 use crate::entities::Loc;
 use std::fmt;
 
+/// How serious a [`Diagnostic`] is.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Severity {
+    /// The input is wrong; the operation failed.
     Error,
+    /// Extra information attached to an error.
     Note,
 }
 
 /// One message about the input.
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub struct Diagnostic {
+    /// Error or note.
     pub severity: Severity,
+    /// Where in the source (a byte offset), or `Loc::NONE`.
     pub loc: Loc,
+    /// The message, without location or `error:` prefix.
     pub message: String,
     /// Secondary locations ("note: defined here").
     pub notes: Vec<(Loc, String)>,
 }
 
 impl Diagnostic {
+    /// An error at `loc`, without notes.
     pub fn error(loc: Loc, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
@@ -30,6 +37,7 @@ impl Diagnostic {
         }
     }
 
+    /// The diagnostic with a note at `loc` appended.
     pub fn with_note(mut self, loc: Loc, message: impl Into<String>) -> Self {
         self.notes.push((loc, message.into()));
         self
@@ -48,9 +56,11 @@ impl fmt::Display for Diagnostic {
 pub struct Diagnostics(pub Vec<Diagnostic>);
 
 impl Diagnostics {
+    /// Whether there is no diagnostic.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+    /// Appends one.
     pub fn push(&mut self, d: Diagnostic) {
         self.0.push(d);
     }
@@ -58,12 +68,15 @@ impl Diagnostics {
 
 /// The text a module was parsed from, for rendering diagnostics.
 pub struct SourceFile<'a> {
+    /// The file name shown before `:line:col:`.
     pub name: &'a str,
+    /// The whole text, which `Loc` byte offsets index.
     pub text: &'a str,
     line_starts: Vec<usize>,
 }
 
 impl<'a> SourceFile<'a> {
+    /// A source file named `name` with contents `text`.
     pub fn new(name: &'a str, text: &'a str) -> Self {
         let mut line_starts = vec![0];
         line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));

@@ -20,8 +20,10 @@ pub enum Phase {
 }
 
 impl Phase {
+    /// Every phase, in pipeline order.
     pub const ALL: [Phase; 4] = [Phase::Structured, Phase::Flat, Phase::Itanium, Phase::Msvc];
 
+    /// The phase's name in the text form and on the command line (`structured`).
     pub fn name(self) -> &'static str {
         match self {
             Phase::Structured => "structured",
@@ -31,6 +33,7 @@ impl Phase {
         }
     }
 
+    /// The phase called `s` ([`Phase::name`]).
     pub fn from_name(s: &str) -> Option<Phase> {
         Phase::ALL.into_iter().find(|p| p.name() == s)
     }
@@ -39,15 +42,21 @@ impl Phase {
 /// Symbol linkage, printed after `cir.func` / `cir.global`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, Default)]
 pub enum Linkage {
+    /// Visible to other modules (the default; not printed).
     #[default]
     External,
+    /// Local to the module, not even in the object's symbol table.
     Private,
+    /// Local to the module.
     Internal,
+    /// Defined in several modules with the same body; the linker keeps one.
     LinkOnceOdr,
+    /// A definition another module's may replace.
     Weak,
 }
 
 impl Linkage {
+    /// Every linkage.
     pub const ALL: [Linkage; 5] = [
         Linkage::External,
         Linkage::Private,
@@ -55,6 +64,7 @@ impl Linkage {
         Linkage::LinkOnceOdr,
         Linkage::Weak,
     ];
+    /// The linkage as printed (`linkonce_odr`).
     pub fn name(self) -> &'static str {
         match self {
             Linkage::External => "external",
@@ -69,7 +79,9 @@ impl Linkage {
 /// An event of [`Function::visit_in_order`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Visit {
+    /// The walk enters a block (before its ops).
     Block(Block),
+    /// The walk reaches an op (before the blocks of its regions).
     Op(Op),
 }
 
@@ -146,12 +158,15 @@ impl PhaseEvidence {
 /// A function definition or declaration.
 #[derive(Clone, Debug)]
 pub struct Function {
+    /// The function's symbol (without `@`).
     pub name: Symbol,
     /// A `!cir.func<...>` type.
     pub sig: Type,
+    /// Its linkage.
     pub linkage: Linkage,
     /// The personality routine (set by EH ABI lowering).
     pub personality: Option<Symbol>,
+    /// Which of the four phases the body is in; the verifier checks the ops against it.
     pub phase: Phase,
     /// Declared not to throw (`nothrow`): calls to it are nothrow.
     pub nothrow: bool,
@@ -163,10 +178,13 @@ pub struct Function {
     /// kept as written and printed back (`cir.eh.catch_copy_thunk`, ...). A unit attribute
     /// has the value `unit`.
     pub attributes: Vec<crate::module::ModuleAttribute>,
+    /// The function's ops, values, blocks and regions.
     pub dfg: DataFlowGraph,
+    /// The order of its blocks and ops.
     pub layout: Layout,
     /// The body region; `None` for an external declaration.
     pub body: Option<Region>,
+    /// Where the function is in the source.
     pub loc: Loc,
 }
 
@@ -218,6 +236,7 @@ impl Function {
         self.layout.shrink_to_fit();
     }
 
+    /// Whether the function has no body.
     pub fn is_declaration(&self) -> bool {
         self.body.is_none()
     }

@@ -95,6 +95,7 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// An empty layout: nothing placed.
     pub fn new() -> Self {
         Self::default()
     }
@@ -172,26 +173,32 @@ impl Layout {
         b.next = None.into();
     }
 
+    /// The region `block` is placed in.
     pub fn block_region(&self, block: Block) -> Option<Region> {
         self.blocks.get(block).region.expand()
     }
 
+    /// Whether `block` is placed in a region.
     pub fn is_block_placed(&self, block: Block) -> bool {
         self.blocks.get(block).region.is_some()
     }
 
+    /// The first block of `region`.
     pub fn entry_block(&self, region: Region) -> Option<Block> {
         self.regions.get(region).first_block.expand()
     }
 
+    /// The last block of `region`.
     pub fn last_block(&self, region: Region) -> Option<Block> {
         self.regions.get(region).last_block.expand()
     }
 
+    /// The block after `block` in its region.
     pub fn next_block(&self, block: Block) -> Option<Block> {
         self.blocks.get(block).next.expand()
     }
 
+    /// The block before `block` in its region.
     pub fn prev_block(&self, block: Block) -> Option<Block> {
         self.blocks.get(block).prev.expand()
     }
@@ -272,22 +279,27 @@ impl Layout {
         }
     }
 
+    /// The block `op` is placed in.
     pub fn op_block(&self, op: Op) -> Option<Block> {
         self.ops.get(op).block.expand()
     }
 
+    /// The first op of `block`.
     pub fn first_op(&self, block: Block) -> Option<Op> {
         self.blocks.get(block).first_op.expand()
     }
 
+    /// The last op of `block` (its terminator, once complete).
     pub fn last_op(&self, block: Block) -> Option<Op> {
         self.blocks.get(block).last_op.expand()
     }
 
+    /// The op after `op` in its block.
     pub fn next_op(&self, op: Op) -> Option<Op> {
         self.ops.get(op).next.expand()
     }
 
+    /// The op before `op` in its block.
     pub fn prev_op(&self, op: Op) -> Option<Op> {
         self.ops.get(op).prev.expand()
     }

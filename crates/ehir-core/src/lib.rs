@@ -3,6 +3,37 @@
 //! ([`abi`]).
 //!
 //! See `docs/architecture.md` for the invariants and `docs/syntax.md` for the text form.
+//!
+//! Building a function without the text parser: a [`Module`] owns the interners
+//! ([`ModuleCtx`]: types, attributes, symbols), a [`Function`] owns its ops, and a
+//! [`FuncCursor`] creates ops and places them. The [verifier] checks the result
+//! and the [printer] writes the text form:
+//!
+//! ```
+//! use ehir_core::{AttrData, FuncCursor, Function, Module};
+//!
+//! let mut module = Module::new();
+//! let s32 = module.ctx.types.common().s32;
+//! let sig = module.ctx.types.func(vec![], Some(s32), false);
+//! let name = module.ctx.sym("answer");
+//! let forty_two = module.ctx.attrs.intern(AttrData::Int { value: 42, ty: s32 });
+//!
+//! let mut func = Function::new_definition(name, sig, &[]);
+//! let entry = func.entry_block().expect("a definition has an entry block");
+//! let mut cursor = FuncCursor::new(&mut func, module.ctx.types.common());
+//! cursor.goto_end(entry);
+//! let value = cursor.constant(forty_two, s32);
+//! cursor.ret(Some(value));
+//! module.add_function(func);
+//!
+//! ehir_core::verifier::verify_module(&module).expect("verifies");
+//! assert_eq!(
+//!     ehir_core::printer::module_to_string(&module),
+//!     "cir.func @answer() -> !s32i {\n  %0 = cir.const #cir.int<42> : !s32i\n  cir.return %0 : !s32i\n}\n",
+//! );
+//! ```
+
+#![warn(missing_docs)]
 
 pub mod abi;
 pub mod analysis;

@@ -12,12 +12,16 @@ use std::collections::HashMap;
 /// `struct`, `class` or `union`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum RecordKind {
+    /// `struct`.
     Struct,
+    /// `class`.
     Class,
+    /// `union`: every field at offset 0.
     Union,
 }
 
 impl RecordKind {
+    /// The keyword as printed.
     pub fn name(self) -> &'static str {
         match self {
             RecordKind::Struct => "struct",
@@ -32,11 +36,13 @@ impl RecordKind {
 pub struct RecordDecl {
     /// The alias without `!` (`rec_X`).
     pub alias: Symbol,
+    /// `struct`, `class` or `union`.
     pub kind: RecordKind,
     /// The source-level name (`X`).
     pub name: Symbol,
     /// Field types; `None` for an incomplete (opaque) record.
     pub fields: Option<Vec<Type>>,
+    /// Where the declaration is.
     pub loc: Loc,
 }
 
@@ -44,49 +50,68 @@ pub struct RecordDecl {
 /// its public base classes, which is what catch-by-base matching needs.
 #[derive(Clone, Debug)]
 pub struct TypeInfoDecl {
+    /// The typeinfo object's symbol (`_ZTI1D`).
     pub symbol: Symbol,
     /// The class type the typeinfo describes.
     pub ty: Type,
     /// Public base-class typeinfos with the byte offset of the base subobject.
     pub bases: Vec<(Symbol, u64)>,
+    /// Where the declaration is.
     pub loc: Loc,
 }
 
 /// `cir.global [constant] [linkage] @name = INIT : T` or `cir.global @name : T`.
 #[derive(Clone, Debug)]
 pub struct Global {
+    /// The global's symbol (without `@`).
     pub name: Symbol,
+    /// The type of its storage (its address is a `!cir.ptr` to it).
     pub ty: Type,
+    /// The initializer; `None` for a declaration defined elsewhere.
     pub init: Option<Attr>,
+    /// Read-only storage.
     pub constant: bool,
+    /// Its linkage.
     pub linkage: Linkage,
     /// MLIR's `sym_visibility = "private"` (`cir.global "private" ...` upstream).
     pub private_visibility: bool,
+    /// Alignment in bytes, if given; else the type's.
     pub align: Option<u32>,
+    /// Where the global is in the source.
     pub loc: Loc,
 }
 
 /// A top-level item, in source order.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Item {
+    /// A record declaration: an index into [`ModuleCtx::records`].
     Record(usize),
+    /// A typeinfo declaration: an index into [`ModuleCtx::typeinfos`].
     TypeInfo(usize),
+    /// A global of [`Module::globals`].
     Global(GlobalId),
+    /// A function of [`Module::functions`].
     Function(FuncId),
 }
 
 /// The interned tables every function of a module shares.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleCtx {
+    /// The symbol interner (function, global, record and label names).
     pub symbols: SymbolTable,
+    /// The type interner.
     pub types: TypeStore,
+    /// The attribute interner.
     pub attrs: AttrStore,
+    /// Record declarations, in declaration order ([`ModuleCtx::record`] finds one).
     pub records: Vec<RecordDecl>,
+    /// Class typeinfo declarations ([`ModuleCtx::typeinfo`] finds one).
     pub typeinfos: Vec<TypeInfoDecl>,
     record_index: HashMap<Symbol, usize>,
     /// Record aliases declared `packed` / `padded` (upstream's layout keywords,
     /// `!cir.record<struct "X" packed padded {...}>`); kept and printed back.
     pub packed_records: std::collections::HashSet<Symbol>,
+    /// Record aliases declared `padded` (see `packed_records`); kept and printed back.
     pub padded_records: std::collections::HashSet<Symbol>,
     typeinfo_index: HashMap<Symbol, usize>,
 }
@@ -109,12 +134,14 @@ impl ModuleCtx {
         i
     }
 
+    /// The declaration of the typeinfo object `symbol`, if declared.
     pub fn typeinfo(&self, symbol: Symbol) -> Option<&TypeInfoDecl> {
         self.typeinfo_index
             .get(&symbol)
             .map(|&i| &self.typeinfos[i])
     }
 
+    /// Declares (or redeclares) a typeinfo object; returns its index in `typeinfos`.
     pub fn declare_typeinfo(&mut self, decl: TypeInfoDecl) -> usize {
         if let Some(&i) = self.typeinfo_index.get(&decl.symbol) {
             self.typeinfos[i] = decl;
@@ -126,10 +153,12 @@ impl ModuleCtx {
         i
     }
 
+    /// The symbol for `s`, interned if new.
     pub fn sym(&mut self, s: &str) -> Symbol {
         self.symbols.intern(s)
     }
 
+    /// The text of a symbol.
     pub fn name(&self, s: Symbol) -> &str {
         self.symbols.name(s)
     }
@@ -140,7 +169,9 @@ impl ModuleCtx {
 /// with its quotes).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModuleAttribute {
+    /// The attribute's name (`cir.triple`).
     pub name: String,
+    /// Its value's text as written, quotes included.
     pub value: String,
 }
 
@@ -151,8 +182,11 @@ pub struct Module {
     pub attributes: Vec<ModuleAttribute>,
     /// Whether the input wrapped its items in `module { ... }` (printed back so).
     pub wrapped: bool,
+    /// The interners and declarations its functions share.
     pub ctx: ModuleCtx,
+    /// Its globals ([`Module::add_global`] adds one).
     pub globals: PrimaryMap<GlobalId, Global>,
+    /// Its functions, definitions and declarations ([`Module::add_function`]).
     pub functions: PrimaryMap<FuncId, Function>,
     /// Top-level items in source order (the printer's order).
     pub items: Vec<Item>,
@@ -161,6 +195,7 @@ pub struct Module {
 }
 
 impl Module {
+    /// An empty module.
     pub fn new() -> Self {
         Self::default()
     }
@@ -178,6 +213,7 @@ impl Module {
         id
     }
 
+    /// Adds a global; a later one replaces an earlier one of the same name.
     pub fn add_global(&mut self, global: Global) -> GlobalId {
         if let Some(&id) = self.global_index.get(&global.name) {
             self.globals[id] = global;
@@ -190,6 +226,8 @@ impl Module {
         id
     }
 
+    /// Declares a record (a redeclaration completes or replaces the first one and keeps
+    /// its place in [`Module::items`]).
     pub fn add_record(&mut self, decl: RecordDecl) {
         let known = self.ctx.record(decl.alias).is_some();
         let i = self.ctx.declare_record(decl);
@@ -198,6 +236,7 @@ impl Module {
         }
     }
 
+    /// Declares a typeinfo object (a redeclaration replaces the first one in place).
     pub fn add_typeinfo(&mut self, decl: TypeInfoDecl) {
         let known = self.ctx.typeinfo(decl.symbol).is_some();
         let i = self.ctx.declare_typeinfo(decl);
@@ -206,10 +245,12 @@ impl Module {
         }
     }
 
+    /// The function called `name`.
     pub fn function_by_name(&self, name: Symbol) -> Option<FuncId> {
         self.function_index.get(&name).copied()
     }
 
+    /// The global called `name`.
     pub fn global_by_name(&self, name: Symbol) -> Option<GlobalId> {
         self.global_index.get(&name).copied()
     }

@@ -23,22 +23,42 @@ pub enum OpKind {
     Return,
     /// `%p = cir.alloca T, !cir.ptr<T>, ["name"(, init)] [align(N)]`. Result: the pointer.
     Alloca {
+        /// The type of the allocated object (the pointee of the result).
         alloc_ty: Type,
+        /// The variable's source name (`"x"`), for printing and diagnostics.
         name: Symbol,
+        /// The variable is initialized at its declaration (`init`).
         init: bool,
+        /// Alignment in bytes; 0 when not written (the type's).
         align: u16,
     },
     /// `%v = cir.load [volatile] [align(N)] %p : !cir.ptr<T>, T`. Operands: pointer.
-    Load { align: u16, volatile: bool },
+    Load {
+        /// Alignment in bytes; 0 when not written (the type's).
+        align: u16,
+        /// A volatile access.
+        volatile: bool,
+    },
     /// `cir.store [volatile] [align(N)] %v, %p : T, !cir.ptr<T>`. Operands: value, pointer.
-    Store { align: u16, volatile: bool },
+    Store {
+        /// Alignment in bytes; 0 when not written (the type's).
+        align: u16,
+        /// A volatile access.
+        volatile: bool,
+    },
     /// `%v = cir.const ATTR`. Result type is the attribute's type.
-    Const { value: Attr },
+    Const {
+        /// The constant; its type is the result type.
+        value: Attr,
+    },
     /// `[%r =] cir.call [nothrow|exception] @f(%args) : (T...) -> R`; indirect calls
     /// (`callee` none) take the callee pointer as operand 0.
     Call {
+        /// The callee's symbol; none for an indirect call.
         callee: PackedOption<Symbol>,
+        /// The callee's `!cir.func` type.
         sig: Type,
+        /// Whether the call may throw.
         flags: CallFlags,
     },
     /// `%r = cir.binop(kind, %a, %b) : T`
@@ -54,15 +74,36 @@ pub enum OpKind {
     /// `%r = cir.ptr_stride %p, %n : (!cir.ptr<T>, I) -> !cir.ptr<T>`
     PtrStride,
     /// `%r = cir.get_member %p[index] {name = "x"} : !cir.ptr<R> -> !cir.ptr<T>`
-    GetMember { index: u32, name: Symbol },
+    GetMember {
+        /// The field's index in the record.
+        index: u32,
+        /// The field's source name.
+        name: Symbol,
+    },
     /// `%r = cir.base_class_addr %p : !cir.ptr<D> [nonnull] [offset] -> !cir.ptr<B>`
-    BaseClassAddr { offset: u32, nonnull: bool },
+    BaseClassAddr {
+        /// Byte offset of the base subobject in the derived object.
+        offset: u32,
+        /// The pointer is known not to be null (no null check).
+        nonnull: bool,
+    },
     /// `%r = cir.derived_class_addr %p : !cir.ptr<B> [nonnull] [offset] -> !cir.ptr<D>`
-    DerivedClassAddr { offset: u32, nonnull: bool },
+    DerivedClassAddr {
+        /// Byte offset of the base subobject in the derived object.
+        offset: u32,
+        /// The pointer is known not to be null (no null check).
+        nonnull: bool,
+    },
     /// `%r = cir.get_global @g : !cir.ptr<T>`
-    GetGlobal { symbol: Symbol },
+    GetGlobal {
+        /// The global or function whose address is taken.
+        symbol: Symbol,
+    },
     /// `%r = cir.alloc.exception N -> !cir.ptr<T>`: storage for a thrown object of N bytes.
-    AllocException { size: u64 },
+    AllocException {
+        /// Size of the thrown object in bytes.
+        size: u64,
+    },
     /// `cir.free.exception %p : !cir.ptr<T>`: releases the storage of `cir.alloc.exception`
     /// when the thrown object's initialization throws (it is never thrown then).
     FreeException,
@@ -74,7 +115,9 @@ pub enum OpKind {
     /// Structured: `cir.throw [%obj : !cir.ptr<T>, @typeinfo[, @dtor]]` (no operand =
     /// rethrow). In the flat phases it may carry one successor: its unwind destination.
     Throw {
+        /// The typeinfo object of the thrown type; none for a rethrow.
         type_info: PackedOption<Symbol>,
+        /// The thrown object's destructor, if it has one.
         dtor: PackedOption<Symbol>,
     },
     /// `cir.resume [%tok : !cir.eh_token]`: continue unwinding the current exception.
@@ -87,11 +130,17 @@ pub enum OpKind {
     BrCond,
     /// `cir.switch.flat %v : T, ^default [ N: ^bb, ... ]`. Operands: the value;
     /// successors: default, then one per case value in `cases` (an [`ExtraData::Cases`]).
-    SwitchFlat { cases: Extra },
+    SwitchFlat {
+        /// The case values ([`ExtraData::Cases`]), one per successor after the default.
+        cases: Extra,
+    },
     /// `cir.indirect_br %addr : !cir.ptr<!void>, [^bb...]`. Not allowed in a cleanup scope.
     IndirectBr,
     /// `%a = cir.block_address <@fn, "label"> : !cir.ptr<!void>`
-    BlockAddress { label: Symbol },
+    BlockAddress {
+        /// The label (`cir.label`) whose block's address is taken.
+        label: Symbol,
+    },
 
     // ---- structured -------------------------------------------------------------------
     /// `cir.scope { ... }` — one region.
@@ -113,20 +162,37 @@ pub enum OpKind {
     /// `cir.continue`
     Continue,
     /// `cir.goto "label"`
-    Goto { label: Symbol },
+    Goto {
+        /// The target label's name.
+        label: Symbol,
+    },
     /// `cir.label "label"` — first op of the block a `cir.goto` targets.
-    Label { name: Symbol },
+    Label {
+        /// The label's name, unique in the function.
+        name: Symbol,
+    },
     /// `cir.switch (%v : T) { cir.case ... }` — one region holding `cir.case` ops.
     Switch,
     /// `cir.case (equal|anyof|range|default, [values]) { ... }`; values in [`ExtraData::CaseValues`].
-    Case { kind: CaseKind, values: Extra },
+    Case {
+        /// How the values match.
+        kind: CaseKind,
+        /// The values ([`ExtraData::CaseValues`]): one for `equal`, several for `anyof`, two (low, high) for `range`, none for `default`.
+        values: Extra,
+    },
     /// `%r = cir.ternary(%c, true { ... }, false { ... }) : (!cir.bool) -> T`
     Ternary,
     /// `cir.cleanup.scope { body } cleanup normal|eh|all { cleanup }`
-    CleanupScope { kind: CleanupKind },
+    CleanupScope {
+        /// Which exits run the cleanup region.
+        kind: CleanupKind,
+    },
     /// `cir.try { body } catch [type ATTR] { } ... catch all { } unwind { }`;
     /// regions: body then one per handler of [`ExtraData::Handlers`].
-    Try { handlers: Extra },
+    Try {
+        /// The handlers, in order ([`ExtraData::Handlers`]).
+        handlers: Extra,
+    },
     /// `%p = cir.catch_param : T` — first op of a catch handler region.
     CatchParam,
     /// `cir.construct_catch_param KIND %token to %dest [using @thunk] : !cir.ptr<T>` —
@@ -136,7 +202,9 @@ pub enum OpKind {
     /// Read, verified and printed; passes and the interpreter report it as not supported
     /// yet.
     ConstructCatchParam {
+        /// The construction kind as written (`trivial_copy`, `non_trivial_copy`, ...).
         kind: Symbol,
+        /// The copy thunk, if any.
         thunk: PackedOption<Symbol>,
     },
     /// `cir.array.ctor(%arr : !cir.ptr<!cir.array<T x N>>) { ^bb0(%e: !cir.ptr<T>): ... } [cleanup { ... }]`
@@ -148,16 +216,25 @@ pub enum OpKind {
     /// `[%r =] cir.try_call @f(%args) ^normal, ^unwind : (T...) -> R`; successors:
     /// normal, unwind. Indirect form takes the callee as operand 0.
     TryCall {
+        /// The callee's symbol; none for an indirect call.
         callee: PackedOption<Symbol>,
+        /// The callee's `!cir.func` type.
         sig: Type,
+        /// Whether the call may throw.
         flags: CallFlags,
     },
     /// `%t = cir.eh.initiate [cleanup] : !cir.eh_token` — first op of an unwind destination.
-    EhInitiate { cleanup: bool },
+    EhInitiate {
+        /// The unwind destination runs cleanups (the landing pad is a cleanup one).
+        cleanup: bool,
+    },
     /// `cir.eh.dispatch %t : !cir.eh_token [catch (ATTR : T) : ^bb, ..., catch_all|unwind : ^bb]`.
     /// Keys in [`ExtraData::Handlers`]; one successor per key. The token is passed implicitly
     /// to a successor that declares one `!cir.eh_token` parameter.
-    EhDispatch { keys: Extra },
+    EhDispatch {
+        /// The dispatch keys, in order, one per successor.
+        keys: Extra,
+    },
     /// `%c = cir.begin_cleanup(%t : !cir.eh_token) : !cir.cleanup_token`
     BeginCleanup,
     /// `cir.end_cleanup(%c : !cir.cleanup_token)`
@@ -172,9 +249,17 @@ pub enum OpKind {
     // ---- itanium --------------------------------------------------------------------------
     /// `%exn, %sel = cir.eh.landingpad [cleanup] [clauses] : (!cir.ptr<!void>, !u32i)`;
     /// clauses in [`ExtraData::LandingPadClauses`].
-    EhLandingPad { cleanup: bool, clauses: Extra },
+    EhLandingPad {
+        /// The landing pad is entered for cleanups too (`cleanup`).
+        cleanup: bool,
+        /// The catch and filter clauses ([`ExtraData::LandingPadClauses`]).
+        clauses: Extra,
+    },
     /// `%id = cir.eh.typeid @typeinfo : !u32i`
-    EhTypeId { type_info: Symbol },
+    EhTypeId {
+        /// The typeinfo object whose selector value is taken.
+        type_info: Symbol,
+    },
     /// `cir.resume.flat %exn, %sel` — Itanium's `resume { ptr, i32 }`.
     ResumeFlat,
 
@@ -182,12 +267,18 @@ pub enum OpKind {
     /// `%cs = cir.catchswitch within none|%parent [^h...] unwind to caller|^bb`. Operands:
     /// parent (opt); successors: handlers, then the unwind destination when `unwind_to_caller`
     /// is false. Result: `!cir.eh_token`.
-    CatchSwitch { unwind_to_caller: bool },
+    CatchSwitch {
+        /// Unmatched exceptions leave the function (no unwind successor).
+        unwind_to_caller: bool,
+    },
     /// `%c = cir.catchpad within %cs [@desc|null, ADJ, %slot|null] : !cir.catch_token`.
     /// Operands: catchswitch token, then the catch object slot when `has_slot`.
     CatchPad {
+        /// The TypeDescriptor of the caught type; none for catch-all.
         type_desc: PackedOption<Symbol>,
+        /// The catch adjectives (`const`, `volatile`, reference, ...) as the Microsoft runtime encodes them.
         adjectives: u32,
+        /// The catch object is copied into a slot (an operand).
         has_slot: bool,
     },
     /// `cir.catchret from %c to ^bb`
@@ -219,12 +310,15 @@ pub enum CleanupKind {
 }
 
 impl CleanupKind {
+    /// Whether normal exits (fallthrough, `break`, `return`, `goto`) run the cleanup.
     pub fn runs_on_normal_exit(self) -> bool {
         matches!(self, CleanupKind::Normal | CleanupKind::All)
     }
+    /// Whether an exception leaving the body runs the cleanup.
     pub fn runs_on_eh_exit(self) -> bool {
         matches!(self, CleanupKind::Eh | CleanupKind::All)
     }
+    /// The kind as printed (`normal`, `eh`, `all`).
     pub fn name(self) -> &'static str {
         match self {
             CleanupKind::Normal => "normal",
@@ -237,13 +331,18 @@ impl CleanupKind {
 /// A `cir.case` kind.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum CaseKind {
+    /// Matches one value.
     Equal,
+    /// Matches any of its values.
     AnyOf,
+    /// Matches values from its first to its second value, both included.
     Range,
+    /// Matches what no other case matches.
     Default,
 }
 
 impl CaseKind {
+    /// The kind as printed (`anyof`).
     pub fn name(self) -> &'static str {
         match self {
             CaseKind::Equal => "equal",
@@ -257,19 +356,30 @@ impl CaseKind {
 /// `cir.binop` kinds.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum BinaryOp {
+    /// Wrapping addition.
     Add,
+    /// Wrapping subtraction.
     Sub,
+    /// Wrapping multiplication.
     Mul,
+    /// Division, signed or unsigned as the type (truncating; by zero is undefined).
     Div,
+    /// Remainder of [`BinaryOp::Div`].
     Rem,
+    /// Bitwise and.
     And,
+    /// Bitwise or.
     Or,
+    /// Bitwise exclusive or.
     Xor,
+    /// Shift left.
     Shl,
+    /// Shift right: arithmetic for signed types, logical for unsigned ones.
     Shr,
 }
 
 impl BinaryOp {
+    /// Every binary operator.
     pub const ALL: [BinaryOp; 10] = [
         BinaryOp::Add,
         BinaryOp::Sub,
@@ -282,6 +392,7 @@ impl BinaryOp {
         BinaryOp::Shl,
         BinaryOp::Shr,
     ];
+    /// The operator as printed in `cir.binop(kind, ...)` (`add`).
     pub fn name(self) -> &'static str {
         match self {
             BinaryOp::Add => "add",
@@ -301,14 +412,20 @@ impl BinaryOp {
 /// `cir.unary` kinds.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum UnaryOp {
+    /// Adds one.
     Inc,
+    /// Subtracts one.
     Dec,
+    /// Unary `+`: the value itself.
     Plus,
+    /// Negation.
     Minus,
+    /// Bitwise not (logical not on `!cir.bool`).
     Not,
 }
 
 impl UnaryOp {
+    /// Every unary operator.
     pub const ALL: [UnaryOp; 5] = [
         UnaryOp::Inc,
         UnaryOp::Dec,
@@ -316,6 +433,7 @@ impl UnaryOp {
         UnaryOp::Minus,
         UnaryOp::Not,
     ];
+    /// The operator as printed in `cir.unary(kind, ...)` (`inc`).
     pub fn name(self) -> &'static str {
         match self {
             UnaryOp::Inc => "inc",
@@ -330,15 +448,22 @@ impl UnaryOp {
 /// `cir.cmp` predicates.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum CmpPredicate {
+    /// Equal.
     Eq,
+    /// Not equal.
     Ne,
+    /// Less than (signed or unsigned as the operands' type).
     Lt,
+    /// Less than or equal.
     Le,
+    /// Greater than.
     Gt,
+    /// Greater than or equal.
     Ge,
 }
 
 impl CmpPredicate {
+    /// Every predicate.
     pub const ALL: [CmpPredicate; 6] = [
         CmpPredicate::Eq,
         CmpPredicate::Ne,
@@ -347,6 +472,7 @@ impl CmpPredicate {
         CmpPredicate::Gt,
         CmpPredicate::Ge,
     ];
+    /// The predicate as printed in `cir.cmp(pred, ...)` (`eq`).
     pub fn name(self) -> &'static str {
         match self {
             CmpPredicate::Eq => "eq",
@@ -362,23 +488,38 @@ impl CmpPredicate {
 /// `cir.cast` kinds (upstream ClangIR names).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum CastKind {
+    /// Integer to `!cir.bool` (non-zero is true).
     IntToBool,
+    /// `!cir.bool` to integer (0 or 1).
     BoolToInt,
+    /// Integer to integer of another width or signedness (truncate or extend).
     Integral,
+    /// Floating point to integer (truncating toward zero).
     FloatToInt,
+    /// Integer to floating point.
     IntToFloat,
+    /// Floating point to the other floating-point type.
     Floating,
+    /// Floating point to `!cir.bool` (non-zero is true).
     FloatToBool,
+    /// `!cir.bool` to floating point (0.0 or 1.0).
     BoolToFloat,
+    /// Pointer to `!cir.bool` (non-null is true).
     PtrToBool,
+    /// Pointer to integer (its address).
     PtrToInt,
+    /// Integer to pointer.
     IntToPtr,
+    /// Pointer to pointer of another pointee type (same address).
     Bitcast,
+    /// Pointer to an array to pointer to its first element.
     ArrayToPtrDecay,
+    /// Null constant to a pointer type.
     NullToPtr,
 }
 
 impl CastKind {
+    /// Every cast kind.
     pub const ALL: [CastKind; 14] = [
         CastKind::IntToBool,
         CastKind::BoolToInt,
@@ -395,6 +536,7 @@ impl CastKind {
         CastKind::ArrayToPtrDecay,
         CastKind::NullToPtr,
     ];
+    /// The kind as printed after `cir.cast` (`int_to_bool`).
     pub fn name(self) -> &'static str {
         match self {
             CastKind::IntToBool => "int_to_bool",
@@ -476,11 +618,14 @@ pub enum PhaseSet {
     /// catch handlers hold (inside a `cir.try` handler region) and flat catch blocks begin
     /// and end with.
     StructuredOrFlat,
+    /// Itanium only.
     Itanium,
+    /// MSVC only.
     Msvc,
 }
 
 impl PhaseSet {
+    /// Whether an op allowed in this set may appear in a function at `phase`.
     pub fn contains(self, phase: Phase) -> bool {
         match self {
             PhaseSet::All => true,

@@ -9,7 +9,12 @@ use std::collections::HashMap;
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum TypeData {
     /// `!s8i`..`!s64i`, `!u8i`..`!u64i` (also `!s128i`/`!u128i`).
-    Int { width: u16, signed: bool },
+    Int {
+        /// Width in bits: 8, 16, 32, 64 or 128.
+        width: u16,
+        /// `s` (two's complement) or `u`.
+        signed: bool,
+    },
     /// `!cir.bool`
     Bool,
     /// `!cir.float`
@@ -26,9 +31,13 @@ pub enum TypeData {
     /// parameter's [`ParamAbi`]; it is empty when every parameter is
     /// [`ParamAbi::Default`] (interning normalizes it), else as long as `params`.
     Func {
+        /// Parameter types, in order.
         params: Vec<Type>,
+        /// The result type; `None` for `void`.
         ret: Option<Type>,
+        /// Takes further arguments after `params` (`...`).
         vararg: bool,
+        /// Each parameter's [`ParamAbi`], or empty when all are the default.
         abi: Vec<ParamAbi>,
     },
     /// `!rec_Name`: the alias name without `!`; its layout lives in the module's
@@ -62,6 +71,7 @@ pub enum ParamAbi {
 }
 
 impl ParamAbi {
+    /// Every parameter ABI.
     pub const ALL: [ParamAbi; 3] = [
         ParamAbi::Default,
         ParamAbi::ByValue,
@@ -96,22 +106,39 @@ pub struct TypeStore {
 /// Types every module has, interned at construction.
 #[derive(Clone, Copy, Debug)]
 pub struct CommonTypes {
+    /// `!void`.
     pub void: Type,
+    /// `!cir.bool`.
     pub bool: Type,
+    /// `!s8i`.
     pub s8: Type,
+    /// `!s16i`.
     pub s16: Type,
+    /// `!s32i`.
     pub s32: Type,
+    /// `!s64i`.
     pub s64: Type,
+    /// `!u8i`.
     pub u8: Type,
+    /// `!u16i`.
     pub u16: Type,
+    /// `!u32i`.
     pub u32: Type,
+    /// `!u64i`.
     pub u64: Type,
+    /// `!cir.float`.
     pub float: Type,
+    /// `!cir.double`.
     pub double: Type,
+    /// `!cir.ptr<!void>`.
     pub void_ptr: Type,
+    /// `!cir.ptr<!u8i>` (typeinfo addresses in catch clauses).
     pub u8_ptr: Type,
+    /// `!cir.eh_token`.
     pub eh_token: Type,
+    /// `!cir.cleanup_token`.
     pub cleanup_token: Type,
+    /// `!cir.catch_token`.
     pub catch_token: Type,
 }
 
@@ -122,6 +149,7 @@ impl Default for TypeStore {
 }
 
 impl TypeStore {
+    /// A store holding the [`CommonTypes`].
     pub fn new() -> Self {
         let mut data = PrimaryMap::new();
         let mut index = HashMap::new();
@@ -187,18 +215,22 @@ impl TypeStore {
         &self.common
     }
 
+    /// `!cir.ptr<pointee>`.
     pub fn ptr(&mut self, pointee: Type) -> Type {
         self.intern(TypeData::Ptr(pointee))
     }
 
+    /// `!cir.array<element x len>`.
     pub fn array(&mut self, element: Type, len: u64) -> Type {
         self.intern(TypeData::Array(element, len))
     }
 
+    /// The integer type of `width` bits.
     pub fn int(&mut self, width: u16, signed: bool) -> Type {
         self.intern(TypeData::Int { width, signed })
     }
 
+    /// A function type whose parameters all have the default [`ParamAbi`].
     pub fn func(&mut self, params: Vec<Type>, ret: Option<Type>, vararg: bool) -> Type {
         self.intern(TypeData::Func {
             params,
@@ -225,6 +257,7 @@ impl TypeStore {
         })
     }
 
+    /// `!alias`: the record type of a record alias (`rec_X`).
     pub fn record(&mut self, alias: Symbol) -> Type {
         self.intern(TypeData::Record(alias))
     }
@@ -237,18 +270,22 @@ impl TypeStore {
         }
     }
 
+    /// Whether `t` is an integer type.
     pub fn is_int(&self, t: Type) -> bool {
         matches!(self.data[t], TypeData::Int { .. })
     }
 
+    /// Whether `t` is a pointer type.
     pub fn is_ptr(&self, t: Type) -> bool {
         matches!(self.data[t], TypeData::Ptr(_))
     }
 
+    /// Whether `t` is `!cir.float` or `!cir.double`.
     pub fn is_float(&self, t: Type) -> bool {
         matches!(self.data[t], TypeData::Float | TypeData::Double)
     }
 
+    /// Whether `t` is one of the three EH token types.
     pub fn is_token(&self, t: Type) -> bool {
         matches!(
             self.data[t],
@@ -336,6 +373,7 @@ impl TypeStore {
         self.data.len()
     }
 
+    /// Whether no type is interned (never: the common types are).
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()
     }

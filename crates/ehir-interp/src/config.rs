@@ -16,7 +16,10 @@ pub struct RunConfig {
     /// The function to run (with or without `@`); `None`: `main` if the module defines
     /// it, else the only defined function.
     pub entry: Option<String>,
+    /// Calls of undefined functions that throw instead of returning (`--throw-at`).
     pub throw_at: Vec<ThrowSpec>,
+    /// Scripted return values of undefined functions (`--returns`); an undefined
+    /// callee without a script returns zero.
     pub returns: Vec<ReturnSpec>,
     /// Ops executed before the run is stopped with an error.
     pub step_limit: u64,
@@ -51,10 +54,16 @@ pub enum StdoutBuffering {
     /// Fully buffered with a buffer of this many bytes (glibc's mode for a pipe or a
     /// file, [`PIPE_BUFFER_SIZE`] bytes): output reaches stdout when the buffer
     /// overflows, on `fflush`, and at `exit`; `abort` loses what is buffered.
-    Full { size: u32 },
+    Full {
+        /// The buffer size in bytes.
+        size: u32,
+    },
     /// Line buffered (glibc's mode for a terminal): like `Full`, and a newline also
     /// flushes.
-    Line { size: u32 },
+    Line {
+        /// The buffer size in bytes.
+        size: u32,
+    },
     /// Every write reaches stdout at once (`setvbuf(stdout, NULL, _IONBF, 0)`).
     Unbuffered,
 }
@@ -98,6 +107,7 @@ pub enum CallSelector {
 pub struct ThrowSpec {
     /// The callee's symbol, without `@`.
     pub callee: String,
+    /// Which of its calls throw (`#2`, or `#*` for every call).
     pub selector: CallSelector,
     /// The thrown type as written: a fundamental type (`int`, `double`,
     /// `const char*`...), a class by its record name (`SomeClass`, `std::exception`), or
@@ -110,16 +120,22 @@ pub struct ThrowSpec {
 /// A value an undefined callee returns.
 #[derive(Copy, Clone, PartialEq, Debug)]
 pub enum ScriptValue {
+    /// An integer, truncated to the callee's integer return type.
     Int(i128),
+    /// A floating-point number, for a `float` or `double` return type.
     Float(f64),
+    /// `true` or `false`, for a `bool` return type.
     Bool(bool),
+    /// The null pointer, for a pointer return type.
     Null,
 }
 
 /// `--returns '@_ZN9SomeClass3getEv=5,7'`: successive calls return 5, then 7 forever.
 #[derive(Clone, PartialEq, Debug)]
 pub struct ReturnSpec {
+    /// The callee's symbol, without `@`.
     pub callee: String,
+    /// The values of its successive calls; the last one repeats forever.
     pub values: Vec<ScriptValue>,
 }
 

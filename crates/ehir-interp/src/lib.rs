@@ -9,6 +9,39 @@
 //! first_divergence(&a.trace, &b.trace)       -> Option<Divergence>
 //! ```
 //!
+//! Running a module with an injected throw and reading the trace:
+//!
+//! ```
+//! use ehir_interp::{Event, RunConfig, parse_throw_spec, run_module};
+//!
+//! let text = "cir.func @work()\n\
+//!             cir.func @cleanup()\n\
+//!             cir.func @g() {\n\
+//!               cir.cleanup.scope {\n\
+//!                 cir.call @work() : () -> ()\n\
+//!                 cir.yield\n\
+//!               } cleanup all {\n\
+//!                 cir.call @cleanup() : () -> ()\n\
+//!                 cir.yield\n\
+//!               }\n\
+//!               cir.return\n\
+//!             }\n";
+//! let module = ehir_reader::parse_module("g.cir", text).expect("parses");
+//! let config = RunConfig {
+//!     throw_at: vec![parse_throw_spec("@work#1=int:7").expect("a throw spec")],
+//!     ..RunConfig::default()
+//! };
+//! let outcome = run_module(&module, &config).expect("runs");
+//! // The exception escapes @g after its cleanup ran: the harness reports it, status 1.
+//! assert_eq!(outcome.exit_status, 1);
+//! let calls: Vec<&str> = outcome.trace.iter().filter_map(|e| match e {
+//!     Event::Call { callee, .. } => Some(callee.as_str()),
+//!     _ => None,
+//! }).collect();
+//! assert_eq!(calls, ["work", "cleanup"]);
+//! assert!(outcome.trace.iter().any(|e| matches!(e, Event::Throw { ty, .. } if ty == "int")));
+//! ```
+//!
 //! # Entry and exit
 //! - `main` runs under C++ rules: an exception that nothing catches calls
 //!   `std::terminate` before anything is unwound (message on stderr, exit status 134).
@@ -122,6 +155,8 @@
 //! See the module docs of `structured.rs`, `eh.rs`, `memory.rs`, `externals.rs`,
 //! `libc.rs`, `stdio.rs` and `trace.rs` for the details of each part.
 
+#![warn(missing_docs)]
+
 mod config;
 mod cxx_types;
 mod eh;
@@ -162,28 +197,49 @@ pub const EXIT_RUNTIME_ERROR: i32 = 3;
 /// A problem that prevents a run from starting.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum InterpError {
+    /// [`RunConfig::entry`] names no function of the module (the name, without `@`).
     #[error("no function named @{0}")]
     NoSuchEntry(String),
+    /// The entry function is only declared (its name, without `@`).
     #[error("@{0} is only declared, it has no body to run")]
     EntryNotDefined(String),
+    /// No entry was given, and the module defines no function.
     #[error("the module defines no function to run")]
     NoFunctions,
-    #[error("the module defines several functions ({0}); choose one with --entry")]
+    /// No entry was given, the module has no `main` and defines several functions
+    /// (their names, `@a, @b`).
+    #[error("the module defines several functions ({0}); choose one with `RunConfig::entry`")]
     AmbiguousEntry(String),
+    /// A throw or return script does not fit the module (an unknown thrown type, a
+    /// value of the wrong kind); the message says which.
     #[error("{0}")]
     BadSpec(String),
+    /// The module uses something the interpreter does not model (a shape of op it
+    /// cannot run); the message says what.
     #[error("{0}")]
     Setup(String),
+    /// The module does not verify ([`ehir_core::verifier::verify_input`]'s diagnostics,
+    /// each message starting with `input does not verify: `); nothing ran.
+    #[error("{}", input_errors_message(.0))]
+    InvalidInput(ehir_core::Diagnostics),
+}
+
+/// The messages of [`InterpError::InvalidInput`], one a line.
+fn input_errors_message(diags: &ehir_core::Diagnostics) -> String {
+    let lines: Vec<&str> = diags.0.iter().map(|d| d.message.as_str()).collect();
+    lines.join("\n")
 }
 
 /// An error in the program that stopped the run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RuntimeError {
+    /// What went wrong (`division by zero`, `step budget of N exceeded`).
     pub message: String,
     /// The function that was running.
     pub function: String,
     /// The op's source location (byte offset), when known.
     pub loc: Loc,
+    /// The exit status of the stopped run ([`EXIT_RUNTIME_ERROR`]).
     pub exit_status: i32,
     /// The run was cut short by the step or memory budget rather than stopped by an
     /// error of the program. Such runs of the same program at two phases stop at
@@ -209,12 +265,16 @@ pub struct RunOutcome {
     /// What the program and the modelled runtime wrote to stderr (terminate messages,
     /// the harness's report); interpreter errors are in `runtime_error` instead.
     pub stderr: Vec<u8>,
+    /// The exit status, 0 to 255 (see *Exit statuses*).
     pub exit_status: i32,
+    /// Every event of the run, in order (empty without [`RunConfig::record_trace`]);
+    /// [`observable`] keeps the ones compared across phases.
     pub trace: Vec<Event>,
     /// Ops executed.
     pub steps: u64,
     /// Peak memory use in bytes (allocations and frames).
     pub peak_memory: u64,
+    /// The error that stopped the run, if the interpreter stopped it.
     pub runtime_error: Option<RuntimeError>,
     /// Whether an exception met a dynamic exception specification (`filter`) in this run
     /// (a search or unwinding checked it). Such a run depends on the specification being
@@ -260,8 +320,27 @@ pub fn select_entry(module: &Module, entry: Option<&str>) -> Result<FuncId, Inte
     }
 }
 
-/// Runs a module from its entry function.
+/// Runs a module from its entry function. The module is verified first: one that does
+/// not verify is [`InterpError::InvalidInput`], never run.
+///
+/// ```
+/// use ehir_interp::{InterpError, RunConfig, run_module};
+///
+/// let good = "cir.func @main() -> !s32i {\n\
+///               %0 = cir.const #cir.int<7> : !s32i\n\
+///               cir.return %0 : !s32i\n\
+///             }\n";
+/// let module = ehir_reader::parse_module("good.cir", good).unwrap();
+/// assert_eq!(run_module(&module, &RunConfig::default()).unwrap().exit_status, 7);
+///
+/// // Falling off the end of an `int` function is not a run that exits 0.
+/// let bad = "cir.func @main() -> !s32i {\n  cir.return\n}\n";
+/// let module = ehir_reader::parse_module("bad.cir", bad).unwrap();
+/// let err = run_module(&module, &RunConfig::default()).unwrap_err();
+/// assert!(matches!(err, InterpError::InvalidInput(_)));
+/// ```
 pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, InterpError> {
+    ehir_core::verifier::verify_input(module).map_err(InterpError::InvalidInput)?;
     // Upstream's structured catch handlers run in ehir's form (the same semantics).
     let rewritten;
     let module = if module

@@ -18,7 +18,9 @@ use std::collections::HashMap;
 /// The source span `[first, last]` (byte offsets) of the ops of a nested region.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ScopeSpan {
+    /// Byte offset of the region's first op.
     pub first: u32,
+    /// Byte offset of its last op.
     pub last: u32,
 }
 

@@ -76,54 +76,119 @@ pub fn trace_bytes(trace: &[Event]) -> u64 {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
     /// A call of a function defined in the module.
-    Enter { function: String, args: Vec<String> },
+    Enter {
+        /// The callee's symbol, without `@`.
+        function: String,
+        /// The arguments, rendered as the trace prints values.
+        args: Vec<String>,
+    },
     /// An exception unwound out of a function defined in the module.
-    Unwind { function: String },
+    Unwind {
+        /// The function the exception left, without `@`.
+        function: String,
+    },
     /// Its return.
     Leave {
+        /// The returning function, without `@`.
         function: String,
+        /// The returned value, rendered (`None` for a void function).
         value: Option<String>,
     },
     /// A call of an undefined (external) function other than the modelled C library and
     /// C++ runtime functions.
-    Call { callee: String, args: Vec<String> },
+    Call {
+        /// The callee's symbol, without `@`.
+        callee: String,
+        /// The arguments, rendered.
+        args: Vec<String>,
+    },
     /// Its return (the scripted value, or zero).
     Return {
+        /// The callee's symbol, without `@`.
         callee: String,
+        /// The value it returned, rendered (`None` for a void callee).
         value: Option<String>,
     },
     /// Text the program wrote to stdout.
-    Output { text: String },
+    Output {
+        /// The text, as written by one call (`printf`, `puts`, ...).
+        text: String,
+    },
     /// A new exception was thrown.
-    Throw { id: u32, ty: String, value: String },
+    Throw {
+        /// The exception object's number: 1 for the first object thrown in the run, 2
+        /// for the next, ...
+        id: u32,
+        /// Its type, as a C++ type name (`int`, `SomeClass`).
+        ty: String,
+        /// Its value, rendered (a class shows its name).
+        value: String,
+    },
     /// A caught exception was rethrown.
-    Rethrow { id: u32, ty: String },
+    Rethrow {
+        /// The exception object's number (see [`Event::Throw`]).
+        id: u32,
+        /// Its type.
+        ty: String,
+    },
     /// A handler caught an exception (`__cxa_begin_catch`); `handler` is the type the
     /// handler catches (`...` for catch-all). Not observable.
     Catch {
+        /// The exception object's number (see [`Event::Throw`]).
         id: u32,
+        /// Its type.
         ty: String,
+        /// The type the handler catches, or `...`.
         handler: String,
     },
     /// An exception object's lifetime ended (its last handler finished). Not observable.
-    Destroy { id: u32, ty: String },
+    Destroy {
+        /// The exception object's number (see [`Event::Throw`]).
+        id: u32,
+        /// Its type.
+        ty: String,
+    },
     /// A structured `cir.cleanup.scope` (or array cleanup) ran its cleanup region
     /// (`normal`, `eh`), or an `unwind` handler region was entered (`unwind`).
     /// Not observable.
-    Cleanup { kind: &'static str },
+    Cleanup {
+        /// `normal`, `eh` or `unwind`.
+        kind: &'static str,
+    },
     /// An exception violated an exception specification: `std::unexpected` is called.
-    Unexpected { id: u32, ty: String },
+    Unexpected {
+        /// The exception object's number (see [`Event::Throw`]).
+        id: u32,
+        /// Its type.
+        ty: String,
+    },
     /// `std::terminate` was called; the message libstdc++ prints.
-    Terminate { message: String },
+    Terminate {
+        /// The message, as libstdc++'s verbose terminate handler prints it.
+        message: String,
+    },
     /// An exception escaped a non-`main` entry function and the harness caught it.
-    Escape { id: u32, ty: String, value: String },
+    Escape {
+        /// The exception object's number (see [`Event::Throw`]).
+        id: u32,
+        /// Its type.
+        ty: String,
+        /// Its value, rendered.
+        value: String,
+    },
     /// `abort()` was called (or `std::terminate` aborted).
     Abort,
     /// The interpreter stopped the program on an error (out-of-bounds access, step
     /// budget, ...); `exit 3` follows.
-    Error { message: String },
+    Error {
+        /// What went wrong, and where.
+        message: String,
+    },
     /// The run ended with this exit status.
-    Exit { status: i32 },
+    Exit {
+        /// The status, 0 to 255.
+        status: i32,
+    },
 }
 
 impl Event {
@@ -210,6 +275,7 @@ pub struct Divergence {
     pub index: usize,
     /// The event of the first trace at that index (`None`: the trace ended).
     pub left: Option<Event>,
+    /// The event of the second trace at that index (`None`: the trace ended).
     pub right: Option<Event>,
 }
 

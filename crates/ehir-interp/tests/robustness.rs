@@ -1,5 +1,5 @@
-//! The interpreter never panics: malformed (unverified) IR built with the core API is a
-//! setup error, and every seed listing runs to a clean end under every single-throw
+//! The interpreter never panics: malformed IR built with the core API is refused before
+//! the run (it does not verify), and every seed listing runs to a clean end under every single-throw
 //! scenario (each undefined callee throwing at each of its calls, one at a time).
 
 mod common;
@@ -32,13 +32,17 @@ fn malformed_ops_are_setup_errors() {
     cur.build(OpKind::Return, &[], &[], &[], 0);
     m.add_function(f);
     match run_module(&m, &RunConfig::default()) {
-        Err(InterpError::Setup(msg)) => assert!(msg.contains("malformed cir.load"), "{msg}"),
-        other => panic!("expected a setup error, got {other:?}"),
+        Err(err @ InterpError::InvalidInput(_)) => {
+            let msg = err.to_string();
+            assert!(msg.starts_with("input does not verify: "), "{msg}");
+            assert!(msg.contains("cir.load"), "{msg}");
+        }
+        other => panic!("expected an invalid-input error, got {other:?}"),
     }
 }
 
 #[test]
-fn a_block_without_terminator_is_a_runtime_error() {
+fn a_block_without_terminator_is_refused() {
     let mut m = Module::new();
     let sig = m.ctx.types.func(vec![], None, false);
     let name = m.ctx.sym("main");
@@ -53,11 +57,12 @@ fn a_block_without_terminator_is_a_runtime_error() {
     cur.goto_end(entry);
     cur.build(OpKind::Const { value: zero }, &[], &[attr_ty], &[], 0);
     m.add_function(f);
-    let o = run_module(&m, &RunConfig::default()).expect("starts");
-    assert_eq!(o.exit_status, ehir_interp::EXIT_RUNTIME_ERROR);
-    assert_eq!(
-        o.runtime_error.unwrap().message,
-        "cir.const ends its block without a terminator"
+    let err = run_module(&m, &RunConfig::default()).unwrap_err();
+    assert!(matches!(err, InterpError::InvalidInput(_)), "{err:?}");
+    assert!(
+        err.to_string()
+            .contains("does not end in a terminator ('cir.const' is not one)"),
+        "{err}"
     );
 }
 

@@ -58,11 +58,11 @@ use crate::layout::size_align;
 use crate::msvc_rtti::{self, MsRtti};
 use crate::sysv::{self, Passing};
 use crate::typeinfo;
-use ehir_core::analysis::{funclet_colors, reachable_blocks};
 pub use ehir_core::abi::EhAbi;
 use ehir_core::abi::runtime::{
     self, MSVC_TERMINATE, MSVC_THROW, RuntimeType, msvc_runtime_name, runtime_function,
 };
+use ehir_core::analysis::{funclet_colors, reachable_blocks};
 use ehir_core::printer::Names;
 use ehir_core::{
     AttrData, BinaryOp, Block, CastKind, CmpPredicate, ConstArrayElements, Diagnostic, Diagnostics,
@@ -74,8 +74,11 @@ use std::collections::{BTreeMap, BTreeSet};
 /// Target description written into the module, and the EH model.
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
+    /// The `target triple` (`x86_64-pc-linux-gnu`).
     pub triple: String,
+    /// The `target datalayout` string.
     pub data_layout: String,
+    /// The EH ABI: every function definition must be in its phase.
     pub abi: EhAbi,
 }
 
@@ -109,7 +112,9 @@ pub const MSVC_TRIPLE: &str = "x86_64-pc-windows-msvc";
 /// The Itanium name of `std::uncaught_exception()`, which the MSVC module defines itself.
 const UNCAUGHT_EXCEPTION: &str = runtime::STD_UNCAUGHT_EXCEPTION;
 
-/// Emits a module whose functions are all in the Itanium phase (declarations may be in any).
+/// Emits a module whose function definitions are all in the phase of `options.abi`
+/// (declarations may be in any). The module must verify: this is the unchecked step
+/// behind [`crate::emit_module`], which verifies first.
 pub fn emit_module(
     module: &Module,
     source_name: &str,
@@ -753,7 +758,7 @@ impl<'m> ModuleEmitter<'m> {
             self.error(
                 loc,
                 format!(
-                    "unsupported: @{name} is not defined in this module and {what} (parameter #{i}); emit-llvm --abi msvc passes such classes by address, not as the Microsoft x64 calling convention does"
+                    "unsupported: @{name} is not defined in this module and {what} (parameter #{i}); LLVM IR for the msvc ABI passes such classes by address, not as the Microsoft x64 calling convention does"
                 ),
             );
         }
@@ -1128,7 +1133,7 @@ impl<'m> ModuleEmitter<'m> {
             self.error(
                 f.loc,
                 format!(
-                    "function @{name} is in the {} phase; emit-llvm --abi {abi_name} needs the {abi_name} phase (run the pipeline to eh-abi-lowering={abi_name} first)",
+                    "function @{name} is in the {} phase; LLVM IR for the {abi_name} ABI needs the {abi_name} phase (lower it with eh-abi-lowering={abi_name} first)",
                     f.phase.name()
                 ),
             );

@@ -154,10 +154,13 @@ entry:
 /// How to turn LLVM IR into COFF objects and a PE executable.
 #[derive(Clone, Debug, Default)]
 pub struct MsvcToolchain {
+    /// `llc`.
     pub llc: PathBuf,
     /// Present when the IR goes through `opt` before `llc`.
     pub opt: Option<PathBuf>,
+    /// `llvm-dlltool`, which makes the import libraries of the DLLs of [`IMPORTS`].
     pub dlltool: PathBuf,
+    /// `lld-link`.
     pub lld_link: PathBuf,
     /// `-O` level for `llc` (and `opt`): 0 to 3.
     pub opt_level: u8,

@@ -24,15 +24,20 @@ use std::collections::BTreeSet;
 /// The register class of an eightbyte.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum RegClass {
+    /// A general-purpose register (`rdi`, `rax`, ...).
     Integer,
+    /// A vector register (`xmm0`, ...), for floating-point data.
     Sse,
 }
 
 /// One register's worth of a record: the eightbyte at `offset` as LLVM type `ty`.
 #[derive(Clone, PartialEq, Debug)]
 pub struct Part {
+    /// Byte offset of the eightbyte in the record (0 or 8).
     pub offset: u64,
+    /// The LLVM type that carries it (`i64`, `double`, `{ float, float }`...).
     pub ty: Ty,
+    /// The register class it goes in.
     pub class: RegClass,
 }
 
@@ -44,7 +49,10 @@ pub enum Passing {
     /// In registers, one [`Part`] per eightbyte that holds data (one or two).
     Registers(Vec<Part>),
     /// In memory: `byval` for an argument, `sret` for a result. `align` is the record's.
-    Memory { align: u64 },
+    Memory {
+        /// The record's alignment in bytes.
+        align: u64,
+    },
 }
 
 impl Passing {

@@ -2,7 +2,7 @@
 //! and `g++` as the linker that brings in libstdc++'s Itanium C++ runtime; for the
 //! Microsoft ABI, `llvm-dlltool` and `lld-link` (see [`crate::msvc_toolchain`]).
 //!
-//! Each tool is looked up as: the explicit path (a `--llc`-style flag), then an environment
+//! Each tool is looked up as: the explicit path (given by the caller), then an environment
 //! variable (`EHIR_LLC`, `EHIR_OPT`, `EHIR_CXX`, `EHIR_DLLTOOL`, `EHIR_LLD_LINK`), then its
 //! names on `PATH` (`llc-19`, `llc`). A missing tool is an error that says which Debian
 //! package provides it.
@@ -49,17 +49,6 @@ impl Tool {
         }
     }
 
-    /// The command-line flag that overrides the lookup.
-    pub fn flag(self) -> &'static str {
-        match self {
-            Tool::Llc => "--llc",
-            Tool::Opt => "--opt",
-            Tool::Cxx => "--cxx",
-            Tool::DllTool => "--dlltool",
-            Tool::LldLink => "--lld-link",
-        }
-    }
-
     /// The Debian package that provides the tool.
     pub fn package(self) -> &'static str {
         match self {
@@ -73,30 +62,48 @@ impl Tool {
 /// What can go wrong running the toolchain.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolError {
+    /// The tool was not given and is not on `PATH`.
     #[error(
-        "{tool} not found (looked for {looked_for} on PATH); install the Debian package `{package}` (apt-get install {package}), or pass {flag} PATH or set {env}"
+        "{tool} not found (looked for {looked_for} on PATH); install the Debian package `{package}` (apt-get install {package}), or give its path explicitly or in {env}"
     )]
     NotFound {
+        /// The tool's usual name (`llc`).
         tool: &'static str,
+        /// The names tried on `PATH`, comma-separated.
         looked_for: String,
+        /// The Debian package that provides it.
         package: &'static str,
-        flag: &'static str,
+        /// The tool, for callers that word the error their own way.
+        which: Tool,
+        /// The environment variable that names it ([`Tool::env_var`]).
         env: &'static str,
     },
-    #[error("{path} (from {source_of_path}) does not exist or is not executable")]
+    /// A path given for the tool is not an executable file.
+    #[error("{path} (from {}) does not exist or is not executable", .from_env.unwrap_or("the explicit path"))]
     BadPath {
+        /// The tool it was given for.
+        which: Tool,
+        /// The path.
         path: String,
-        source_of_path: String,
+        /// The environment variable it came from; `None`: the caller gave it explicitly.
+        from_env: Option<&'static str>,
     },
+    /// The tool could not be started (or a file it needs could not be written).
     #[error("cannot run {command}: {error}")]
     Spawn {
+        /// The command line.
         command: String,
+        /// The system's error.
         error: std::io::Error,
     },
+    /// The tool ran and failed.
     #[error("{command} failed ({status}){}", if .stderr.is_empty() { String::new() } else { format!(":\n{}", .stderr.trim_end()) })]
     Failed {
+        /// The command line.
         command: String,
+        /// Its exit status, as the system describes it.
         status: String,
+        /// What it wrote to stderr.
         stderr: String,
     },
 }
@@ -118,7 +125,7 @@ pub fn search_path(name: &str) -> Option<PathBuf> {
 
 /// Resolves a tool: the explicit path, then the environment variable, then `PATH`.
 pub fn find_tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, ToolError> {
-    let checked = |p: PathBuf, source: String| -> Result<PathBuf, ToolError> {
+    let checked = |p: PathBuf, from_env: Option<&'static str>| -> Result<PathBuf, ToolError> {
         // A bare name (no slash) is looked up on PATH like a shell would.
         if p.components().count() == 1 && !p.is_absolute() {
             if let Some(found) = search_path(&p.to_string_lossy()) {
@@ -128,15 +135,16 @@ pub fn find_tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, ToolErr
             return Ok(p);
         }
         Err(ToolError::BadPath {
+            which: tool,
             path: p.display().to_string(),
-            source_of_path: source,
+            from_env,
         })
     };
     if let Some(p) = explicit {
-        return checked(p.to_path_buf(), tool.flag().to_string());
+        return checked(p.to_path_buf(), None);
     }
     if let Some(p) = std::env::var_os(tool.env_var()).filter(|v| !v.is_empty()) {
-        return checked(PathBuf::from(p), tool.env_var().to_string());
+        return checked(PathBuf::from(p), Some(tool.env_var()));
     }
     for name in tool.names() {
         if let Some(p) = search_path(name) {
@@ -147,7 +155,7 @@ pub fn find_tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, ToolErr
         tool: tool.names()[tool.names().len() - 1],
         looked_for: tool.names().join(", "),
         package: tool.package(),
-        flag: tool.flag(),
+        which: tool,
         env: tool.env_var(),
     })
 }
@@ -182,9 +190,11 @@ pub fn run(cmd: &mut Command) -> Result<(), ToolError> {
 /// How to turn LLVM IR into a native object and an executable.
 #[derive(Clone, Debug, Default)]
 pub struct Toolchain {
+    /// `llc`.
     pub llc: PathBuf,
     /// Present when the IR goes through `opt` before `llc`.
     pub opt: Option<PathBuf>,
+    /// The C++ compiler driver that links (`g++`).
     pub cxx: PathBuf,
     /// `-O` level for `llc` (and `opt`): 0 to 3.
     pub opt_level: u8,
@@ -246,12 +256,12 @@ mod tests {
             tool: "llc",
             looked_for: "llc-19, llc".into(),
             package: "llvm-19",
-            flag: "--llc",
+            which: Tool::Llc,
             env: "EHIR_LLC",
         };
         let text = err.to_string();
         assert!(text.contains("llvm-19"), "{text}");
-        assert!(text.contains("--llc"), "{text}");
+        assert!(!text.contains("--llc"), "no command-line terms: {text}");
         assert!(text.contains("EHIR_LLC"), "{text}");
     }
 

@@ -39,9 +39,11 @@ pub fn name_string(symbol: &str) -> (String, String) {
 /// typeinfo objects it refers to (bases, or a pointer's pointee), and the globals that
 /// define its name string and object.
 pub struct ClassTypeInfo {
+    /// The libstdc++ vtable symbol (`_ZTVN10__cxxabiv117__class_type_infoE`).
     pub vtable: &'static str,
     /// The typeinfo objects (by symbol) the object points to.
     pub referenced: Vec<String>,
+    /// The name string and the typeinfo object itself.
     pub globals: Vec<Global>,
 }
 

@@ -5,10 +5,8 @@ use crate::eh_abi::EhAbiLowering;
 pub use crate::pass::Pass;
 use crate::simplify_cfg::SimplifyCfg;
 use ehir_core::abi::EhAbi;
-use ehir_core::{
-    Diagnostic, Diagnostics, EntityRef, Function, Loc, Module, Phase,
-    verifier::{verify_module, verify_module_where},
-};
+use ehir_core::verifier::{as_input_errors, verify_module, verify_module_where};
+use ehir_core::{Diagnostic, Diagnostics, EntityRef, Function, Loc, Module, Phase};
 use std::fmt;
 
 /// `lowering-prepare`.
@@ -75,26 +73,51 @@ pub fn phase_reached(phase: Phase, target: Phase) -> bool {
 /// Why a pipeline could not run or failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PassError {
+    /// The module handed to [`PassManager::run`] (or [`lower_to`]) does not verify; no
+    /// pass ran. `diagnostics` are the verifier's, unprefixed.
+    #[error("input does not verify: {diagnostics}")]
+    Input {
+        /// What the verifier found.
+        diagnostics: Diagnostics,
+    },
+    /// A pipeline names a pass that does not exist (or an empty name).
     #[error("unknown pass '{name}' (known passes: {})", KNOWN_PASSES.join(", "))]
-    UnknownPass { name: String },
+    UnknownPass {
+        /// The name as written in the pipeline.
+        name: String,
+    },
+    /// A pass reported errors (IR it cannot handle); the module may be partly rewritten.
     #[error("pass '{pass}' failed: {diagnostics}")]
     Failed {
+        /// The pass's pipeline name.
         pass: &'static str,
+        /// What it reported.
         diagnostics: Diagnostics,
     },
+    /// A pass produced IR that does not verify: a bug in the pass.
     #[error("the IR after pass '{pass}' does not verify: {diagnostics}")]
     Verify {
+        /// The pass's pipeline name.
         pass: &'static str,
+        /// What the verifier found in its output.
         diagnostics: Diagnostics,
     },
+    /// A pass left function definitions short of the phase it promises
+    /// ([`Pass::result_phase`]).
     #[error("after pass '{pass}': {diagnostics}")]
     Phase {
+        /// The pass's pipeline name.
         pass: &'static str,
+        /// One diagnostic per function in the wrong phase.
         diagnostics: Diagnostics,
     },
+    /// [`lower_to`] was asked for a phase some function definitions cannot reach (they
+    /// are beyond it, or at the other ABI); nothing ran.
     #[error("cannot lower to {target}: {diagnostics}")]
     Target {
+        /// The phase asked for.
         target: PhaseName,
+        /// One diagnostic per function that cannot reach it.
         diagnostics: Diagnostics,
     },
 }
@@ -116,6 +139,7 @@ impl PassError {
             PassError::UnknownPass { .. } => {
                 Diagnostics(vec![Diagnostic::error(Loc::NONE, self.to_string())])
             }
+            PassError::Input { diagnostics } => as_input_errors(diagnostics.clone()),
             PassError::Failed { diagnostics, .. }
             | PassError::Verify { diagnostics, .. }
             | PassError::Phase { diagnostics, .. }
@@ -140,6 +164,7 @@ type PrintHook = Box<dyn FnMut(&str, &Module)>;
 pub struct PassManager {
     passes: Vec<Box<dyn Pass>>,
     verify_each: bool,
+    verify_input: bool,
     print_after_each: Option<PrintHook>,
 }
 
@@ -155,6 +180,7 @@ impl PassManager {
         PassManager {
             passes: Vec::new(),
             verify_each: true,
+            verify_input: true,
             print_after_each: None,
         }
     }
@@ -177,13 +203,23 @@ impl PassManager {
         Ok(pm)
     }
 
+    /// Appends a pass to the pipeline.
     pub fn add(&mut self, pass: Box<dyn Pass>) {
         self.passes.push(pass);
     }
 
-    /// Whether to run the verifier after each pass (default: yes).
+    /// Whether to run the verifier on the input and after each pass (default: yes). Off,
+    /// nothing is verified (benchmarks of the passes alone); the caller vouches for the
+    /// input, and an invalid one may make a pass fail in unspecified ways.
     pub fn set_verify_each(&mut self, verify: bool) {
         self.verify_each = verify;
+    }
+
+    /// Whether [`run`](Self::run) verifies its input before the first pass (default: yes,
+    /// if [`set_verify_each`](Self::set_verify_each) is on). Turn it off only for a module
+    /// that was just verified, to verify it once.
+    pub fn set_verify_input(&mut self, verify: bool) {
+        self.verify_input = verify;
     }
 
     /// Calls `hook(pass_name, module)` after each pass that succeeded (and verified).
@@ -196,12 +232,31 @@ impl PassManager {
         self.passes.iter().map(|p| p.name()).collect()
     }
 
+    /// Whether the pipeline has no pass.
     pub fn is_empty(&self) -> bool {
         self.passes.is_empty()
     }
 
-    /// Runs the pipeline.
+    /// Runs the pipeline: verifies the input ([`PassError::Input`] if it does not verify,
+    /// before any pass touched it), then runs each pass, checks the phase it promises and
+    /// verifies its output. On error the module may be partly rewritten.
+    ///
+    /// ```
+    /// use ehir_passes::{PassError, PassManager};
+    ///
+    /// // An `int` function that falls off its end: the input is to blame, not a pass.
+    /// let text = "cir.func @main() -> !s32i {\n  cir.return\n}\n";
+    /// let mut module = ehir_reader::parse_module("bad.cir", text).unwrap();
+    /// let mut pm = PassManager::from_pipeline("lowering-prepare,flatten-cfg").unwrap();
+    /// let err = pm.run(&mut module).unwrap_err();
+    /// assert!(matches!(err, PassError::Input { .. }));
+    /// assert_eq!(err.pass(), None);
+    /// assert!(err.to_string().starts_with("input does not verify: "));
+    /// ```
     pub fn run(&mut self, module: &mut Module) -> Result<(), PassError> {
+        if self.verify_each && self.verify_input {
+            verify_module(module).map_err(|diagnostics| PassError::Input { diagnostics })?;
+        }
         // Upstream's structured catch handlers become ehir's before any pass meets them.
         if let Some(first) = self.passes.first() {
             let name = first.name();
@@ -308,8 +363,10 @@ fn phase_errors(module: &Module, fine: impl Fn(Phase) -> bool, complaint: &str) 
 /// Brings every function definition of the module to `target`: structured functions
 /// through `lowering-prepare`, `flatten-cfg` and `simplify-cfg`, flat ones through the EH ABI lowering of
 /// `target` (Itanium or MSVC). Verifies after every pass. A function already beyond
-/// `target` (or at the other ABI) is an error.
+/// `target` (or at the other ABI) is an error. The input is verified first, also when
+/// there is nothing to lower ([`PassError::Input`]).
 pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
+    verify_module(module).map_err(|diagnostics| PassError::Input { diagnostics })?;
     let lowerable = |phase| match target {
         Phase::Structured => phase == Phase::Structured,
         Phase::Flat => matches!(phase, Phase::Structured | Phase::Flat),
@@ -335,6 +392,7 @@ pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
             .any(|f| !f.is_declaration() && f.phase == p)
     };
     let mut pm = PassManager::new();
+    pm.set_verify_input(false);
     if target != Phase::Structured && any_at(module, Phase::Structured) {
         pm.add(Box::new(LoweringPrepare));
         pm.add(Box::new(FlattenCfg));

@@ -134,6 +134,11 @@ pub enum TablesError {
     /// An assembly listing could not be read.
     #[error("{0}")]
     Asm(String),
+    /// The module or function handed to a table builder does not verify: the verifier's
+    /// diagnostics ([`ehir_core::verifier::verify_input`]), each message starting with
+    /// `input does not verify: `. No table was built.
+    #[error("{}", .0.0.iter().map(|d| d.message.as_str()).collect::<Vec<_>>().join("\n"))]
+    Input(ehir_core::Diagnostics),
 }
 
 impl TablesError {
@@ -142,6 +147,12 @@ impl TablesError {
         match self {
             TablesError::Ir(d) => d.clone(),
             TablesError::Asm(m) => Diagnostic::error(ehir_core::Loc::NONE, m.clone()),
+            TablesError::Input(diags) => match diags.0.split_first() {
+                Some((first, rest)) => rest.iter().fold(first.clone(), |d, more| {
+                    d.with_note(more.loc, &more.message)
+                }),
+                None => Diagnostic::error(ehir_core::Loc::NONE, "input does not verify"),
+            },
         }
     }
 }
@@ -162,8 +173,20 @@ pub fn function_tables(
     function_tables_with(ctx, func, abi, RenderOptions::default())
 }
 
-/// [`function_tables`] with [`RenderOptions`].
+/// [`function_tables`] with [`RenderOptions`]. The function is verified first
+/// ([`TablesError::Input`]).
 pub fn function_tables_with(
+    ctx: &ModuleCtx,
+    func: &Function,
+    abi: TableFormat,
+    options: RenderOptions,
+) -> Result<Option<String>, TablesError> {
+    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
+    verified_function_tables(ctx, func, abi, options)
+}
+
+/// [`function_tables_with`] of a function already verified.
+fn verified_function_tables(
     ctx: &ModuleCtx,
     func: &Function,
     abi: TableFormat,
@@ -186,7 +209,7 @@ pub fn function_tables_with(
     }
     let none = || format!("function @{}: no EH tables\n", ctx.name(func.name));
     let text = match abi {
-        TableFormat::Msvc => match wineh::function_tables(ctx, func)? {
+        TableFormat::Msvc => match wineh::verified_function_tables(ctx, func)? {
             Some(t) => wineh::render(ctx, func, &t),
             None => none(),
         },
@@ -195,7 +218,7 @@ pub fn function_tables_with(
             Some(l) => lsda::render(ctx, func, &l),
             None => none(),
         },
-        TableFormat::Clr => match clr::function_clauses(ctx, func)? {
+        TableFormat::Clr => match clr::verified_function_clauses(ctx, func)? {
             Some(c) => clr::render(ctx, func, &c),
             None => none(),
         },
@@ -211,14 +234,16 @@ fn module_itanium_tables(
     options: RenderOptions,
 ) -> Result<Option<String>, TablesError> {
     if func.is_declaration() || func.phase != Phase::Itanium {
-        return function_tables_with(&module.ctx, func, TableFormat::Itanium, options);
+        return verified_function_tables(&module.ctx, func, TableFormat::Itanium, options);
     }
     let ctx = &module.ctx;
-    Ok(Some(match lsda::module_function_lsda(module, func)? {
-        Some(l) if options.bytes => lsda::render(ctx, func, &l) + &lsda::render_bytes(ctx, &l),
-        Some(l) => lsda::render(ctx, func, &l),
-        None => format!("function @{}: no EH tables\n", ctx.name(func.name)),
-    }))
+    Ok(Some(
+        match lsda::verified_module_function_lsda(module, func)? {
+            Some(l) if options.bytes => lsda::render(ctx, func, &l) + &lsda::render_bytes(ctx, &l),
+            Some(l) => lsda::render(ctx, func, &l),
+            None => format!("function @{}: no EH tables\n", ctx.name(func.name)),
+        },
+    ))
 }
 
 /// The tables of every function definition of a module, in source order. All errors are
@@ -227,12 +252,14 @@ pub fn module_tables(module: &Module, abi: TableFormat) -> Result<String, Vec<Ta
     module_tables_with(module, abi, RenderOptions::default())
 }
 
-/// [`module_tables`] with [`RenderOptions`].
+/// [`module_tables`] with [`RenderOptions`]. The module is verified first (one
+/// [`TablesError::Input`]).
 pub fn module_tables_with(
     module: &Module,
     abi: TableFormat,
     options: RenderOptions,
 ) -> Result<String, Vec<TablesError>> {
+    ehir_core::verifier::verify_input(module).map_err(|d| vec![TablesError::Input(d)])?;
     let mut out = String::new();
     let mut errors = Vec::new();
     for item in &module.items {
@@ -240,7 +267,7 @@ pub fn module_tables_with(
         let func = &module.functions[id];
         let text = match abi {
             TableFormat::Itanium => module_itanium_tables(module, func, options),
-            _ => function_tables_with(&module.ctx, func, abi, options),
+            _ => verified_function_tables(&module.ctx, func, abi, options),
         };
         match text {
             Ok(Some(text)) => out.push_str(&text),

@@ -143,7 +143,8 @@ impl Builder {
 
 /// Builds the LSDA of an Itanium-phase function (`None`: no landing pads, no LSDA). A plain
 /// call counts as may-throw by its call-site flag; [`module_function_lsda`] applies LLVM's
-/// rule instead.
+/// rule instead. The function must verify (it has no module context to be verified
+/// here; [`crate::function_tables`] verifies it first).
 pub fn function_lsda(func: &Function) -> Result<Option<Lsda>, TablesError> {
     function_lsda_with(func, &|_| None)
 }
@@ -151,8 +152,18 @@ pub fn function_lsda(func: &Function) -> Result<Option<Lsda>, TablesError> {
 /// [`function_lsda`] for a function of `module`, counting plain calls as LLVM's
 /// `EHStreamer::callToNoUnwindFunction` does: a call may throw unless its callee is a
 /// function declared `nothrow` (emitted `nounwind`), whatever the call site says (an
-/// indirect call may always throw).
+/// indirect call may always throw). The function is verified first
+/// ([`TablesError::Input`]).
 pub fn module_function_lsda(module: &Module, func: &Function) -> Result<Option<Lsda>, TablesError> {
+    ehir_core::verifier::verify_function_input(&module.ctx, func).map_err(TablesError::Input)?;
+    verified_module_function_lsda(module, func)
+}
+
+/// [`module_function_lsda`] of a function already verified.
+pub(crate) fn verified_module_function_lsda(
+    module: &Module,
+    func: &Function,
+) -> Result<Option<Lsda>, TablesError> {
     let callee_nothrow = |callee: Symbol| {
         module
             .function_by_name(callee)

@@ -484,8 +484,17 @@ impl<'a> Numbering<'a> {
 }
 
 /// The `__CxxFrameHandler3` tables of an MSVC-phase function (`None` for a declaration or
-/// a function without EH pads).
+/// a function without EH pads). The function is verified first ([`TablesError::Input`]).
 pub fn function_tables(
+    ctx: &ModuleCtx,
+    func: &Function,
+) -> Result<Option<WinEhTables>, TablesError> {
+    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
+    verified_function_tables(ctx, func)
+}
+
+/// [`function_tables`] of a function already verified.
+pub(crate) fn verified_function_tables(
     ctx: &ModuleCtx,
     func: &Function,
 ) -> Result<Option<WinEhTables>, TablesError> {

@@ -1,5 +1,5 @@
-//! `ehir emit-llvm` and `ehir build`: run the pipeline to the phase of the EH ABI and
-//! emit LLVM IR; then build.
+//! `ehir emit-llvm` and `ehir build`: the command-line face of [`ehir_pipeline`], which
+//! lowers to the phase of the EH ABI, emits LLVM IR and builds, one path for both ABIs.
 //!
 //! - `--abi itanium` (default): compile with `llc -relocation-model=pic` (optionally after
 //!   `opt`) and link with `g++` together with any further objects or C/C++ sources given
@@ -14,10 +14,10 @@
 use crate::input::{Reported, Source};
 use crate::output::write_output;
 use anyhow::{Context, Result, bail};
+use ehir_core::abi::EhAbi;
 use ehir_core::{Module, Phase};
-use ehir_llvm::MsvcToolchain;
-use ehir_llvm::toolchain::{Tool, Toolchain, find_tool};
-use ehir_passes::eh_abi::itanium;
+use ehir_llvm::toolchain::{Tool, ToolError};
+use ehir_pipeline::{BuildOptions, LlvmUnit, PipelineError, Product, ToolPaths};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -90,75 +90,76 @@ pub struct BuildArgs {
     pub link_args: Vec<String>,
 }
 
-/// Loads an input and brings it to the Itanium phase; diagnostics are reported.
-///
-/// Structured functions go through `lowering-prepare,flatten-cfg,simplify-cfg`; flat ones then through
-/// the Itanium lowering, whose runtime functions are declared (which the lowering of one
-/// function cannot do itself); Itanium ones are used as they are. The result is verified.
-pub(crate) fn load_itanium(source: &Source) -> Result<Module> {
-    let mut module = source.load()?;
-    let structured = module
-        .functions
-        .values()
-        .any(|f| !f.is_declaration() && f.phase == Phase::Structured);
-    if structured {
-        let mut pm =
-            ehir_passes::PassManager::from_pipeline("lowering-prepare,flatten-cfg,simplify-cfg")
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-        if let Err(err) = pm.run(&mut module) {
-            source.report(&err.diagnostics());
-            if let Some(pass) = err.pass() {
-                eprintln!("ehir: error: pass '{pass}' failed");
-            }
-            return Err(Reported.into());
+impl AbiArg {
+    /// The EH ABI this spelling names.
+    pub fn eh_abi(self) -> EhAbi {
+        match self {
+            AbiArg::Itanium => EhAbi::Itanium,
+            AbiArg::Msvc => EhAbi::Msvc,
         }
     }
-    lower_itanium_module(source, &mut module)?;
+}
+
+/// The command-line flag that names a tool's path.
+fn tool_flag(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Llc => "--llc",
+        Tool::Opt => "--opt",
+        Tool::Cxx => "--cxx",
+        Tool::DllTool => "--dlltool",
+        Tool::LldLink => "--lld-link",
+    }
+}
+
+/// A build error in the command line's terms: a tool's explicit path is its flag.
+fn cli_wording(err: PipelineError) -> anyhow::Error {
+    match err {
+        PipelineError::Tool(ToolError::NotFound {
+            tool,
+            looked_for,
+            package,
+            which,
+            env,
+        }) => anyhow::anyhow!(
+            "{tool} not found (looked for {looked_for} on PATH); install the Debian package `{package}` (apt-get install {package}), or pass {} PATH or set {env}",
+            tool_flag(which)
+        ),
+        PipelineError::Tool(ToolError::BadPath {
+            which,
+            path,
+            from_env,
+        }) => anyhow::anyhow!(
+            "{path} (from {}) does not exist or is not executable",
+            from_env.unwrap_or(tool_flag(which))
+        ),
+        other => other.into(),
+    }
+}
+
+/// Reports a pipeline error against the source: its diagnostics, then the pass that
+/// failed, if one did.
+pub(crate) fn report_pipeline_error(source: &Source, err: &PipelineError) -> anyhow::Error {
+    source.report(&err.diagnostics());
+    if let Some(pass) = err.pass() {
+        eprintln!("ehir: error: pass '{pass}' failed");
+    }
+    Reported.into()
+}
+
+/// Loads an input and brings every function definition to `phase` with
+/// [`ehir_pipeline::lower`]; diagnostics are reported.
+pub(crate) fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
+    let mut module = source.load()?;
+    ehir_pipeline::lower(&mut module, phase).map_err(|e| report_pipeline_error(source, &e))?;
     Ok(module)
 }
 
-/// `eh-abi-lowering=itanium` on a whole module (which also declares the runtime functions
-/// it calls), then the verifier; diagnostics are reported.
-pub(crate) fn lower_itanium_module(source: &Source, module: &mut Module) -> Result<()> {
-    if let Err(d) = itanium::lower_module(module) {
-        source.report(&d);
-        eprintln!("ehir: error: pass 'eh-abi-lowering=itanium' failed");
-        return Err(Reported.into());
-    }
-    if let Err(d) = ehir_core::verifier::verify_module(module) {
-        source.report(&d);
-        eprintln!("ehir: error: the IR after 'eh-abi-lowering=itanium' does not verify");
-        return Err(Reported.into());
-    }
-    Ok(())
-}
-
-/// Loads an input and brings every function to the MSVC phase (`lowering-prepare`,
-/// `flatten-cfg`, `simplify-cfg`, `eh-abi-lowering=msvc` as needed, verifying after each pass);
-/// diagnostics are reported.
-pub(crate) fn load_msvc(source: &Source) -> Result<Module> {
-    let mut module = source.load()?;
-    if let Err(err) = ehir_passes::lower_to(&mut module, Phase::Msvc) {
-        source.report(&err.diagnostics());
-        if let Some(pass) = err.pass() {
-            eprintln!("ehir: error: pass '{pass}' failed");
-        }
-        return Err(Reported.into());
-    }
-    Ok(module)
-}
-
-/// Parses, lowers and emits one input as LLVM IR text.
+/// Parses, lowers and emits one input as LLVM IR text ([`ehir_pipeline::llvm_ir`]).
 fn llvm_text(path: &Path, abi: AbiArg) -> Result<String> {
     let source = Source::read(path)?;
-    let (module, options) = match abi {
-        AbiArg::Itanium => (load_itanium(&source)?, ehir_llvm::EmitOptions::default()),
-        AbiArg::Msvc => (load_msvc(&source)?, ehir_llvm::EmitOptions::msvc()),
-    };
-    ehir_llvm::module_to_llvm_text(&module, &source.name, &options).map_err(|d| {
-        source.report(&d);
-        Reported.into()
-    })
+    let mut module = source.load()?;
+    ehir_pipeline::llvm_ir(&mut module, abi.eh_abi(), &source.name)
+        .map_err(|e| report_pipeline_error(&source, &e))
 }
 
 pub fn emit_llvm_command(args: &EmitLlvmArgs) -> Result<i32> {
@@ -203,126 +204,43 @@ pub fn build_command(args: &BuildArgs) -> Result<i32> {
         }
     }
     // Everything fallible about the inputs first, so a bad input costs no tool lookups.
-    let mut ehir_inputs: Vec<(&Path, String)> =
-        vec![(first.as_path(), llvm_text(first, args.abi)?)];
-    for p in rest.iter().filter(|p| is_ehir_input(p, args.abi)) {
-        ehir_inputs.push((p.as_path(), llvm_text(p, args.abi)?));
+    let mut units = Vec::new();
+    for p in std::iter::once(first).chain(rest.iter().filter(|p| is_ehir_input(p, args.abi))) {
+        units.push(LlvmUnit {
+            name: ehir_pipeline::unit_name(p),
+            llvm_ir: llvm_text(p, args.abi)?,
+        });
     }
-    if args.abi == AbiArg::Msvc {
-        return build_msvc(args, &ehir_inputs);
-    }
-    let toolchain = Toolchain {
-        llc: find_tool(Tool::Llc, args.llc.as_deref())?,
-        opt: opt_tool(args)?,
-        cxx: link_tool(args, Tool::Cxx, args.cxx.as_deref())?,
-        opt_level: args.opt_level,
-    };
-    compile_and_link(
-        args,
-        &ehir_inputs,
-        "o",
-        |ll, object, scratch| toolchain.compile(ll, object, scratch),
-        |objects, extra, product, _| {
-            let mut link_inputs = objects.to_vec();
-            link_inputs.extend(rest.iter().filter(|p| !is_cir(p)).cloned());
-            toolchain.link(&link_inputs, extra, product)
+    let options = BuildOptions {
+        abi: args.abi.eh_abi(),
+        product: if args.compile_only {
+            Product::Object
+        } else {
+            Product::Executable
         },
-    )
-}
-
-/// The steps both ABIs share: writes each input's LLVM text to the scratch directory and
-/// compiles it to an object (`.<object_ext>`) with `compile`; links the objects with `link`
-/// (or, with `-c`, keeps the object of the first input); writes `--emit-ll`; moves the
-/// product to the output.
-fn compile_and_link<E>(
-    args: &BuildArgs,
-    ehir_inputs: &[(&Path, String)],
-    object_ext: &str,
-    compile: impl Fn(&Path, &Path, &Path) -> std::result::Result<(), E>,
-    link: impl FnOnce(&[PathBuf], &[OsString], &Path, &Path) -> std::result::Result<(), E>,
-) -> Result<i32>
-where
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let scratch = scratch_dir(&args.output)?;
-    let mut objects = Vec::new();
-    for (i, (path, text)) in ehir_inputs.iter().enumerate() {
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "input".into());
-        let ll = scratch.path().join(format!("{i}-{stem}.ll"));
-        std::fs::write(&ll, text).with_context(|| format!("cannot write '{}'", ll.display()))?;
-        let object = scratch.path().join(format!("{i}-{stem}.{object_ext}"));
-        compile(&ll, &object, scratch.path())?;
-        objects.push(object);
-    }
-    let product = scratch.path().join("product");
-    if args.compile_only {
-        std::fs::rename(&objects[0], &product)
-            .with_context(|| format!("cannot write '{}'", product.display()))?;
-    } else {
-        let extra: Vec<OsString> = args.link_args.iter().map(OsString::from).collect();
-        link(&objects, &extra, &product, scratch.path())?;
-    }
+        opt_level: args.opt_level,
+        run_opt: args.run_opt,
+        tools: ToolPaths {
+            llc: args.llc.clone(),
+            opt: args.opt.clone(),
+            cxx: args.cxx.clone(),
+            dlltool: args.dlltool.clone(),
+            lld_link: args.lld_link.clone(),
+        },
+        link_inputs: rest
+            .iter()
+            .filter(|p| !is_ehir_input(p, args.abi))
+            .cloned()
+            .collect(),
+        link_args: args.link_args.iter().map(OsString::from).collect(),
+    };
+    ehir_pipeline::build(&units, &options, &args.output).map_err(cli_wording)?;
     if let Some(ll_out) = &args.emit_ll {
-        let text = &ehir_inputs[0].1;
+        let text = &units[0].llvm_ir;
         write_output(Some(ll_out), |w| {
             w.write_all(text.as_bytes())?;
             Ok(())
         })?;
     }
-    std::fs::rename(&product, &args.output)
-        .with_context(|| format!("cannot write '{}'", args.output.display()))?;
     Ok(0)
-}
-
-/// `opt` when `--run-opt` asks for it.
-fn opt_tool(args: &BuildArgs) -> Result<Option<PathBuf>> {
-    Ok(if args.run_opt {
-        Some(find_tool(Tool::Opt, args.opt.as_deref())?)
-    } else {
-        None
-    })
-}
-
-/// A tool only the link step needs (an empty path with `-c`).
-fn link_tool(args: &BuildArgs, tool: Tool, given: Option<&Path>) -> Result<PathBuf> {
-    Ok(if args.compile_only {
-        PathBuf::new()
-    } else {
-        find_tool(tool, given)?
-    })
-}
-
-/// Where `ehir build` puts its scratch files: beside the output, so the final rename
-/// stays on one file system.
-fn scratch_dir(output: &Path) -> Result<tempfile::TempDir> {
-    let out_dir = output
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    tempfile::Builder::new()
-        .prefix(".ehir-build-")
-        .tempdir_in(out_dir)
-        .with_context(|| format!("cannot create a directory in '{}'", out_dir.display()))
-}
-
-/// `ehir build --abi msvc`: COFF objects by `llc`, then a PE executable by `lld-link`
-/// (or, with `-c`, the object of the first input).
-fn build_msvc(args: &BuildArgs, ehir_inputs: &[(&Path, String)]) -> Result<i32> {
-    let toolchain = MsvcToolchain {
-        llc: find_tool(Tool::Llc, args.llc.as_deref())?,
-        opt: opt_tool(args)?,
-        dlltool: link_tool(args, Tool::DllTool, args.dlltool.as_deref())?,
-        lld_link: link_tool(args, Tool::LldLink, args.lld_link.as_deref())?,
-        opt_level: args.opt_level,
-    };
-    compile_and_link(
-        args,
-        ehir_inputs,
-        "obj",
-        |ll, object, scratch| toolchain.compile(ll, object, scratch),
-        |objects, extra, product, scratch| toolchain.link(objects, extra, product, scratch),
-    )
 }

@@ -276,6 +276,8 @@ pub fn run_pipeline(
         diagnostics
     };
     let mut manager = ehir_passes::PassManager::from_pipeline(passes).map_err(fail)?;
+    // Every caller verified the module when it loaded it; verify it once.
+    manager.set_verify_input(false);
     if print_after_all {
         manager.set_print_after_each(|pass, module| {
             eprintln!("// -----// IR after {pass} //----- //");

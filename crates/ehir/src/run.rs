@@ -133,7 +133,7 @@ fn module_phase(module: &Module) -> Phase {
 /// Brings a copy of the module to `target` with the pass pipeline.
 fn lowered(source: &Source, module: &Module, target: Phase) -> Result<Module> {
     let mut m = module.clone();
-    if let Err(e) = ehir_passes::lower_to(&mut m, target) {
+    if let Err(e) = ehir_pipeline::lower(&mut m, target) {
         source.report(&Diagnostics(vec![Diagnostic::error(
             ehir_core::Loc::NONE,
             format!("cannot bring the input to phase {}: {e}", target.name()),
@@ -157,9 +157,15 @@ fn run_one(source: &Source, module: &Module, cfg: &RunConfig) -> Result<RunOutco
     match ehir_interp::run_module(module, cfg) {
         Ok(o) => Ok(o),
         Err(e) => {
+            let message = match &e {
+                ehir_interp::InterpError::AmbiguousEntry(functions) => format!(
+                    "the module defines several functions ({functions}); choose one with --entry"
+                ),
+                _ => e.to_string(),
+            };
             source.report(&Diagnostics(vec![Diagnostic::error(
                 ehir_core::Loc::NONE,
-                e.to_string(),
+                message,
             )]));
             Err(Reported.into())
         }
@@ -260,7 +266,7 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
             let mut runs = vec![(input_phase, module.clone())];
             for p in phases_from(input_phase).into_iter().skip(1) {
                 let mut m = module.clone();
-                match ehir_passes::lower_to(&mut m, p) {
+                match ehir_pipeline::lower(&mut m, p) {
                     Ok(()) => runs.push((p, m)),
                     Err(e) => eprintln!(
                         "ehir run: warning: skipping phase {}: the pipeline cannot bring the input there: {e}",

@@ -59,29 +59,7 @@ pub struct TablesArgs {
 
 /// Loads the input and lowers every function to `phase`, reporting diagnostics.
 pub(crate) fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
-    let mut module = source.load()?;
-    let report = |err: ehir_passes::PassError| {
-        source.report(&err.diagnostics());
-        if let Some(pass) = err.pass() {
-            eprintln!("ehir: error: pass '{pass}' failed");
-        }
-        anyhow::Error::from(Reported)
-    };
-    if phase == Phase::Itanium {
-        // The Itanium lowering of single functions cannot declare the runtime functions
-        // it calls; `lower_module` does.
-        let structured = module
-            .functions
-            .values()
-            .any(|f| !f.is_declaration() && f.phase == Phase::Structured);
-        if structured {
-            ehir_passes::lower_to(&mut module, Phase::Flat).map_err(report)?;
-        }
-        crate::build::lower_itanium_module(source, &mut module)?;
-    } else {
-        ehir_passes::lower_to(&mut module, phase).map_err(report)?;
-    }
-    Ok(module)
+    crate::build::load_lowered(source, phase)
 }
 
 pub fn tables_command(args: &TablesArgs) -> Result<i32> {

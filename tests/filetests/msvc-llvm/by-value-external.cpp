@@ -12,7 +12,7 @@ struct NT {
   NT(const NT& o) : v(o.v) {}
 };
 
-// CHECK-DAG: by-value-external.cpp:[[# @LINE + 2]]:{{[0-9]+}}: error: unsupported: @_Z5takes1P is not defined in this module and passes a class by value (parameter #0); emit-llvm --abi msvc passes such classes by address, not as the Microsoft x64 calling convention does
+// CHECK-DAG: by-value-external.cpp:[[# @LINE + 2]]:{{[0-9]+}}: error: unsupported: @_Z5takes1P is not defined in this module and passes a class by value (parameter #0); LLVM IR for the msvc ABI passes such classes by address, not as the Microsoft x64 calling convention does
 // ITANIUM-DAG: declare i32 @_Z5takes1P(i64)
 int takes(P p);
 // CHECK-DAG: by-value-external.cpp:[[# @LINE + 2]]:{{[0-9]+}}: error: unsupported: @_Z7returnsv is not defined in this module and returns a class by value (parameter #0)

@@ -2,18 +2,18 @@
 //! every violation as a [`Diagnostic`] instead of panicking.
 //!
 //! It never panics and never recurses on the host stack, however broken the IR is: the
-//! body is first indexed with an explicit stack ([`index`]), and every later check reads
+//! body is first indexed with an explicit stack (`index.rs`), and every later check reads
 //! that index, skipping entities it already reported as dangling or misplaced.
 //!
 //! # Rules
 //!
-//! **Layout and entities** ([`index`]): every block, op and region reached from the body
+//! **Layout and entities** (`index.rs`): every block, op and region reached from the body
 //! exists, is listed once, and agrees with the layout; op results and block parameters
 //! agree with their values' records; every operand and successor argument is a value
 //! defined in this function (not a value of another function, not a result of an op that
 //! is not placed).
 //!
-//! **Structure** ([`structure`]): every block of every region ends in exactly one
+//! **Structure** (`structure.rs`): every block of every region ends in exactly one
 //! terminator and has none in the middle; no region is empty; ops have the number of
 //! regions and successors of their kind (its row of the op table, [`crate::ops::table`]);
 //! successors are blocks of the terminator's own region and never a region's entry block. Region termination: `cir.condition` only ends
@@ -31,10 +31,10 @@
 //! `cir.try` that it is not in. Phases: each op must be allowed in its function's phase
 //! ([`crate::OpKind::phases`]); flat, Itanium and MSVC functions have no nested regions.
 //!
-//! **Dominance** ([`dominance`]): MLIR semantics across nested regions, and a
+//! **Dominance** (`dominance.rs`): MLIR semantics across nested regions, and a
 //! `cir.try_call`'s results are available only below the edge to its normal successor.
 //!
-//! **Types** ([`types`]): block arguments match the target's parameters in number and type
+//! **Types** (`types.rs`): block arguments match the target's parameters in number and type
 //! on every edge, except `cir.eh.dispatch`, which passes its token implicitly: its
 //! successors declare no parameter or one `!cir.eh_token`, and it passes no arguments.
 //! Operand and result counts and token slots of every op (one generic check from the op
@@ -46,15 +46,15 @@
 //! parameters may be tokens only in flat functions (and as a `cir.try` handler's token in
 //! structured ones), since LLVM has no token phis; signatures never mention tokens.
 //!
-//! **Constants** ([`constants`]): a global's initialiser and a `cir.const`'s attribute
+//! **Constants** (`constants.rs`): a global's initialiser and a `cir.const`'s attribute
 //! are constants the LLVM emitter can write for their type: integers fit their type,
 //! strings fit their byte array, element lists fit their array or struct.
 //!
-//! **Module** ([`types`]): direct calls name a declared function whose signature is the
+//! **Module** (`types.rs`): direct calls name a declared function whose signature is the
 //! call's; `cir.get_global` names a global (or function) and yields a pointer to its type;
 //! `cir.get_member` works on a declared, complete record and a field index it has.
 //!
-//! **Structured EH** ([`eh`]): `cir.catch_param` is the first op of each `catch`/`catch
+//! **Structured EH** (`eh.rs`): `cir.catch_param` is the first op of each `catch`/`catch
 //! all` handler region of a `cir.try` and appears nowhere else (for `catch all` it yields
 //! `!cir.ptr<!void>`); `cir.indirect_br` is not inside a `cir.cleanup.scope` body;
 //! `filter` and `terminate` handler regions hold only `cir.unreachable`. Handler lists of
@@ -66,7 +66,7 @@
 //! `catch_all`/`unwind`/`terminate`); `cir.try` may omit it (unlisted exceptions keep
 //! unwinding).
 //!
-//! **Flat EH** ([`eh`]): the unwind destination of every `cir.try_call` (and of a
+//! **Flat EH** (`eh.rs`): the unwind destination of every `cir.try_call` (and of a
 //! `cir.throw` with a successor) starts with `cir.eh.initiate`, which appears nowhere
 //! else, and a block starting with it is reached only by unwind edges. The successor of
 //! each `catch`/`catch_all` key starts with `cir.begin_catch`, which appears nowhere else,
@@ -83,7 +83,7 @@
 //! again while its token is still open, or an end of a token that may already be ended,
 //! is an error. `cir.eh.terminate` and `cir.unreachable` end a path without leaving.
 //!
-//! **Itanium** ([`eh`]): the unwind destination of every `cir.try_call` starts with
+//! **Itanium** (`eh.rs`): the unwind destination of every `cir.try_call` starts with
 //! `cir.eh.landingpad`, which appears nowhere else and is reached only by unwind edges;
 //! a landing pad has a clause or `cleanup` and yields `(!cir.ptr<!void>, !u32i)`;
 //! `cir.eh.typeid` names a typeinfo (not a function) and yields `!u32i`;
@@ -93,7 +93,7 @@
 //! be true (legal in LLVM, but dead, and the sign of a landing pad that lost its clauses).
 //! A function with landing pads has a personality routine.
 //!
-//! **MSVC** ([`funclets`]): the unwind destination of every `cir.try_call`,
+//! **MSVC** (`funclets.rs`): the unwind destination of every `cir.try_call`,
 //! `cir.cleanupret` and `cir.catchswitch` starts with `cir.catchswitch` or
 //! `cir.cleanuppad`; such pad blocks are reached only by unwind edges; every handler of a
 //! `cir.catchswitch` starts with a `cir.catchpad` within that catchswitch and is reached
@@ -174,6 +174,50 @@ pub fn verify_module_where(
     } else {
         Err(Diagnostics(diags))
     }
+}
+
+/// The words every diagnostic of [`verify_input`] starts with.
+pub const INPUT_DOES_NOT_VERIFY: &str = "input does not verify";
+
+/// Verifies a module handed to a library entry point (the pass manager, the interpreter,
+/// the LLVM emitter, the table builders) before it works on it: the verifier's
+/// diagnostics, each message prefixed with `input does not verify: `, so that the caller
+/// of the entry point, not one of its passes, is named as the culprit.
+///
+/// ```
+/// use ehir_core::{Function, Module};
+///
+/// // `int f()` whose entry block has no terminator.
+/// let mut module = Module::new();
+/// let s32 = module.ctx.types.common().s32;
+/// let sig = module.ctx.types.func(vec![], Some(s32), false);
+/// let name = module.ctx.sym("f");
+/// module.add_function(Function::new_definition(name, sig, &[]));
+/// let errors = ehir_core::verifier::verify_input(&module).unwrap_err();
+/// assert!(errors.0.iter().all(|d| d.message.starts_with("input does not verify: ")));
+/// ```
+pub fn verify_input(module: &Module) -> Result<(), Diagnostics> {
+    verify_module(module).map_err(as_input_errors)
+}
+
+/// [`verify_function`] for an entry point that works on one function: its diagnostics
+/// prefixed as [`verify_input`] does.
+pub fn verify_function_input(ctx: &ModuleCtx, func: &Function) -> Result<(), Diagnostics> {
+    let diags = verify_function(ctx, func);
+    if diags.is_empty() {
+        Ok(())
+    } else {
+        Err(as_input_errors(Diagnostics(diags)))
+    }
+}
+
+/// The verifier's diagnostics as [`verify_input`] returns them: every message prefixed
+/// with [`INPUT_DOES_NOT_VERIFY`] and `: `.
+pub fn as_input_errors(mut diags: Diagnostics) -> Diagnostics {
+    for d in &mut diags.0 {
+        d.message = format!("{INPUT_DOES_NOT_VERIFY}: {}", d.message);
+    }
+    diags
 }
 
 /// Verifies one function. Symbol references (callees, globals) are resolved only by

@@ -77,8 +77,8 @@ use ehir_core::abi::type_names::{
 };
 use ehir_core::analysis::funclet_colors;
 use ehir_core::{
-    Block, Diagnostic, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase,
-    Successor, Symbol, Type, TypeData, Value, ValueDef,
+    Block, Diagnostic, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase, Successor,
+    Symbol, Type, TypeData, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -1976,4 +1976,3 @@ impl<'a> Lowering<'a> {
         Ok(())
     }
 }
-
