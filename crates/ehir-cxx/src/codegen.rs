@@ -1304,6 +1304,15 @@ impl<'a, 'm> FnGen<'a, 'm> {
         // A handler for a type an earlier handler of the same try catches never runs
         // (g++ warns and drops it); `cir.try` may catch each type once.
         let mut caught = std::collections::BTreeSet::new();
+        if let Some(h) = handlers
+            .split_last()
+            .and_then(|(_, before)| before.iter().find(|h| h.param.is_none()))
+        {
+            return err(
+                h.loc,
+                "'...' handler must be the last handler for its try block",
+            );
+        }
         for h in handlers {
             self.b.set_loc(h.loc);
             self.s.push_scope();
