@@ -339,6 +339,23 @@ impl FuncCursor<'_> {
         )
     }
 
+    /// `%v = cir.load align(N) %ptr` with result type `ty` (`align` 0: none written).
+    pub fn load_aligned(&mut self, ptr: Value, ty: Type, align: u16) -> Value {
+        self.value(
+            OpKind::Load {
+                align,
+                volatile: false,
+            },
+            &[ptr],
+            ty,
+        )
+    }
+
+    /// `%p = cir.get_global @symbol : ty` (`ty` is the result type, a pointer).
+    pub fn get_global(&mut self, symbol: Symbol, ty: Type) -> Value {
+        self.value(OpKind::GetGlobal { symbol }, &[], ty)
+    }
+
     /// `cir.store %value, %ptr`.
     pub fn store(&mut self, value: Value, ptr: Value) -> Op {
         self.op(

@@ -79,7 +79,6 @@ mod prepare;
 mod rewrite;
 mod unwind_paths;
 
-use super::At;
 use crate::simplify_cfg::{merge_straight_line_blocks, remove_unreachable_blocks};
 use ehir_core::abi::EhAbi;
 use ehir_core::abi::type_names::{
@@ -87,8 +86,8 @@ use ehir_core::abi::type_names::{
 };
 use ehir_core::analysis::funclet_colors;
 use ehir_core::{
-    Block, Diagnostic, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase, Successor,
-    Symbol, Type, TypeData, Value, ValueDef,
+    Block, Diagnostic, FuncCursor, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase,
+    Successor, Symbol, Type, TypeData, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
@@ -364,15 +363,23 @@ impl<'a> Lowering<'a> {
         let new = self.func.dfg.make_block();
         self.func.layout.insert_block_after(new, block);
         self.func.layout.split_ops_to(at, new);
-        let br = self
-            .func
-            .dfg
-            .make_op(OpKind::Br, &[], &[], &[(new, &[])], 0, loc);
-        self.func.layout.append_op(br, block);
+        self.at_end(block, loc).br(new, &[]);
         new
     }
 
     // ---- shared by the rewriting and the funclet preparation -----------------------------------
+
+    /// A cursor at the end of `block`; the ops it builds get the location `loc`.
+    fn at_end(&mut self, block: Block, loc: Loc) -> FuncCursor<'_> {
+        let types = *self.ctx.types.common();
+        FuncCursor::at_end(self.func, &types, block).with_loc(loc)
+    }
+
+    /// A cursor before `op`; the ops it builds get the location `loc`.
+    fn before(&mut self, op: Op, loc: Loc) -> FuncCursor<'_> {
+        let types = *self.ctx.types.common();
+        FuncCursor::before(self.func, &types, op).with_loc(loc)
+    }
 
     /// A new `cir.alloca` of `ty` at the top of the entry block.
     fn entry_alloca(
@@ -393,19 +400,8 @@ impl<'a> Lowering<'a> {
             .ok_or_else(|| self.block_error(entry, "empty entry block"))?;
         let ptr_ty = self.ctx.types.ptr(ty);
         let name = self.ctx.sym(name);
-        let op = self.build(
-            At::Before(first),
-            OpKind::Alloca {
-                alloc_ty: ty,
-                name,
-                init: false,
-                align,
-            },
-            &[],
-            &[ptr_ty],
-            &[],
-            loc,
-        );
-        Ok(self.func.dfg.results(op)[0])
+        Ok(self
+            .before(first, loc)
+            .alloca(ty, ptr_ty, name, false, align))
     }
 }

@@ -144,7 +144,10 @@ impl<'a> Lowering<'a> {
             };
             let succ_refs: Vec<(Block, &[Value])> =
                 succs.iter().map(|(b, a)| (*b, a.as_slice())).collect();
-            let new = self.build(At::End(copy), kind, &operands, &results, &succ_refs, loc);
+            // A copy of any op: the cursor's generic builder, not a typed inserter.
+            let new = self
+                .at_end(copy, loc)
+                .build(kind, &operands, &results, &succ_refs, 0);
             let old_results = self.func.dfg.results(op).to_vec();
             let new_results = self.func.dfg.results(new).to_vec();
             for (o, n) in old_results.into_iter().zip(new_results) {
@@ -221,9 +224,11 @@ impl<'a> Lowering<'a> {
         if let Some(def) = def_op {
             match self.kind(def) {
                 OpKind::Alloca { .. } => return Ok(None),
-                kind @ (OpKind::Const { .. } | OpKind::GetGlobal { .. }) => {
-                    let c = self.build(At::Before(user), kind, &[], &[ty], &[], loc);
-                    return Ok(Some(self.func.dfg.results(c)[0]));
+                OpKind::Const { value } => {
+                    return Ok(Some(self.before(user, loc).constant(value, ty)));
+                }
+                OpKind::GetGlobal { symbol } => {
+                    return Ok(Some(self.before(user, loc).get_global(symbol, ty)));
                 }
                 _ => {}
             }
@@ -237,18 +242,7 @@ impl<'a> Lowering<'a> {
                 slot
             }
         };
-        let load = self.build(
-            At::Before(user),
-            OpKind::Load {
-                align: 0,
-                volatile: false,
-            },
-            &[slot],
-            &[ty],
-            &[],
-            loc,
-        );
-        Ok(Some(self.func.dfg.results(load)[0]))
+        Ok(Some(self.before(user, loc).load(slot, ty)))
     }
 
     pub(super) fn store_after_def(
@@ -258,10 +252,6 @@ impl<'a> Lowering<'a> {
         def_block: Block,
         def_op: Option<Op>,
     ) -> Result<(), Diagnostic> {
-        let store = OpKind::Store {
-            align: 0,
-            volatile: false,
-        };
         match def_op {
             Some(op) if self.func.dfg.kind(op).is_terminator() => {
                 // A try_call result exists only on the normal edge: store on that edge.
@@ -273,8 +263,9 @@ impl<'a> Lowering<'a> {
                 let args = self.func.dfg.successor_args(normal).to_vec();
                 let edge = self.func.dfg.make_block();
                 self.func.layout.insert_block_after(edge, def_block);
-                self.build(At::End(edge), store, &[v, slot], &[], &[], loc);
-                self.build(At::End(edge), OpKind::Br, &[], &[], &[(target, &args)], loc);
+                let mut cursor = self.at_end(edge, loc);
+                cursor.store(v, slot);
+                cursor.br(target, &args);
                 self.func.dfg.set_successor(normal, edge, &[]);
             }
             Some(op) => {
@@ -284,7 +275,7 @@ impl<'a> Lowering<'a> {
                     .layout
                     .next_op(op)
                     .ok_or_else(|| self.error(op, "op without a terminator after it"))?;
-                self.build(At::Before(next), store, &[v, slot], &[], &[], loc);
+                self.before(next, loc).store(v, slot);
             }
             None => {
                 let mut at = self
@@ -304,7 +295,7 @@ impl<'a> Lowering<'a> {
                         })?;
                 }
                 let loc = self.func.dfg.loc(at);
-                self.build(At::Before(at), store, &[v, slot], &[], &[], loc);
+                self.before(at, loc).store(v, slot);
             }
         }
         Ok(())

@@ -5,18 +5,6 @@
 use super::*;
 
 impl<'a> Lowering<'a> {
-    pub(super) fn build(
-        &mut self,
-        at: At,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Type],
-        successors: &[(Block, &[Value])],
-        loc: Loc,
-    ) -> Op {
-        at.build(self.func, kind, operands, results, successors, loc)
-    }
-
     /// The token a pad nested in `funclet` names as its parent (`None` for `within none`).
     pub(super) fn parent_token(&self, funclet: Funclet) -> Result<Option<Value>, Diagnostic> {
         match funclet {
@@ -51,8 +39,6 @@ impl<'a> Lowering<'a> {
             return Ok(Some(b));
         }
         let parent = self.parent_token(funclet)?;
-        let common = *self.ctx.types.common();
-        let operands: Vec<Value> = parent.into_iter().collect();
         let loc = self.func.loc;
         let pad = if let Target::Terminate(_) = target {
             // `cir.cleanuppad within P` + `cir.eh.terminate`, the form clang emits: the
@@ -61,15 +47,9 @@ impl<'a> Lowering<'a> {
             // runs this frame's cleanups first (g++'s behaviour after a catch that did
             // not match).
             let block = self.append_new_block();
-            self.build(
-                At::End(block),
-                OpKind::CleanupPad,
-                &operands,
-                &[common.cleanup_token],
-                &[],
-                loc,
-            );
-            self.build(At::End(block), OpKind::EhTerminate, &[], &[], &[], loc);
+            let mut cursor = self.at_end(block, loc);
+            cursor.cleanuppad(parent);
+            cursor.eh_terminate(None);
             block
         } else {
             // `catchswitch within P [^h] unwind to caller`, `^h: catchpad [null, 64,
@@ -78,30 +58,12 @@ impl<'a> Lowering<'a> {
             // Itanium lowering's catch-all landing pad + `__cxa_begin_catch`).
             let switch_block = self.append_new_block();
             let handler = self.append_new_block();
-            let switch = self.build(
-                At::End(switch_block),
-                OpKind::CatchSwitch {
-                    unwind_to_caller: true,
-                },
-                &operands,
-                &[common.eh_token],
-                &[(handler, &[])],
-                loc,
-            );
-            let switch_token = self.func.dfg.results(switch)[0];
-            self.build(
-                At::End(handler),
-                OpKind::CatchPad {
-                    type_desc: None.into(),
-                    adjectives: ADJECTIVE_ELLIPSIS,
-                    has_slot: false,
-                },
-                &[switch_token],
-                &[common.catch_token],
-                &[],
-                loc,
-            );
-            self.build(At::End(handler), OpKind::EhTerminate, &[], &[], &[], loc);
+            let switch_token = self
+                .at_end(switch_block, loc)
+                .catchswitch(parent, &[handler], None);
+            let mut cursor = self.at_end(handler, loc);
+            cursor.catchpad(switch_token, None, ADJECTIVE_ELLIPSIS, None);
+            cursor.eh_terminate(None);
             switch_block
         };
         terminate_pads.insert(target, pad);
@@ -349,18 +311,7 @@ impl<'a> Lowering<'a> {
                             self.func.layout.next_op(begin).ok_or_else(|| {
                                 self.error(begin, "catch handler without terminator")
                             })?;
-                        let load = self.build(
-                            At::Before(after),
-                            OpKind::Load {
-                                align: 8,
-                                volatile: false,
-                            },
-                            &[slot],
-                            &[ty],
-                            &[],
-                            loc,
-                        );
-                        self.func.dfg.results(load)[0]
+                        self.before(after, loc).load_aligned(slot, ty, 8)
                     }
                     None => {
                         // catch (...) has no object: the pointer is null.
@@ -369,15 +320,7 @@ impl<'a> Lowering<'a> {
                             self.func.layout.next_op(begin).ok_or_else(|| {
                                 self.error(begin, "catch handler without terminator")
                             })?;
-                        let c = self.build(
-                            At::Before(after),
-                            OpKind::Const { value: null },
-                            &[],
-                            &[ty],
-                            &[],
-                            loc,
-                        );
-                        self.func.dfg.results(c)[0]
+                        self.before(after, loc).constant(null, ty)
                     }
                 };
             self.replace.insert(exn, new);
@@ -392,7 +335,6 @@ impl<'a> Lowering<'a> {
         exits: &[(Block, ExitKind, Option<Block>)],
     ) -> Result<(), Diagnostic> {
         let info = Rc::clone(&self.cleanups[&start]);
-        let cleanup_token = self.ctx.types.common().cleanup_token;
         let operands: Vec<Value> = parent.into_iter().collect();
         let pad_token = match info.begin {
             Some(begin) => {
@@ -408,22 +350,10 @@ impl<'a> Lowering<'a> {
                     .first_op(start)
                     .ok_or_else(|| self.block_error(start, "empty cleanup block"))?;
                 let loc = self.func.dfg.loc(first);
-                let pad = self.build(
-                    At::Before(first),
-                    OpKind::CleanupPad,
-                    &operands,
-                    &[cleanup_token],
-                    &[],
-                    loc,
-                );
-                self.func.dfg.results(pad)[0]
+                self.before(first, loc).cleanuppad(parent)
             }
         };
         for &(block, exit, dest) in exits {
-            let succ: Vec<(Block, &[Value])> = dest.iter().map(|&b| (b, &[][..])).collect();
-            let cleanup_ret = |this: &mut Self, at: At, loc: Loc| {
-                this.build(at, OpKind::CleanupRet, &[pad_token], &[], &succ, loc);
-            };
             match exit {
                 ExitKind::EndCleanup(end) => {
                     let term = self
@@ -432,13 +362,13 @@ impl<'a> Lowering<'a> {
                         .next_op(end)
                         .ok_or_else(|| self.error(end, "cir.end_cleanup without terminator"))?;
                     let loc = self.func.dfg.loc(end);
-                    cleanup_ret(self, At::Before(term), loc);
+                    self.before(term, loc).cleanupret(pad_token, dest);
                     self.func.layout.remove_op(term);
                     self.func.layout.remove_op(end);
                 }
                 ExitKind::Resume(resume) => {
                     let loc = self.func.dfg.loc(resume);
-                    cleanup_ret(self, At::Before(resume), loc);
+                    self.before(resume, loc).cleanupret(pad_token, dest);
                     self.func.layout.remove_op(resume);
                 }
                 ExitKind::Edge(i) => {
@@ -449,12 +379,12 @@ impl<'a> Lowering<'a> {
                         .ok_or_else(|| self.block_error(block, "block without terminator"))?;
                     let loc = self.func.dfg.loc(term);
                     if matches!(self.kind(term), OpKind::Br) {
-                        cleanup_ret(self, At::Before(term), loc);
+                        self.before(term, loc).cleanupret(pad_token, dest);
                         self.func.layout.remove_op(term);
                     } else {
                         let fwd = self.func.dfg.make_block();
                         self.func.layout.insert_block_after(fwd, block);
-                        cleanup_ret(self, At::End(fwd), loc);
+                        self.at_end(fwd, loc).cleanupret(pad_token, dest);
                         let s = self.func.dfg.successors(term)[i];
                         self.func.dfg.set_successor(s, fwd, &[]);
                     }
@@ -492,14 +422,7 @@ impl<'a> Lowering<'a> {
                 self.func.dfg.ops[op].kind = OpKind::Call { callee, sig, flags };
                 self.func.dfg.clear_successors(op);
                 let block = self.func.layout.op_block(op).expect("placed");
-                self.build(
-                    At::End(block),
-                    OpKind::Br,
-                    &[],
-                    &[],
-                    &[(target, &args)],
-                    loc,
-                );
+                self.at_end(block, loc).br(target, &args);
             }
             OpKind::Throw { .. } => self.func.dfg.clear_successors(op),
             _ => {}
@@ -540,14 +463,7 @@ impl<'a> Lowering<'a> {
             self.func.layout.append_op(term, cont);
             cont
         };
-        self.build(
-            At::Before(end),
-            OpKind::CatchRet,
-            &[token],
-            &[],
-            &[(target, &[])],
-            loc,
-        );
+        self.before(end, loc).catchret(token, target);
         self.func.layout.remove_op(end);
         Ok(())
     }
