@@ -2,7 +2,17 @@
 //! operands, parameters (including classes passed in registers), which values need no
 //! instruction, block order, phis for block parameters and the edges that feed them.
 
-use super::*;
+use super::{ModuleEmitter, ParamLowering, arity_ok};
+use crate::ir::{BasicBlock, Inst, Operand, Ty};
+use crate::layout::size_align;
+use crate::sysv;
+use ehir_core::analysis::reachable_blocks;
+use ehir_core::printer::Names;
+use ehir_core::{
+    Block, CastKind, Function, Loc, ModuleCtx, Op, OpKind, RecordKind, SecondaryMap, Successor,
+    Type, TypeData, UnaryOp, Value,
+};
+use std::collections::BTreeMap;
 
 /// A class a call returns in registers: the CIR `by_value_result` argument it goes to.
 pub(super) struct ReturnedClass {

@@ -3,7 +3,8 @@
 //! `cir.throw`, `cir.alloc.exception`, `cir.free.exception` and `cir.eh.terminate`.
 
 use super::function::FunctionEmitter;
-use super::*;
+use crate::ir::{Arg, CallTarget, Clause, Inst, Operand, Ty};
+use ehir_core::{ExtraData, LandingPadClause, Op, OpKind, Symbol, Value};
 
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
     /// The EH ops of the Itanium model (see the module docs).

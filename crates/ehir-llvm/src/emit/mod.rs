@@ -60,24 +60,16 @@ mod itanium;
 mod msvc;
 mod ops;
 
-use crate::ir::{
-    self, Arg, BasicBlock, CallTarget, Clause, FloatPredicate, Inst, IntPredicate, MemoryAttr,
-    Operand, Param, Ty,
-};
+use crate::ir::{self, MemoryAttr, Operand, Param, Ty};
 use crate::layout::size_align;
-use crate::msvc_rtti::{self, MsRtti};
+use crate::msvc_rtti::MsRtti;
 use crate::sysv::{self, Passing};
 use crate::typeinfo;
 pub use ehir_core::abi::EhAbi;
-use ehir_core::abi::runtime::{
-    self, MSVC_TERMINATE, MSVC_THROW, RuntimeType, msvc_runtime_name, runtime_function,
-};
-use ehir_core::analysis::{funclet_colors, reachable_blocks};
-use ehir_core::printer::Names;
+use ehir_core::abi::runtime::{self, RuntimeType, runtime_function};
 use ehir_core::{
-    AttrData, BinaryOp, Block, CastKind, CmpPredicate, ConstArrayElements, Diagnostic, Diagnostics,
-    EntityRef, ExtraData, Function, LandingPadClause, Linkage, Loc, Module, ModuleCtx, Op, OpKind,
-    ParamAbi, Phase, RecordKind, SecondaryMap, Successor, Symbol, Type, TypeData, UnaryOp, Value,
+    AttrData, ConstArrayElements, Diagnostic, Diagnostics, EntityRef, Function, Linkage, Loc,
+    Module, ModuleCtx, OpKind, ParamAbi, Phase, RecordKind, Symbol, Type, TypeData,
 };
 use function::FunctionEmitter;
 use std::collections::{BTreeMap, BTreeSet};

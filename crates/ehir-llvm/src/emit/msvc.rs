@@ -4,7 +4,13 @@
 //! redirections of runtime functions, `std::uncaught_exception`).
 
 use super::function::FunctionEmitter;
-use super::*;
+use super::{ModuleEmitter, UNCAUGHT_EXCEPTION, runtime_decl};
+use crate::ir::{BasicBlock, CallTarget, Inst, IntPredicate, Operand, Ty};
+use crate::{ir, msvc_rtti};
+use ehir_core::abi::runtime::{self, MSVC_TERMINATE, MSVC_THROW, msvc_runtime_name};
+use ehir_core::analysis::funclet_colors;
+use ehir_core::{Loc, ModuleCtx, Op, OpKind, ParamAbi, Symbol, Type, TypeData, Value};
+use std::collections::BTreeSet;
 
 /// Whether values of `t` are or contain floating-point numbers (through arrays, records
 /// and function signatures, not through pointers).

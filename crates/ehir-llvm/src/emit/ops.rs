@@ -3,7 +3,12 @@
 //! of its ABI ([`super::itanium`], [`super::msvc`]); the helpers of each family follow it.
 
 use super::function::{FunctionEmitter, ReturnedClass};
-use super::*;
+use super::{ParamLowering, abi_attrs, arity_ok, int_repr, type_text};
+use crate::ir::{Arg, BasicBlock, CallTarget, FloatPredicate, Inst, IntPredicate, Operand, Ty};
+use crate::layout::size_align;
+use ehir_core::{
+    BinaryOp, CastKind, CmpPredicate, ExtraData, Op, OpKind, Symbol, Type, TypeData, UnaryOp, Value,
+};
 
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
     /// Emits one op. Values without instructions were settled by `classify`; every other

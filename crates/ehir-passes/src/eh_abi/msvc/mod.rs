@@ -25,7 +25,7 @@
 //!   Itanium's `__cxa_begin_catch` does); otherwise `[@desc, 0, null]`. A caught
 //!   pointer is caught by value (the runtime copies the pointer into the slot), and its
 //!   pointee's qualifiers are adjectives (1 const, 2 volatile) rather than part of the
-//!   TypeDescriptor ([`catch_type_descriptor`]), as MSVC encodes them. The normal-path
+//!   TypeDescriptor ([`catch_type_descriptor`](ehir_core::abi::type_names::catch_type_descriptor)), as MSVC encodes them. The normal-path
 //!   `cir.end_catch` becomes `cir.catchret from %pad to ^continuation`.
 //! - Dispatch keys: a `filter` (dynamic exception specification) is ignored, as MSVC and
 //!   clang for the Microsoft ABI do: the exception keeps unwinding through the `unwind`
@@ -81,13 +81,9 @@ mod unwind_paths;
 
 use crate::simplify_cfg::{merge_straight_line_blocks, remove_unreachable_blocks};
 use ehir_core::abi::EhAbi;
-use ehir_core::abi::type_names::{
-    ADJECTIVE_ELLIPSIS, ADJECTIVE_REFERENCE, catch_type_descriptor, msvc_type_code,
-};
-use ehir_core::analysis::funclet_colors;
 use ehir_core::{
     Block, Diagnostic, FuncCursor, Function, HandlerKey, Loc, Module, ModuleCtx, Op, OpKind, Phase,
-    Successor, Symbol, Type, TypeData, Value, ValueDef,
+    Symbol, Type, TypeData, Value,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;

@@ -3,7 +3,10 @@
 //! in one funclet and used in another is demoted to memory (`demotePHIsOnFunclets` /
 //! `DemoteRegToStack`); constants and global addresses are re-materialized instead.
 
-use super::*;
+use super::Lowering;
+use ehir_core::analysis::funclet_colors;
+use ehir_core::{Block, Diagnostic, Op, OpKind, Successor, Type, Value, ValueDef};
+use std::collections::BTreeMap;
 
 impl<'a> Lowering<'a> {
     /// Duplicates every block that two funclets reach, one copy per extra funclet.

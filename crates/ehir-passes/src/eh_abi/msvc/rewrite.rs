@@ -2,7 +2,15 @@
 //! `cir.begin_catch` a `cir.catchpad`, `cir.end_catch` a `cir.catchret`, EH cleanups
 //! `cir.cleanuppad … cir.cleanupret` — and unwind edges go to the pads the walk found.
 
-use super::*;
+use super::{Action, CleanupExit, ExitKind, Funclet, Lowering, Target};
+use ehir_core::abi::type_names::{
+    ADJECTIVE_ELLIPSIS, ADJECTIVE_REFERENCE, catch_type_descriptor, msvc_type_code,
+};
+use ehir_core::{
+    Block, Diagnostic, HandlerKey, Loc, Op, OpKind, Successor, Symbol, Value, ValueDef,
+};
+use std::collections::BTreeMap;
+use std::rc::Rc;
 
 impl<'a> Lowering<'a> {
     /// The token a pad nested in `funclet` names as its parent (`None` for `within none`).

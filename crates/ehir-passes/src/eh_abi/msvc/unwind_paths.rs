@@ -3,7 +3,10 @@
 //! funclet each cleanup and dispatch is entered from (its parent pad), and the unwind
 //! destination of every pad.
 
-use super::*;
+use super::{Action, CleanupInfo, ExitKind, Funclet, Lowering, Target};
+use ehir_core::{Block, Diagnostic, HandlerKey, Op, OpKind, Successor, ValueDef};
+use std::collections::BTreeSet;
+use std::rc::Rc;
 
 impl<'a> Lowering<'a> {
     /// The unwind successor of a raise point, if it is one.
