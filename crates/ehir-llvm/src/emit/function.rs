@@ -2,7 +2,8 @@
 //! operands, parameters (including classes passed in registers), which values need no
 //! instruction, block order, phis for block parameters and the edges that feed them.
 
-use super::{ModuleEmitter, ParamLowering, arity_ok};
+use super::types::ParamLowering;
+use super::{ModuleEmitter, arity_ok};
 use crate::ir::{BasicBlock, Inst, Operand, Ty};
 use crate::layout::size_align;
 use crate::sysv;

@@ -3,7 +3,8 @@
 //! of its ABI ([`super::itanium`], [`super::msvc`]); the helpers of each family follow it.
 
 use super::function::{FunctionEmitter, ReturnedClass};
-use super::{ParamLowering, abi_attrs, arity_ok, int_repr, type_text};
+use super::types::{ParamLowering, abi_attrs};
+use super::{arity_ok, int_repr, type_text};
 use crate::ir::{Arg, BasicBlock, CallTarget, FloatPredicate, Inst, IntPredicate, Operand, Ty};
 use crate::layout::size_align;
 use ehir_core::{
