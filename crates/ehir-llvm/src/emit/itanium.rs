@@ -161,6 +161,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         }
     }
 
+    /// `cir.throw` on the Itanium ABI: `__cxa_throw(obj, typeinfo, dtor)`, or
+    /// `__cxa_rethrow()` without an object; an `invoke` when it has an unwind destination.
     pub(super) fn throw(
         &mut self,
         op: Op,
