@@ -5,6 +5,9 @@
 # repository's tests (CIR files for the CIR targets, C++ files for `cxx_compile`, a few
 # seeds for `differential`), prints each target's execution count and exits 1 when a
 # target found a crash (the reproducer is under fuzz/artifacts/TARGET/).
+# FUZZ_SEED=N and FUZZ_RUNS=N make a run reproducible (libFuzzer's -seed and -runs: the
+# same inputs in the same order, stopping after N runs or the time budget, whichever
+# comes first); CI uses them so that a change, not luck, decides its outcome.
 # SANITIZER=address (default: none, which runs about twice as many inputs; the code under
 # test is safe Rust) picks cargo-fuzz's sanitizer. RUSTC_BOOTSTRAP=1 lets a stable
 # toolchain accept the flags cargo-fuzz passes.
@@ -52,7 +55,8 @@ for t in "${targets[@]}"; do
   seed_corpus "$t"
   log=$(mktemp)
   if cargo fuzz run --sanitizer "$sanitizer" "$t" -- -max_total_time="$budget" \
-      -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 >"$log" 2>&1; then
+      -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+      ${FUZZ_SEED:+-seed="$FUZZ_SEED"} ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} >"$log" 2>&1; then
     result=ok
   else
     result=CRASH

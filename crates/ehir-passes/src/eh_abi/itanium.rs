@@ -48,13 +48,12 @@
 //! callee declared, so whoever drives the pass calls [`declare_runtime_functions`] on the
 //! module once its functions are lowered.
 
-use super::At;
 use crate::simplify_cfg::remove_unreachable_blocks;
 use ehir_core::abi::EhAbi;
 use ehir_core::abi::runtime::{STD_TERMINATE, runtime_function};
 use ehir_core::{
-    AttrData, Block, CallFlags, CastKind, CmpPredicate, Diagnostic, Diagnostics, ExtraData,
-    Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
+    AttrData, Block, CallFlags, CastKind, CmpPredicate, CursorPosition, Diagnostic, Diagnostics,
+    FuncCursor, Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
     SecondaryMap, Successor, Symbol, Type, TypeData, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -157,7 +156,6 @@ struct Lowering<'a> {
     void_ptr: Type,
     u32: Type,
     s32: Type,
-    bool: Type,
     /// Each EH token and the (exception pointer, selector) pair that replaces it.
     pairs: BTreeMap<Value, (Value, Value)>,
     /// Blocks whose parameter list was exactly one `!cir.eh_token` (dispatch targets).
@@ -175,7 +173,6 @@ impl<'a> Lowering<'a> {
             void_ptr: common.void_ptr,
             u32: common.u32,
             s32: common.s32,
-            bool: common.bool,
             ctx,
             func,
             pairs: BTreeMap::new(),
@@ -880,66 +877,37 @@ impl<'a> Lowering<'a> {
 
     // ---- rewrites ----------------------------------------------------------------------------
 
-    fn build(
-        &mut self,
-        at: At,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Type],
-        successors: &[(Block, &[Value])],
-        loc: Loc,
-    ) -> Op {
-        at.build(self.func, kind, operands, results, successors, loc)
-    }
-
-    /// Builds an op with one result of type `ty` and no successors; returns the result.
-    fn build_value(
-        &mut self,
-        at: At,
-        kind: OpKind,
-        operands: &[Value],
-        ty: Type,
-        loc: Loc,
-    ) -> Value {
-        let op = self.build(at, kind, operands, &[ty], &[], loc);
-        self.func.dfg.results(op)[0]
+    /// A cursor at `at`; the ops it builds get the location `loc`.
+    fn cursor(&mut self, at: CursorPosition, loc: Loc) -> FuncCursor<'_> {
+        let types = *self.ctx.types.common();
+        FuncCursor::at(self.func, &types, at).with_loc(loc)
     }
 
     /// A direct call of a runtime function, with the signature and `nothrow` of its row in
     /// `ehir_core::abi::runtime`; returns its result.
-    fn call(&mut self, at: At, name: &str, args: &[Value], loc: Loc) -> Option<Value> {
+    fn call(&mut self, at: CursorPosition, name: &str, args: &[Value], loc: Loc) -> Option<Value> {
         let function = runtime_function(name).expect("the lowering calls known runtime functions");
         let callee = self.ctx.sym(name);
         let sig = function.cir_signature(&mut self.ctx.types);
         let ret = function.result.map(|r| r.cir_type(&self.ctx.types));
-        let nothrow = function.nounwind;
-        let results: Vec<Type> = ret.into_iter().collect();
-        let op = self.build(
-            at,
-            OpKind::Call {
-                callee: callee.into(),
-                sig,
-                flags: CallFlags {
-                    nothrow,
-                    exception: false,
-                },
-            },
-            args,
-            &results,
-            &[],
-            loc,
-        );
+        let flags = CallFlags {
+            nothrow: function.nounwind,
+            exception: false,
+        };
+        let op = self
+            .cursor(at, loc)
+            .call(Some(callee), sig, flags, args, ret);
         self.func.dfg.results(op).first().copied()
     }
 
     /// `__cxa_begin_catch(%exn)` then `std::terminate()`: what libstdc++ does when an
     /// exception reaches a frame that must not let it pass.
-    fn terminate_with(&mut self, at: At, exn: Option<Value>, loc: Loc) {
+    fn terminate_with(&mut self, at: CursorPosition, exn: Option<Value>, loc: Loc) {
         if let Some(exn) = exn {
             self.call(at, "__cxa_begin_catch", &[exn], loc);
         }
         self.call(at, STD_TERMINATE, &[], loc);
-        self.build(at, OpKind::Unreachable, &[], &[], &[], loc);
+        self.cursor(at, loc).unreachable();
     }
 
     /// Replaces every `!cir.eh_token` block parameter by an (exception, selector) pair.
@@ -981,22 +949,15 @@ impl<'a> Lowering<'a> {
         } else {
             (plan.clauses, plan.cleanup)
         };
-        let clauses = self
+        let (exn, sel) = self
+            .cursor(CursorPosition::Before(op), loc)
+            .eh_landingpad(cleanup, clauses);
+        let lp = self
             .func
-            .dfg
-            .make_extra(ExtraData::LandingPadClauses(clauses));
-        let (void_ptr, u32) = (self.void_ptr, self.u32);
-        let lp = self.build(
-            At::Before(op),
-            OpKind::EhLandingPad { cleanup, clauses },
-            &[],
-            &[void_ptr, u32],
-            &[],
-            loc,
-        );
+            .layout
+            .prev_op(op)
+            .expect("the landing pad is before the initiate");
         self.func.layout.remove_op(op);
-        let results = self.func.dfg.results(lp);
-        let (exn, sel) = (results[0], results[1]);
         self.pairs.insert(token, (exn, sel));
         if plan.direct_terminate {
             // Nothing of this frame runs: drop the rest of the block, terminate here.
@@ -1010,7 +971,7 @@ impl<'a> Lowering<'a> {
             for o in rest {
                 self.func.layout.remove_op(o);
             }
-            self.terminate_with(At::End(block), Some(exn), loc);
+            self.terminate_with(CursorPosition::End(block), Some(exn), loc);
         }
     }
 
@@ -1058,29 +1019,25 @@ impl<'a> Lowering<'a> {
                 let (exn, _) = self.pair(op, token)?;
                 let void_ptr = self.void_ptr;
                 let object = self
-                    .call(At::Before(op), "__cxa_begin_catch", &[exn], loc)
+                    .call(CursorPosition::Before(op), "__cxa_begin_catch", &[exn], loc)
                     .expect("begin_catch returns a pointer");
                 if let Some(&typed) = self.func.dfg.results(op).get(1) {
                     let ty = self.func.dfg.value_type(typed);
                     let new = if ty == void_ptr {
                         object
                     } else {
-                        let cast = self.build(
-                            At::Before(op),
-                            OpKind::Cast(CastKind::Bitcast),
-                            &[object],
-                            &[ty],
-                            &[],
-                            loc,
-                        );
-                        self.func.dfg.results(cast)[0]
+                        self.cursor(CursorPosition::Before(op), loc).cast(
+                            CastKind::Bitcast,
+                            object,
+                            ty,
+                        )
                     };
                     self.replace.insert(typed, new);
                 }
                 self.func.layout.remove_op(op);
             }
             OpKind::EndCatch => {
-                self.call(At::Before(op), "__cxa_end_catch", &[], loc);
+                self.call(CursorPosition::Before(op), "__cxa_end_catch", &[], loc);
                 self.func.layout.remove_op(op);
             }
             OpKind::Resume => {
@@ -1088,20 +1045,14 @@ impl<'a> Lowering<'a> {
                     self.error(op, "cannot tell which exception this cir.resume continues")
                 })?;
                 let (exn, sel) = self.pair(op, token)?;
-                self.build(
-                    At::Before(op),
-                    OpKind::ResumeFlat,
-                    &[exn, sel],
-                    &[],
-                    &[],
-                    loc,
-                );
+                self.cursor(CursorPosition::Before(op), loc)
+                    .resume_flat(exn, sel);
                 self.func.layout.remove_op(op);
             }
             OpKind::EhTerminate => {
                 // Reached only after a cleanup-entered landing pad (a direct one never
                 // gets here): the exception was not caught, so no __cxa_begin_catch.
-                self.terminate_with(At::Before(op), None, loc);
+                self.terminate_with(CursorPosition::Before(op), None, loc);
                 self.func.layout.remove_op(op);
             }
             OpKind::EhInitiate { .. } => {
@@ -1165,9 +1116,9 @@ impl<'a> Lowering<'a> {
             return Err(self.error(op, "cir.eh.dispatch needs one destination per key"));
         }
         let mut after = self.func.layout.op_block(op).expect("placed");
-        let mut at = At::Before(op);
+        let mut at = CursorPosition::Before(op);
         let mut finished = false;
-        let (u32, s32, bool_ty) = (self.u32, self.s32, self.bool);
+        let s32 = self.s32;
         let mut k = 0;
         while k < keys.len() {
             let succ = succs[k];
@@ -1195,54 +1146,28 @@ impl<'a> Lowering<'a> {
             match keys[k] {
                 HandlerKey::Catch(a) => {
                     let ti = self.typeinfo_symbol(op, a)?;
-                    let id =
-                        self.build_value(at, OpKind::EhTypeId { type_info: ti }, &[], u32, loc);
-                    let cond = self.build_value(
-                        at,
-                        OpKind::Cmp(CmpPredicate::Eq),
-                        &[sel, id],
-                        bool_ty,
-                        loc,
-                    );
+                    let id = self.cursor(at, loc).eh_typeid(ti);
+                    let cond = self.cursor(at, loc).cmp(CmpPredicate::Eq, sel, id);
                     let (else_block, else_args) = otherwise(self, &mut after)?;
-                    self.build(
-                        at,
-                        OpKind::BrCond,
-                        &[cond],
-                        &[],
-                        &[(target, &args), (else_block, &else_args)],
-                        loc,
-                    );
-                    at = At::End(else_block);
+                    self.cursor(at, loc)
+                        .brcond(cond, (target, &args), (else_block, &else_args));
+                    at = CursorPosition::End(else_block);
                 }
                 HandlerKey::Filter(_) => {
                     // A negative selector: the exception violates the specification.
-                    let signed =
-                        self.build_value(at, OpKind::Cast(CastKind::Integral), &[sel], s32, loc);
+                    let signed = self.cursor(at, loc).cast(CastKind::Integral, sel, s32);
                     let zero_attr = self.ctx.attrs.intern(AttrData::Int { value: 0, ty: s32 });
-                    let zero =
-                        self.build_value(at, OpKind::Const { value: zero_attr }, &[], s32, loc);
-                    let cond = self.build_value(
-                        at,
-                        OpKind::Cmp(CmpPredicate::Lt),
-                        &[signed, zero],
-                        bool_ty,
-                        loc,
-                    );
+                    let zero = self.cursor(at, loc).constant(zero_attr, s32);
+                    let cond = self.cursor(at, loc).cmp(CmpPredicate::Lt, signed, zero);
                     let unexpected = self.new_block_after(after);
                     after = unexpected;
                     let (else_block, else_args) = otherwise(self, &mut after)?;
-                    self.build(
-                        at,
-                        OpKind::BrCond,
-                        &[cond],
-                        &[],
-                        &[(unexpected, &[]), (else_block, &else_args)],
-                        loc,
-                    );
-                    self.call(At::End(unexpected), "__cxa_call_unexpected", &[exn], loc);
-                    self.build(At::End(unexpected), OpKind::Unreachable, &[], &[], &[], loc);
-                    at = At::End(else_block);
+                    self.cursor(at, loc)
+                        .brcond(cond, (unexpected, &[]), (else_block, &else_args));
+                    let unexpected_at = CursorPosition::End(unexpected);
+                    self.call(unexpected_at, "__cxa_call_unexpected", &[exn], loc);
+                    self.cursor(unexpected_at, loc).unreachable();
+                    at = CursorPosition::End(else_block);
                 }
                 HandlerKey::Unwind if self.terminating_unwinds.contains(&(op, k)) => {
                     // Only cleanups stand between here and a noexcept boundary.
@@ -1251,7 +1176,7 @@ impl<'a> Lowering<'a> {
                     break;
                 }
                 HandlerKey::CatchAll | HandlerKey::Unwind => {
-                    self.build(at, OpKind::Br, &[], &[], &[(target, &args)], loc);
+                    self.cursor(at, loc).br(target, &args);
                     finished = true;
                     break;
                 }
@@ -1270,7 +1195,7 @@ impl<'a> Lowering<'a> {
             k += 1;
         }
         if !finished {
-            self.build(at, OpKind::ResumeFlat, &[exn, sel], &[], &[], loc);
+            self.cursor(at, loc).resume_flat(exn, sel);
         }
         self.func.layout.remove_op(op);
         Ok(())

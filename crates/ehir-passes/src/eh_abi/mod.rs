@@ -7,50 +7,13 @@ pub mod msvc;
 
 use crate::pass::{Pass, for_each_definition_in};
 use ehir_core::abi::EhAbi;
-use ehir_core::{
-    Block, Diagnostic, Diagnostics, Function, Loc, Module, ModuleCtx, Op, OpKind, Phase, Type,
-    Value,
-};
+use ehir_core::{Diagnostic, Diagnostics, Function, Module, ModuleCtx, Phase};
 
 /// The name of the pass that lowers to `abi` (`eh-abi-lowering=itanium`).
 pub fn pass_name(abi: EhAbi) -> &'static str {
     match abi {
         EhAbi::Itanium => "eh-abi-lowering=itanium",
         EhAbi::Msvc => "eh-abi-lowering=msvc",
-    }
-}
-
-/// Where a new op goes.
-#[derive(Copy, Clone)]
-enum At {
-    Before(Op),
-    End(Block),
-}
-
-impl At {
-    /// Places `op` (not placed yet) here.
-    fn place(self, func: &mut Function, op: Op) {
-        match self {
-            At::Before(before) => func.layout.insert_op_before(op, before),
-            At::End(block) => func.layout.append_op(op, block),
-        }
-    }
-
-    /// Creates an op and places it here.
-    fn build(
-        self,
-        func: &mut Function,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Type],
-        successors: &[(Block, &[Value])],
-        loc: Loc,
-    ) -> Op {
-        let op = func
-            .dfg
-            .make_op(kind, operands, results, successors, 0, loc);
-        self.place(func, op);
-        op
     }
 }
 
