@@ -1632,6 +1632,53 @@ fn push_attr(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx, a: Attr) {
     }
 }
 
+/// The first entity an op of `func` refers to that `func` does not have (a value,
+/// block or region of another function, or out of range), described for a message; `None`
+/// when every reference is in range, which verified IR always is.
+fn foreign_entity(func: &Function) -> Option<String> {
+    let dfg = &func.dfg;
+    let value_ok = |v: Value| v.index() < dfg.values.len();
+    for op in dfg.ops.keys() {
+        let name = dfg.kind(op).name();
+        if let Some(&v) = dfg.operands(op).iter().find(|&&v| !value_ok(v)) {
+            return Some(format!(
+                "a '{name}' uses value #{}, which it does not have",
+                v.index()
+            ));
+        }
+        for &successor in dfg.successors(op) {
+            let block = dfg.successor_block(successor);
+            if block.index() >= dfg.blocks.len() {
+                return Some(format!(
+                    "a '{name}' branches to block #{}, which it does not have",
+                    block.index()
+                ));
+            }
+            if let Some(&v) = dfg
+                .successor_args(successor)
+                .iter()
+                .find(|&&v| !value_ok(v))
+            {
+                return Some(format!(
+                    "a '{name}' passes value #{}, which it does not have",
+                    v.index()
+                ));
+            }
+        }
+        if let Some(&r) = dfg
+            .regions(op)
+            .iter()
+            .find(|r| r.index() >= dfg.regions.len())
+        {
+            return Some(format!(
+                "a '{name}' has region #{}, which it does not have",
+                r.index()
+            ));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1738,51 +1785,4 @@ mod tests {
             "cir.func @f(%arg0: !s32i) {\n  cir.return %arg0 : !s32i\n}\n"
         );
     }
-}
-
-/// The first entity an op of `func` refers to that `func` does not have (a value,
-/// block or region of another function, or out of range), described for a message; `None`
-/// when every reference is in range, which verified IR always is.
-fn foreign_entity(func: &Function) -> Option<String> {
-    let dfg = &func.dfg;
-    let value_ok = |v: Value| v.index() < dfg.values.len();
-    for op in dfg.ops.keys() {
-        let name = dfg.kind(op).name();
-        if let Some(&v) = dfg.operands(op).iter().find(|&&v| !value_ok(v)) {
-            return Some(format!(
-                "a '{name}' uses value #{}, which it does not have",
-                v.index()
-            ));
-        }
-        for &successor in dfg.successors(op) {
-            let block = dfg.successor_block(successor);
-            if block.index() >= dfg.blocks.len() {
-                return Some(format!(
-                    "a '{name}' branches to block #{}, which it does not have",
-                    block.index()
-                ));
-            }
-            if let Some(&v) = dfg
-                .successor_args(successor)
-                .iter()
-                .find(|&&v| !value_ok(v))
-            {
-                return Some(format!(
-                    "a '{name}' passes value #{}, which it does not have",
-                    v.index()
-                ));
-            }
-        }
-        if let Some(&r) = dfg
-            .regions(op)
-            .iter()
-            .find(|r| r.index() >= dfg.regions.len())
-        {
-            return Some(format!(
-                "a '{name}' has region #{}, which it does not have",
-                r.index()
-            ));
-        }
-    }
-    None
 }
