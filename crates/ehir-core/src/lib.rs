@@ -69,7 +69,7 @@ pub use ops::{
     LandingPadClause, OpKind, PhaseSet, UnaryOp,
 };
 pub use symbols::SymbolTable;
-pub use types::{CommonTypes, ParamAbi, TypeData, TypeStore};
+pub use types::{CommonTypes, ParamAbi, TypeData, TypeStore, int_range};
 
 pub use cranelift_entity::packed_option::PackedOption;
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};

@@ -379,6 +379,23 @@ impl TypeStore {
     }
 }
 
+/// The smallest and largest value of an integer type of `width` bits (values are kept
+/// sign- or zero-extended in an `i128`; a width of 0 counts as 1).
+pub fn int_range(width: u16, signed: bool) -> (i128, i128) {
+    let width = u32::from(width.clamp(1, 128));
+    if signed {
+        if width >= 128 {
+            (i128::MIN, i128::MAX)
+        } else {
+            (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
+        }
+    } else if width >= 127 {
+        (0, i128::MAX)
+    } else {
+        (0, (1i128 << width) - 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

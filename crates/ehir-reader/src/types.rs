@@ -4,7 +4,7 @@
 
 use crate::lexer::TokenKind;
 use crate::parser::{MAX_NESTING, PResult, Parser};
-use ehir_core::{Attr, AttrData, ConstArrayElements, Type};
+use ehir_core::{Attr, AttrData, ConstArrayElements, Type, int_range};
 
 /// Whether `!name` is a builtin type (and so cannot be a record alias).
 pub(crate) fn is_builtin_type_name(name: &str) -> bool {
@@ -391,21 +391,5 @@ impl Parser<'_> {
             }
             _ => Err(self.error(loc, format!("unknown attribute '{name}'"))),
         }
-    }
-}
-
-/// The range of an integer type (values are kept sign- or zero-extended in an `i128`).
-fn int_range(width: u16, signed: bool) -> (i128, i128) {
-    let width = width.min(128) as u32;
-    if signed {
-        if width >= 128 {
-            (i128::MIN, i128::MAX)
-        } else {
-            (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
-        }
-    } else if width >= 127 {
-        (0, i128::MAX)
-    } else {
-        (0, (1i128 << width) - 1)
     }
 }

@@ -9,23 +9,8 @@ use crate::attrs::{AttrData, ConstArrayElements};
 use crate::entities::{Attr, Type};
 use crate::module::{Module, ModuleCtx, RecordKind};
 use crate::types::TypeData;
+use crate::types::int_range;
 use cranelift_entity::EntityRef;
-
-/// The smallest and largest value of an integer type of `width` bits.
-pub fn int_range(width: u16, signed: bool) -> (i128, i128) {
-    let width = u32::from(width.clamp(1, 128));
-    if signed {
-        if width >= 128 {
-            (i128::MIN, i128::MAX)
-        } else {
-            (-(1i128 << (width - 1)), (1i128 << (width - 1)) - 1)
-        }
-    } else if width >= 127 {
-        (0, i128::MAX)
-    } else {
-        (0, (1i128 << width) - 1)
-    }
-}
 
 /// Why the attribute `attr` cannot be a constant of type `ty`, or `None` when it can.
 /// Symbols are resolved only when `module` is given. Walks nested element lists with an
@@ -167,7 +152,7 @@ fn misfit_here(
 
 #[cfg(test)]
 mod tests {
-    use super::int_range;
+    use crate::types::int_range;
 
     #[test]
     fn ranges_of_common_widths() {
