@@ -75,15 +75,16 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 /// phases are left alone. Does not verify.
 pub fn lower_module(module: &mut Module) -> Result<(), Diagnostics> {
     let result = crate::pass::for_each_definition_in(module, Phase::Flat, lower_function);
-    declare_runtime_functions(module);
+    declare_runtime_functions(module)?;
     result
 }
 
 /// Declares every function that a call of the module names but the module does not
 /// declare, with the call's signature (first call wins), as the parser does for undeclared
 /// callees. After [`lower_function`] these are the runtime functions it introduced.
-pub fn declare_runtime_functions(module: &mut Module) {
+pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics> {
     let mut missing: Vec<(Symbol, Type, Loc)> = Vec::new();
+    let mut conflicts = Diagnostics::default();
     for func in module.functions.values() {
         for op in func.walk_ops() {
             let (OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. }) =
@@ -94,19 +95,42 @@ pub fn declare_runtime_functions(module: &mut Module) {
             let Some(callee) = callee.expand() else {
                 continue;
             };
-            if module.function_by_name(callee).is_none()
-                && module.global_by_name(callee).is_none()
-                && !missing.iter().any(|&(s, _, _)| s == callee)
-            {
-                missing.push((callee, sig, func.dfg.loc(op)));
+            match module.function_by_name(callee) {
+                // A runtime function the module declares with another signature than the
+                // lowering calls it with: the lowered module could not verify.
+                Some(id)
+                    if module.functions[id].sig != sig
+                        && runtime_function(module.ctx.name(callee)).is_some() =>
+                {
+                    conflicts.push(Diagnostic::error(
+                        module.functions[id].loc,
+                        format!(
+                            "@{} is declared with a signature other than the C++ runtime's, which the {} EH lowering calls",
+                            module.ctx.name(callee),
+                            EhAbi::Itanium.name()
+                        ),
+                    ));
+                }
+                Some(_) => {}
+                None if module.global_by_name(callee).is_none()
+                    && !missing.iter().any(|&(s, _, _)| s == callee) =>
+                {
+                    missing.push((callee, sig, func.dfg.loc(op)));
+                }
+                None => {}
             }
         }
+    }
+    if !conflicts.is_empty() {
+        conflicts.0.dedup_by(|a, b| a.message == b.message);
+        return Err(conflicts);
     }
     for (callee, sig, loc) in missing {
         let mut decl = Function::new_declaration(callee, sig);
         decl.loc = loc;
         module.add_function(decl);
     }
+    Ok(())
 }
 
 /// One use of an EH token that the landing-pad analysis follows.

@@ -75,7 +75,7 @@ impl Pass for EhAbiLowering {
         // The lowering calls runtime functions (`__cxa_begin_catch`, ...) that a single
         // function cannot declare; declare them module-wide.
         if self.abi == EhAbi::Itanium {
-            itanium::declare_runtime_functions(module);
+            itanium::declare_runtime_functions(module)?;
         }
         Ok(())
     }
