@@ -279,10 +279,16 @@ impl<'m> Machine<'m> {
             )));
         }
         if self.depth >= self.config.call_depth_limit {
-            return Err(self.plain_error(format!(
+            let message = format!(
                 "call depth limit of {} exceeded (stack overflow in the program)",
                 self.config.call_depth_limit
-            )));
+            );
+            // Below the entry function the running op is the call that would go deeper.
+            return Err(if self.depth == 0 {
+                self.plain_error(message)
+            } else {
+                self.error(message)
+            });
         }
         let size = func.dfg.values.len();
         let bytes = size as u64 * 8 + FRAME_OVERHEAD;

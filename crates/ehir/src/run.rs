@@ -76,6 +76,9 @@ pub struct RunArgs {
     /// Memory budget in bytes.
     #[arg(long = "max-memory", value_name = "BYTES")]
     pub max_memory: Option<u64>,
+    /// Call depth limit (frames of defined functions; default 100,000).
+    #[arg(long = "max-call-depth", value_name = "N")]
+    pub max_call_depth: Option<u32>,
 }
 
 /// The phases `--phase` may name.
@@ -115,6 +118,9 @@ fn config(args: &RunArgs) -> Result<RunConfig> {
     }
     if let Some(n) = args.max_memory {
         cfg.memory_limit = n;
+    }
+    if let Some(n) = args.max_call_depth {
+        cfg.call_depth_limit = n;
     }
     Ok(cfg)
 }
