@@ -74,6 +74,6 @@ pub fn module_to_llvm_text(
     source_name: &str,
     options: &EmitOptions,
 ) -> Result<String, ehir_core::Diagnostics> {
-    let m = emit_module(module, source_name, options)?;
-    Ok(writer::module_to_string(&m))
+    ehir_core::verifier::verify_input(module)?;
+    emit::emit_module_text(module, source_name, options)
 }

@@ -15,6 +15,19 @@ pub fn module_to_string(module: &Module) -> String {
 
 /// Writes a module.
 pub fn write_module(w: &mut dyn Write, m: &Module) -> fmt::Result {
+    write_module_prelude(w, m, &[])?;
+    write_functions(w, &m.functions)
+}
+
+/// Writes everything of a module that comes before its functions: the header, the named
+/// types, the comdats and the globals. `earlier_comdats` names the comdat functions that
+/// were written already, ahead of `m.functions` (see [`write_function_text`]); their
+/// comdats come before those of `m.functions`, in that order.
+pub fn write_module_prelude(
+    w: &mut dyn Write,
+    m: &Module,
+    earlier_comdats: &[String],
+) -> fmt::Result {
     writeln!(w, "; ModuleID = '{}'", m.source_filename)?;
     write!(w, "source_filename = ")?;
     write_quoted(w, m.source_filename.as_bytes())?;
@@ -43,10 +56,11 @@ pub fn write_module(w: &mut dyn Write, m: &Module) -> fmt::Result {
         .iter()
         .filter(|g| g.comdat)
         .map(|g| g.name.as_str())
+        .chain(earlier_comdats.iter().map(String::as_str))
         .chain(
             m.functions
                 .iter()
-                .filter(|f| f.comdat && f.blocks.is_some())
+                .filter(|f| has_comdat(f))
                 .map(|f| f.name.as_str()),
         )
         .collect();
@@ -62,11 +76,25 @@ pub fn write_module(w: &mut dyn Write, m: &Module) -> fmt::Result {
     for g in &m.globals {
         write_global(w, g)?;
     }
-    for f in &m.functions {
-        writeln!(w)?;
-        write_function(w, f)?;
-    }
     Ok(())
+}
+
+/// Writes functions as [`write_module`] writes them after the prelude.
+pub fn write_functions(w: &mut dyn Write, functions: &[Function]) -> fmt::Result {
+    functions.iter().try_for_each(|f| write_function_text(w, f))
+}
+
+/// Writes one function as it stands in a module's text (a blank line, then the function),
+/// so that a module can be written one function at a time.
+pub fn write_function_text(w: &mut dyn Write, f: &Function) -> fmt::Result {
+    writeln!(w)?;
+    write_function(w, f)
+}
+
+/// Whether `f` is a definition with a comdat of its own name, which the module's
+/// prelude must declare.
+pub fn has_comdat(f: &Function) -> bool {
+    f.comdat && f.blocks.is_some()
 }
 
 /// A name as it appears after `%`, `@` or `$`: bare when LLVM allows it, quoted otherwise.

@@ -131,9 +131,8 @@ pub fn llvm_ir(
     lower(module, abi.phase())?;
     // `lower` verified the module (on entry, and after each pass it ran): emit without
     // verifying it again.
-    let emitted = ehir_llvm::emit::emit_module(module, source_name, &emit_options(abi))
-        .map_err(PipelineError::Emit)?;
-    Ok(ehir_llvm::writer::module_to_string(&emitted))
+    ehir_llvm::emit::emit_module_text(module, source_name, &emit_options(abi))
+        .map_err(PipelineError::Emit)
 }
 
 /// What [`build`] produces.

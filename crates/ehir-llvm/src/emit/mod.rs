@@ -65,6 +65,7 @@ mod types;
 use crate::ir::{self, Operand, Param, Ty};
 use crate::msvc_rtti::MsRtti;
 use crate::typeinfo;
+use crate::writer;
 pub use ehir_core::abi::EhAbi;
 use ehir_core::abi::runtime::{self, RuntimeType, runtime_function};
 use ehir_core::{
@@ -124,6 +125,53 @@ pub fn emit_module(
     source_name: &str,
     options: &EmitOptions,
 ) -> Result<ir::Module, Diagnostics> {
+    let mut defined = Vec::new();
+    let mut out = emit_each_function(module, source_name, options, |function| {
+        defined.push(function)
+    })?;
+    // The functions handed out come first, as the module's items order them.
+    out.functions.splice(0..0, defined);
+    Ok(out)
+}
+
+/// [`emit_module`] written as LLVM IR text, one function at a time: each function is
+/// written as soon as it is emitted and its model dropped, so memory stays near the size
+/// of the text rather than of the whole module's model. The text is the same as
+/// `writer::module_to_string(&emit_module(..)?)`.
+pub fn emit_module_text(
+    module: &Module,
+    source_name: &str,
+    options: &EmitOptions,
+) -> Result<String, Diagnostics> {
+    let mut functions_text = String::new();
+    let mut comdats = Vec::new();
+    let rest = emit_each_function(module, source_name, options, |function| {
+        if writer::has_comdat(&function) {
+            comdats.push(function.name.clone());
+        }
+        writer::write_function_text(&mut functions_text, &function)
+            .expect("writing to a String cannot fail");
+    })?;
+    let mut text = String::new();
+    writer::write_module_prelude(&mut text, &rest, &comdats)
+        .expect("writing to a String cannot fail");
+    text.reserve(functions_text.len());
+    text.push_str(&functions_text);
+    drop(functions_text);
+    writer::write_functions(&mut text, &rest.functions).expect("writing to a String cannot fail");
+    Ok(text)
+}
+
+/// Emits the module, handing each function definition of its items to `each_function`
+/// as soon as it is emitted (in item order); returns the rest of the module: header,
+/// types, globals, and the functions that come after the definitions (the MSVC helpers
+/// and the declarations of everything referenced but not defined).
+fn emit_each_function(
+    module: &Module,
+    source_name: &str,
+    options: &EmitOptions,
+    mut each_function: impl FnMut(ir::Function),
+) -> Result<ir::Module, Diagnostics> {
     let mut m = ModuleEmitter::new(module, options.abi);
     let mut out = ir::Module {
         source_filename: source_name.to_string(),
@@ -155,7 +203,7 @@ pub fn emit_module(
             }
             ehir_core::Item::Function(f) => {
                 if let Some(f) = m.function(&module.functions[f]) {
-                    out.functions.push(f);
+                    each_function(f);
                 }
             }
             ehir_core::Item::Record(_) => {}
