@@ -262,41 +262,48 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
         .then(|| ehir_passes::eh_abi::msvc::ignored_exception_specification(&module))
         .flatten()
         .map(|f| module.ctx.name(f).to_string());
-    let runs: Vec<(Phase, Module)> = match choice {
-        PhaseChoice::AsIs => vec![(input_phase, module)],
-        PhaseChoice::One(p) if p == input_phase => vec![(p, module)],
-        PhaseChoice::One(p) => vec![(p, lowered(&source, &module, p)?)],
-        PhaseChoice::All => {
-            // Phases the pipeline cannot reach are skipped with a warning; the others
-            // are still compared.
-            let mut runs = vec![(input_phase, module.clone())];
-            for p in phases_from(input_phase).into_iter().skip(1) {
-                let mut m = module.clone();
-                match ehir_pipeline::lower(&mut m, p) {
-                    Ok(()) => runs.push((p, m)),
-                    Err(e) => eprintln!(
-                        "ehir run: warning: skipping phase {}: the pipeline cannot bring the input there: {e}",
-                        p.name()
-                    ),
-                }
-            }
-            runs
-        }
+    // The phases to run, each with the module to run it on: the input itself for its
+    // own phase, else the input lowered to that phase, made just before its run and
+    // dropped after it, so that at most one lowered copy is alive at a time.
+    let phases: Vec<Phase> = match choice {
+        PhaseChoice::AsIs => vec![input_phase],
+        PhaseChoice::One(p) => vec![p],
+        PhaseChoice::All => phases_from(input_phase),
     };
     // The traces of all phases are kept for the comparison: each phase's trace gets an
     // equal share of the memory budget, and a run's budget is what the traces kept so
     // far leave, so that all of them together stay within one budget.
     let mut outcomes: Vec<(Phase, RunOutcome)> = Vec::new();
     let mut kept: u64 = 0;
-    for (phase, m) in &runs {
+    for &phase in &phases {
+        let lowered_module;
+        let m = if phase == input_phase {
+            &module
+        } else if choice == PhaseChoice::All {
+            // Phases the pipeline cannot reach are skipped with a warning; the others
+            // are still compared.
+            let mut copy = module.clone();
+            if let Err(e) = ehir_pipeline::lower(&mut copy, phase) {
+                eprintln!(
+                    "ehir run: warning: skipping phase {}: the pipeline cannot bring the input there: {e}",
+                    phase.name()
+                );
+                continue;
+            }
+            lowered_module = copy;
+            &lowered_module
+        } else {
+            lowered_module = lowered(&source, &module, phase)?;
+            &lowered_module
+        };
         let mut phase_cfg = cfg.clone();
-        if runs.len() > 1 {
-            phase_cfg.trace_memory_limit = cfg.memory_limit / runs.len() as u64;
+        if phases.len() > 1 {
+            phase_cfg.trace_memory_limit = cfg.memory_limit / phases.len() as u64;
             phase_cfg.memory_limit = cfg.memory_limit.saturating_sub(kept);
         }
         let outcome = run_one(&source, m, &phase_cfg)?;
         kept += ehir_interp::trace_bytes(&outcome.trace);
-        outcomes.push((*phase, outcome));
+        outcomes.push((phase, outcome));
     }
     let (first_phase, first) = &outcomes[0];
     let stdout = std::io::stdout();
