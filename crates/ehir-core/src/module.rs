@@ -1,7 +1,7 @@
 //! A module: the interned symbols, types and attributes shared by its functions, record
 //! declarations, typeinfo declarations, globals and functions, in source order.
 
-use crate::attrs::AttrStore;
+use crate::attrs::{AttrData, AttrStore, ConstArrayElements};
 use crate::entities::{Attr, FuncId, GlobalId, Loc, Symbol, Type};
 use crate::function::{Function, Linkage};
 use crate::symbols::SymbolTable;
@@ -224,6 +224,27 @@ impl Module {
         self.global_index.insert(name, id);
         self.items.push(Item::Global(id));
         id
+    }
+
+    /// Adds a private constant string-literal global `name` holding `bytes` (the
+    /// terminating NUL included) as a `!cir.array<!s8i x N>`.
+    pub fn add_string_literal(&mut self, name: Symbol, bytes: Vec<u8>) -> GlobalId {
+        let ch = self.ctx.types.common().s8;
+        let ty = self.ctx.types.array(ch, bytes.len() as u64);
+        let init = self.ctx.attrs.intern(AttrData::ConstArray {
+            elements: ConstArrayElements::Bytes(bytes),
+            ty,
+        });
+        self.add_global(Global {
+            name,
+            ty,
+            init: Some(init),
+            constant: true,
+            linkage: Linkage::Private,
+            private_visibility: false,
+            align: None,
+            loc: Loc::NONE,
+        })
     }
 
     /// Declares a record (a redeclaration completes or replaces the first one and keeps

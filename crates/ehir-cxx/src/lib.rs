@@ -169,23 +169,8 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
     }
     // String literals, globals, static locals.
     for (bytes, sym) in prog.strings.clone() {
-        let ch = module.ctx.types.common().s8;
-        let ty = module.ctx.types.array(ch, bytes.len() as u64);
-        let init = module.ctx.attrs.intern(AttrData::ConstArray {
-            elements: ConstArrayElements::Bytes(bytes),
-            ty,
-        });
         let name = module.ctx.sym(&sym);
-        module.add_global(Global {
-            name,
-            ty,
-            init: Some(init),
-            constant: true,
-            linkage: Linkage::Private,
-            private_visibility: false,
-            align: None,
-            loc: Loc::NONE,
-        });
+        module.add_string_literal(name, bytes);
     }
     for (i, init) in globals {
         let g = &prog.globals[i];

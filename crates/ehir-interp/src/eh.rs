@@ -91,6 +91,20 @@ impl<'m> Machine<'m> {
         self.hierarchy.catches(catch_type, ty)
     }
 
+    /// Whether handler key `key` handles exception `exn` on its own: a matching typed
+    /// catch, a catch-all, or an exception specification `exn` violates. (`terminate`
+    /// and `unwind` keys depend on where the search is; the searches decide them.)
+    pub(crate) fn key_handles(&self, key: &HandlerKey, exn: u32) -> bool {
+        match key {
+            HandlerKey::Catch(attr) => self
+                .attr_type(*attr)
+                .is_some_and(|ty| self.catch_adjust(&ty, exn).is_some()),
+            HandlerKey::CatchAll => true,
+            HandlerKey::Filter(list) => !self.spec_allows(&self.attr_type_list(*list), exn),
+            HandlerKey::Terminate | HandlerKey::Unwind => false,
+        }
+    }
+
     /// Whether an exception specification lists a type that catches `exn`.
     /// Every check is remembered: the run then depends on the specification being
     /// enforced (`RunOutcome::met_specification`).
@@ -638,25 +652,15 @@ impl<'m> Machine<'m> {
                     let succs = func.dfg.successors(term);
                     let catching = dispatch_catches(func, keys);
                     for (i, key) in func.dfg.handlers(keys).iter().enumerate() {
+                        if self.key_handles(key, exn) {
+                            return true;
+                        }
                         match key {
-                            HandlerKey::Catch(attr) => {
-                                if let Some(ty) = self.attr_type(*attr)
-                                    && self.catch_adjust(&ty, exn).is_some()
-                                {
-                                    return true;
-                                }
-                            }
-                            HandlerKey::CatchAll => return true,
                             HandlerKey::Terminate => {
                                 if !passed && !catching {
                                     return true;
                                 }
                                 break;
-                            }
-                            HandlerKey::Filter(list) => {
-                                if !self.spec_allows(&self.attr_type_list(*list), exn) {
-                                    return true;
-                                }
                             }
                             HandlerKey::Unwind => {
                                 if let Some(&s) = succs.get(i) {
@@ -666,6 +670,9 @@ impl<'m> Machine<'m> {
                                     ));
                                 }
                                 break;
+                            }
+                            // Handled by `key_handles` above.
+                            HandlerKey::Catch(_) | HandlerKey::CatchAll | HandlerKey::Filter(_) => {
                             }
                         }
                     }

@@ -393,22 +393,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
             "the entry block of @{entry_name} is empty"
         )));
     };
-    let placeholder = Frame {
-        func,
-        fid,
-        phase: func.phase,
-        pc: first,
-        regs: Vec::new(),
-        ctrl: Vec::new(),
-        allocas: Vec::new(),
-        scoped: Vec::new(),
-        landed: None,
-        selector: 0,
-        open_cleanups: Vec::new(),
-        pads: Vec::new(),
-        passed_catch: None,
-        boundaries: 0,
-    };
+    let placeholder = Frame::new(func, fid, first, Vec::new());
     let mut m = Machine {
         module,
         config,

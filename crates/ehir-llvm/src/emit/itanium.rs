@@ -3,18 +3,19 @@
 //! `cir.throw`, `cir.alloc.exception`, `cir.free.exception` and `cir.eh.terminate`.
 
 use super::function::FunctionEmitter;
+use super::ops::EmittedOp;
 use crate::ir::{Arg, CallTarget, Clause, Inst, Operand, Ty};
 use ehir_core::{ExtraData, LandingPadClause, Op, OpKind, Symbol, Value};
 
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
     /// The EH ops of the Itanium model (see the module docs).
-    pub(super) fn itanium_eh_op(
-        &mut self,
-        op: Op,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Value],
-    ) {
+    pub(super) fn itanium_eh_op(&mut self, emitted: EmittedOp<'_>) {
+        let EmittedOp {
+            op,
+            kind,
+            operands,
+            results,
+        } = emitted;
         match kind {
             OpKind::AllocException { size } => {
                 let callee = self.module_emitter.runtime("__cxa_allocate_exception");

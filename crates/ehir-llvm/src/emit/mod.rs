@@ -464,61 +464,51 @@ impl<'m> ModuleEmitter<'m> {
         loc: Loc,
     ) -> Result<Operand, String> {
         stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || {
-            self.constant_inner(a, ty, memory, loc)
-        })
-    }
-
-    fn constant_inner(
-        &mut self,
-        a: ehir_core::Attr,
-        ty: Type,
-        memory: bool,
-        loc: Loc,
-    ) -> Result<Operand, String> {
-        let ctx = self.ctx;
-        let tdata = ctx.types.get(ty).clone();
-        Ok(match ctx.attrs.get(a).clone() {
-            AttrData::Int { value, .. } => match tdata {
-                TypeData::Int { width, .. } => Operand::Int(int_repr(value, width)),
-                TypeData::Bool if memory => Operand::Int(i128::from(value != 0)),
-                TypeData::Bool => Operand::Bool(value != 0),
-                TypeData::Ptr(_) if value == 0 => Operand::Null,
-                TypeData::Float => Operand::Float(float_bits((value as f64).to_bits(), true)),
-                TypeData::Double => Operand::Float((value as f64).to_bits()),
-                _ => {
-                    return Err(format!(
-                        "an integer cannot initialize {}",
-                        type_text(ctx, ty)
-                    ));
-                }
-            },
-            AttrData::Bool(b) => match tdata {
-                TypeData::Bool if !memory => Operand::Bool(b),
-                TypeData::Bool | TypeData::Int { .. } => Operand::Int(i128::from(b)),
-                _ => {
-                    return Err(format!(
-                        "a boolean cannot initialize {}",
-                        type_text(ctx, ty)
-                    ));
-                }
-            },
-            AttrData::Float { bits, .. } => match tdata {
-                TypeData::Float => Operand::Float(float_bits(bits, true)),
-                TypeData::Double => Operand::Float(bits),
-                _ => return Err(format!("a float cannot initialize {}", type_text(ctx, ty))),
-            },
-            AttrData::Null(_) => Operand::Null,
-            AttrData::GlobalView {
-                symbol, indices, ..
-            } => self.global_view(symbol, &indices, loc)?,
-            AttrData::Str(bytes) => self.byte_array(&bytes, ty)?,
-            AttrData::ConstArray { elements, .. } => match elements {
-                ConstArrayElements::Bytes(bytes) => self.byte_array(&bytes, ty)?,
-                ConstArrayElements::Attrs(items) => self.aggregate(&items, ty, loc)?,
-            },
-            AttrData::Zero(_) => Operand::Zero,
-            AttrData::Undef(_) => Operand::Undef,
-            AttrData::List(items) => self.aggregate(&items, ty, loc)?,
+            let ctx = self.ctx;
+            let tdata = ctx.types.get(ty).clone();
+            Ok(match ctx.attrs.get(a).clone() {
+                AttrData::Int { value, .. } => match tdata {
+                    TypeData::Int { width, .. } => Operand::Int(int_repr(value, width)),
+                    TypeData::Bool if memory => Operand::Int(i128::from(value != 0)),
+                    TypeData::Bool => Operand::Bool(value != 0),
+                    TypeData::Ptr(_) if value == 0 => Operand::Null,
+                    TypeData::Float => Operand::Float(float_bits((value as f64).to_bits(), true)),
+                    TypeData::Double => Operand::Float((value as f64).to_bits()),
+                    _ => {
+                        return Err(format!(
+                            "an integer cannot initialize {}",
+                            type_text(ctx, ty)
+                        ));
+                    }
+                },
+                AttrData::Bool(b) => match tdata {
+                    TypeData::Bool if !memory => Operand::Bool(b),
+                    TypeData::Bool | TypeData::Int { .. } => Operand::Int(i128::from(b)),
+                    _ => {
+                        return Err(format!(
+                            "a boolean cannot initialize {}",
+                            type_text(ctx, ty)
+                        ));
+                    }
+                },
+                AttrData::Float { bits, .. } => match tdata {
+                    TypeData::Float => Operand::Float(float_bits(bits, true)),
+                    TypeData::Double => Operand::Float(bits),
+                    _ => return Err(format!("a float cannot initialize {}", type_text(ctx, ty))),
+                },
+                AttrData::Null(_) => Operand::Null,
+                AttrData::GlobalView {
+                    symbol, indices, ..
+                } => self.global_view(symbol, &indices, loc)?,
+                AttrData::Str(bytes) => self.byte_array(&bytes, ty)?,
+                AttrData::ConstArray { elements, .. } => match elements {
+                    ConstArrayElements::Bytes(bytes) => self.byte_array(&bytes, ty)?,
+                    ConstArrayElements::Attrs(items) => self.aggregate(&items, ty, loc)?,
+                },
+                AttrData::Zero(_) => Operand::Zero,
+                AttrData::Undef(_) => Operand::Undef,
+                AttrData::List(items) => self.aggregate(&items, ty, loc)?,
+            })
         })
     }
 

@@ -4,6 +4,7 @@
 //! redirections of runtime functions, `std::uncaught_exception`).
 
 use super::function::FunctionEmitter;
+use super::ops::EmittedOp;
 use super::{ModuleEmitter, UNCAUGHT_EXCEPTION, runtime_decl};
 use crate::ir::{BasicBlock, CallTarget, Inst, IntPredicate, Operand, Ty};
 use crate::{ir, msvc_rtti};
@@ -193,13 +194,13 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     }
 
     /// The EH ops of the Microsoft model (see the module docs).
-    pub(super) fn msvc_eh_op(
-        &mut self,
-        op: Op,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Value],
-    ) {
+    pub(super) fn msvc_eh_op(&mut self, emitted: EmittedOp<'_>) {
+        let EmittedOp {
+            op,
+            kind,
+            operands,
+            results,
+        } = emitted;
         match kind {
             OpKind::AllocException { size } => {
                 // The exception object lives in the throwing frame (see the module docs).

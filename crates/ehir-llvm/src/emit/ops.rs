@@ -11,6 +11,20 @@ use ehir_core::{
     BinaryOp, CastKind, CmpPredicate, ExtraData, Op, OpKind, Symbol, Type, TypeData, UnaryOp, Value,
 };
 
+/// The op being emitted with its kind, operands and results, as [`FunctionEmitter::op`]
+/// hands it to the function of its family.
+#[derive(Clone, Copy)]
+pub(super) struct EmittedOp<'v> {
+    /// The op.
+    pub op: Op,
+    /// Its kind.
+    pub kind: OpKind,
+    /// Its operands, in order.
+    pub operands: &'v [Value],
+    /// Its results, in order.
+    pub results: &'v [Value],
+}
+
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
     /// Emits one op. Values without instructions were settled by `classify`; every other
     /// op goes to the function of its family.
@@ -31,6 +45,12 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             );
             return;
         }
+        let emitted = EmittedOp {
+            op,
+            kind,
+            operands: &operands,
+            results: &results,
+        };
         match kind {
             // Values without instructions (see `classify`).
             OpKind::Const { .. } | OpKind::GetGlobal { .. } => {}
@@ -46,22 +66,20 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             | OpKind::Br
             | OpKind::BrCond
             | OpKind::SwitchFlat { .. }
-            | OpKind::Unreachable => self.control_flow_op(op, kind, &operands),
+            | OpKind::Unreachable => self.control_flow_op(emitted),
             OpKind::Alloca { .. }
             | OpKind::Load { .. }
             | OpKind::Store { .. }
             | OpKind::PtrStride
             | OpKind::GetMember { .. }
             | OpKind::BaseClassAddr { .. }
-            | OpKind::DerivedClassAddr { .. } => self.memory_op(op, kind, &operands, &results),
+            | OpKind::DerivedClassAddr { .. } => self.memory_op(emitted),
             OpKind::Binary(_)
             | OpKind::Unary(_)
             | OpKind::Cmp(_)
             | OpKind::Cast(_)
-            | OpKind::Select => self.arithmetic_op(op, kind, &operands, &results),
-            OpKind::Call { .. } | OpKind::TryCall { .. } => {
-                self.call_op(op, kind, &operands, &results)
-            }
+            | OpKind::Select => self.arithmetic_op(emitted),
+            OpKind::Call { .. } | OpKind::TryCall { .. } => self.call_op(emitted),
             // Lifetime markers are optional hints to LLVM; none are emitted.
             OpKind::LifetimeStart | OpKind::LifetimeEnd => {}
             OpKind::AllocException { .. }
@@ -75,7 +93,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             | OpKind::CleanupRet
                 if self.module_emitter.msvc =>
             {
-                self.msvc_eh_op(op, kind, &operands, &results)
+                self.msvc_eh_op(emitted)
             }
             OpKind::AllocException { .. }
             | OpKind::FreeException
@@ -83,7 +101,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             | OpKind::EhTerminate
             | OpKind::EhLandingPad { .. }
             | OpKind::EhTypeId { .. }
-            | OpKind::ResumeFlat => self.itanium_eh_op(op, kind, &operands, &results),
+            | OpKind::ResumeFlat => self.itanium_eh_op(emitted),
             OpKind::Resume => self.error(
                 op,
                 "cir.resume cannot be emitted as LLVM IR; run eh-abi-lowering=itanium first",
@@ -111,7 +129,10 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     // ---- control flow ----------------------------------------------------------------------------
 
     /// Returns, branches, switches and `cir.unreachable`.
-    pub(super) fn control_flow_op(&mut self, op: Op, kind: OpKind, operands: &[Value]) {
+    pub(super) fn control_flow_op(&mut self, emitted: EmittedOp<'_>) {
+        let EmittedOp {
+            op, kind, operands, ..
+        } = emitted;
         match kind {
             OpKind::Return if self.result_slot.is_some() && operands.is_empty() => {
                 let Some((slot, parts, align)) = self.result_slot.clone() else {
@@ -215,13 +236,13 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     // ---- memory --------------------------------------------------------------------------------------
 
     /// Allocas, loads, stores and address arithmetic.
-    pub(super) fn memory_op(
-        &mut self,
-        op: Op,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Value],
-    ) {
+    pub(super) fn memory_op(&mut self, emitted: EmittedOp<'_>) {
+        let EmittedOp {
+            op,
+            kind,
+            operands,
+            results,
+        } = emitted;
         match kind {
             OpKind::Alloca {
                 alloc_ty, align, ..
@@ -428,13 +449,13 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     // ---- arithmetic ------------------------------------------------------------------------------
 
     /// Binary and unary operators, comparisons, casts and `cir.select`.
-    pub(super) fn arithmetic_op(
-        &mut self,
-        op: Op,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Value],
-    ) {
+    pub(super) fn arithmetic_op(&mut self, emitted: EmittedOp<'_>) {
+        let EmittedOp {
+            op,
+            kind,
+            operands,
+            results,
+        } = emitted;
         match kind {
             OpKind::Binary(b) => self.binary(op, b, operands, results[0]),
             OpKind::Unary(u) => self.unary(op, u, operands[0], results[0]),
@@ -713,7 +734,13 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     // ---- calls ---------------------------------------------------------------------------------------
 
     /// `cir.call` → `call`, `cir.try_call` → `invoke`.
-    pub(super) fn call_op(&mut self, op: Op, kind: OpKind, operands: &[Value], results: &[Value]) {
+    pub(super) fn call_op(&mut self, emitted: EmittedOp<'_>) {
+        let EmittedOp {
+            op,
+            kind,
+            operands,
+            results,
+        } = emitted;
         match kind {
             OpKind::Call { callee, sig, flags } => {
                 let Some((target, returned)) =
