@@ -1067,27 +1067,35 @@ impl<'m> FunctionBuilder<'m> {
 
     /// `cir.get_member %p[index] {name = "..."}`: the address of field `index`.
     pub fn get_member(&mut self, p: Value, index: u32, name: &str, field_ty: Type) -> Value {
-        let Some(p) = self.value(p, "get_member") else {
+        let Some((p, ty)) = self.address_operand(p, field_ty, "get_member") else {
             return self.poison();
         };
-        if !self.check_type(field_ty, "get_member") {
-            return self.poison();
-        }
         let name = self.ctx.sym(name);
-        let ty = self.ctx.types.ptr(field_ty);
         let value = self.cursor().get_member(p, index, name, ty);
         self.value_handle(value)
     }
 
+    /// The core value of address operand `p` and the pointer type to `pointee` of the
+    /// address computed from it; `None` (with the error recorded) when `p` is not a live
+    /// value or `pointee` not a type of the module.
+    fn address_operand(
+        &mut self,
+        p: Value,
+        pointee: Type,
+        what: &str,
+    ) -> Option<(CoreValue, Type)> {
+        let p = self.value(p, what)?;
+        if !self.check_type(pointee, what) {
+            return None;
+        }
+        Some((p, self.ctx.types.ptr(pointee)))
+    }
+
     /// `cir.base_class_addr %p [offset]`: the address of a base subobject.
     pub fn base_class_addr(&mut self, p: Value, base: Type, offset: u32, nonnull: bool) -> Value {
-        let Some(p) = self.value(p, "base_class_addr") else {
+        let Some((p, ty)) = self.address_operand(p, base, "base_class_addr") else {
             return self.poison();
         };
-        if !self.check_type(base, "base_class_addr") {
-            return self.poison();
-        }
-        let ty = self.ctx.types.ptr(base);
         let value = self.cursor().base_class_addr(p, offset, nonnull, ty);
         self.value_handle(value)
     }
@@ -1100,13 +1108,9 @@ impl<'m> FunctionBuilder<'m> {
         offset: u32,
         nonnull: bool,
     ) -> Value {
-        let Some(p) = self.value(p, "derived_class_addr") else {
+        let Some((p, ty)) = self.address_operand(p, derived, "derived_class_addr") else {
             return self.poison();
         };
-        if !self.check_type(derived, "derived_class_addr") {
-            return self.poison();
-        }
-        let ty = self.ctx.types.ptr(derived);
         let value = self.cursor().derived_class_addr(p, offset, nonnull, ty);
         self.value_handle(value)
     }

@@ -1484,16 +1484,7 @@ impl<'m> Machine<'m> {
             return;
         }
         let func = &self.module.functions[fid];
-        let params: Vec<Type> = func
-            .entry_block()
-            .map(|b| {
-                func.dfg
-                    .block_params(b)
-                    .iter()
-                    .map(|&p| func.dfg.value_type(p))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let params: Vec<Type> = func.param_types();
         let rendered = args
             .iter()
             .zip(params)

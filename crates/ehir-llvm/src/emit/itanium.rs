@@ -10,12 +10,7 @@ use ehir_core::{ExtraData, LandingPadClause, Op, OpKind, Symbol, Value};
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
     /// The EH ops of the Itanium model (see the module docs).
     pub(super) fn itanium_eh_op(&mut self, emitted: EmittedOp<'_>) {
-        let EmittedOp {
-            op,
-            kind,
-            operands,
-            results,
-        } = emitted;
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::AllocException { size } => {
                 let callee = self.module_emitter.runtime("__cxa_allocate_exception");

@@ -195,12 +195,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
 
     /// The EH ops of the Microsoft model (see the module docs).
     pub(super) fn msvc_eh_op(&mut self, emitted: EmittedOp<'_>) {
-        let EmittedOp {
-            op,
-            kind,
-            operands,
-            results,
-        } = emitted;
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::AllocException { size } => {
                 // The exception object lives in the throwing frame (see the module docs).

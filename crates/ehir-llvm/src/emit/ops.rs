@@ -25,6 +25,13 @@ pub(super) struct EmittedOp<'v> {
     pub results: &'v [Value],
 }
 
+impl<'v> EmittedOp<'v> {
+    /// The op, its kind, operands and results.
+    pub fn parts(self) -> (Op, OpKind, &'v [Value], &'v [Value]) {
+        (self.op, self.kind, self.operands, self.results)
+    }
+}
+
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
     /// Emits one op. Values without instructions were settled by `classify`; every other
     /// op goes to the function of its family.
@@ -130,9 +137,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
 
     /// Returns, branches, switches and `cir.unreachable`.
     pub(super) fn control_flow_op(&mut self, emitted: EmittedOp<'_>) {
-        let EmittedOp {
-            op, kind, operands, ..
-        } = emitted;
+        let (op, kind, operands, _) = emitted.parts();
         match kind {
             OpKind::Return if self.result_slot.is_some() && operands.is_empty() => {
                 let Some((slot, parts, align)) = self.result_slot.clone() else {
@@ -237,12 +242,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
 
     /// Allocas, loads, stores and address arithmetic.
     pub(super) fn memory_op(&mut self, emitted: EmittedOp<'_>) {
-        let EmittedOp {
-            op,
-            kind,
-            operands,
-            results,
-        } = emitted;
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::Alloca {
                 alloc_ty, align, ..
@@ -450,12 +450,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
 
     /// Binary and unary operators, comparisons, casts and `cir.select`.
     pub(super) fn arithmetic_op(&mut self, emitted: EmittedOp<'_>) {
-        let EmittedOp {
-            op,
-            kind,
-            operands,
-            results,
-        } = emitted;
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::Binary(b) => self.binary(op, b, operands, results[0]),
             OpKind::Unary(u) => self.unary(op, u, operands[0], results[0]),
@@ -735,12 +730,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
 
     /// `cir.call` → `call`, `cir.try_call` → `invoke`.
     pub(super) fn call_op(&mut self, emitted: EmittedOp<'_>) {
-        let EmittedOp {
-            op,
-            kind,
-            operands,
-            results,
-        } = emitted;
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::Call { callee, sig, flags } => {
                 let Some((target, returned)) =

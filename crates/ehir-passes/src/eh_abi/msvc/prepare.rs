@@ -273,19 +273,11 @@ impl<'a> Lowering<'a> {
             }
             Some(op) => {
                 let loc = self.func.dfg.loc(op);
-                let next = self
-                    .func
-                    .layout
-                    .next_op(op)
-                    .ok_or_else(|| self.error(op, "op without a terminator after it"))?;
+                let next = self.op_after(op, "op without a terminator after it")?;
                 self.before(next, loc).store(v, slot);
             }
             None => {
-                let mut at = self
-                    .func
-                    .layout
-                    .first_op(def_block)
-                    .ok_or_else(|| self.block_error(def_block, "empty block"))?;
+                let mut at = self.first_op_of(def_block, "empty block")?;
                 // After the pad that begins the block, and after the entry block's allocas
                 // (the slot itself is one of them).
                 while matches!(

@@ -312,25 +312,18 @@ impl<'a> Lowering<'a> {
             && exn_used
         {
             let ty = self.func.dfg.value_type(exn);
-            let new =
-                match slot {
-                    Some(slot) => {
-                        let after =
-                            self.func.layout.next_op(begin).ok_or_else(|| {
-                                self.error(begin, "catch handler without terminator")
-                            })?;
-                        self.before(after, loc).load_aligned(slot, ty, 8)
-                    }
-                    None => {
-                        // catch (...) has no object: the pointer is null.
-                        let null = self.ctx.attrs.intern(ehir_core::AttrData::Null(ty));
-                        let after =
-                            self.func.layout.next_op(begin).ok_or_else(|| {
-                                self.error(begin, "catch handler without terminator")
-                            })?;
-                        self.before(after, loc).constant(null, ty)
-                    }
-                };
+            let new = match slot {
+                Some(slot) => {
+                    let after = self.op_after(begin, "catch handler without terminator")?;
+                    self.before(after, loc).load_aligned(slot, ty, 8)
+                }
+                None => {
+                    // catch (...) has no object: the pointer is null.
+                    let null = self.ctx.attrs.intern(ehir_core::AttrData::Null(ty));
+                    let after = self.op_after(begin, "catch handler without terminator")?;
+                    self.before(after, loc).constant(null, ty)
+                }
+            };
             self.replace.insert(exn, new);
         }
         Ok(())
@@ -352,11 +345,7 @@ impl<'a> Lowering<'a> {
                 dfg.results(begin)[0]
             }
             None => {
-                let first = self
-                    .func
-                    .layout
-                    .first_op(start)
-                    .ok_or_else(|| self.block_error(start, "empty cleanup block"))?;
+                let first = self.first_op_of(start, "empty cleanup block")?;
                 let loc = self.func.dfg.loc(first);
                 self.before(first, loc).cleanuppad(parent)
             }
@@ -364,11 +353,7 @@ impl<'a> Lowering<'a> {
         for &(block, exit, dest) in exits {
             match exit {
                 ExitKind::EndCleanup(end) => {
-                    let term = self
-                        .func
-                        .layout
-                        .next_op(end)
-                        .ok_or_else(|| self.error(end, "cir.end_cleanup without terminator"))?;
+                    let term = self.op_after(end, "cir.end_cleanup without terminator")?;
                     let loc = self.func.dfg.loc(end);
                     self.before(term, loc).cleanupret(pad_token, dest);
                     self.func.layout.remove_op(term);
@@ -380,11 +365,7 @@ impl<'a> Lowering<'a> {
                     self.func.layout.remove_op(resume);
                 }
                 ExitKind::Edge(i) => {
-                    let term = self
-                        .func
-                        .layout
-                        .last_op(block)
-                        .ok_or_else(|| self.block_error(block, "block without terminator"))?;
+                    let term = self.terminator_of(block, "block without terminator")?;
                     let loc = self.func.dfg.loc(term);
                     if matches!(self.kind(term), OpKind::Br) {
                         self.before(term, loc).cleanupret(pad_token, dest);
@@ -445,11 +426,7 @@ impl<'a> Lowering<'a> {
             .first()
             .copied()
             .ok_or_else(|| self.error(end, "cir.end_catch without token"))?;
-        let term = self
-            .func
-            .layout
-            .next_op(end)
-            .ok_or_else(|| self.error(end, "cir.end_catch without terminator"))?;
+        let term = self.op_after(end, "cir.end_catch without terminator")?;
         let loc = self.func.dfg.loc(end);
         let direct = matches!(self.kind(term), OpKind::Br) && {
             let s = self.func.dfg.successors(term)[0];
