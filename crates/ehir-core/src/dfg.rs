@@ -380,6 +380,22 @@ impl DataFlowGraph {
         self.ops[op].successors.as_slice(&self.successor_lists)
     }
 
+    /// The successor edges of a `cir.catchswitch` split into its handlers and its unwind
+    /// destination (`None` when it unwinds to the caller). Any other op: all its edges,
+    /// and `None`.
+    pub fn catchswitch_edges(&self, op: Op) -> (&[Successor], Option<Successor>) {
+        let successors = self.successors(op);
+        match (self.kind(op), successors.split_last()) {
+            (
+                OpKind::CatchSwitch {
+                    unwind_to_caller: false,
+                },
+                Some((&unwind, handlers)),
+            ) => (handlers, Some(unwind)),
+            _ => (successors, None),
+        }
+    }
+
     /// Removes all successor edges of an op.
     pub fn clear_successors(&mut self, op: Op) {
         self.ops[op].successors.clear(&mut self.successor_lists);

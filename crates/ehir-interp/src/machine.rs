@@ -966,7 +966,7 @@ impl<'m> Machine<'m> {
                 let exn = self.exception_of_pointer(p)?;
                 self.continue_unwinding_out(exn)
             }
-            OpKind::CatchSwitch { unwind_to_caller } => self.exec_catchswitch(op, unwind_to_caller),
+            OpKind::CatchSwitch { .. } => self.exec_catchswitch(op),
             OpKind::CatchPad {
                 type_desc,
                 adjectives,

@@ -271,6 +271,18 @@ impl<'m> ModuleEmitter<'m> {
         self.errors.push(Diagnostic::error(loc, message));
     }
 
+    /// The value of `result`, or `None` with its error reported at `loc` as an error of
+    /// `item` (`global @g`, `function @f`).
+    fn reported<T>(&mut self, loc: Loc, item: &str, result: Result<T, String>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(msg) => {
+                self.error(loc, format!("{item}: {msg}"));
+                None
+            }
+        }
+    }
+
     fn name(&self, s: Symbol) -> &'m str {
         self.ctx.name(s)
     }
@@ -601,22 +613,15 @@ impl<'m> ModuleEmitter<'m> {
 
     fn global(&mut self, g: &ehir_core::Global) -> Option<ir::Global> {
         let name = self.name(g.name).to_string();
-        let ty = match self.mem_ty(g.ty) {
-            Ok(t) => t,
-            Err(msg) => {
-                self.error(g.loc, format!("global @{name}: {msg}"));
-                return None;
-            }
-        };
+        let item = format!("global @{name}");
+        let result = self.mem_ty(g.ty);
+        let ty = self.reported(g.loc, &item, result)?;
         let init = match g.init {
             None => None,
-            Some(a) => match self.constant(a, g.ty, true, g.loc) {
-                Ok(c) => Some(c),
-                Err(msg) => {
-                    self.error(g.loc, format!("global @{name}: {msg}"));
-                    return None;
-                }
-            },
+            Some(a) => {
+                let result = self.constant(a, g.ty, true, g.loc);
+                Some(self.reported(g.loc, &item, result)?)
+            }
         };
         Some(ir::Global {
             name,
@@ -632,13 +637,8 @@ impl<'m> ModuleEmitter<'m> {
 
     fn function(&mut self, f: &'m Function) -> Option<ir::Function> {
         let name = self.name(f.name).to_string();
-        let lowered = match self.signature(f.sig) {
-            Ok(s) => s,
-            Err(msg) => {
-                self.error(f.loc, format!("function @{name}: {msg}"));
-                return None;
-            }
-        };
+        let result = self.signature(f.sig);
+        let lowered = self.reported(f.loc, &format!("function @{name}"), result)?;
         let mut fn_attrs: ir::Attrs = Vec::new();
         if f.nothrow {
             fn_attrs.push("nounwind");

@@ -827,13 +827,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 }
             },
         };
-        let lowered = match self.module_emitter.signature(sig) {
-            Ok(s) => s,
-            Err(msg) => {
-                self.error(op, msg);
-                return None;
-            }
-        };
+        let result = self.module_emitter.signature(sig);
+        let lowered = self.reported(op, result)?;
         let mut call_args = Vec::with_capacity(lowered.params.len());
         let mut llvm_params = lowered.params.iter();
         let mut returned = None;
@@ -865,13 +860,10 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     });
                 }
                 Some(ParamLowering::Parts { parts }) => {
-                    let Some((_, align)) = self.pointee_record(at) else {
-                        self.error(
-                            op,
-                            format!("argument #{i} is not a pointer to a complete record"),
-                        );
-                        return None;
-                    };
+                    let result = self.pointee_record(at).ok_or_else(|| {
+                        format!("argument #{i} is not a pointer to a complete record")
+                    });
+                    let (_, align) = self.reported(op, result)?;
                     let (loads, values) = self.load_parts(&value, parts, align);
                     for inst in loads {
                         self.emit(inst);
@@ -887,13 +879,10 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     }
                 }
                 Some(ParamLowering::ResultParts { parts }) => {
-                    let Some((_, align)) = self.pointee_record(at) else {
-                        self.error(
-                            op,
-                            format!("argument #{i} is not a pointer to a complete record"),
-                        );
-                        return None;
-                    };
+                    let result = self.pointee_record(at).ok_or_else(|| {
+                        format!("argument #{i} is not a pointer to a complete record")
+                    });
+                    let (_, align) = self.reported(op, result)?;
                     returned = Some(ReturnedClass {
                         slot: value,
                         parts: parts.clone(),

@@ -3,6 +3,7 @@
 //! `cir.cleanuppad … cir.cleanupret` — and unwind edges go to the pads the walk found.
 
 use super::{Action, CleanupExit, ExitKind, Funclet, Lowering, Target};
+use crate::region_utils::remapped;
 use ehir_core::abi::type_names::{
     ADJECTIVE_ELLIPSIS, ADJECTIVE_REFERENCE, catch_type_descriptor, msvc_type_code,
 };
@@ -178,10 +179,7 @@ impl<'a> Lowering<'a> {
                 for s in succs {
                     let args: Vec<Value> = self.func.dfg.successor_args(s).to_vec();
                     if args.iter().any(|a| self.replace.contains_key(a)) {
-                        let args: Vec<Value> = args
-                            .iter()
-                            .map(|a| self.replace.get(a).copied().unwrap_or(*a))
-                            .collect();
+                        let args = remapped(&args, |a| self.replace.get(&a).copied());
                         let target = self.func.dfg.successor_block(s);
                         self.func.dfg.set_successor(s, target, &args);
                     }
