@@ -139,13 +139,7 @@ impl<'s> Parser<'s> {
         // Functions of a file tend to be alike: room for one as large as the previous one
         // avoids growing the tables op by op (the spare room is released below).
         func.reserve(self.body_size_hint);
-        func.linkage = header.linkage;
-        func.nothrow = header.nothrow;
-        func.dso_local = header.dso_local;
-        func.hidden = header.hidden;
-        func.attributes = header.attributes.clone();
-        func.personality = header.personality;
-        func.loc = loc;
+        header.apply_to(&mut func, loc);
         let body = func.body.expect("a definition has a body");
         let entry = func.entry_block().expect("a definition has an entry block");
         func.dfg.blocks[entry].loc = loc;
@@ -358,19 +352,14 @@ impl<'s> Parser<'s> {
     pub(crate) fn parse_param_list(&mut self) -> PResult<Params<'s>> {
         self.expect(TokenKind::LParen, "'('")?;
         let mut params = SmallVec::new();
-        if self.eat(TokenKind::RParen) {
-            return Ok(params);
-        }
-        loop {
-            let t = self.expect(TokenKind::ValueId, "a parameter name ('%name')")?;
-            self.expect(TokenKind::Colon, "':' and the parameter's type")?;
-            let ty = self.parse_type()?;
-            params.push((&self.text_of(t)[1..], Loc(t.start), ty));
-            if self.eat(TokenKind::RParen) {
-                return Ok(params);
-            }
-            self.expect(TokenKind::Comma, "',' or ')'")?;
-        }
+        self.parse_comma_separated(TokenKind::RParen, "',' or ')'", |p| {
+            let t = p.expect(TokenKind::ValueId, "a parameter name ('%name')")?;
+            p.expect(TokenKind::Colon, "':' and the parameter's type")?;
+            let ty = p.parse_type()?;
+            params.push((&p.text_of(t)[1..], Loc(t.start), ty));
+            Ok(())
+        })?;
+        Ok(params)
     }
 
     /// `^name[(params)][:]` starts a new block of the current region.

@@ -111,22 +111,11 @@ impl Parser<'_> {
                 self.expect(TokenKind::LParen, "'(' and the parameter types")?;
                 let mut params = Vec::new();
                 let mut abi = Vec::new();
-                let mut vararg = false;
-                if !self.eat(TokenKind::RParen) {
-                    loop {
-                        if self.eat(TokenKind::Ellipsis) {
-                            vararg = true;
-                            self.expect(TokenKind::RParen, "')' after '...'")?;
-                            break;
-                        }
-                        params.push(self.parse_type_at(depth + 1)?);
-                        abi.push(self.parse_param_abi());
-                        if self.eat(TokenKind::RParen) {
-                            break;
-                        }
-                        self.expect(TokenKind::Comma, "',' or ')'")?;
-                    }
-                }
+                let vararg = self.parse_signature_params(|p| {
+                    params.push(p.parse_type_at(depth + 1)?);
+                    abi.push(p.parse_param_abi());
+                    Ok(())
+                })?;
                 let ret = if self.eat(TokenKind::Arrow) {
                     Some(self.parse_type_at(depth + 1)?)
                 } else {
