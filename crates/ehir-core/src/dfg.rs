@@ -309,13 +309,10 @@ impl DataFlowGraph {
 
     /// Adds a parameter to a block.
     pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
-        let n = self.blocks[block].params.len(&self.value_lists) as u32;
-        let v = self.values.push(ValueData {
-            ty,
-            def: ValueDef::Param(block, n),
-        });
-        self.blocks[block].params.push(v, &mut self.value_lists);
-        v
+        let list = &mut self.blocks[block].params;
+        append_value(&mut self.values, &mut self.value_lists, list, ty, |n| {
+            ValueDef::Param(block, n)
+        })
     }
 
     /// Removes all parameters of a block. Uses of them become dangling; callers replace them.
@@ -366,13 +363,10 @@ impl DataFlowGraph {
 
     /// Adds a result to an existing op (used by parsers and by rewrites).
     pub fn append_result(&mut self, op: Op, ty: Type) -> Value {
-        let n = self.ops[op].results.len(&self.value_lists) as u32;
-        let v = self.values.push(ValueData {
-            ty,
-            def: ValueDef::Result(op, n),
-        });
-        self.ops[op].results.push(v, &mut self.value_lists);
-        v
+        let list = &mut self.ops[op].results;
+        append_value(&mut self.values, &mut self.value_lists, list, ty, |n| {
+            ValueDef::Result(op, n)
+        })
     }
 
     /// The successor edges of `op` (empty unless a terminator).
@@ -492,6 +486,24 @@ impl DataFlowGraph {
             }
         }
     }
+}
+
+/// Appends a new value of type `ty` to `list`; `def` says what defines it, given its
+/// position in the list.
+fn append_value(
+    values: &mut PrimaryMap<Value, ValueData>,
+    pool: &mut ListPool<Value>,
+    list: &mut EntityList<Value>,
+    ty: Type,
+    def: impl FnOnce(u32) -> ValueDef,
+) -> Value {
+    let position = list.len(pool) as u32;
+    let value = values.push(ValueData {
+        ty,
+        def: def(position),
+    });
+    list.push(value, pool);
+    value
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::entities::{Attr, FuncId, GlobalId, Loc, Symbol, Type};
 use crate::function::{Function, Linkage};
 use crate::symbols::SymbolTable;
 use crate::types::TypeStore;
-use cranelift_entity::PrimaryMap;
+use cranelift_entity::{EntityRef, PrimaryMap};
 use std::collections::HashMap;
 
 /// `struct`, `class` or `union`.
@@ -202,28 +202,16 @@ impl Module {
 
     /// Adds a function; a later definition replaces an earlier declaration of the same name.
     pub fn add_function(&mut self, func: Function) -> FuncId {
-        if let Some(&id) = self.function_index.get(&func.name) {
-            self.functions[id] = func;
-            return id;
-        }
         let name = func.name;
-        let id = self.functions.push(func);
-        self.function_index.insert(name, id);
-        self.items.push(Item::Function(id));
-        id
+        let (map, index) = (&mut self.functions, &mut self.function_index);
+        add_named(map, index, &mut self.items, name, func, Item::Function)
     }
 
     /// Adds a global; a later one replaces an earlier one of the same name.
     pub fn add_global(&mut self, global: Global) -> GlobalId {
-        if let Some(&id) = self.global_index.get(&global.name) {
-            self.globals[id] = global;
-            return id;
-        }
         let name = global.name;
-        let id = self.globals.push(global);
-        self.global_index.insert(name, id);
-        self.items.push(Item::Global(id));
-        id
+        let (map, index) = (&mut self.globals, &mut self.global_index);
+        add_named(map, index, &mut self.items, name, global, Item::Global)
     }
 
     /// Adds a private constant string-literal global `name` holding `bytes` (the
@@ -316,4 +304,24 @@ impl Module {
             .lookup(name)
             .and_then(|s| self.function_by_name(s))
     }
+}
+
+/// Adds `value` named `name` to `map`: in place of an earlier one of the same name, or
+/// new, with its item appended to `items`.
+fn add_named<K: EntityRef, T>(
+    map: &mut PrimaryMap<K, T>,
+    index: &mut HashMap<Symbol, K>,
+    items: &mut Vec<Item>,
+    name: Symbol,
+    value: T,
+    item: fn(K) -> Item,
+) -> K {
+    if let Some(&id) = index.get(&name) {
+        map[id] = value;
+        return id;
+    }
+    let id = map.push(value);
+    index.insert(name, id);
+    items.push(item(id));
+    id
 }

@@ -53,6 +53,16 @@ struct BlockScope<'s> {
     entries: Vec<BlockEntry<'s>>,
 }
 
+impl<'s> BlockScope<'s> {
+    /// Adds the entry of a name not in the scope yet; returns its block.
+    fn add(&mut self, entry: BlockEntry<'s>) -> Block {
+        self.index.insert(entry.name, self.entries.len() as u32);
+        let block = entry.block;
+        self.entries.push(entry);
+        block
+    }
+}
+
 /// One open region.
 struct Frame {
     /// The op owning the region; `None` for the function body.
@@ -434,15 +444,13 @@ impl<'s> Parser<'s> {
             return self.f.func.dfg.make_block();
         }
         let block = self.f.func.dfg.make_block();
-        scope.index.insert(name, scope.entries.len() as u32);
-        scope.entries.push(BlockEntry {
+        scope.add(BlockEntry {
             name,
             block,
             defined: true,
             loc,
             use_loc: Loc::NONE,
-        });
-        block
+        })
     }
 
     /// The block a successor `^name` refers to in the current region.
@@ -457,15 +465,13 @@ impl<'s> Parser<'s> {
             return e.block;
         }
         let block = self.f.func.dfg.make_block();
-        scope.index.insert(name, scope.entries.len() as u32);
-        scope.entries.push(BlockEntry {
+        scope.add(BlockEntry {
             name,
             block,
             defined: false,
             loc,
             use_loc: loc,
-        });
-        block
+        })
     }
 
     /// The block ops go to; creates the entry block of a region that has no label.

@@ -452,17 +452,26 @@ impl FuncVerifier<'_> {
                         self.index.block_name(block)
                     ),
                 );
-            } else if let Some(edge) = preds.iter().find(|e| e.kind != EdgeKind::Unwind) {
-                self.error_with_note(
-                    self.dfg.loc(op),
-                    format!(
-                        "{} begins with '{landing}', so only unwind edges may reach it",
-                        self.index.block_name(block)
-                    ),
-                    self.dfg.loc(edge.op),
-                    "reached by this non-unwind edge",
-                );
+            } else {
+                self.check_only_unwind_edges_enter(op, landing, block);
             }
+        }
+    }
+
+    /// Only unwind edges enter `block`, which begins with `pad` (whose name is `name`):
+    /// a landing pad or an MSVC funclet pad.
+    pub(crate) fn check_only_unwind_edges_enter(&self, pad: Op, name: &str, block: Block) {
+        let preds = self.cfg.preds(block);
+        if let Some(edge) = preds.iter().find(|e| e.kind != EdgeKind::Unwind) {
+            self.error_with_note(
+                self.dfg.loc(pad),
+                format!(
+                    "{} begins with '{name}', so only unwind edges may reach it",
+                    self.index.block_name(block)
+                ),
+                self.dfg.loc(edge.op),
+                "reached by this non-unwind edge",
+            );
         }
     }
 

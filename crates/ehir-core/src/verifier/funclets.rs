@@ -172,17 +172,7 @@ impl FuncVerifier<'_> {
                         );
                     }
                 }
-                if let Some(edge) = preds.iter().find(|e| e.kind != EdgeKind::Unwind) {
-                    self.error_with_note(
-                        self.dfg.loc(pad),
-                        format!(
-                            "{} begins with '{name}', so only unwind edges may reach it",
-                            self.index.block_name(block)
-                        ),
-                        self.dfg.loc(edge.op),
-                        "reached by this non-unwind edge",
-                    );
-                }
+                self.check_only_unwind_edges_enter(pad, name, block);
             }
         }
     }
