@@ -429,14 +429,15 @@ pub fn check_rules(eh: &ClrEh) -> Vec<String> {
 pub fn render(ctx: &ModuleCtx, func: &Function, eh: &ClrEh) -> String {
     use std::fmt::Write;
     let names = Names::new(func);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "function @{}: {} clauses, code [0, {}), handlers from {}",
-        ctx.name(func.name),
-        eh.clauses.len(),
-        eh.layout.last().map(|l| l.2).unwrap_or(0),
-        eh.main_end
+    let mut out = crate::function_header(
+        ctx,
+        func,
+        format_args!(
+            "{} clauses, code [0, {}), handlers from {}",
+            eh.clauses.len(),
+            eh.layout.last().map(|l| l.2).unwrap_or(0),
+            eh.main_end
+        ),
     );
     out.push_str("  layout:");
     for (b, s, e) in &eh.layout {

@@ -371,14 +371,15 @@ fn describe_op(ctx: &ModuleCtx, func: &Function, names: &Names, op: Op) -> Strin
 pub fn render(ctx: &ModuleCtx, func: &Function, lsda: &Lsda) -> String {
     use std::fmt::Write;
     let names = Names::new(func);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "function @{}: {} call sites, {} actions, {} types",
-        ctx.name(func.name),
-        lsda.call_sites.len(),
-        lsda.actions.len(),
-        lsda.types.len()
+    let mut out = crate::function_header(
+        ctx,
+        func,
+        format_args!(
+            "{} call sites, {} actions, {} types",
+            lsda.call_sites.len(),
+            lsda.actions.len(),
+            lsda.types.len()
+        ),
     );
     out.push_str("  call sites:\n");
     for cs in &lsda.call_sites {

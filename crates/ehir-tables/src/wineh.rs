@@ -514,13 +514,14 @@ pub(crate) fn verified_function_tables(
 pub fn render(ctx: &ModuleCtx, func: &Function, tables: &WinEhTables) -> String {
     use std::fmt::Write;
     let names = Names::new(func);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "function @{}: {} states, {} try blocks",
-        ctx.name(func.name),
-        tables.num_states(),
-        tables.try_map.len()
+    let mut out = crate::function_header(
+        ctx,
+        func,
+        format_args!(
+            "{} states, {} try blocks",
+            tables.num_states(),
+            tables.try_map.len()
+        ),
     );
     out.push_str("  unwind map:\n");
     for (i, e) in tables.unwind_map.iter().enumerate() {

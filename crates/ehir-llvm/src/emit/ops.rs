@@ -89,11 +89,18 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             OpKind::Call { .. } | OpKind::TryCall { .. } => self.call_op(emitted),
             // Lifetime markers are optional hints to LLVM; none are emitted.
             OpKind::LifetimeStart | OpKind::LifetimeEnd => {}
+            // EH ops of both ABIs.
             OpKind::AllocException { .. }
             | OpKind::FreeException
             | OpKind::Throw { .. }
-            | OpKind::EhTerminate
-            | OpKind::CatchSwitch { .. }
+            | OpKind::EhTerminate => {
+                if self.module_emitter.msvc {
+                    self.msvc_eh_op(emitted)
+                } else {
+                    self.itanium_eh_op(emitted)
+                }
+            }
+            OpKind::CatchSwitch { .. }
             | OpKind::CatchPad { .. }
             | OpKind::CatchRet
             | OpKind::CleanupPad
@@ -102,13 +109,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             {
                 self.msvc_eh_op(emitted)
             }
-            OpKind::AllocException { .. }
-            | OpKind::FreeException
-            | OpKind::Throw { .. }
-            | OpKind::EhTerminate
-            | OpKind::EhLandingPad { .. }
-            | OpKind::EhTypeId { .. }
-            | OpKind::ResumeFlat => self.itanium_eh_op(emitted),
+            OpKind::EhLandingPad { .. } | OpKind::EhTypeId { .. } | OpKind::ResumeFlat => {
+                self.itanium_eh_op(emitted)
+            }
             OpKind::Resume => self.error(
                 op,
                 "cir.resume cannot be emitted as LLVM IR; run eh-abi-lowering=itanium first",
