@@ -437,10 +437,7 @@ impl<'s> Parser<'s> {
                 return e.block;
             }
             let previous = e.loc;
-            self.diags.push(
-                Diagnostic::error(loc, format!("redefinition of block '^{name}'"))
-                    .with_note(previous, "previous definition is here"),
-            );
+            self.report_redefinition(loc, &format!("block '^{name}'"), previous);
             return self.f.func.dfg.make_block();
         }
         let block = self.f.func.dfg.make_block();
@@ -535,10 +532,7 @@ impl<'s> Parser<'s> {
         };
         match previous {
             ValueSlot::Defined { loc: previous, .. } => {
-                self.diags.push(
-                    Diagnostic::error(loc, format!("redefinition of value '%{name}'"))
-                        .with_note(previous, "previous definition is here"),
-                );
+                self.report_redefinition(loc, &format!("value '%{name}'"), previous);
             }
             ValueSlot::Forward(i) => {
                 let fr = &mut self.f.forward[i as usize];

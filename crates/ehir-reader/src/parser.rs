@@ -289,6 +289,14 @@ impl<'s> Parser<'s> {
             .func_with_abi(params.to_vec(), abi.to_vec(), ret, vararg)
     }
 
+    /// Reports that `entity` (`global '@g'`) is defined again at `at`, first at
+    /// `previous`.
+    pub(crate) fn report_redefinition(&mut self, at: Loc, entity: &str, previous: Loc) {
+        let d = Diagnostic::error(at, format!("redefinition of {entity}"))
+            .with_note(previous, "previous definition is here");
+        self.diags.push(d);
+    }
+
     /// The rest of a list after its opening token: items parsed by `item`, separated by
     /// `,`, then `close` (`expected` names what may follow an item, for the error).
     pub(crate) fn parse_comma_separated(
@@ -722,9 +730,7 @@ impl<'s> Parser<'s> {
             && previous.fields.is_some()
         {
             let previous_loc = previous.loc;
-            let d = Diagnostic::error(loc, format!("redefinition of record '!{alias_name}'"))
-                .with_note(previous_loc, "previous definition is here");
-            self.diags.push(d);
+            self.report_redefinition(loc, &format!("record '!{alias_name}'"), previous_loc);
             return Ok(());
         }
         self.module.add_record(RecordDecl {
@@ -823,10 +829,8 @@ impl<'s> Parser<'s> {
         }
         if let Some(previous) = self.module.ctx.typeinfo(symbol) {
             let previous_loc = previous.loc;
-            let name = self.module.ctx.name(symbol).to_string();
-            let d = Diagnostic::error(symbol_loc, format!("redefinition of typeinfo '@{name}'"))
-                .with_note(previous_loc, "previous definition is here");
-            self.diags.push(d);
+            let entity = format!("typeinfo '@{}'", self.module.ctx.name(symbol));
+            self.report_redefinition(symbol_loc, &entity, previous_loc);
             return Ok(());
         }
         self.module.add_typeinfo(TypeInfoDecl {
@@ -919,10 +923,8 @@ impl<'s> Parser<'s> {
         };
         if let Some(previous) = self.module.global_by_name(name) {
             let previous_loc = self.module.globals[previous].loc;
-            let text = self.module.ctx.name(name).to_string();
-            let d = Diagnostic::error(name_loc, format!("redefinition of global '@{text}'"))
-                .with_note(previous_loc, "previous definition is here");
-            self.diags.push(d);
+            let entity = format!("global '@{}'", self.module.ctx.name(name));
+            self.report_redefinition(name_loc, &entity, previous_loc);
             return Ok(());
         }
         self.module.add_global(Global {
@@ -1060,12 +1062,8 @@ impl<'s> Parser<'s> {
         match (existing, origin) {
             (Some(id), Some(FuncOrigin::Defined)) | (Some(id), None) => {
                 let previous = self.module.functions[id].loc;
-                let d = Diagnostic::error(
-                    header.name_loc,
-                    format!("redefinition of function '@{name_text}'"),
-                )
-                .with_note(previous, "previous definition is here");
-                self.diags.push(d);
+                let entity = format!("function '@{name_text}'");
+                self.report_redefinition(header.name_loc, &entity, previous);
                 return Err(Abort);
             }
             (Some(id), Some(FuncOrigin::Declared)) if !is_definition => {

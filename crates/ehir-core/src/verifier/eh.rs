@@ -102,14 +102,8 @@ impl FuncVerifier<'_> {
                     .ops
                     .iter()
                     .any(|&op| matches!(self.dfg.kind(op), OpKind::EhLandingPad { .. }));
-                if has_pad && self.func.personality.is_none() {
-                    self.error(Diagnostic::error(
-                        self.func.loc,
-                        format!(
-                            "@{} has landing pads but no personality routine",
-                            self.func_name()
-                        ),
-                    ));
+                if has_pad {
+                    self.check_personality("landing pads");
                 }
             }
             Phase::Msvc => {}
@@ -455,6 +449,19 @@ impl FuncVerifier<'_> {
             } else {
                 self.check_only_unwind_edges_enter(op, landing, block);
             }
+        }
+    }
+
+    /// A function with EH pads (`pads` names them in the error) has a personality routine.
+    pub(crate) fn check_personality(&self, pads: &str) {
+        if self.func.personality.is_none() {
+            self.error(Diagnostic::error(
+                self.func.loc,
+                format!(
+                    "@{} has {pads} but no personality routine",
+                    self.func_name()
+                ),
+            ));
         }
     }
 

@@ -103,14 +103,8 @@ impl FuncVerifier<'_> {
                 _ => {}
             }
         }
-        if has_pad && self.func.personality.is_none() {
-            self.error(Diagnostic::error(
-                self.func.loc,
-                format!(
-                    "@{} has EH pads but no personality routine",
-                    self.func_name()
-                ),
-            ));
+        if has_pad {
+            self.check_personality("EH pads");
         }
         self.check_unwind_targets();
         let colors = funclet_colors(self);
