@@ -325,10 +325,7 @@ fn add_global(
             ty: ct,
         }),
         GlobalInit::Ints(vs) => {
-            let et = match module.ctx.types.get(ct) {
-                ehir_core::TypeData::Array(e, _) => *e,
-                _ => ct,
-            };
+            let et = element_or_self(&module.ctx.types, ct);
             let items = vs
                 .iter()
                 .map(|&v| {
@@ -346,10 +343,7 @@ fn add_global(
             })
         }
         GlobalInit::Ptrs(ps) => {
-            let et = match module.ctx.types.get(ct) {
-                ehir_core::TypeData::Array(e, _) => *e,
-                _ => ct,
-            };
+            let et = element_or_self(&module.ctx.types, ct);
             let items = ps
                 .iter()
                 .map(|p| {
@@ -387,6 +381,14 @@ fn add_global(
         align,
         loc,
     });
+}
+
+/// The element type of array type `ty`; any other type itself.
+fn element_or_self(types: &ehir_core::TypeStore, ty: ehir_core::Type) -> ehir_core::Type {
+    match types.get(ty) {
+        ehir_core::TypeData::Array(element, _) => *element,
+        _ => ty,
+    }
 }
 
 fn single_init(init: &Init) -> Option<&Expr> {
