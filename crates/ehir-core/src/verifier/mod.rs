@@ -281,13 +281,16 @@ enum RuleFamily {
     Funclets,
 }
 
-impl FuncVerifier<'_> {
+/// A check of a whole function body.
+type WholeFunctionCheck<'a> = fn(&FuncVerifier<'a>);
+
+impl<'a> FuncVerifier<'a> {
     fn in_family(&self, family: RuleFamily) {
         self.family.set(family);
     }
 
     /// Runs whole-function checks in order, each in its rule family.
-    fn run_checks(&self, checks: &[(RuleFamily, fn(&Self))]) {
+    fn run_checks(&self, checks: &[(RuleFamily, WholeFunctionCheck<'a>)]) {
         for &(family, check) in checks {
             self.in_family(family);
             check(self);
