@@ -545,16 +545,14 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 self.error(op, "increment of a bool is not supported");
                 return;
             }
-            UnaryOp::Inc => Inst::Binary {
+            UnaryOp::Inc | UnaryOp::Dec => Inst::Binary {
                 result,
-                op: if float { "fadd" } else { "add" },
-                ty,
-                lhs: x,
-                rhs: one,
-            },
-            UnaryOp::Dec => Inst::Binary {
-                result,
-                op: if float { "fsub" } else { "sub" },
+                op: match (u, float) {
+                    (UnaryOp::Inc, true) => "fadd",
+                    (UnaryOp::Inc, false) => "add",
+                    (_, true) => "fsub",
+                    (_, false) => "sub",
+                },
                 ty,
                 lhs: x,
                 rhs: one,
