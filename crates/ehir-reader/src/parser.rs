@@ -289,6 +289,18 @@ impl<'s> Parser<'s> {
             .func_with_abi(params.to_vec(), abi.to_vec(), ret, vararg)
     }
 
+    /// One of two words: `true` for `yes`, `false` for `no`.
+    pub(crate) fn parse_either(&mut self, yes: &str, no: &str) -> PResult<bool> {
+        let word = self.at(TokenKind::Ident).then(|| self.tok_text());
+        let value = match word {
+            Some(w) if w == yes => true,
+            Some(w) if w == no => false,
+            _ => return Err(self.unexpected(&format!("'{yes}' or '{no}'"))),
+        };
+        self.bump();
+        Ok(value)
+    }
+
     /// Reports that `entity` (`global '@g'`) is defined again at `at`, first at
     /// `previous`.
     pub(crate) fn report_redefinition(&mut self, at: Loc, entity: &str, previous: Loc) {

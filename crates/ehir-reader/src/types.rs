@@ -127,12 +127,7 @@ impl Parser<'_> {
             "cir.int" => {
                 self.bump();
                 self.expect(TokenKind::Less, "'<'")?;
-                let signed = match self.tok_text() {
-                    "s" if self.at(TokenKind::Ident) => true,
-                    "u" if self.at(TokenKind::Ident) => false,
-                    _ => return Err(self.unexpected("'s' or 'u'")),
-                };
-                self.bump();
+                let signed = self.parse_either("s", "u")?;
                 self.expect(TokenKind::Comma, "','")?;
                 let width = self.expect_uint("an integer width", 128)? as u16;
                 if width == 0 {
@@ -234,12 +229,7 @@ impl Parser<'_> {
             "#cir.bool" => {
                 self.bump();
                 self.expect(TokenKind::Less, "'<'")?;
-                let value = match self.tok_text() {
-                    "true" if self.at(TokenKind::Ident) => true,
-                    "false" if self.at(TokenKind::Ident) => false,
-                    _ => return Err(self.unexpected("'true' or 'false'")),
-                };
-                self.bump();
+                let value = self.parse_either("true", "false")?;
                 self.expect(TokenKind::Greater, "'>'")?;
                 if self.at(TokenKind::Colon) && self.peek().kind == TokenKind::TypeId {
                     self.bump();
