@@ -124,14 +124,8 @@ impl ModuleCtx {
 
     /// Declares (or completes) a record; returns its index in `records`.
     pub fn declare_record(&mut self, decl: RecordDecl) -> usize {
-        if let Some(&i) = self.record_index.get(&decl.alias) {
-            self.records[i] = decl;
-            return i;
-        }
-        let i = self.records.len();
-        self.record_index.insert(decl.alias, i);
-        self.records.push(decl);
-        i
+        let alias = decl.alias;
+        replace_or_push(&mut self.records, &mut self.record_index, alias, decl).0
     }
 
     /// The declaration of the typeinfo object `symbol`, if declared.
@@ -143,14 +137,8 @@ impl ModuleCtx {
 
     /// Declares (or redeclares) a typeinfo object; returns its index in `typeinfos`.
     pub fn declare_typeinfo(&mut self, decl: TypeInfoDecl) -> usize {
-        if let Some(&i) = self.typeinfo_index.get(&decl.symbol) {
-            self.typeinfos[i] = decl;
-            return i;
-        }
-        let i = self.typeinfos.len();
-        self.typeinfo_index.insert(decl.symbol, i);
-        self.typeinfos.push(decl);
-        i
+        let symbol = decl.symbol;
+        replace_or_push(&mut self.typeinfos, &mut self.typeinfo_index, symbol, decl).0
     }
 
     /// The symbol for `s`, interned if new.
@@ -203,15 +191,21 @@ impl Module {
     /// Adds a function; a later definition replaces an earlier declaration of the same name.
     pub fn add_function(&mut self, func: Function) -> FuncId {
         let name = func.name;
-        let (map, index) = (&mut self.functions, &mut self.function_index);
-        add_named(map, index, &mut self.items, name, func, Item::Function)
+        let (id, new) = replace_or_push(&mut self.functions, &mut self.function_index, name, func);
+        if new {
+            self.items.push(Item::Function(id));
+        }
+        id
     }
 
     /// Adds a global; a later one replaces an earlier one of the same name.
     pub fn add_global(&mut self, global: Global) -> GlobalId {
         let name = global.name;
-        let (map, index) = (&mut self.globals, &mut self.global_index);
-        add_named(map, index, &mut self.items, name, global, Item::Global)
+        let (id, new) = replace_or_push(&mut self.globals, &mut self.global_index, name, global);
+        if new {
+            self.items.push(Item::Global(id));
+        }
+        id
     }
 
     /// Adds a private constant string-literal global `name` holding `bytes` (the
@@ -306,22 +300,48 @@ impl Module {
     }
 }
 
-/// Adds `value` named `name` to `map`: in place of an earlier one of the same name, or
-/// new, with its item appended to `items`.
-fn add_named<K: EntityRef, T>(
-    map: &mut PrimaryMap<K, T>,
+/// Storage whose slots are named by `K`: a `Vec` (by position) or a `PrimaryMap`.
+trait Slots<K, T> {
+    /// Stores `value` in a new slot.
+    fn push_slot(&mut self, value: T) -> K;
+    /// Replaces the value of slot `key`.
+    fn replace_slot(&mut self, key: K, value: T);
+}
+
+impl<T> Slots<usize, T> for Vec<T> {
+    fn push_slot(&mut self, value: T) -> usize {
+        self.push(value);
+        self.len() - 1
+    }
+
+    fn replace_slot(&mut self, key: usize, value: T) {
+        self[key] = value;
+    }
+}
+
+impl<K: EntityRef, T> Slots<K, T> for PrimaryMap<K, T> {
+    fn push_slot(&mut self, value: T) -> K {
+        self.push(value)
+    }
+
+    fn replace_slot(&mut self, key: K, value: T) {
+        self[key] = value;
+    }
+}
+
+/// Stores `value`, named `name`, in place of the earlier value of that name, or in a new
+/// slot recorded in `index`; returns its slot and whether the slot is new.
+fn replace_or_push<K: Copy, T>(
+    slots: &mut impl Slots<K, T>,
     index: &mut HashMap<Symbol, K>,
-    items: &mut Vec<Item>,
     name: Symbol,
     value: T,
-    item: fn(K) -> Item,
-) -> K {
-    if let Some(&id) = index.get(&name) {
-        map[id] = value;
-        return id;
+) -> (K, bool) {
+    if let Some(&key) = index.get(&name) {
+        slots.replace_slot(key, value);
+        return (key, false);
     }
-    let id = map.push(value);
-    index.insert(name, id);
-    items.push(item(id));
-    id
+    let key = slots.push_slot(value);
+    index.insert(name, key);
+    (key, true)
 }
