@@ -4,7 +4,7 @@
 use crate::error::BuilderErrorKind;
 use crate::function::{BranchExit, BranchKind, CoreOp, FrameKind, FunctionBuilder};
 use crate::handles::Value;
-use ehir_core::{CursorPosition, Function, OpKind};
+use ehir_core::{CursorPosition, FuncCursor, Function, OpKind};
 
 impl FunctionBuilder<'_> {
     pub(crate) fn cleanups_until(
@@ -56,34 +56,46 @@ impl FunctionBuilder<'_> {
         }
     }
 
-    /// `cir.break`: leaves the innermost loop or `cir.switch`.
-    pub fn emit_break(&mut self) {
-        let cleanups = self.cleanups_until(|k, f| {
-            Self::is_loop_body(k, f)
-                || matches!(*k, FrameKind::Region { op, .. } if matches!(f.dfg.kind(op), OpKind::Case { .. }))
-        });
-        let Some(cleanups) = cleanups else {
-            self.fail(
-                BuilderErrorKind::Misplaced,
-                "emit_break: break outside a loop body or switch",
-            );
+    /// A `cir.break` or `cir.continue` (`branch`, made by `build`) out to the innermost
+    /// frame `target` accepts, noting the cleanups it leaves; `misplaced` is the error
+    /// when no frame accepts it.
+    fn emit_jump_out(
+        &mut self,
+        branch: BranchKind,
+        target: impl Fn(&FrameKind, &Function) -> bool,
+        misplaced: &str,
+        build: impl FnOnce(&mut FuncCursor<'_>) -> CoreOp,
+    ) {
+        let Some(cleanups) = self.cleanups_until(target) else {
+            self.fail(BuilderErrorKind::Misplaced, misplaced);
             return;
         };
-        let op = self.cursor().break_op();
-        self.note_exit(op, BranchKind::Break, cleanups);
+        let op = build(&mut self.cursor());
+        self.note_exit(op, branch, cleanups);
+    }
+
+    /// `cir.break`: leaves the innermost loop or `cir.switch`.
+    pub fn emit_break(&mut self) {
+        let target = |k: &FrameKind, f: &Function| {
+            Self::is_loop_body(k, f)
+                || matches!(*k, FrameKind::Region { op, .. } if matches!(f.dfg.kind(op), OpKind::Case { .. }))
+        };
+        self.emit_jump_out(
+            BranchKind::Break,
+            target,
+            "emit_break: break outside a loop body or switch",
+            |cursor| cursor.break_op(),
+        );
     }
 
     /// `cir.continue`: next iteration of the innermost loop.
     pub fn emit_continue(&mut self) {
-        let Some(cleanups) = self.cleanups_until(Self::is_loop_body) else {
-            self.fail(
-                BuilderErrorKind::Misplaced,
-                "emit_continue: continue outside a loop body",
-            );
-            return;
-        };
-        let op = self.cursor().continue_op();
-        self.note_exit(op, BranchKind::Continue, cleanups);
+        self.emit_jump_out(
+            BranchKind::Continue,
+            Self::is_loop_body,
+            "emit_continue: continue outside a loop body",
+            |cursor| cursor.continue_op(),
+        );
     }
 
     /// `cir.return [%v]`: runs every enclosing cleanup on the way out. `value` must be

@@ -251,13 +251,7 @@ impl FunctionBuilder<'_> {
     /// terminator) and continues after the `cir.cleanup.scope`.
     pub fn pop_cleanup(&mut self) {
         match self.state.frames.last().map(|f| f.kind) {
-            Some(FrameKind::Cleanup { op }) => {
-                self.state.frames.pop();
-                if !self.is_terminated() {
-                    self.cursor().yield_values(&[]);
-                }
-                self.continue_after(op);
-            }
+            Some(FrameKind::Cleanup { op }) => self.close_frame(op),
             _ => self.fail(
                 BuilderErrorKind::Unbalanced,
                 "pop_cleanup: the innermost frame is not a cleanup",

@@ -2,9 +2,9 @@
 //! the implicit `unwind { cir.resume }`), and `cir.throw` (with its exception storage).
 
 use crate::error::BuilderErrorKind;
-use crate::function::{CatchKind, Frame, FrameKind, FunctionBuilder};
+use crate::function::{CatchKind, CoreOp, Frame, FrameKind, FunctionBuilder};
 use crate::handles::{Op, Value};
-use ehir_core::{AttrData, ExtraData, HandlerKey, Symbol, Type};
+use ehir_core::{AttrData, Extra, ExtraData, HandlerKey, Symbol, Type};
 
 impl FunctionBuilder<'_> {
     /// Starts a `cir.try`; the insertion point is its body.
@@ -67,18 +67,32 @@ impl FunctionBuilder<'_> {
         self.op_handle(op)
     }
 
-    /// Closes the open region of the innermost try and opens a new handler region.
-    pub(crate) fn open_handler(&mut self, key: HandlerKey, what: &str) -> bool {
+    /// Pops the cleanups pushed inside the current region and returns the `cir.try` op
+    /// and handler list of the innermost frame, which must be a try; otherwise records
+    /// `message` as an error of `kind` and returns `None`.
+    fn innermost_try(
+        &mut self,
+        kind: BuilderErrorKind,
+        message: impl Into<String>,
+    ) -> Option<(CoreOp, Extra)> {
         self.pop_cleanups_above_region();
-        let Some(Frame {
+        if let Some(Frame {
             kind: FrameKind::Try { op, handlers, .. },
             ..
         }) = self.state.frames.last().copied()
-        else {
-            self.fail(
-                BuilderErrorKind::Misplaced,
-                format!("{what}: a handler outside a try (or inside an inner scope of one)"),
-            );
+        {
+            return Some((op, handlers));
+        }
+        self.fail(kind, message);
+        None
+    }
+
+    /// Closes the open region of the innermost try and opens a new handler region.
+    pub(crate) fn open_handler(&mut self, key: HandlerKey, what: &str) -> bool {
+        let Some((op, handlers)) = self.innermost_try(
+            BuilderErrorKind::Misplaced,
+            format!("{what}: a handler outside a try (or inside an inner scope of one)"),
+        ) else {
             return false;
         };
         if !self.is_terminated() {
@@ -171,16 +185,10 @@ impl FunctionBuilder<'_> {
     /// Ends the innermost try: closes the open region, adds `unwind { cir.resume }` when
     /// no handler catches everything (or stops unwinding), and continues after the op.
     pub fn exit_try(&mut self) {
-        self.pop_cleanups_above_region();
-        let Some(Frame {
-            kind: FrameKind::Try { op, handlers, .. },
-            ..
-        }) = self.state.frames.last().copied()
-        else {
-            self.fail(
-                BuilderErrorKind::Unbalanced,
-                "exit_try: the innermost frame is not a try",
-            );
+        let Some((op, handlers)) = self.innermost_try(
+            BuilderErrorKind::Unbalanced,
+            "exit_try: the innermost frame is not a try",
+        ) else {
             return;
         };
         let complete = self.state.func.dfg.handlers(handlers).iter().any(|h| {

@@ -988,14 +988,21 @@ impl<'m> FunctionBuilder<'m> {
 
     /// `cir.binop(kind, %a, %b) : T` (both operands of type `T`).
     pub fn binop(&mut self, kind: BinaryOp, a: Value, b: Value) -> Value {
-        let Some(v) = self.values(&[a, b], "binop") else {
+        let Some([a, b]) = self.same_typed_pair(a, b, "binop") else {
             return self.poison();
         };
-        if !self.expect_same(v[0], v[1], "binop") {
-            return self.poison();
-        }
-        let value = self.cursor().binop(kind, v[0], v[1]);
+        let value = self.cursor().binop(kind, a, b);
         self.value_handle(value)
+    }
+
+    /// The core values of two operands that must have the same type; `None` (with the
+    /// error recorded) when either is not a live value or their types differ.
+    fn same_typed_pair(&mut self, a: Value, b: Value, what: &str) -> Option<[CoreValue; 2]> {
+        let values = self.values(&[a, b], what)?;
+        if !self.expect_same(values[0], values[1], what) {
+            return None;
+        }
+        Some([values[0], values[1]])
     }
 
     /// `cir.unary(kind, %a) : T, T`.
@@ -1009,13 +1016,10 @@ impl<'m> FunctionBuilder<'m> {
 
     /// `cir.cmp(pred, %a, %b) : T, !cir.bool` (both operands of type `T`).
     pub fn cmp(&mut self, pred: CmpPredicate, a: Value, b: Value) -> Value {
-        let Some(v) = self.values(&[a, b], "cmp") else {
+        let Some([a, b]) = self.same_typed_pair(a, b, "cmp") else {
             return self.poison();
         };
-        if !self.expect_same(v[0], v[1], "cmp") {
-            return self.poison();
-        }
-        let value = self.cursor().cmp(pred, v[0], v[1]);
+        let value = self.cursor().cmp(pred, a, b);
         self.value_handle(value)
     }
 
@@ -1063,27 +1067,35 @@ impl<'m> FunctionBuilder<'m> {
 
     /// `cir.get_member %p[index] {name = "..."}`: the address of field `index`.
     pub fn get_member(&mut self, p: Value, index: u32, name: &str, field_ty: Type) -> Value {
-        let Some(p) = self.value(p, "get_member") else {
+        let Some((p, ty)) = self.address_operand(p, field_ty, "get_member") else {
             return self.poison();
         };
-        if !self.check_type(field_ty, "get_member") {
-            return self.poison();
-        }
         let name = self.ctx.sym(name);
-        let ty = self.ctx.types.ptr(field_ty);
         let value = self.cursor().get_member(p, index, name, ty);
         self.value_handle(value)
     }
 
+    /// The core value of address operand `p` and the pointer type to `pointee` of the
+    /// address computed from it; `None` (with the error recorded) when `p` is not a live
+    /// value or `pointee` not a type of the module.
+    fn address_operand(
+        &mut self,
+        p: Value,
+        pointee: Type,
+        what: &str,
+    ) -> Option<(CoreValue, Type)> {
+        let p = self.value(p, what)?;
+        if !self.check_type(pointee, what) {
+            return None;
+        }
+        Some((p, self.ctx.types.ptr(pointee)))
+    }
+
     /// `cir.base_class_addr %p [offset]`: the address of a base subobject.
     pub fn base_class_addr(&mut self, p: Value, base: Type, offset: u32, nonnull: bool) -> Value {
-        let Some(p) = self.value(p, "base_class_addr") else {
+        let Some((p, ty)) = self.address_operand(p, base, "base_class_addr") else {
             return self.poison();
         };
-        if !self.check_type(base, "base_class_addr") {
-            return self.poison();
-        }
-        let ty = self.ctx.types.ptr(base);
         let value = self.cursor().base_class_addr(p, offset, nonnull, ty);
         self.value_handle(value)
     }
@@ -1096,13 +1108,9 @@ impl<'m> FunctionBuilder<'m> {
         offset: u32,
         nonnull: bool,
     ) -> Value {
-        let Some(p) = self.value(p, "derived_class_addr") else {
+        let Some((p, ty)) = self.address_operand(p, derived, "derived_class_addr") else {
             return self.poison();
         };
-        if !self.check_type(derived, "derived_class_addr") {
-            return self.poison();
-        }
-        let ty = self.ctx.types.ptr(derived);
         let value = self.cursor().derived_class_addr(p, offset, nonnull, ty);
         self.value_handle(value)
     }
@@ -1187,18 +1195,22 @@ impl<'m> FunctionBuilder<'m> {
     pub fn exit_region(&mut self) {
         self.pop_cleanups_above_region();
         match self.state.frames.last().map(|f| f.kind) {
-            Some(FrameKind::Region { op, .. }) => {
-                self.state.frames.pop();
-                if !self.is_terminated() {
-                    self.cursor().yield_values(&[]);
-                }
-                self.continue_after(op);
-            }
+            Some(FrameKind::Region { op, .. }) => self.close_frame(op),
             _ => self.fail(
                 BuilderErrorKind::Unbalanced,
                 "exit_region: the innermost frame is not an entered region",
             ),
         }
+    }
+
+    /// Pops the innermost frame, whose region belongs to `op`: closes its last block with
+    /// `cir.yield` unless it has a terminator, and continues after `op`.
+    pub(crate) fn close_frame(&mut self, op: CoreOp) {
+        self.state.frames.pop();
+        if !self.is_terminated() {
+            self.cursor().yield_values(&[]);
+        }
+        self.continue_after(op);
     }
 
     /// Closes the current block with `cir.yield %values` (for regions that produce

@@ -4,10 +4,7 @@
 
 use crate::error::{BuildErrors, BuilderError, BuilderErrorKind};
 use crate::function::{FunctionBuilder, FunctionState};
-use ehir_core::{
-    AttrData, ConstArrayElements, Function, Global, Item, Linkage, Loc, Module, ModuleCtx, Symbol,
-    Type,
-};
+use ehir_core::{Function, Item, Loc, Module, ModuleCtx, Symbol, Type};
 use std::collections::{BTreeSet, HashMap};
 
 /// A builtin type whose Itanium typeinfo object the runtime provides (`_ZTIi`, ...), for
@@ -140,21 +137,8 @@ impl ModuleItems {
     /// Adds the string globals and the declarations of callees `module` does not define or
     /// declare yet (and the definitions a module builder collected) to `module`.
     pub fn add_to(self, module: &mut Module) {
-        for (name, ty, data) in self.strings {
-            let init = module.ctx.attrs.intern(AttrData::ConstArray {
-                elements: ConstArrayElements::Bytes(data),
-                ty,
-            });
-            module.add_global(Global {
-                name,
-                ty,
-                init: Some(init),
-                constant: true,
-                linkage: Linkage::Private,
-                private_visibility: false,
-                align: None,
-                loc: Loc::NONE,
-            });
+        for (name, _, data) in self.strings {
+            module.add_string_literal(name, data);
         }
         let defined: Vec<Symbol> = self.definitions.iter().map(|f| f.name).collect();
         for decl in self.callees {

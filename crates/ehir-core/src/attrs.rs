@@ -2,8 +2,7 @@
 //! strings, arrays), interned per module.
 
 use crate::entities::{Attr, Symbol, Type};
-use cranelift_entity::PrimaryMap;
-use std::collections::HashMap;
+use crate::interner::Interner;
 
 /// The structure of an attribute.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -82,19 +81,13 @@ impl AttrData {
 /// The module's attribute interner.
 #[derive(Default, Clone, Debug)]
 pub struct AttrStore {
-    data: PrimaryMap<Attr, AttrData>,
-    index: HashMap<AttrData, Attr>,
+    data: Interner<Attr, AttrData>,
 }
 
 impl AttrStore {
     /// The attribute with this structure, added if new (equal data, equal [`Attr`]).
     pub fn intern(&mut self, a: AttrData) -> Attr {
-        if let Some(&id) = self.index.get(&a) {
-            return id;
-        }
-        let id = self.data.push(a.clone());
-        self.index.insert(a, id);
-        id
+        self.data.intern(a)
     }
 
     /// The structure of an interned attribute.

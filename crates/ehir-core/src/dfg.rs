@@ -309,13 +309,10 @@ impl DataFlowGraph {
 
     /// Adds a parameter to a block.
     pub fn append_block_param(&mut self, block: Block, ty: Type) -> Value {
-        let n = self.blocks[block].params.len(&self.value_lists) as u32;
-        let v = self.values.push(ValueData {
-            ty,
-            def: ValueDef::Param(block, n),
-        });
-        self.blocks[block].params.push(v, &mut self.value_lists);
-        v
+        let list = &mut self.blocks[block].params;
+        append_value(&mut self.values, &mut self.value_lists, list, ty, |n| {
+            ValueDef::Param(block, n)
+        })
     }
 
     /// Removes all parameters of a block. Uses of them become dangling; callers replace them.
@@ -366,18 +363,31 @@ impl DataFlowGraph {
 
     /// Adds a result to an existing op (used by parsers and by rewrites).
     pub fn append_result(&mut self, op: Op, ty: Type) -> Value {
-        let n = self.ops[op].results.len(&self.value_lists) as u32;
-        let v = self.values.push(ValueData {
-            ty,
-            def: ValueDef::Result(op, n),
-        });
-        self.ops[op].results.push(v, &mut self.value_lists);
-        v
+        let list = &mut self.ops[op].results;
+        append_value(&mut self.values, &mut self.value_lists, list, ty, |n| {
+            ValueDef::Result(op, n)
+        })
     }
 
     /// The successor edges of `op` (empty unless a terminator).
     pub fn successors(&self, op: Op) -> &[Successor] {
         self.ops[op].successors.as_slice(&self.successor_lists)
+    }
+
+    /// The successor edges of a `cir.catchswitch` split into its handlers and its unwind
+    /// destination (`None` when it unwinds to the caller). Any other op: all its edges,
+    /// and `None`.
+    pub fn catchswitch_edges(&self, op: Op) -> (&[Successor], Option<Successor>) {
+        let successors = self.successors(op);
+        match (self.kind(op), successors.split_last()) {
+            (
+                OpKind::CatchSwitch {
+                    unwind_to_caller: false,
+                },
+                Some((&unwind, handlers)),
+            ) => (handlers, Some(unwind)),
+            _ => (successors, None),
+        }
     }
 
     /// Removes all successor edges of an op.
@@ -476,6 +486,24 @@ impl DataFlowGraph {
             }
         }
     }
+}
+
+/// Appends a new value of type `ty` to `list`; `def` says what defines it, given its
+/// position in the list.
+fn append_value(
+    values: &mut PrimaryMap<Value, ValueData>,
+    pool: &mut ListPool<Value>,
+    list: &mut EntityList<Value>,
+    ty: Type,
+    def: impl FnOnce(u32) -> ValueDef,
+) -> Value {
+    let position = list.len(pool) as u32;
+    let value = values.push(ValueData {
+        ty,
+        def: def(position),
+    });
+    list.push(value, pool);
+    value
 }
 
 #[cfg(test)]

@@ -246,6 +246,16 @@ impl Function {
         self.layout.entry_block(self.body?)
     }
 
+    /// The types of the entry block's parameters, in order (none for a declaration).
+    pub fn param_types(&self) -> Vec<Type> {
+        self.entry_block()
+            .map(|b| {
+                let params = self.dfg.block_params(b);
+                params.iter().map(|&p| self.dfg.value_type(p)).collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The region that contains a block.
     pub fn block_region(&self, block: Block) -> Option<Region> {
         self.layout.block_region(block)

@@ -43,6 +43,7 @@ pub mod dfg;
 pub mod diagnostics;
 pub mod entities;
 pub mod function;
+pub mod interner;
 pub mod layout;
 pub mod module;
 pub mod ops;

@@ -1,12 +1,12 @@
 //! A module: the interned symbols, types and attributes shared by its functions, record
 //! declarations, typeinfo declarations, globals and functions, in source order.
 
-use crate::attrs::AttrStore;
+use crate::attrs::{AttrData, AttrStore, ConstArrayElements};
 use crate::entities::{Attr, FuncId, GlobalId, Loc, Symbol, Type};
 use crate::function::{Function, Linkage};
 use crate::symbols::SymbolTable;
 use crate::types::TypeStore;
-use cranelift_entity::PrimaryMap;
+use cranelift_entity::{EntityRef, PrimaryMap};
 use std::collections::HashMap;
 
 /// `struct`, `class` or `union`.
@@ -124,14 +124,8 @@ impl ModuleCtx {
 
     /// Declares (or completes) a record; returns its index in `records`.
     pub fn declare_record(&mut self, decl: RecordDecl) -> usize {
-        if let Some(&i) = self.record_index.get(&decl.alias) {
-            self.records[i] = decl;
-            return i;
-        }
-        let i = self.records.len();
-        self.record_index.insert(decl.alias, i);
-        self.records.push(decl);
-        i
+        let alias = decl.alias;
+        replace_or_push(&mut self.records, &mut self.record_index, alias, decl).0
     }
 
     /// The declaration of the typeinfo object `symbol`, if declared.
@@ -143,14 +137,8 @@ impl ModuleCtx {
 
     /// Declares (or redeclares) a typeinfo object; returns its index in `typeinfos`.
     pub fn declare_typeinfo(&mut self, decl: TypeInfoDecl) -> usize {
-        if let Some(&i) = self.typeinfo_index.get(&decl.symbol) {
-            self.typeinfos[i] = decl;
-            return i;
-        }
-        let i = self.typeinfos.len();
-        self.typeinfo_index.insert(decl.symbol, i);
-        self.typeinfos.push(decl);
-        i
+        let symbol = decl.symbol;
+        replace_or_push(&mut self.typeinfos, &mut self.typeinfo_index, symbol, decl).0
     }
 
     /// The symbol for `s`, interned if new.
@@ -202,28 +190,43 @@ impl Module {
 
     /// Adds a function; a later definition replaces an earlier declaration of the same name.
     pub fn add_function(&mut self, func: Function) -> FuncId {
-        if let Some(&id) = self.function_index.get(&func.name) {
-            self.functions[id] = func;
-            return id;
-        }
         let name = func.name;
-        let id = self.functions.push(func);
-        self.function_index.insert(name, id);
-        self.items.push(Item::Function(id));
+        let (id, new) = replace_or_push(&mut self.functions, &mut self.function_index, name, func);
+        if new {
+            self.items.push(Item::Function(id));
+        }
         id
     }
 
     /// Adds a global; a later one replaces an earlier one of the same name.
     pub fn add_global(&mut self, global: Global) -> GlobalId {
-        if let Some(&id) = self.global_index.get(&global.name) {
-            self.globals[id] = global;
-            return id;
-        }
         let name = global.name;
-        let id = self.globals.push(global);
-        self.global_index.insert(name, id);
-        self.items.push(Item::Global(id));
+        let (id, new) = replace_or_push(&mut self.globals, &mut self.global_index, name, global);
+        if new {
+            self.items.push(Item::Global(id));
+        }
         id
+    }
+
+    /// Adds a private constant string-literal global `name` holding `bytes` (the
+    /// terminating NUL included) as a `!cir.array<!s8i x N>`.
+    pub fn add_string_literal(&mut self, name: Symbol, bytes: Vec<u8>) -> GlobalId {
+        let ch = self.ctx.types.common().s8;
+        let ty = self.ctx.types.array(ch, bytes.len() as u64);
+        let init = self.ctx.attrs.intern(AttrData::ConstArray {
+            elements: ConstArrayElements::Bytes(bytes),
+            ty,
+        });
+        self.add_global(Global {
+            name,
+            ty,
+            init: Some(init),
+            constant: true,
+            linkage: Linkage::Private,
+            private_visibility: false,
+            align: None,
+            loc: Loc::NONE,
+        })
     }
 
     /// Declares a record (a redeclaration completes or replaces the first one and keeps
@@ -295,4 +298,50 @@ impl Module {
             .lookup(name)
             .and_then(|s| self.function_by_name(s))
     }
+}
+
+/// Storage whose slots are named by `K`: a `Vec` (by position) or a `PrimaryMap`.
+trait Slots<K, T> {
+    /// Stores `value` in a new slot.
+    fn push_slot(&mut self, value: T) -> K;
+    /// Replaces the value of slot `key`.
+    fn replace_slot(&mut self, key: K, value: T);
+}
+
+impl<T> Slots<usize, T> for Vec<T> {
+    fn push_slot(&mut self, value: T) -> usize {
+        self.push(value);
+        self.len() - 1
+    }
+
+    fn replace_slot(&mut self, key: usize, value: T) {
+        self[key] = value;
+    }
+}
+
+impl<K: EntityRef, T> Slots<K, T> for PrimaryMap<K, T> {
+    fn push_slot(&mut self, value: T) -> K {
+        self.push(value)
+    }
+
+    fn replace_slot(&mut self, key: K, value: T) {
+        self[key] = value;
+    }
+}
+
+/// Stores `value`, named `name`, in place of the earlier value of that name, or in a new
+/// slot recorded in `index`; returns its slot and whether the slot is new.
+fn replace_or_push<K: Copy, T>(
+    slots: &mut impl Slots<K, T>,
+    index: &mut HashMap<Symbol, K>,
+    name: Symbol,
+    value: T,
+) -> (K, bool) {
+    if let Some(&key) = index.get(&name) {
+        slots.replace_slot(key, value);
+        return (key, false);
+    }
+    let key = slots.push_slot(value);
+    index.insert(name, key);
+    (key, true)
 }

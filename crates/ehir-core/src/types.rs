@@ -2,8 +2,7 @@
 //! function types, records and the three EH tokens.
 
 use crate::entities::{Symbol, Type};
-use cranelift_entity::PrimaryMap;
-use std::collections::HashMap;
+use crate::interner::Interner;
 
 /// The structure of a type. Compare [`Type`]s, not `TypeData`, once interned.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -98,8 +97,7 @@ impl ParamAbi {
 /// The module's type interner. Common types are interned up front and have accessors.
 #[derive(Clone, Debug)]
 pub struct TypeStore {
-    data: PrimaryMap<Type, TypeData>,
-    index: HashMap<TypeData, Type>,
+    data: Interner<Type, TypeData>,
     common: CommonTypes,
 }
 
@@ -151,13 +149,8 @@ impl Default for TypeStore {
 impl TypeStore {
     /// A store holding the [`CommonTypes`].
     pub fn new() -> Self {
-        let mut data = PrimaryMap::new();
-        let mut index = HashMap::new();
-        let mut add = |t: TypeData| {
-            let id = data.push(t.clone());
-            index.insert(t, id);
-            id
-        };
+        let mut data = Interner::default();
+        let mut add = |t: TypeData| data.intern(t);
         let int = |width, signed| TypeData::Int { width, signed };
         let void = add(TypeData::Void);
         let u8 = add(int(8, false));
@@ -180,11 +173,7 @@ impl TypeStore {
             cleanup_token: add(TypeData::CleanupToken),
             catch_token: add(TypeData::CatchToken),
         };
-        TypeStore {
-            data,
-            index,
-            common,
-        }
+        TypeStore { data, common }
     }
 
     /// Interns a type.
@@ -197,12 +186,7 @@ impl TypeStore {
                 abi.resize(params.len(), ParamAbi::Default);
             }
         }
-        if let Some(&id) = self.index.get(&t) {
-            return id;
-        }
-        let id = self.data.push(t.clone());
-        self.index.insert(t, id);
-        id
+        self.data.intern(t)
     }
 
     /// The structure of an interned type.

@@ -8,7 +8,7 @@ use crate::builder::{CatchKind, FunctionBuilder, Op, Value};
 use crate::program::{
     FuncId, FuncKind, GlobalInit, GlobalVar, Implicit, Program, R, Spec, err, unsupported,
 };
-use crate::sema::{Callee, Conv, LocalId, Sema, TExpr, TK};
+use crate::sema::{Callee, Conv, LocalId, Sema, TExpr, TK, arith_conversion};
 use crate::types::{ClassId, Ty, TyKind};
 use ehir_core::{
     AttrData, BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, ExtraData, Function,
@@ -364,6 +364,15 @@ impl<'a, 'm> FnGen<'a, 'm> {
         }
     }
 
+    /// `v` as a value of CIR type `ct`: itself if it has that type, else a bitcast.
+    fn bitcast_to(&mut self, v: Value, ct: ehir_core::Type) -> Value {
+        if self.b.value_type(v) == ct {
+            v
+        } else {
+            self.b.cast(CastKind::Bitcast, v, ct)
+        }
+    }
+
     /// Converts a CIR value between arithmetic C++ types.
     fn arith_cast(&mut self, v: Value, from: Ty, to: Ty) -> Value {
         let types = &self.s.prog.types;
@@ -372,26 +381,16 @@ impl<'a, 'm> FnGen<'a, 'm> {
         if from == to_u {
             return v;
         }
-        let kind = if types.is_bool(to_u) {
-            if types.is_floating(from) {
-                CastKind::FloatToBool
-            } else {
-                CastKind::IntToBool
-            }
-        } else if types.is_bool(from) {
-            if types.is_floating(to_u) {
-                CastKind::BoolToFloat
-            } else {
-                CastKind::BoolToInt
-            }
-        } else if types.is_integral(from) && types.is_integral(to_u) {
-            CastKind::Integral
-        } else if types.is_integral(from) {
-            CastKind::IntToFloat
-        } else if types.is_integral(to_u) {
-            CastKind::FloatToInt
-        } else {
-            CastKind::Floating
+        let kind = match arith_conversion(types, from, to_u) {
+            Conv::FloatToBool => CastKind::FloatToBool,
+            Conv::IntToBool => CastKind::IntToBool,
+            Conv::BoolToFloat => CastKind::BoolToFloat,
+            Conv::BoolToInt => CastKind::BoolToInt,
+            Conv::IntToInt => CastKind::Integral,
+            Conv::IntToFloat => CastKind::IntToFloat,
+            Conv::FloatToInt => CastKind::FloatToInt,
+            // `FloatToFloat`, the only other arithmetic conversion.
+            _ => CastKind::Floating,
         };
         let ct = self.cty(to_u);
         if self.b.value_type(v) == ct {
@@ -588,29 +587,17 @@ impl<'a, 'm> FnGen<'a, 'm> {
             Conv::NullToPtr => self.b.const_null(ct),
             Conv::PtrBitcast => {
                 let v = self.scalar(x)?;
-                if self.b.value_type(v) == ct {
-                    v
-                } else {
-                    self.b.cast(CastKind::Bitcast, v, ct)
-                }
+                self.bitcast_to(v, ct)
             }
             Conv::DerivedToBase(path) => {
                 let v = self.scalar(x)?;
                 let v = self.base_addr(v, path, false);
-                if self.b.value_type(v) == ct {
-                    v
-                } else {
-                    self.b.cast(CastKind::Bitcast, v, ct)
-                }
+                self.bitcast_to(v, ct)
             }
             Conv::BaseToDerived(path) => {
                 let v = self.scalar(x)?;
                 let v = self.derived_addr(v, path, false);
-                if self.b.value_type(v) == ct {
-                    v
-                } else {
-                    self.b.cast(CastKind::Bitcast, v, ct)
-                }
+                self.bitcast_to(v, ct)
             }
             Conv::PtrToInt => {
                 let v = self.scalar(x)?;

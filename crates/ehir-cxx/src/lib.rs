@@ -169,23 +169,8 @@ fn compile_on_big_stack(file_name: &str, text: &str) -> Result<Module, Diagnosti
     }
     // String literals, globals, static locals.
     for (bytes, sym) in prog.strings.clone() {
-        let ch = module.ctx.types.common().s8;
-        let ty = module.ctx.types.array(ch, bytes.len() as u64);
-        let init = module.ctx.attrs.intern(AttrData::ConstArray {
-            elements: ConstArrayElements::Bytes(bytes),
-            ty,
-        });
         let name = module.ctx.sym(&sym);
-        module.add_global(Global {
-            name,
-            ty,
-            init: Some(init),
-            constant: true,
-            linkage: Linkage::Private,
-            private_visibility: false,
-            align: None,
-            loc: Loc::NONE,
-        });
+        module.add_string_literal(name, bytes);
     }
     for (i, init) in globals {
         let g = &prog.globals[i];
@@ -340,10 +325,7 @@ fn add_global(
             ty: ct,
         }),
         GlobalInit::Ints(vs) => {
-            let et = match module.ctx.types.get(ct) {
-                ehir_core::TypeData::Array(e, _) => *e,
-                _ => ct,
-            };
+            let et = element_or_self(&module.ctx.types, ct);
             let items = vs
                 .iter()
                 .map(|&v| {
@@ -361,10 +343,7 @@ fn add_global(
             })
         }
         GlobalInit::Ptrs(ps) => {
-            let et = match module.ctx.types.get(ct) {
-                ehir_core::TypeData::Array(e, _) => *e,
-                _ => ct,
-            };
+            let et = element_or_self(&module.ctx.types, ct);
             let items = ps
                 .iter()
                 .map(|p| {
@@ -402,6 +381,14 @@ fn add_global(
         align,
         loc,
     });
+}
+
+/// The element type of array type `ty`; any other type itself.
+fn element_or_self(types: &ehir_core::TypeStore, ty: ehir_core::Type) -> ehir_core::Type {
+    match types.get(ty) {
+        ehir_core::TypeData::Array(element, _) => *element,
+        _ => ty,
+    }
 }
 
 fn single_init(init: &Init) -> Option<&Expr> {

@@ -5,7 +5,7 @@
 
 use crate::ast::{self, Access, BinOp, Builtin, CastStyle, Expr, ExprKind, UnOp};
 use crate::program::{FuncId, FuncKind, Implicit, Program, R, VarId, err, unsupported};
-use crate::types::{ClassId, Ty, TyKind};
+use crate::types::{ClassId, Ty, TyKind, TypeTable};
 use ehir_core::{BinaryOp, CmpPredicate, Loc, UnaryOp};
 
 /// A local variable or parameter of the function being compiled.
@@ -49,6 +49,31 @@ pub enum Conv {
     ToVoid,
     PtrToInt,
     IntToPtr,
+}
+
+/// The conversion between two different unqualified arithmetic types.
+pub fn arith_conversion(types: &TypeTable, from: Ty, to: Ty) -> Conv {
+    if types.is_bool(to) {
+        if types.is_floating(from) {
+            Conv::FloatToBool
+        } else {
+            Conv::IntToBool
+        }
+    } else if types.is_bool(from) {
+        if types.is_floating(to) {
+            Conv::BoolToFloat
+        } else {
+            Conv::BoolToInt
+        }
+    } else if types.is_integral(from) && types.is_integral(to) {
+        Conv::IntToInt
+    } else if types.is_integral(from) {
+        Conv::IntToFloat
+    } else if types.is_integral(to) {
+        Conv::FloatToInt
+    } else {
+        Conv::FloatToFloat
+    }
 }
 
 /// How a call names its target.
@@ -557,28 +582,7 @@ impl<'p> Sema<'p> {
         if from == to_u {
             return e;
         }
-        let types = &self.prog.types;
-        let conv = if types.is_bool(to_u) {
-            if types.is_floating(from) {
-                Conv::FloatToBool
-            } else {
-                Conv::IntToBool
-            }
-        } else if types.is_bool(from) {
-            if types.is_floating(to_u) {
-                Conv::BoolToFloat
-            } else {
-                Conv::BoolToInt
-            }
-        } else if types.is_integral(from) && types.is_integral(to_u) {
-            Conv::IntToInt
-        } else if types.is_integral(from) {
-            Conv::IntToFloat
-        } else if types.is_integral(to_u) {
-            Conv::FloatToInt
-        } else {
-            Conv::FloatToFloat
-        };
+        let conv = arith_conversion(&self.prog.types, from, to_u);
         let loc = e.loc;
         // Fold conversions of constants.
         match (&e.kind, &conv) {

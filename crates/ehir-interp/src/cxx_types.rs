@@ -431,24 +431,31 @@ mod tests {
             ]
             .into_iter(),
         );
-        assert_eq!(h.catches("1D", "1D"), Some(Adjust::Object(0)));
-        assert_eq!(h.catches("1C", "1D"), Some(Adjust::Object(8)));
-        assert_eq!(h.catches("1D", "1C"), None);
-        // A is reachable at two offsets through B and C: ambiguous, not caught.
-        assert_eq!(h.catches("1A", "1D"), None);
-        assert_eq!(h.catches("1A", "1C"), Some(Adjust::Object(4)));
-        assert_eq!(h.catches("P1C", "P1D"), Some(Adjust::PointerValue(8)));
-        assert_eq!(h.catches("PK1C", "P1D"), Some(Adjust::PointerValue(8)));
-        assert_eq!(h.catches("P1C", "PK1D"), None);
-        assert_eq!(h.catches("Pv", "Pi"), Some(Adjust::PointerValue(0)));
-        assert_eq!(h.catches("PKv", "PKc"), Some(Adjust::PointerValue(0)));
-        assert_eq!(h.catches("Pv", "PKc"), None);
-        assert_eq!(h.catches("i", "j"), None);
-        assert_eq!(h.catches("i", "i"), Some(Adjust::Object(0)));
-        assert_eq!(h.catches("Pi", "Pi"), Some(Adjust::PointerValue(0)));
-        assert_eq!(
-            h.catches("St9exception", "St13bad_exception"),
-            Some(Adjust::Object(0))
-        );
+        // (handler type, thrown type, the adjustment when it catches)
+        let cases = [
+            ("1D", "1D", Some(Adjust::Object(0))),
+            ("1C", "1D", Some(Adjust::Object(8))),
+            ("1D", "1C", None),
+            // A is reachable at two offsets through B and C: ambiguous, not caught.
+            ("1A", "1D", None),
+            ("1A", "1C", Some(Adjust::Object(4))),
+            ("P1C", "P1D", Some(Adjust::PointerValue(8))),
+            ("PK1C", "P1D", Some(Adjust::PointerValue(8))),
+            ("P1C", "PK1D", None),
+            ("Pv", "Pi", Some(Adjust::PointerValue(0))),
+            ("PKv", "PKc", Some(Adjust::PointerValue(0))),
+            ("Pv", "PKc", None),
+            ("i", "j", None),
+            ("i", "i", Some(Adjust::Object(0))),
+            ("Pi", "Pi", Some(Adjust::PointerValue(0))),
+            ("St9exception", "St13bad_exception", Some(Adjust::Object(0))),
+        ];
+        for (handler, thrown, expected) in cases {
+            assert_eq!(
+                h.catches(handler, thrown),
+                expected,
+                "{handler} catching {thrown}"
+            );
+        }
     }
 }

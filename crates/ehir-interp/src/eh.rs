@@ -91,6 +91,20 @@ impl<'m> Machine<'m> {
         self.hierarchy.catches(catch_type, ty)
     }
 
+    /// Whether handler key `key` handles exception `exn` on its own: a matching typed
+    /// catch, a catch-all, or an exception specification `exn` violates. (`terminate`
+    /// and `unwind` keys depend on where the search is; the searches decide them.)
+    pub(crate) fn key_handles(&self, key: &HandlerKey, exn: u32) -> bool {
+        match key {
+            HandlerKey::Catch(attr) => self
+                .attr_type(*attr)
+                .is_some_and(|ty| self.catch_adjust(&ty, exn).is_some()),
+            HandlerKey::CatchAll => true,
+            HandlerKey::Filter(list) => !self.spec_allows(&self.attr_type_list(*list), exn),
+            HandlerKey::Terminate | HandlerKey::Unwind => false,
+        }
+    }
+
     /// Whether an exception specification lists a type that catches `exn`.
     /// Every check is remembered: the run then depends on the specification being
     /// enforced (`RunOutcome::met_specification`).
@@ -406,7 +420,7 @@ impl<'m> Machine<'m> {
     }
 
     /// `cir.catchswitch`: dispatches to the first matching `cir.catchpad`.
-    pub(crate) fn exec_catchswitch(&mut self, op: Op, unwind_to_caller: bool) -> Result<(), Stop> {
+    pub(crate) fn exec_catchswitch(&mut self, op: Op) -> Result<(), Stop> {
         let func = self.cur.func;
         let Some(exn) = self.cur.landed else {
             return Err(self.error("cir.catchswitch reached without unwinding".into()));
@@ -414,13 +428,8 @@ impl<'m> Machine<'m> {
         if let Some(&r) = func.dfg.results(op).first() {
             self.set(r, u64::from(exn));
         }
-        let succs = func.dfg.successors(op);
-        let handler_count = if unwind_to_caller {
-            succs.len()
-        } else {
-            succs.len().saturating_sub(1)
-        };
-        for &s in &succs[..handler_count] {
+        let (handlers, unwind) = func.dfg.catchswitch_edges(op);
+        for &s in handlers {
             let block = func.dfg.successor_block(s);
             let Some(pad) = func.layout.first_op(block) else {
                 continue;
@@ -445,12 +454,12 @@ impl<'m> Machine<'m> {
                 return self.jump(s, Some(u64::from(exn)));
             }
         }
-        if unwind_to_caller {
-            self.continue_unwinding_out(exn)
-        } else {
-            let s = succs[succs.len() - 1];
-            self.leave_funclets_for(func.dfg.successor_block(s))?;
-            self.jump(s, Some(u64::from(exn)))
+        match unwind {
+            None => self.continue_unwinding_out(exn),
+            Some(s) => {
+                self.leave_funclets_for(func.dfg.successor_block(s))?;
+                self.jump(s, Some(u64::from(exn)))
+            }
         }
     }
 
@@ -638,25 +647,15 @@ impl<'m> Machine<'m> {
                     let succs = func.dfg.successors(term);
                     let catching = dispatch_catches(func, keys);
                     for (i, key) in func.dfg.handlers(keys).iter().enumerate() {
+                        if self.key_handles(key, exn) {
+                            return true;
+                        }
                         match key {
-                            HandlerKey::Catch(attr) => {
-                                if let Some(ty) = self.attr_type(*attr)
-                                    && self.catch_adjust(&ty, exn).is_some()
-                                {
-                                    return true;
-                                }
-                            }
-                            HandlerKey::CatchAll => return true,
                             HandlerKey::Terminate => {
                                 if !passed && !catching {
                                     return true;
                                 }
                                 break;
-                            }
-                            HandlerKey::Filter(list) => {
-                                if !self.spec_allows(&self.attr_type_list(*list), exn) {
-                                    return true;
-                                }
                             }
                             HandlerKey::Unwind => {
                                 if let Some(&s) = succs.get(i) {
@@ -666,6 +665,9 @@ impl<'m> Machine<'m> {
                                     ));
                                 }
                                 break;
+                            }
+                            // Handled by `key_handles` above.
+                            HandlerKey::Catch(_) | HandlerKey::CatchAll | HandlerKey::Filter(_) => {
                             }
                         }
                     }
@@ -746,14 +748,9 @@ impl<'m> Machine<'m> {
                 return false;
             };
             match *func.dfg.kind(first) {
-                OpKind::CatchSwitch { unwind_to_caller } => {
-                    let succs = func.dfg.successors(first);
-                    let n = if unwind_to_caller {
-                        succs.len()
-                    } else {
-                        succs.len().saturating_sub(1)
-                    };
-                    for &s in &succs[..n] {
+                OpKind::CatchSwitch { .. } => {
+                    let (handlers, unwind) = func.dfg.catchswitch_edges(first);
+                    for &s in handlers {
                         let Some(pad) = func.layout.first_op(func.dfg.successor_block(s)) else {
                             continue;
                         };
@@ -777,10 +774,10 @@ impl<'m> Machine<'m> {
                             }
                         }
                     }
-                    if unwind_to_caller {
+                    let Some(unwind) = unwind else {
                         return false;
-                    }
-                    block = func.dfg.successor_block(succs[succs.len() - 1]);
+                    };
+                    block = func.dfg.successor_block(unwind);
                 }
                 OpKind::CleanupPad => {
                     let Some(&token) = func.dfg.results(first).first() else {

@@ -393,22 +393,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
             "the entry block of @{entry_name} is empty"
         )));
     };
-    let placeholder = Frame {
-        func,
-        fid,
-        phase: func.phase,
-        pc: first,
-        regs: Vec::new(),
-        ctrl: Vec::new(),
-        allocas: Vec::new(),
-        scoped: Vec::new(),
-        landed: None,
-        selector: 0,
-        open_cleanups: Vec::new(),
-        pads: Vec::new(),
-        passed_catch: None,
-        boundaries: 0,
-    };
+    let placeholder = Frame::new(func, fid, first, Vec::new());
     let mut m = Machine {
         module,
         config,
@@ -514,16 +499,7 @@ fn start(m: &mut Machine<'_>, fid: FuncId, catches: bool) -> Result<SyncEnd, Sto
     let module = m.module;
     let func = &module.functions[fid];
     let mut args = Vec::new();
-    let params: Vec<ehir_core::Type> = func
-        .entry_block()
-        .map(|b| {
-            func.dfg
-                .block_params(b)
-                .iter()
-                .map(|&p| func.dfg.value_type(p))
-                .collect()
-        })
-        .unwrap_or_default();
+    let params: Vec<ehir_core::Type> = func.param_types();
     // `int main(int argc, char **argv)` starts as a C runtime starts it: one argument,
     // the program's name (`argv[0]`), then a null pointer.
     let is_main = module.ctx.name(func.name) == "main";

@@ -179,6 +179,29 @@ pub(crate) struct Frame<'m> {
     pub boundaries: u32,
 }
 
+impl<'m> Frame<'m> {
+    /// A fresh activation of `func` (module function `fid`) about to execute `pc`, with
+    /// its registers: nothing executed, landed or allocated yet.
+    pub fn new(func: &'m Function, fid: FuncId, pc: Op, regs: Vec<u64>) -> Self {
+        Frame {
+            func,
+            fid,
+            phase: func.phase,
+            pc,
+            regs,
+            ctrl: Vec::new(),
+            allocas: Vec::new(),
+            scoped: Vec::new(),
+            landed: None,
+            selector: 0,
+            open_cleanups: Vec::new(),
+            pads: Vec::new(),
+            passed_catch: None,
+            boundaries: 0,
+        }
+    }
+}
+
 /// A suspended frame or a boundary.
 pub(crate) enum Slot<'m> {
     Frame(Frame<'m>),
@@ -302,22 +325,7 @@ impl<'m> Machine<'m> {
             regs[p.index()] = a;
         }
         self.depth += 1;
-        Ok(Frame {
-            func,
-            fid,
-            phase: func.phase,
-            pc,
-            regs,
-            ctrl: Vec::new(),
-            allocas: Vec::new(),
-            scoped: Vec::new(),
-            landed: None,
-            selector: 0,
-            open_cleanups: Vec::new(),
-            pads: Vec::new(),
-            passed_catch: None,
-            boundaries: 0,
-        })
+        Ok(Frame::new(func, fid, pc, regs))
     }
 
     /// Ends the running frame (its allocas die) and makes the slot below current.
@@ -964,7 +972,7 @@ impl<'m> Machine<'m> {
                 let exn = self.exception_of_pointer(p)?;
                 self.continue_unwinding_out(exn)
             }
-            OpKind::CatchSwitch { unwind_to_caller } => self.exec_catchswitch(op, unwind_to_caller),
+            OpKind::CatchSwitch { .. } => self.exec_catchswitch(op),
             OpKind::CatchPad {
                 type_desc,
                 adjectives,
@@ -1482,16 +1490,7 @@ impl<'m> Machine<'m> {
             return;
         }
         let func = &self.module.functions[fid];
-        let params: Vec<Type> = func
-            .entry_block()
-            .map(|b| {
-                func.dfg
-                    .block_params(b)
-                    .iter()
-                    .map(|&p| func.dfg.value_type(p))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let params: Vec<Type> = func.param_types();
         let rendered = args
             .iter()
             .zip(params)

@@ -169,12 +169,18 @@ impl Runtime {
 mod tests {
     use super::*;
 
-    #[test]
-    fn destroyed_when_last_handler_ends() {
+    /// A runtime with one exception thrown and caught by one handler.
+    fn caught_exception() -> (Runtime, u32) {
         let mut rt = Runtime::default();
         let a = rt.new_exception(100);
         rt.uncaught += 1;
         rt.begin_catch(a);
+        (rt, a)
+    }
+
+    #[test]
+    fn destroyed_when_last_handler_ends() {
+        let (mut rt, a) = caught_exception();
         assert_eq!(rt.uncaught, 0);
         assert_eq!(rt.current(), Some(a));
         assert_eq!(rt.end_catch(), EndCatch::Destroy(a));
@@ -183,10 +189,7 @@ mod tests {
 
     #[test]
     fn rethrown_exception_survives_its_first_handler() {
-        let mut rt = Runtime::default();
-        let a = rt.new_exception(100);
-        rt.uncaught += 1;
-        rt.begin_catch(a);
+        let (mut rt, a) = caught_exception();
         assert_eq!(rt.rethrow(), Some(a));
         // Caught again by an outer handler before the inner one's end_catch ran.
         rt.begin_catch(a);

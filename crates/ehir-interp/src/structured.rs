@@ -753,15 +753,10 @@ impl<'m> Machine<'m> {
                         continue;
                     };
                     for key in func.dfg.handlers(handlers) {
+                        if self.key_handles(key, exn) {
+                            return true;
+                        }
                         match key {
-                            HandlerKey::Catch(attr) => {
-                                if let Some(ty) = self.attr_type(*attr)
-                                    && self.catch_adjust(&ty, exn).is_some()
-                                {
-                                    return true;
-                                }
-                            }
-                            HandlerKey::CatchAll => return true,
                             HandlerKey::Terminate => {
                                 if !passed_catching && !has_catching_keys(func, c.op) {
                                     return true;
@@ -775,12 +770,11 @@ impl<'m> Machine<'m> {
                                     .iter()
                                     .any(|c| runs_during_unwinding(&c.state));
                             }
-                            HandlerKey::Filter(list) => {
-                                if !self.spec_allows(&self.attr_type_list(*list), exn) {
-                                    return true;
-                                }
-                            }
-                            HandlerKey::Unwind => {}
+                            // Handled by `key_handles` above; `unwind` goes on searching.
+                            HandlerKey::Catch(_)
+                            | HandlerKey::CatchAll
+                            | HandlerKey::Filter(_)
+                            | HandlerKey::Unwind => {}
                         }
                     }
                     if has_catching_keys(func, c.op) {

@@ -156,13 +156,8 @@ impl MsRtti {
             entries.push(Operand::ImageRel(self.catchable_type(t)));
         }
         let array_name = format!("_CTA{}{code}", types.len());
-        let array_ty = Ty::Struct(vec![
-            Ty::i32(),
-            Ty::Array(entries.len() as u64, Box::new(Ty::i32())),
-        ]);
         self.define_table(
             &array_name,
-            array_ty,
             vec![
                 (Ty::i32(), Operand::Int(types.len() as i128)),
                 (
@@ -185,13 +180,12 @@ impl MsRtti {
         };
         self.define_table(
             &name,
-            Ty::Struct(vec![Ty::i32(); 4]),
-            vec![
-                (Ty::i32(), Operand::Int(attributes)),
-                (Ty::i32(), unwind),
-                (Ty::i32(), Operand::Int(0)),
-                (Ty::i32(), Operand::ImageRel(array_name)),
-            ],
+            i32_fields(vec![
+                Operand::Int(attributes),
+                unwind,
+                Operand::Int(0),
+                Operand::ImageRel(array_name),
+            ]),
         );
         Ok(name)
     }
@@ -211,26 +205,24 @@ impl MsRtti {
         };
         self.define_table(
             &name,
-            Ty::Struct(vec![Ty::i32(); 7]),
-            vec![
-                (
-                    Ty::i32(),
-                    Operand::Int(if t.simple { CT_IS_SIMPLE_TYPE } else { 0 }),
-                ),
-                (Ty::i32(), Operand::ImageRel(descriptor)),
+            i32_fields(vec![
+                Operand::Int(if t.simple { CT_IS_SIMPLE_TYPE } else { 0 }),
+                Operand::ImageRel(descriptor),
                 // thisDisplacement: member displacement, vbtable displacement (-1: no
                 // virtual base), displacement within the vbtable.
-                (Ty::i32(), Operand::Int(i128::from(t.offset))),
-                (Ty::i32(), Operand::Int(-1)),
-                (Ty::i32(), Operand::Int(0)),
-                (Ty::i32(), Operand::Int(i128::from(t.size))),
-                (Ty::i32(), copy),
-            ],
+                Operand::Int(i128::from(t.offset)),
+                Operand::Int(-1),
+                Operand::Int(0),
+                Operand::Int(i128::from(t.size)),
+                copy,
+            ]),
         );
         name
     }
 
-    fn define_table(&mut self, name: &str, ty: Ty, fields: Vec<(Ty, Operand)>) {
+    /// Defines table `name` (once), a struct of `fields`.
+    fn define_table(&mut self, name: &str, fields: Vec<(Ty, Operand)>) {
+        let ty = Ty::Struct(fields.iter().map(|(t, _)| t.clone()).collect());
         self.globals
             .entry(name.to_string())
             .or_insert_with(|| Global {
@@ -244,6 +236,11 @@ impl MsRtti {
                 comdat: true,
             });
     }
+}
+
+/// Table fields that are all `i32`.
+fn i32_fields(values: Vec<Operand>) -> Vec<(Ty, Operand)> {
+    values.into_iter().map(|v| (Ty::i32(), v)).collect()
 }
 
 /// The mangled class name inside an Itanium typeinfo symbol (`_ZTI4Base` → `4Base`), if

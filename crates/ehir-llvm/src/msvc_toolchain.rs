@@ -15,7 +15,7 @@
 //!   result to `exit`, which flushes `stdout` as returning from `main` must.
 
 use crate::emit::MSVC_TRIPLE;
-use crate::toolchain::{ToolError, run};
+use crate::toolchain::{LlvmTools, ToolError, run};
 use ehir_core::abi::{MSVC_PERSONALITY, runtime};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -169,29 +169,12 @@ pub struct MsvcToolchain {
 impl MsvcToolchain {
     /// `opt` (optionally) and `llc -mtriple=x86_64-pc-windows-msvc -filetype=obj`.
     pub fn compile(&self, ll: &Path, object: &Path, scratch: &Path) -> Result<(), ToolError> {
-        let level = self.opt_level.min(3);
-        let input: PathBuf = match &self.opt {
-            Some(opt) => {
-                let bc = scratch.join(format!(
-                    "{}.opt.bc",
-                    ll.file_stem().unwrap_or_default().to_string_lossy()
-                ));
-                run(Command::new(opt)
-                    .arg(format!("-passes=default<O{level}>"))
-                    .arg(ll)
-                    .arg("-o")
-                    .arg(&bc))?;
-                bc
-            }
-            None => ll.to_path_buf(),
+        let tools = LlvmTools {
+            llc: &self.llc,
+            opt: self.opt.as_deref(),
+            opt_level: self.opt_level,
         };
-        run(Command::new(&self.llc)
-            .arg(format!("-O{level}"))
-            .arg(format!("-mtriple={MSVC_TRIPLE}"))
-            .arg("-filetype=obj")
-            .arg(&input)
-            .arg("-o")
-            .arg(object))
+        tools.compile(ll, object, scratch, &format!("-mtriple={MSVC_TRIPLE}"))
     }
 
     /// Links COFF objects with the startup object and the import libraries (both made in

@@ -169,6 +169,49 @@ fn command_text(cmd: &Command) -> String {
     s
 }
 
+/// `opt` (optional) and `llc`, the LLVM half of both toolchains.
+pub(crate) struct LlvmTools<'t> {
+    /// `llc`.
+    pub llc: &'t Path,
+    /// `opt`, run before `llc` when given.
+    pub opt: Option<&'t Path>,
+    /// `-O` level of both, 0 to 3 (larger values count as 3).
+    pub opt_level: u8,
+}
+
+impl LlvmTools<'_> {
+    /// `opt -passes=default<ON> in.ll -o out.bc` (in `scratch`) when there is an `opt`,
+    /// then `llc -ON <target_arg> -filetype=obj`: an object file.
+    pub fn compile(
+        &self,
+        ll: &Path,
+        object: &Path,
+        scratch: &Path,
+        target_arg: &str,
+    ) -> Result<(), ToolError> {
+        let level = self.opt_level.min(3);
+        let input: PathBuf = match self.opt {
+            Some(opt) => {
+                let bc = scratch.join(format!(
+                    "{}.opt.bc",
+                    ll.file_stem().unwrap_or_default().to_string_lossy()
+                ));
+                let passes = format!("-passes=default<O{level}>");
+                run(Command::new(opt).arg(&passes).arg(ll).arg("-o").arg(&bc))?;
+                bc
+            }
+            None => ll.to_path_buf(),
+        };
+        run(Command::new(self.llc)
+            .arg(format!("-O{level}"))
+            .arg(target_arg)
+            .arg("-filetype=obj")
+            .arg(&input)
+            .arg("-o")
+            .arg(object))
+    }
+}
+
 /// Runs a command to completion; a non-zero exit is an error carrying its stderr.
 pub fn run(cmd: &mut Command) -> Result<(), ToolError> {
     let text = command_text(cmd);
@@ -204,26 +247,12 @@ impl Toolchain {
     /// `opt -O<level> in.ll -o out.bc` then `llc`, or `llc` alone: a PIC object file
     /// (Debian's g++ links position-independent executables).
     pub fn compile(&self, ll: &Path, object: &Path, scratch: &Path) -> Result<(), ToolError> {
-        let level = format!("-O{}", self.opt_level.min(3));
-        let input: PathBuf = match &self.opt {
-            Some(opt) => {
-                let bc = scratch.join(format!(
-                    "{}.opt.bc",
-                    ll.file_stem().unwrap_or_default().to_string_lossy()
-                ));
-                let passes = format!("-passes=default<O{}>", self.opt_level.min(3));
-                run(Command::new(opt).arg(&passes).arg(ll).arg("-o").arg(&bc))?;
-                bc
-            }
-            None => ll.to_path_buf(),
+        let tools = LlvmTools {
+            llc: &self.llc,
+            opt: self.opt.as_deref(),
+            opt_level: self.opt_level,
         };
-        run(Command::new(&self.llc)
-            .arg(&level)
-            .arg("-relocation-model=pic")
-            .arg("-filetype=obj")
-            .arg(&input)
-            .arg("-o")
-            .arg(object))
+        tools.compile(ll, object, scratch, "-relocation-model=pic")
     }
 
     /// Links objects (and compiles any C/C++ sources among `inputs`) into an executable.

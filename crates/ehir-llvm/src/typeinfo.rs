@@ -79,16 +79,7 @@ pub fn class_type_info(ctx: &ModuleCtx, decl: &TypeInfoDecl) -> Result<ClassType
             (Ty::i32(), Operand::Int(flags)),
             (Ty::Ptr, Operand::Global(pointee.clone())),
         ];
-        let object = Global {
-            name: symbol,
-            linkage: "linkonce_odr",
-            constant: true,
-            unnamed_addr: false,
-            ty: Ty::Struct(fields.iter().map(|(t, _)| t.clone()).collect()),
-            init: Some(Operand::Struct(fields)),
-            align: Some(8),
-            comdat: true,
-        };
+        let object = typeinfo_object(symbol, fields);
         return Ok(ClassTypeInfo {
             vtable: POINTER_VTABLE,
             referenced: vec![pointee.clone()],
@@ -131,16 +122,7 @@ pub fn class_type_info(ctx: &ModuleCtx, decl: &TypeInfoDecl) -> Result<ClassType
             (VMI_CLASS_VTABLE, fields)
         }
     };
-    let object = Global {
-        name: symbol,
-        linkage: "linkonce_odr",
-        constant: true,
-        unnamed_addr: false,
-        ty: Ty::Struct(fields.iter().map(|(t, _)| t.clone()).collect()),
-        init: Some(Operand::Struct(fields)),
-        align: Some(8),
-        comdat: true,
-    };
+    let object = typeinfo_object(symbol, fields);
     Ok(ClassTypeInfo {
         vtable,
         referenced: decl
@@ -150,6 +132,21 @@ pub fn class_type_info(ctx: &ModuleCtx, decl: &TypeInfoDecl) -> Result<ClassType
             .collect(),
         globals: vec![name_global, object],
     })
+}
+
+/// The typeinfo object `symbol` (a `linkonce_odr` constant in its own comdat) holding
+/// `fields` as a struct.
+fn typeinfo_object(symbol: String, fields: Vec<(Ty, Operand)>) -> Global {
+    Global {
+        name: symbol,
+        linkage: "linkonce_odr",
+        constant: true,
+        unnamed_addr: false,
+        ty: Ty::Struct(fields.iter().map(|(t, _)| t.clone()).collect()),
+        init: Some(Operand::Struct(fields)),
+        align: Some(8),
+        comdat: true,
+    }
 }
 
 /// The `__pbase_type_info` flags and the pointee typeinfo symbol of a pointer typeinfo

@@ -10,6 +10,7 @@
 //! scope canonicalizable in the same run.
 
 use crate::manager::Pass;
+use crate::pass::for_each_definition_in;
 use ehir_core::{CleanupKind, Diagnostics, Function, Module, Op, OpKind, Phase, Region};
 
 /// `canonicalize`.
@@ -20,12 +21,10 @@ impl Pass for Canonicalize {
         "canonicalize"
     }
     fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
-        for func in module.functions.values_mut() {
-            if !func.is_declaration() && func.phase == Phase::Structured {
-                canonicalize_cleanup_scopes(func);
-            }
-        }
-        Ok(())
+        for_each_definition_in(module, Phase::Structured, |_, func| {
+            canonicalize_cleanup_scopes(func);
+            Ok(())
+        })
     }
 }
 

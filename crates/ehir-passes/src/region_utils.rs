@@ -83,30 +83,25 @@ pub fn clone_region(func: &mut Function, region: Region) -> Region {
         }
     }
     // Pass 2: operands and successor edges, now that every inner value has its copy.
-    let map_value = |v: Value| value_map.get(&v).copied().unwrap_or(v);
+    let map_value = |v: Value| value_map.get(&v).copied();
     for (op, nop) in op_pairs {
-        let operands: Vec<Value> = func
-            .dfg
-            .operands(op)
-            .iter()
-            .map(|&v| map_value(v))
-            .collect();
+        let operands = remapped(func.dfg.operands(op), map_value);
         func.dfg.set_operands(nop, &operands);
         let succs = func.dfg.successors(op).to_vec();
         for s in succs {
             let block = func.dfg.successor_block(s);
             let block = block_map.get(&block).copied().unwrap_or(block);
-            let args: Vec<Value> = func
-                .dfg
-                .successor_args(s)
-                .iter()
-                .map(|&v| map_value(v))
-                .collect();
+            let args = remapped(func.dfg.successor_args(s), map_value);
             let ns = func.dfg.make_successor(block, &args);
             func.dfg.attach_successor(nop, ns);
         }
     }
     new_region
+}
+
+/// `values` with each one that `image` maps replaced by its image.
+pub(crate) fn remapped(values: &[Value], image: impl Fn(Value) -> Option<Value>) -> Vec<Value> {
+    values.iter().map(|&v| image(v).unwrap_or(v)).collect()
 }
 
 /// A copy of an op kind whose out-of-line payload is copied too, so that the copy can be

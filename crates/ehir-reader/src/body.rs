@@ -53,6 +53,16 @@ struct BlockScope<'s> {
     entries: Vec<BlockEntry<'s>>,
 }
 
+impl<'s> BlockScope<'s> {
+    /// Adds the entry of a name not in the scope yet; returns its block.
+    fn add(&mut self, entry: BlockEntry<'s>) -> Block {
+        self.index.insert(entry.name, self.entries.len() as u32);
+        let block = entry.block;
+        self.entries.push(entry);
+        block
+    }
+}
+
 /// One open region.
 struct Frame {
     /// The op owning the region; `None` for the function body.
@@ -139,13 +149,7 @@ impl<'s> Parser<'s> {
         // Functions of a file tend to be alike: room for one as large as the previous one
         // avoids growing the tables op by op (the spare room is released below).
         func.reserve(self.body_size_hint);
-        func.linkage = header.linkage;
-        func.nothrow = header.nothrow;
-        func.dso_local = header.dso_local;
-        func.hidden = header.hidden;
-        func.attributes = header.attributes.clone();
-        func.personality = header.personality;
-        func.loc = loc;
+        header.apply_to(&mut func, loc);
         let body = func.body.expect("a definition has a body");
         let entry = func.entry_block().expect("a definition has an entry block");
         func.dfg.blocks[entry].loc = loc;
@@ -358,19 +362,14 @@ impl<'s> Parser<'s> {
     pub(crate) fn parse_param_list(&mut self) -> PResult<Params<'s>> {
         self.expect(TokenKind::LParen, "'('")?;
         let mut params = SmallVec::new();
-        if self.eat(TokenKind::RParen) {
-            return Ok(params);
-        }
-        loop {
-            let t = self.expect(TokenKind::ValueId, "a parameter name ('%name')")?;
-            self.expect(TokenKind::Colon, "':' and the parameter's type")?;
-            let ty = self.parse_type()?;
-            params.push((&self.text_of(t)[1..], Loc(t.start), ty));
-            if self.eat(TokenKind::RParen) {
-                return Ok(params);
-            }
-            self.expect(TokenKind::Comma, "',' or ')'")?;
-        }
+        self.parse_comma_separated(TokenKind::RParen, "',' or ')'", |p| {
+            let t = p.expect(TokenKind::ValueId, "a parameter name ('%name')")?;
+            p.expect(TokenKind::Colon, "':' and the parameter's type")?;
+            let ty = p.parse_type()?;
+            params.push((&p.text_of(t)[1..], Loc(t.start), ty));
+            Ok(())
+        })?;
+        Ok(params)
     }
 
     /// `^name[(params)][:]` starts a new block of the current region.
@@ -438,22 +437,17 @@ impl<'s> Parser<'s> {
                 return e.block;
             }
             let previous = e.loc;
-            self.diags.push(
-                Diagnostic::error(loc, format!("redefinition of block '^{name}'"))
-                    .with_note(previous, "previous definition is here"),
-            );
+            self.report_redefinition(loc, &format!("block '^{name}'"), previous);
             return self.f.func.dfg.make_block();
         }
         let block = self.f.func.dfg.make_block();
-        scope.index.insert(name, scope.entries.len() as u32);
-        scope.entries.push(BlockEntry {
+        scope.add(BlockEntry {
             name,
             block,
             defined: true,
             loc,
             use_loc: Loc::NONE,
-        });
-        block
+        })
     }
 
     /// The block a successor `^name` refers to in the current region.
@@ -468,15 +462,13 @@ impl<'s> Parser<'s> {
             return e.block;
         }
         let block = self.f.func.dfg.make_block();
-        scope.index.insert(name, scope.entries.len() as u32);
-        scope.entries.push(BlockEntry {
+        scope.add(BlockEntry {
             name,
             block,
             defined: false,
             loc,
             use_loc: loc,
-        });
-        block
+        })
     }
 
     /// The block ops go to; creates the entry block of a region that has no label.
@@ -540,10 +532,7 @@ impl<'s> Parser<'s> {
         };
         match previous {
             ValueSlot::Defined { loc: previous, .. } => {
-                self.diags.push(
-                    Diagnostic::error(loc, format!("redefinition of value '%{name}'"))
-                        .with_note(previous, "previous definition is here"),
-                );
+                self.report_redefinition(loc, &format!("value '%{name}'"), previous);
             }
             ValueSlot::Forward(i) => {
                 let fr = &mut self.f.forward[i as usize];

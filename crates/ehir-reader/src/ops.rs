@@ -555,15 +555,10 @@ impl<'s> Parser<'s> {
     /// `^a, ^b]` (the `[` already read): a possibly empty list of successors.
     fn parse_successors_to_bracket(&mut self) -> PResult<Vec<Succ>> {
         let mut succs = Vec::new();
-        if !self.eat(TokenKind::RBracket) {
-            loop {
-                succs.push(self.parse_successor()?);
-                if self.eat(TokenKind::RBracket) {
-                    break;
-                }
-                self.expect(TokenKind::Comma, "',' or ']'")?;
-            }
-        }
+        self.parse_comma_separated(TokenKind::RBracket, "',' or ']'", |p| {
+            succs.push(p.parse_successor()?);
+            Ok(())
+        })?;
         Ok(succs)
     }
 

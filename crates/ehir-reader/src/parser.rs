@@ -56,6 +56,19 @@ pub(crate) struct FuncHeader<'s> {
     pub sig: Type,
 }
 
+impl FuncHeader<'_> {
+    /// Gives `func` the header's linkage, attributes and personality, and `loc`.
+    pub fn apply_to(&self, func: &mut Function, loc: Loc) {
+        func.linkage = self.linkage;
+        func.nothrow = self.nothrow;
+        func.dso_local = self.dso_local;
+        func.hidden = self.hidden;
+        func.attributes = self.attributes.clone();
+        func.personality = self.personality;
+        func.loc = loc;
+    }
+}
+
 pub(crate) struct Parser<'s> {
     pub text: &'s str,
     lexer: Lexer<'s>,
@@ -274,6 +287,86 @@ impl<'s> Parser<'s> {
             .ctx
             .types
             .func_with_abi(params.to_vec(), abi.to_vec(), ret, vararg)
+    }
+
+    /// One of two words: `true` for `yes`, `false` for `no`.
+    pub(crate) fn parse_either(&mut self, yes: &str, no: &str) -> PResult<bool> {
+        let word = self.at(TokenKind::Ident).then(|| self.tok_text());
+        let value = match word {
+            Some(w) if w == yes => true,
+            Some(w) if w == no => false,
+            _ => return Err(self.unexpected(&format!("'{yes}' or '{no}'"))),
+        };
+        self.bump();
+        Ok(value)
+    }
+
+    /// Reports that `entity` (`global '@g'`) is defined again at `at`, first at
+    /// `previous`.
+    pub(crate) fn report_redefinition(&mut self, at: Loc, entity: &str, previous: Loc) {
+        let d = Diagnostic::error(at, format!("redefinition of {entity}"))
+            .with_note(previous, "previous definition is here");
+        self.diags.push(d);
+    }
+
+    /// The rest of a list after its opening token: items parsed by `item`, separated by
+    /// `,`, then `close` (`expected` names what may follow an item, for the error).
+    pub(crate) fn parse_comma_separated(
+        &mut self,
+        close: TokenKind,
+        expected: &str,
+        mut item: impl FnMut(&mut Self) -> PResult<()>,
+    ) -> PResult<()> {
+        if self.eat(close) {
+            return Ok(());
+        }
+        loop {
+            item(self)?;
+            if self.eat(close) {
+                return Ok(());
+            }
+            self.expect(TokenKind::Comma, expected)?;
+        }
+    }
+
+    /// The field types of record `alias` after the `{`, up to and including the `}`;
+    /// `named_fields` skips a name before each type (upstream's older
+    /// `!cir.struct<"S" {name T}>`). The record may refer to itself meanwhile.
+    fn parse_record_fields(&mut self, alias: Symbol, named_fields: bool) -> PResult<Vec<Type>> {
+        self.defining_alias = Some(alias);
+        let mut fields = Vec::new();
+        let result = self.parse_comma_separated(TokenKind::RBrace, "',' or '}'", |p| {
+            if named_fields && p.at(TokenKind::Ident) {
+                p.bump();
+            }
+            fields.push(p.parse_type()?);
+            Ok(())
+        });
+        self.defining_alias = None;
+        result.map(|()| fields)
+    }
+
+    /// The rest of a parameter list after its `(`: parameters parsed by `param`,
+    /// separated by `,`, optionally ending in `...`, then `)`. Returns whether it ends in
+    /// `...`.
+    pub(crate) fn parse_signature_params(
+        &mut self,
+        mut param: impl FnMut(&mut Self) -> PResult<()>,
+    ) -> PResult<bool> {
+        if self.eat(TokenKind::RParen) {
+            return Ok(false);
+        }
+        loop {
+            if self.eat(TokenKind::Ellipsis) {
+                self.expect(TokenKind::RParen, "')' after '...'")?;
+                return Ok(true);
+            }
+            param(self)?;
+            if self.eat(TokenKind::RParen) {
+                return Ok(false);
+            }
+            self.expect(TokenKind::Comma, "',' or ')'")?;
+        }
     }
 
     /// The [`ParamAbi`] mark after a parameter's type (`by_value`, `by_value_result`), if
@@ -642,32 +735,14 @@ impl<'s> Parser<'s> {
             None
         } else {
             self.expect(TokenKind::LBrace, "'{' or 'incomplete'")?;
-            self.defining_alias = Some(alias);
-            let mut fields = Vec::new();
-            let result = (|| {
-                if !self.eat(TokenKind::RBrace) {
-                    loop {
-                        fields.push(self.parse_type()?);
-                        if self.eat(TokenKind::RBrace) {
-                            break;
-                        }
-                        self.expect(TokenKind::Comma, "',' or '}'")?;
-                    }
-                }
-                Ok(())
-            })();
-            self.defining_alias = None;
-            result?;
-            Some(fields)
+            Some(self.parse_record_fields(alias, false)?)
         };
         self.expect(TokenKind::Greater, "'>'")?;
         if let Some(previous) = self.module.ctx.record(alias)
             && previous.fields.is_some()
         {
             let previous_loc = previous.loc;
-            let d = Diagnostic::error(loc, format!("redefinition of record '!{alias_name}'"))
-                .with_note(previous_loc, "previous definition is here");
-            self.diags.push(d);
+            self.report_redefinition(loc, &format!("record '!{alias_name}'"), previous_loc);
             return Ok(());
         }
         self.module.add_record(RecordDecl {
@@ -688,25 +763,7 @@ impl<'s> Parser<'s> {
         let name = self.expect_string_symbol("the struct's name (a string)")?;
         let alias = self.module.ctx.sym(alias_name);
         self.expect(TokenKind::LBrace, "'{' and the fields")?;
-        self.defining_alias = Some(alias);
-        let mut fields = Vec::new();
-        let result = (|| {
-            if !self.eat(TokenKind::RBrace) {
-                loop {
-                    if self.at(TokenKind::Ident) {
-                        self.bump();
-                    }
-                    fields.push(self.parse_type()?);
-                    if self.eat(TokenKind::RBrace) {
-                        break;
-                    }
-                    self.expect(TokenKind::Comma, "',' or '}'")?;
-                }
-            }
-            Ok(())
-        })();
-        self.defining_alias = None;
-        result?;
+        let fields = self.parse_record_fields(alias, true)?;
         self.expect(TokenKind::Greater, "'>'")?;
         if self
             .module
@@ -784,10 +841,8 @@ impl<'s> Parser<'s> {
         }
         if let Some(previous) = self.module.ctx.typeinfo(symbol) {
             let previous_loc = previous.loc;
-            let name = self.module.ctx.name(symbol).to_string();
-            let d = Diagnostic::error(symbol_loc, format!("redefinition of typeinfo '@{name}'"))
-                .with_note(previous_loc, "previous definition is here");
-            self.diags.push(d);
+            let entity = format!("typeinfo '@{}'", self.module.ctx.name(symbol));
+            self.report_redefinition(symbol_loc, &entity, previous_loc);
             return Ok(());
         }
         self.module.add_typeinfo(TypeInfoDecl {
@@ -880,10 +935,8 @@ impl<'s> Parser<'s> {
         };
         if let Some(previous) = self.module.global_by_name(name) {
             let previous_loc = self.module.globals[previous].loc;
-            let text = self.module.ctx.name(name).to_string();
-            let d = Diagnostic::error(name_loc, format!("redefinition of global '@{text}'"))
-                .with_note(previous_loc, "previous definition is here");
-            self.diags.push(d);
+            let entity = format!("global '@{}'", self.module.ctx.name(name));
+            self.report_redefinition(name_loc, &entity, previous_loc);
             return Ok(());
         }
         self.module.add_global(Global {
@@ -922,31 +975,20 @@ impl<'s> Parser<'s> {
         self.expect(TokenKind::LParen, "'(' and the parameter list")?;
         let mut params: FuncParams<'s> = SmallVec::new();
         let mut abi: SmallVec<[ParamAbi; 4]> = SmallVec::new();
-        let mut vararg = false;
-        if !self.eat(TokenKind::RParen) {
-            loop {
-                if self.eat(TokenKind::Ellipsis) {
-                    vararg = true;
-                    self.expect(TokenKind::RParen, "')' after '...'")?;
-                    break;
-                }
-                let param_name = if self.at(TokenKind::ValueId) {
-                    let t = self.tok;
-                    self.bump();
-                    self.expect(TokenKind::Colon, "':' and the parameter's type")?;
-                    Some((&self.text_of(t)[1..], Loc(t.start)))
-                } else {
-                    None
-                };
-                let ty = self.parse_type()?;
-                abi.push(self.parse_param_abi());
-                params.push((param_name, ty));
-                if self.eat(TokenKind::RParen) {
-                    break;
-                }
-                self.expect(TokenKind::Comma, "',' or ')'")?;
-            }
-        }
+        let vararg = self.parse_signature_params(|p| {
+            let param_name = if p.at(TokenKind::ValueId) {
+                let t = p.tok;
+                p.bump();
+                p.expect(TokenKind::Colon, "':' and the parameter's type")?;
+                Some((&p.text_of(t)[1..], Loc(t.start)))
+            } else {
+                None
+            };
+            let ty = p.parse_type()?;
+            abi.push(p.parse_param_abi());
+            params.push((param_name, ty));
+            Ok(())
+        })?;
         let ret = if self.eat(TokenKind::Arrow) {
             if self.at(TokenKind::LParen) && self.peek().kind == TokenKind::RParen {
                 self.bump();
@@ -1032,12 +1074,8 @@ impl<'s> Parser<'s> {
         match (existing, origin) {
             (Some(id), Some(FuncOrigin::Defined)) | (Some(id), None) => {
                 let previous = self.module.functions[id].loc;
-                let d = Diagnostic::error(
-                    header.name_loc,
-                    format!("redefinition of function '@{name_text}'"),
-                )
-                .with_note(previous, "previous definition is here");
-                self.diags.push(d);
+                let entity = format!("function '@{name_text}'");
+                self.report_redefinition(header.name_loc, &entity, previous);
                 return Err(Abort);
             }
             (Some(id), Some(FuncOrigin::Declared)) if !is_definition => {
@@ -1059,13 +1097,7 @@ impl<'s> Parser<'s> {
         }
         if !is_definition {
             let mut func = Function::new_declaration(header.name, header.sig);
-            func.linkage = header.linkage;
-            func.nothrow = header.nothrow;
-            func.dso_local = header.dso_local;
-            func.hidden = header.hidden;
-            func.attributes = header.attributes.clone();
-            func.personality = header.personality;
-            func.loc = loc;
+            header.apply_to(&mut func, loc);
             if let Some(p) = header.phase {
                 func.phase = p;
             }

@@ -111,22 +111,11 @@ impl Parser<'_> {
                 self.expect(TokenKind::LParen, "'(' and the parameter types")?;
                 let mut params = Vec::new();
                 let mut abi = Vec::new();
-                let mut vararg = false;
-                if !self.eat(TokenKind::RParen) {
-                    loop {
-                        if self.eat(TokenKind::Ellipsis) {
-                            vararg = true;
-                            self.expect(TokenKind::RParen, "')' after '...'")?;
-                            break;
-                        }
-                        params.push(self.parse_type_at(depth + 1)?);
-                        abi.push(self.parse_param_abi());
-                        if self.eat(TokenKind::RParen) {
-                            break;
-                        }
-                        self.expect(TokenKind::Comma, "',' or ')'")?;
-                    }
-                }
+                let vararg = self.parse_signature_params(|p| {
+                    params.push(p.parse_type_at(depth + 1)?);
+                    abi.push(p.parse_param_abi());
+                    Ok(())
+                })?;
                 let ret = if self.eat(TokenKind::Arrow) {
                     Some(self.parse_type_at(depth + 1)?)
                 } else {
@@ -138,12 +127,7 @@ impl Parser<'_> {
             "cir.int" => {
                 self.bump();
                 self.expect(TokenKind::Less, "'<'")?;
-                let signed = match self.tok_text() {
-                    "s" if self.at(TokenKind::Ident) => true,
-                    "u" if self.at(TokenKind::Ident) => false,
-                    _ => return Err(self.unexpected("'s' or 'u'")),
-                };
-                self.bump();
+                let signed = self.parse_either("s", "u")?;
                 self.expect(TokenKind::Comma, "','")?;
                 let width = self.expect_uint("an integer width", 128)? as u16;
                 if width == 0 {
@@ -245,12 +229,7 @@ impl Parser<'_> {
             "#cir.bool" => {
                 self.bump();
                 self.expect(TokenKind::Less, "'<'")?;
-                let value = match self.tok_text() {
-                    "true" if self.at(TokenKind::Ident) => true,
-                    "false" if self.at(TokenKind::Ident) => false,
-                    _ => return Err(self.unexpected("'true' or 'false'")),
-                };
-                self.bump();
+                let value = self.parse_either("true", "false")?;
                 self.expect(TokenKind::Greater, "'>'")?;
                 if self.at(TokenKind::Colon) && self.peek().kind == TokenKind::TypeId {
                     self.bump();

@@ -2,9 +2,8 @@
 //! counting allocator on the shape of the `opt_throughput` benchmark (functions of 100
 //! units of 13 ops). The performance target is at most 100 bytes of peak heap per op.
 
-mod common;
-
-use common::workload::{Counting, LIVE, PEAK, structured_workload as workload};
+use ehir_testgen::heap::{CountingAllocator, LIVE, PEAK};
+use ehir_testgen::structured_workload as workload;
 use std::sync::Mutex;
 use std::sync::atomic::Ordering;
 
@@ -12,7 +11,7 @@ use std::sync::atomic::Ordering;
 static MEASURING: Mutex<()> = Mutex::new(());
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 #[test]
 fn peak_heap_per_op_is_at_most_100_bytes() {

@@ -2,9 +2,7 @@
 //! benchmark). Ignored by default; run in release for a number:
 //! `cargo test --release -p ehir-reader --test throughput -- --ignored --nocapture`.
 
-mod common;
-
-use common::workload::structured_workload as workload;
+use ehir_testgen::structured_workload as workload;
 use std::time::Instant;
 
 #[test]

@@ -429,14 +429,15 @@ pub fn check_rules(eh: &ClrEh) -> Vec<String> {
 pub fn render(ctx: &ModuleCtx, func: &Function, eh: &ClrEh) -> String {
     use std::fmt::Write;
     let names = Names::new(func);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "function @{}: {} clauses, code [0, {}), handlers from {}",
-        ctx.name(func.name),
-        eh.clauses.len(),
-        eh.layout.last().map(|l| l.2).unwrap_or(0),
-        eh.main_end
+    let mut out = crate::function_header(
+        ctx,
+        func,
+        format_args!(
+            "{} clauses, code [0, {}), handlers from {}",
+            eh.clauses.len(),
+            eh.layout.last().map(|l| l.2).unwrap_or(0),
+            eh.main_end
+        ),
     );
     out.push_str("  layout:");
     for (b, s, e) in &eh.layout {
@@ -510,42 +511,54 @@ mod tests {
 
     #[test]
     fn each_rule_is_checked() {
-        // Crossing try ranges.
-        let eh = table(vec![
-            clause((0, 4), (10, 12), 0, false),
-            clause((2, 6), (12, 14), 1, false),
-        ]);
-        assert!(
-            check_rules(&eh).iter().any(|p| p.starts_with("rule 4")),
-            "{:?}",
-            check_rules(&eh)
-        );
-        // Outer before inner.
-        let eh = table(vec![
-            clause((0, 6), (12, 14), 1, false),
-            clause((2, 4), (10, 12), 0, false),
-        ]);
-        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 7")));
-        // Higher address before lower.
-        let eh = table(vec![
-            clause((4, 6), (12, 14), 1, false),
-            clause((0, 2), (10, 12), 0, false),
-        ]);
-        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 7")));
-        // A handler inside the non-handler code.
-        let eh = table(vec![clause((0, 2), (8, 11), 0, false)]);
-        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 2/6")));
-        // Overlapping handlers.
-        let eh = table(vec![
-            clause((0, 2), (10, 13), 0, false),
-            clause((0, 4), (12, 14), 1, false),
-        ]);
-        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 1")));
-        // The same handler twice without `duplicate`.
-        let eh = table(vec![
-            clause((0, 2), (10, 12), 0, false),
-            clause((4, 6), (10, 12), 0, false),
-        ]);
-        assert!(check_rules(&eh).iter().any(|p| p.starts_with("rule 5")));
+        // (what the table does wrong, its clauses as (try, handler, pad, duplicate), the
+        // rule it breaks)
+        type Row = (u32, u32, u32, u32, usize, bool);
+        let cases: &[(&str, &[Row], &str)] = &[
+            (
+                "crossing try ranges",
+                &[(0, 4, 10, 12, 0, false), (2, 6, 12, 14, 1, false)],
+                "rule 4",
+            ),
+            (
+                "outer before inner",
+                &[(0, 6, 12, 14, 1, false), (2, 4, 10, 12, 0, false)],
+                "rule 7",
+            ),
+            (
+                "higher address before lower",
+                &[(4, 6, 12, 14, 1, false), (0, 2, 10, 12, 0, false)],
+                "rule 7",
+            ),
+            (
+                "a handler inside the non-handler code",
+                &[(0, 2, 8, 11, 0, false)],
+                "rule 2/6",
+            ),
+            (
+                "overlapping handlers",
+                &[(0, 2, 10, 13, 0, false), (0, 4, 12, 14, 1, false)],
+                "rule 1",
+            ),
+            (
+                "the same handler twice without `duplicate`",
+                &[(0, 2, 10, 12, 0, false), (4, 6, 10, 12, 0, false)],
+                "rule 5",
+            ),
+        ];
+        for &(what, rows, rule) in cases {
+            let eh = table(
+                rows.iter()
+                    .map(|&(try_start, try_end, start, end, pad, duplicate)| {
+                        clause((try_start, try_end), (start, end), pad, duplicate)
+                    })
+                    .collect(),
+            );
+            let problems = check_rules(&eh);
+            assert!(
+                problems.iter().any(|p| p.starts_with(rule)),
+                "{what}: expected {rule}, got {problems:?}"
+            );
+        }
     }
 }

@@ -281,3 +281,12 @@ pub fn module_tables_with(
         Err(errors)
     }
 }
+
+/// The first line of a rendered table: `function @name: <summary>`.
+pub(crate) fn function_header(
+    ctx: &ModuleCtx,
+    func: &Function,
+    summary: std::fmt::Arguments<'_>,
+) -> String {
+    format!("function @{}: {summary}\n", ctx.name(func.name))
+}

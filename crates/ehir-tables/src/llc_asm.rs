@@ -361,8 +361,9 @@ fn directive_bytes(line: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Decodes one ULEB128 value from `bytes` at `at`.
-fn read_uleb(bytes: &[u8], at: &mut usize) -> Option<u64> {
+/// Decodes the 7-bit groups of one LEB128 value from `bytes` at `at`: the bits (those
+/// beyond 64 dropped), the number of bits read and the last byte.
+fn read_leb_groups(bytes: &[u8], at: &mut usize) -> Option<(u64, u32, u8)> {
     let mut value = 0u64;
     let mut shift = 0;
     loop {
@@ -373,29 +374,24 @@ fn read_uleb(bytes: &[u8], at: &mut usize) -> Option<u64> {
         }
         shift += 7;
         if byte & 0x80 == 0 {
-            return Some(value);
+            return Some((value, shift, byte));
         }
     }
 }
 
+/// Decodes one ULEB128 value from `bytes` at `at`.
+fn read_uleb(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    read_leb_groups(bytes, at).map(|(value, _, _)| value)
+}
+
 /// Decodes one SLEB128 value from `bytes` at `at`.
 fn read_sleb(bytes: &[u8], at: &mut usize) -> Option<i64> {
-    let mut value = 0i64;
-    let mut shift = 0;
-    loop {
-        let byte = *bytes.get(*at)?;
-        *at += 1;
-        if shift < 64 {
-            value |= i64::from(byte & 0x7f) << shift;
-        }
-        shift += 7;
-        if byte & 0x80 == 0 {
-            if shift < 64 && byte & 0x40 != 0 {
-                value |= -1i64 << shift;
-            }
-            return Some(value);
-        }
+    let (bits, shift, last) = read_leb_groups(bytes, at)?;
+    let mut value = bits as i64;
+    if shift < 64 && last & 0x40 != 0 {
+        value |= -1i64 << shift;
     }
+    Some(value)
 }
 
 /// The typeinfo symbol of a type-table entry (`.L_ZTIi.DW.stub-.Ltmp3`, `DW.ref._ZTIi-.`,

@@ -371,14 +371,15 @@ fn describe_op(ctx: &ModuleCtx, func: &Function, names: &Names, op: Op) -> Strin
 pub fn render(ctx: &ModuleCtx, func: &Function, lsda: &Lsda) -> String {
     use std::fmt::Write;
     let names = Names::new(func);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "function @{}: {} call sites, {} actions, {} types",
-        ctx.name(func.name),
-        lsda.call_sites.len(),
-        lsda.actions.len(),
-        lsda.types.len()
+    let mut out = crate::function_header(
+        ctx,
+        func,
+        format_args!(
+            "{} call sites, {} actions, {} types",
+            lsda.call_sites.len(),
+            lsda.actions.len(),
+            lsda.types.len()
+        ),
     );
     out.push_str("  call sites:\n");
     for cs in &lsda.call_sites {
@@ -554,6 +555,12 @@ fn hex(bytes: &[u8]) -> String {
     parts.join(" ")
 }
 
+/// Writes the line `  <label> (<count>): <hex bytes>`.
+fn byte_line(out: &mut String, label: &str, bytes: &[u8]) {
+    use std::fmt::Write;
+    let _ = writeln!(out, "  {label} ({}): {}", bytes.len(), hex(bytes));
+}
+
 /// Renders ehir's encoding of the action table, the type table and the filter list (the
 /// `--bytes` addition to [`render`]): each action record's SLEB128 bytes at its offset;
 /// the type table as the 4-byte `DW_EH_PE_indirect | pcrel | sdata4` entries llc uses,
@@ -561,13 +568,7 @@ fn hex(bytes: &[u8]) -> String {
 pub fn render_bytes(ctx: &ModuleCtx, lsda: &Lsda) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let actions = lsda.action_bytes();
-    let _ = writeln!(
-        out,
-        "  action table bytes ({}): {}",
-        actions.len(),
-        hex(&actions)
-    );
+    byte_line(&mut out, "action table bytes", &lsda.action_bytes());
     for a in &lsda.actions {
         let mut record = Vec::new();
         encode_sleb128(&mut record, i64::from(a.type_filter));
@@ -602,12 +603,10 @@ pub fn render_bytes(ctx: &ModuleCtx, lsda: &Lsda) -> String {
         }
     }
     if !lsda.filter_ids.is_empty() {
-        let filters = lsda.filter_bytes();
-        let _ = writeln!(
-            out,
-            "  filter bytes after the type table base ({}): {}",
-            filters.len(),
-            hex(&filters)
+        byte_line(
+            &mut out,
+            "filter bytes after the type table base",
+            &lsda.filter_bytes(),
         );
     }
     out

@@ -152,18 +152,19 @@ pub fn canonical(tables: &StateTables) -> Result<String, String> {
     }
     // Print bottom-up: a state's form needs its children's forms.
     let mut forms: BTreeMap<i32, String> = BTreeMap::new();
+    // The forms of a state's children outside catch handlers, sorted.
+    let kids = |s: i32, forms: &BTreeMap<i32, String>| -> String {
+        let mut v: Vec<&str> = children
+            .get(&s)
+            .into_iter()
+            .flatten()
+            .filter(|c| !catch_of.contains_key(c))
+            .map(|c| forms[c].as_str())
+            .collect();
+        v.sort();
+        v.join(" ")
+    };
     for s in (0..n).rev() {
-        let kids = |s: i32, forms: &BTreeMap<i32, String>| -> String {
-            let mut v: Vec<&str> = children
-                .get(&s)
-                .into_iter()
-                .flatten()
-                .filter(|c| !catch_of.contains_key(c))
-                .map(|c| forms[c].as_str())
-                .collect();
-            v.sort();
-            v.join(" ")
-        };
         let form = if let Some(&t) = try_at.get(&s) {
             let entry = &tables.try_map[t];
             let mut f = String::from("try[");
@@ -197,15 +198,7 @@ pub fn canonical(tables: &StateTables) -> Result<String, String> {
         };
         forms.insert(s, form);
     }
-    let mut roots: Vec<&str> = children
-        .get(&-1)
-        .into_iter()
-        .flatten()
-        .filter(|c| !catch_of.contains_key(c))
-        .map(|c| forms[c].as_str())
-        .collect();
-    roots.sort();
-    Ok(roots.join(" "))
+    Ok(kids(-1, &forms))
 }
 
 /// What an action record does, with type ids resolved to typeinfo symbols (so the two

@@ -264,6 +264,16 @@ impl<'a> Numbering<'a> {
         Ok(self.tables)
     }
 
+    /// The pads whose unwind edges enter `pad` (which begins `block`), in the order of
+    /// their blocks.
+    fn pads_unwinding_into(&self, pad: Op, block: Block) -> Vec<Op> {
+        let parent = pad_parent(self.func, pad);
+        self.predecessors(block)
+            .into_iter()
+            .filter_map(|p| self.pad_from_predecessor(p, parent))
+            .collect()
+    }
+
     /// `calculateCXXStateNumbers` with an explicit work stack.
     fn number(&mut self, root: Op, root_parent: i32, ctx: &ModuleCtx) -> Result<(), TablesError> {
         enum Work {
@@ -299,13 +309,7 @@ impl<'a> Numbering<'a> {
                                 parent_state,
                                 try_low,
                             });
-                            let parent = pad_parent(self.func, pad);
-                            let preds: Vec<Op> = self
-                                .predecessors(block)
-                                .into_iter()
-                                .filter_map(|p| self.pad_from_predecessor(p, parent))
-                                .collect();
-                            for p in preds.into_iter().rev() {
+                            for p in self.pads_unwinding_into(pad, block).into_iter().rev() {
                                 stack.push(Work::Visit(p, try_low));
                             }
                         }
@@ -321,13 +325,7 @@ impl<'a> Numbering<'a> {
                             }
                             let state = self.add_state(parent_state, Some(block));
                             self.tables.pad_states.insert(pad, state);
-                            let parent = pad_parent(self.func, pad);
-                            let preds: Vec<Op> = self
-                                .predecessors(block)
-                                .into_iter()
-                                .filter_map(|p| self.pad_from_predecessor(p, parent))
-                                .collect();
-                            for p in preds.into_iter().rev() {
+                            for p in self.pads_unwinding_into(pad, block).into_iter().rev() {
                                 stack.push(Work::Visit(p, state));
                             }
                         }
@@ -516,13 +514,14 @@ pub(crate) fn verified_function_tables(
 pub fn render(ctx: &ModuleCtx, func: &Function, tables: &WinEhTables) -> String {
     use std::fmt::Write;
     let names = Names::new(func);
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "function @{}: {} states, {} try blocks",
-        ctx.name(func.name),
-        tables.num_states(),
-        tables.try_map.len()
+    let mut out = crate::function_header(
+        ctx,
+        func,
+        format_args!(
+            "{} states, {} try blocks",
+            tables.num_states(),
+            tables.try_map.len()
+        ),
     );
     out.push_str("  unwind map:\n");
     for (i, e) in tables.unwind_map.iter().enumerate() {

@@ -19,6 +19,7 @@
 //! outside cleanup regions; rethrow only inside a catch handler.
 
 pub mod differential;
+pub mod heap;
 
 use std::fmt::Write;
 
@@ -1259,4 +1260,44 @@ pub fn eh_workload_mlir(functions: usize) -> (String, usize) {
         ops += 4 + 1 + 2 + 1 + 1;
     }
     (g, ops)
+}
+
+/// The structured module of the reader's heap and throughput tests and the
+/// `opt_throughput` benchmark: `units` × 13 ops in functions of 100 units, plus the
+/// function op and the return of each function. The CIR text and its op count.
+pub fn structured_workload(units: usize) -> (String, usize) {
+    let mut s = String::new();
+    let mut ops = 0;
+    let per_func = 100;
+    for f in 0..units.div_ceil(per_func) {
+        let _ = writeln!(s, "cir.func @f{f}(%arg0: !cir.ptr<!s32i>) {{");
+        ops += 1;
+        for u in 0..per_func.min(units - f * per_func) {
+            let _ = write!(
+                s,
+                "  cir.scope {{
+    %a{u} = cir.load %arg0 : !cir.ptr<!s32i>, !s32i
+    %b{u} = cir.const #cir.int<{u}> : !s32i
+    %c{u} = cir.cmp(eq, %a{u}, %b{u}) : !s32i, !cir.bool
+    cir.if %c{u} {{
+      cir.call @g(%a{u}) : (!s32i) -> ()
+      cir.yield
+    }}
+    cir.cleanup.scope {{
+      cir.call @h() : () -> ()
+      cir.yield
+    }} cleanup all {{
+      cir.call @d() nothrow : () -> ()
+      cir.yield
+    }}
+    cir.yield
+  }}
+"
+            );
+            ops += 13;
+        }
+        s.push_str("  cir.return\n}\n");
+        ops += 1;
+    }
+    (s, ops)
 }

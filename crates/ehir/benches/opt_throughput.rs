@@ -3,22 +3,19 @@
 //! ops/s and peak bytes/op; `-- --emit-cir F --emit-mlir G --units N` writes the same-size
 //! workloads for `bench/compare-mlir-opt.sh`.
 
-#[path = "../../ehir-reader/tests/common/workload.rs"]
-mod workload;
-
+use ehir_testgen::heap::{CountingAllocator, LIVE, PEAK};
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
-use workload::{Counting, LIVE, PEAK};
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// The structured CIR workload; its ops per generated unit are identical to
 /// [`mlir_workload`]'s: load, const, cmp, if, call, yield, cleanup-scope/execute_region,
 /// call, yield, call, yield, scope-yield... counted there.
 fn cir_workload(units: usize) -> (String, usize) {
-    workload::structured_workload(units)
+    ehir_testgen::structured_workload(units)
 }
 
 /// The same shape in upstream MLIR dialects (func, arith, memref, scf).

@@ -100,6 +100,16 @@ pub fn tables_command(args: &TablesArgs) -> Result<i32> {
 
 /// Compares ehir's state tables of every function with llc's; prints one line per function
 /// and the two canonical forms of each mismatch.
+/// Writes the report of a comparison with llc's tables where `args` says; the exit
+/// status is 1 when `mismatches` is not zero.
+pub(crate) fn report_comparison(args: &TablesArgs, report: &str, mismatches: usize) -> Result<i32> {
+    write_output(args.output.as_deref(), |w| {
+        w.write_all(report.as_bytes())?;
+        Ok(())
+    })?;
+    Ok(if mismatches == 0 { 0 } else { 1 })
+}
+
 fn compare_with_llc(source: &Source, module: &Module, asm: &str, args: &TablesArgs) -> Result<i32> {
     let llc = ehir_tables::llc_asm::parse(asm)
         .map_err(|e| anyhow::anyhow!("cannot read the llc tables: {e}"))?;
@@ -145,9 +155,5 @@ fn compare_with_llc(source: &Source, module: &Module, asm: &str, args: &TablesAr
             "function @{name}: llc wrote tables for a function the input does not define\n"
         ));
     }
-    write_output(args.output.as_deref(), |w| {
-        w.write_all(report.as_bytes())?;
-        Ok(())
-    })?;
-    Ok(if mismatches == 0 { 0 } else { 1 })
+    report_comparison(args, &report, mismatches)
 }

@@ -8,8 +8,7 @@
 //! any difference.
 
 use crate::input::{Reported, Source};
-use crate::output::write_output;
-use crate::tables::TablesArgs;
+use crate::tables::{TablesArgs, report_comparison};
 use anyhow::Result;
 use ehir_core::{Item, Module};
 use ehir_tables::structure::{LsdaComparison, LsdaShape, compare_lsda};
@@ -100,9 +99,5 @@ pub fn compare_with_llc(
             "function @{name}: llc wrote an LSDA for a function the input does not define"
         );
     }
-    write_output(args.output.as_deref(), |w| {
-        w.write_all(report.as_bytes())?;
-        Ok(())
-    })?;
-    Ok(if mismatches == 0 { 0 } else { 1 })
+    report_comparison(args, &report, mismatches)
 }

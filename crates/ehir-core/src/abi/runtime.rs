@@ -76,7 +76,7 @@ impl RuntimeFunction {
 
 use RuntimeType::{I32, Ptr, U64};
 
-/// A row; the flags are filled in by [`row`]'s callers through struct update syntax.
+/// A row without flags; the table sets them with the `const` methods below.
 const fn row(
     name: &'static str,
     params: &'static [RuntimeType],
@@ -94,118 +94,106 @@ const fn row(
     }
 }
 
+impl RuntimeFunction {
+    /// The row, never returning normally.
+    const fn noreturn(self) -> Self {
+        Self {
+            noreturn: true,
+            ..self
+        }
+    }
+
+    /// The row, never throwing.
+    const fn nounwind(self) -> Self {
+        Self {
+            nounwind: true,
+            ..self
+        }
+    }
+
+    /// The row, taking further arguments.
+    const fn vararg(self) -> Self {
+        Self {
+            vararg: true,
+            ..self
+        }
+    }
+
+    /// The row, whose calls in CIR must write their signature.
+    const fn not_implicit(self) -> Self {
+        Self {
+            implicit_in_cir: false,
+            ..self
+        }
+    }
+
+    /// The row, declared by the LLVM emitter from the row.
+    const fn declared_by_emitter(self) -> Self {
+        Self {
+            declared_by_emitter: true,
+            ..self
+        }
+    }
+}
+
 /// Every C++ runtime function ehir knows, Itanium first, then Microsoft.
 pub const RUNTIME_FUNCTIONS: &[RuntimeFunction] = &[
     // ---- Itanium (libstdc++ / libc++abi, libgcc's unwinder) ----
-    RuntimeFunction {
-        nounwind: true,
-        declared_by_emitter: true,
-        ..row("__cxa_begin_catch", &[Ptr], Some(Ptr))
-    },
-    RuntimeFunction {
-        declared_by_emitter: true,
-        ..row("__cxa_end_catch", &[], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        declared_by_emitter: true,
-        ..row("__cxa_rethrow", &[], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        declared_by_emitter: true,
-        ..row("__cxa_call_unexpected", &[Ptr], None)
-    },
-    RuntimeFunction {
-        nounwind: true,
-        declared_by_emitter: true,
-        ..row("__cxa_allocate_exception", &[U64], Some(Ptr))
-    },
-    RuntimeFunction {
-        nounwind: true,
-        declared_by_emitter: true,
-        ..row("__cxa_free_exception", &[Ptr], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        declared_by_emitter: true,
-        ..row("__cxa_throw", &[Ptr, Ptr, Ptr], None)
-    },
-    RuntimeFunction {
-        nounwind: true,
-        ..row("__cxa_get_exception_ptr", &[Ptr], Some(Ptr))
-    },
-    RuntimeFunction {
-        noreturn: true,
-        ..row("__cxa_end_cleanup", &[], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        ..row("__cxa_bad_cast", &[], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        ..row("__cxa_bad_typeid", &[], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        ..row("__cxa_pure_virtual", &[], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        nounwind: true,
-        ..row("__clang_call_terminate", &[Ptr], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        ..row("_Unwind_Resume", &[Ptr], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        nounwind: true,
-        declared_by_emitter: true,
-        ..row(STD_TERMINATE, &[], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        ..row(STD_UNEXPECTED, &[], None)
-    },
-    RuntimeFunction {
-        vararg: true,
-        implicit_in_cir: false,
-        declared_by_emitter: true,
-        ..row(ITANIUM_PERSONALITY, &[], Some(I32))
-    },
+    row("__cxa_begin_catch", &[Ptr], Some(Ptr))
+        .nounwind()
+        .declared_by_emitter(),
+    row("__cxa_end_catch", &[], None).declared_by_emitter(),
+    row("__cxa_rethrow", &[], None)
+        .noreturn()
+        .declared_by_emitter(),
+    row("__cxa_call_unexpected", &[Ptr], None)
+        .noreturn()
+        .declared_by_emitter(),
+    row("__cxa_allocate_exception", &[U64], Some(Ptr))
+        .nounwind()
+        .declared_by_emitter(),
+    row("__cxa_free_exception", &[Ptr], None)
+        .nounwind()
+        .declared_by_emitter(),
+    row("__cxa_throw", &[Ptr, Ptr, Ptr], None)
+        .noreturn()
+        .declared_by_emitter(),
+    row("__cxa_get_exception_ptr", &[Ptr], Some(Ptr)).nounwind(),
+    row("__cxa_end_cleanup", &[], None).noreturn(),
+    row("__cxa_bad_cast", &[], None).noreturn(),
+    row("__cxa_bad_typeid", &[], None).noreturn(),
+    row("__cxa_pure_virtual", &[], None).noreturn(),
+    row("__clang_call_terminate", &[Ptr], None)
+        .noreturn()
+        .nounwind(),
+    row("_Unwind_Resume", &[Ptr], None).noreturn(),
+    row(STD_TERMINATE, &[], None)
+        .noreturn()
+        .nounwind()
+        .declared_by_emitter(),
+    row(STD_UNEXPECTED, &[], None).noreturn(),
+    row(ITANIUM_PERSONALITY, &[], Some(I32))
+        .vararg()
+        .not_implicit()
+        .declared_by_emitter(),
     // ---- Microsoft (msvcrt / vcruntime) ----
-    RuntimeFunction {
-        noreturn: true,
-        nounwind: true,
-        ..row("__std_terminate", &[], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        declared_by_emitter: true,
-        ..row(MSVC_THROW, &[Ptr, Ptr], None)
-    },
-    RuntimeFunction {
-        noreturn: true,
-        nounwind: true,
-        implicit_in_cir: false,
-        declared_by_emitter: true,
-        ..row(MSVC_TERMINATE, &[], None)
-    },
-    RuntimeFunction {
-        vararg: true,
-        implicit_in_cir: false,
-        declared_by_emitter: true,
-        ..row(MSVC_PERSONALITY, &[], Some(I32))
-    },
-    RuntimeFunction {
-        nounwind: true,
-        implicit_in_cir: false,
-        declared_by_emitter: true,
-        ..row(MSVC_UNCAUGHT_EXCEPTION, &[], Some(I32))
-    },
+    row("__std_terminate", &[], None).noreturn().nounwind(),
+    row(MSVC_THROW, &[Ptr, Ptr], None)
+        .noreturn()
+        .declared_by_emitter(),
+    row(MSVC_TERMINATE, &[], None)
+        .noreturn()
+        .nounwind()
+        .not_implicit()
+        .declared_by_emitter(),
+    row(MSVC_PERSONALITY, &[], Some(I32))
+        .vararg()
+        .not_implicit()
+        .declared_by_emitter(),
+    row(MSVC_UNCAUGHT_EXCEPTION, &[], Some(I32))
+        .nounwind()
+        .not_implicit()
+        .declared_by_emitter(),
 ];
 
 /// The row of runtime function `name`.

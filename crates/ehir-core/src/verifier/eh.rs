@@ -102,14 +102,8 @@ impl FuncVerifier<'_> {
                     .ops
                     .iter()
                     .any(|&op| matches!(self.dfg.kind(op), OpKind::EhLandingPad { .. }));
-                if has_pad && self.func.personality.is_none() {
-                    self.error(Diagnostic::error(
-                        self.func.loc,
-                        format!(
-                            "@{} has landing pads but no personality routine",
-                            self.func_name()
-                        ),
-                    ));
+                if has_pad {
+                    self.check_personality("landing pads");
                 }
             }
             Phase::Msvc => {}
@@ -452,17 +446,39 @@ impl FuncVerifier<'_> {
                         self.index.block_name(block)
                     ),
                 );
-            } else if let Some(edge) = preds.iter().find(|e| e.kind != EdgeKind::Unwind) {
-                self.error_with_note(
-                    self.dfg.loc(op),
-                    format!(
-                        "{} begins with '{landing}', so only unwind edges may reach it",
-                        self.index.block_name(block)
-                    ),
-                    self.dfg.loc(edge.op),
-                    "reached by this non-unwind edge",
-                );
+            } else {
+                self.check_only_unwind_edges_enter(op, landing, block);
             }
+        }
+    }
+
+    /// A function with EH pads (`pads` names them in the error) has a personality routine.
+    pub(crate) fn check_personality(&self, pads: &str) {
+        if self.func.personality.is_none() {
+            self.error(Diagnostic::error(
+                self.func.loc,
+                format!(
+                    "@{} has {pads} but no personality routine",
+                    self.func_name()
+                ),
+            ));
+        }
+    }
+
+    /// Only unwind edges enter `block`, which begins with `pad` (whose name is `name`):
+    /// a landing pad or an MSVC funclet pad.
+    pub(crate) fn check_only_unwind_edges_enter(&self, pad: Op, name: &str, block: Block) {
+        let preds = self.cfg.preds(block);
+        if let Some(edge) = preds.iter().find(|e| e.kind != EdgeKind::Unwind) {
+            self.error_with_note(
+                self.dfg.loc(pad),
+                format!(
+                    "{} begins with '{name}', so only unwind edges may reach it",
+                    self.index.block_name(block)
+                ),
+                self.dfg.loc(edge.op),
+                "reached by this non-unwind edge",
+            );
         }
     }
 

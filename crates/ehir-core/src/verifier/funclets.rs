@@ -103,14 +103,8 @@ impl FuncVerifier<'_> {
                 _ => {}
             }
         }
-        if has_pad && self.func.personality.is_none() {
-            self.error(Diagnostic::error(
-                self.func.loc,
-                format!(
-                    "@{} has EH pads but no personality routine",
-                    self.func_name()
-                ),
-            ));
+        if has_pad {
+            self.check_personality("EH pads");
         }
         self.check_unwind_targets();
         let colors = funclet_colors(self);
@@ -172,17 +166,7 @@ impl FuncVerifier<'_> {
                         );
                     }
                 }
-                if let Some(edge) = preds.iter().find(|e| e.kind != EdgeKind::Unwind) {
-                    self.error_with_note(
-                        self.dfg.loc(pad),
-                        format!(
-                            "{} begins with '{name}', so only unwind edges may reach it",
-                            self.index.block_name(block)
-                        ),
-                        self.dfg.loc(edge.op),
-                        "reached by this non-unwind edge",
-                    );
-                }
+                self.check_only_unwind_edges_enter(pad, name, block);
             }
         }
     }

@@ -281,19 +281,29 @@ enum RuleFamily {
     Funclets,
 }
 
-impl FuncVerifier<'_> {
+/// A check of a whole function body.
+type WholeFunctionCheck<'a> = fn(&FuncVerifier<'a>);
+
+impl<'a> FuncVerifier<'a> {
     fn in_family(&self, family: RuleFamily) {
         self.family.set(family);
     }
 
+    /// Runs whole-function checks in order, each in its rule family.
+    fn run_checks(&self, checks: &[(RuleFamily, WholeFunctionCheck<'a>)]) {
+        for &(family, check) in checks {
+            self.in_family(family);
+            check(self);
+        }
+    }
+
     /// Every check of a body that exists.
     fn check_body(&self) {
-        self.in_family(RuleFamily::BlockParams);
-        self.check_block_params();
-        self.in_family(RuleFamily::RegionShapes);
-        self.check_region_shapes();
-        self.in_family(RuleFamily::BlockTerminators);
-        self.check_block_terminators();
+        self.run_checks(&[
+            (RuleFamily::BlockParams, Self::check_block_params),
+            (RuleFamily::RegionShapes, Self::check_region_shapes),
+            (RuleFamily::BlockTerminators, Self::check_block_terminators),
+        ]);
         let structured = self.func.phase == Phase::Structured;
         let mut labels = Labels::new();
         let mut gotos = Vec::new();
@@ -324,12 +334,11 @@ impl FuncVerifier<'_> {
         }
         self.in_family(RuleFamily::Gotos);
         self.check_gotos(&gotos, &labels);
-        self.in_family(RuleFamily::BlockParamTokens);
-        self.check_block_param_tokens();
-        self.in_family(RuleFamily::Eh);
-        self.check_eh();
-        self.in_family(RuleFamily::Funclets);
-        self.check_funclets();
+        self.run_checks(&[
+            (RuleFamily::BlockParamTokens, Self::check_block_param_tokens),
+            (RuleFamily::Eh, Self::check_eh),
+            (RuleFamily::Funclets, Self::check_funclets),
+        ]);
     }
 }
 

@@ -8,7 +8,7 @@
 use super::FuncVerifier;
 use crate::dfg::ValueDef;
 use crate::diagnostics::Diagnostic;
-use crate::entities::{Op, Region};
+use crate::entities::{Op, Region, Value};
 use crate::function::Phase;
 use crate::ops::{CaseKind, CleanupKind, CountRange, ExtraData, HandlerKey, MissingList, OpKind};
 use std::collections::BTreeMap;
@@ -100,15 +100,15 @@ impl FuncVerifier<'_> {
             .filter_map(|r| self.index.region_parent[r].expand())
     }
 
+    /// Whether value `v` exists and its record says it is defined by `def`.
+    fn recorded_as(&self, v: Value, def: ValueDef) -> bool {
+        self.dfg.values.get(v).is_some_and(|d| d.def == def)
+    }
+
     /// Op results agree with their values' records.
     pub(crate) fn check_op_results(&self, op: Op) {
         for (i, &v) in self.dfg.results(op).iter().enumerate() {
-            let ok = self
-                .dfg
-                .values
-                .get(v)
-                .is_some_and(|d| d.def == ValueDef::Result(op, i as u32));
-            if !ok {
+            if !self.recorded_as(v, ValueDef::Result(op, i as u32)) {
                 self.op_error(
                     op,
                     format!(
@@ -124,12 +124,7 @@ impl FuncVerifier<'_> {
     pub(crate) fn check_block_params(&self) {
         for &block in &self.index.blocks {
             for (i, &v) in self.dfg.block_params(block).iter().enumerate() {
-                let ok = self
-                    .dfg
-                    .values
-                    .get(v)
-                    .is_some_and(|d| d.def == ValueDef::Param(block, i as u32));
-                if !ok {
+                if !self.recorded_as(v, ValueDef::Param(block, i as u32)) {
                     self.error(Diagnostic::error(
                         self.block_loc(block),
                         format!(

@@ -4,7 +4,7 @@
 
 use super::types::ParamLowering;
 use super::{ModuleEmitter, arity_ok};
-use crate::ir::{BasicBlock, Inst, Operand, Ty};
+use crate::ir::{Arg, Attrs, BasicBlock, CallTarget, Inst, Operand, Ty};
 use crate::layout::size_align;
 use crate::sysv;
 use ehir_core::analysis::reachable_blocks;
@@ -257,9 +257,10 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         self.func.dfg.value_type(v)
     }
 
-    pub(super) fn value_ty(&mut self, op: Op, t: Type) -> Option<Ty> {
-        match self.module_emitter.value_ty(t) {
-            Ok(t) => Some(t),
+    /// The value of `result`, or `None` with its error reported at `op`.
+    pub(super) fn reported<T>(&mut self, op: Op, result: Result<T, String>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
             Err(msg) => {
                 self.error(op, msg);
                 None
@@ -267,14 +268,23 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         }
     }
 
+    pub(super) fn value_ty(&mut self, op: Op, t: Type) -> Option<Ty> {
+        let result = self.module_emitter.value_ty(t);
+        self.reported(op, result)
+    }
+
     pub(super) fn mem_ty(&mut self, op: Op, t: Type) -> Option<Ty> {
-        match self.module_emitter.mem_ty(t) {
-            Ok(t) => Some(t),
-            Err(msg) => {
-                self.error(op, msg);
-                None
-            }
-        }
+        let result = self.module_emitter.mem_ty(t);
+        self.reported(op, result)
+    }
+
+    /// A call of runtime function `name` whose result, if any, is not used.
+    pub(super) fn call_runtime(&mut self, name: &str, ret: Ty, args: Vec<Arg>, fn_attrs: Attrs) {
+        let callee = self.module_emitter.runtime(name);
+        self.emit(Inst::Call {
+            result: None,
+            target: CallTarget::simple(ret, callee, args, fn_attrs),
+        });
     }
 
     pub(super) fn emit(&mut self, mut inst: Inst) {

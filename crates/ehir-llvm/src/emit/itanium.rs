@@ -3,18 +3,14 @@
 //! `cir.throw`, `cir.alloc.exception`, `cir.free.exception` and `cir.eh.terminate`.
 
 use super::function::FunctionEmitter;
+use super::ops::EmittedOp;
 use crate::ir::{Arg, CallTarget, Clause, Inst, Operand, Ty};
 use ehir_core::{ExtraData, LandingPadClause, Op, OpKind, Symbol, Value};
 
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
     /// The EH ops of the Itanium model (see the module docs).
-    pub(super) fn itanium_eh_op(
-        &mut self,
-        op: Op,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Value],
-    ) {
+    pub(super) fn itanium_eh_op(&mut self, emitted: EmittedOp<'_>) {
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::AllocException { size } => {
                 let callee = self.module_emitter.runtime("__cxa_allocate_exception");
@@ -30,17 +26,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 });
             }
             OpKind::FreeException => {
-                let callee = self.module_emitter.runtime("__cxa_free_exception");
                 let object = self.operand(operands[0]);
-                self.emit(Inst::Call {
-                    result: None,
-                    target: CallTarget::simple(
-                        Ty::Void,
-                        callee,
-                        vec![Arg::plain(Ty::Ptr, object)],
-                        vec![],
-                    ),
-                });
+                let args = vec![Arg::plain(Ty::Ptr, object)];
+                self.call_runtime("__cxa_free_exception", Ty::Void, args, vec![]);
             }
             OpKind::Throw { type_info, dtor } => {
                 self.throw(op, operands, type_info.expand(), dtor.expand())
@@ -138,23 +126,15 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                         self.error(op, "cir.eh.terminate takes an exception token here; run eh-abi-lowering=itanium first");
                         return;
                     }
-                    let callee = self.module_emitter.runtime("__cxa_begin_catch");
                     let value = self.operand(exn);
-                    self.emit(Inst::Call {
-                        result: None,
-                        target: CallTarget::simple(
-                            Ty::Ptr,
-                            callee,
-                            vec![Arg::plain(Ty::Ptr, value)],
-                            vec!["nounwind"],
-                        ),
-                    });
+                    self.call_runtime(
+                        "__cxa_begin_catch",
+                        Ty::Ptr,
+                        vec![Arg::plain(Ty::Ptr, value)],
+                        vec!["nounwind"],
+                    );
                 }
-                let callee = self.module_emitter.runtime("_ZSt9terminatev");
-                self.emit(Inst::Call {
-                    result: None,
-                    target: CallTarget::simple(Ty::Void, callee, vec![], vec!["nounwind"]),
-                });
+                self.call_runtime("_ZSt9terminatev", Ty::Void, vec![], vec!["nounwind"]);
                 self.emit(Inst::Unreachable);
             }
             _ => unreachable!("FunctionEmitter::op sends only itanium_eh_op's ops here"),

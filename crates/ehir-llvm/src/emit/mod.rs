@@ -319,6 +319,18 @@ impl<'m> ModuleEmitter<'m> {
         self.errors.push(Diagnostic::error(loc, message));
     }
 
+    /// The value of `result`, or `None` with its error reported at `loc` as an error of
+    /// `item` (`global @g`, `function @f`).
+    fn reported<T>(&mut self, loc: Loc, item: &str, result: Result<T, String>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(msg) => {
+                self.error(loc, format!("{item}: {msg}"));
+                None
+            }
+        }
+    }
+
     fn name(&self, s: Symbol) -> &'m str {
         self.ctx.name(s)
     }
@@ -512,61 +524,51 @@ impl<'m> ModuleEmitter<'m> {
         loc: Loc,
     ) -> Result<Operand, String> {
         stacker::maybe_grow(64 * 1024, 4 * 1024 * 1024, || {
-            self.constant_inner(a, ty, memory, loc)
-        })
-    }
-
-    fn constant_inner(
-        &mut self,
-        a: ehir_core::Attr,
-        ty: Type,
-        memory: bool,
-        loc: Loc,
-    ) -> Result<Operand, String> {
-        let ctx = self.ctx;
-        let tdata = ctx.types.get(ty).clone();
-        Ok(match ctx.attrs.get(a).clone() {
-            AttrData::Int { value, .. } => match tdata {
-                TypeData::Int { width, .. } => Operand::Int(int_repr(value, width)),
-                TypeData::Bool if memory => Operand::Int(i128::from(value != 0)),
-                TypeData::Bool => Operand::Bool(value != 0),
-                TypeData::Ptr(_) if value == 0 => Operand::Null,
-                TypeData::Float => Operand::Float(float_bits((value as f64).to_bits(), true)),
-                TypeData::Double => Operand::Float((value as f64).to_bits()),
-                _ => {
-                    return Err(format!(
-                        "an integer cannot initialize {}",
-                        type_text(ctx, ty)
-                    ));
-                }
-            },
-            AttrData::Bool(b) => match tdata {
-                TypeData::Bool if !memory => Operand::Bool(b),
-                TypeData::Bool | TypeData::Int { .. } => Operand::Int(i128::from(b)),
-                _ => {
-                    return Err(format!(
-                        "a boolean cannot initialize {}",
-                        type_text(ctx, ty)
-                    ));
-                }
-            },
-            AttrData::Float { bits, .. } => match tdata {
-                TypeData::Float => Operand::Float(float_bits(bits, true)),
-                TypeData::Double => Operand::Float(bits),
-                _ => return Err(format!("a float cannot initialize {}", type_text(ctx, ty))),
-            },
-            AttrData::Null(_) => Operand::Null,
-            AttrData::GlobalView {
-                symbol, indices, ..
-            } => self.global_view(symbol, &indices, loc)?,
-            AttrData::Str(bytes) => self.byte_array(&bytes, ty)?,
-            AttrData::ConstArray { elements, .. } => match elements {
-                ConstArrayElements::Bytes(bytes) => self.byte_array(&bytes, ty)?,
-                ConstArrayElements::Attrs(items) => self.aggregate(&items, ty, loc)?,
-            },
-            AttrData::Zero(_) => Operand::Zero,
-            AttrData::Undef(_) => Operand::Undef,
-            AttrData::List(items) => self.aggregate(&items, ty, loc)?,
+            let ctx = self.ctx;
+            let tdata = ctx.types.get(ty).clone();
+            Ok(match ctx.attrs.get(a).clone() {
+                AttrData::Int { value, .. } => match tdata {
+                    TypeData::Int { width, .. } => Operand::Int(int_repr(value, width)),
+                    TypeData::Bool if memory => Operand::Int(i128::from(value != 0)),
+                    TypeData::Bool => Operand::Bool(value != 0),
+                    TypeData::Ptr(_) if value == 0 => Operand::Null,
+                    TypeData::Float => Operand::Float(float_bits((value as f64).to_bits(), true)),
+                    TypeData::Double => Operand::Float((value as f64).to_bits()),
+                    _ => {
+                        return Err(format!(
+                            "an integer cannot initialize {}",
+                            type_text(ctx, ty)
+                        ));
+                    }
+                },
+                AttrData::Bool(b) => match tdata {
+                    TypeData::Bool if !memory => Operand::Bool(b),
+                    TypeData::Bool | TypeData::Int { .. } => Operand::Int(i128::from(b)),
+                    _ => {
+                        return Err(format!(
+                            "a boolean cannot initialize {}",
+                            type_text(ctx, ty)
+                        ));
+                    }
+                },
+                AttrData::Float { bits, .. } => match tdata {
+                    TypeData::Float => Operand::Float(float_bits(bits, true)),
+                    TypeData::Double => Operand::Float(bits),
+                    _ => return Err(format!("a float cannot initialize {}", type_text(ctx, ty))),
+                },
+                AttrData::Null(_) => Operand::Null,
+                AttrData::GlobalView {
+                    symbol, indices, ..
+                } => self.global_view(symbol, &indices, loc)?,
+                AttrData::Str(bytes) => self.byte_array(&bytes, ty)?,
+                AttrData::ConstArray { elements, .. } => match elements {
+                    ConstArrayElements::Bytes(bytes) => self.byte_array(&bytes, ty)?,
+                    ConstArrayElements::Attrs(items) => self.aggregate(&items, ty, loc)?,
+                },
+                AttrData::Zero(_) => Operand::Zero,
+                AttrData::Undef(_) => Operand::Undef,
+                AttrData::List(items) => self.aggregate(&items, ty, loc)?,
+            })
         })
     }
 
@@ -659,22 +661,15 @@ impl<'m> ModuleEmitter<'m> {
 
     fn global(&mut self, g: &ehir_core::Global) -> Option<ir::Global> {
         let name = self.name(g.name).to_string();
-        let ty = match self.mem_ty(g.ty) {
-            Ok(t) => t,
-            Err(msg) => {
-                self.error(g.loc, format!("global @{name}: {msg}"));
-                return None;
-            }
-        };
+        let item = format!("global @{name}");
+        let result = self.mem_ty(g.ty);
+        let ty = self.reported(g.loc, &item, result)?;
         let init = match g.init {
             None => None,
-            Some(a) => match self.constant(a, g.ty, true, g.loc) {
-                Ok(c) => Some(c),
-                Err(msg) => {
-                    self.error(g.loc, format!("global @{name}: {msg}"));
-                    return None;
-                }
-            },
+            Some(a) => {
+                let result = self.constant(a, g.ty, true, g.loc);
+                Some(self.reported(g.loc, &item, result)?)
+            }
         };
         Some(ir::Global {
             name,
@@ -690,13 +685,8 @@ impl<'m> ModuleEmitter<'m> {
 
     fn function(&mut self, f: &'m Function) -> Option<ir::Function> {
         let name = self.name(f.name).to_string();
-        let lowered = match self.signature(f.sig) {
-            Ok(s) => s,
-            Err(msg) => {
-                self.error(f.loc, format!("function @{name}: {msg}"));
-                return None;
-            }
-        };
+        let result = self.signature(f.sig);
+        let lowered = self.reported(f.loc, &format!("function @{name}"), result)?;
         let mut fn_attrs: ir::Attrs = Vec::new();
         if f.nothrow {
             fn_attrs.push("nounwind");

@@ -4,6 +4,7 @@
 //! redirections of runtime functions, `std::uncaught_exception`).
 
 use super::function::FunctionEmitter;
+use super::ops::EmittedOp;
 use super::{ModuleEmitter, UNCAUGHT_EXCEPTION, runtime_decl};
 use crate::ir::{BasicBlock, CallTarget, Inst, IntPredicate, Operand, Ty};
 use crate::{ir, msvc_rtti};
@@ -193,13 +194,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     }
 
     /// The EH ops of the Microsoft model (see the module docs).
-    pub(super) fn msvc_eh_op(
-        &mut self,
-        op: Op,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Value],
-    ) {
+    pub(super) fn msvc_eh_op(&mut self, emitted: EmittedOp<'_>) {
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::AllocException { size } => {
                 // The exception object lives in the throwing frame (see the module docs).
@@ -216,25 +212,17 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 self.msvc_throw(op, operands, type_info.expand(), dtor.expand())
             }
             OpKind::EhTerminate => {
-                let callee = self.module_emitter.runtime(MSVC_TERMINATE);
-                self.emit(Inst::Call {
-                    result: None,
-                    target: CallTarget::simple(
-                        Ty::Void,
-                        callee,
-                        vec![],
-                        vec!["noreturn", "nounwind"],
-                    ),
-                });
+                self.call_runtime(
+                    MSVC_TERMINATE,
+                    Ty::Void,
+                    vec![],
+                    vec!["noreturn", "nounwind"],
+                );
                 self.emit(Inst::Unreachable);
             }
-            OpKind::CatchSwitch { unwind_to_caller } => {
+            OpKind::CatchSwitch { .. } => {
                 let labels = self.edge_labels(op);
-                let handler_count = if unwind_to_caller {
-                    labels.len()
-                } else {
-                    labels.len().saturating_sub(1)
-                };
+                let handler_count = self.func.dfg.catchswitch_edges(op).0.len();
                 if handler_count == 0 {
                     self.error(op, "cir.catchswitch needs at least one handler");
                     return;
@@ -353,17 +341,12 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     name
                 });
                 let module = self.module_emitter.module;
-                let throw_info = match self.module_emitter.rtti.throw_info(
-                    module,
-                    ti,
-                    thrown,
-                    dtor_name.as_deref(),
-                ) {
-                    Ok(t) => t,
-                    Err(msg) => {
-                        self.error(op, msg);
-                        return;
-                    }
+                let result =
+                    self.module_emitter
+                        .rtti
+                        .throw_info(module, ti, thrown, dtor_name.as_deref());
+                let Some(throw_info) = self.reported(op, result) else {
+                    return;
                 };
                 vec![self.operand(obj), Operand::Global(throw_info)]
             }

@@ -11,6 +11,27 @@ use ehir_core::{
     BinaryOp, CastKind, CmpPredicate, ExtraData, Op, OpKind, Symbol, Type, TypeData, UnaryOp, Value,
 };
 
+/// The op being emitted with its kind, operands and results, as [`FunctionEmitter::op`]
+/// hands it to the function of its family.
+#[derive(Clone, Copy)]
+pub(super) struct EmittedOp<'v> {
+    /// The op.
+    pub op: Op,
+    /// Its kind.
+    pub kind: OpKind,
+    /// Its operands, in order.
+    pub operands: &'v [Value],
+    /// Its results, in order.
+    pub results: &'v [Value],
+}
+
+impl<'v> EmittedOp<'v> {
+    /// The op, its kind, operands and results.
+    pub fn parts(self) -> (Op, OpKind, &'v [Value], &'v [Value]) {
+        (self.op, self.kind, self.operands, self.results)
+    }
+}
+
 impl<'a, 'm> FunctionEmitter<'a, 'm> {
     /// Emits one op. Values without instructions were settled by `classify`; every other
     /// op goes to the function of its family.
@@ -31,6 +52,12 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             );
             return;
         }
+        let emitted = EmittedOp {
+            op,
+            kind,
+            operands: &operands,
+            results: &results,
+        };
         match kind {
             // Values without instructions (see `classify`).
             OpKind::Const { .. } | OpKind::GetGlobal { .. } => {}
@@ -46,44 +73,45 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             | OpKind::Br
             | OpKind::BrCond
             | OpKind::SwitchFlat { .. }
-            | OpKind::Unreachable => self.control_flow_op(op, kind, &operands),
+            | OpKind::Unreachable => self.control_flow_op(emitted),
             OpKind::Alloca { .. }
             | OpKind::Load { .. }
             | OpKind::Store { .. }
             | OpKind::PtrStride
             | OpKind::GetMember { .. }
             | OpKind::BaseClassAddr { .. }
-            | OpKind::DerivedClassAddr { .. } => self.memory_op(op, kind, &operands, &results),
+            | OpKind::DerivedClassAddr { .. } => self.memory_op(emitted),
             OpKind::Binary(_)
             | OpKind::Unary(_)
             | OpKind::Cmp(_)
             | OpKind::Cast(_)
-            | OpKind::Select => self.arithmetic_op(op, kind, &operands, &results),
-            OpKind::Call { .. } | OpKind::TryCall { .. } => {
-                self.call_op(op, kind, &operands, &results)
-            }
+            | OpKind::Select => self.arithmetic_op(emitted),
+            OpKind::Call { .. } | OpKind::TryCall { .. } => self.call_op(emitted),
             // Lifetime markers are optional hints to LLVM; none are emitted.
             OpKind::LifetimeStart | OpKind::LifetimeEnd => {}
+            // EH ops of both ABIs.
             OpKind::AllocException { .. }
             | OpKind::FreeException
             | OpKind::Throw { .. }
-            | OpKind::EhTerminate
-            | OpKind::CatchSwitch { .. }
+            | OpKind::EhTerminate => {
+                if self.module_emitter.msvc {
+                    self.msvc_eh_op(emitted)
+                } else {
+                    self.itanium_eh_op(emitted)
+                }
+            }
+            OpKind::CatchSwitch { .. }
             | OpKind::CatchPad { .. }
             | OpKind::CatchRet
             | OpKind::CleanupPad
             | OpKind::CleanupRet
                 if self.module_emitter.msvc =>
             {
-                self.msvc_eh_op(op, kind, &operands, &results)
+                self.msvc_eh_op(emitted)
             }
-            OpKind::AllocException { .. }
-            | OpKind::FreeException
-            | OpKind::Throw { .. }
-            | OpKind::EhTerminate
-            | OpKind::EhLandingPad { .. }
-            | OpKind::EhTypeId { .. }
-            | OpKind::ResumeFlat => self.itanium_eh_op(op, kind, &operands, &results),
+            OpKind::EhLandingPad { .. } | OpKind::EhTypeId { .. } | OpKind::ResumeFlat => {
+                self.itanium_eh_op(emitted)
+            }
             OpKind::Resume => self.error(
                 op,
                 "cir.resume cannot be emitted as LLVM IR; run eh-abi-lowering=itanium first",
@@ -111,7 +139,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     // ---- control flow ----------------------------------------------------------------------------
 
     /// Returns, branches, switches and `cir.unreachable`.
-    pub(super) fn control_flow_op(&mut self, op: Op, kind: OpKind, operands: &[Value]) {
+    pub(super) fn control_flow_op(&mut self, emitted: EmittedOp<'_>) {
+        let (op, kind, operands, _) = emitted.parts();
         match kind {
             OpKind::Return if self.result_slot.is_some() && operands.is_empty() => {
                 let Some((slot, parts, align)) = self.result_slot.clone() else {
@@ -215,13 +244,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     // ---- memory --------------------------------------------------------------------------------------
 
     /// Allocas, loads, stores and address arithmetic.
-    pub(super) fn memory_op(
-        &mut self,
-        op: Op,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Value],
-    ) {
+    pub(super) fn memory_op(&mut self, emitted: EmittedOp<'_>) {
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::Alloca {
                 alloc_ty, align, ..
@@ -428,13 +452,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     // ---- arithmetic ------------------------------------------------------------------------------
 
     /// Binary and unary operators, comparisons, casts and `cir.select`.
-    pub(super) fn arithmetic_op(
-        &mut self,
-        op: Op,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Value],
-    ) {
+    pub(super) fn arithmetic_op(&mut self, emitted: EmittedOp<'_>) {
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::Binary(b) => self.binary(op, b, operands, results[0]),
             OpKind::Unary(u) => self.unary(op, u, operands[0], results[0]),
@@ -526,16 +545,14 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 self.error(op, "increment of a bool is not supported");
                 return;
             }
-            UnaryOp::Inc => Inst::Binary {
+            UnaryOp::Inc | UnaryOp::Dec => Inst::Binary {
                 result,
-                op: if float { "fadd" } else { "add" },
-                ty,
-                lhs: x,
-                rhs: one,
-            },
-            UnaryOp::Dec => Inst::Binary {
-                result,
-                op: if float { "fsub" } else { "sub" },
+                op: match (u, float) {
+                    (UnaryOp::Inc, true) => "fadd",
+                    (UnaryOp::Inc, false) => "add",
+                    (_, true) => "fsub",
+                    (_, false) => "sub",
+                },
                 ty,
                 lhs: x,
                 rhs: one,
@@ -713,7 +730,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
     // ---- calls ---------------------------------------------------------------------------------------
 
     /// `cir.call` → `call`, `cir.try_call` → `invoke`.
-    pub(super) fn call_op(&mut self, op: Op, kind: OpKind, operands: &[Value], results: &[Value]) {
+    pub(super) fn call_op(&mut self, emitted: EmittedOp<'_>) {
+        let (op, kind, operands, results) = emitted.parts();
         match kind {
             OpKind::Call { callee, sig, flags } => {
                 let Some((target, returned)) =
@@ -810,13 +828,8 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 }
             },
         };
-        let lowered = match self.module_emitter.signature(sig) {
-            Ok(s) => s,
-            Err(msg) => {
-                self.error(op, msg);
-                return None;
-            }
-        };
+        let result = self.module_emitter.signature(sig);
+        let lowered = self.reported(op, result)?;
         let mut call_args = Vec::with_capacity(lowered.params.len());
         let mut llvm_params = lowered.params.iter();
         let mut returned = None;
@@ -848,13 +861,10 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     });
                 }
                 Some(ParamLowering::Parts { parts }) => {
-                    let Some((_, align)) = self.pointee_record(at) else {
-                        self.error(
-                            op,
-                            format!("argument #{i} is not a pointer to a complete record"),
-                        );
-                        return None;
-                    };
+                    let result = self.pointee_record(at).ok_or_else(|| {
+                        format!("argument #{i} is not a pointer to a complete record")
+                    });
+                    let (_, align) = self.reported(op, result)?;
                     let (loads, values) = self.load_parts(&value, parts, align);
                     for inst in loads {
                         self.emit(inst);
@@ -870,13 +880,10 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     }
                 }
                 Some(ParamLowering::ResultParts { parts }) => {
-                    let Some((_, align)) = self.pointee_record(at) else {
-                        self.error(
-                            op,
-                            format!("argument #{i} is not a pointer to a complete record"),
-                        );
-                        return None;
-                    };
+                    let result = self.pointee_record(at).ok_or_else(|| {
+                        format!("argument #{i} is not a pointer to a complete record")
+                    });
+                    let (_, align) = self.reported(op, result)?;
                     returned = Some(ReturnedClass {
                         slot: value,
                         parts: parts.clone(),

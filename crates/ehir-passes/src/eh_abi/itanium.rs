@@ -223,6 +223,13 @@ impl<'a> Lowering<'a> {
         self.func.layout.blocks(body).collect()
     }
 
+    /// The `cir.eh.initiate` ops of the function, in [`Lowering::ops_in_order`]'s order.
+    fn initiates(&self) -> Vec<Op> {
+        let ops = self.ops_in_order().into_iter();
+        ops.filter(|&op| matches!(self.func.dfg.kind(op), OpKind::EhInitiate { .. }))
+            .collect()
+    }
+
     fn ops_in_order(&self) -> Vec<Op> {
         // Sized once (every op of the graph, placed or not, is an upper bound) instead of
         // growing op by op: this runs several times per function.
@@ -241,11 +248,7 @@ impl<'a> Lowering<'a> {
         // Plan every landing pad on the unmodified IR: in one pass over the token graph
         // when it can ([`Lowering::plan_all_shared`]), else (a cycle of token edges, or an
         // error to report) one walk per landing pad, which finds the first error.
-        let initiates: Vec<Op> = self
-            .ops_in_order()
-            .into_iter()
-            .filter(|&op| matches!(self.func.dfg.kind(op), OpKind::EhInitiate { .. }))
-            .collect();
+        let initiates = self.initiates();
         let plans = match self.plan_all_shared(&uses, &initiates) {
             Some(plans) => plans,
             None => {
@@ -1320,11 +1323,7 @@ mod tests {
                 continue;
             };
             let uses = lowering.token_uses(&implicit);
-            let initiates: Vec<Op> = lowering
-                .ops_in_order()
-                .into_iter()
-                .filter(|&op| matches!(lowering.func.dfg.kind(op), OpKind::EhInitiate { .. }))
-                .collect();
+            let initiates = lowering.initiates();
             let Some(mut shared) = lowering.plan_all_shared(&uses, &initiates) else {
                 continue;
             };

@@ -3,8 +3,6 @@
 
 #![allow(dead_code)]
 
-pub mod workload;
-
 use ehir_core::{Diagnostics, Module, SourceFile, printer};
 use std::path::{Path, PathBuf};
 

@@ -234,6 +234,30 @@ impl<'a> Lowering<'a> {
         }
     }
 
+    /// The entry block of the function's body; an error if it has none.
+    fn entry(&self) -> Result<Block, Diagnostic> {
+        let entry = self.func.entry_block();
+        entry.ok_or_else(|| self.error_at(self.func.loc, "function body has no entry block"))
+    }
+
+    /// The first op of `block`; an error saying `message` at the block if it is empty.
+    fn first_op_of(&self, block: Block, message: &str) -> Result<Op, Diagnostic> {
+        let first = self.func.layout.first_op(block);
+        first.ok_or_else(|| self.block_error(block, message))
+    }
+
+    /// The last op of `block`; an error saying `message` at the block if it is empty.
+    fn terminator_of(&self, block: Block, message: &str) -> Result<Op, Diagnostic> {
+        let last = self.func.layout.last_op(block);
+        last.ok_or_else(|| self.block_error(block, message))
+    }
+
+    /// The op after `op` in its block; an error saying `message` at `op` if it is last.
+    fn op_after(&self, op: Op, message: &str) -> Result<Op, Diagnostic> {
+        let next = self.func.layout.next_op(op);
+        next.ok_or_else(|| self.error(op, message))
+    }
+
     fn error_at(&self, loc: Loc, message: impl Into<String>) -> Diagnostic {
         Diagnostic::error(if loc == Loc::NONE { self.func.loc } else { loc }, message)
     }
@@ -277,10 +301,7 @@ impl<'a> Lowering<'a> {
 
     fn run(&mut self) -> Result<(), Diagnostic> {
         self.split_blocks();
-        let entry = self
-            .func
-            .entry_block()
-            .ok_or_else(|| self.error_at(self.func.loc, "function body has no entry block"))?;
+        let entry = self.entry()?;
         self.block_queue.push((entry, Funclet::Function));
         loop {
             if let Some((block, funclet)) = self.block_queue.pop() {
@@ -385,15 +406,8 @@ impl<'a> Lowering<'a> {
         align: u16,
         loc: Loc,
     ) -> Result<Value, Diagnostic> {
-        let entry = self
-            .func
-            .entry_block()
-            .ok_or_else(|| self.error_at(self.func.loc, "function body has no entry block"))?;
-        let first = self
-            .func
-            .layout
-            .first_op(entry)
-            .ok_or_else(|| self.block_error(entry, "empty entry block"))?;
+        let entry = self.entry()?;
+        let first = self.first_op_of(entry, "empty entry block")?;
         let ptr_ty = self.ctx.types.ptr(ty);
         let name = self.ctx.sym(name);
         Ok(self

@@ -4,6 +4,7 @@
 //! `DemoteRegToStack`); constants and global addresses are re-materialized instead.
 
 use super::Lowering;
+use crate::region_utils::remapped;
 use ehir_core::analysis::funclet_colors;
 use ehir_core::{Block, Diagnostic, Op, OpKind, Successor, Type, Value, ValueDef};
 use std::collections::BTreeMap;
@@ -75,13 +76,9 @@ impl<'a> Lowering<'a> {
                     let succs: Vec<Successor> = self.func.dfg.successors(op).to_vec();
                     for s in succs {
                         let target = self.func.dfg.successor_block(s);
-                        let args: Vec<Value> = self
-                            .func
-                            .dfg
-                            .successor_args(s)
-                            .iter()
-                            .map(|a| value_map.get(a).copied().unwrap_or(*a))
-                            .collect();
+                        let args = remapped(self.func.dfg.successor_args(s), |a| {
+                            value_map.get(&a).copied()
+                        });
                         let target = block_map.get(&target).copied().unwrap_or(target);
                         self.func.dfg.set_successor(s, target, &args);
                     }
@@ -105,13 +102,7 @@ impl<'a> Lowering<'a> {
         for op in ops {
             let kind = self.kind(op);
             let loc = self.func.dfg.loc(op);
-            let operands: Vec<Value> = self
-                .func
-                .dfg
-                .operands(op)
-                .iter()
-                .map(|v| map.get(v).copied().unwrap_or(*v))
-                .collect();
+            let operands = remapped(self.func.dfg.operands(op), |v| map.get(&v).copied());
             let results: Vec<Type> = self
                 .func
                 .dfg
@@ -127,12 +118,7 @@ impl<'a> Lowering<'a> {
                 .map(|&s| {
                     (
                         self.func.dfg.successor_block(s),
-                        self.func
-                            .dfg
-                            .successor_args(s)
-                            .iter()
-                            .map(|v| map.get(v).copied().unwrap_or(*v))
-                            .collect(),
+                        remapped(self.func.dfg.successor_args(s), |v| map.get(&v).copied()),
                     )
                 })
                 .collect();
@@ -273,19 +259,11 @@ impl<'a> Lowering<'a> {
             }
             Some(op) => {
                 let loc = self.func.dfg.loc(op);
-                let next = self
-                    .func
-                    .layout
-                    .next_op(op)
-                    .ok_or_else(|| self.error(op, "op without a terminator after it"))?;
+                let next = self.op_after(op, "op without a terminator after it")?;
                 self.before(next, loc).store(v, slot);
             }
             None => {
-                let mut at = self
-                    .func
-                    .layout
-                    .first_op(def_block)
-                    .ok_or_else(|| self.block_error(def_block, "empty block"))?;
+                let mut at = self.first_op_of(def_block, "empty block")?;
                 // After the pad that begins the block, and after the entry block's allocas
                 // (the slot itself is one of them).
                 while matches!(

@@ -3,6 +3,7 @@
 //! `cir.cleanuppad … cir.cleanupret` — and unwind edges go to the pads the walk found.
 
 use super::{Action, CleanupExit, ExitKind, Funclet, Lowering, Target};
+use crate::region_utils::remapped;
 use ehir_core::abi::type_names::{
     ADJECTIVE_ELLIPSIS, ADJECTIVE_REFERENCE, catch_type_descriptor, msvc_type_code,
 };
@@ -178,10 +179,7 @@ impl<'a> Lowering<'a> {
                 for s in succs {
                     let args: Vec<Value> = self.func.dfg.successor_args(s).to_vec();
                     if args.iter().any(|a| self.replace.contains_key(a)) {
-                        let args: Vec<Value> = args
-                            .iter()
-                            .map(|a| self.replace.get(a).copied().unwrap_or(*a))
-                            .collect();
+                        let args = remapped(&args, |a| self.replace.get(&a).copied());
                         let target = self.func.dfg.successor_block(s);
                         self.func.dfg.set_successor(s, target, &args);
                     }
@@ -312,25 +310,18 @@ impl<'a> Lowering<'a> {
             && exn_used
         {
             let ty = self.func.dfg.value_type(exn);
-            let new =
-                match slot {
-                    Some(slot) => {
-                        let after =
-                            self.func.layout.next_op(begin).ok_or_else(|| {
-                                self.error(begin, "catch handler without terminator")
-                            })?;
-                        self.before(after, loc).load_aligned(slot, ty, 8)
-                    }
-                    None => {
-                        // catch (...) has no object: the pointer is null.
-                        let null = self.ctx.attrs.intern(ehir_core::AttrData::Null(ty));
-                        let after =
-                            self.func.layout.next_op(begin).ok_or_else(|| {
-                                self.error(begin, "catch handler without terminator")
-                            })?;
-                        self.before(after, loc).constant(null, ty)
-                    }
-                };
+            let new = match slot {
+                Some(slot) => {
+                    let after = self.op_after(begin, "catch handler without terminator")?;
+                    self.before(after, loc).load_aligned(slot, ty, 8)
+                }
+                None => {
+                    // catch (...) has no object: the pointer is null.
+                    let null = self.ctx.attrs.intern(ehir_core::AttrData::Null(ty));
+                    let after = self.op_after(begin, "catch handler without terminator")?;
+                    self.before(after, loc).constant(null, ty)
+                }
+            };
             self.replace.insert(exn, new);
         }
         Ok(())
@@ -352,11 +343,7 @@ impl<'a> Lowering<'a> {
                 dfg.results(begin)[0]
             }
             None => {
-                let first = self
-                    .func
-                    .layout
-                    .first_op(start)
-                    .ok_or_else(|| self.block_error(start, "empty cleanup block"))?;
+                let first = self.first_op_of(start, "empty cleanup block")?;
                 let loc = self.func.dfg.loc(first);
                 self.before(first, loc).cleanuppad(parent)
             }
@@ -364,11 +351,7 @@ impl<'a> Lowering<'a> {
         for &(block, exit, dest) in exits {
             match exit {
                 ExitKind::EndCleanup(end) => {
-                    let term = self
-                        .func
-                        .layout
-                        .next_op(end)
-                        .ok_or_else(|| self.error(end, "cir.end_cleanup without terminator"))?;
+                    let term = self.op_after(end, "cir.end_cleanup without terminator")?;
                     let loc = self.func.dfg.loc(end);
                     self.before(term, loc).cleanupret(pad_token, dest);
                     self.func.layout.remove_op(term);
@@ -380,11 +363,7 @@ impl<'a> Lowering<'a> {
                     self.func.layout.remove_op(resume);
                 }
                 ExitKind::Edge(i) => {
-                    let term = self
-                        .func
-                        .layout
-                        .last_op(block)
-                        .ok_or_else(|| self.block_error(block, "block without terminator"))?;
+                    let term = self.terminator_of(block, "block without terminator")?;
                     let loc = self.func.dfg.loc(term);
                     if matches!(self.kind(term), OpKind::Br) {
                         self.before(term, loc).cleanupret(pad_token, dest);
@@ -445,11 +424,7 @@ impl<'a> Lowering<'a> {
             .first()
             .copied()
             .ok_or_else(|| self.error(end, "cir.end_catch without token"))?;
-        let term = self
-            .func
-            .layout
-            .next_op(end)
-            .ok_or_else(|| self.error(end, "cir.end_catch without terminator"))?;
+        let term = self.op_after(end, "cir.end_catch without terminator")?;
         let loc = self.func.dfg.loc(end);
         let direct = matches!(self.kind(term), OpKind::Br) && {
             let s = self.func.dfg.successors(term)[0];

@@ -50,16 +50,9 @@ impl<'a> Lowering<'a> {
                     "this unwind path loops without reaching an EH action",
                 ));
             }
-            let mut op = self
-                .func
-                .layout
-                .first_op(block)
-                .ok_or_else(|| self.block_error(block, "empty block on an unwind path"))?;
+            let mut op = self.first_op_of(block, "empty block on an unwind path")?;
             if matches!(self.kind(op), OpKind::EhInitiate { .. }) {
-                op =
-                    self.func.layout.next_op(op).ok_or_else(|| {
-                        self.error(op, "cir.eh.initiate must be followed by code")
-                    })?;
+                op = self.op_after(op, "cir.eh.initiate must be followed by code")?;
             }
             match self.kind(op) {
                 OpKind::BeginCleanup => return Ok(Action::Cleanup(block)),
@@ -187,19 +180,12 @@ impl<'a> Lowering<'a> {
         match exit {
             ExitKind::Resume(_) => Ok(Action::Caller),
             ExitKind::Edge(i) => {
-                let term = self
-                    .func
-                    .layout
-                    .last_op(block)
-                    .ok_or_else(|| self.block_error(block, "block without terminator"))?;
+                let term = self.terminator_of(block, "block without terminator")?;
                 let succ = self.normal_successors(term)[i];
                 self.walk(succ)
             }
             ExitKind::EndCleanup(op) => {
-                let term =
-                    self.func.layout.next_op(op).ok_or_else(|| {
-                        self.error(op, "cir.end_cleanup must be followed by code")
-                    })?;
+                let term = self.op_after(op, "cir.end_cleanup must be followed by code")?;
                 match self.kind(term) {
                     OpKind::Br => {
                         let succ = self
