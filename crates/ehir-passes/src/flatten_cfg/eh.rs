@@ -1,0 +1,448 @@
+//! Exceptions: landing pads (`cir.eh.initiate`) of EH scopes, EH cleanup blocks
+//! (`cir.begin_cleanup` … `cir.end_cleanup`), the terminate and resume blocks, a try's
+//! `cir.eh.dispatch` and its handlers (catch handlers open with `cir.begin_catch` and run
+//! `cir.end_catch` as their cleanup; `unwind`, `filter` and `terminate` handlers).
+
+use super::frames::{
+    CleanupSource, CleanupState, ContainerData, EhScope, EhState, Frame, HandlerJob, Links,
+    RegionFrame, ResumeTo, Role, Stage,
+};
+use super::{Flattener, FrameIdx};
+use crate::region_utils::move_region_after;
+use ehir_core::{Block, Diagnostic, ExtraData, HandlerKey, Loc, OpKind, Region, Value};
+
+impl Flattener<'_> {
+    /// The EH block of an EH scope: its EH cleanup block or its dispatch block.
+    pub(super) fn eh_entry(&mut self, idx: FrameIdx) -> Block {
+        if let Some(b) = self.eh_state(idx).entry {
+            return b;
+        }
+        let (b, t) = self.new_token_block();
+        let is_try = matches!(self.container(idx).data, ContainerData::Try(_));
+        let s = self.eh_state(idx);
+        s.entry = Some(b);
+        s.token = Some(t);
+        let area = s.area;
+        // A dispatch block is placed after everything else of its try's EH area.
+        if !is_try {
+            self.place_in_area(area, b);
+        }
+        b
+    }
+
+    /// Where unwinding continues after an EH block of a scope whose parent context has
+    /// `eh`: a block taking the token, or `None` to resume out of the function.
+    pub(super) fn next_eh_entry(&mut self, eh: EhScope) -> Option<Block> {
+        match eh {
+            EhScope::None => None,
+            EhScope::Terminate => Some(self.terminate_entry()),
+            EhScope::Frame(i) => Some(self.eh_entry(i)),
+        }
+    }
+
+    /// The unwind destination for a may-throw op whose innermost EH scope is `eh`.
+    pub(super) fn landing_pad(&mut self, eh: EhScope) -> Option<Block> {
+        match eh {
+            EhScope::None => None,
+            EhScope::Terminate => Some(self.terminate_lp()),
+            EhScope::Frame(i) => {
+                if let Some(lp) = self.eh_state(i).landing_pad {
+                    return Some(lp);
+                }
+                let lp = self.new_block();
+                let s = self.eh_state(i);
+                s.landing_pad = Some(lp);
+                let cleanup = s.has_cleanup && !s.catch_all;
+                let area = s.area;
+                self.place_in_area(area, lp);
+                let tok = self.types().eh_token;
+                let init = self.append(
+                    lp,
+                    OpKind::EhInitiate { cleanup },
+                    &[],
+                    &[tok],
+                    &[],
+                    Loc::NONE,
+                );
+                let t = self.func.dfg.result(init);
+                let entry = self.eh_entry(i);
+                self.br(lp, entry, &[t], Loc::NONE);
+                Some(lp)
+            }
+        }
+    }
+
+    pub(super) fn terminate_lp(&mut self) -> Block {
+        if let Some(b) = self.terminate_lp {
+            return b;
+        }
+        let b = self.new_block();
+        self.func.layout.append_block(self.body, b);
+        let tok = self.types().eh_token;
+        let init = self.append(
+            b,
+            OpKind::EhInitiate { cleanup: false },
+            &[],
+            &[tok],
+            &[],
+            Loc::NONE,
+        );
+        let t = self.func.dfg.result(init);
+        self.append(b, OpKind::EhTerminate, &[t], &[], &[], Loc::NONE);
+        self.terminate_lp = Some(b);
+        b
+    }
+
+    pub(super) fn terminate_entry(&mut self) -> Block {
+        if let Some(b) = self.terminate_entry {
+            return b;
+        }
+        let (b, t) = self.new_token_block();
+        self.func.layout.append_block(self.body, b);
+        self.append(b, OpKind::EhTerminate, &[t], &[], &[], Loc::NONE);
+        self.terminate_entry = Some(b);
+        b
+    }
+
+    pub(super) fn resume_block(&mut self) -> Block {
+        if let Some(b) = self.resume_block {
+            return b;
+        }
+        let (b, t) = self.new_token_block();
+        self.func.layout.append_block(self.body, b);
+        self.append(b, OpKind::Resume, &[t], &[], &[], Loc::NONE);
+        self.resume_block = Some(b);
+        b
+    }
+
+    /// Ends `block` by continuing to unwind `token` at `next` (or out of the function).
+    pub(super) fn continue_unwind(
+        &mut self,
+        block: Block,
+        token: Value,
+        next: Option<Block>,
+        loc: Loc,
+    ) {
+        match next {
+            Some(n) => {
+                self.br(block, n, &[token], loc);
+            }
+            None => {
+                self.append(block, OpKind::Resume, &[token], &[], &[], loc);
+            }
+        }
+    }
+
+    /// Whether a handler region is just `cir.resume` (or empty).
+    pub(super) fn is_trivial_resume(&self, region: Region) -> bool {
+        let mut blocks = self.func.layout.blocks(region);
+        let Some(b) = blocks.next() else { return true };
+        if blocks.next().is_some() {
+            return false;
+        }
+        let mut ops = self.func.layout.ops(b);
+        match (ops.next(), ops.next()) {
+            (Some(op), None) => {
+                matches!(self.func.dfg.kind(op), OpKind::Resume)
+                    && self.func.dfg.operands(op).is_empty()
+            }
+            (None, _) => true,
+            _ => false,
+        }
+    }
+
+    /// Fills the EH cleanup block of a cleanup container, if any landing pad needs it.
+    pub(super) fn start_eh_cleanup(&mut self, idx: FrameIdx) -> Result<(), Diagnostic> {
+        let parent_links = self.container(idx).parent_links;
+        let s = self.cleanup_state(idx);
+        let (Some(ehc), Some(token)) = (s.eh.entry, s.eh.token) else {
+            return Ok(());
+        };
+        let source = match (&s.source, s.eh_region) {
+            (CleanupSource::EndCatch(c), _) => CleanupSource::EndCatch(*c),
+            (CleanupSource::Region(_), Some(r)) => CleanupSource::Region(r),
+            (CleanupSource::Region(r), None) => CleanupSource::Region(*r),
+        };
+        let after = self.new_block();
+        self.func.layout.insert_block_after(after, ehc);
+        let ct_ty = self.types().cleanup_token;
+        let begin = self.append(
+            ehc,
+            OpKind::BeginCleanup,
+            &[token],
+            &[ct_ty],
+            &[],
+            Loc::NONE,
+        );
+        let ct = self.func.dfg.result(begin);
+        match source {
+            CleanupSource::Region(r) => {
+                let blocks = move_region_after(self.func, r, ehc);
+                self.br(
+                    ehc,
+                    blocks.first().copied().unwrap_or(after),
+                    &[],
+                    Loc::NONE,
+                );
+                let mut worklist = blocks;
+                worklist.reverse();
+                let links =
+                    Links::for_eh_region(parent_links, ResumeTo::CleanupEnd { after, level: idx });
+                self.container(idx).pending.push(RegionFrame {
+                    worklist,
+                    links,
+                    role: Role::CleanupRegion { after, level: idx },
+                    switch_owner: None,
+                });
+            }
+            CleanupSource::EndCatch(c) => {
+                self.append(ehc, OpKind::EndCatch, &[c], &[], &[], Loc::NONE);
+                self.br(ehc, after, &[], Loc::NONE);
+            }
+        }
+        self.append(after, OpKind::EndCleanup, &[ct], &[], &[], Loc::NONE);
+        let next = self.next_eh_entry(parent_links.eh);
+        self.continue_unwind(after, token, next, Loc::NONE);
+        Ok(())
+    }
+
+    /// The try body is done: if anything unwinds to the try, emit its dispatch block and
+    /// queue its handlers.
+    pub(super) fn finish_try_body(&mut self, idx: FrameIdx) -> Result<(), Diagnostic> {
+        let parent_links = self.container(idx).parent_links;
+        let ContainerData::Try(s) = &mut self.container(idx).data else {
+            unreachable!()
+        };
+        let (Some(dispatch), Some(token)) = (s.eh.entry, s.eh.token) else {
+            s.stage = Stage::Done;
+            return Ok(());
+        };
+        let marker = s.marker;
+        let try_loc = s.loc;
+        let handlers = s.handlers.clone();
+        let regions = s.regions.clone();
+        self.place_before(dispatch, marker);
+        let mut keys = Vec::new();
+        let mut targets = Vec::new();
+        let mut jobs = Vec::new();
+        for (h, &r) in handlers.iter().zip(&regions) {
+            match h {
+                HandlerKey::Catch(_) | HandlerKey::CatchAll => {
+                    let (entry, t) = self.new_token_block();
+                    jobs.push(HandlerJob::Catch {
+                        entry,
+                        token: t,
+                        region: r,
+                    });
+                    targets.push(entry);
+                }
+                HandlerKey::Unwind => {
+                    if self.is_trivial_resume(r) {
+                        let next = self.next_eh_entry(parent_links.eh);
+                        let t = match next {
+                            Some(n) => n,
+                            None => self.resume_block(),
+                        };
+                        targets.push(t);
+                    } else {
+                        let (entry, t) = self.new_token_block();
+                        jobs.push(HandlerJob::Plain {
+                            entry,
+                            token: t,
+                            region: r,
+                            unwind: true,
+                        });
+                        targets.push(entry);
+                    }
+                }
+                HandlerKey::Filter(_) | HandlerKey::Terminate => {
+                    let (entry, t) = self.new_token_block();
+                    jobs.push(HandlerJob::Plain {
+                        entry,
+                        token: t,
+                        region: r,
+                        unwind: false,
+                    });
+                    targets.push(entry);
+                }
+            }
+            keys.push(*h);
+        }
+        let terminal = keys.last().is_some_and(|k| {
+            matches!(
+                k,
+                HandlerKey::CatchAll | HandlerKey::Unwind | HandlerKey::Terminate
+            )
+        });
+        if !terminal {
+            let t = match self.next_eh_entry(parent_links.eh) {
+                Some(n) => n,
+                None => self.resume_block(),
+            };
+            keys.push(HandlerKey::Unwind);
+            targets.push(t);
+        }
+        let extra = self.func.dfg.make_extra(ExtraData::Handlers(keys));
+        let succs: Vec<(Block, &[Value])> = targets.iter().map(|&b| (b, &[] as &[Value])).collect();
+        self.append(
+            dispatch,
+            OpKind::EhDispatch { keys: extra },
+            &[token],
+            &[],
+            &succs,
+            try_loc,
+        );
+        let ContainerData::Try(s) = &mut self.container(idx).data else {
+            unreachable!()
+        };
+        s.jobs = jobs;
+        s.next_job = 0;
+        Ok(())
+    }
+
+    /// Starts the next handler of a try (or finishes the try).
+    pub(super) fn next_handler(&mut self, idx: FrameIdx) -> Result<(), Diagnostic> {
+        let c = self.container(idx);
+        let cont = c.cont;
+        let parent_links = c.parent_links;
+        let ContainerData::Try(s) = &mut c.data else {
+            unreachable!()
+        };
+        let marker = s.marker;
+        if s.next_job >= s.jobs.len() {
+            s.stage = Stage::Done;
+            return Ok(());
+        }
+        let job = match &s.jobs[s.next_job] {
+            HandlerJob::Catch {
+                entry,
+                token,
+                region,
+            } => HandlerJob::Catch {
+                entry: *entry,
+                token: *token,
+                region: *region,
+            },
+            HandlerJob::Plain {
+                entry,
+                token,
+                region,
+                unwind,
+            } => HandlerJob::Plain {
+                entry: *entry,
+                token: *token,
+                region: *region,
+                unwind: *unwind,
+            },
+        };
+        s.next_job += 1;
+        match job {
+            HandlerJob::Catch {
+                entry,
+                token,
+                region,
+            } => {
+                self.place_before(entry, marker);
+                let Some(r0) = self.func.layout.entry_block(region) else {
+                    return Err(Diagnostic::error(
+                        Loc::NONE,
+                        "catch handler region is empty",
+                    ));
+                };
+                self.take_handler_token(r0, token);
+                let ct = self.types().catch_token;
+                let first = self.func.layout.first_op(r0);
+                let catch_param =
+                    first.filter(|&op| matches!(self.func.dfg.kind(op), OpKind::CatchParam));
+                let begin = match catch_param {
+                    Some(cp) => {
+                        let param = self.func.dfg.result(cp);
+                        let ty = self.func.dfg.value_type(param);
+                        let cp_loc = self.func.dfg.loc(cp);
+                        self.func.layout.remove_op(cp);
+                        let begin = self.append(
+                            entry,
+                            OpKind::BeginCatch,
+                            &[token],
+                            &[ct, ty],
+                            &[],
+                            cp_loc,
+                        );
+                        let exn = self.func.dfg.results(begin)[1];
+                        self.set_alias(param, exn);
+                        begin
+                    }
+                    None => self.append(entry, OpKind::BeginCatch, &[token], &[ct], &[], Loc::NONE),
+                };
+                let catch_token = self.func.dfg.results(begin)[0];
+                let range = self.region_range.get(&region).copied();
+                let blocks = move_region_after(self.func, region, entry);
+                self.br(
+                    entry,
+                    blocks.first().copied().unwrap_or(cont),
+                    &[],
+                    Loc::NONE,
+                );
+                let my = self.frames.len();
+                let (_, parent_catch_all) = self.eh_flags(parent_links.eh);
+                let state = CleanupState {
+                    source: CleanupSource::EndCatch(catch_token),
+                    range,
+                    anchor: marker,
+                    normal_entry: None,
+                    exits: Vec::new(),
+                    eh: EhState::new(true, parent_catch_all, parent_links.area),
+                    stage: Stage::Body,
+                    eh_region: None,
+                };
+                let links = Links {
+                    normal_cleanup: Some(my),
+                    eh: EhScope::Frame(my),
+                    ..parent_links
+                };
+                let data = ContainerData::Cleanup(state);
+                self.push_one_region(cont, parent_links, blocks, links, my, data);
+            }
+            HandlerJob::Plain {
+                entry,
+                token,
+                region,
+                unwind,
+            } => {
+                self.place_before(entry, marker);
+                let Some(r0) = self.func.layout.entry_block(region) else {
+                    return Err(Diagnostic::error(Loc::NONE, "handler region is empty"));
+                };
+                self.take_handler_token(r0, token);
+                let blocks = move_region_after(self.func, region, entry);
+                self.br(entry, r0, &[], Loc::NONE);
+                let resume_to = if unwind {
+                    let next = self.next_eh_entry(parent_links.eh);
+                    ResumeTo::Unwind { token, next }
+                } else {
+                    ResumeTo::Invalid
+                };
+                let links = Links::for_eh_region(parent_links, resume_to);
+                let mut worklist = blocks;
+                worklist.reverse();
+                self.frames.push(Frame::Region(RegionFrame {
+                    worklist,
+                    links,
+                    role: Role::NoExit,
+                    switch_owner: None,
+                }));
+            }
+        }
+        Ok(())
+    }
+
+    /// A handler region may declare the token as its entry block's parameter; it becomes
+    /// the token of the new handler entry block.
+    pub(super) fn take_handler_token(&mut self, r0: Block, token: Value) {
+        let params = self.func.dfg.block_params(r0).to_vec();
+        for p in params {
+            self.set_alias(p, token);
+        }
+        self.func.dfg.clear_block_params(r0);
+    }
+}
