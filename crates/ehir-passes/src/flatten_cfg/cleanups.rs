@@ -9,7 +9,7 @@ use super::frames::{
 };
 use super::{Flattener, FrameIdx};
 use crate::region_utils::{clone_region, move_region_after};
-use ehir_core::{AttrData, Block, Diagnostic, ExtraData, Loc, OpKind, Value};
+use ehir_core::{AttrData, Block, Diagnostic, Loc, Value};
 
 impl Flattener<'_> {
     pub(super) fn dest_slot(&mut self) -> Value {
@@ -26,24 +26,7 @@ impl Flattener<'_> {
     pub(super) fn load_dest_slot(&mut self, block: Block) -> Value {
         let slot = self.dest_slot();
         let s32 = self.types().s32;
-        let load = self.append(
-            block,
-            OpKind::Load {
-                align: 0,
-                volatile: false,
-            },
-            &[slot],
-            &[s32],
-            &[],
-            Loc::NONE,
-        );
-        self.func.dfg.result(load)
-    }
-
-    pub(super) fn const_s32(&mut self, value: i128) -> OpKind {
-        let s32 = self.types().s32;
-        let attr = self.ctx.attrs.intern(AttrData::Int { value, ty: s32 });
-        OpKind::Const { value: attr }
+        self.at_end(block, Loc::NONE).load(slot, s32)
     }
 
     pub(super) fn dest_id(&mut self, target: Block, level: Level) -> DestId {
@@ -119,14 +102,14 @@ impl Flattener<'_> {
                     ));
                 }
                 let ne = self.normal_entry(nc);
-                let br = self.br(block, ne, &[], loc);
+                let br = self.at_end(block, loc).br(ne, &[]);
                 self.cleanup_state(nc).exits.push(ExitEdge {
                     store_before: (!slot_set).then_some(br),
                     dest,
                 });
             }
             None => {
-                self.br(block, target, args, loc);
+                self.at_end(block, loc).br(target, args);
             }
         }
         Ok(())
@@ -176,7 +159,8 @@ impl Flattener<'_> {
         match source {
             CleanupSource::Region(r) => {
                 let blocks = move_region_after(self.func, r, ne);
-                self.br(ne, blocks.first().copied().unwrap_or(after), &[], Loc::NONE);
+                let first = blocks.first().copied().unwrap_or(after);
+                self.at_end(ne, Loc::NONE).br(first, &[]);
                 let mut worklist = blocks;
                 worklist.reverse();
                 self.container(idx).pending.push(RegionFrame {
@@ -187,8 +171,9 @@ impl Flattener<'_> {
                 });
             }
             CleanupSource::EndCatch(c) => {
-                self.append(ne, OpKind::EndCatch, &[c], &[], &[], Loc::NONE);
-                self.br(ne, after, &[], Loc::NONE);
+                let mut cursor = self.at_end(ne, Loc::NONE);
+                cursor.end_catch(c);
+                cursor.br(after, &[]);
             }
         }
         // Where the cleanup continues.
@@ -201,19 +186,13 @@ impl Flattener<'_> {
         for e in &exits {
             if let Some(br) = e.store_before {
                 let index = self.dest_index(e.dest);
-                let k = self.const_s32(index);
-                let c = self.insert_before(br, k, &[], &[s32], Loc::NONE);
-                let cv = self.func.dfg.result(c);
-                self.insert_before(
-                    br,
-                    OpKind::Store {
-                        align: 0,
-                        volatile: false,
-                    },
-                    &[cv, slot],
-                    &[],
-                    Loc::NONE,
-                );
+                let index = self.ctx.attrs.intern(AttrData::Int {
+                    value: index,
+                    ty: s32,
+                });
+                let mut cursor = self.before(br);
+                let index = cursor.constant(index, s32);
+                cursor.store(index, slot);
             }
         }
         let v = match saved {
@@ -222,32 +201,27 @@ impl Flattener<'_> {
         };
         let unreachable = self.new_block();
         self.place_before(unreachable, anchor);
-        self.append(unreachable, OpKind::Unreachable, &[], &[], &[], Loc::NONE);
-        let mut case_values = Vec::new();
-        let mut targets: Vec<(Block, Option<FrameIdx>, DestId)> = Vec::new();
+        self.at_end(unreachable, Loc::NONE).unreachable();
+        let mut cases = Vec::new();
+        let mut targets: Vec<(Option<FrameIdx>, DestId)> = Vec::new();
         for &d in &dests {
-            case_values.push(self.dest_index(d));
+            let index = self.dest_index(d);
             let (level, target) = (self.dests[d].level, self.dests[d].target);
             match self.crossing(parent_links, level) {
                 Some(nc) => {
                     let ne = self.normal_entry(nc);
-                    targets.push((ne, Some(nc), d));
+                    cases.push((index, ne));
+                    targets.push((Some(nc), d));
                 }
-                None => targets.push((target, None, d)),
+                None => {
+                    cases.push((index, target));
+                    targets.push((None, d));
+                }
             }
         }
-        let cases = self.func.dfg.make_extra(ExtraData::Cases(case_values));
-        let mut succs: Vec<(Block, &[Value])> = vec![(unreachable, &[])];
-        succs.extend(targets.iter().map(|&(b, _, _)| (b, &[] as &[Value])));
-        self.append(
-            after,
-            OpKind::SwitchFlat { cases },
-            &[v],
-            &[],
-            &succs,
-            Loc::NONE,
-        );
-        for &(_, nc, dest) in &targets {
+        self.at_end(after, Loc::NONE)
+            .switch_flat(v, unreachable, &cases);
+        for &(nc, dest) in &targets {
             if let Some(nc) = nc {
                 self.cleanup_state(nc).exits.push(ExitEdge {
                     store_before: None,

@@ -11,8 +11,8 @@ use super::frames::{
 use super::{Flattener, FrameIdx, NO_PRE};
 use crate::region_utils::move_region_after;
 use ehir_core::{
-    AttrData, Block, CaseKind, CmpPredicate, Diagnostic, ExtraData, Function, HandlerKey, Loc, Op,
-    OpKind, Region, Symbol, Value,
+    AttrData, Block, CaseKind, CmpPredicate, CursorPosition, Diagnostic, ExtraData, FuncCursor,
+    Function, HandlerKey, Loc, Op, OpKind, Region, Symbol, Value,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -25,6 +25,134 @@ pub(super) struct LabelInfo {
 }
 
 impl Flattener<'_> {
+    /// `cir.yield` of a region frame with role `role`: a branch to where the region
+    /// continues, through the cleanups it leaves.
+    pub(super) fn lower_yield(
+        &mut self,
+        block: Block,
+        op: Op,
+        role: Role,
+        links: Links,
+        loc: Loc,
+    ) -> Result<(), Diagnostic> {
+        let args = self.func.dfg.operands(op).to_vec();
+        self.func.layout.remove_op(op);
+        match role {
+            Role::Yield { target, level } => {
+                let d = self.dest_id(target, Level::Frames(level));
+                self.route_br(block, links, d, false, &args, loc)
+            }
+            Role::CleanupRegion { after, level } => {
+                let d = self.dest_id(after, Level::Frames(level));
+                self.route_br(block, links, d, false, &[], loc)
+            }
+            _ => Err(Diagnostic::error(
+                loc,
+                "cir.yield has no enclosing region to leave",
+            )),
+        }
+    }
+
+    /// `cir.break` or `cir.continue`: a branch to the continuation (or the continue target)
+    /// of the innermost loop or switch, through the cleanups it leaves.
+    pub(super) fn lower_break_or_continue(
+        &mut self,
+        block: Block,
+        op: Op,
+        links: Links,
+        loc: Loc,
+    ) -> Result<(), Diagnostic> {
+        let kind = *self.func.dfg.kind(op);
+        let is_break = matches!(kind, OpKind::Break);
+        let to = if is_break {
+            links.break_to
+        } else {
+            links.continue_to
+        };
+        let Some(t) = to else {
+            return Err(Diagnostic::error(
+                loc,
+                format!(
+                    "{} has no enclosing loop{} to leave",
+                    kind.name(),
+                    if is_break { " or switch" } else { "" }
+                ),
+            ));
+        };
+        let c = self.container(t);
+        let target = if is_break {
+            Some(c.cont)
+        } else {
+            c.continue_target
+        };
+        let Some(target) = target else {
+            return Err(Diagnostic::error(loc, "cir.continue outside a loop"));
+        };
+        self.func.layout.remove_op(op);
+        let d = self.dest_id(target, Level::Frames(t));
+        self.route_br(block, links, d, false, &[], loc)
+    }
+
+    /// `cir.condition(%c)` of a loop condition region: a `cir.brcond` to the loop body or
+    /// out of the loop.
+    pub(super) fn lower_condition(
+        &mut self,
+        block: Block,
+        op: Op,
+        role: Role,
+        links: Links,
+        loc: Loc,
+    ) -> Result<(), Diagnostic> {
+        let Role::LoopCond { body, exit, level } = role else {
+            return Err(Diagnostic::error(
+                loc,
+                "cir.condition outside a loop condition region",
+            ));
+        };
+        if self.crossing(links, Level::Frames(level)).is_some() {
+            return Err(Diagnostic::error(
+                loc,
+                "cir.condition inside a cleanup scope of the condition region is not supported",
+            ));
+        }
+        let &[cond] = self.func.dfg.operands(op) else {
+            return Err(Diagnostic::error(loc, "cir.condition takes one operand"));
+        };
+        self.func.layout.remove_op(op);
+        self.at_end(block, loc)
+            .brcond(cond, (body, &[]), (exit, &[]));
+        Ok(())
+    }
+
+    /// `cir.return [%v]`: stays where it leaves no cleanup; otherwise `%v` goes to the
+    /// return slot and the exit branches through the cleanups to the one return block.
+    pub(super) fn lower_return(
+        &mut self,
+        block: Block,
+        op: Op,
+        links: Links,
+        loc: Loc,
+    ) -> Result<(), Diagnostic> {
+        if links.in_cleanup_region {
+            return Err(Diagnostic::error(
+                loc,
+                "cir.return cannot leave a cleanup or handler region here",
+            ));
+        }
+        if self.crossing(links, Level::Frames(0)).is_none() {
+            return Ok(());
+        }
+        let value = self.func.dfg.operands(op).first().copied();
+        self.func.layout.remove_op(op);
+        if let Some(value) = value {
+            let slot = self.ret_slot(value);
+            self.at_end(block, loc).store(value, slot);
+        }
+        let ret = self.ret_block();
+        let d = self.dest_id(ret, Level::Frames(0));
+        self.route_br(block, links, d, false, &[], loc)
+    }
+
     pub(super) fn find_labels(&mut self, ops: &[Op]) -> Result<(), Diagnostic> {
         for &op in ops {
             let OpKind::Label { name } = *self.func.dfg.kind(op) else {
@@ -45,11 +173,7 @@ impl Flattener<'_> {
                 let target = self.func.dfg.make_block();
                 self.func.layout.insert_block_after(target, block);
                 self.func.layout.split_ops_to(op, target);
-                let br = self
-                    .func
-                    .dfg
-                    .make_op(OpKind::Br, &[], &[], &[(target, &[])], 0, loc);
-                self.func.layout.append_op(br, block);
+                self.at_end(block, loc).br(target, &[]);
                 block = target;
             }
             // What encloses the label.
@@ -150,22 +274,12 @@ impl Flattener<'_> {
                     .types
                     .pointee(self.func.dfg.value_type(slot))
                     .unwrap_or(self.types().s32);
-                let load = self.append(
-                    b,
-                    OpKind::Load {
-                        align: 0,
-                        volatile: false,
-                    },
-                    &[slot],
-                    &[ty],
-                    &[],
-                    Loc::NONE,
-                );
-                let v = self.func.dfg.result(load);
-                self.append(b, OpKind::Return, &[v], &[], &[], Loc::NONE);
+                let mut cursor = self.at_end(b, Loc::NONE);
+                let value = cursor.load(slot, ty);
+                cursor.ret(Some(value));
             }
             None => {
-                self.append(b, OpKind::Return, &[], &[], &[], Loc::NONE);
+                self.at_end(b, Loc::NONE).ret(None);
             }
         }
         self.ret_block = Some(b);
@@ -236,7 +350,8 @@ impl Flattener<'_> {
                 };
                 let t = then_blocks.first().copied().unwrap_or(cont);
                 let e = else_blocks.first().copied().unwrap_or(cont);
-                self.emit_entry(block, OpKind::BrCond, &[cond], &[(t, &[]), (e, &[])], loc);
+                self.entry_cursor(block, loc)
+                    .brcond(cond, (t, &[]), (e, &[]));
                 let mut all = then_blocks;
                 all.extend(else_blocks);
                 self.push_one_region(cont, links, all, links, my, ContainerData::Simple);
@@ -274,7 +389,7 @@ impl Flattener<'_> {
                 } else {
                     cond_entry
                 };
-                self.emit_entry(block, OpKind::Br, &[], &[(first, &[])], loc);
+                self.entry_cursor(block, loc).br(first, &[]);
                 let body_links = Links {
                     break_to: Some(my),
                     continue_to: Some(my),
@@ -433,23 +548,16 @@ impl Flattener<'_> {
         }
     }
 
-    /// Emits the branch into a structured op that is being entered, at the end of `block`
-    /// or in front of the ops after it that have not moved yet.
-    pub(super) fn emit_entry(
-        &mut self,
-        block: Block,
-        kind: OpKind,
-        operands: &[Value],
-        succs: &[(Block, &[Value])],
-        loc: Loc,
-    ) {
-        let op = self.make_op(kind, operands, &[], succs, loc);
-        match self.entry_point.take() {
+    /// A cursor for the branch into a structured op that is being entered: at the end of
+    /// `block`, or in front of the ops after it that have not moved yet.
+    pub(super) fn entry_cursor(&mut self, block: Block, loc: Loc) -> FuncCursor<'_> {
+        let position = match self.entry_point.take() {
             Some(before) if self.func.layout.op_block(before) == Some(block) => {
-                self.func.layout.insert_op_before(op, before)
+                CursorPosition::Before(before)
             }
-            _ => self.func.layout.append_op(op, block),
-        }
+            _ => CursorPosition::End(block),
+        };
+        FuncCursor::at(self.func, self.ctx.types.common(), position).with_loc(loc)
     }
 
     /// Moves the blocks of `region` after `block` and branches from `block` to the first
@@ -463,7 +571,7 @@ impl Flattener<'_> {
     ) -> Vec<Block> {
         let blocks = move_region_after(self.func, region, block);
         let first = blocks.first().copied().unwrap_or(cont);
-        self.emit_entry(block, OpKind::Br, &[], &[(first, &[])], loc);
+        self.entry_cursor(block, loc).br(first, &[]);
         blocks
     }
 
@@ -558,7 +666,6 @@ impl Flattener<'_> {
         }
         for (i, &(lo, hi, entry)) in ranges.iter().enumerate().rev() {
             let b = chain_blocks[i];
-            let bool_ty = self.types().bool;
             let lo_attr = self.ctx.attrs.intern(AttrData::Int {
                 value: lo,
                 ty: value_ty,
@@ -567,72 +674,24 @@ impl Flattener<'_> {
                 value: hi,
                 ty: value_ty,
             });
-            let lo_c = self.append(
-                b,
-                OpKind::Const { value: lo_attr },
-                &[],
-                &[value_ty],
-                &[],
-                loc,
-            );
-            let lo_v = self.func.dfg.result(lo_c);
-            let ge = self.append(
-                b,
-                OpKind::Cmp(CmpPredicate::Ge),
-                &[value, lo_v],
-                &[bool_ty],
-                &[],
-                loc,
-            );
-            let ge_v = self.func.dfg.result(ge);
+            let mut cursor = self.at_end(b, loc);
+            let lo_v = cursor.constant(lo_attr, value_ty);
+            let ge_v = cursor.cmp(CmpPredicate::Ge, value, lo_v);
             let hi_b = self.new_block();
             self.func.layout.insert_block_after(hi_b, b);
             if after == b {
                 after = hi_b;
             }
-            self.append(
-                b,
-                OpKind::BrCond,
-                &[ge_v],
-                &[],
-                &[(hi_b, &[]), (fallback, &[])],
-                loc,
-            );
-            let hi_c = self.append(
-                hi_b,
-                OpKind::Const { value: hi_attr },
-                &[],
-                &[value_ty],
-                &[],
-                loc,
-            );
-            let hi_v = self.func.dfg.result(hi_c);
-            let le = self.append(
-                hi_b,
-                OpKind::Cmp(CmpPredicate::Le),
-                &[value, hi_v],
-                &[bool_ty],
-                &[],
-                loc,
-            );
-            let le_v = self.func.dfg.result(le);
-            self.append(
-                hi_b,
-                OpKind::BrCond,
-                &[le_v],
-                &[],
-                &[(entry, &[]), (fallback, &[])],
-                loc,
-            );
+            self.at_end(b, loc)
+                .brcond(ge_v, (hi_b, &[]), (fallback, &[]));
+            let mut cursor = self.at_end(hi_b, loc);
+            let hi_v = cursor.constant(hi_attr, value_ty);
+            let le_v = cursor.cmp(CmpPredicate::Le, value, hi_v);
+            cursor.brcond(le_v, (entry, &[]), (fallback, &[]));
             fallback = b;
         }
-        let cases = self
-            .func
-            .dfg
-            .make_extra(ExtraData::Cases(values.iter().map(|&(v, _)| v).collect()));
-        let mut succs: Vec<(Block, &[Value])> = vec![(fallback, &[])];
-        succs.extend(values.iter().map(|&(_, b)| (b, &[] as &[Value])));
-        self.emit_entry(block, OpKind::SwitchFlat { cases }, &[value], &succs, loc);
+        self.entry_cursor(block, loc)
+            .switch_flat(value, fallback, &values);
         let region_blocks = move_region_after(self.func, region, after);
         let body_links = Links {
             break_to: Some(my),

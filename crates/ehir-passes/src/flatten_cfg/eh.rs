@@ -4,14 +4,86 @@
 //! `cir.end_catch` as their cleanup; `unwind`, `filter` and `terminate` handlers).
 
 use super::frames::{
-    CleanupSource, CleanupState, ContainerData, EhScope, EhState, Frame, HandlerJob, Links,
+    CleanupSource, CleanupState, ContainerData, EhScope, EhState, Frame, HandlerJob, Level, Links,
     RegionFrame, ResumeTo, Role, Stage,
 };
 use super::{Flattener, FrameIdx};
 use crate::region_utils::move_region_after;
-use ehir_core::{Block, Diagnostic, ExtraData, HandlerKey, Loc, OpKind, Region, Value};
+use ehir_core::{Block, Diagnostic, HandlerKey, Loc, Op, OpKind, Region, Value};
 
 impl Flattener<'_> {
+    /// A `cir.call` at the end of which an exception would reach the EH scope `eh`: unless
+    /// it cannot throw, it becomes a `cir.try_call` in place, unwinding to `eh`'s landing
+    /// pad, and the new block where the ops after it (from `next` on) continue is returned.
+    pub(super) fn unwinding_call(
+        &mut self,
+        block: Block,
+        op: Op,
+        eh: EhScope,
+        next: Option<Op>,
+    ) -> Result<Option<Block>, Diagnostic> {
+        let OpKind::Call { callee, sig, flags } = *self.func.dfg.kind(op) else {
+            return Ok(None);
+        };
+        let may_throw =
+            !flags.nothrow && !callee.expand().is_some_and(|s| self.nothrow.contains(&s));
+        if !may_throw {
+            return Ok(None);
+        }
+        let Some(lp) = self.landing_pad(eh) else {
+            return Ok(None);
+        };
+        if next.is_none() {
+            return Err(Diagnostic::error(
+                self.func.dfg.loc(op),
+                "block does not end with a terminator",
+            ));
+        }
+        self.func.dfg.ops[op].kind = OpKind::TryCall { callee, sig, flags };
+        let normal = self.new_block();
+        self.func.layout.insert_block_after(normal, block);
+        let to_normal = self.func.dfg.make_successor(normal, &[]);
+        let to_landing_pad = self.func.dfg.make_successor(lp, &[]);
+        self.func.dfg.attach_successor(op, to_normal);
+        self.func.dfg.attach_successor(op, to_landing_pad);
+        Ok(Some(normal))
+    }
+
+    /// A `cir.throw` inside the EH scope `eh` gets its landing pad as unwind successor.
+    pub(super) fn unwinding_throw(&mut self, op: Op, eh: EhScope) {
+        if let Some(lp) = self.landing_pad(eh) {
+            let to_landing_pad = self.func.dfg.make_successor(lp, &[]);
+            self.func.dfg.attach_successor(op, to_landing_pad);
+        }
+    }
+
+    /// The structured, operand-less `cir.resume`: at the end of an EH cleanup region it
+    /// leaves the region; in a try's `unwind` handler it continues unwinding.
+    pub(super) fn lower_resume(
+        &mut self,
+        block: Block,
+        op: Op,
+        links: Links,
+        loc: Loc,
+    ) -> Result<(), Diagnostic> {
+        match links.resume_to {
+            ResumeTo::CleanupEnd { after, level } => {
+                self.func.layout.remove_op(op);
+                let d = self.dest_id(after, Level::Frames(level));
+                self.route_br(block, links, d, false, &[], loc)
+            }
+            ResumeTo::Unwind { token, next } => {
+                self.func.layout.remove_op(op);
+                self.continue_unwind(block, token, next, loc);
+                Ok(())
+            }
+            ResumeTo::Invalid => Err(Diagnostic::error(
+                loc,
+                "cir.resume must be in a try's unwind handler or at the end of an eh cleanup",
+            )),
+        }
+    }
+
     /// The EH block of an EH scope: its EH cleanup block or its dispatch block.
     pub(super) fn eh_entry(&mut self, idx: FrameIdx) -> Block {
         if let Some(b) = self.eh_state(idx).entry {
@@ -55,18 +127,9 @@ impl Flattener<'_> {
                 let cleanup = s.has_cleanup && !s.catch_all;
                 let area = s.area;
                 self.place_in_area(area, lp);
-                let tok = self.types().eh_token;
-                let init = self.append(
-                    lp,
-                    OpKind::EhInitiate { cleanup },
-                    &[],
-                    &[tok],
-                    &[],
-                    Loc::NONE,
-                );
-                let t = self.func.dfg.result(init);
+                let token = self.at_end(lp, Loc::NONE).eh_initiate(cleanup);
                 let entry = self.eh_entry(i);
-                self.br(lp, entry, &[t], Loc::NONE);
+                self.at_end(lp, Loc::NONE).br(entry, &[token]);
                 Some(lp)
             }
         }
@@ -78,17 +141,9 @@ impl Flattener<'_> {
         }
         let b = self.new_block();
         self.func.layout.append_block(self.body, b);
-        let tok = self.types().eh_token;
-        let init = self.append(
-            b,
-            OpKind::EhInitiate { cleanup: false },
-            &[],
-            &[tok],
-            &[],
-            Loc::NONE,
-        );
-        let t = self.func.dfg.result(init);
-        self.append(b, OpKind::EhTerminate, &[t], &[], &[], Loc::NONE);
+        let mut cursor = self.at_end(b, Loc::NONE);
+        let token = cursor.eh_initiate(false);
+        cursor.eh_terminate(Some(token));
         self.terminate_lp = Some(b);
         b
     }
@@ -99,7 +154,7 @@ impl Flattener<'_> {
         }
         let (b, t) = self.new_token_block();
         self.func.layout.append_block(self.body, b);
-        self.append(b, OpKind::EhTerminate, &[t], &[], &[], Loc::NONE);
+        self.at_end(b, Loc::NONE).eh_terminate(Some(t));
         self.terminate_entry = Some(b);
         b
     }
@@ -110,7 +165,7 @@ impl Flattener<'_> {
         }
         let (b, t) = self.new_token_block();
         self.func.layout.append_block(self.body, b);
-        self.append(b, OpKind::Resume, &[t], &[], &[], Loc::NONE);
+        self.at_end(b, Loc::NONE).resume(Some(t));
         self.resume_block = Some(b);
         b
     }
@@ -123,14 +178,11 @@ impl Flattener<'_> {
         next: Option<Block>,
         loc: Loc,
     ) {
+        let mut cursor = self.at_end(block, loc);
         match next {
-            Some(n) => {
-                self.br(block, n, &[token], loc);
-            }
-            None => {
-                self.append(block, OpKind::Resume, &[token], &[], &[], loc);
-            }
-        }
+            Some(n) => cursor.br(n, &[token]),
+            None => cursor.resume(Some(token)),
+        };
     }
 
     /// Whether a handler region is just `cir.resume` (or empty).
@@ -165,25 +217,12 @@ impl Flattener<'_> {
         };
         let after = self.new_block();
         self.func.layout.insert_block_after(after, ehc);
-        let ct_ty = self.types().cleanup_token;
-        let begin = self.append(
-            ehc,
-            OpKind::BeginCleanup,
-            &[token],
-            &[ct_ty],
-            &[],
-            Loc::NONE,
-        );
-        let ct = self.func.dfg.result(begin);
+        let cleanup_token = self.at_end(ehc, Loc::NONE).begin_cleanup(token);
         match source {
             CleanupSource::Region(r) => {
                 let blocks = move_region_after(self.func, r, ehc);
-                self.br(
-                    ehc,
-                    blocks.first().copied().unwrap_or(after),
-                    &[],
-                    Loc::NONE,
-                );
+                let first = blocks.first().copied().unwrap_or(after);
+                self.at_end(ehc, Loc::NONE).br(first, &[]);
                 let mut worklist = blocks;
                 worklist.reverse();
                 let links =
@@ -196,11 +235,12 @@ impl Flattener<'_> {
                 });
             }
             CleanupSource::EndCatch(c) => {
-                self.append(ehc, OpKind::EndCatch, &[c], &[], &[], Loc::NONE);
-                self.br(ehc, after, &[], Loc::NONE);
+                let mut cursor = self.at_end(ehc, Loc::NONE);
+                cursor.end_catch(c);
+                cursor.br(after, &[]);
             }
         }
-        self.append(after, OpKind::EndCleanup, &[ct], &[], &[], Loc::NONE);
+        self.at_end(after, Loc::NONE).end_cleanup(cleanup_token);
         let next = self.next_eh_entry(parent_links.eh);
         self.continue_unwind(after, token, next, Loc::NONE);
         Ok(())
@@ -282,16 +322,8 @@ impl Flattener<'_> {
             keys.push(HandlerKey::Unwind);
             targets.push(t);
         }
-        let extra = self.func.dfg.make_extra(ExtraData::Handlers(keys));
-        let succs: Vec<(Block, &[Value])> = targets.iter().map(|&b| (b, &[] as &[Value])).collect();
-        self.append(
-            dispatch,
-            OpKind::EhDispatch { keys: extra },
-            &[token],
-            &[],
-            &succs,
-            try_loc,
-        );
+        self.at_end(dispatch, try_loc)
+            .eh_dispatch(token, keys, &targets);
         let ContainerData::Try(s) = &mut self.container(idx).data else {
             unreachable!()
         };
@@ -350,39 +382,28 @@ impl Flattener<'_> {
                     ));
                 };
                 self.take_handler_token(r0, token);
-                let ct = self.types().catch_token;
                 let first = self.func.layout.first_op(r0);
                 let catch_param =
                     first.filter(|&op| matches!(self.func.dfg.kind(op), OpKind::CatchParam));
-                let begin = match catch_param {
+                let catch_token = match catch_param {
                     Some(cp) => {
                         let param = self.func.dfg.result(cp);
                         let ty = self.func.dfg.value_type(param);
                         let cp_loc = self.func.dfg.loc(cp);
                         self.func.layout.remove_op(cp);
-                        let begin = self.append(
-                            entry,
-                            OpKind::BeginCatch,
-                            &[token],
-                            &[ct, ty],
-                            &[],
-                            cp_loc,
-                        );
-                        let exn = self.func.dfg.results(begin)[1];
-                        self.set_alias(param, exn);
-                        begin
+                        let (catch_token, exception) =
+                            self.at_end(entry, cp_loc).begin_catch(token, Some(ty));
+                        if let Some(exception) = exception {
+                            self.set_alias(param, exception);
+                        }
+                        catch_token
                     }
-                    None => self.append(entry, OpKind::BeginCatch, &[token], &[ct], &[], Loc::NONE),
+                    None => self.at_end(entry, Loc::NONE).begin_catch(token, None).0,
                 };
-                let catch_token = self.func.dfg.results(begin)[0];
                 let range = self.region_range.get(&region).copied();
                 let blocks = move_region_after(self.func, region, entry);
-                self.br(
-                    entry,
-                    blocks.first().copied().unwrap_or(cont),
-                    &[],
-                    Loc::NONE,
-                );
+                let first = blocks.first().copied().unwrap_or(cont);
+                self.at_end(entry, Loc::NONE).br(first, &[]);
                 let my = self.frames.len();
                 let (_, parent_catch_all) = self.eh_flags(parent_links.eh);
                 let state = CleanupState {
@@ -415,7 +436,7 @@ impl Flattener<'_> {
                 };
                 self.take_handler_token(r0, token);
                 let blocks = move_region_after(self.func, region, entry);
-                self.br(entry, r0, &[], Loc::NONE);
+                self.at_end(entry, Loc::NONE).br(r0, &[]);
                 let resume_to = if unwind {
                     let next = self.next_eh_entry(parent_links.eh);
                     ResumeTo::Unwind { token, next }

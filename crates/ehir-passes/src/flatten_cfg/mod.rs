@@ -52,12 +52,10 @@ mod frames;
 use crate::pass::for_each_definition_in;
 use control_flow::LabelInfo;
 use ehir_core::{
-    Block, Diagnostic, Diagnostics, Function, Loc, Module, ModuleCtx, Op, OpKind, PackedOption,
-    Phase, Region, SecondaryMap, Symbol, Type, Value,
+    Block, CursorPosition, Diagnostic, Diagnostics, FuncCursor, Function, Loc, Module, ModuleCtx,
+    Op, OpKind, PackedOption, Phase, Region, SecondaryMap, Symbol, Type, Value, ValueDef,
 };
-use frames::{
-    ContainerData, Dest, DestId, Frame, Level, Links, RegionFrame, ResumeTo, Role, Stage,
-};
+use frames::{ContainerData, Dest, DestId, Frame, Links, RegionFrame, Role, Stage};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Flattens every structured function definition of the module.
@@ -116,8 +114,11 @@ struct Flattener<'a> {
     frames: Vec<Frame>,
     /// Marks the end of normal code in the body region; function-level EH blocks follow it.
     fn_marker: Option<Block>,
+    /// Allocas taken out of the body, to go to the front of the entry block.
     hoisted: Vec<Op>,
-    synthesized: Vec<Op>,
+    /// Slots made by the flattening (`__cleanup_dest_slot`, `__ret_slot`), unplaced
+    /// allocas that follow the hoisted ones.
+    synthesized: Vec<Value>,
     dest_slot: Option<Value>,
     ret_slot: Option<Value>,
     ret_block: Option<Block>,
@@ -270,68 +271,26 @@ impl<'a> Flattener<'a> {
         *self.ctx.types.common()
     }
 
-    pub(super) fn make_op(
-        &mut self,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Type],
-        succs: &[(Block, &[Value])],
-        loc: Loc,
-    ) -> Op {
-        self.func
-            .dfg
-            .make_op(kind, operands, results, succs, 0, loc)
+    /// A cursor that builds ops at the end of `block` with the location `loc`.
+    pub(super) fn at_end(&mut self, block: Block, loc: Loc) -> FuncCursor<'_> {
+        FuncCursor::at_end(self.func, self.ctx.types.common(), block).with_loc(loc)
     }
 
-    pub(super) fn append(
-        &mut self,
-        block: Block,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Type],
-        succs: &[(Block, &[Value])],
-        loc: Loc,
-    ) -> Op {
-        let op = self.make_op(kind, operands, results, succs, loc);
-        self.func.layout.append_op(op, block);
-        op
+    /// A cursor that builds ops right before `op`, without a location.
+    pub(super) fn before(&mut self, op: Op) -> FuncCursor<'_> {
+        FuncCursor::before(self.func, self.ctx.types.common(), op)
     }
 
-    pub(super) fn insert_before(
-        &mut self,
-        before: Op,
-        kind: OpKind,
-        operands: &[Value],
-        results: &[Type],
-        loc: Loc,
-    ) -> Op {
-        let op = self.make_op(kind, operands, results, &[], loc);
-        self.func.layout.insert_op_before(op, before);
-        op
-    }
-
-    pub(super) fn br(&mut self, block: Block, target: Block, args: &[Value], loc: Loc) -> Op {
-        self.append(block, OpKind::Br, &[], &[], &[(target, args)], loc)
-    }
-
+    /// A new slot of type `ty` named `name`: an alloca made now and placed in the entry
+    /// block when the function is done.
     pub(super) fn new_alloca(&mut self, ty: Type, name: &str) -> Value {
         let ptr = self.ctx.types.ptr(ty);
         let name = self.ctx.sym(name);
-        let op = self.func.dfg.make_op(
-            OpKind::Alloca {
-                alloc_ty: ty,
-                name,
-                init: false,
-                align: 0,
-            },
-            &[],
-            &[ptr],
-            &[],
-            0,
-            Loc::NONE,
-        );
-        self.synthesized.push(op);
-        self.func.dfg.result(op)
+        let nowhere = CursorPosition::Nowhere;
+        let slot = FuncCursor::at(self.func, self.ctx.types.common(), nowhere)
+            .alloca(ty, ptr, name, false, 0);
+        self.synthesized.push(slot);
+        slot
     }
 
     pub(super) fn new_block(&mut self) -> Block {
@@ -457,6 +416,10 @@ impl<'a> Flattener<'a> {
         Ok(())
     }
 
+    /// Processes the ops of `block`, a block of the region frame `fi`, in order: labels go,
+    /// may-throw calls and throws get their unwind destination, terminators that leave a
+    /// region are rewritten, and the first structured op is entered (the ops after it
+    /// continue in its continuation block, processed after it).
     pub(super) fn process_block(&mut self, fi: FrameIdx, block: Block) -> Result<(), Diagnostic> {
         let (links, role, switch_owner) = {
             let rf = self.region_frame(fi);
@@ -480,34 +443,15 @@ impl<'a> Flattener<'a> {
             let loc = self.func.dfg.loc(op);
             match kind {
                 OpKind::Label { .. } => self.func.layout.remove_op(op),
-                OpKind::Call { callee, sig, flags } => {
-                    let may_throw = !flags.nothrow
-                        && !callee.expand().is_some_and(|s| self.nothrow.contains(&s));
-                    if may_throw && let Some(lp) = self.landing_pad(links.eh) {
-                        if next.is_none() {
-                            return Err(Diagnostic::error(
-                                loc,
-                                "block does not end with a terminator",
-                            ));
-                        }
-                        self.func.dfg.ops[op].kind = OpKind::TryCall { callee, sig, flags };
-                        // The ops after the call continue in the normal successor.
-                        let normal = self.new_block();
-                        self.func.layout.insert_block_after(normal, block);
-                        let s1 = self.func.dfg.make_successor(normal, &[]);
-                        let s2 = self.func.dfg.make_successor(lp, &[]);
-                        self.func.dfg.attach_successor(op, s1);
-                        self.func.dfg.attach_successor(op, s2);
+                OpKind::Call { .. } => {
+                    // The ops after a call that becomes a `cir.try_call` continue in its
+                    // normal successor.
+                    if let Some(normal) = self.unwinding_call(block, op, links.eh, next)? {
                         block = normal;
-                        cur = next;
-                        continue;
                     }
                 }
                 OpKind::Throw { .. } => {
-                    if let Some(lp) = self.landing_pad(links.eh) {
-                        let s = self.func.dfg.make_successor(lp, &[]);
-                        self.func.dfg.attach_successor(op, s);
-                    }
+                    self.unwinding_throw(op, links.eh);
                     terminated = true;
                 }
                 OpKind::Scope
@@ -539,110 +483,19 @@ impl<'a> Flattener<'a> {
                     ));
                 }
                 OpKind::Yield => {
-                    let args = self.func.dfg.operands(op).to_vec();
-                    self.func.layout.remove_op(op);
-                    match role {
-                        Role::Yield { target, level } => {
-                            let d = self.dest_id(target, Level::Frames(level));
-                            self.route_br(block, links, d, false, &args, loc)?;
-                        }
-                        Role::CleanupRegion { after, level } => {
-                            let d = self.dest_id(after, Level::Frames(level));
-                            self.route_br(block, links, d, false, &[], loc)?;
-                        }
-                        _ => {
-                            return Err(Diagnostic::error(
-                                loc,
-                                "cir.yield has no enclosing region to leave",
-                            ));
-                        }
-                    }
+                    self.lower_yield(block, op, role, links, loc)?;
                     terminated = true;
                 }
                 OpKind::Break | OpKind::Continue => {
-                    let is_break = matches!(kind, OpKind::Break);
-                    let to = if is_break {
-                        links.break_to
-                    } else {
-                        links.continue_to
-                    };
-                    let Some(t) = to else {
-                        return Err(Diagnostic::error(
-                            loc,
-                            format!(
-                                "{} has no enclosing loop{} to leave",
-                                kind.name(),
-                                if is_break { " or switch" } else { "" }
-                            ),
-                        ));
-                    };
-                    let c = self.container(t);
-                    let target = if is_break {
-                        Some(c.cont)
-                    } else {
-                        c.continue_target
-                    };
-                    let Some(target) = target else {
-                        return Err(Diagnostic::error(loc, "cir.continue outside a loop"));
-                    };
-                    self.func.layout.remove_op(op);
-                    let d = self.dest_id(target, Level::Frames(t));
-                    self.route_br(block, links, d, false, &[], loc)?;
+                    self.lower_break_or_continue(block, op, links, loc)?;
                     terminated = true;
                 }
                 OpKind::Condition => {
-                    let Role::LoopCond { body, exit, level } = role else {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "cir.condition outside a loop condition region",
-                        ));
-                    };
-                    if self.crossing(links, Level::Frames(level)).is_some() {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "cir.condition inside a cleanup scope of the condition region is not supported",
-                        ));
-                    }
-                    let operands = self.func.dfg.operands(op).to_vec();
-                    self.func.layout.remove_op(op);
-                    self.append(
-                        block,
-                        OpKind::BrCond,
-                        &operands,
-                        &[],
-                        &[(body, &[]), (exit, &[])],
-                        loc,
-                    );
+                    self.lower_condition(block, op, role, links, loc)?;
                     terminated = true;
                 }
                 OpKind::Return => {
-                    if links.in_cleanup_region {
-                        return Err(Diagnostic::error(
-                            loc,
-                            "cir.return cannot leave a cleanup or handler region here",
-                        ));
-                    }
-                    if self.crossing(links, Level::Frames(0)).is_some() {
-                        let operands = self.func.dfg.operands(op).to_vec();
-                        self.func.layout.remove_op(op);
-                        if let Some(&v) = operands.first() {
-                            let slot = self.ret_slot(v);
-                            self.append(
-                                block,
-                                OpKind::Store {
-                                    align: 0,
-                                    volatile: false,
-                                },
-                                &[v, slot],
-                                &[],
-                                &[],
-                                loc,
-                            );
-                        }
-                        let ret = self.ret_block();
-                        let d = self.dest_id(ret, Level::Frames(0));
-                        self.route_br(block, links, d, false, &[], loc)?;
-                    }
+                    self.lower_return(block, op, links, loc)?;
                     terminated = true;
                 }
                 OpKind::Goto { label } => {
@@ -650,24 +503,7 @@ impl<'a> Flattener<'a> {
                     terminated = true;
                 }
                 OpKind::Resume => {
-                    // Only the structured (operand-less) form is rewritten here.
-                    match links.resume_to {
-                        ResumeTo::CleanupEnd { after, level } => {
-                            self.func.layout.remove_op(op);
-                            let d = self.dest_id(after, Level::Frames(level));
-                            self.route_br(block, links, d, false, &[], loc)?;
-                        }
-                        ResumeTo::Unwind { token, next } => {
-                            self.func.layout.remove_op(op);
-                            self.continue_unwind(block, token, next, loc);
-                        }
-                        ResumeTo::Invalid => {
-                            return Err(Diagnostic::error(
-                                loc,
-                                "cir.resume must be in a try's unwind handler or at the end of an eh cleanup",
-                            ));
-                        }
-                    }
+                    self.lower_resume(block, op, links, loc)?;
                     terminated = true;
                 }
                 k if k.is_terminator() => terminated = true,
@@ -692,12 +528,15 @@ impl<'a> Flattener<'a> {
         self.func.layout.remove_block(marker);
         self.resolve_aliases();
         // Allocas first: hoisted ones in program order, then the synthesized slots.
-        let front: Vec<Op> = self
-            .hoisted
+        let dfg = &self.func.dfg;
+        let synthesized = self
+            .synthesized
             .iter()
-            .chain(self.synthesized.iter())
-            .copied()
-            .collect();
+            .filter_map(|&slot| match dfg.value_def(slot) {
+                ValueDef::Result(op, _) => Some(op),
+                ValueDef::Param(..) => None,
+            });
+        let front: Vec<Op> = self.hoisted.iter().copied().chain(synthesized).collect();
         let first = self.func.layout.first_op(self.entry);
         for op in front {
             match first {
