@@ -477,6 +477,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         self.names.push_value(o, v);
     }
 
+    #[inline]
     fn vals(&self, o: &mut Vec<u8>, vs: &[Value]) {
         for (i, &v) in vs.iter().enumerate() {
             if i > 0 {
@@ -486,6 +487,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         }
     }
 
+    #[inline]
     fn types_of(&mut self, o: &mut Vec<u8>, vs: &[Value]) {
         let func = self.func;
         for (i, &v) in vs.iter().enumerate() {
@@ -497,6 +499,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
     }
 
     /// `(kind, %a, %b) : `
+    #[inline]
     fn kind_and_vals(&self, o: &mut Vec<u8>, kind: &str, vs: &[Value]) {
         o.s("(");
         o.s(kind);
@@ -506,6 +509,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
     }
 
     /// `%a, %b : A, B`
+    #[inline]
     fn vals_and_types(&mut self, o: &mut Vec<u8>, vs: &[Value]) {
         self.vals(o, vs);
         o.s(" : ");
@@ -513,6 +517,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
     }
 
     /// `(%a: A, %b: B)`: a block's parameters with their types.
+    #[inline]
     fn block_params(&mut self, o: &mut Vec<u8>, params: &[Value]) {
         let func = self.func;
         o.s("(");
@@ -527,6 +532,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         o.s(")");
     }
 
+    #[inline]
     fn sym(&self, o: &mut Vec<u8>, s: Symbol) {
         push_symbol(o, self.ctx.name(s));
     }

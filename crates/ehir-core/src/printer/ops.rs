@@ -59,7 +59,7 @@ impl FunctionPrinter<'_, '_> {
     }
 
     /// `^a, ^b(%x : T)`
-    pub(super) fn succ_list(&mut self, o: &mut Vec<u8>, succs: &[Successor]) {
+    fn succ_list(&mut self, o: &mut Vec<u8>, succs: &[Successor]) {
         for (i, &s) in succs.iter().enumerate() {
             if i > 0 {
                 o.s(", ");
@@ -68,7 +68,7 @@ impl FunctionPrinter<'_, '_> {
         }
     }
 
-    pub(super) fn succ(&mut self, o: &mut Vec<u8>, s: Successor) {
+    fn succ(&mut self, o: &mut Vec<u8>, s: Successor) {
         let dfg = &self.func.dfg;
         self.names.push_block(o, dfg.successor_block(s));
         let args = dfg.successor_args(s);
@@ -79,7 +79,7 @@ impl FunctionPrinter<'_, '_> {
         }
     }
 
-    pub(super) fn call_sig(&mut self, o: &mut Vec<u8>, op: Op) {
+    fn call_sig(&mut self, o: &mut Vec<u8>, op: Op) {
         let dfg = &self.func.dfg;
         o.s(" : (");
         let (sig, first_arg) = match *dfg.kind(op) {
@@ -602,7 +602,7 @@ impl FunctionPrinter<'_, '_> {
         }
     }
 
-    pub(super) fn parent(&self, o: &mut Vec<u8>, parent: Option<Value>) {
+    fn parent(&self, o: &mut Vec<u8>, parent: Option<Value>) {
         match parent {
             Some(v) => self.val(o, v),
             None => o.s("none"),
@@ -611,7 +611,7 @@ impl FunctionPrinter<'_, '_> {
 }
 
 /// ` volatile align(N) ` of `cir.load` and `cir.store` (each part only when it applies).
-pub(super) fn push_memory_flags(o: &mut Vec<u8>, align: u16, volatile: bool) {
+fn push_memory_flags(o: &mut Vec<u8>, align: u16, volatile: bool) {
     o.s(" ");
     if volatile {
         o.s("volatile ");

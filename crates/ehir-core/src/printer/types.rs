@@ -51,7 +51,7 @@ pub fn write_type(w: &mut dyn Write, ctx: &ModuleCtx, t: Type) -> io::Result<()>
     w.write_all(&o)
 }
 
-pub(super) fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
+fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
     // Recursion depth is bounded by type nesting, which the parser itself bounds.
     match ctx.types.get(t) {
         TypeData::Int { width, signed } => {
@@ -110,6 +110,7 @@ pub(super) fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
 }
 
 /// ` by_value` / ` by_value_result` after a parameter's type (nothing for the default).
+#[inline]
 pub(super) fn push_param_abi(o: &mut Vec<u8>, a: crate::types::ParamAbi) {
     if a != crate::types::ParamAbi::Default {
         o.s(" ");

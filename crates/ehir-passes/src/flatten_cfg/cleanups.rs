@@ -12,7 +12,7 @@ use crate::region_utils::{clone_region, move_region_after};
 use ehir_core::{AttrData, Block, Diagnostic, Loc, Value};
 
 impl Flattener<'_> {
-    pub(super) fn dest_slot(&mut self) -> Value {
+    fn dest_slot(&mut self) -> Value {
         if let Some(v) = self.dest_slot {
             return v;
         }
@@ -23,7 +23,7 @@ impl Flattener<'_> {
     }
 
     /// Appends a load of `__cleanup_dest_slot` to `block`; returns the loaded value.
-    pub(super) fn load_dest_slot(&mut self, block: Block) -> Value {
+    fn load_dest_slot(&mut self, block: Block) -> Value {
         let slot = self.dest_slot();
         let s32 = self.types().s32;
         self.at_end(block, Loc::NONE).load(slot, s32)
@@ -39,7 +39,7 @@ impl Flattener<'_> {
         d
     }
 
-    pub(super) fn dest_index(&mut self, dest: DestId) -> i128 {
+    fn dest_index(&mut self, dest: DestId) -> i128 {
         if let Some(&i) = self.dest_index.get(&dest) {
             return i;
         }
@@ -71,13 +71,28 @@ impl Flattener<'_> {
         crosses.then_some(nc)
     }
 
-    pub(super) fn normal_entry(&mut self, nc: FrameIdx) -> Block {
+    fn normal_entry(&mut self, nc: FrameIdx) -> Block {
         if let Some(b) = self.cleanup_state(nc).normal_entry {
             return b;
         }
         let b = self.new_block();
         self.cleanup_state(nc).normal_entry = Some(b);
         b
+    }
+
+    /// Ends `block` with a branch to `target`, where the frame at `level` continues (the
+    /// exit leaves every container from `level` on), through the normal cleanups it leaves.
+    pub(super) fn exit_to(
+        &mut self,
+        block: Block,
+        links: Links,
+        target: Block,
+        level: FrameIdx,
+        args: &[Value],
+        loc: Loc,
+    ) -> Result<(), Diagnostic> {
+        let dest = self.dest_id(target, Level::Frames(level));
+        self.route_br(block, links, dest, false, args, loc)
     }
 
     /// Ends `block` with a branch towards `dest`, through the normal cleanup of the

@@ -38,13 +38,9 @@ impl Flattener<'_> {
         let args = self.func.dfg.operands(op).to_vec();
         self.func.layout.remove_op(op);
         match role {
-            Role::Yield { target, level } => {
-                let d = self.dest_id(target, Level::Frames(level));
-                self.route_br(block, links, d, false, &args, loc)
-            }
+            Role::Yield { target, level } => self.exit_to(block, links, target, level, &args, loc),
             Role::CleanupRegion { after, level } => {
-                let d = self.dest_id(after, Level::Frames(level));
-                self.route_br(block, links, d, false, &[], loc)
+                self.exit_to(block, links, after, level, &[], loc)
             }
             _ => Err(Diagnostic::error(
                 loc,
@@ -89,8 +85,7 @@ impl Flattener<'_> {
             return Err(Diagnostic::error(loc, "cir.continue outside a loop"));
         };
         self.func.layout.remove_op(op);
-        let d = self.dest_id(target, Level::Frames(t));
-        self.route_br(block, links, d, false, &[], loc)
+        self.exit_to(block, links, target, t, &[], loc)
     }
 
     /// `cir.condition(%c)` of a loop condition region: a `cir.brcond` to the loop body or
@@ -149,8 +144,7 @@ impl Flattener<'_> {
             self.at_end(block, loc).store(value, slot);
         }
         let ret = self.ret_block();
-        let d = self.dest_id(ret, Level::Frames(0));
-        self.route_br(block, links, d, false, &[], loc)
+        self.exit_to(block, links, ret, 0, &[], loc)
     }
 
     pub(super) fn find_labels(&mut self, ops: &[Op]) -> Result<(), Diagnostic> {
@@ -252,7 +246,7 @@ impl Flattener<'_> {
         self.route_br(block, links, d, false, &[], loc)
     }
 
-    pub(super) fn ret_slot(&mut self, v: Value) -> Value {
+    fn ret_slot(&mut self, v: Value) -> Value {
         if let Some(s) = self.ret_slot {
             return s;
         }
@@ -262,7 +256,7 @@ impl Flattener<'_> {
         s
     }
 
-    pub(super) fn ret_block(&mut self) -> Block {
+    fn ret_block(&mut self) -> Block {
         if let Some(b) = self.ret_block {
             return b;
         }
@@ -517,7 +511,7 @@ impl Flattener<'_> {
 
     /// The passes may run on IR that was not verified: an op without the regions of its
     /// kind is reported instead of indexed.
-    pub(super) fn check_regions(&self, op: Op, kind: OpKind, loc: Loc) -> Result<(), Diagnostic> {
+    fn check_regions(&self, op: Op, kind: OpKind, loc: Loc) -> Result<(), Diagnostic> {
         let n = self.func.dfg.regions(op).len();
         let ok = match kind {
             OpKind::Scope | OpKind::Case { .. } | OpKind::Switch => n == 1,
@@ -550,7 +544,7 @@ impl Flattener<'_> {
 
     /// A cursor for the branch into a structured op that is being entered: at the end of
     /// `block`, or in front of the ops after it that have not moved yet.
-    pub(super) fn entry_cursor(&mut self, block: Block, loc: Loc) -> FuncCursor<'_> {
+    fn entry_cursor(&mut self, block: Block, loc: Loc) -> FuncCursor<'_> {
         let position = match self.entry_point.take() {
             Some(before) if self.func.layout.op_block(before) == Some(block) => {
                 CursorPosition::Before(before)
@@ -562,7 +556,7 @@ impl Flattener<'_> {
 
     /// Moves the blocks of `region` after `block` and branches from `block` to the first
     /// of them (to `cont` when the region is empty); returns the moved blocks.
-    pub(super) fn enter_first_region(
+    fn enter_first_region(
         &mut self,
         block: Block,
         region: Region,
@@ -575,7 +569,7 @@ impl Flattener<'_> {
         blocks
     }
 
-    pub(super) fn enter_switch(
+    fn enter_switch(
         &mut self,
         block: Block,
         op: Op,

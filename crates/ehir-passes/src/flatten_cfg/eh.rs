@@ -4,7 +4,7 @@
 //! `cir.end_catch` as their cleanup; `unwind`, `filter` and `terminate` handlers).
 
 use super::frames::{
-    CleanupSource, CleanupState, ContainerData, EhScope, EhState, Frame, HandlerJob, Level, Links,
+    CleanupSource, CleanupState, ContainerData, EhScope, EhState, Frame, HandlerJob, Links,
     RegionFrame, ResumeTo, Role, Stage,
 };
 use super::{Flattener, FrameIdx};
@@ -69,8 +69,7 @@ impl Flattener<'_> {
         match links.resume_to {
             ResumeTo::CleanupEnd { after, level } => {
                 self.func.layout.remove_op(op);
-                let d = self.dest_id(after, Level::Frames(level));
-                self.route_br(block, links, d, false, &[], loc)
+                self.exit_to(block, links, after, level, &[], loc)
             }
             ResumeTo::Unwind { token, next } => {
                 self.func.layout.remove_op(op);
@@ -85,7 +84,7 @@ impl Flattener<'_> {
     }
 
     /// The EH block of an EH scope: its EH cleanup block or its dispatch block.
-    pub(super) fn eh_entry(&mut self, idx: FrameIdx) -> Block {
+    fn eh_entry(&mut self, idx: FrameIdx) -> Block {
         if let Some(b) = self.eh_state(idx).entry {
             return b;
         }
@@ -104,7 +103,7 @@ impl Flattener<'_> {
 
     /// Where unwinding continues after an EH block of a scope whose parent context has
     /// `eh`: a block taking the token, or `None` to resume out of the function.
-    pub(super) fn next_eh_entry(&mut self, eh: EhScope) -> Option<Block> {
+    fn next_eh_entry(&mut self, eh: EhScope) -> Option<Block> {
         match eh {
             EhScope::None => None,
             EhScope::Terminate => Some(self.terminate_entry()),
@@ -113,7 +112,7 @@ impl Flattener<'_> {
     }
 
     /// The unwind destination for a may-throw op whose innermost EH scope is `eh`.
-    pub(super) fn landing_pad(&mut self, eh: EhScope) -> Option<Block> {
+    fn landing_pad(&mut self, eh: EhScope) -> Option<Block> {
         match eh {
             EhScope::None => None,
             EhScope::Terminate => Some(self.terminate_lp()),
@@ -135,7 +134,7 @@ impl Flattener<'_> {
         }
     }
 
-    pub(super) fn terminate_lp(&mut self) -> Block {
+    fn terminate_lp(&mut self) -> Block {
         if let Some(b) = self.terminate_lp {
             return b;
         }
@@ -148,7 +147,7 @@ impl Flattener<'_> {
         b
     }
 
-    pub(super) fn terminate_entry(&mut self) -> Block {
+    fn terminate_entry(&mut self) -> Block {
         if let Some(b) = self.terminate_entry {
             return b;
         }
@@ -159,7 +158,7 @@ impl Flattener<'_> {
         b
     }
 
-    pub(super) fn resume_block(&mut self) -> Block {
+    fn resume_block(&mut self) -> Block {
         if let Some(b) = self.resume_block {
             return b;
         }
@@ -171,13 +170,7 @@ impl Flattener<'_> {
     }
 
     /// Ends `block` by continuing to unwind `token` at `next` (or out of the function).
-    pub(super) fn continue_unwind(
-        &mut self,
-        block: Block,
-        token: Value,
-        next: Option<Block>,
-        loc: Loc,
-    ) {
+    fn continue_unwind(&mut self, block: Block, token: Value, next: Option<Block>, loc: Loc) {
         let mut cursor = self.at_end(block, loc);
         match next {
             Some(n) => cursor.br(n, &[token]),
@@ -459,7 +452,7 @@ impl Flattener<'_> {
 
     /// A handler region may declare the token as its entry block's parameter; it becomes
     /// the token of the new handler entry block.
-    pub(super) fn take_handler_token(&mut self, r0: Block, token: Value) {
+    fn take_handler_token(&mut self, r0: Block, token: Value) {
         let params = self.func.dfg.block_params(r0).to_vec();
         for p in params {
             self.set_alias(p, token);

@@ -334,7 +334,7 @@ impl Flattener<'_> {
     }
 
     /// Pushes a container with its region frames (given in processing order).
-    pub(super) fn push_container(
+    fn push_container(
         &mut self,
         cont: Block,
         parent_links: Links,

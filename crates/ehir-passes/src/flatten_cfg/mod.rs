@@ -43,6 +43,12 @@
 //! cleanup blocks, then its continuation. Landing pads, EH cleanup blocks and the dispatch
 //! block of a `try` follow its body (in the order they were needed), then its handlers;
 //! outside any `try` they go to the end of the function.
+//!
+//! Files: this one drives the walk and dispatches each op; `frames.rs` holds the frame
+//! stack and the links to enclosing constructs; `control_flow.rs` the structured control
+//! flow and region exits; `cleanups.rs` normal cleanups and their destination switch;
+//! `eh.rs` landing pads, EH cleanups and the dispatch and handlers of a `try`. Every op is
+//! made through the cursor's typed inserters (`ehir_core::FuncCursor`).
 
 mod cleanups;
 mod control_flow;
@@ -102,7 +108,7 @@ pub fn flatten_function(
     Ok(())
 }
 
-/// The index of a frame on the flattener's stack ([`frames`]).
+/// The index of a frame on the flattener's stack (`frames.rs`).
 type FrameIdx = usize;
 
 struct Flattener<'a> {
@@ -188,7 +194,7 @@ impl<'a> Flattener<'a> {
     }
 
     /// Numbers ops for `cir.goto`, finds labels, and takes allocas out for hoisting.
-    pub(super) fn prepare(&mut self) -> Result<(), Diagnostic> {
+    fn prepare(&mut self) -> Result<(), Diagnostic> {
         let ops = self.func.walk_ops();
         let has_labels = ops
             .iter()
@@ -236,7 +242,7 @@ impl<'a> Flattener<'a> {
     }
 
     /// Pre-order numbers of ops and the range of numbers inside each region.
-    pub(super) fn number_ops(&mut self, ops: &[Op]) {
+    fn number_ops(&mut self, ops: &[Op]) {
         for (i, &op) in ops.iter().enumerate() {
             self.pre[op] = i as u32;
         }
@@ -272,11 +278,13 @@ impl<'a> Flattener<'a> {
     }
 
     /// A cursor that builds ops at the end of `block` with the location `loc`.
+    #[inline]
     pub(super) fn at_end(&mut self, block: Block, loc: Loc) -> FuncCursor<'_> {
         FuncCursor::at_end(self.func, self.ctx.types.common(), block).with_loc(loc)
     }
 
     /// A cursor that builds ops right before `op`, without a location.
+    #[inline]
     pub(super) fn before(&mut self, op: Op) -> FuncCursor<'_> {
         FuncCursor::before(self.func, self.ctx.types.common(), op)
     }
@@ -312,7 +320,7 @@ impl<'a> Flattener<'a> {
         }
     }
 
-    pub(super) fn fn_marker(&self) -> Block {
+    fn fn_marker(&self) -> Block {
         self.fn_marker
             .expect("function marker exists while running")
     }
@@ -331,7 +339,7 @@ impl<'a> Flattener<'a> {
         }
     }
 
-    pub(super) fn run(&mut self) -> Result<(), Diagnostic> {
+    fn run(&mut self) -> Result<(), Diagnostic> {
         let marker = self.new_block();
         self.func.layout.append_block(self.body, marker);
         self.fn_marker = Some(marker);
@@ -369,7 +377,7 @@ impl<'a> Flattener<'a> {
     }
 
     /// Called when a container is on top and has no pending region frame.
-    pub(super) fn step_container(&mut self, idx: FrameIdx) -> Result<(), Diagnostic> {
+    fn step_container(&mut self, idx: FrameIdx) -> Result<(), Diagnostic> {
         enum Next {
             Pop,
             CleanupBodyDone,
@@ -420,7 +428,7 @@ impl<'a> Flattener<'a> {
     /// may-throw calls and throws get their unwind destination, terminators that leave a
     /// region are rewritten, and the first structured op is entered (the ops after it
     /// continue in its continuation block, processed after it).
-    pub(super) fn process_block(&mut self, fi: FrameIdx, block: Block) -> Result<(), Diagnostic> {
+    fn process_block(&mut self, fi: FrameIdx, block: Block) -> Result<(), Diagnostic> {
         let (links, role, switch_owner) = {
             let rf = self.region_frame(fi);
             (rf.links, rf.role, rf.switch_owner)
@@ -520,7 +528,7 @@ impl<'a> Flattener<'a> {
         Ok(())
     }
 
-    pub(super) fn finish(&mut self) {
+    fn finish(&mut self) {
         let marker = self.fn_marker();
         if let Some(ret) = self.ret_block {
             self.place_before(ret, marker);
@@ -553,7 +561,7 @@ impl<'a> Flattener<'a> {
 
     /// Replaces uses of replaced values (region results, `cir.catch_param` results, handler
     /// tokens) by what stands for them, in place.
-    pub(super) fn resolve_aliases(&mut self) {
+    fn resolve_aliases(&mut self) {
         if !self.has_aliases {
             return;
         }
