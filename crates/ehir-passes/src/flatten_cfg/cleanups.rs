@@ -1,17 +1,60 @@
-//! Normal cleanups: every normal exit is a destination; an exit that leaves a cleanup
-//! scope branches to the scope's normal cleanup block, and when a scope's exits go to
-//! several destinations the shared cleanup ends in a `cir.switch.flat` on the function's
-//! `__cleanup_dest_slot`, set before each exit.
+//! Cleanup scopes and normal cleanups: entering a `cir.cleanup.scope`; every normal exit
+//! is a destination; an exit that leaves a cleanup scope branches to the scope's normal
+//! cleanup block, and when a scope's exits go to several destinations the shared cleanup
+//! ends in a `cir.switch.flat` on the function's `__cleanup_dest_slot`, set before each
+//! exit.
 
 use super::frames::{
-    CleanupSource, Container, ContainerData, Dest, DestId, ExitEdge, Frame, Level, Links,
-    RegionFrame, Role,
+    CleanupSource, CleanupState, Container, ContainerData, Dest, DestId, EhScope, EhState,
+    ExitEdge, Frame, Level, Links, RegionFrame, Role, Stage,
 };
 use super::{Flattener, FrameIdx};
 use crate::region_utils::{clone_region, move_region_after};
-use ehir_core::{AttrData, Block, Diagnostic, Loc, Value};
+use ehir_core::{AttrData, Block, CleanupKind, Diagnostic, Loc, Region, Value};
 
 impl Flattener<'_> {
+    /// Enters a `cir.cleanup.scope` of kind `kind` (its body and cleanup regions are
+    /// `regions`): the body's ops see the scope as their normal cleanup and/or EH scope.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn enter_cleanup_scope(
+        &mut self,
+        block: Block,
+        kind: CleanupKind,
+        regions: &[Region],
+        cont: Block,
+        links: Links,
+        my: FrameIdx,
+        loc: Loc,
+    ) {
+        let blocks = self.enter_first_region(block, regions[0], cont, loc);
+        let (_, parent_catch_all) = self.eh_flags(links.eh);
+        let state = CleanupState {
+            source: CleanupSource::Region(regions[1]),
+            range: self.region_range.get(&regions[0]).copied(),
+            anchor: cont,
+            normal_entry: None,
+            exits: Vec::new(),
+            eh: EhState::new(true, parent_catch_all, links.area),
+            stage: Stage::Body,
+            eh_region: None,
+        };
+        let body_links = Links {
+            normal_cleanup: if kind.runs_on_normal_exit() {
+                Some(my)
+            } else {
+                links.normal_cleanup
+            },
+            eh: if kind.runs_on_eh_exit() {
+                EhScope::Frame(my)
+            } else {
+                links.eh
+            },
+            ..links
+        };
+        let data = ContainerData::Cleanup(state);
+        self.push_one_region(cont, links, blocks, body_links, my, data);
+    }
+
     fn dest_slot(&mut self) -> Value {
         if let Some(v) = self.dest_slot {
             return v;

@@ -4,15 +4,12 @@
 //! `cir.break`, `cir.continue`, `cir.condition`, `cir.return` and `cir.goto` (labels,
 //! the return slot and block).
 
-use super::frames::{
-    CleanupSource, CleanupState, ContainerData, EhScope, EhState, Level, Links, Role, Stage,
-    TryState,
-};
+use super::frames::{ContainerData, Level, Links, Role};
 use super::{Flattener, FrameIdx, NO_PRE};
 use crate::region_utils::move_region_after;
 use ehir_core::{
     AttrData, Block, CaseKind, CmpPredicate, CursorPosition, Diagnostic, ExtraData, FuncCursor,
-    Function, HandlerKey, Loc, Op, OpKind, Region, Symbol, Value,
+    Function, Loc, Op, OpKind, Region, Symbol, Value,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -434,75 +431,10 @@ impl Flattener<'_> {
             }
             OpKind::Switch => self.enter_switch(block, op, cont, links, my, loc)?,
             OpKind::CleanupScope { kind: ck } => {
-                let blocks = self.enter_first_region(block, regions[0], cont, loc);
-                let (_, parent_catch_all) = self.eh_flags(links.eh);
-                let state = CleanupState {
-                    source: CleanupSource::Region(regions[1]),
-                    range: self.region_range.get(&regions[0]).copied(),
-                    anchor: cont,
-                    normal_entry: None,
-                    exits: Vec::new(),
-                    eh: EhState::new(true, parent_catch_all, links.area),
-                    stage: Stage::Body,
-                    eh_region: None,
-                };
-                let body_links = Links {
-                    normal_cleanup: if ck.runs_on_normal_exit() {
-                        Some(my)
-                    } else {
-                        links.normal_cleanup
-                    },
-                    eh: if ck.runs_on_eh_exit() {
-                        EhScope::Frame(my)
-                    } else {
-                        links.eh
-                    },
-                    ..links
-                };
-                let data = ContainerData::Cleanup(state);
-                self.push_one_region(cont, links, blocks, body_links, my, data);
+                self.enter_cleanup_scope(block, ck, &regions, cont, links, my, loc);
             }
             OpKind::Try { handlers } => {
-                let handlers = self.func.dfg.handlers(handlers).to_vec();
-                let handler_regions = regions[1..].to_vec();
-                let blocks = self.enter_first_region(block, regions[0], cont, loc);
-                let interesting = handlers
-                    .iter()
-                    .zip(&handler_regions)
-                    .any(|(h, &r)| !(*h == HandlerKey::Unwind && self.is_trivial_resume(r)));
-                if !interesting {
-                    self.push_one_region(cont, links, blocks, links, my, ContainerData::Simple);
-                    return Ok(());
-                }
-                let marker = self.new_block();
-                self.place_before(marker, cont);
-                let flags = if handlers
-                    .iter()
-                    .any(|h| matches!(h, HandlerKey::CatchAll | HandlerKey::Terminate))
-                {
-                    (false, true)
-                } else if handlers.iter().any(|h| matches!(h, HandlerKey::Filter(_))) {
-                    (false, false)
-                } else {
-                    self.eh_flags(links.eh)
-                };
-                let state = TryState {
-                    loc,
-                    handlers,
-                    regions: handler_regions,
-                    marker,
-                    eh: EhState::new(flags.0, flags.1, Some(my)),
-                    stage: Stage::Body,
-                    jobs: Vec::new(),
-                    next_job: 0,
-                };
-                let body_links = Links {
-                    eh: EhScope::Frame(my),
-                    area: Some(my),
-                    ..links
-                };
-                let data = ContainerData::Try(state);
-                self.push_one_region(cont, links, blocks, body_links, my, data);
+                self.enter_try(block, handlers, &regions, cont, links, my, loc);
             }
             _ => unreachable!("not a structured op"),
         }
@@ -556,7 +488,7 @@ impl Flattener<'_> {
 
     /// Moves the blocks of `region` after `block` and branches from `block` to the first
     /// of them (to `cont` when the region is empty); returns the moved blocks.
-    fn enter_first_region(
+    pub(super) fn enter_first_region(
         &mut self,
         block: Block,
         region: Region,

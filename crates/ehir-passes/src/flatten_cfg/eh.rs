@@ -1,20 +1,77 @@
-//! Exceptions: landing pads (`cir.eh.initiate`) of EH scopes, EH cleanup blocks
-//! (`cir.begin_cleanup` … `cir.end_cleanup`), the terminate and resume blocks, a try's
-//! `cir.eh.dispatch` and its handlers (catch handlers open with `cir.begin_catch` and run
-//! `cir.end_catch` as their cleanup; `unwind`, `filter` and `terminate` handlers).
+//! Exceptions: entering a `cir.try`, may-throw calls and throws that unwind, landing pads
+//! (`cir.eh.initiate`) of EH scopes, EH cleanup blocks (`cir.begin_cleanup` …
+//! `cir.end_cleanup`), the terminate and resume blocks, a try's `cir.eh.dispatch` and its
+//! handlers (catch handlers open with `cir.begin_catch` and run `cir.end_catch` as their
+//! cleanup; `unwind`, `filter` and `terminate` handlers).
 
 use super::frames::{
     CleanupSource, CleanupState, ContainerData, EhScope, EhState, Frame, HandlerJob, Links,
-    RegionFrame, ResumeTo, Role, Stage,
+    RegionFrame, ResumeTo, Role, Stage, TryState,
 };
 use super::{Flattener, FrameIdx};
 use crate::region_utils::move_region_after;
-use ehir_core::{Block, Diagnostic, HandlerKey, Loc, Op, OpKind, Region, Value};
+use ehir_core::{Block, Diagnostic, Extra, HandlerKey, Loc, Op, OpKind, Region, Value};
 
 impl Flattener<'_> {
-    /// A `cir.call` at the end of which an exception would reach the EH scope `eh`: unless
-    /// it cannot throw, it becomes a `cir.try_call` in place, unwinding to `eh`'s landing
-    /// pad, and the new block where the ops after it (from `next` on) continue is returned.
+    /// Enters a `cir.try` with the handler keys `handlers` (its body and handler regions
+    /// are `regions`). A try whose only handler is an `unwind` that just resumes is a plain
+    /// scope; otherwise it becomes the EH scope (and EH area) of its body.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn enter_try(
+        &mut self,
+        block: Block,
+        handlers: Extra,
+        regions: &[Region],
+        cont: Block,
+        links: Links,
+        my: FrameIdx,
+        loc: Loc,
+    ) {
+        let handlers = self.func.dfg.handlers(handlers).to_vec();
+        let handler_regions = regions[1..].to_vec();
+        let blocks = self.enter_first_region(block, regions[0], cont, loc);
+        let interesting = handlers
+            .iter()
+            .zip(&handler_regions)
+            .any(|(h, &r)| !(*h == HandlerKey::Unwind && self.is_trivial_resume(r)));
+        if !interesting {
+            self.push_one_region(cont, links, blocks, links, my, ContainerData::Simple);
+            return;
+        }
+        let marker = self.new_block();
+        self.place_before(marker, cont);
+        let flags = if handlers
+            .iter()
+            .any(|h| matches!(h, HandlerKey::CatchAll | HandlerKey::Terminate))
+        {
+            (false, true)
+        } else if handlers.iter().any(|h| matches!(h, HandlerKey::Filter(_))) {
+            (false, false)
+        } else {
+            self.eh_flags(links.eh)
+        };
+        let state = TryState {
+            loc,
+            handlers,
+            regions: handler_regions,
+            marker,
+            eh: EhState::new(flags.0, flags.1, Some(my)),
+            stage: Stage::Body,
+            jobs: Vec::new(),
+            next_job: 0,
+        };
+        let body_links = Links {
+            eh: EhScope::Frame(my),
+            area: Some(my),
+            ..links
+        };
+        let data = ContainerData::Try(state);
+        self.push_one_region(cont, links, blocks, body_links, my, data);
+    }
+
+    /// A `cir.call` whose innermost EH scope is `eh`: when it may throw and `eh` has a
+    /// landing pad, it becomes a `cir.try_call` in place that unwinds there, and the new
+    /// block where the ops after it (from `next` on) continue is returned.
     pub(super) fn unwinding_call(
         &mut self,
         block: Block,
