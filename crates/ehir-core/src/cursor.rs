@@ -117,6 +117,7 @@ impl<'f> FuncCursor<'f> {
     }
 
     /// Places an existing (unplaced) op at the cursor (nowhere: leaves it unplaced).
+    #[inline]
     pub fn insert(&mut self, op: Op) {
         match self.pos {
             CursorPosition::Nowhere => {}
@@ -126,6 +127,7 @@ impl<'f> FuncCursor<'f> {
     }
 
     /// Makes an op and places it at the cursor.
+    #[inline]
     pub fn build(
         &mut self,
         kind: OpKind,
@@ -147,6 +149,7 @@ impl<'f> FuncCursor<'f> {
     }
 
     /// Builds an op with exactly one result and returns the result.
+    #[inline]
     pub fn build_value(&mut self, kind: OpKind, operands: &[Value], ty: Type) -> Value {
         let op = self.build(kind, operands, &[ty], &[], 0);
         self.func.dfg.result(op)
@@ -171,10 +174,12 @@ impl<'f> FuncCursor<'f> {
 /// documents and placing it at the cursor. Results of token type get the module's token
 /// types from the [`CommonTypes`] the cursor was made with.
 impl FuncCursor<'_> {
+    #[inline]
     fn op(&mut self, kind: OpKind, operands: &[Value], results: &[Type]) -> Op {
         self.build(kind, operands, results, &[], 0)
     }
 
+    #[inline]
     fn terminator(
         &mut self,
         kind: OpKind,
@@ -185,6 +190,7 @@ impl FuncCursor<'_> {
         self.build(kind, operands, results, successors, 0)
     }
 
+    #[inline]
     fn value(&mut self, kind: OpKind, operands: &[Value], ty: Type) -> Value {
         let op = self.op(kind, operands, &[ty]);
         self.func.dfg.result(op)
@@ -241,6 +247,7 @@ impl FuncCursor<'_> {
     }
 
     /// `%p = cir.alloca T, ptr_ty, ["name"(, init)] [align(N)]`.
+    #[inline]
     pub fn alloca(
         &mut self,
         alloc_ty: Type,
@@ -276,16 +283,19 @@ impl FuncCursor<'_> {
     }
 
     /// `cir.return [%v]`.
+    #[inline]
     pub fn ret(&mut self, value: Option<Value>) -> Op {
         self.terminator(OpKind::Return, value.as_slice(), &[], &[])
     }
 
     /// `cir.br ^dest(args)`.
+    #[inline]
     pub fn br(&mut self, dest: Block, args: &[Value]) -> Op {
         self.terminator(OpKind::Br, &[], &[], &[(dest, args)])
     }
 
     /// `cir.brcond %cond ^then(then_args), ^else(else_args)`.
+    #[inline]
     pub fn brcond(
         &mut self,
         cond: Value,
@@ -301,6 +311,7 @@ impl FuncCursor<'_> {
     }
 
     /// `cir.switch.flat %value, ^default [case: ^dest, ...]` (no block arguments).
+    #[inline]
     pub fn switch_flat(&mut self, value: Value, default: Block, cases: &[(i128, Block)]) -> Op {
         let extra = self
             .func
@@ -318,16 +329,19 @@ impl FuncCursor<'_> {
     }
 
     /// `cir.unreachable`.
+    #[inline]
     pub fn unreachable(&mut self) -> Op {
         self.terminator(OpKind::Unreachable, &[], &[], &[])
     }
 
     /// `%v = cir.const ATTR` of type `ty` (the attribute's type).
+    #[inline]
     pub fn constant(&mut self, value: Attr, ty: Type) -> Value {
         self.value(OpKind::Const { value }, &[], ty)
     }
 
     /// `%v = cir.load %ptr` with result type `ty`.
+    #[inline]
     pub fn load(&mut self, ptr: Value, ty: Type) -> Value {
         self.value(
             OpKind::Load {
@@ -340,6 +354,7 @@ impl FuncCursor<'_> {
     }
 
     /// `cir.store %value, %ptr`.
+    #[inline]
     pub fn store(&mut self, value: Value, ptr: Value) -> Op {
         self.op(
             OpKind::Store {
@@ -352,6 +367,7 @@ impl FuncCursor<'_> {
     }
 
     /// `%r = cir.cmp(pred, %lhs, %rhs) : T, !cir.bool`.
+    #[inline]
     pub fn cmp(&mut self, pred: CmpPredicate, lhs: Value, rhs: Value) -> Value {
         let bool_ty = self.types.bool;
         self.value(OpKind::Cmp(pred), &[lhs, rhs], bool_ty)
@@ -400,12 +416,14 @@ impl FuncCursor<'_> {
     }
 
     /// `%t = cir.eh.initiate [cleanup] : !cir.eh_token`.
+    #[inline]
     pub fn eh_initiate(&mut self, cleanup: bool) -> Value {
         let token = self.types.eh_token;
         self.value(OpKind::EhInitiate { cleanup }, &[], token)
     }
 
     /// `cir.eh.dispatch %token [key : ^dest, ...]`: one destination per key.
+    #[inline]
     pub fn eh_dispatch(&mut self, token: Value, keys: Vec<HandlerKey>, dests: &[Block]) -> Op {
         let keys = self.func.dfg.make_extra(ExtraData::Handlers(keys));
         let successors: Vec<(Block, &[Value])> =
@@ -414,18 +432,21 @@ impl FuncCursor<'_> {
     }
 
     /// `%c = cir.begin_cleanup %token : !cir.cleanup_token`.
+    #[inline]
     pub fn begin_cleanup(&mut self, token: Value) -> Value {
         let cleanup_token = self.types.cleanup_token;
         self.value(OpKind::BeginCleanup, &[token], cleanup_token)
     }
 
     /// `cir.end_cleanup %cleanup_token`.
+    #[inline]
     pub fn end_cleanup(&mut self, cleanup_token: Value) -> Op {
         self.op(OpKind::EndCleanup, &[cleanup_token], &[])
     }
 
     /// `%c[, %exn] = cir.begin_catch %token`: the catch token, and the exception pointer
     /// of type `exception_ptr` when one is asked for.
+    #[inline]
     pub fn begin_catch(
         &mut self,
         token: Value,
@@ -442,16 +463,19 @@ impl FuncCursor<'_> {
     }
 
     /// `cir.end_catch %catch_token`.
+    #[inline]
     pub fn end_catch(&mut self, catch_token: Value) -> Op {
         self.op(OpKind::EndCatch, &[catch_token], &[])
     }
 
     /// `cir.eh.terminate [%token]`.
+    #[inline]
     pub fn eh_terminate(&mut self, token: Option<Value>) -> Op {
         self.terminator(OpKind::EhTerminate, token.as_slice(), &[], &[])
     }
 
     /// `cir.resume [%token]`.
+    #[inline]
     pub fn resume(&mut self, token: Option<Value>) -> Op {
         self.terminator(OpKind::Resume, token.as_slice(), &[], &[])
     }

@@ -64,7 +64,7 @@ use ehir_core::{
     AttrData, ConstArrayElements, Diagnostic, Diagnostics, Function, Global, Item, Linkage, Loc,
     Module, OpKind, TypeInfoDecl, Visit,
 };
-use program::{FuncKind, GlobalInit, Program, R, err, unsupported};
+use program::{CxxResult, FuncKind, GlobalInit, Program, err, unsupported};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use types::{Ty, TyKind};
 
@@ -405,7 +405,7 @@ pub(crate) fn global_init(
     t: Ty,
     init: Option<&Init>,
     loc: Loc,
-) -> R<GlobalInit> {
+) -> CxxResult<GlobalInit> {
     let init = match init {
         None | Some(Init::None) => {
             if let Some(c) = first_class(prog, t) {

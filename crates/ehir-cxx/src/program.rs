@@ -13,13 +13,14 @@ use ehir_core::{Diagnostic, Loc, ModuleCtx, ParamAbi, RecordDecl, RecordKind, Ty
 use std::collections::HashMap;
 use std::rc::Rc;
 
-pub type R<T> = Result<T, Diagnostic>;
+/// The result of a front-end step: a value or the diagnostic that stops it.
+pub type CxxResult<T> = Result<T, Diagnostic>;
 
-pub fn err<T>(loc: Loc, msg: impl Into<String>) -> R<T> {
+pub fn err<T>(loc: Loc, msg: impl Into<String>) -> CxxResult<T> {
     Err(Diagnostic::error(loc, msg))
 }
 
-pub fn unsupported<T>(loc: Loc, msg: impl Into<String>) -> R<T> {
+pub fn unsupported<T>(loc: Loc, msg: impl Into<String>) -> CxxResult<T> {
     Err(Diagnostic::error(
         loc,
         format!("unsupported: {}", msg.into()),
@@ -471,13 +472,13 @@ impl Program {
     // ---- types ----------------------------------------------------------------------------
 
     /// Resolves a written type. `const_eval` evaluates array bounds.
-    pub fn resolve_type(&mut self, t: &TypeExpr, loc: Loc) -> R<Ty> {
+    pub fn resolve_type(&mut self, t: &TypeExpr, loc: Loc) -> CxxResult<Ty> {
         stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || {
             self.resolve_type_inner(t, loc)
         })
     }
 
-    fn resolve_type_inner(&mut self, t: &TypeExpr, loc: Loc) -> R<Ty> {
+    fn resolve_type_inner(&mut self, t: &TypeExpr, loc: Loc) -> CxxResult<Ty> {
         Ok(match t {
             TypeExpr::Builtin(b) => self.types.builtin(*b),
             TypeExpr::Class(name, cloc) => match self.class_by_name.get(name) {
@@ -560,7 +561,7 @@ impl Program {
     }
 
     /// The type of a parameter: `T[]` and `T[N]` are `T*`, functions decay to pointers.
-    pub fn resolve_param_type(&mut self, t: &TypeExpr, loc: Loc) -> R<Ty> {
+    pub fn resolve_param_type(&mut self, t: &TypeExpr, loc: Loc) -> CxxResult<Ty> {
         let t = match t {
             TypeExpr::Array(inner, _) => {
                 let e = self.resolve_type(inner, loc)?;
@@ -869,7 +870,7 @@ impl Program {
         }
     }
 
-    fn declare_class(&mut self, decl: &ast::ClassDecl, ctx: &mut ModuleCtx) -> R<()> {
+    fn declare_class(&mut self, decl: &ast::ClassDecl, ctx: &mut ModuleCtx) -> CxxResult<()> {
         let id = match self.class_by_name.get(&decl.name) {
             Some(&id) => {
                 if self.class(id).complete && decl.body.is_some() {
@@ -1096,7 +1097,7 @@ impl Program {
     }
 
     /// Computes the Itanium layout of a class and declares its CIR record.
-    fn layout_class(&mut self, id: ClassId, ctx: &mut ModuleCtx) -> R<()> {
+    fn layout_class(&mut self, id: ClassId, ctx: &mut ModuleCtx) -> CxxResult<()> {
         let loc = self.class(id).loc;
         let mut dsize = 0u64;
         let mut align = 1u64;
@@ -1249,7 +1250,7 @@ impl Program {
     }
 
     /// Triviality of the special members and the implicit declarations.
-    fn compute_special_members(&mut self, id: ClassId, _ctx: &mut ModuleCtx) -> R<()> {
+    fn compute_special_members(&mut self, id: ClassId, _ctx: &mut ModuleCtx) -> CxxResult<()> {
         let mut sub_classes: Vec<ClassId> = self.class(id).bases.iter().map(|b| b.class).collect();
         for f in &self.class(id).fields {
             let mut t = f.ty;
@@ -1485,7 +1486,7 @@ impl Program {
         fd: &ast::FunctionDecl,
         in_class: Option<ClassId>,
         access: Access,
-    ) -> R<FuncId> {
+    ) -> CxxResult<FuncId> {
         // Which class (for out-of-line member definitions) and what kind.
         let (class, kind, ident) = match (&fd.name, in_class) {
             (DeclName::Ident(n), None) => (None, FuncKind::Free, n.clone()),
@@ -1696,7 +1697,7 @@ impl Program {
         Ok(id)
     }
 
-    fn resolve_signature(&mut self, fd: &ast::FunctionDecl) -> R<Signature> {
+    fn resolve_signature(&mut self, fd: &ast::FunctionDecl) -> CxxResult<Signature> {
         let mut params = Vec::new();
         let mut names = Vec::new();
         let mut locs = Vec::new();
@@ -1732,7 +1733,7 @@ impl Program {
         Ok((params, names, locs, ret))
     }
 
-    fn resolve_spec(&mut self, spec: &ExceptionSpec, loc: Loc) -> R<Spec> {
+    fn resolve_spec(&mut self, spec: &ExceptionSpec, loc: Loc) -> CxxResult<Spec> {
         Ok(match spec {
             ExceptionSpec::None | ExceptionSpec::NoexceptFalse => Spec::None,
             ExceptionSpec::Noexcept => Spec::Noexcept,
@@ -1763,7 +1764,7 @@ impl Program {
         fd: &ast::FunctionDecl,
         c: ClassId,
         m: &MemberName,
-    ) -> R<FuncId> {
+    ) -> CxxResult<FuncId> {
         let ident = match m {
             MemberName::Ident(n) => n.clone(),
             MemberName::Ctor => self.class(c).name.clone(),
@@ -1832,7 +1833,7 @@ impl Program {
         Ok(mid)
     }
 
-    fn declare_global(&mut self, v: &ast::VarDecl) -> R<()> {
+    fn declare_global(&mut self, v: &ast::VarDecl) -> CxxResult<()> {
         match &v.name {
             DeclName::Qualified(cn, MemberName::Ident(n)) => {
                 let Some(&c) = self.class_by_name.get(cn) else {

@@ -4,7 +4,7 @@
 //! only has to follow them.
 
 use crate::ast::{self, Access, BinOp, Builtin, CastStyle, Expr, ExprKind, UnOp};
-use crate::program::{FuncId, FuncKind, Implicit, Program, R, VarId, err, unsupported};
+use crate::program::{CxxResult, FuncId, FuncKind, Implicit, Program, VarId, err, unsupported};
 use crate::types::{ClassId, Ty, TyKind, TypeTable};
 use ehir_core::{BinaryOp, CmpPredicate, Loc, UnaryOp};
 
@@ -92,7 +92,7 @@ pub enum Callee {
 /// A typed expression.
 #[derive(Clone, PartialEq, Debug)]
 pub struct TExpr {
-    pub kind: TK,
+    pub kind: TypedExprKind,
     /// The type (never a reference type: references denote lvalues of the referee).
     pub ty: Ty,
     pub lvalue: bool,
@@ -101,7 +101,7 @@ pub struct TExpr {
 
 /// The kinds of typed expressions.
 #[derive(Clone, PartialEq, Debug)]
-pub enum TK {
+pub enum TypedExprKind {
     Int(i128),
     Float(f64),
     Bool(bool),
@@ -285,7 +285,7 @@ impl<'p> Sema<'p> {
     }
 
     /// Declares a local in the innermost scope.
-    pub fn declare_local(&mut self, name: &str, ty: Ty, loc: Loc) -> R<LocalId> {
+    pub fn declare_local(&mut self, name: &str, ty: Ty, loc: Loc) -> CxxResult<LocalId> {
         if let Some(scope) = self.scopes.last()
             && scope.iter().any(|(n, _)| n == name)
         {
@@ -328,7 +328,7 @@ impl<'p> Sema<'p> {
         self.prog.types.unqual(t)
     }
 
-    fn mk(&self, kind: TK, ty: Ty, lvalue: bool, loc: Loc) -> TExpr {
+    fn mk(&self, kind: TypedExprKind, ty: Ty, lvalue: bool, loc: Loc) -> TExpr {
         TExpr {
             kind,
             ty,
@@ -340,17 +340,17 @@ impl<'p> Sema<'p> {
     /// Whether an expression is a null pointer constant (`0`, `nullptr`).
     fn is_null_constant(&self, e: &TExpr) -> bool {
         match &e.kind {
-            TK::NullPtr => true,
-            TK::Int(0) => {
+            TypedExprKind::NullPtr => true,
+            TypedExprKind::Int(0) => {
                 !e.lvalue && self.prog.types.is_integral(e.ty) && !self.prog.types.is_bool(e.ty)
             }
-            TK::Cast(Conv::IntToInt, inner) => self.is_null_constant(inner),
+            TypedExprKind::Cast(Conv::IntToInt, inner) => self.is_null_constant(inner),
             _ => false,
         }
     }
 
     /// Marks a function as referenced.
-    pub fn use_func(&mut self, f: FuncId, loc: Loc) -> R<()> {
+    pub fn use_func(&mut self, f: FuncId, loc: Loc) -> CxxResult<()> {
         if self.prog.func(f).deleted {
             return err(
                 loc,
@@ -403,7 +403,7 @@ impl<'p> Sema<'p> {
         path: &BasePath,
         what: &str,
         loc: Loc,
-    ) -> R<()> {
+    ) -> CxxResult<()> {
         let ok_member = match access {
             Access::Public => true,
             Access::Private => self.class == Some(declaring),
@@ -435,7 +435,12 @@ impl<'p> Sema<'p> {
     }
 
     /// Looks a member name up in a class and its bases.
-    pub fn lookup_member(&self, c: ClassId, name: &str, loc: Loc) -> R<Option<MemberLookup>> {
+    pub fn lookup_member(
+        &self,
+        c: ClassId,
+        name: &str,
+        loc: Loc,
+    ) -> CxxResult<Option<MemberLookup>> {
         let class = self.prog.class(c);
         if let Some(i) = class.fields.iter().position(|f| f.name == name) {
             return Ok(Some(MemberLookup::Field {
@@ -528,7 +533,7 @@ impl<'p> Sema<'p> {
     }
 
     /// `*this` as an lvalue.
-    fn this_object(&mut self, loc: Loc) -> R<TExpr> {
+    fn this_object(&mut self, loc: Loc) -> CxxResult<TExpr> {
         let Some(c) = self.class else {
             return err(loc, "invalid use of 'this' outside of a member function");
         };
@@ -538,8 +543,8 @@ impl<'p> Sema<'p> {
         let ct = self.prog.types.class(c);
         let ct = self.prog.types.with_const(ct, self.this_const);
         let pt = self.prog.types.ptr(ct);
-        let this = self.mk(TK::This, pt, false, loc);
-        Ok(self.mk(TK::Deref(boxed(this)), ct, true, loc))
+        let this = self.mk(TypedExprKind::This, pt, false, loc);
+        Ok(self.mk(TypedExprKind::Deref(boxed(this)), ct, true, loc))
     }
 
     // ---- value conversions -----------------------------------------------------------------
@@ -550,16 +555,26 @@ impl<'p> Sema<'p> {
         match self.prog.types.kind(e.ty).clone() {
             TyKind::Array(el, _) if e.lvalue => {
                 let p = self.prog.types.ptr(el);
-                self.mk(TK::Cast(Conv::ArrayDecay, boxed(e)), p, false, loc)
+                self.mk(
+                    TypedExprKind::Cast(Conv::ArrayDecay, boxed(e)),
+                    p,
+                    false,
+                    loc,
+                )
             }
             TyKind::Func { .. } => {
                 let p = self.prog.types.ptr(e.ty);
-                self.mk(TK::Cast(Conv::FuncDecay, boxed(e)), p, false, loc)
+                self.mk(
+                    TypedExprKind::Cast(Conv::FuncDecay, boxed(e)),
+                    p,
+                    false,
+                    loc,
+                )
             }
             TyKind::Class(_) => e,
             _ if e.lvalue => {
                 let t = self.unqual(e.ty);
-                self.mk(TK::Cast(Conv::LToR, boxed(e)), t, false, loc)
+                self.mk(TypedExprKind::Cast(Conv::LToR, boxed(e)), t, false, loc)
             }
             _ => e,
         }
@@ -586,24 +601,24 @@ impl<'p> Sema<'p> {
         let loc = e.loc;
         // Fold conversions of constants.
         match (&e.kind, &conv) {
-            (TK::Int(v), Conv::IntToInt) => {
+            (TypedExprKind::Int(v), Conv::IntToInt) => {
                 let v = self.truncate(*v, to_u);
-                return self.mk(TK::Int(v), to_u, false, loc);
+                return self.mk(TypedExprKind::Int(v), to_u, false, loc);
             }
-            (TK::Int(v), Conv::IntToFloat) => {
-                return self.mk(TK::Float(*v as f64), to_u, false, loc);
+            (TypedExprKind::Int(v), Conv::IntToFloat) => {
+                return self.mk(TypedExprKind::Float(*v as f64), to_u, false, loc);
             }
-            (TK::Float(v), Conv::FloatToFloat) => {
+            (TypedExprKind::Float(v), Conv::FloatToFloat) => {
                 let v = if matches!(self.prog.types.kind(to_u), TyKind::Builtin(Builtin::Float)) {
                     *v as f32 as f64
                 } else {
                     *v
                 };
-                return self.mk(TK::Float(v), to_u, false, loc);
+                return self.mk(TypedExprKind::Float(v), to_u, false, loc);
             }
             _ => {}
         }
-        self.mk(TK::Cast(conv, boxed(e)), to_u, false, loc)
+        self.mk(TypedExprKind::Cast(conv, boxed(e)), to_u, false, loc)
     }
 
     /// Wraps an integer constant to the range of an integer type.
@@ -663,7 +678,7 @@ impl<'p> Sema<'p> {
     }
 
     /// Converts an operand to `bool` (conditions, `!`, `&&`, `||`).
-    pub fn to_bool(&mut self, e: TExpr) -> R<TExpr> {
+    pub fn to_bool(&mut self, e: TExpr) -> CxxResult<TExpr> {
         let e = self.rvalue(e);
         let loc = e.loc;
         let boolean = self.t(Builtin::Bool);
@@ -671,10 +686,15 @@ impl<'p> Sema<'p> {
             return Ok(self.arith_convert(e, boolean));
         }
         if self.prog.types.is_ptr(e.ty) {
-            return Ok(self.mk(TK::Cast(Conv::PtrToBool, boxed(e)), boolean, false, loc));
+            return Ok(self.mk(
+                TypedExprKind::Cast(Conv::PtrToBool, boxed(e)),
+                boolean,
+                false,
+                loc,
+            ));
         }
         if matches!(self.prog.types.kind(e.ty), TyKind::Nullptr) {
-            return Ok(self.mk(TK::Bool(false), boolean, false, loc));
+            return Ok(self.mk(TypedExprKind::Bool(false), boolean, false, loc));
         }
         err(
             loc,
@@ -826,7 +846,7 @@ impl<'p> Sema<'p> {
     }
 
     /// Copy-initialization of an object or reference of type `to` from `e`.
-    pub fn convert(&mut self, e: TExpr, to: Ty, loc: Loc) -> R<TExpr> {
+    pub fn convert(&mut self, e: TExpr, to: Ty, loc: Loc) -> CxxResult<TExpr> {
         if let Some(referee) = self.prog.types.referee(to) {
             return self.bind_reference(e, referee, loc);
         }
@@ -842,11 +862,22 @@ impl<'p> Sema<'p> {
     fn discard(&mut self, e: TExpr) -> TExpr {
         let void = self.t(Builtin::Void);
         let loc = e.loc;
-        self.mk(TK::Cast(Conv::ToVoid, boxed(e)), void, false, loc)
+        self.mk(
+            TypedExprKind::Cast(Conv::ToVoid, boxed(e)),
+            void,
+            false,
+            loc,
+        )
     }
 
     /// A standard conversion to scalar type `to` (`explicit`: as in `static_cast`).
-    fn standard_conversion(&mut self, e: TExpr, to: Ty, loc: Loc, explicit: bool) -> R<TExpr> {
+    fn standard_conversion(
+        &mut self,
+        e: TExpr,
+        to: Ty,
+        loc: Loc,
+        explicit: bool,
+    ) -> CxxResult<TExpr> {
         if self.prog.types.is_class(e.ty) {
             return err(
                 loc,
@@ -869,11 +900,16 @@ impl<'p> Sema<'p> {
             return Ok(self.arith_convert(e, to_u));
         }
         if types.is_bool(to_u) && types.is_ptr(from) {
-            return Ok(self.mk(TK::Cast(Conv::PtrToBool, boxed(e)), to_u, false, loc));
+            return Ok(self.mk(
+                TypedExprKind::Cast(Conv::PtrToBool, boxed(e)),
+                to_u,
+                false,
+                loc,
+            ));
         }
         if let Some(tp) = types.pointee(to_u) {
             if is_null || matches!(types.kind(from), TyKind::Nullptr) {
-                return Ok(self.mk(TK::NullPtr, to_u, false, loc));
+                return Ok(self.mk(TypedExprKind::NullPtr, to_u, false, loc));
             }
             if let Some(fp) = types.pointee(from) {
                 let fc = types.is_const(fp);
@@ -885,7 +921,12 @@ impl<'p> Sema<'p> {
                     if drops_const && !explicit {
                         return self.drops_const(loc, from, to_u);
                     }
-                    return Ok(self.mk(TK::Cast(Conv::PtrBitcast, boxed(e)), to_u, false, loc));
+                    return Ok(self.mk(
+                        TypedExprKind::Cast(Conv::PtrBitcast, boxed(e)),
+                        to_u,
+                        false,
+                        loc,
+                    ));
                 }
                 if let (Some(fcl), Some(tcl)) = (types.class_of(fpu), types.class_of(tpu)) {
                     if let Some(path) = self.base_path(fcl, tcl) {
@@ -903,7 +944,7 @@ impl<'p> Sema<'p> {
                             );
                         }
                         return Ok(self.mk(
-                            TK::Cast(Conv::DerivedToBase(path), boxed(e)),
+                            TypedExprKind::Cast(Conv::DerivedToBase(path), boxed(e)),
                             to_u,
                             false,
                             loc,
@@ -911,7 +952,7 @@ impl<'p> Sema<'p> {
                     }
                     if explicit && let Some(path) = self.base_path(tcl, fcl) {
                         return Ok(self.mk(
-                            TK::Cast(Conv::BaseToDerived(path), boxed(e)),
+                            TypedExprKind::Cast(Conv::BaseToDerived(path), boxed(e)),
                             to_u,
                             false,
                             loc,
@@ -919,7 +960,12 @@ impl<'p> Sema<'p> {
                     }
                 }
                 if explicit && self.prog.types.is_void(fpu) {
-                    return Ok(self.mk(TK::Cast(Conv::PtrBitcast, boxed(e)), to_u, false, loc));
+                    return Ok(self.mk(
+                        TypedExprKind::Cast(Conv::PtrBitcast, boxed(e)),
+                        to_u,
+                        false,
+                        loc,
+                    ));
                 }
             }
         }
@@ -935,7 +981,7 @@ impl<'p> Sema<'p> {
 
     /// Binds a reference to `referee` (a possibly const type) to `e`.
     /// "cannot convert 'from' to 'to' (drops 'const')"
-    fn drops_const<T>(&self, loc: Loc, from: Ty, to: Ty) -> R<T> {
+    fn drops_const<T>(&self, loc: Loc, from: Ty, to: Ty) -> CxxResult<T> {
         err(
             loc,
             format!(
@@ -947,7 +993,7 @@ impl<'p> Sema<'p> {
     }
 
     /// Binding a `referee&` to a const lvalue of type `ty`.
-    fn binding_drops_const<T>(&self, loc: Loc, referee: Ty, ty: Ty) -> R<T> {
+    fn binding_drops_const<T>(&self, loc: Loc, referee: Ty, ty: Ty) -> CxxResult<T> {
         err(
             loc,
             format!(
@@ -959,7 +1005,7 @@ impl<'p> Sema<'p> {
     }
 
     /// Binding a non-const `referee&` to a temporary.
-    fn temporary_to_non_const<T>(&self, loc: Loc, referee: Ty) -> R<T> {
+    fn temporary_to_non_const<T>(&self, loc: Loc, referee: Ty) -> CxxResult<T> {
         err(
             loc,
             format!(
@@ -969,7 +1015,7 @@ impl<'p> Sema<'p> {
         )
     }
 
-    fn bind_reference(&mut self, e: TExpr, referee: Ty, loc: Loc) -> R<TExpr> {
+    fn bind_reference(&mut self, e: TExpr, referee: Ty, loc: Loc) -> CxxResult<TExpr> {
         let rc = self.prog.types.is_const(referee);
         let ru = self.unqual(referee);
         let eu = self.unqual(e.ty);
@@ -1038,11 +1084,11 @@ impl<'p> Sema<'p> {
         }
         let ty = e.ty;
         let loc = e.loc;
-        self.mk(TK::BindTemp(boxed(e)), ty, true, loc)
+        self.mk(TypedExprKind::BindTemp(boxed(e)), ty, true, loc)
     }
 
     /// Copy-initialization of class `t` from `e`.
-    fn init_class_copy(&mut self, t: Ty, e: TExpr, loc: Loc) -> R<TExpr> {
+    fn init_class_copy(&mut self, t: Ty, e: TExpr, loc: Loc) -> CxxResult<TExpr> {
         let tu = self.unqual(t);
         let tc = self.prog.types.class_of(tu).expect("class");
         if let Some(ec) = self.prog.types.class_of(e.ty) {
@@ -1066,7 +1112,7 @@ impl<'p> Sema<'p> {
         direct: bool,
         value_init: bool,
         loc: Loc,
-    ) -> R<TExpr> {
+    ) -> CxxResult<TExpr> {
         let tu = self.unqual(t);
         let Some(c) = self.prog.types.class_of(tu) else {
             return err(loc, "not a class type");
@@ -1096,27 +1142,27 @@ impl<'p> Sema<'p> {
             return Ok(match func.implicit {
                 Some(Implicit::DefaultCtor) => {
                     if value_init {
-                        self.mk(TK::ZeroInit, tu, false, loc)
+                        self.mk(TypedExprKind::ZeroInit, tu, false, loc)
                     } else {
-                        self.mk(TK::DefaultInit, tu, false, loc)
+                        self.mk(TypedExprKind::DefaultInit, tu, false, loc)
                     }
                 }
                 _ => {
                     let a = args.into_iter().next().expect("copy has one argument");
                     let params = self.prog.func(f).params.clone();
                     let lv = self.convert(a, params[0], loc)?;
-                    self.mk(TK::TrivialCopy(boxed(lv)), tu, false, loc)
+                    self.mk(TypedExprKind::TrivialCopy(boxed(lv)), tu, false, loc)
                 }
             });
         }
         let zero_first =
             value_init && args.is_empty() && func.implicit == Some(Implicit::DefaultCtor);
         let args = self.convert_args(f, args, loc)?;
-        let construct = self.mk(TK::Construct { ctor: f, args }, tu, false, loc);
+        let construct = self.mk(TypedExprKind::Construct { ctor: f, args }, tu, false, loc);
         if zero_first {
             // Value-initialization zero-initializes first; the implicit constructor then
             // runs.
-            return Ok(self.mk(TK::ZeroThen(boxed(construct)), tu, false, loc));
+            return Ok(self.mk(TypedExprKind::ZeroThen(boxed(construct)), tu, false, loc));
         }
         Ok(construct)
     }
@@ -1149,12 +1195,17 @@ impl<'p> Sema<'p> {
 
     /// Converts call arguments to the parameter types of `f` (variadic arguments get the
     /// default promotions).
-    pub fn convert_args(&mut self, f: FuncId, args: Vec<TExpr>, loc: Loc) -> R<Vec<TExpr>> {
+    pub fn convert_args(&mut self, f: FuncId, args: Vec<TExpr>, loc: Loc) -> CxxResult<Vec<TExpr>> {
         let params = self.prog.func(f).params.clone();
         self.convert_args_to(&params, args, loc)
     }
 
-    fn convert_args_to(&mut self, params: &[Ty], args: Vec<TExpr>, loc: Loc) -> R<Vec<TExpr>> {
+    fn convert_args_to(
+        &mut self,
+        params: &[Ty],
+        args: Vec<TExpr>,
+        loc: Loc,
+    ) -> CxxResult<Vec<TExpr>> {
         let mut out = Vec::new();
         for (i, a) in args.into_iter().enumerate() {
             let aloc = a.loc;
@@ -1168,7 +1219,7 @@ impl<'p> Sema<'p> {
     }
 
     /// Default argument promotions for `...`.
-    fn vararg(&mut self, a: TExpr) -> R<TExpr> {
+    fn vararg(&mut self, a: TExpr) -> CxxResult<TExpr> {
         if self.prog.types.is_class(a.ty) {
             return unsupported(a.loc, "passing an object of class type through '...'");
         }
@@ -1180,7 +1231,7 @@ impl<'p> Sema<'p> {
         if matches!(self.prog.types.kind(a.ty), TyKind::Nullptr) {
             let vp = self.t(Builtin::Void);
             let vp = self.prog.types.ptr(vp);
-            return Ok(self.mk(TK::NullPtr, vp, false, a.loc));
+            return Ok(self.mk(TypedExprKind::NullPtr, vp, false, a.loc));
         }
         Ok(self.promote(a))
     }
@@ -1194,7 +1245,7 @@ impl<'p> Sema<'p> {
         object: Option<bool>,
         name: &str,
         loc: Loc,
-    ) -> R<FuncId> {
+    ) -> CxxResult<FuncId> {
         let mut viable: Vec<(FuncId, Vec<Rank>)> = Vec::new();
         for &f in cands {
             let func = self.prog.func(f);
@@ -1267,23 +1318,23 @@ impl<'p> Sema<'p> {
     // ---- expressions ------------------------------------------------------------------------
 
     /// Types an expression.
-    pub fn expr(&mut self, e: &Expr) -> R<TExpr> {
+    pub fn expr(&mut self, e: &Expr) -> CxxResult<TExpr> {
         stacker::maybe_grow(crate::RED_ZONE, crate::STACK_SEGMENT, || self.expr_inner(e))
     }
 
     /// Types an expression and applies lvalue-to-rvalue/decay conversions.
-    pub fn rexpr(&mut self, e: &Expr) -> R<TExpr> {
+    pub fn rexpr(&mut self, e: &Expr) -> CxxResult<TExpr> {
         let t = self.expr(e)?;
         Ok(self.rvalue(t))
     }
 
     /// A condition converted to `bool`.
-    pub fn condition(&mut self, e: &Expr) -> R<TExpr> {
+    pub fn condition(&mut self, e: &Expr) -> CxxResult<TExpr> {
         let t = self.expr(e)?;
         self.to_bool(t)
     }
 
-    fn int_literal(&mut self, value: u128, unsigned: bool, long: u8, loc: Loc) -> R<TExpr> {
+    fn int_literal(&mut self, value: u128, unsigned: bool, long: u8, loc: Loc) -> CxxResult<TExpr> {
         let b = match (unsigned, long) {
             (false, 0) if value <= i32::MAX as u128 => Builtin::Int,
             (false, 0 | 1) if value <= i64::MAX as u128 => Builtin::Long,
@@ -1294,10 +1345,10 @@ impl<'p> Sema<'p> {
         };
         let t = self.t(b);
         let v = self.truncate(value as i128, t);
-        Ok(self.mk(TK::Int(v), t, false, loc))
+        Ok(self.mk(TypedExprKind::Int(v), t, false, loc))
     }
 
-    fn expr_inner(&mut self, e: &Expr) -> R<TExpr> {
+    fn expr_inner(&mut self, e: &Expr) -> CxxResult<TExpr> {
         let loc = e.loc;
         match &e.kind {
             ExprKind::Int {
@@ -1316,15 +1367,15 @@ impl<'p> Sema<'p> {
                 } else {
                     *value
                 };
-                Ok(self.mk(TK::Float(v), t, false, loc))
+                Ok(self.mk(TypedExprKind::Float(v), t, false, loc))
             }
             ExprKind::Char(c) => {
                 let t = self.t(Builtin::Char);
-                Ok(self.mk(TK::Int(*c as i8 as i128), t, false, loc))
+                Ok(self.mk(TypedExprKind::Int(*c as i8 as i128), t, false, loc))
             }
             ExprKind::Bool(b) => {
                 let t = self.t(Builtin::Bool);
-                Ok(self.mk(TK::Bool(*b), t, false, loc))
+                Ok(self.mk(TypedExprKind::Bool(*b), t, false, loc))
             }
             ExprKind::Str(s) => {
                 let ch = self.t(Builtin::Char);
@@ -1333,15 +1384,15 @@ impl<'p> Sema<'p> {
                     .prog
                     .types
                     .intern(TyKind::Array(cch, s.len() as u64 + 1), false);
-                Ok(self.mk(TK::Str(s.clone()), at, true, loc))
+                Ok(self.mk(TypedExprKind::Str(s.clone()), at, true, loc))
             }
             ExprKind::Nullptr => {
                 let t = self.prog.types.intern(TyKind::Nullptr, false);
-                Ok(self.mk(TK::NullPtr, t, false, loc))
+                Ok(self.mk(TypedExprKind::NullPtr, t, false, loc))
             }
             ExprKind::This => {
                 let obj = self.this_object(loc)?;
-                let TK::Deref(this) = obj.kind else {
+                let TypedExprKind::Deref(this) = obj.kind else {
                     unreachable!("this_object builds a Deref")
                 };
                 Ok(*this)
@@ -1368,7 +1419,7 @@ impl<'p> Sema<'p> {
                         return err(loc, "cannot construct 'void'");
                     }
                     let tu = self.unqual(t);
-                    return Ok(self.mk(TK::ZeroInit, tu, false, loc));
+                    return Ok(self.mk(TypedExprKind::ZeroInit, tu, false, loc));
                 }
                 err(
                     loc,
@@ -1414,7 +1465,7 @@ impl<'p> Sema<'p> {
                 }
                 let pt = p.ty;
                 let sum = self.mk(
-                    TK::PtrOffset {
+                    TypedExprKind::PtrOffset {
                         ptr: boxed(p),
                         offset: boxed(n),
                         negate: false,
@@ -1423,7 +1474,7 @@ impl<'p> Sema<'p> {
                     false,
                     loc,
                 );
-                Ok(self.mk(TK::Deref(boxed(sum)), pointee, true, loc))
+                Ok(self.mk(TypedExprKind::Deref(boxed(sum)), pointee, true, loc))
             }
             ExprKind::SizeofType(t) => {
                 let ty = self.prog.resolve_type(t, loc)?;
@@ -1463,7 +1514,7 @@ impl<'p> Sema<'p> {
                 }
                 let void = self.t(Builtin::Void);
                 Ok(self.mk(
-                    TK::Delete {
+                    TypedExprKind::Delete {
                         array: *array,
                         expr: boxed(p),
                     },
@@ -1476,11 +1527,11 @@ impl<'p> Sema<'p> {
         }
     }
 
-    fn exprs(&mut self, es: &[Expr]) -> R<Vec<TExpr>> {
+    fn exprs(&mut self, es: &[Expr]) -> CxxResult<Vec<TExpr>> {
         es.iter().map(|e| self.expr(e)).collect()
     }
 
-    fn sizeof_type(&mut self, ty: Ty, loc: Loc) -> R<TExpr> {
+    fn sizeof_type(&mut self, ty: Ty, loc: Loc) -> CxxResult<TExpr> {
         let ty = self.prog.types.referee(ty).unwrap_or(ty);
         let Some(size) = self.prog.size_of(ty) else {
             return err(
@@ -1492,14 +1543,14 @@ impl<'p> Sema<'p> {
             );
         };
         let ul = self.t(Builtin::ULong);
-        Ok(self.mk(TK::Int(size as i128), ul, false, loc))
+        Ok(self.mk(TypedExprKind::Int(size as i128), ul, false, loc))
     }
 
     /// The exception object type of `throw e` and its initializer.
-    fn throw_expr(&mut self, x: Option<&Expr>, loc: Loc) -> R<TExpr> {
+    fn throw_expr(&mut self, x: Option<&Expr>, loc: Loc) -> CxxResult<TExpr> {
         let void = self.t(Builtin::Void);
         let Some(x) = x else {
-            return Ok(self.mk(TK::Throw(None), void, false, loc));
+            return Ok(self.mk(TypedExprKind::Throw(None), void, false, loc));
         };
         let te = self.expr(x)?;
         let te = if self.prog.types.is_class(te.ty) {
@@ -1511,7 +1562,7 @@ impl<'p> Sema<'p> {
             let t = self.unqual(te.ty);
             self.prog.need_typeinfo(t);
             return Ok(self.mk(
-                TK::Throw(Some(boxed(TExpr { ty: t, ..te }))),
+                TypedExprKind::Throw(Some(boxed(TExpr { ty: t, ..te }))),
                 void,
                 false,
                 loc,
@@ -1537,7 +1588,7 @@ impl<'p> Sema<'p> {
         }
         let init = self.convert(te, t, loc)?;
         self.prog.need_typeinfo(t);
-        Ok(self.mk(TK::Throw(Some(boxed(init))), void, false, loc))
+        Ok(self.mk(TypedExprKind::Throw(Some(boxed(init))), void, false, loc))
     }
 
     fn new_expr(
@@ -1546,7 +1597,7 @@ impl<'p> Sema<'p> {
         array_size: Option<&Expr>,
         args: Option<&[Expr]>,
         loc: Loc,
-    ) -> R<TExpr> {
+    ) -> CxxResult<TExpr> {
         let t = self.prog.resolve_type(ty, loc)?;
         if self.prog.types.referee(t).is_some()
             || self.prog.types.is_void(t)
@@ -1594,7 +1645,7 @@ impl<'p> Sema<'p> {
                 None => None,
                 Some([]) => {
                     let tu = self.unqual(elem);
-                    Some(boxed(self.mk(TK::ZeroInit, tu, false, loc)))
+                    Some(boxed(self.mk(TypedExprKind::ZeroInit, tu, false, loc)))
                 }
                 Some([a]) => {
                     let a = self.expr(a)?;
@@ -1604,12 +1655,12 @@ impl<'p> Sema<'p> {
             }
         };
         let pt = self.prog.types.ptr(elem);
-        Ok(self.mk(TK::New { elem, count, init }, pt, false, loc))
+        Ok(self.mk(TypedExprKind::New { elem, count, init }, pt, false, loc))
     }
 
     // ---- names -------------------------------------------------------------------------------
 
-    fn lookup_name(&mut self, n: &str, loc: Loc) -> R<NameRef> {
+    fn lookup_name(&mut self, n: &str, loc: Loc) -> CxxResult<NameRef> {
         if let Some(l) = self.find_local(n) {
             return Ok(NameRef::Local(l));
         }
@@ -1652,9 +1703,9 @@ impl<'p> Sema<'p> {
         let ty = self.prog.types.referee(info.ty).unwrap_or(info.ty);
         if let Some(v) = info.const_value {
             let t = self.unqual(ty);
-            return self.mk(TK::Int(v), t, false, loc);
+            return self.mk(TypedExprKind::Int(v), t, false, loc);
         }
-        self.mk(TK::Local(l), ty, true, loc)
+        self.mk(TypedExprKind::Local(l), ty, true, loc)
     }
 
     fn global_expr(&mut self, g: VarId, loc: Loc) -> TExpr {
@@ -1662,18 +1713,18 @@ impl<'p> Sema<'p> {
         let ty = gv.ty;
         if let Some(v) = gv.const_value {
             let t = self.unqual(ty);
-            return self.mk(TK::Int(v), t, false, loc);
+            return self.mk(TypedExprKind::Int(v), t, false, loc);
         }
-        self.mk(TK::Global(g), ty, true, loc)
+        self.mk(TypedExprKind::Global(g), ty, true, loc)
     }
 
-    fn name_expr(&mut self, n: &str, loc: Loc) -> R<TExpr> {
+    fn name_expr(&mut self, n: &str, loc: Loc) -> CxxResult<TExpr> {
         match self.lookup_name(n, loc)? {
             NameRef::Local(l) => Ok(self.local_expr(l, loc)),
             NameRef::Global(g) => Ok(self.global_expr(g, loc)),
             NameRef::Constant(v) => {
                 let t = self.t(Builtin::Int);
-                Ok(self.mk(TK::Int(v), t, false, loc))
+                Ok(self.mk(TypedExprKind::Int(v), t, false, loc))
             }
             NameRef::Funcs(fs) => self.func_designator(&fs, n, loc),
             NameRef::Member(MemberLookup::Static { class, var, access }) => {
@@ -1700,7 +1751,7 @@ impl<'p> Sema<'p> {
         }
     }
 
-    fn func_designator(&mut self, fs: &[FuncId], n: &str, loc: Loc) -> R<TExpr> {
+    fn func_designator(&mut self, fs: &[FuncId], n: &str, loc: Loc) -> CxxResult<TExpr> {
         if fs.len() != 1 {
             return unsupported(
                 loc,
@@ -1719,10 +1770,10 @@ impl<'p> Sema<'p> {
             },
             false,
         );
-        Ok(self.mk(TK::Func(f), ft, true, loc))
+        Ok(self.mk(TypedExprKind::Func(f), ft, true, loc))
     }
 
-    fn qualified_expr(&mut self, scope: &str, n: &str, loc: Loc) -> R<TExpr> {
+    fn qualified_expr(&mut self, scope: &str, n: &str, loc: Loc) -> CxxResult<TExpr> {
         if scope.is_empty() || scope == "std" {
             let key = if scope.is_empty() {
                 n.to_string()
@@ -1780,7 +1831,7 @@ impl<'p> Sema<'p> {
     }
 
     /// Converts a class lvalue to its base class `c`.
-    fn as_base(&mut self, obj: TExpr, c: ClassId, loc: Loc) -> R<TExpr> {
+    fn as_base(&mut self, obj: TExpr, c: ClassId, loc: Loc) -> CxxResult<TExpr> {
         let Some(oc) = self.prog.types.class_of(obj.ty) else {
             return err(loc, "not a class");
         };
@@ -1809,7 +1860,7 @@ impl<'p> Sema<'p> {
             .types
             .with_const(bt, self.prog.types.is_const(obj.ty));
         self.mk(
-            TK::ToBase {
+            TypedExprKind::ToBase {
                 expr: boxed(obj),
                 path,
             },
@@ -1820,7 +1871,7 @@ impl<'p> Sema<'p> {
     }
 
     /// The object of `a.m` / `p->m` as a class lvalue.
-    fn member_base(&mut self, base: &Expr, arrow: bool, loc: Loc) -> R<TExpr> {
+    fn member_base(&mut self, base: &Expr, arrow: bool, loc: Loc) -> CxxResult<TExpr> {
         let b = self.expr(base)?;
         let obj = if arrow {
             let p = self.rvalue(b);
@@ -1833,7 +1884,7 @@ impl<'p> Sema<'p> {
                     ),
                 );
             };
-            self.mk(TK::Deref(boxed(p)), pointee, true, loc)
+            self.mk(TypedExprKind::Deref(boxed(p)), pointee, true, loc)
         } else {
             b
         };
@@ -1861,7 +1912,7 @@ impl<'p> Sema<'p> {
         name: &str,
         qualifier: Option<&str>,
         loc: Loc,
-    ) -> R<Member> {
+    ) -> CxxResult<Member> {
         let c = self.prog.types.class_of(obj.ty).expect("class object");
         let (obj, c) = match qualifier {
             Some(q) => {
@@ -1887,7 +1938,7 @@ impl<'p> Sema<'p> {
         m: MemberLookup,
         name: &str,
         loc: Loc,
-    ) -> R<Member> {
+    ) -> CxxResult<Member> {
         match m {
             MemberLookup::Field { path, class, field } => {
                 let access = self.prog.class(class).fields[field].access;
@@ -1900,7 +1951,7 @@ impl<'p> Sema<'p> {
                     fty
                 };
                 Ok(Member::Value(self.mk(
-                    TK::Field {
+                    TypedExprKind::Field {
                         base: boxed(obj),
                         class,
                         field,
@@ -1925,7 +1976,7 @@ impl<'p> Sema<'p> {
 
     // ---- calls ---------------------------------------------------------------------------------
 
-    fn call(&mut self, callee: &Expr, args: &[Expr], loc: Loc) -> R<TExpr> {
+    fn call(&mut self, callee: &Expr, args: &[Expr], loc: Loc) -> CxxResult<TExpr> {
         // Arguments are typed first (their conversions depend on the chosen function).
         match &callee.kind {
             ExprKind::Name(n) => match self.lookup_name(n, callee.loc)? {
@@ -1942,7 +1993,7 @@ impl<'p> Sema<'p> {
                         };
                         let ct = self.prog.types.class(c);
                         let ct = self.prog.types.with_const(ct, false);
-                        self.mk(TK::ZeroInit, ct, true, loc)
+                        self.mk(TypedExprKind::ZeroInit, ct, true, loc)
                     } else {
                         self.this_object(loc)?
                     };
@@ -2052,7 +2103,7 @@ impl<'p> Sema<'p> {
         }
     }
 
-    fn direct_call(&mut self, f: FuncId, targs: Vec<TExpr>, loc: Loc) -> R<TExpr> {
+    fn direct_call(&mut self, f: FuncId, targs: Vec<TExpr>, loc: Loc) -> CxxResult<TExpr> {
         self.use_func(f, loc)?;
         if let Some(m) = self.member_access_error(f) {
             return err(loc, m);
@@ -2064,12 +2115,12 @@ impl<'p> Sema<'p> {
 
     fn call_result(&mut self, callee: Callee, args: Vec<TExpr>, ret: Ty, loc: Loc) -> TExpr {
         match self.prog.types.referee(ret) {
-            Some(r) => self.mk(TK::Call { callee, args }, r, true, loc),
-            None => self.mk(TK::Call { callee, args }, ret, false, loc),
+            Some(r) => self.mk(TypedExprKind::Call { callee, args }, r, true, loc),
+            None => self.mk(TypedExprKind::Call { callee, args }, ret, false, loc),
         }
     }
 
-    fn call_member(&mut self, m: Member, args: &[Expr], name: &str, loc: Loc) -> R<TExpr> {
+    fn call_member(&mut self, m: Member, args: &[Expr], name: &str, loc: Loc) -> CxxResult<TExpr> {
         let (object, class, funcs) = match m {
             Member::Bound {
                 object,
@@ -2091,16 +2142,16 @@ impl<'p> Sema<'p> {
         if matches!(self.prog.func(f).kind, FuncKind::Method { is_static: true }) {
             let call = self.call_result(Callee::Direct(f), args, ret, loc);
             // The object expression is still evaluated.
-            if matches!(object.kind, TK::Deref(ref t) if matches!(t.kind, TK::This))
-                || matches!(object.kind, TK::ZeroInit)
+            if matches!(object.kind, TypedExprKind::Deref(ref t) if matches!(t.kind, TypedExprKind::This))
+                || matches!(object.kind, TypedExprKind::ZeroInit)
             {
                 return Ok(call);
             }
             let ov = self.discard(object);
             let (ty, lv) = (call.ty, call.lvalue);
-            return Ok(self.mk(TK::Comma(boxed(ov), boxed(call)), ty, lv, loc));
+            return Ok(self.mk(TypedExprKind::Comma(boxed(ov), boxed(call)), ty, lv, loc));
         }
-        if matches!(object.kind, TK::ZeroInit) {
+        if matches!(object.kind, TypedExprKind::ZeroInit) {
             return err(
                 loc,
                 format!(
@@ -2120,11 +2171,11 @@ impl<'p> Sema<'p> {
         ))
     }
 
-    fn indirect_call(&mut self, f: TExpr, args: &[Expr], loc: Loc) -> R<TExpr> {
+    fn indirect_call(&mut self, f: TExpr, args: &[Expr], loc: Loc) -> CxxResult<TExpr> {
         // `(*fp)(...)` and `fp(...)` both call through the pointer.
         let f = match f.kind {
-            TK::Deref(p) if self.prog.types.is_func(f.ty) => *p,
-            TK::Func(id) => {
+            TypedExprKind::Deref(p) if self.prog.types.is_func(f.ty) => *p,
+            TypedExprKind::Func(id) => {
                 let targs = self.exprs(args)?;
                 return self.direct_call(id, targs, loc);
             }
@@ -2170,7 +2221,7 @@ impl<'p> Sema<'p> {
 
     // ---- operators ------------------------------------------------------------------------------
 
-    fn check_modifiable(&self, e: &TExpr, loc: Loc) -> R<()> {
+    fn check_modifiable(&self, e: &TExpr, loc: Loc) -> CxxResult<()> {
         if !e.lvalue {
             return err(loc, "expression is not assignable");
         }
@@ -2192,7 +2243,7 @@ impl<'p> Sema<'p> {
         Ok(())
     }
 
-    fn unary(&mut self, op: UnOp, x: &Expr, loc: Loc) -> R<TExpr> {
+    fn unary(&mut self, op: UnOp, x: &Expr, loc: Loc) -> CxxResult<TExpr> {
         match op {
             UnOp::AddrOf => {
                 if let ExprKind::Qualified(scope, _) = &x.kind
@@ -2202,24 +2253,24 @@ impl<'p> Sema<'p> {
                 {
                     let _ = c;
                     let t = self.expr(x)?;
-                    if matches!(t.kind, TK::Func(_)) {
+                    if matches!(t.kind, TypedExprKind::Func(_)) {
                         return Ok(self.rvalue(t));
                     }
                     let pt = self.prog.types.ptr(t.ty);
-                    return Ok(self.mk(TK::AddrOf(boxed(t)), pt, false, loc));
+                    return Ok(self.mk(TypedExprKind::AddrOf(boxed(t)), pt, false, loc));
                 }
                 let t = self.expr(x)?;
-                if matches!(t.kind, TK::Func(_)) {
+                if matches!(t.kind, TypedExprKind::Func(_)) {
                     return Ok(self.rvalue(t));
                 }
                 if !t.lvalue {
                     return err(loc, "cannot take the address of an rvalue");
                 }
-                if matches!(t.kind, TK::BindTemp(_)) {
+                if matches!(t.kind, TypedExprKind::BindTemp(_)) {
                     return err(loc, "taking the address of a temporary object");
                 }
                 let pt = self.prog.types.ptr(t.ty);
-                Ok(self.mk(TK::AddrOf(boxed(t)), pt, false, loc))
+                Ok(self.mk(TypedExprKind::AddrOf(boxed(t)), pt, false, loc))
             }
             UnOp::Deref => {
                 let t = self.rexpr(x)?;
@@ -2235,15 +2286,15 @@ impl<'p> Sema<'p> {
                 if self.prog.types.is_void(p) {
                     return err(loc, "indirection through 'void*'");
                 }
-                Ok(self.mk(TK::Deref(boxed(t)), p, true, loc))
+                Ok(self.mk(TypedExprKind::Deref(boxed(t)), p, true, loc))
             }
             UnOp::Not => {
                 let t = self.condition(x)?;
                 let b = self.t(Builtin::Bool);
-                if let TK::Bool(v) = t.kind {
-                    return Ok(self.mk(TK::Bool(!v), b, false, loc));
+                if let TypedExprKind::Bool(v) = t.kind {
+                    return Ok(self.mk(TypedExprKind::Bool(!v), b, false, loc));
                 }
-                Ok(self.mk(TK::LogicalNot(boxed(t)), b, false, loc))
+                Ok(self.mk(TypedExprKind::LogicalNot(boxed(t)), b, false, loc))
             }
             UnOp::Neg | UnOp::Plus | UnOp::BitNot => {
                 let t = self.rexpr(x)?;
@@ -2264,15 +2315,17 @@ impl<'p> Sema<'p> {
                 let t = self.promote(t);
                 let ty = t.ty;
                 match (&t.kind, op) {
-                    (TK::Int(v), UnOp::Neg) => {
+                    (TypedExprKind::Int(v), UnOp::Neg) => {
                         let v = self.truncate(-v, ty);
-                        return Ok(self.mk(TK::Int(v), ty, false, loc));
+                        return Ok(self.mk(TypedExprKind::Int(v), ty, false, loc));
                     }
-                    (TK::Int(v), UnOp::BitNot) => {
+                    (TypedExprKind::Int(v), UnOp::BitNot) => {
                         let v = self.truncate(!v, ty);
-                        return Ok(self.mk(TK::Int(v), ty, false, loc));
+                        return Ok(self.mk(TypedExprKind::Int(v), ty, false, loc));
                     }
-                    (TK::Float(v), UnOp::Neg) => return Ok(self.mk(TK::Float(-v), ty, false, loc)),
+                    (TypedExprKind::Float(v), UnOp::Neg) => {
+                        return Ok(self.mk(TypedExprKind::Float(-v), ty, false, loc));
+                    }
                     (_, UnOp::Plus) => return Ok(t),
                     _ => {}
                 }
@@ -2281,7 +2334,7 @@ impl<'p> Sema<'p> {
                 } else {
                     UnaryOp::Not
                 };
-                Ok(self.mk(TK::Unary(k, boxed(t)), ty, false, loc))
+                Ok(self.mk(TypedExprKind::Unary(k, boxed(t)), ty, false, loc))
             }
             UnOp::PreInc | UnOp::PreDec | UnOp::PostInc | UnOp::PostDec => {
                 let t = self.expr(x)?;
@@ -2300,7 +2353,7 @@ impl<'p> Sema<'p> {
                 let ty = t.ty;
                 let rty = if prefix { ty } else { self.unqual(ty) };
                 Ok(self.mk(
-                    TK::IncDec {
+                    TypedExprKind::IncDec {
                         inc,
                         prefix,
                         expr: boxed(t),
@@ -2313,23 +2366,23 @@ impl<'p> Sema<'p> {
         }
     }
 
-    fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, loc: Loc) -> R<TExpr> {
+    fn binary(&mut self, op: BinOp, l: &Expr, r: &Expr, loc: Loc) -> CxxResult<TExpr> {
         match op {
             BinOp::Comma => {
                 let a = self.expr(l)?;
                 let a = self.discard(a);
                 let b = self.expr(r)?;
                 let (ty, lv) = (b.ty, b.lvalue);
-                Ok(self.mk(TK::Comma(boxed(a), boxed(b)), ty, lv, loc))
+                Ok(self.mk(TypedExprKind::Comma(boxed(a), boxed(b)), ty, lv, loc))
             }
             BinOp::LogAnd | BinOp::LogOr => {
                 let a = self.condition(l)?;
                 let b = self.condition(r)?;
                 let bt = self.t(Builtin::Bool);
                 let k = if op == BinOp::LogAnd {
-                    TK::LogAnd(boxed(a), boxed(b))
+                    TypedExprKind::LogAnd(boxed(a), boxed(b))
                 } else {
-                    TK::LogOr(boxed(a), boxed(b))
+                    TypedExprKind::LogOr(boxed(a), boxed(b))
                 };
                 Ok(self.mk(k, bt, false, loc))
             }
@@ -2352,7 +2405,7 @@ impl<'p> Sema<'p> {
                     }
                     let ty = a.ty;
                     return Ok(self.mk(
-                        TK::CompoundAssign {
+                        TypedExprKind::CompoundAssign {
                             op: bop,
                             lhs: boxed(a),
                             rhs: boxed(b),
@@ -2391,7 +2444,7 @@ impl<'p> Sema<'p> {
                 }
                 let comp = if is_shift {
                     let at = a.ty;
-                    let p = self.mk(TK::Int(0), at, false, loc);
+                    let p = self.mk(TypedExprKind::Int(0), at, false, loc);
                     self.promote(p).ty
                 } else {
                     self.common_type(a.ty, b.ty)
@@ -2399,7 +2452,7 @@ impl<'p> Sema<'p> {
                 let b = self.arith_convert(b, comp);
                 let ty = a.ty;
                 Ok(self.mk(
-                    TK::CompoundAssign {
+                    TypedExprKind::CompoundAssign {
                         op: bop,
                         lhs: boxed(a),
                         rhs: boxed(b),
@@ -2419,7 +2472,7 @@ impl<'p> Sema<'p> {
         }
     }
 
-    fn assign(&mut self, a: TExpr, b: TExpr, loc: Loc) -> R<TExpr> {
+    fn assign(&mut self, a: TExpr, b: TExpr, loc: Loc) -> CxxResult<TExpr> {
         if let Some(c) = self.prog.types.class_of(a.ty) {
             if !a.lvalue {
                 return unsupported(loc, "assignment to a class prvalue");
@@ -2449,7 +2502,7 @@ impl<'p> Sema<'p> {
                 let p = func.params[0];
                 let rhs = self.convert(b, p, loc)?;
                 let ty = a.ty;
-                return Ok(self.mk(TK::Assign(boxed(a), boxed(rhs)), ty, true, loc));
+                return Ok(self.mk(TypedExprKind::Assign(boxed(a), boxed(rhs)), ty, true, loc));
             }
             let args = self.convert_args(f, vec![b], loc)?;
             let ret = self.prog.func(f).ret;
@@ -2467,10 +2520,10 @@ impl<'p> Sema<'p> {
         let to = a.ty;
         let b = self.convert(b, to, loc)?;
         let ty = a.ty;
-        Ok(self.mk(TK::Assign(boxed(a), boxed(b)), ty, true, loc))
+        Ok(self.mk(TypedExprKind::Assign(boxed(a), boxed(b)), ty, true, loc))
     }
 
-    fn binary_values(&mut self, op: BinOp, a: TExpr, b: TExpr, loc: Loc) -> R<TExpr> {
+    fn binary_values(&mut self, op: BinOp, a: TExpr, b: TExpr, loc: Loc) -> CxxResult<TExpr> {
         let types = &self.prog.types;
         let (ap, bp) = (types.is_ptr(a.ty), types.is_ptr(b.ty));
         match op {
@@ -2489,7 +2542,7 @@ impl<'p> Sema<'p> {
                     };
                     let lt = self.t(Builtin::Long);
                     return Ok(self.mk(
-                        TK::PtrDiff {
+                        TypedExprKind::PtrDiff {
                             lhs: boxed(a),
                             rhs: boxed(b),
                             elem_size: size,
@@ -2518,7 +2571,7 @@ impl<'p> Sema<'p> {
                 }
                 let pt = p.ty;
                 Ok(self.mk(
-                    TK::PtrOffset {
+                    TypedExprKind::PtrOffset {
                         ptr: boxed(p),
                         offset: boxed(n),
                         negate: op == BinOp::Sub,
@@ -2568,13 +2621,18 @@ impl<'p> Sema<'p> {
                     BinOp::BitOr => BinaryOp::Or,
                     _ => BinaryOp::Xor,
                 };
-                if let (TK::Int(x), TK::Int(y)) = (&a.kind, &b.kind)
+                if let (TypedExprKind::Int(x), TypedExprKind::Int(y)) = (&a.kind, &b.kind)
                     && let Some(v) = fold(bop, *x, *y)
                 {
                     let v = self.truncate(v, ct);
-                    return Ok(self.mk(TK::Int(v), ct, false, loc));
+                    return Ok(self.mk(TypedExprKind::Int(v), ct, false, loc));
                 }
-                Ok(self.mk(TK::Arith(bop, boxed(a), boxed(b)), ct, false, loc))
+                Ok(self.mk(
+                    TypedExprKind::Arith(bop, boxed(a), boxed(b)),
+                    ct,
+                    false,
+                    loc,
+                ))
             }
             BinOp::Shl | BinOp::Shr => {
                 if !(types.is_integral(a.ty) && types.is_integral(b.ty)) {
@@ -2596,13 +2654,18 @@ impl<'p> Sema<'p> {
                 } else {
                     BinaryOp::Shr
                 };
-                if let (TK::Int(x), TK::Int(y)) = (&a.kind, &b.kind)
+                if let (TypedExprKind::Int(x), TypedExprKind::Int(y)) = (&a.kind, &b.kind)
                     && let Some(v) = fold(bop, *x, *y)
                 {
                     let v = self.truncate(v, ct);
-                    return Ok(self.mk(TK::Int(v), ct, false, loc));
+                    return Ok(self.mk(TypedExprKind::Int(v), ct, false, loc));
                 }
-                Ok(self.mk(TK::Arith(bop, boxed(a), boxed(b)), ct, false, loc))
+                Ok(self.mk(
+                    TypedExprKind::Arith(bop, boxed(a), boxed(b)),
+                    ct,
+                    false,
+                    loc,
+                ))
             }
             BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
                 let pred = match op {
@@ -2619,7 +2682,12 @@ impl<'p> Sema<'p> {
                     let ct = self.common_type(a.ty, b.ty);
                     let a = self.arith_convert(a, ct);
                     let b = self.arith_convert(b, ct);
-                    return Ok(self.mk(TK::Cmp(pred, boxed(a), boxed(b)), bt, false, loc));
+                    return Ok(self.mk(
+                        TypedExprKind::Cmp(pred, boxed(a), boxed(b)),
+                        bt,
+                        false,
+                        loc,
+                    ));
                 }
                 let is_nullish = |s: &Self, e: &TExpr| {
                     s.is_null_constant(e) || matches!(s.prog.types.kind(e.ty), TyKind::Nullptr)
@@ -2660,22 +2728,22 @@ impl<'p> Sema<'p> {
                         ),
                     );
                 };
-                Ok(self.mk(TK::Cmp(pred, boxed(a), boxed(b)), bt, false, loc))
+                Ok(self.mk(TypedExprKind::Cmp(pred, boxed(a), boxed(b)), bt, false, loc))
             }
             _ => err(loc, "unexpected operator"),
         }
     }
 
-    fn conditional(&mut self, c: &Expr, t: &Expr, f: &Expr, loc: Loc) -> R<TExpr> {
+    fn conditional(&mut self, c: &Expr, t: &Expr, f: &Expr, loc: Loc) -> CxxResult<TExpr> {
         let cond = self.condition(c)?;
         let a = self.expr(t)?;
         let b = self.expr(f)?;
         let void = self.t(Builtin::Void);
-        let a_throw = matches!(a.kind, TK::Throw(_));
-        let b_throw = matches!(b.kind, TK::Throw(_));
+        let a_throw = matches!(a.kind, TypedExprKind::Throw(_));
+        let b_throw = matches!(b.kind, TypedExprKind::Throw(_));
         let mk_cond = |s: &mut Self, a: TExpr, b: TExpr, ty: Ty, lv: bool| {
             s.mk(
-                TK::Cond(boxed(cond.clone()), boxed(a), boxed(b)),
+                TypedExprKind::Cond(boxed(cond.clone()), boxed(a), boxed(b)),
                 ty,
                 lv,
                 loc,
@@ -2770,7 +2838,7 @@ impl<'p> Sema<'p> {
         )
     }
 
-    fn explicit_cast(&mut self, x: TExpr, to: Ty, style: CastStyle, loc: Loc) -> R<TExpr> {
+    fn explicit_cast(&mut self, x: TExpr, to: Ty, style: CastStyle, loc: Loc) -> CxxResult<TExpr> {
         if self.prog.types.is_void(to) {
             return Ok(self.discard(x));
         }
@@ -2793,7 +2861,7 @@ impl<'p> Sema<'p> {
                         .types
                         .with_const(ru, self.prog.types.is_const(referee));
                     return Ok(self.mk(
-                        TK::ToBase {
+                        TypedExprKind::ToBase {
                             expr: boxed(x),
                             path,
                         },
@@ -2804,15 +2872,15 @@ impl<'p> Sema<'p> {
                 }
                 if let Some(path) = self.base_path(rc, xc) {
                     let xp = self.prog.types.ptr(x.ty);
-                    let addr = self.mk(TK::AddrOf(boxed(x)), xp, false, loc);
+                    let addr = self.mk(TypedExprKind::AddrOf(boxed(x)), xp, false, loc);
                     let rp = self.prog.types.ptr(referee);
                     let down = self.mk(
-                        TK::Cast(Conv::BaseToDerived(path), boxed(addr)),
+                        TypedExprKind::Cast(Conv::BaseToDerived(path), boxed(addr)),
                         rp,
                         false,
                         loc,
                     );
-                    return Ok(self.mk(TK::Deref(boxed(down)), referee, true, loc));
+                    return Ok(self.mk(TypedExprKind::Deref(boxed(down)), referee, true, loc));
                 }
             }
             return unsupported(
@@ -2842,19 +2910,34 @@ impl<'p> Sema<'p> {
         let types = &self.prog.types;
         if style == CastStyle::CStyle || style == CastStyle::Functional {
             if types.is_ptr(to_u) && types.is_integral(x.ty) && !self.is_null_constant(&x) {
-                return Ok(self.mk(TK::Cast(Conv::IntToPtr, boxed(x)), to_u, false, loc));
+                return Ok(self.mk(
+                    TypedExprKind::Cast(Conv::IntToPtr, boxed(x)),
+                    to_u,
+                    false,
+                    loc,
+                ));
             }
             if types.is_integral(to_u) && !types.is_bool(to_u) && types.is_ptr(x.ty) {
                 if self.prog.size_of(to_u) != Some(8) {
                     return err(loc, "cast from pointer to smaller type loses information");
                 }
-                return Ok(self.mk(TK::Cast(Conv::PtrToInt, boxed(x)), to_u, false, loc));
+                return Ok(self.mk(
+                    TypedExprKind::Cast(Conv::PtrToInt, boxed(x)),
+                    to_u,
+                    false,
+                    loc,
+                ));
             }
             if types.is_ptr(to_u) && types.is_ptr(x.ty) {
                 if let Ok(c) = self.standard_conversion(x.clone(), to_u, loc, true) {
                     return Ok(c);
                 }
-                return Ok(self.mk(TK::Cast(Conv::PtrBitcast, boxed(x)), to_u, false, loc));
+                return Ok(self.mk(
+                    TypedExprKind::Cast(Conv::PtrBitcast, boxed(x)),
+                    to_u,
+                    false,
+                    loc,
+                ));
             }
         }
         self.standard_conversion(x, to_u, loc, true)
@@ -2916,10 +2999,10 @@ fn fold(op: BinaryOp, a: i128, b: i128) -> Option<i128> {
 /// Evaluates an integer constant expression (case labels, array bounds).
 pub fn const_value(e: &TExpr) -> Option<i128> {
     match &e.kind {
-        TK::Int(v) => Some(*v),
-        TK::Bool(b) => Some(*b as i128),
-        TK::Cast(Conv::IntToInt | Conv::BoolToInt, x) => const_value(x),
-        TK::Arith(op, a, b) => fold(*op, const_value(a)?, const_value(b)?),
+        TypedExprKind::Int(v) => Some(*v),
+        TypedExprKind::Bool(b) => Some(*b as i128),
+        TypedExprKind::Cast(Conv::IntToInt | Conv::BoolToInt, x) => const_value(x),
+        TypedExprKind::Arith(op, a, b) => fold(*op, const_value(a)?, const_value(b)?),
         _ => None,
     }
 }

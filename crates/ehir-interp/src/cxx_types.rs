@@ -93,30 +93,30 @@ pub fn builtin_from_spelling(s: &str) -> Option<&'static str> {
 /// Parses a mangled type (the part of a typeinfo name after `_ZTI`).
 pub fn parse(mangled: &str) -> CxxType {
     let mut p = Parser {
-        s: mangled.as_bytes(),
+        mangled: mangled.as_bytes(),
         pos: 0,
     };
     match p.ty(0) {
-        Some(t) if p.pos == p.s.len() => t,
+        Some(t) if p.pos == p.mangled.len() => t,
         _ => CxxType::Unknown(mangled.to_string()),
     }
 }
 
 struct Parser<'a> {
-    s: &'a [u8],
+    mangled: &'a [u8],
     pos: usize,
 }
 
 impl Parser<'_> {
     fn peek(&self) -> Option<u8> {
-        self.s.get(self.pos).copied()
+        self.mangled.get(self.pos).copied()
     }
 
     fn ty(&mut self, depth: u32) -> Option<CxxType> {
         if depth > 64 {
             return None;
         }
-        let rest = &self.s[self.pos..];
+        let rest = &self.mangled[self.pos..];
         for (code, name) in BUILTINS {
             if rest.starts_with(code.as_bytes()) {
                 // `Dn` etc. are two letters; single-letter codes must not swallow a
@@ -158,7 +158,7 @@ impl Parser<'_> {
                 let start = self.pos;
                 let name = self.class_name()?;
                 Some(CxxType::Class {
-                    mangled: String::from_utf8_lossy(&self.s[start..self.pos]).into_owned(),
+                    mangled: String::from_utf8_lossy(&self.mangled[start..self.pos]).into_owned(),
                     name,
                 })
             }
@@ -171,12 +171,12 @@ impl Parser<'_> {
         while matches!(self.peek(), Some(b'0'..=b'9')) {
             self.pos += 1;
         }
-        let len: usize = std::str::from_utf8(&self.s[start..self.pos])
+        let len: usize = std::str::from_utf8(&self.mangled[start..self.pos])
             .ok()?
             .parse()
             .ok()?;
         let end = self.pos.checked_add(len)?;
-        let name = self.s.get(self.pos..end)?;
+        let name = self.mangled.get(self.pos..end)?;
         self.pos = end;
         Some(String::from_utf8_lossy(name).into_owned())
     }
@@ -202,7 +202,7 @@ impl Parser<'_> {
             b'N' => {
                 self.pos += 1;
                 let mut parts = Vec::new();
-                if self.s[self.pos..].starts_with(b"St") {
+                if self.mangled[self.pos..].starts_with(b"St") {
                     self.pos += 2;
                     parts.push("std".to_string());
                 }

@@ -153,22 +153,22 @@ impl<'s> Parser<'s> {
         let body = func.body.expect("a definition has a body");
         let entry = func.entry_block().expect("a definition has an entry block");
         func.dfg.blocks[entry].loc = loc;
-        self.f.reset(func, false);
+        self.func.reset(func, false);
         let open = self.expect(TokenKind::LBrace, "'{'")?;
         self.push_frame(None, body, 0, Loc(open.start));
-        let frame = self.f.frames.last_mut().expect("frame just pushed");
+        let frame = self.func.frames.last_mut().expect("frame just pushed");
         frame.block = entry.into();
         frame.entry_label_allowed = true;
         for (i, (name, _)) in header.params.iter().enumerate() {
             if let Some((name, name_loc)) = *name {
-                let v = self.f.func.dfg.block_params(entry)[i];
+                let v = self.func.func.dfg.block_params(entry)[i];
                 self.define_value(name, name_loc, v);
             }
         }
         self.parse_regions()?;
         self.finish_function();
         let mut func = std::mem::replace(
-            &mut self.f.func,
+            &mut self.func.func,
             Function::new_declaration(header.name, header.sig),
         );
         func.shrink_to_fit();
@@ -190,7 +190,7 @@ impl<'s> Parser<'s> {
             // Every op the parser makes is placed in the body, so the ops it noted on the
             // way are the ops `Function::inferred_phase` would walk.
             None => {
-                let phase = self.f.evidence.phase(&func, personality.as_deref());
+                let phase = self.func.evidence.phase(&func, personality.as_deref());
                 debug_assert_eq!(phase, func.inferred_phase(personality.as_deref()));
                 phase
             }
@@ -206,7 +206,7 @@ impl<'s> Parser<'s> {
         let mut func = Function::new_declaration(name, void_sig);
         let body = func.dfg.make_region(None);
         func.body = Some(body);
-        self.f.reset(func, true);
+        self.func.reset(func, true);
         self.push_frame(None, body, 0, self.loc());
         self.parse_regions()?;
         self.finish_function();
@@ -214,16 +214,16 @@ impl<'s> Parser<'s> {
     }
 
     fn push_frame(&mut self, op: Option<Op>, region: Region, index: u32, open_loc: Loc) {
-        let depth = self.f.frames.len();
-        if self.f.block_scopes.len() <= depth {
-            self.f.block_scopes.push(BlockScope::default());
+        let depth = self.func.frames.len();
+        if self.func.block_scopes.len() <= depth {
+            self.func.block_scopes.push(BlockScope::default());
         }
-        self.f.frames.push(Frame {
+        self.func.frames.push(Frame {
             op: op.into(),
             region,
             index,
             block: None.into(),
-            value_mark: self.f.scope_defs.len(),
+            value_mark: self.func.scope_defs.len(),
             open_loc,
             entry_label_allowed: false,
         });
@@ -234,7 +234,7 @@ impl<'s> Parser<'s> {
         loop {
             match self.tok.kind {
                 TokenKind::RBrace => {
-                    if self.f.fragment && self.f.frames.len() == 1 {
+                    if self.func.fragment && self.func.frames.len() == 1 {
                         return Err(self.unexpected("an op"));
                     }
                     let close = self.loc();
@@ -247,11 +247,11 @@ impl<'s> Parser<'s> {
                 }
                 TokenKind::BlockId => self.parse_block_label()?,
                 TokenKind::Eof => {
-                    if self.f.fragment && self.f.frames.len() == 1 {
+                    if self.func.fragment && self.func.frames.len() == 1 {
                         self.close_region(self.loc());
                         return Ok(());
                     }
-                    let open = self.f.frames.last().map_or(Loc::NONE, |f| f.open_loc);
+                    let open = self.func.frames.last().map_or(Loc::NONE, |f| f.open_loc);
                     let d = Diagnostic::error(
                         self.loc(),
                         "unexpected end of file: expected '}' to close a region",
@@ -260,7 +260,7 @@ impl<'s> Parser<'s> {
                     self.diags.push(d);
                     return Err(Abort);
                 }
-                _ if self.f.fragment && self.f.frames.len() == 1 && self.at_item_start() => {
+                _ if self.func.fragment && self.func.frames.len() == 1 && self.at_item_start() => {
                     self.close_region(self.loc());
                     return Ok(());
                 }
@@ -273,11 +273,11 @@ impl<'s> Parser<'s> {
     /// terminates an unterminated nested region with `cir.yield`. Returns the owning op and
     /// the region's index.
     fn close_region(&mut self, close: Loc) -> (Option<Op>, u32) {
-        let frame = self.f.frames.pop().expect("a region is open");
-        let depth = self.f.frames.len();
-        let scope = &mut self.f.block_scopes[depth];
-        let entry = self.f.func.layout.entry_block(frame.region);
-        if !self.f.fragment {
+        let frame = self.func.frames.pop().expect("a region is open");
+        let depth = self.func.frames.len();
+        let scope = &mut self.func.block_scopes[depth];
+        let entry = self.func.func.layout.entry_block(frame.region);
+        if !self.func.fragment {
             for e in &scope.entries {
                 if !e.defined {
                     self.diags.push(Diagnostic::error(
@@ -302,15 +302,15 @@ impl<'s> Parser<'s> {
             scope.index.clear();
             scope.entries.clear();
         }
-        for name in self.f.scope_defs.drain(frame.value_mark..) {
-            if let std::collections::hash_map::Entry::Occupied(e) = self.f.values.entry(name)
+        for name in self.func.scope_defs.drain(frame.value_mark..) {
+            if let std::collections::hash_map::Entry::Occupied(e) = self.func.values.entry(name)
                 && let ValueSlot::Defined { .. } = e.get()
             {
                 e.remove();
             }
         }
         if frame.op.is_some() {
-            let func = &mut self.f.func;
+            let func = &mut self.func.func;
             let block = match func.layout.last_block(frame.region) {
                 Some(b) => b,
                 None => {
@@ -327,7 +327,7 @@ impl<'s> Parser<'s> {
             if !terminated {
                 let y = func.dfg.make_op(OpKind::Yield, &[], &[], &[], 0, close);
                 func.layout.append_op(y, block);
-                self.f.evidence.note(&OpKind::Yield);
+                self.func.evidence.note(&OpKind::Yield);
             }
         }
         (frame.op.expand(), frame.index)
@@ -342,18 +342,18 @@ impl<'s> Parser<'s> {
         params: &[(&'s str, Loc, Type)],
     ) -> PResult<()> {
         let open = self.expect(TokenKind::LBrace, "'{' to open a region")?;
-        let region = self.f.func.dfg.make_region(Some(op));
-        self.f.func.dfg.attach_region(op, region);
+        let region = self.func.func.dfg.make_region(Some(op));
+        self.func.func.dfg.attach_region(op, region);
         self.push_frame(Some(op), region, index, Loc(open.start));
         if !params.is_empty() {
-            let b = self.f.func.dfg.make_block();
-            self.f.func.dfg.blocks[b].loc = params[0].1;
-            self.f.func.layout.append_block(region, b);
+            let b = self.func.func.dfg.make_block();
+            self.func.func.dfg.blocks[b].loc = params[0].1;
+            self.func.func.layout.append_block(region, b);
             for &(name, loc, ty) in params {
-                let v = self.f.func.dfg.append_block_param(b, ty);
+                let v = self.func.func.dfg.append_block_param(b, ty);
                 self.define_value(name, loc, v);
             }
-            self.f.frames.last_mut().expect("frame").block = b.into();
+            self.func.frames.last_mut().expect("frame").block = b.into();
         }
         Ok(())
     }
@@ -378,7 +378,7 @@ impl<'s> Parser<'s> {
         let loc = Loc(t.start);
         let name = &self.text_of(t)[1..];
         self.bump();
-        let frame = self.f.frames.last_mut().expect("a region is open");
+        let frame = self.func.frames.last_mut().expect("a region is open");
         if frame.entry_label_allowed {
             frame.entry_label_allowed = false;
             let entry = frame.block.expand().expect("the body has an entry block");
@@ -388,7 +388,7 @@ impl<'s> Parser<'s> {
                     "the entry block of a function takes its parameters from the signature",
                 ));
             }
-            let scope = self.f.block_scopes.last_mut().expect("scope");
+            let scope = self.func.block_scopes.last_mut().expect("scope");
             scope.index.insert(name, scope.entries.len() as u32);
             scope.entries.push(BlockEntry {
                 name,
@@ -402,23 +402,23 @@ impl<'s> Parser<'s> {
         }
         let region = frame.region;
         if let Some(previous) = frame.block.expand()
-            && self.f.func.layout.first_op(previous).is_none()
+            && self.func.func.layout.first_op(previous).is_none()
         {
             // An empty block ends without a terminator; an empty unlabeled entry block
             // could not even be printed.
-            let at = self.f.func.dfg.blocks[previous].loc;
+            let at = self.func.func.dfg.blocks[previous].loc;
             self.report(
                 at,
                 "this block is empty: every block ends with a terminator",
             );
         }
         let block = self.define_block(name, loc);
-        self.f.func.layout.append_block(region, block);
-        self.f.func.dfg.blocks[block].loc = loc;
-        self.f.frames.last_mut().expect("frame").block = block.into();
+        self.func.func.layout.append_block(region, block);
+        self.func.func.dfg.blocks[block].loc = loc;
+        self.func.frames.last_mut().expect("frame").block = block.into();
         if self.at(TokenKind::LParen) {
             for (pname, ploc, ty) in self.parse_param_list()? {
-                let v = self.f.func.dfg.append_block_param(block, ty);
+                let v = self.func.func.dfg.append_block_param(block, ty);
                 self.define_value(pname, ploc, v);
             }
         }
@@ -427,8 +427,8 @@ impl<'s> Parser<'s> {
     }
 
     fn define_block(&mut self, name: &'s str, loc: Loc) -> Block {
-        let depth = self.f.frames.len() - 1;
-        let scope = &mut self.f.block_scopes[depth];
+        let depth = self.func.frames.len() - 1;
+        let scope = &mut self.func.block_scopes[depth];
         if let Some(&i) = scope.index.get(name) {
             let e = &mut scope.entries[i as usize];
             if !e.defined {
@@ -438,9 +438,9 @@ impl<'s> Parser<'s> {
             }
             let previous = e.loc;
             self.report_redefinition(loc, &format!("block '^{name}'"), previous);
-            return self.f.func.dfg.make_block();
+            return self.func.func.dfg.make_block();
         }
-        let block = self.f.func.dfg.make_block();
+        let block = self.func.func.dfg.make_block();
         scope.add(BlockEntry {
             name,
             block,
@@ -452,8 +452,8 @@ impl<'s> Parser<'s> {
 
     /// The block a successor `^name` refers to in the current region.
     pub(crate) fn use_block(&mut self, name: &'s str, loc: Loc) -> Block {
-        let depth = self.f.frames.len() - 1;
-        let scope = &mut self.f.block_scopes[depth];
+        let depth = self.func.frames.len() - 1;
+        let scope = &mut self.func.block_scopes[depth];
         if let Some(&i) = scope.index.get(name) {
             let e = &mut scope.entries[i as usize];
             if e.use_loc == Loc::NONE {
@@ -461,7 +461,7 @@ impl<'s> Parser<'s> {
             }
             return e.block;
         }
-        let block = self.f.func.dfg.make_block();
+        let block = self.func.func.dfg.make_block();
         scope.add(BlockEntry {
             name,
             block,
@@ -473,41 +473,41 @@ impl<'s> Parser<'s> {
 
     /// The block ops go to; creates the entry block of a region that has no label.
     pub(crate) fn current_block(&mut self) -> Block {
-        let frame = self.f.frames.last_mut().expect("a region is open");
+        let frame = self.func.frames.last_mut().expect("a region is open");
         frame.entry_label_allowed = false;
         if let Some(b) = frame.block.expand() {
             return b;
         }
         let region = frame.region;
-        let b = self.f.func.dfg.make_block();
-        self.f.func.dfg.blocks[b].loc = Loc(self.tok.start);
-        self.f.func.layout.append_block(region, b);
-        self.f.frames.last_mut().expect("frame").block = b.into();
+        let b = self.func.func.dfg.make_block();
+        self.func.func.dfg.blocks[b].loc = Loc(self.tok.start);
+        self.func.func.layout.append_block(region, b);
+        self.func.frames.last_mut().expect("frame").block = b.into();
         b
     }
 
     /// The name of the function being parsed (for `cir.block_address`).
     pub(crate) fn function_name(&self) -> ehir_core::Symbol {
-        self.f.func.name
+        self.func.func.name
     }
 
     /// Where the innermost open region began (for "unterminated" notes).
     pub(crate) fn innermost_open_loc(&self) -> Loc {
-        self.f.frames.last().map_or(Loc::NONE, |f| f.open_loc)
+        self.func.frames.last().map_or(Loc::NONE, |f| f.open_loc)
     }
 
     pub(crate) fn is_fragment(&self) -> bool {
-        self.f.fragment
+        self.func.fragment
     }
 
     pub(crate) fn push_pending_results(&mut self, op: Op, names: Names<'s>) {
-        self.f.pending_results.push((op, names));
+        self.func.pending_results.push((op, names));
     }
 
     pub(crate) fn pop_pending_results(&mut self, op: Op) -> Names<'s> {
-        match self.f.pending_results.last() {
+        match self.func.pending_results.last() {
             Some((o, _)) if *o == op => self
-                .f
+                .func
                 .pending_results
                 .pop()
                 .map(|p| p.1)
@@ -522,8 +522,8 @@ impl<'s> Parser<'s> {
     pub(crate) fn define_value(&mut self, name: &'s str, loc: Loc, value: Value) {
         use std::collections::hash_map::Entry;
         let slot = ValueSlot::Defined { value, loc };
-        self.f.scope_defs.push(name);
-        let previous = match self.f.values.entry(name) {
+        self.func.scope_defs.push(name);
+        let previous = match self.func.values.entry(name) {
             Entry::Vacant(e) => {
                 e.insert(slot);
                 return;
@@ -535,9 +535,9 @@ impl<'s> Parser<'s> {
                 self.report_redefinition(loc, &format!("value '%{name}'"), previous);
             }
             ValueSlot::Forward(i) => {
-                let fr = &mut self.f.forward[i as usize];
+                let fr = &mut self.func.forward[i as usize];
                 fr.resolved = value.into();
-                let value_ty = self.f.func.dfg.value_type(value);
+                let value_ty = self.func.func.dfg.value_type(value);
                 if let Some(used) = fr.ty.filter(|&t| t != value_ty) {
                     let use_loc = fr.loc;
                     let message = format!(
@@ -555,10 +555,10 @@ impl<'s> Parser<'s> {
 
     /// Binds the result names of `op`.
     pub(crate) fn bind_results(&mut self, op: Op, names: &[(&'s str, Loc)], loc: Loc) {
-        let results: SmallVec<[Value; 2]> = self.f.func.dfg.results(op).into();
+        let results: SmallVec<[Value; 2]> = self.func.func.dfg.results(op).into();
         if results.len() != names.len() {
             let at = names.first().map_or(loc, |n| n.1);
-            let kind = self.f.func.dfg.kind(op).name();
+            let kind = self.func.func.dfg.kind(op).name();
             self.report(
                 at,
                 format!(
@@ -578,10 +578,10 @@ impl<'s> Parser<'s> {
     pub(crate) fn use_value(&mut self, t: crate::lexer::Token, stated: Option<Type>) -> Value {
         let name = &self.text_of(t)[1..];
         let loc = Loc(t.start);
-        match self.f.values.get(name).copied() {
+        match self.func.values.get(name).copied() {
             Some(ValueSlot::Defined { value, .. }) => {
                 if let Some(stated) = stated {
-                    let actual = self.f.func.dfg.value_type(value);
+                    let actual = self.func.func.dfg.value_type(value);
                     if actual != stated {
                         let message = format!(
                             "'%{name}' has type {} but is used as {}",
@@ -594,7 +594,7 @@ impl<'s> Parser<'s> {
                 value
             }
             Some(ValueSlot::Forward(i)) => {
-                let fr = &mut self.f.forward[i as usize];
+                let fr = &mut self.func.forward[i as usize];
                 match (fr.ty, stated) {
                     (None, Some(_)) => fr.ty = stated,
                     (Some(first), Some(now)) if first != now => {
@@ -610,14 +610,14 @@ impl<'s> Parser<'s> {
                 Value::from_u32(FORWARD_BIT | i)
             }
             None => {
-                let i = self.f.forward.len() as u32;
-                self.f.forward.push(ForwardRef {
+                let i = self.func.forward.len() as u32;
+                self.func.forward.push(ForwardRef {
                     name,
                     loc,
                     ty: stated,
                     resolved: None.into(),
                 });
-                self.f.values.insert(name, ValueSlot::Forward(i));
+                self.func.values.insert(name, ValueSlot::Forward(i));
                 Value::from_u32(FORWARD_BIT | i)
             }
         }
@@ -628,26 +628,26 @@ impl<'s> Parser<'s> {
     pub(crate) fn value_type(&self, v: Value) -> Option<Type> {
         let raw = v.as_u32();
         if raw & FORWARD_BIT != 0 {
-            let fr = &self.f.forward[(raw & !FORWARD_BIT) as usize];
+            let fr = &self.func.forward[(raw & !FORWARD_BIT) as usize];
             return fr
                 .resolved
                 .expand()
-                .map(|r| self.f.func.dfg.value_type(r))
+                .map(|r| self.func.func.dfg.value_type(r))
                 .or(fr.ty);
         }
-        Some(self.f.func.dfg.value_type(v))
+        Some(self.func.func.dfg.value_type(v))
     }
 
     /// Resolves forward references and reports the undefined ones.
     fn finish_function(&mut self) {
-        if self.f.forward.is_empty() {
+        if self.func.forward.is_empty() {
             return;
         }
         let mut unresolved = false;
-        for fr in &self.f.forward {
+        for fr in &self.func.forward {
             if fr.resolved.is_none() {
                 unresolved = true;
-                if !self.f.fragment {
+                if !self.func.fragment {
                     self.diags.push(Diagnostic::error(
                         fr.loc,
                         format!("use of undefined value '%{}'", fr.name),
@@ -659,7 +659,7 @@ impl<'s> Parser<'s> {
             // The function is dropped with the diagnostics; nothing to patch.
             return;
         }
-        let forward = &self.f.forward;
+        let forward = &self.func.forward;
         let patch = |v: &mut Value| {
             let raw = v.as_u32();
             if raw & FORWARD_BIT != 0
@@ -668,7 +668,7 @@ impl<'s> Parser<'s> {
                 *v = r;
             }
         };
-        let dfg = &mut self.f.func.dfg;
+        let dfg = &mut self.func.func.dfg;
         let ops: Vec<Op> = dfg.ops.keys().collect();
         for op in ops {
             dfg.operands_mut(op).iter_mut().for_each(patch);

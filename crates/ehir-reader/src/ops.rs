@@ -104,10 +104,10 @@ impl<'s> Parser<'s> {
                 // Upstream's `cir.throw` is no terminator and is followed by
                 // `cir.unreachable`; ehir's `cir.throw` ends its block by itself.
                 let after_throw = self
-                    .f
+                    .func
                     .open_block()
-                    .and_then(|b| self.f.func.layout.last_op(b))
-                    .is_some_and(|op| matches!(self.f.func.dfg.kind(op), OpKind::Throw { .. }));
+                    .and_then(|b| self.func.func.layout.last_op(b))
+                    .is_some_and(|op| matches!(self.func.func.dfg.kind(op), OpKind::Throw { .. }));
                 if after_throw && n.is_empty() {
                     return Ok(());
                 }
@@ -183,7 +183,11 @@ impl<'s> Parser<'s> {
                 self.region_op(kind, &[], n, loc)
             }
             Some(OpCode::Try) => {
-                let handlers = self.f.func.dfg.make_extra(ExtraData::Handlers(Vec::new()));
+                let handlers = self
+                    .func
+                    .func
+                    .dfg
+                    .make_extra(ExtraData::Handlers(Vec::new()));
                 self.region_op(OpKind::Try { handlers }, &[], n, loc)
             }
             Some(OpCode::ConstructCatchParam) => {
@@ -326,12 +330,12 @@ impl<'s> Parser<'s> {
     ) -> Op {
         let block = self.current_block();
         let op = self
-            .f
+            .func
             .func
             .dfg
             .make_op(kind, operands, results, &[], 0, loc);
-        self.f.func.layout.append_op(op, block);
-        self.f.evidence.note(&kind);
+        self.func.func.layout.append_op(op, block);
+        self.func.evidence.note(&kind);
         if !(names.is_empty() && results.is_empty()) {
             self.bind_results(op, names, loc);
         }
@@ -346,7 +350,7 @@ impl<'s> Parser<'s> {
     /// Attaches the successors `succs` (in order) to `op`.
     fn attach(&mut self, op: Op, succs: impl IntoIterator<Item = Succ>) {
         for s in succs {
-            let dfg = &mut self.f.func.dfg;
+            let dfg = &mut self.func.func.dfg;
             let succ = dfg.make_successor(s.block, &s.args);
             dfg.attach_successor(op, succ);
         }
@@ -367,7 +371,7 @@ impl<'s> Parser<'s> {
     /// Continues a region op after region `index` closed: parses the text up to the next
     /// region and opens it, or the op's tail.
     pub(crate) fn continue_region_op(&mut self, op: Op, index: u32) -> PResult<()> {
-        let kind = *self.f.func.dfg.kind(op);
+        let kind = *self.func.func.dfg.kind(op);
         match kind {
             OpKind::If if index == 0 && self.eat_ident("else") => self.open_region(op, 1, &[]),
             OpKind::While if index == 0 => {
@@ -401,7 +405,7 @@ impl<'s> Parser<'s> {
                 self.expect(TokenKind::RParen, "')'")?;
                 self.expect(TokenKind::Arrow, "'->' and the result type")?;
                 let ty = self.parse_type()?;
-                let cond = self.f.func.dfg.operands(op).first().copied();
+                let cond = self.func.func.dfg.operands(op).first().copied();
                 if let Some(actual) = cond.and_then(|c| self.value_type(c))
                     && actual != cond_ty
                 {
@@ -412,9 +416,9 @@ impl<'s> Parser<'s> {
                     );
                     self.report(cond_ty_loc, message);
                 }
-                self.f.func.dfg.append_result(op, ty);
+                self.func.func.dfg.append_result(op, ty);
                 let names = self.pop_pending_results(op);
-                let loc = self.f.func.dfg.loc(op);
+                let loc = self.func.func.dfg.loc(op);
                 self.bind_results(op, &names, loc);
                 Ok(())
             }
@@ -430,7 +434,7 @@ impl<'s> Parser<'s> {
                     return Err(self.unexpected("'normal', 'eh' or 'all'"));
                 }
                 self.bump();
-                self.f.func.dfg.ops[op].kind = OpKind::CleanupScope { kind: cleanup };
+                self.func.func.dfg.ops[op].kind = OpKind::CleanupScope { kind: cleanup };
                 self.open_region(op, 1, &[])
             }
             OpKind::Try { handlers } => {
@@ -467,7 +471,7 @@ impl<'s> Parser<'s> {
                 } else {
                     SmallVec::new()
                 };
-                if let ExtraData::Handlers(keys) = &mut self.f.func.dfg.extras[handlers] {
+                if let ExtraData::Handlers(keys) = &mut self.func.func.dfg.extras[handlers] {
                     keys.push(key);
                 }
                 self.open_region(op, index + 1, &params)
@@ -1307,7 +1311,7 @@ impl<'s> Parser<'s> {
             values.push(value);
             self.eat(TokenKind::Comma);
         }
-        let cases = self.f.func.dfg.make_extra(ExtraData::Cases(values));
+        let cases = self.func.func.dfg.make_extra(ExtraData::Cases(values));
         let op = self.emit(OpKind::SwitchFlat { cases }, &[v], &[], n, loc);
         self.attach(op, succs);
         Ok(())
@@ -1371,7 +1375,7 @@ impl<'s> Parser<'s> {
             }
         }
         self.expect(TokenKind::RParen, "')'")?;
-        let values = self.f.func.dfg.make_extra(ExtraData::CaseValues(values));
+        let values = self.func.func.dfg.make_extra(ExtraData::CaseValues(values));
         self.region_op(OpKind::Case { kind, values }, &[], n, loc)
     }
 
@@ -1431,7 +1435,7 @@ impl<'s> Parser<'s> {
             keys.push(key);
             self.eat(TokenKind::Comma);
         }
-        let keys = self.f.func.dfg.make_extra(ExtraData::Handlers(keys));
+        let keys = self.func.func.dfg.make_extra(ExtraData::Handlers(keys));
         let op = self.emit(OpKind::EhDispatch { keys }, &[token], &[], n, loc);
         self.attach(op, succs);
         Ok(())
@@ -1535,7 +1539,7 @@ impl<'s> Parser<'s> {
             SmallVec::from_slice(&[common.void_ptr, common.u32])
         };
         let clauses = self
-            .f
+            .func
             .func
             .dfg
             .make_extra(ExtraData::LandingPadClauses(clauses));

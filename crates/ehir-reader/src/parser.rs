@@ -79,7 +79,7 @@ pub(crate) struct Parser<'s> {
     /// Bare symbol names already interned.
     symbol_cache: FxHashMap<&'s str, Symbol>,
     /// The function being parsed.
-    pub f: FuncState<'s>,
+    pub func: FuncState<'s>,
     pub origins: FxHashMap<FuncId, FuncOrigin>,
     /// What the whole file declares, collected on demand (see [`Prescan`]).
     prescan: Option<Prescan>,
@@ -123,7 +123,7 @@ impl<'s> Parser<'s> {
             module: Module::new(),
             diags: Vec::new(),
             symbol_cache: FxHashMap::default(),
-            f: FuncState::default(),
+            func: FuncState::default(),
             origins: FxHashMap::default(),
             prescan: None,
             defining_alias: None,

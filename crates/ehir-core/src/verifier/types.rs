@@ -72,7 +72,7 @@ pub(crate) fn check_module_items(module: &Module) -> Vec<Diagnostic> {
 
 /// Checks of one op.
 struct OpCheck<'v, 'a> {
-    v: &'v FuncVerifier<'a>,
+    verifier: &'v FuncVerifier<'a>,
     op: Op,
     kind: OpKind,
     operands: &'v [Value],
@@ -86,7 +86,7 @@ impl OpCheck<'_, '_> {
     }
 
     fn err(&self, message: impl Into<String>) {
-        self.v.op_error(self.op, message);
+        self.verifier.op_error(self.op, message);
     }
 
     fn operands(&self) -> &[Value] {
@@ -95,20 +95,20 @@ impl OpCheck<'_, '_> {
 
     fn operand(&self, i: usize) -> Option<Type> {
         let v = *self.operands.get(i)?;
-        self.v.valid_type(v)
+        self.verifier.valid_type(v)
     }
 
     fn result(&self, i: usize) -> Option<Type> {
         let v = *self.results.get(i)?;
-        self.v.valid_type(v)
+        self.verifier.valid_type(v)
     }
 
     fn data(&self, t: Option<Type>) -> Option<&TypeData> {
-        self.v.type_data(t?)
+        self.verifier.type_data(t?)
     }
 
     fn ty(&self, t: Type) -> String {
-        self.v.type_str(t)
+        self.verifier.type_str(t)
     }
 
     /// The generic shape check from the op table: operand and result counts, then the
@@ -151,7 +151,7 @@ impl OpCheck<'_, '_> {
 
     /// A token slot holds its token type (nothing to check when the slot is empty).
     fn expect_token(&self, slot: &TokenSlot, actual: Option<Type>) {
-        let common = self.v.ctx.types.common();
+        let common = self.verifier.ctx.types.common();
         let expected = match slot.token {
             TokenType::Eh => common.eh_token,
             TokenType::Catch => common.catch_token,
@@ -192,7 +192,7 @@ impl OpCheck<'_, '_> {
         pred: impl Fn(&TypeData) -> bool,
     ) {
         if let Some(a) = actual
-            && let Some(d) = self.v.type_data(a)
+            && let Some(d) = self.verifier.type_data(a)
             && !pred(d)
         {
             self.err(format!(
@@ -424,7 +424,7 @@ impl FuncVerifier<'_> {
     fn check_op_types(&self, op: Op) {
         let data = &self.dfg.ops[op];
         let c = OpCheck {
-            v: self,
+            verifier: self,
             op,
             kind: data.kind,
             operands: data.operands.as_slice(&self.dfg.value_lists),

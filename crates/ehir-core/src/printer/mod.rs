@@ -5,12 +5,16 @@
 //! Text is appended to a byte buffer (numbers without `fmt`, each type rendered once per
 //! call and then copied) and handed to the writer in large chunks.
 
-use crate::attrs::{AttrData, ConstArrayElements};
-use crate::entities::{Attr, Block, Op, Region, Successor, Symbol, Type, Value};
+mod ops;
+mod types;
+
+use types::{TypeTexts, push_attr, push_param_abi};
+pub use types::{write_attr, write_type};
+
+use crate::entities::{Block, Op, Region, Symbol, Type, Value};
 use crate::function::{Function, Linkage, PhaseEvidence};
-use crate::module::{Item, Module, ModuleCtx};
-use crate::ops::{ExtraData, HandlerKey, LandingPadClause, OpKind};
-use crate::types::TypeData;
+use crate::module::{Item, Module, ModuleAttribute, ModuleCtx};
+use crate::ops::OpKind;
 use cranelift_entity::{EntityRef, SecondaryMap};
 use std::io::{self, Write};
 
@@ -75,16 +79,8 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
         let Some(item) = *item else {
             o.s("module ");
             if !module.attributes.is_empty() {
-                o.s("attributes {");
-                for (i, a) in module.attributes.iter().enumerate() {
-                    if i > 0 {
-                        o.s(", ");
-                    }
-                    o.s(&a.name);
-                    o.s(" = ");
-                    o.s(&a.value);
-                }
-                o.s("} ");
+                push_attribute_dict(&mut o, &module.attributes, false);
+                o.s(" ");
             }
             o.s("{\n");
             continue;
@@ -306,42 +302,6 @@ fn push_large(o: &mut Vec<u8>, mut n: u64) {
     o.extend_from_slice(&digits[at..]);
 }
 
-/// The text of each type, rendered on first use (types are interned, so a module prints
-/// few distinct ones many times).
-#[derive(Default)]
-struct TypeTexts {
-    text: Vec<u8>,
-    /// Start and end of each type's text in `text`; `(0, 0)` until rendered.
-    spans: Vec<(u32, u32)>,
-}
-
-impl TypeTexts {
-    #[inline]
-    fn get(&mut self, ctx: &ModuleCtx, t: Type) -> &[u8] {
-        let i = t.index();
-        match self.spans.get(i) {
-            Some(&(start, end)) if end != 0 => &self.text[start as usize..end as usize],
-            _ => self.render(ctx, t),
-        }
-    }
-
-    #[cold]
-    fn render(&mut self, ctx: &ModuleCtx, t: Type) -> &[u8] {
-        let i = t.index();
-        let start = self.text.len();
-        push_type(&mut self.text, ctx, t);
-        let end = self.text.len();
-        if self.spans.len() <= i {
-            self.spans.resize(i + 1, (0, 0));
-        }
-        // Too much text to index: keep it uncached.
-        if let (Ok(s), Ok(e)) = (u32::try_from(start), u32::try_from(end)) {
-            self.spans[i] = (s, e);
-        }
-        &self.text[start..end]
-    }
-}
-
 /// Display names assigned to the values and blocks of a function.
 pub struct Names {
     values: SecondaryMap<Value, u32>,
@@ -517,6 +477,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         self.names.push_value(o, v);
     }
 
+    #[inline]
     fn vals(&self, o: &mut Vec<u8>, vs: &[Value]) {
         for (i, &v) in vs.iter().enumerate() {
             if i > 0 {
@@ -526,6 +487,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         }
     }
 
+    #[inline]
     fn types_of(&mut self, o: &mut Vec<u8>, vs: &[Value]) {
         let func = self.func;
         for (i, &v) in vs.iter().enumerate() {
@@ -537,6 +499,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
     }
 
     /// `(kind, %a, %b) : `
+    #[inline]
     fn kind_and_vals(&self, o: &mut Vec<u8>, kind: &str, vs: &[Value]) {
         o.s("(");
         o.s(kind);
@@ -546,12 +509,30 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
     }
 
     /// `%a, %b : A, B`
+    #[inline]
     fn vals_and_types(&mut self, o: &mut Vec<u8>, vs: &[Value]) {
         self.vals(o, vs);
         o.s(" : ");
         self.types_of(o, vs);
     }
 
+    /// `(%a: A, %b: B)`: a block's parameters with their types.
+    #[inline]
+    fn block_params(&mut self, o: &mut Vec<u8>, params: &[Value]) {
+        let func = self.func;
+        o.s("(");
+        for (i, &p) in params.iter().enumerate() {
+            if i > 0 {
+                o.s(", ");
+            }
+            self.val(o, p);
+            o.s(": ");
+            self.ty(o, func.dfg.value_type(p));
+        }
+        o.s(")");
+    }
+
+    #[inline]
     fn sym(&self, o: &mut Vec<u8>, s: Symbol) {
         push_symbol(o, self.ctx.name(s));
     }
@@ -632,18 +613,8 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             self.sym(o, p);
         }
         if !func.attributes.is_empty() {
-            o.s(" attributes {");
-            for (i, a) in func.attributes.iter().enumerate() {
-                if i > 0 {
-                    o.s(", ");
-                }
-                o.s(&a.name);
-                if a.value != "unit" {
-                    o.s(" = ");
-                    o.s(&a.value);
-                }
-            }
-            o.s("}");
+            o.s(" ");
+            push_attribute_dict(o, &func.attributes, true);
         }
         match func.body {
             None => o.s("\n"),
@@ -739,16 +710,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     indent(o, label_depth);
                     self.names.push_block(o, b);
                     if !params.is_empty() {
-                        o.s("(");
-                        for (i, &p) in params.iter().enumerate() {
-                            if i > 0 {
-                                o.s(", ");
-                            }
-                            self.val(o, p);
-                            o.s(": ");
-                            self.ty(o, func.dfg.value_type(p));
-                        }
-                        o.s(")");
+                        self.block_params(o, params);
                     }
                     o.s(":\n");
                 }
@@ -769,16 +731,8 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                     let in_head =
                         matches!(func.dfg.kind(op), OpKind::Try { .. }) && !params.is_empty();
                     if in_head {
-                        o.s(" (");
-                        for (i, &p) in params.iter().enumerate() {
-                            if i > 0 {
-                                o.s(", ");
-                            }
-                            self.val(o, p);
-                            o.s(": ");
-                            self.ty(o, func.dfg.value_type(p));
-                        }
-                        o.s(")");
+                        o.s(" ");
+                        self.block_params(o, params);
                     }
                     o.s(" {\n");
                     let mut frame = Frame::nested(e, d + 1, (op, next));
@@ -792,608 +746,6 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         }
         Ok(())
     }
-
-    /// Text between region `index - 1`'s closing brace and region `index`'s opening brace.
-    fn region_separator(&mut self, o: &mut Vec<u8>, op: Op, index: usize) {
-        let dfg = &self.func.dfg;
-        match *dfg.kind(op) {
-            OpKind::If => o.s(" else"),
-            OpKind::While => o.s(" do"),
-            OpKind::DoWhile => o.s(" while"),
-            OpKind::For => match index {
-                1 => o.s(" body"),
-                _ => o.s(" step"),
-            },
-            OpKind::Ternary => o.s(", false"),
-            OpKind::CleanupScope { kind } => {
-                o.s(" cleanup ");
-                o.s(kind.name());
-            }
-            OpKind::ArrayCtor => o.s(" cleanup"),
-            OpKind::Try { handlers } => match dfg.handlers(handlers).get(index - 1) {
-                Some(HandlerKey::Catch(a)) => {
-                    o.s(" catch [type ");
-                    push_attr(o, self.types, self.ctx, *a);
-                    o.s("]");
-                }
-                Some(HandlerKey::CatchAll) => o.s(" catch all"),
-                Some(HandlerKey::Unwind) => o.s(" unwind"),
-                Some(HandlerKey::Filter(a)) => {
-                    o.s(" filter ");
-                    push_attr(o, self.types, self.ctx, *a);
-                }
-                Some(HandlerKey::Terminate) => o.s(" terminate"),
-                None => o.s(" catch <invalid>"),
-            },
-            _ => {
-                o.s(" <region ");
-                o.u(index as u64);
-                o.s(">");
-            }
-        }
-    }
-
-    /// Text after the op's last region closes (or after the head for region-less ops).
-    fn op_tail(&mut self, o: &mut Vec<u8>, op: Op) {
-        let dfg = &self.func.dfg;
-        if let OpKind::Ternary = dfg.kind(op) {
-            o.s(") : (");
-            self.types_of(o, dfg.operands(op));
-            o.s(") -> ");
-            self.types_of(o, dfg.results(op));
-        }
-    }
-
-    /// `^a, ^b(%x : T)`
-    fn succ_list(&mut self, o: &mut Vec<u8>, succs: &[Successor]) {
-        for (i, &s) in succs.iter().enumerate() {
-            if i > 0 {
-                o.s(", ");
-            }
-            self.succ(o, s);
-        }
-    }
-
-    fn succ(&mut self, o: &mut Vec<u8>, s: Successor) {
-        let dfg = &self.func.dfg;
-        self.names.push_block(o, dfg.successor_block(s));
-        let args = dfg.successor_args(s);
-        if !args.is_empty() {
-            o.s("(");
-            self.vals_and_types(o, args);
-            o.s(")");
-        }
-    }
-
-    fn call_sig(&mut self, o: &mut Vec<u8>, op: Op) {
-        let dfg = &self.func.dfg;
-        o.s(" : (");
-        let (sig, first_arg) = match *dfg.kind(op) {
-            OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. } => {
-                (Some(sig), usize::from(callee.is_none()))
-            }
-            _ => (None, 0),
-        };
-        match sig.filter(|&s| !self.ctx.types.func_abi(s).is_empty()) {
-            None => self.types_of(o, dfg.operands(op)),
-            Some(sig) => {
-                // Each argument's type with its parameter's ABI mark.
-                for (i, &v) in dfg.operands(op).iter().enumerate() {
-                    if i > 0 {
-                        o.s(", ");
-                    }
-                    self.ty(o, dfg.value_type(v));
-                    if let Some(p) = i.checked_sub(first_arg) {
-                        push_param_abi(o, self.ctx.types.param_abi(sig, p));
-                    }
-                }
-            }
-        }
-        o.s(") -> ");
-        let results = dfg.results(op);
-        if results.is_empty() {
-            o.s("()");
-        } else {
-            self.types_of(o, results);
-        }
-    }
-
-    /// The op up to the opening brace of its first region (or the whole op). `depth` is
-    /// the op's nesting depth (1 in the function body), for ops printed on several lines.
-    fn op_head(&mut self, o: &mut Vec<u8>, op: Op, depth: usize) {
-        let func = self.func;
-        let dfg = &func.dfg;
-        let data = &dfg.ops[op];
-        let results = data.results.as_slice(&dfg.value_lists);
-        if !results.is_empty() {
-            self.vals(o, results);
-            o.s(" = ");
-        }
-        let kind = data.kind;
-        let operands = data.operands.as_slice(&dfg.value_lists);
-        let succs = data.successors.as_slice(&dfg.successor_lists);
-        let name = kind.name();
-        let ctx = self.ctx;
-        o.s(name);
-        match kind {
-            OpKind::Return | OpKind::Yield => {
-                if !operands.is_empty() {
-                    o.s(" ");
-                    self.vals_and_types(o, operands);
-                }
-            }
-            OpKind::Alloca {
-                alloc_ty,
-                name: var,
-                init,
-                align,
-            } => {
-                o.s(" ");
-                self.ty(o, alloc_ty);
-                o.s(", ");
-                self.types_of(o, results);
-                o.s(", [");
-                push_string(o, ctx.name(var).as_bytes());
-                if init {
-                    o.s(", init");
-                }
-                o.s("]");
-                if align != 0 {
-                    o.s(" {alignment = ");
-                    o.u(align as u64);
-                    o.s(" : i64}");
-                }
-            }
-            OpKind::Load { align, volatile } => {
-                push_memory_flags(o, align, volatile);
-                self.vals_and_types(o, operands);
-                o.s(", ");
-                self.types_of(o, results);
-            }
-            OpKind::Store { align, volatile } => {
-                push_memory_flags(o, align, volatile);
-                self.vals_and_types(o, operands);
-            }
-            OpKind::Const { value } => {
-                o.s(" ");
-                push_attr(o, self.types, ctx, value);
-                // Attributes that carry no type (strings) take the result type.
-                if ctx.attrs.get(value).ty(ctx.types.common().bool).is_none() {
-                    o.s(" : ");
-                    self.types_of(o, results);
-                }
-            }
-            OpKind::Call { callee, flags, .. } | OpKind::TryCall { callee, flags, .. } => {
-                o.s(" ");
-                if flags.exception {
-                    o.s("exception ");
-                }
-                let args = match callee.expand() {
-                    Some(s) => {
-                        self.sym(o, s);
-                        operands
-                    }
-                    None => {
-                        match operands.first() {
-                            Some(&v) => self.val(o, v),
-                            None => o.s("%<missing callee>"),
-                        }
-                        operands.get(1..).unwrap_or(&[])
-                    }
-                };
-                o.s("(");
-                self.vals(o, args);
-                o.s(")");
-                if let OpKind::TryCall { .. } = kind {
-                    o.s(" ");
-                    self.succ_list(o, succs);
-                }
-                if flags.nothrow {
-                    o.s(" nothrow");
-                }
-                self.call_sig(o, op);
-            }
-            OpKind::Binary(k) => {
-                self.kind_and_vals(o, k.name(), operands);
-                self.types_of(o, results);
-            }
-            OpKind::Unary(k) => {
-                self.kind_and_vals(o, k.name(), operands);
-                self.types_of(o, operands);
-                o.s(", ");
-                self.types_of(o, results);
-            }
-            OpKind::Cmp(k) => {
-                self.kind_and_vals(o, k.name(), operands);
-                self.types_of(o, operands.get(..1).unwrap_or(&[]));
-                o.s(", ");
-                self.types_of(o, results);
-            }
-            OpKind::Cast(k) => {
-                o.s(" ");
-                o.s(k.name());
-                o.s(" ");
-                self.vals_and_types(o, operands);
-                o.s(" -> ");
-                self.types_of(o, results);
-            }
-            OpKind::Select => {
-                o.s(" if ");
-                if let [c, t, f] = *operands {
-                    self.val(o, c);
-                    o.s(" then ");
-                    self.val(o, t);
-                    o.s(" else ");
-                    self.val(o, f);
-                } else {
-                    self.vals(o, operands);
-                }
-                o.s(" : (");
-                self.types_of(o, operands);
-                o.s(") -> ");
-                self.types_of(o, results);
-            }
-            OpKind::PtrStride => {
-                o.s(" ");
-                self.vals(o, operands);
-                o.s(" : (");
-                self.types_of(o, operands);
-                o.s(") -> ");
-                self.types_of(o, results);
-            }
-            OpKind::GetMember { index, name: field } => {
-                o.s(" ");
-                self.vals(o, operands);
-                o.s("[");
-                o.u(index as u64);
-                o.s("] {name = ");
-                push_string(o, ctx.name(field).as_bytes());
-                o.s("} : ");
-                self.types_of(o, operands);
-                o.s(" -> ");
-                self.types_of(o, results);
-            }
-            OpKind::BaseClassAddr { offset, nonnull }
-            | OpKind::DerivedClassAddr { offset, nonnull } => {
-                o.s(" ");
-                self.vals_and_types(o, operands);
-                if nonnull {
-                    o.s(" nonnull");
-                }
-                o.s(" [");
-                o.u(offset as u64);
-                o.s("] -> ");
-                self.types_of(o, results);
-            }
-            OpKind::GetGlobal { symbol } => {
-                o.s(" ");
-                self.sym(o, symbol);
-                o.s(" : ");
-                self.types_of(o, results);
-            }
-            OpKind::AllocException { size } => {
-                o.s(" ");
-                o.u(size);
-                o.s(" -> ");
-                self.types_of(o, results);
-            }
-            OpKind::Throw { type_info, dtor } => {
-                if !operands.is_empty() {
-                    o.s(" ");
-                    self.vals_and_types(o, operands);
-                    if let Some(t) = type_info.expand() {
-                        o.s(", ");
-                        self.sym(o, t);
-                    }
-                    if let Some(d) = dtor.expand() {
-                        o.s(", ");
-                        self.sym(o, d);
-                    }
-                }
-                if let Some(&s) = succs.first() {
-                    o.s(" unwind ");
-                    self.succ(o, s);
-                }
-            }
-            OpKind::Resume | OpKind::EhTerminate => {
-                if !operands.is_empty() {
-                    o.s(" ");
-                    self.vals_and_types(o, operands);
-                }
-            }
-            OpKind::Unreachable
-            | OpKind::Break
-            | OpKind::Continue
-            | OpKind::Scope
-            | OpKind::While
-            | OpKind::DoWhile => {}
-            OpKind::CatchParam => {
-                o.s(" : ");
-                self.types_of(o, results);
-            }
-            OpKind::ConstructCatchParam { kind, thunk } => {
-                o.s(" ");
-                o.s(self.ctx.name(kind));
-                if let [token, dest] = operands {
-                    o.s(" ");
-                    self.val(o, *token);
-                    o.s(" to ");
-                    self.val(o, *dest);
-                    if let Some(t) = thunk.expand() {
-                        o.s(" using ");
-                        self.sym(o, t);
-                    }
-                    o.s(" : ");
-                    self.ty(o, self.func.dfg.value_type(*dest));
-                }
-            }
-            OpKind::Br => {
-                o.s(" ");
-                if let Some(&s) = succs.first() {
-                    self.succ(o, s);
-                }
-            }
-            OpKind::BrCond => {
-                o.s(" ");
-                self.vals(o, operands);
-                for &s in succs {
-                    o.s(" ");
-                    self.succ(o, s);
-                    if Some(&s) != succs.last() {
-                        o.s(",");
-                    }
-                }
-            }
-            OpKind::SwitchFlat { cases } => {
-                o.s(" ");
-                self.vals_and_types(o, operands);
-                o.s(", ");
-                if let Some(&d) = succs.first() {
-                    self.succ(o, d);
-                }
-                o.s(" [");
-                let values: &[i128] = match dfg.extra(cases) {
-                    ExtraData::Cases(v) => v,
-                    _ => &[],
-                };
-                for (i, &v) in values.iter().enumerate() {
-                    o.s(if i > 0 { ",\n" } else { "\n" });
-                    indent(o, depth + 1);
-                    o.i(v);
-                    o.s(": ");
-                    if let Some(&s) = succs.get(i + 1) {
-                        self.succ(o, s);
-                    }
-                }
-                o.s("\n");
-                indent(o, depth);
-                o.s("]");
-            }
-            OpKind::IndirectBr => {
-                o.s(" ");
-                self.vals_and_types(o, operands);
-                o.s(", [");
-                self.succ_list(o, succs);
-                o.s("]");
-            }
-            OpKind::BlockAddress { label } => {
-                o.s(" <");
-                self.sym(o, func.name);
-                o.s(", ");
-                push_string(o, ctx.name(label).as_bytes());
-                o.s("> : ");
-                self.types_of(o, results);
-            }
-            OpKind::If => {
-                o.s(" ");
-                self.vals(o, operands);
-            }
-            OpKind::For => o.s(" : cond"),
-            OpKind::Condition => {
-                o.s("(");
-                self.vals(o, operands);
-                o.s(")");
-            }
-            OpKind::Goto { label } | OpKind::Label { name: label } => {
-                o.s(" ");
-                push_string(o, ctx.name(label).as_bytes());
-            }
-            OpKind::Switch => {
-                o.s(" (");
-                self.vals_and_types(o, operands);
-                o.s(")");
-            }
-            OpKind::Case { kind: ck, values } => {
-                o.s(" (");
-                o.s(ck.name());
-                o.s(", ");
-                let vs: &[Attr] = match dfg.extra(values) {
-                    ExtraData::CaseValues(vs) => vs,
-                    _ => &[],
-                };
-                push_attr_list(o, self.types, ctx, vs);
-                o.s(")");
-            }
-            OpKind::Ternary => {
-                o.s("(");
-                self.vals(o, operands);
-                o.s(", true");
-            }
-            OpKind::CleanupScope { .. } | OpKind::Try { .. } => {}
-            OpKind::ArrayCtor | OpKind::ArrayDtor => {
-                o.s("(");
-                self.vals_and_types(o, operands);
-                o.s(")");
-            }
-            OpKind::EhInitiate { cleanup } => {
-                if cleanup {
-                    o.s(" cleanup");
-                }
-                o.s(" : ");
-                self.types_of(o, results);
-            }
-            OpKind::EhDispatch { keys } => {
-                o.s(" ");
-                self.vals_and_types(o, operands);
-                o.s(" [");
-                for (i, key) in dfg.handlers(keys).iter().enumerate() {
-                    o.s("\n");
-                    indent(o, depth + 1);
-                    match key {
-                        HandlerKey::Catch(a) => {
-                            o.s("catch (");
-                            push_attr(o, self.types, ctx, *a);
-                            o.s(")");
-                        }
-                        HandlerKey::CatchAll => o.s("catch_all"),
-                        HandlerKey::Unwind => o.s("unwind"),
-                        HandlerKey::Filter(a) => {
-                            o.s("filter (");
-                            push_attr(o, self.types, ctx, *a);
-                            o.s(")");
-                        }
-                        HandlerKey::Terminate => o.s("terminate"),
-                    }
-                    o.s(" : ");
-                    if let Some(&s) = succs.get(i) {
-                        self.succ(o, s);
-                    }
-                }
-                o.s("\n");
-                indent(o, depth);
-                o.s("]");
-            }
-            OpKind::BeginCleanup | OpKind::BeginCatch => {
-                o.s(" ");
-                self.vals_and_types(o, operands);
-                o.s(" -> ");
-                if results.len() == 1 {
-                    self.types_of(o, results);
-                } else {
-                    o.s("(");
-                    self.types_of(o, results);
-                    o.s(")");
-                }
-            }
-            OpKind::EndCleanup
-            | OpKind::EndCatch
-            | OpKind::ResumeFlat
-            | OpKind::FreeException
-            | OpKind::LifetimeStart
-            | OpKind::LifetimeEnd => {
-                o.s(" ");
-                self.vals_and_types(o, operands);
-            }
-            OpKind::EhLandingPad { cleanup, clauses } => {
-                if cleanup {
-                    o.s(" cleanup");
-                }
-                o.s(" [");
-                if let ExtraData::LandingPadClauses(cs) = dfg.extra(clauses) {
-                    for (i, c) in cs.iter().enumerate() {
-                        if i > 0 {
-                            o.s(", ");
-                        }
-                        match c {
-                            LandingPadClause::Catch(None) => o.s("null"),
-                            LandingPadClause::Catch(Some(s)) => self.sym(o, *s),
-                            LandingPadClause::Filter(types) => {
-                                o.s("filter [");
-                                for (j, s) in types.iter().enumerate() {
-                                    if j > 0 {
-                                        o.s(", ");
-                                    }
-                                    self.sym(o, *s);
-                                }
-                                o.s("]");
-                            }
-                        }
-                    }
-                }
-                o.s("] : (");
-                self.types_of(o, results);
-                o.s(")");
-            }
-            OpKind::EhTypeId { type_info } => {
-                o.s(" ");
-                self.sym(o, type_info);
-                o.s(" : ");
-                self.types_of(o, results);
-            }
-            OpKind::CatchSwitch { unwind_to_caller } => {
-                o.s(" within ");
-                self.parent(o, operands.first().copied());
-                let handlers = if unwind_to_caller {
-                    succs
-                } else {
-                    &succs[..succs.len().saturating_sub(1)]
-                };
-                o.s(" [");
-                self.succ_list(o, handlers);
-                o.s("] unwind to ");
-                match (unwind_to_caller, succs.last()) {
-                    (false, Some(&s)) => self.succ(o, s),
-                    _ => o.s("caller"),
-                }
-            }
-            OpKind::CatchPad {
-                type_desc,
-                adjectives,
-                has_slot,
-            } => {
-                o.s(" within ");
-                self.parent(o, operands.first().copied());
-                o.s(" [");
-                match type_desc.expand() {
-                    Some(s) => self.sym(o, s),
-                    None => o.s("null"),
-                }
-                o.s(", ");
-                o.u(adjectives as u64);
-                o.s(", ");
-                match (has_slot, operands.get(1)) {
-                    (true, Some(&slot)) => {
-                        self.val(o, slot);
-                        o.s(" : ");
-                        self.ty(o, dfg.value_type(slot));
-                    }
-                    _ => o.s("null"),
-                }
-                o.s("] : ");
-                self.types_of(o, results);
-            }
-            OpKind::CatchRet => {
-                o.s(" from ");
-                self.vals(o, operands);
-                o.s(" to ");
-                if let Some(&s) = succs.first() {
-                    self.succ(o, s);
-                }
-            }
-            OpKind::CleanupPad => {
-                o.s(" within ");
-                self.parent(o, operands.first().copied());
-                o.s(" : ");
-                self.types_of(o, results);
-            }
-            OpKind::CleanupRet => {
-                o.s(" from ");
-                self.vals(o, operands);
-                o.s(" unwind to ");
-                match succs.first() {
-                    Some(&s) => self.succ(o, s),
-                    None => o.s("caller"),
-                }
-            }
-        }
-    }
-
-    fn parent(&self, o: &mut Vec<u8>, parent: Option<Value>) {
-        match parent {
-            Some(v) => self.val(o, v),
-            None => o.s("none"),
-        }
-    }
 }
 
 /// The nesting depth past which indentation stops growing (`docs/syntax.md`), so the
@@ -1405,6 +757,23 @@ pub const MAX_INDENT_DEPTH: usize = 32;
 fn indent(o: &mut Vec<u8>, depth: usize) {
     const SPACES: &[u8; 2 * MAX_INDENT_DEPTH] = &[b' '; 2 * MAX_INDENT_DEPTH];
     o.extend_from_slice(&SPACES[..2 * depth.min(MAX_INDENT_DEPTH)]);
+}
+
+/// `attributes {a = V, b}` of a module or a function; with `bare_units`, an attribute
+/// whose value is `unit` prints as its name alone.
+fn push_attribute_dict(o: &mut Vec<u8>, attributes: &[ModuleAttribute], bare_units: bool) {
+    o.s("attributes {");
+    for (i, attribute) in attributes.iter().enumerate() {
+        if i > 0 {
+            o.s(", ");
+        }
+        o.s(&attribute.name);
+        if !(bare_units && attribute.value == "unit") {
+            o.s(" = ");
+            o.s(&attribute.value);
+        }
+    }
+    o.s("}");
 }
 
 /// Writes `@name`, quoting names that are not bare identifiers.
@@ -1449,187 +818,6 @@ fn push_string(o: &mut Vec<u8>, bytes: &[u8]) {
         }
     }
     o.push(b'"');
-}
-
-/// Writes a type.
-pub fn write_type(w: &mut dyn Write, ctx: &ModuleCtx, t: Type) -> io::Result<()> {
-    let mut o = Vec::new();
-    push_type(&mut o, ctx, t);
-    w.write_all(&o)
-}
-
-fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
-    // Recursion depth is bounded by type nesting, which the parser itself bounds.
-    match ctx.types.get(t) {
-        TypeData::Int { width, signed } => {
-            o.s(if *signed { "!s" } else { "!u" });
-            o.u(*width as u64);
-            o.s("i");
-        }
-        TypeData::Bool => o.s("!cir.bool"),
-        TypeData::Float => o.s("!cir.float"),
-        TypeData::Double => o.s("!cir.double"),
-        TypeData::Void => o.s("!void"),
-        TypeData::Ptr(p) => {
-            o.s("!cir.ptr<");
-            push_type(o, ctx, *p);
-            o.s(">");
-        }
-        TypeData::Array(e, n) => {
-            o.s("!cir.array<");
-            push_type(o, ctx, *e);
-            o.s(" x ");
-            o.u(*n);
-            o.s(">");
-        }
-        TypeData::Func {
-            params,
-            ret,
-            vararg,
-            abi,
-        } => {
-            o.s("!cir.func<(");
-            for (i, &p) in params.iter().enumerate() {
-                if i > 0 {
-                    o.s(", ");
-                }
-                push_type(o, ctx, p);
-                push_param_abi(o, abi.get(i).copied().unwrap_or_default());
-            }
-            if *vararg {
-                o.s(if params.is_empty() { "..." } else { ", ..." });
-            }
-            o.s(")");
-            if let Some(r) = ret {
-                o.s(" -> ");
-                push_type(o, ctx, *r);
-            }
-            o.s(">");
-        }
-        TypeData::Record(alias) => {
-            o.s("!");
-            o.s(ctx.name(*alias));
-        }
-        TypeData::EhToken => o.s("!cir.eh_token"),
-        TypeData::CleanupToken => o.s("!cir.cleanup_token"),
-        TypeData::CatchToken => o.s("!cir.catch_token"),
-    }
-}
-
-/// ` by_value` / ` by_value_result` after a parameter's type (nothing for the default).
-fn push_param_abi(o: &mut Vec<u8>, a: crate::types::ParamAbi) {
-    if a != crate::types::ParamAbi::Default {
-        o.s(" ");
-        o.s(a.keyword());
-    }
-}
-
-/// Writes an attribute, including its `: type` suffix when it has one.
-pub fn write_attr(w: &mut dyn Write, ctx: &ModuleCtx, a: Attr) -> io::Result<()> {
-    let mut o = Vec::new();
-    push_attr(&mut o, &mut TypeTexts::default(), ctx, a);
-    w.write_all(&o)
-}
-
-/// ` volatile align(N) ` of `cir.load` and `cir.store` (each part only when it applies).
-fn push_memory_flags(o: &mut Vec<u8>, align: u16, volatile: bool) {
-    o.s(" ");
-    if volatile {
-        o.s("volatile ");
-    }
-    if align != 0 {
-        o.s("align(");
-        o.u(align as u64);
-        o.s(") ");
-    }
-}
-
-/// `[a, b]`
-fn push_attr_list(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx, items: &[Attr]) {
-    o.s("[");
-    for (i, &x) in items.iter().enumerate() {
-        if i > 0 {
-            o.s(", ");
-        }
-        push_attr(o, types, ctx, x);
-    }
-    o.s("]");
-}
-
-fn push_attr(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx, a: Attr) {
-    match ctx.attrs.get(a) {
-        AttrData::Int { value, ty } => {
-            o.s("#cir.int<");
-            o.i(*value);
-            o.s("> : ");
-            o.b(types.get(ctx, *ty));
-        }
-        AttrData::Bool(b) => o.s(if *b { "#true" } else { "#false" }),
-        AttrData::Float { bits, ty } => {
-            let v = f64::from_bits(*bits);
-            if v.is_finite() {
-                let _ = write!(o, "#cir.fp<{v:?}> : ");
-            } else {
-                let _ = write!(o, "#cir.fp<0x{bits:016X}> : ");
-            }
-            o.b(types.get(ctx, *ty));
-        }
-        AttrData::Null(ty) => {
-            o.s("#cir.ptr<null> : ");
-            o.b(types.get(ctx, *ty));
-        }
-        AttrData::GlobalView {
-            symbol,
-            indices,
-            ty,
-        } => {
-            o.s("#cir.global_view<");
-            push_symbol(o, ctx.name(*symbol));
-            if !indices.is_empty() {
-                o.s(", [");
-                for (i, &x) in indices.iter().enumerate() {
-                    if i > 0 {
-                        o.s(", ");
-                    }
-                    o.i(x as i128);
-                    o.s(" : i32");
-                }
-                o.s("]");
-            }
-            o.s(">");
-            if let Some(t) = ty {
-                o.s(" : ");
-                o.b(types.get(ctx, *t));
-            }
-        }
-        AttrData::Str(s) => push_string(o, s),
-        AttrData::ConstArray { elements, ty } => {
-            o.s("#cir.const_array<");
-            match elements {
-                ConstArrayElements::Bytes(b) => {
-                    push_string(o, b);
-                    o.s(" : ");
-                    o.b(types.get(ctx, *ty));
-                }
-                ConstArrayElements::Attrs(items) => {
-                    push_attr_list(o, types, ctx, items);
-                }
-            }
-            o.s("> : ");
-            o.b(types.get(ctx, *ty));
-        }
-        AttrData::Zero(ty) => {
-            o.s("#cir.zero : ");
-            o.b(types.get(ctx, *ty));
-        }
-        AttrData::Undef(ty) => {
-            o.s("#cir.undef : ");
-            o.b(types.get(ctx, *ty));
-        }
-        AttrData::List(items) => {
-            push_attr_list(o, types, ctx, items);
-        }
-    }
 }
 
 /// The first entity an op of `func` refers to that `func` does not have (a value,
