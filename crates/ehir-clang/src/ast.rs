@@ -250,6 +250,9 @@ pub struct Node {
     /// The type of the operation of `+=` etc.
     #[serde(rename = "computeResultType")]
     pub compute_result_type: Option<QualType>,
+    /// The initializer of the elements an `InitListExpr` of an array leaves out.
+    #[serde(rename = "array_filler")]
+    pub array_filler: Children,
     /// The children.
     pub inner: Children,
     /// The byte offset of the node in the main file (resolved after reading, from `loc`
@@ -282,6 +285,7 @@ impl Drop for Children {
         let mut pending = std::mem::take(&mut self.0);
         while let Some(mut node) = pending.pop() {
             pending.append(&mut node.inner.0);
+            pending.append(&mut node.array_filler.0);
         }
     }
 }
@@ -300,6 +304,16 @@ impl Node {
     /// The `index`th child, null ones included.
     pub fn child(&self, index: usize) -> Option<&Node> {
         self.inner.get(index).filter(|n| !n.kind.is_empty())
+    }
+
+    /// The parts of an `InitListExpr`: the filler of the elements it leaves out and the
+    /// written initializers. (Clang's JSON writes both under `array_filler` when there
+    /// is a filler: the filler first, then the initializers.)
+    pub fn init_list_parts(&self) -> (Option<&Node>, Vec<&Node>) {
+        match self.array_filler.split_first() {
+            Some((filler, elements)) => (Some(filler), elements.iter().collect()),
+            None => (None, self.children().collect()),
+        }
     }
 
     /// Whether the node is a declaration.

@@ -1108,7 +1108,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// `{a, b, c}` for arrays and aggregates; elements with destructors are destroyed
     /// if a later one throws.
     fn init_list(&mut self, e: &'ast Node, ty: &CType, dest: Value) -> R<()> {
-        let elements: Vec<&'ast Node> = e.children().collect();
+        let (filler, elements) = e.init_list_parts();
         match ty.unqualified() {
             CType::Array(element, n) => {
                 let element_cir = self.cir(e, element)?;
@@ -1118,7 +1118,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 for i in 0..n.unwrap_or(elements.len() as u64) as usize {
                     let index = self.b.const_int(long, i as i128);
                     let address = self.b.ptr_stride(first, index);
-                    match elements.get(i) {
+                    match elements.get(i).copied().or(filler) {
                         Some(init) if init.kind != "ArrayInitLoopExpr" => {
                             self.init_into(init, address, true)?
                         }

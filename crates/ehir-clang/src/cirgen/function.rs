@@ -339,24 +339,28 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     }
 }
 
-/// Defines the globals generated code refers to, and static locals.
+/// Defines the globals generated code refers to, and static locals, that are not
+/// defined yet.
 pub fn define_globals(
     state: &mut State<'_>,
     mb: &mut ModuleBuilder,
 ) -> Result<(), Vec<Diagnostic>> {
     let mut errors = Vec::new();
-    let mut all: Vec<(String, &Node, bool)> = state
-        .global_order
-        .iter()
-        .map(|s| (s.clone(), state.globals[s], false))
-        .collect();
-    all.extend(
-        state
-            .static_locals
-            .iter()
-            .map(|(s, d)| (s.clone(), *d, true)),
-    );
-    for (symbol, decl, internal) in all {
+    loop {
+        let (globals_done, statics_done) = state.defined_globals;
+        let next = if globals_done < state.global_order.len() {
+            state.defined_globals.0 += 1;
+            let symbol = state.global_order[globals_done].clone();
+            let decl = state.globals[&symbol];
+            (symbol, decl, false)
+        } else if statics_done < state.static_locals.len() {
+            state.defined_globals.1 += 1;
+            let (symbol, decl) = state.static_locals[statics_done].clone();
+            (symbol, decl, true)
+        } else {
+            break;
+        };
+        let (symbol, decl, internal) = next;
         match global(state, mb, &symbol, decl, internal) {
             Ok(global) => {
                 mb.module_mut().add_global(global);
@@ -371,11 +375,11 @@ pub fn define_globals(
     }
 }
 
-fn global(
-    state: &mut State<'_>,
+fn global<'ast>(
+    state: &mut State<'ast>,
     mb: &mut ModuleBuilder,
     symbol: &str,
-    decl: &Node,
+    decl: &'ast Node,
     internal: bool,
 ) -> R<Global> {
     let ty = state.node_type(decl)?;
@@ -387,7 +391,7 @@ fn global(
     } else {
         let value = match decl.children().next() {
             None => Some(AttrData::Zero(cir)),
-            Some(init) => constant_initializer(mb, init, cir),
+            Some(init) => constant_initializer(state, mb, init, cir)?,
         };
         match value {
             Some(attr) => Some(mb.ctx().attrs.intern(attr)),
@@ -413,23 +417,37 @@ fn global(
 }
 
 /// The constant value of an initializer Clang folded or wrote as a literal: numbers,
-/// null pointers, string literals (as pointers or char arrays), arrays of those.
-fn constant_initializer(mb: &mut ModuleBuilder, init: &Node, ty: Type) -> Option<AttrData> {
+/// null pointers, string literals (as pointers or char arrays), addresses of globals
+/// and functions, arrays of those.
+fn constant_initializer<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    init: &'ast Node,
+    ty: Type,
+) -> R<Option<AttrData>> {
     let common = *mb.ctx().types.common();
     if init.kind == "InitListExpr" {
-        let element = match mb.ctx().types.get(ty) {
-            ehir_core::TypeData::Array(element, _) => *element,
-            _ => return None,
+        let (element, length) = match mb.ctx().types.get(ty) {
+            ehir_core::TypeData::Array(element, length) => (*element, *length),
+            _ => return Ok(None),
         };
+        let (filler, elements) = init.init_list_parts();
         let mut items = Vec::new();
-        for item in init.children() {
-            let value = constant_initializer(mb, item, element)?;
+        for index in 0..length as usize {
+            let value = match elements.get(index).copied().or(filler) {
+                Some(item) if item.kind == "ImplicitValueInitExpr" => Some(AttrData::Zero(element)),
+                Some(item) => constant_initializer(state, mb, item, element)?,
+                None => Some(AttrData::Zero(element)),
+            };
+            let Some(value) = value else {
+                return Ok(None);
+            };
             items.push(mb.ctx().attrs.intern(value));
         }
-        return Some(AttrData::ConstArray {
+        return Ok(Some(AttrData::ConstArray {
             elements: ehir_core::ConstArrayElements::Attrs(items),
             ty,
-        });
+        }));
     }
     let mut node = init;
     loop {
@@ -437,49 +455,104 @@ fn constant_initializer(mb: &mut ModuleBuilder, init: &Node, ty: Type) -> Option
             "ImplicitCastExpr" | "ConstantExpr" | "ParenExpr" | "CStyleCastExpr"
                 if node.value.is_none() =>
             {
-                node = node.children().next()?;
+                match node.children().next() {
+                    Some(inner) => node = inner,
+                    None => return Ok(None),
+                }
+            }
+            "UnaryOperator" if node.opcode.as_deref() == Some("&") => {
+                match node.children().next() {
+                    Some(inner) => node = inner,
+                    None => return Ok(None),
+                }
             }
             _ => break,
         }
     }
+    if node.kind == "DeclRefExpr"
+        && let Some(target) = node
+            .referenced_decl
+            .as_ref()
+            .and_then(|d| state.index.by_id.get(d.id.as_str()).copied())
+    {
+        // The address of a function or of a global.
+        let Some(symbol) = target.mangled_name.clone() else {
+            return Ok(None);
+        };
+        match target.kind.as_str() {
+            "FunctionDecl" => {
+                let callee = state.callee(mb.ctx(), target)?;
+                state
+                    .address_taken
+                    .push((symbol.clone(), callee.sig, callee.nothrow));
+            }
+            "VarDecl" => {
+                if !state.globals.contains_key(&symbol) {
+                    state.globals.insert(symbol.clone(), target);
+                    state.global_order.push(symbol.clone());
+                }
+            }
+            _ => return Ok(None),
+        }
+        let symbol = mb.ctx().sym(&symbol);
+        return Ok(Some(AttrData::GlobalView {
+            symbol,
+            indices: vec![],
+            ty: Some(ty),
+        }));
+    }
     if node.kind == "StringLiteral" {
-        let bytes = super::expr::unescape_string_literal(&node.value_text()?)?;
+        let Some(bytes) = node
+            .value_text()
+            .and_then(|t| super::expr::unescape_string_literal(&t))
+        else {
+            return Ok(None);
+        };
         if mb.ctx().types.is_ptr(ty) {
             let (symbol, _) = mb.string_literal(&bytes);
-            return Some(AttrData::GlobalView {
+            return Ok(Some(AttrData::GlobalView {
                 symbol,
                 indices: vec![],
                 ty: Some(ty),
-            });
+            }));
         }
         let mut with_nul = bytes;
         if let ehir_core::TypeData::Array(_, n) = mb.ctx().types.get(ty) {
             with_nul.resize(*n as usize, 0);
         }
-        return Some(AttrData::ConstArray {
+        return Ok(Some(AttrData::ConstArray {
             elements: ehir_core::ConstArrayElements::Bytes(with_nul),
             ty,
-        });
+        }));
     }
-    let text = node.value_text()?;
+    let Some(text) = node.value_text() else {
+        if node.kind == "CXXNullPtrLiteralExpr" || node.kind == "GNUNullExpr" {
+            return Ok(Some(AttrData::Zero(ty)));
+        }
+        return Ok(None);
+    };
     if ty == common.bool {
-        return Some(AttrData::Bool(text == "true" || text == "1"));
+        return Ok(Some(AttrData::Bool(text == "true" || text == "1")));
     }
     if mb.ctx().types.is_float(ty) {
-        let value: f64 = text.parse().ok()?;
-        return Some(AttrData::Float {
+        return Ok(text.parse::<f64>().ok().map(|value| AttrData::Float {
             bits: value.to_bits(),
             ty,
-        });
+        }));
     }
-    if node.kind == "CXXNullPtrLiteralExpr" || init.cast_kind.as_deref() == Some("NullToPointer") {
-        return Some(AttrData::Zero(ty));
+    if mb.ctx().types.is_ptr(ty) {
+        return Ok((text == "0").then_some(AttrData::Zero(ty)));
     }
     let value: i128 = match text.as_str() {
         "true" => 1,
         "false" => 0,
-        other => other.parse().ok()?,
+        other => match other.parse() {
+            Ok(v) => v,
+            Err(_) => return Ok(None),
+        },
     };
-    mb.ctx().types.int_info(ty)?;
-    Some(AttrData::Int { value, ty })
+    if mb.ctx().types.int_info(ty).is_none() {
+        return Ok(None);
+    }
+    Ok(Some(AttrData::Int { value, ty }))
 }

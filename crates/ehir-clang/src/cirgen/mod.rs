@@ -71,8 +71,10 @@ pub struct State<'ast> {
     pub globals: BTreeMap<String, &'ast Node>,
     /// Globals in the order they were first referenced.
     pub global_order: Vec<String>,
-    /// Static locals: symbol → (declaration, CIR type, constant initializer).
+    /// Static locals: symbol and declaration.
     pub static_locals: Vec<(String, &'ast Node)>,
+    /// How many globals (of `global_order`, then `static_locals`) are defined.
+    pub defined_globals: (usize, usize),
     /// Parsed types by their text.
     pub parsed: HashMap<String, CType>,
     /// Functions whose address is taken: name, signature, nothrow (declared in the
@@ -300,6 +302,7 @@ pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
         static_locals: Vec::new(),
         parsed: HashMap::new(),
         address_taken: Vec::new(),
+        defined_globals: (0, 0),
     };
     let mut mb = ModuleBuilder::new();
     let mut errors = Vec::new();
@@ -315,21 +318,27 @@ pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
             state.enqueue(symbol, Pending::Defined(decl));
         }
     }
+    // Functions, then the globals they use (whose initializers may use functions).
     let mut next = 0;
-    while next < state.queue.len() {
-        let pending = state.queue[next];
-        next += 1;
-        if let Err(e) = function::generate_function(&mut state, &mut mb, pending) {
-            errors.push(e);
+    loop {
+        while next < state.queue.len() {
+            let pending = state.queue[next];
+            next += 1;
+            if let Err(e) = function::generate_function(&mut state, &mut mb, pending) {
+                errors.push(e);
+            }
+        }
+        if let Err(mut es) = function::define_globals(&mut state, &mut mb) {
+            errors.append(&mut es);
+        }
+        if next == state.queue.len() {
+            break;
         }
     }
     for (name, sig, nothrow) in std::mem::take(&mut state.address_taken) {
         if let Err(e) = mb.declare_function(&name, sig, nothrow) {
             errors.push(e.to_diagnostic());
         }
-    }
-    if let Err(mut es) = function::define_globals(&mut state, &mut mb) {
-        errors.append(&mut es);
     }
     if !errors.is_empty() {
         errors.sort_by_key(|d| d.loc);
