@@ -492,19 +492,19 @@ impl<'ast> DeclIndex<'ast> {
                     }
                 }
                 "FunctionDecl" | "CXXMethodDecl" | "CXXConstructorDecl" | "CXXDestructorDecl"
-                | "CXXConversionDecl" => {
-                    if has_body(node) {
-                        let mut id = Some(node.id.as_str());
-                        while let Some(current) = id {
-                            self.definitions.insert(current, node);
-                            id = self
-                                .by_id
-                                .get(current)
-                                .and_then(|d| d.previous_decl.as_deref());
-                        }
-                        if node.main_offset.is_some() {
-                            self.main_definitions.push(node);
-                        }
+                | "CXXConversionDecl"
+                    if has_body(node) =>
+                {
+                    let mut id = Some(node.id.as_str());
+                    while let Some(current) = id {
+                        self.definitions.insert(current, node);
+                        id = self
+                            .by_id
+                            .get(current)
+                            .and_then(|d| d.previous_decl.as_deref());
+                    }
+                    if node.main_offset.is_some() {
+                        self.main_definitions.push(node);
                     }
                 }
                 "VarDecl" => self.globals.push(node),

@@ -41,8 +41,8 @@ fn a_deep_chain_of_additions_is_read_generated_and_run() {
         .unwrap_or_else(|ds| panic!("{:?}", ds.0.first()));
     drop(json);
     ehir_core::verifier::verify_module(&module).expect("verifies");
-    let outcome = ehir_interp::run_module(&module, &ehir_interp::RunConfig::default())
-        .expect("runs");
+    let outcome =
+        ehir_interp::run_module(&module, &ehir_interp::RunConfig::default()).expect("runs");
     assert!(outcome.runtime_error.is_none());
     assert_eq!(outcome.exit_status, (DEPTH % 256) as i32);
 }
@@ -52,7 +52,7 @@ fn a_shallow_chain_computes_the_same_way() {
     // The same generator at depth 3: `0 + 1 + 1 + 1` exits with 3.
     let module = ehir_clang::compile_json(&deep_json(3), "deep.cpp", EhAbi::Itanium)
         .unwrap_or_else(|ds| panic!("{:?}", ds.0.first()));
-    let outcome = ehir_interp::run_module(&module, &ehir_interp::RunConfig::default())
-        .expect("runs");
+    let outcome =
+        ehir_interp::run_module(&module, &ehir_interp::RunConfig::default()).expect("runs");
     assert_eq!(outcome.exit_status, 3);
 }

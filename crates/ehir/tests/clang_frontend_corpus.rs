@@ -104,7 +104,10 @@ fn check(src: &Path) -> Result<(), String> {
     if !build.status.success() {
         return Err(format!(
             "ehir build: {}",
-            String::from_utf8_lossy(&build.stderr).lines().next().unwrap_or("")
+            String::from_utf8_lossy(&build.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
         ));
     }
     let native = run_exe(&exe);
@@ -129,12 +132,13 @@ fn the_corpus_through_the_clang_front_end_matches_gxx() {
             "clang_frontend_passing.txt lists '{name}', which is not a corpus program"
         );
     }
-    let results: Vec<(String, Result<(), String>)> = programs
-        .par_iter()
-        .map(|p| (name(p), check(p)))
-        .collect();
+    let results: Vec<(String, Result<(), String>)> =
+        programs.par_iter().map(|p| (name(p), check(p))).collect();
     let passed = results.iter().filter(|(_, r)| r.is_ok()).count();
-    println!("clang front end: {passed} of {} programs pass", results.len());
+    println!(
+        "clang front end: {passed} of {} programs pass",
+        results.len()
+    );
     let mut problems = Vec::new();
     for (name, result) in &results {
         match (result, listed.contains(name)) {

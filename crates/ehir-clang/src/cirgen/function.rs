@@ -259,11 +259,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             self.push_member_destruction()?;
         }
         self.stmt(body)?;
-        if !self.b.is_terminated() {
-            self.b.pop_cleanups_to(depth);
-        } else {
-            self.b.pop_cleanups_to(depth);
-        }
+        self.b.pop_cleanups_to(depth);
         Ok(())
     }
 

@@ -3,7 +3,6 @@
 //! assignments, `new` and `delete`.
 
 use super::class::call_function;
-use super::expr::is_glvalue;
 use super::function::{FnGen, Local};
 use super::{R, error, unsupported};
 use crate::ast::Node;
@@ -38,10 +37,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     /// The destructor to run for a type, how many elements (arrays), and the element's
     /// CIR type for arrays.
-    fn destruction(
-        &mut self,
-        ty: &CType,
-    ) -> R<Option<(super::class::Callee, Option<u64>, Option<ehir_core::Type>)>> {
+    fn destruction(&mut self, ty: &CType) -> R<Option<Destruction>> {
         let decl = self.decl;
         let (class, count, element) = match ty.unqualified() {
             CType::Named(class) => (class.clone(), None, None),
@@ -348,14 +344,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 call_function(b, delete, &delete_args);
             })
         });
-        if is_glvalue(initializer)
-            || self.st.is_class(&object_ty)
-            || initializer.kind == "InitListExpr"
-        {
-            self.init_into(initializer, object, true)?;
-        } else {
-            self.init_into(initializer, object, true)?;
-        }
+        self.init_into(initializer, object, true)?;
         if let Some(guard) = guard {
             self.b.deactivate_cleanup(guard);
         }
@@ -418,6 +407,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         self.checked(e)
     }
 }
+
+/// How to destroy an object: its destructor, and for arrays the element count and CIR
+/// element type.
+type Destruction = (super::class::Callee, Option<u64>, Option<ehir_core::Type>);
 
 /// Calls a destructor on one object, or on `count` array elements, last first.
 fn destroy_elements(
