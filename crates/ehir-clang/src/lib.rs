@@ -63,3 +63,20 @@ pub fn compile_json(json: &str, main_file: &str, abi: EhAbi) -> Result<Module, D
         cirgen::generate(&root, abi).map_err(Diagnostics)
     })
 }
+
+/// The Itanium layouts of the classes defined in `main_file`, from Clang's JSON AST of
+/// it (or, per class, why it has none).
+pub fn class_layouts(
+    json: &str,
+    main_file: &str,
+    abi: EhAbi,
+) -> Result<
+    std::collections::BTreeMap<String, Result<cirgen::class::ClassLayout, Diagnostic>>,
+    Diagnostics,
+> {
+    stacker::grow(COMPILE_STACK, || {
+        let root = ast::read_translation_unit(json, main_file)
+            .map_err(|e| Diagnostics(vec![Diagnostic::error(Loc::NONE, e.to_string())]))?;
+        Ok(cirgen::class_layouts(&root, abi))
+    })
+}

@@ -61,6 +61,9 @@ pub struct ClassLayout {
     /// Passed and returned in registers by the C ABI (trivial copy constructor and
     /// destructor).
     pub by_value: bool,
+    /// For an empty class: the empty subobjects at each offset (itself included), which
+    /// another empty subobject of the same type may not share.
+    pub empty_subobjects: Vec<(u64, String)>,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -113,6 +116,8 @@ impl<'ast> State<'ast> {
         let mut placed: Vec<(u64, Type, u64, u64)> = Vec::new();
         let mut bases = Vec::new();
         let (mut dsize, mut align) = (0u64, 1u64);
+        // Empty subobjects placed so far: (offset, class).
+        let mut empty_at: Vec<(u64, String)> = Vec::new();
         for base in &class.bases {
             if base.is_virtual {
                 return unsupported(class, format!("virtual base classes (class '{name}')"));
@@ -123,7 +128,19 @@ impl<'ast> State<'ast> {
             };
             let base_layout = self.layout(ctx, class, &base_name)?;
             let offset = if base_layout.empty {
-                0
+                // Two empty subobjects of one type never share an address.
+                let mut offset = 0;
+                while empty_at.contains(&(offset, base_name.clone())) {
+                    offset += 1;
+                }
+                empty_at.push((offset, base_name.clone()));
+                for inner in &base_layout.empty_subobjects {
+                    empty_at.push((offset + inner.0, inner.1.clone()));
+                }
+                if offset > 0 {
+                    dsize = dsize.max(offset + 1);
+                }
+                offset
             } else {
                 let offset = align_up(dsize, base_layout.align);
                 placed.push((offset, base_layout.cir, base_layout.size, base_layout.align));
@@ -150,7 +167,15 @@ impl<'ast> State<'ast> {
             let ty = self.node_type(field)?;
             let (size, field_align) = self.size_align(ctx, field, &ty)?;
             let cir = self.cir_type(ctx, field, &ty)?;
-            let offset = align_up(dsize, field_align);
+            let mut offset = align_up(dsize, field_align);
+            if let CType::Named(field_class) = ty.unqualified()
+                && self.layout(ctx, field, field_class)?.empty
+            {
+                while empty_at.contains(&(offset, field_class.clone())) {
+                    offset += field_align;
+                }
+                empty_at.push((offset, field_class.clone()));
+            }
             placed.push((offset, cir, size, field_align));
             dsize = offset + size;
             align = align.max(field_align);
@@ -219,6 +244,13 @@ impl<'ast> State<'ast> {
             bases,
             trivial_dtor: data.dtor.trivial,
             by_value: data.dtor.trivial && data.copy_ctor.trivial,
+            empty_subobjects: if data.is_empty {
+                let mut own = empty_at.clone();
+                own.push((0, name.to_string()));
+                own
+            } else {
+                Vec::new()
+            },
         });
         self.layouts.insert(name.to_string(), layout.clone());
         Ok(layout)

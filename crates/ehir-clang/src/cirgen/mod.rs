@@ -287,23 +287,51 @@ pub enum ResultAbi {
     Indirect(Type),
 }
 
+/// The layouts of the classes defined in the main file, by qualified name (or why a
+/// class has none).
+pub fn class_layouts(root: &Node, abi: EhAbi) -> BTreeMap<String, R<ClassLayout>> {
+    let mut state = State::new(root, abi);
+    let mut mb = ModuleBuilder::new();
+    let mut names: Vec<(String, &Node)> = state
+        .index
+        .classes
+        .iter()
+        .filter(|(_, node)| node.main_offset.is_some())
+        .map(|(name, node)| (name.clone(), *node))
+        .collect();
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    names
+        .into_iter()
+        .map(|(name, node)| {
+            let layout = state.layout(mb.ctx(), node, &name).map(|l| (*l).clone());
+            (name, layout)
+        })
+        .collect()
+}
+
+impl<'ast> State<'ast> {
+    /// A generator state for a translation unit.
+    pub fn new(root: &'ast Node, abi: EhAbi) -> Self {
+        State {
+            index: DeclIndex::build(root),
+            abi,
+            layouts: HashMap::new(),
+            queue: Vec::new(),
+            queued: HashSet::new(),
+            typeinfos: BTreeMap::new(),
+            globals: BTreeMap::new(),
+            global_order: Vec::new(),
+            static_locals: Vec::new(),
+            parsed: HashMap::new(),
+            address_taken: Vec::new(),
+            defined_globals: (0, 0),
+        }
+    }
+}
+
 /// Generates the module of a translation unit.
 pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
-    let index = DeclIndex::build(root);
-    let mut state = State {
-        index,
-        abi,
-        layouts: HashMap::new(),
-        queue: Vec::new(),
-        queued: HashSet::new(),
-        typeinfos: BTreeMap::new(),
-        globals: BTreeMap::new(),
-        global_order: Vec::new(),
-        static_locals: Vec::new(),
-        parsed: HashMap::new(),
-        address_taken: Vec::new(),
-        defined_globals: (0, 0),
-    };
+    let mut state = State::new(root, abi);
     let mut mb = ModuleBuilder::new();
     let mut errors = Vec::new();
     let roots: Vec<&Node> = state
