@@ -296,26 +296,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let object_cir = self.cir(e, &object_ty)?;
         let pointer_cir = self.b.ctx.types.ptr(object_cir);
         if let Some(count_expr) = size_expr {
-            if self.destruction(&object_ty)?.is_some()
-                || initializer.is_some_and(|i| i.kind == "CXXConstructExpr")
-            {
-                return unsupported(e, "new[] of classes with constructors or destructors");
-            }
-            let count_ty = self.ty(count_expr)?;
-            let count = self.scalar(count_expr)?;
-            let count = self.convert(
-                e,
-                count,
-                &count_ty,
-                &CType::Builtin(crate::types::Builtin::ULong),
-            )?;
-            let element_size = self.b.const_int(size_t, size as i128);
-            let bytes = self.b.binop(ehir_core::BinaryOp::Mul, count, element_size);
-            let raw = call_function(&mut self.b, new_callee, &[bytes]);
-            let Some(raw) = raw else {
-                return error(e, "operator new without a result");
-            };
-            return Ok(self.b.cast(CastKind::Bitcast, raw, pointer_cir));
+            return self.new_array(e, new_callee, &object_ty, count_expr, initializer);
         }
         let bytes = self.b.const_int(size_t, size as i128);
         let raw = call_function(&mut self.b, new_callee, &[bytes]);
@@ -351,6 +332,129 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(object)
     }
 
+    /// `new T[n]`: for a class with a destructor, a cookie (the element count, 8 bytes)
+    /// precedes the elements; elements are constructed in order and, if one throws,
+    /// those built are destroyed (last first) and the storage is released.
+    fn new_array(
+        &mut self,
+        e: &'ast Node,
+        new_callee: super::class::Callee,
+        element_ty: &CType,
+        count_expr: &'ast Node,
+        initializer: Option<&'ast Node>,
+    ) -> R<Value> {
+        let size_t = self.b.ctx.types.common().u64;
+        let u8_ty = self.b.ctx.types.common().u8;
+        let (element_size, _) = self.st.size_align(self.b.ctx, e, element_ty)?;
+        let element_cir = self.cir(e, element_ty)?;
+        let element_ptr = self.b.ctx.types.ptr(element_cir);
+        let destruction = self.destruction(element_ty)?;
+        let cookie = if destruction.is_some() { 8 } else { 0 };
+        let count_ty = self.ty(count_expr)?;
+        let count = self.scalar(count_expr)?;
+        let count = self.convert(
+            e,
+            count,
+            &count_ty,
+            &CType::Builtin(crate::types::Builtin::ULong),
+        )?;
+        let element_size_value = self.b.const_int(size_t, element_size as i128);
+        let bytes = self
+            .b
+            .binop(ehir_core::BinaryOp::Mul, count, element_size_value);
+        let cookie_value = self.b.const_int(size_t, cookie as i128);
+        let bytes = self.b.binop(ehir_core::BinaryOp::Add, bytes, cookie_value);
+        let Some(raw) = call_function(&mut self.b, new_callee, &[bytes]) else {
+            return error(e, "operator new[] without a result");
+        };
+        let array = if cookie > 0 {
+            let size_ptr = self.b.ctx.types.ptr(size_t);
+            let count_slot = self.b.cast(CastKind::Bitcast, raw, size_ptr);
+            self.b.store(count, count_slot, 8);
+            let byte_ptr = self.b.ctx.types.ptr(u8_ty);
+            let bytes_at = self.b.cast(CastKind::Bitcast, raw, byte_ptr);
+            let long = self.b.ctx.types.common().s64;
+            let eight = self.b.const_int(long, cookie as i128);
+            let first = self.b.ptr_stride(bytes_at, eight);
+            self.b.cast(CastKind::Bitcast, first, element_ptr)
+        } else {
+            self.b.cast(CastKind::Bitcast, raw, element_ptr)
+        };
+        let constructor = match initializer {
+            None => None,
+            Some(init) if init.kind == "CXXConstructExpr" => {
+                let Some(class) = element_ty.name().map(str::to_string) else {
+                    return unsupported(init, "new[] with a constructor of a non-class");
+                };
+                let ctor_type = init
+                    .ctor_type
+                    .as_ref()
+                    .map(|q| q.qual_type.clone())
+                    .unwrap_or_default();
+                let ctor = self.st.constructor(init, &class, &ctor_type)?;
+                if init.children().next().is_some() {
+                    return unsupported(init, "new[] with constructor arguments");
+                }
+                if self.is_trivial_special_member(init, &class, ctor)? {
+                    None
+                } else {
+                    Some(self.st.callee(self.b.ctx, ctor)?)
+                }
+            }
+            Some(init) => {
+                return unsupported(init, format!("new[] initialized by '{}'", init.kind));
+            }
+        };
+        let Some(constructor) = constructor else {
+            return Ok(array);
+        };
+        let delete = match e
+            .operator_delete_decl
+            .as_ref()
+            .and_then(|d| self.st.index.by_id.get(d.id.as_str()).copied())
+        {
+            Some(decl) => Some(self.st.callee(self.b.ctx, decl)?),
+            None => None,
+        };
+        let release = delete.map(|delete| {
+            let args = if self.takes_size(delete) {
+                vec![raw, bytes]
+            } else {
+                vec![raw]
+            };
+            self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                call_function(b, delete, &args);
+            })
+        });
+        // The number of elements constructed so far.
+        let built = self.b.alloca(size_t, "arrayinit.built", true, 8);
+        let zero = self.b.const_int(size_t, 0);
+        self.b.store(zero, built, 8);
+        let depth = self.b.cleanup_depth();
+        if let Some((dtor, _, _)) = destruction {
+            self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                destroy_backwards(b, dtor, array, built);
+            });
+        }
+        let lp = self.b.begin_while();
+        let done = self.b.load(built, 8);
+        let more = self.b.cmp(ehir_core::CmpPredicate::Lt, done, count);
+        lp.condition(&mut self.b, more);
+        let index = self.b.load(built, 8);
+        let element = self.b.ptr_stride(array, index);
+        call_function(&mut self.b, constructor, &[element]);
+        let one = self.b.const_int(size_t, 1);
+        let next = self.b.binop(ehir_core::BinaryOp::Add, index, one);
+        self.b.store(next, built, 8);
+        lp.end_body(&mut self.b);
+        self.b.pop_cleanups_to(depth);
+        if let Some(release) = release {
+            self.b.deactivate_cleanup(release);
+        }
+        self.checked(e)?;
+        Ok(array)
+    }
+
     /// Whether an `operator delete` takes the size too (sized deallocation).
     fn takes_size(&self, delete: super::class::Callee) -> bool {
         self.b
@@ -375,10 +479,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             return unsupported(e, "delete without a known operator delete");
         };
         let destruction = self.destruction(&object_ty)?;
-        if e.is_array && destruction.is_some() {
-            return unsupported(e, "delete[] of classes with destructors");
-        }
         let pointer = self.scalar(operand)?;
+        if e.is_array
+            && let Some((dtor, _, _)) = destruction
+        {
+            return self.delete_array(e, delete_decl, &object_ty, dtor, pointer);
+        }
         let delete = self.st.callee(self.b.ctx, delete_decl)?;
         let pointer_cir = self.b.value_type(pointer);
         let null = self.b.const_null(pointer_cir);
@@ -406,6 +512,77 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         self.b.end_if();
         self.checked(e)
     }
+}
+
+impl<'ast> FnGen<'_, 'ast, '_> {
+    /// `delete[] p` of a class with a destructor: the count from the cookie, the
+    /// elements destroyed last first, the storage released (even if a destructor throws).
+    fn delete_array(
+        &mut self,
+        e: &'ast Node,
+        delete_decl: &'ast Node,
+        element_ty: &CType,
+        dtor: super::class::Callee,
+        pointer: Value,
+    ) -> R<()> {
+        let delete = self.st.callee(self.b.ctx, delete_decl)?;
+        let size_t = self.b.ctx.types.common().u64;
+        let u8_ty = self.b.ctx.types.common().u8;
+        let (element_size, _) = self.st.size_align(self.b.ctx, e, element_ty)?;
+        let pointer_cir = self.b.value_type(pointer);
+        let null = self.b.const_null(pointer_cir);
+        let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, pointer, null);
+        self.b.begin_if(not_null, false);
+        let byte_ptr = self.b.ctx.types.ptr(u8_ty);
+        let bytes_at = self.b.cast(CastKind::Bitcast, pointer, byte_ptr);
+        let long = self.b.ctx.types.common().s64;
+        let back = self.b.const_int(long, -8);
+        let cookie = self.b.ptr_stride(bytes_at, back);
+        let size_ptr = self.b.ctx.types.ptr(size_t);
+        let count_slot = self.b.cast(CastKind::Bitcast, cookie, size_ptr);
+        let count = self.b.load(count_slot, 8);
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let raw = self.b.cast(CastKind::Bitcast, cookie, void_ptr);
+        let args = if self.takes_size(delete) {
+            let element_size = self.b.const_int(size_t, element_size as i128);
+            let bytes = self.b.binop(ehir_core::BinaryOp::Mul, count, element_size);
+            let eight = self.b.const_int(size_t, 8);
+            vec![raw, self.b.binop(ehir_core::BinaryOp::Add, bytes, eight)]
+        } else {
+            vec![raw]
+        };
+        let left = self.b.alloca(size_t, "arraydestroy.left", true, 8);
+        self.b.store(count, left, 8);
+        self.b.push_cleanup(CleanupKind::All, move |b| {
+            call_function(b, delete, &args);
+        });
+        destroy_backwards(&mut self.b, dtor, pointer, left);
+        self.b.pop_cleanup();
+        self.b.end_if();
+        self.checked(e)
+    }
+}
+
+/// Destroys elements `[0, *left)` of an array, last first, decrementing `*left`.
+fn destroy_backwards(
+    b: &mut ehir_builder::FunctionBuilder<'_>,
+    dtor: super::class::Callee,
+    array: Value,
+    left: Value,
+) {
+    let size_t = b.ctx.types.common().u64;
+    let lp = b.begin_while();
+    let remaining = b.load(left, 8);
+    let zero = b.const_int(size_t, 0);
+    let more = b.cmp(ehir_core::CmpPredicate::Gt, remaining, zero);
+    lp.condition(b, more);
+    let remaining = b.load(left, 8);
+    let one = b.const_int(size_t, 1);
+    let index = b.binop(ehir_core::BinaryOp::Sub, remaining, one);
+    b.store(index, left, 8);
+    let element = b.ptr_stride(array, index);
+    call_function(b, dtor, &[element]);
+    lp.end_body(b);
 }
 
 /// How to destroy an object: its destructor, and for arrays the element count and CIR
