@@ -105,6 +105,23 @@ impl<'ast> State<'ast> {
             return Ok(layout.clone());
         }
         let class = self.class_node(node, name)?;
+        if !self.laying_out.insert(name.to_string()) {
+            return unsupported(node, format!("class '{name}' contains itself"));
+        }
+        let layout = self.compute_layout(ctx, class, name);
+        self.laying_out.remove(name);
+        let layout = Rc::new(layout?);
+        self.layouts.insert(name.to_string(), layout.clone());
+        Ok(layout)
+    }
+
+    /// Computes the layout of a class and declares its record.
+    fn compute_layout(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        class: &'ast Node,
+        name: &str,
+    ) -> R<ClassLayout> {
         let data = class.definition_data.clone().unwrap_or_default();
         if data.is_polymorphic {
             return unsupported(class, format!("virtual functions (class '{name}')"));
@@ -232,7 +249,7 @@ impl<'ast> State<'ast> {
             fields: Some(record_fields),
             loc: Loc::NONE,
         });
-        let layout = Rc::new(ClassLayout {
+        Ok(ClassLayout {
             name: name.to_string(),
             cir: ctx.types.record(alias),
             size,
@@ -251,9 +268,7 @@ impl<'ast> State<'ast> {
             } else {
                 Vec::new()
             },
-        });
-        self.layouts.insert(name.to_string(), layout.clone());
-        Ok(layout)
+        })
     }
 
     /// The destructor of a class when it is not trivial (queued for generation).

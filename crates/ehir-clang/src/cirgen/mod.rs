@@ -77,6 +77,8 @@ pub struct State<'ast> {
     pub defined_globals: (usize, usize),
     /// Parsed types by their text.
     pub parsed: HashMap<String, CType>,
+    /// Classes whose layout is being computed.
+    pub laying_out: HashSet<String>,
     /// Functions whose address is taken: name, signature, nothrow (declared in the
     /// module unless defined).
     pub address_taken: Vec<(String, Type, bool)>,
@@ -167,7 +169,15 @@ impl<'ast> State<'ast> {
             },
             CType::Const(inner) => self.cir_type(ctx, node, inner)?,
             CType::Pointer(inner) | CType::Reference(inner) => {
-                let pointee = self.cir_type(ctx, node, inner)?;
+                let pointee = match inner.unqualified() {
+                    // A class pointing to itself (or to a class whose layout is being
+                    // computed): its record by name, declared when its layout is done.
+                    CType::Named(name) if self.laying_out.contains(name) => {
+                        let alias = ctx.sym(&ehir_core::abi::records::record_alias(name));
+                        ctx.types.record(alias)
+                    }
+                    _ => self.cir_type(ctx, node, inner)?,
+                };
                 ctx.types.ptr(pointee)
             }
             CType::Array(element, n) => {
@@ -175,6 +185,21 @@ impl<'ast> State<'ast> {
                 ctx.types.array(element, n.unwrap_or(0))
             }
             CType::Function(f) => self.function_cir_type(ctx, node, f, None)?,
+            CType::Named(name) if self.class_node(node, name).is_err() => {
+                // An incomplete class (only pointed to): an opaque record.
+                let alias = ctx.sym(&ehir_core::abi::records::record_alias(name));
+                if ctx.record(alias).is_none() {
+                    let record_name = ctx.sym(name);
+                    ctx.declare_record(ehir_core::RecordDecl {
+                        alias,
+                        kind: ehir_core::RecordKind::Struct,
+                        name: record_name,
+                        fields: None,
+                        loc: Loc::NONE,
+                    });
+                }
+                ctx.types.record(alias)
+            }
             CType::Named(name) => self.layout(ctx, node, name)?.cir,
         })
     }
@@ -323,6 +348,7 @@ impl<'ast> State<'ast> {
             global_order: Vec::new(),
             static_locals: Vec::new(),
             parsed: HashMap::new(),
+            laying_out: HashSet::new(),
             address_taken: Vec::new(),
             defined_globals: (0, 0),
         }
