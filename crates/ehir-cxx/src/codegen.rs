@@ -11,8 +11,8 @@ use crate::program::{
 use crate::sema::{Callee, Conv, LocalId, Sema, TExpr, TK};
 use crate::types::{ClassId, Ty, TyKind};
 use ehir_core::{
-    AttrData, BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, ExtraData, Function,
-    Linkage, Loc, ModuleCtx, OpKind, Symbol, Type, UnaryOp,
+    AttrData, BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, Function, Linkage, Loc,
+    ModuleCtx, OpKind, Symbol, Type, UnaryOp,
 };
 use std::collections::HashMap;
 
@@ -287,19 +287,6 @@ impl<'a, 'm> FnGen<'a, 'm> {
         self.b.exit_region_yielding(&vb);
         self.b.end_conditional();
         Ok(self.b.result(t, 0))
-    }
-
-    /// Opens a `cir.case` of `kind` with `values` and enters its region.
-    fn enter_case(&mut self, kind: ehir_core::CaseKind, values: Vec<ehir_core::Attr>) {
-        let values = self
-            .b
-            .func_mut()
-            .dfg
-            .make_extra(ExtraData::CaseValues(values));
-        let op = self
-            .b
-            .create_region_op(OpKind::Case { kind, values }, &[], &[], 1);
-        self.b.enter_region(op, 0, false);
     }
 
     fn lvalue_or_throw(&mut self, e: &TExpr) -> R<Vec<Value>> {
@@ -1488,7 +1475,7 @@ impl<'a, 'm> FnGen<'a, 'm> {
                         .ctx
                         .attrs
                         .intern(AttrData::Int { value: val, ty: ct });
-                    self.enter_case(ehir_core::CaseKind::Equal, vec![a]);
+                    self.b.enter_case(ehir_core::CaseKind::Equal, vec![a]);
                     in_case = true;
                 }
                 Stmt::Default(dloc) => {
@@ -1499,7 +1486,7 @@ impl<'a, 'm> FnGen<'a, 'm> {
                     if in_case {
                         self.b.exit_region();
                     }
-                    self.enter_case(ehir_core::CaseKind::Default, vec![]);
+                    self.b.enter_case(ehir_core::CaseKind::Default, vec![]);
                     in_case = true;
                 }
                 other => self.stmt(other)?,

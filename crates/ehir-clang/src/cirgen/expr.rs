@@ -165,10 +165,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     /// The value of a scalar expression.
     pub fn scalar(&mut self, e: &'ast Node) -> R<Value> {
+        self.nested(e, |generator| generator.scalar_inner(e))
+    }
+
+    /// Builds what `e` needs on a stack grown as needed (expressions nest without
+    /// bound), then reports builder errors at `e`.
+    pub fn nested<T>(&mut self, e: &Node, build: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
         stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-            let value = self.scalar_inner(e)?;
+            let result = build(self)?;
             self.checked(e)?;
-            Ok(value)
+            Ok(result)
         })
     }
 
@@ -652,11 +658,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     /// The address of an lvalue (or xvalue).
     pub fn lvalue(&mut self, e: &'ast Node) -> R<Value> {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-            let value = self.lvalue_inner(e)?;
-            self.checked(e)?;
-            Ok(value)
-        })
+        self.nested(e, |generator| generator.lvalue_inner(e))
     }
 
     fn lvalue_inner(&mut self, e: &'ast Node) -> R<Value> {
@@ -953,9 +955,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// destination's destruction is someone else's business (a variable, the exception
     /// object, a returned object), so a bound temporary registers no cleanup.
     pub fn init_into(&mut self, e: &'ast Node, dest: Value, externally_destructed: bool) -> R<()> {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-            self.init_into_inner(e, dest, externally_destructed)?;
-            self.checked(e)
+        self.nested(e, |generator| {
+            generator.init_into_inner(e, dest, externally_destructed)
         })
     }
 

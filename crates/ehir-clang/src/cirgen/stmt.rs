@@ -5,18 +5,15 @@
 use super::expr::strip_parens;
 use super::function::{FnGen, Local};
 use super::{R, error, loc_of, unsupported};
-use crate::ast::{Node, RED_ZONE, STACK_SEGMENT};
+use crate::ast::Node;
 use crate::types::CType;
-use ehir_core::{AttrData, CaseKind, CleanupKind, ExtraData, OpKind};
+use ehir_core::{AttrData, CaseKind, CleanupKind, OpKind};
 
 impl<'ast> FnGen<'_, 'ast, '_> {
     /// Emits a statement.
     pub fn stmt(&mut self, s: &'ast Node) -> R<()> {
-        stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
-            self.b.set_loc(loc_of(s));
-            self.stmt_inner(s)?;
-            self.checked(s)
-        })
+        self.b.set_loc(loc_of(s));
+        self.nested(s, |generator| generator.stmt_inner(s))
     }
 
     fn stmt_inner(&mut self, s: &'ast Node) -> R<()> {
@@ -372,7 +369,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                             self.b.exit_region();
                         }
                         let attr = self.b.ctx.attrs.intern(AttrData::Int { value, ty: cir });
-                        self.enter_case(CaseKind::Equal, vec![attr]);
+                        self.b.enter_case(CaseKind::Equal, vec![attr]);
                         in_case = true;
                         match current.children().nth(1) {
                             Some(inner) => current = inner,
@@ -383,7 +380,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                         if in_case {
                             self.b.exit_region();
                         }
-                        self.enter_case(CaseKind::Default, vec![]);
+                        self.b.enter_case(CaseKind::Default, vec![]);
                         in_case = true;
                         match current.children().next() {
                             Some(inner) => current = inner,
@@ -412,18 +409,6 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         self.b.exit_region();
         self.b.exit_scope();
         Ok(())
-    }
-
-    fn enter_case(&mut self, kind: CaseKind, values: Vec<ehir_core::Attr>) {
-        let values = self
-            .b
-            .func_mut()
-            .dfg
-            .make_extra(ExtraData::CaseValues(values));
-        let op = self
-            .b
-            .create_region_op(OpKind::Case { kind, values }, &[], &[], 1);
-        self.b.enter_region(op, 0, false);
     }
 }
 
