@@ -253,6 +253,9 @@ pub struct Node {
     /// The initializer of the elements an `InitListExpr` of an array leaves out.
     #[serde(rename = "array_filler")]
     pub array_filler: Children,
+    /// The template a function instantiation was instantiated from (an id).
+    #[serde(rename = "TemplateInstantiationPattern")]
+    pub template_instantiation_pattern: Option<String>,
     /// The children.
     pub inner: Children,
     /// The byte offset of the node in the main file (resolved after reading, from `loc`
@@ -428,6 +431,24 @@ pub struct DeclIndex<'ast> {
     pub enumerators: HashMap<&'ast str, i128>,
 }
 
+/// The name of a class as Clang prints it in types: `A`, or for a template
+/// specialization its arguments too (`Box<int, 3>`).
+pub fn class_name(node: &Node) -> Option<String> {
+    let name = node.name.clone()?;
+    if node.kind != "ClassTemplateSpecializationDecl" {
+        return Some(name);
+    }
+    let mut arguments = Vec::new();
+    for argument in node.children().filter(|c| c.kind == "TemplateArgument") {
+        match (&argument.ty, argument.value_text()) {
+            (Some(ty), _) => arguments.push(ty.qual_type.clone()),
+            (None, Some(value)) => arguments.push(value),
+            (None, None) => return None,
+        }
+    }
+    Some(format!("{name}<{}>", arguments.join(", ")))
+}
+
 /// Whether a function declaration node has a body.
 pub fn has_body(node: &Node) -> bool {
     node.children()
@@ -463,10 +484,18 @@ impl<'ast> DeclIndex<'ast> {
                         self.visit(child, &inner, None);
                     }
                 }
+                "ClassTemplateDecl" => {
+                    // The specializations Clang instantiated; the pattern is not code.
+                    for child in node.children() {
+                        if child.kind == "ClassTemplateSpecializationDecl" {
+                            self.visit(child, prefix, class);
+                        }
+                    }
+                }
                 "CXXRecordDecl" | "ClassTemplateSpecializationDecl" if !node.is_implicit => {
-                    let Some(name) = &node.name else { return };
+                    let Some(name) = class_name(node) else { return };
                     let qualified = format!("{prefix}{name}");
-                    if node.complete_definition && node.kind == "CXXRecordDecl" {
+                    if node.complete_definition {
                         self.classes.insert(qualified.clone(), node);
                     }
                     let inner = format!("{qualified}::");
@@ -503,8 +532,18 @@ impl<'ast> DeclIndex<'ast> {
                             .get(current)
                             .and_then(|d| d.previous_decl.as_deref());
                     }
-                    if node.main_offset.is_some() {
+                    // Instantiations of templates are generated when used.
+                    if node.main_offset.is_some() && node.template_instantiation_pattern.is_none() {
                         self.main_definitions.push(node);
+                    }
+                }
+                "FunctionTemplateDecl" => {
+                    // The instantiations Clang made (they have mangled names); the
+                    // pattern itself is not code.
+                    for child in node.children() {
+                        if child.mangled_name.is_some() {
+                            self.visit(child, prefix, class);
+                        }
                     }
                 }
                 "VarDecl" => self.globals.push(node),

@@ -216,6 +216,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             "ParenExpr" | "CXXDefaultArgExpr" | "CXXDefaultInitExpr" => {
                 self.scalar(self.operand(e, 0)?)
             }
+            "SubstNonTypeTemplateParmExpr" => self.scalar(replacement(e)?),
             "ConstantExpr" => {
                 let ty = self.ty(e)?;
                 match (e.value_text(), ty.unqualified()) {
@@ -742,6 +743,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 }
             }
             "CXXDefaultArgExpr" | "CXXDefaultInitExpr" => self.lvalue(self.operand(e, 0)?),
+            "SubstNonTypeTemplateParmExpr" => self.lvalue(replacement(e)?),
             other => unsupported(e, other),
         }
     }
@@ -1442,6 +1444,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         };
         self.checked(e)?;
         Ok(result_slot.or(result))
+    }
+}
+
+/// The expression a use of a non-type template parameter stands for in an
+/// instantiation (the child that is not the parameter's declaration).
+fn replacement(e: &Node) -> R<&Node> {
+    match e.children().find(|c| !c.is_decl()) {
+        Some(inner) => Ok(inner),
+        None => error(e, "a template parameter without its value"),
     }
 }
 
