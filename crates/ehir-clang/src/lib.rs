@@ -13,6 +13,8 @@
 //! dump already made). What the generator does not support is reported as
 //! `unsupported: <Clang node kind or feature>` at its location; nothing panics.
 
+#![warn(missing_docs)]
+
 pub mod ast;
 pub mod cirgen;
 pub mod clang;
