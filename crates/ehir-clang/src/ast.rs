@@ -427,6 +427,8 @@ pub struct DeclIndex<'ast> {
     pub globals: Vec<&'ast Node>,
     /// Typedefs and alias declarations by qualified name.
     pub typedefs: HashMap<String, &'ast Node>,
+    /// The variables captured by each closure class, in field order (ids).
+    pub captures: HashMap<String, Vec<String>>,
     /// The values of enumerators, by id.
     pub enumerators: HashMap<&'ast str, i128>,
 }
@@ -449,6 +451,21 @@ pub fn class_name(node: &Node) -> Option<String> {
     Some(format!("{name}<{}>", arguments.join(", ")))
 }
 
+/// The id of the first variable an expression refers to.
+fn first_variable(e: &Node) -> Option<String> {
+    let mut pending = vec![e];
+    while let Some(node) = pending.pop() {
+        if node.kind == "DeclRefExpr"
+            && let Some(decl) = &node.referenced_decl
+            && matches!(decl.kind.as_str(), "VarDecl" | "ParmVarDecl")
+        {
+            return Some(decl.id.clone());
+        }
+        pending.extend(node.children().collect::<Vec<_>>().into_iter().rev());
+    }
+    None
+}
+
 /// Whether a function declaration node has a body.
 pub fn has_body(node: &Node) -> bool {
     node.children()
@@ -461,6 +478,34 @@ impl<'ast> DeclIndex<'ast> {
         let mut index = DeclIndex::default();
         index.visit(root, "", None);
         index
+    }
+
+    /// Indexes the closure classes of the lambdas in a function body (named by their
+    /// type, `(lambda at f.cpp:3:12)`), with their members.
+    fn closures_in(&mut self, function: &'ast Node) {
+        let mut pending: Vec<&'ast Node> = function.children().collect();
+        while let Some(node) = pending.pop() {
+            if node.kind == "LambdaExpr"
+                && let (Some(name), Some(closure)) = (
+                    node.type_text().map(str::to_string),
+                    node.children().find(|c| c.kind == "CXXRecordDecl"),
+                )
+            {
+                self.by_id.insert(&closure.id, closure);
+                self.classes.insert(name.clone(), closure);
+                // The variable each capture (a field, in order) holds.
+                let captured = node
+                    .children()
+                    .filter(|c| !c.is_decl() && c.kind != "CompoundStmt")
+                    .map(|init| first_variable(init).unwrap_or_default())
+                    .collect();
+                self.captures.insert(name.clone(), captured);
+                for member in closure.children() {
+                    self.visit(member, "", Some(&name));
+                }
+            }
+            pending.extend(node.children());
+        }
     }
 
     fn visit(&mut self, node: &'ast Node, prefix: &str, class: Option<&str>) {
@@ -536,6 +581,7 @@ impl<'ast> DeclIndex<'ast> {
                     if node.main_offset.is_some() && node.template_instantiation_pattern.is_none() {
                         self.main_definitions.push(node);
                     }
+                    self.closures_in(node);
                 }
                 "FunctionTemplateDecl" => {
                     // The instantiations Clang made (they have mangled names); the

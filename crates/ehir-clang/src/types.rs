@@ -217,6 +217,11 @@ fn tokenize(text: &str) -> Option<Vec<Token>> {
                 at += 1;
             }
             tokens.push(Token::Number(text[start..at].parse().ok()?));
+        } else if text[at..].starts_with("(lambda at ") {
+            // A closure type: named by where the lambda is (`(lambda at f.cpp:3:12)`).
+            let end = at + text[at..].find(')')? + 1;
+            tokens.push(Token::Word(text[at..end].to_string()));
+            at = end;
         } else if text[at..].starts_with("__attribute__((") {
             // `__attribute__((noreturn))` in a function type: no effect on the type.
             let mut depth = 0usize;
@@ -270,6 +275,7 @@ fn tokenize(text: &str) -> Option<Vec<Token>> {
                 b']' => "]",
                 b',' => ",",
                 b'.' if text[at..].starts_with("...") => "...",
+                b'-' if text[at..].starts_with("->") => "->",
                 _ => return None,
             };
             at += punct.len();
@@ -437,7 +443,7 @@ impl TypeParser {
     fn suffixes(&mut self, base: CType) -> Option<CType> {
         enum Suffix {
             Array(Option<u64>),
-            Function(Vec<CType>, bool, bool),
+            Function(Vec<CType>, bool, bool, Option<CType>),
         }
         let mut suffixes = Vec::new();
         loop {
@@ -513,7 +519,13 @@ impl TypeParser {
                     }
                     break;
                 }
-                suffixes.push(Suffix::Function(params, variadic, noexcept));
+                // A trailing return type (`auto (int) const -> int`).
+                let trailing = if self.eat_punct("->") {
+                    Some(self.type_name()?)
+                } else {
+                    None
+                };
+                suffixes.push(Suffix::Function(params, variadic, noexcept, trailing));
             } else {
                 break;
             }
@@ -522,9 +534,9 @@ impl TypeParser {
         for suffix in suffixes.into_iter().rev() {
             ty = match suffix {
                 Suffix::Array(n) => CType::Array(Box::new(ty), n),
-                Suffix::Function(params, variadic, noexcept) => {
+                Suffix::Function(params, variadic, noexcept, trailing) => {
                     CType::Function(Box::new(FunctionType {
-                        result: ty,
+                        result: trailing.unwrap_or(ty),
                         params,
                         variadic,
                         noexcept,
@@ -652,6 +664,17 @@ mod tests {
             Some(named("ns::Box<int, ns::B>"))
         );
         assert_eq!(parse_type("int A::*"), None);
+        let trailing = parse_type("auto (int) const -> int").unwrap();
+        assert_eq!(
+            trailing.function().unwrap().result,
+            CType::Builtin(Builtin::Int)
+        );
+        assert_eq!(
+            parse_type("const (lambda at a.cpp:3:12) &"),
+            Some(CType::Reference(Box::new(CType::Const(Box::new(named(
+                "(lambda at a.cpp:3:12)"
+            ))))))
+        );
         let noreturn = parse_type("void (int) __attribute__((noreturn)) noexcept(true)").unwrap();
         assert!(noreturn.function().unwrap().noexcept);
         assert_eq!(

@@ -758,6 +758,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 Local::Reference(slot) => self.b.load(slot, 8),
             });
         }
+        if let Some(address) = self.captured_variable(e, &decl.id)? {
+            return Ok(address);
+        }
         let Some(&target) = self.st.index.by_id.get(decl.id.as_str()) else {
             return error(
                 e,
@@ -795,6 +798,35 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             }
             other => unsupported(e, format!("reference to a {other}")),
         }
+    }
+
+    /// Inside a lambda's body: the closure field that holds a captured variable (for a
+    /// capture by reference, the variable it refers to).
+    fn captured_variable(&mut self, e: &Node, variable: &str) -> R<Option<Value>> {
+        let Some(class) = self.this_class.clone() else {
+            return Ok(None);
+        };
+        let Some(index) = self
+            .st
+            .index
+            .captures
+            .get(&class)
+            .and_then(|vars| vars.iter().position(|v| v == variable))
+        else {
+            return Ok(None);
+        };
+        let this = self.this_value(e)?;
+        let layout = self.st.layout(self.b.ctx, e, &class)?;
+        let Some(field) = layout.fields.get(index) else {
+            return Ok(None);
+        };
+        let cir = self.cir(e, &field.ty)?;
+        let address = self.b.get_member(this, field.index, &field.name, cir);
+        Ok(Some(if field.ty.is_reference() {
+            self.b.load(address, 8)
+        } else {
+            address
+        }))
     }
 
     /// The defining declaration of a variable (the one with an initializer, or a
@@ -1017,6 +1049,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 return Ok(());
             }
             "InitListExpr" => return self.init_list(e, &ty, dest),
+            "LambdaExpr" => return self.lambda(e, &ty, dest),
             "ImplicitValueInitExpr" | "CXXScalarValueInitExpr" => {
                 return self.zero_into(e, &ty, dest);
             }
@@ -1060,6 +1093,38 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let value = self.scalar(e)?;
         let align = self.align(e, &ty)?;
         self.b.store(value, dest, align);
+        Ok(())
+    }
+
+    /// A lambda's closure object: its captures initialized in order.
+    fn lambda(&mut self, e: &'ast Node, ty: &CType, dest: Value) -> R<()> {
+        let Some(class) = ty.name().map(str::to_string) else {
+            return error(e, "a lambda without a closure type");
+        };
+        let layout = self.st.layout(self.b.ctx, e, &class)?;
+        let captures: Vec<&'ast Node> = e
+            .children()
+            .filter(|c| !c.is_decl() && c.kind != "CompoundStmt")
+            .collect();
+        if captures.len() != layout.fields.len() {
+            return unsupported(
+                e,
+                "a lambda capturing 'this' or by default in a way not modelled",
+            );
+        }
+        let depth = self.b.cleanup_depth();
+        for (field, init) in layout.fields.iter().zip(captures) {
+            let cir = self.cir(e, &field.ty)?;
+            let address = self.b.get_member(dest, field.index, &field.name, cir);
+            if field.ty.is_reference() {
+                let target = self.lvalue(init)?;
+                self.b.store(target, address, 8);
+            } else {
+                self.init_into(init, address, true)?;
+                self.push_destroy(CleanupKind::Eh, &field.ty, address)?;
+            }
+        }
+        self.b.pop_cleanups_to(depth);
         Ok(())
     }
 
