@@ -12,6 +12,30 @@
 //! Entry points: [`compile_file`] (run Clang on a file) and [`compile_json`] (an AST
 //! dump already made). What the generator does not support is reported as
 //! `unsupported: <Clang node kind or feature>` at its location; nothing panics.
+//!
+//! # What is generated
+//! Functions (the main file's non-inline definitions, then what they use), scalar and
+//! pointer arithmetic, every statement, calls (direct, through pointers, C library
+//! functions as external declarations), globals with constant initializers and string
+//! literals, classes (Itanium layout computed from the AST, checked against Clang's
+//! `-fdump-record-layouts`) with constructors, destructors, implicit special members,
+//! bases, arrays, `new`/`delete` (array cookies), temporaries (`CXXBindTemporaryExpr`,
+//! `MaterializeTemporaryExpr` with lifetime extension, elided copies, NRVO), `throw`,
+//! `try`/`catch`, function-try-blocks, `noexcept` and dynamic exception specifications,
+//! instantiations of function and class templates, lambdas.
+//!
+//! # Not yet
+//! Virtual functions (vtables, RTTI of polymorphic classes, `std::exception` with
+//! `what()`), virtual bases, pointers to members, unions, bit fields, dynamic
+//! initialization of globals and static locals, placement and class-specific `new`,
+//! members placed in a base's tail padding, the Microsoft target (`--abi msvc` still
+//! parses for x86-64 Linux; the project's Windows headers are not wired in).
+//!
+//! # Conventions shared with the builtin front end
+//! Constructors and destructors are emitted and called under the mangled name Clang
+//! gives (the complete-object variant, `C1`/`D1`), also for base subobjects (no virtual
+//! bases yet). Call arguments are evaluated right to left, as g++ does. Class arguments
+//! are passed by the address of a caller-owned temporary, destroyed by the caller.
 
 #![warn(missing_docs)]
 
