@@ -308,6 +308,17 @@ impl<'ast> State<'ast> {
         }
     }
 
+    /// The constructor a `CXXConstructExpr` of class `name` calls (Clang's JSON names it
+    /// by its type only).
+    pub fn constructor_called(&self, construct: &Node, name: &str) -> R<&'ast Node> {
+        let ctor_type = construct
+            .ctor_type
+            .as_ref()
+            .map(|q| q.qual_type.as_str())
+            .unwrap_or_default();
+        self.constructor(construct, name, ctor_type)
+    }
+
     /// The symbol, CIR signature and nothrow-ness of a function declaration, queued for
     /// generation when it is defined here or implicitly.
     pub fn callee(&mut self, ctx: &mut ModuleCtx, decl: &'ast Node) -> R<Callee> {

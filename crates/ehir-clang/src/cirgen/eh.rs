@@ -222,20 +222,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                         })
                 }) {
                     Some(ctor) => ctor,
-                    None => {
-                        let align = self.align(handler, ty)?;
-                        let value = self.b.load(exception, align);
-                        self.b.store(value, copy, align);
-                        return Ok(());
-                    }
+                    None => return self.copy_bytes(handler, ty, exception, copy),
                 }
             }
         };
         if self.is_trivial_special_member(handler, &class, ctor)? {
-            let align = self.align(handler, ty)?;
-            let value = self.b.load(exception, align);
-            self.b.store(value, copy, align);
-            return Ok(());
+            return self.copy_bytes(handler, ty, exception, copy);
         }
         let callee = self.st.callee(self.b.ctx, ctor)?;
         self.b.enter_try();

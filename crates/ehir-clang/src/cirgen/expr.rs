@@ -916,9 +916,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             // A trivial assignment of a class: a copy of its bytes.
             let source = self.lvalue(rhs)?;
             let target = self.lvalue(lhs)?;
-            let align = self.align(e, &ty)?;
-            let value = self.b.load(source, align);
-            self.b.store(value, target, align);
+            self.copy_bytes(e, &ty, source, target)?;
             return Ok(target);
         }
         let value = self.scalar(rhs)?;
@@ -1080,9 +1078,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             if is_glvalue(e) {
                 // A trivial copy.
                 let source = self.lvalue(e)?;
-                let align = self.align(e, &ty)?;
-                let value = self.b.load(source, align);
-                self.b.store(value, dest, align);
+                self.copy_bytes(e, &ty, source, dest)?;
                 return Ok(());
             }
             return unsupported(e, format!("initialization of a class from '{}'", e.kind));
@@ -1125,6 +1121,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             }
         }
         self.b.pop_cleanups_to(depth);
+        Ok(())
+    }
+
+    /// Copies an object of type `ty` byte for byte (a trivial copy or assignment).
+    pub fn copy_bytes(&mut self, e: &Node, ty: &CType, from: Value, to: Value) -> R<()> {
+        let align = self.align(e, ty)?;
+        let value = self.b.load(from, align);
+        self.b.store(value, to, align);
         Ok(())
     }
 
@@ -1257,21 +1261,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let Some(class) = ty.name().map(str::to_string) else {
             return unsupported(e, format!("construction of '{ty}'"));
         };
-        let ctor_type = e
-            .ctor_type
-            .as_ref()
-            .map(|q| q.qual_type.clone())
-            .unwrap_or_default();
-        let ctor = self.st.constructor(e, &class, &ctor_type)?;
+        let ctor = self.st.constructor_called(e, &class)?;
         if e.zeroing {
             self.zero_into(e, &ty, dest)?;
         }
         if self.is_trivial_special_member(e, &class, ctor)? {
             if let [source] = args.as_slice() {
                 let source = self.lvalue(source)?;
-                let align = self.align(e, &ty)?;
-                let value = self.b.load(source, align);
-                self.b.store(value, dest, align);
+                self.copy_bytes(e, &ty, source, dest)?;
             }
             return Ok(());
         }
@@ -1303,12 +1300,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let Some(class) = element.name().map(str::to_string) else {
             return unsupported(e, format!("construction of '{ty}'"));
         };
-        let ctor_type = e
-            .ctor_type
-            .as_ref()
-            .map(|q| q.qual_type.clone())
-            .unwrap_or_default();
-        let ctor = self.st.constructor(e, &class, &ctor_type)?;
+        let ctor = self.st.constructor_called(e, &class)?;
         if self.is_trivial_special_member(e, &class, ctor)? && args.is_empty() {
             if e.zeroing {
                 self.zero_into(e, ty, dest)?;
@@ -1444,9 +1436,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     // A trivial assignment operator.
                     let ty = CType::Named(class.clone());
                     let source = self.lvalue(source)?;
-                    let align = self.align(e, &ty)?;
-                    let value = self.b.load(source, align);
-                    self.b.store(value, object, align);
+                    self.copy_bytes(e, &ty, source, object)?;
                     return Ok(Some(object));
                 }
                 let callee = self.st.callee(self.b.ctx, decl)?;

@@ -257,10 +257,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         {
             return unsupported(decl, "implicit copy of an array of classes");
         }
-        let align = self.align(decl, ty)?;
-        let value = self.b.load(from, align);
-        self.b.store(value, to, align);
-        Ok(())
+        self.copy_bytes(decl, ty, from, to)
     }
 
     /// `new T(args)` (single objects; arrays of trivially destructible types).
@@ -386,12 +383,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 let Some(class) = element_ty.name().map(str::to_string) else {
                     return unsupported(init, "new[] with a constructor of a non-class");
                 };
-                let ctor_type = init
-                    .ctor_type
-                    .as_ref()
-                    .map(|q| q.qual_type.clone())
-                    .unwrap_or_default();
-                let ctor = self.st.constructor(init, &class, &ctor_type)?;
+                let ctor = self.st.constructor_called(init, &class)?;
                 if init.children().next().is_some() {
                     return unsupported(init, "new[] with constructor arguments");
                 }
