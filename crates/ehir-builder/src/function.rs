@@ -1284,6 +1284,17 @@ impl<'m> FunctionBuilder<'m> {
         self.exit_region();
     }
 
+    /// Starts a `cir.case` region of the `cir.switch` whose region is the insertion point
+    /// (`kind` with its constant `values`); end it with [`FunctionBuilder::exit_region`].
+    pub fn enter_case(&mut self, kind: ehir_core::CaseKind, values: Vec<ehir_core::Attr>) {
+        let values = self
+            .func_mut()
+            .dfg
+            .make_extra(ehir_core::ExtraData::CaseValues(values));
+        let op = self.create_region_op(OpKind::Case { kind, values }, &[], &[], 1);
+        self.enter_region(op, 0, false);
+    }
+
     /// `cir.condition(%c)`: terminates a loop condition region (`c` a `!cir.bool`).
     pub fn emit_condition(&mut self, cond: Value) {
         let cond = self.bool_operand(cond, "emit_condition");

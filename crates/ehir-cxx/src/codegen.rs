@@ -11,8 +11,8 @@ use crate::program::{
 use crate::sema::{Callee, Conv, LocalId, Sema, TExpr, TypedExprKind, arith_conversion};
 use crate::types::{ClassId, Ty, TyKind};
 use ehir_core::{
-    AttrData, BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, ExtraData, Function,
-    Linkage, Loc, ModuleCtx, OpKind, Symbol, Type, UnaryOp,
+    AttrData, BinaryOp, CallFlags, CastKind, CleanupKind, CmpPredicate, Function, Linkage, Loc,
+    ModuleCtx, OpKind, Symbol, Type, UnaryOp,
 };
 use std::collections::HashMap;
 
@@ -296,19 +296,6 @@ impl<'a, 'm> FnGen<'a, 'm> {
         self.builder.exit_region_yielding(&vb);
         self.builder.end_conditional();
         Ok(self.builder.result(t, 0))
-    }
-
-    /// Opens a `cir.case` of `kind` with `values` and enters its region.
-    fn enter_case(&mut self, kind: ehir_core::CaseKind, values: Vec<ehir_core::Attr>) {
-        let values = self
-            .builder
-            .func_mut()
-            .dfg
-            .make_extra(ExtraData::CaseValues(values));
-        let op = self
-            .builder
-            .create_region_op(OpKind::Case { kind, values }, &[], &[], 1);
-        self.builder.enter_region(op, 0, false);
     }
 
     fn lvalue_or_throw(&mut self, e: &TExpr) -> CxxResult<Vec<Value>> {
@@ -1524,7 +1511,7 @@ impl<'a, 'm> FnGen<'a, 'm> {
                         .ctx
                         .attrs
                         .intern(AttrData::Int { value: val, ty: ct });
-                    self.enter_case(ehir_core::CaseKind::Equal, vec![a]);
+                    self.builder.enter_case(ehir_core::CaseKind::Equal, vec![a]);
                     in_case = true;
                 }
                 Stmt::Default(dloc) => {
@@ -1535,7 +1522,8 @@ impl<'a, 'm> FnGen<'a, 'm> {
                     if in_case {
                         self.builder.exit_region();
                     }
-                    self.enter_case(ehir_core::CaseKind::Default, vec![]);
+                    self.builder
+                        .enter_case(ehir_core::CaseKind::Default, vec![]);
                     in_case = true;
                 }
                 other => self.stmt(other)?,

@@ -65,7 +65,18 @@ impl Source {
     /// Parses (or compiles) the source into a module, without verifying it.
     pub fn parse(&self) -> std::result::Result<Module, Diagnostics> {
         if self.is_cpp() {
-            return ehir_cxx::compile(&self.name, &self.text);
+            let options = FRONTEND.get().cloned().unwrap_or_default();
+            return match options.frontend {
+                Frontend::Builtin => ehir_cxx::compile(&self.name, &self.text),
+                Frontend::Clang => ehir_clang::compile_file(
+                    std::path::Path::new(&self.name),
+                    &self.text,
+                    &ehir_clang::Options {
+                        abi: ehir_core::abi::EhAbi::Itanium,
+                        clang: options.clang,
+                    },
+                ),
+            };
         }
         ehir_reader::parse_module(&self.name, &self.text)
     }
@@ -102,6 +113,32 @@ fn report_invalid_utf8(name: &str, bytes: &[u8], error: std::str::Utf8Error) {
         format!("the input is not valid UTF-8 (byte 0x{:02x})", bytes[valid]),
     );
     eprint!("{}", file.render(&diagnostic));
+}
+
+/// The C++ front end (`--frontend`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Frontend {
+    /// ehir's own C++ subset (`ehir-cxx`).
+    #[default]
+    Builtin,
+    /// Clang's AST through `ehir-clang`.
+    Clang,
+}
+
+/// The front end and the flags passed to Clang.
+#[derive(Clone, Debug, Default)]
+pub struct FrontendOptions {
+    /// Which front end reads `.cpp` inputs.
+    pub frontend: Frontend,
+    /// `-I`, `-D`, `--std` for Clang.
+    pub clang: ehir_clang::ClangOptions,
+}
+
+static FRONTEND: std::sync::OnceLock<FrontendOptions> = std::sync::OnceLock::new();
+
+/// Sets the C++ front end options; the first call wins.
+pub fn set_frontend(options: FrontendOptions) {
+    let _ = FRONTEND.set(options);
 }
 
 /// How many diagnostics of one input are printed by default (`--error-limit`), as

@@ -1,12 +1,14 @@
 //! The C++ ABI vocabulary every phase after flattening shares: which EH ABI
 //! ([`EhAbi`]), its personality routine, the C++ runtime functions lowered code calls and
 //! their signatures ([`runtime`]), the Microsoft names of Itanium types and back
-//! ([`type_names`]), and the size and alignment of CIR types ([`layout`]).
+//! ([`type_names`]), the size and alignment of CIR types ([`layout`]), and how classes
+//! become records ([`records`]).
 //!
 //! Each fact is stated once here: the reader, the EH ABI lowerings, the interpreter, the
 //! tables and the LLVM emitter all ask this module.
 
 pub mod layout;
+pub mod records;
 pub mod runtime;
 pub mod type_names;
 

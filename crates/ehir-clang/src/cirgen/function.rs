@@ -1,0 +1,554 @@
+//! Functions: CIR signatures (class results through a leading pointer, `this`, class
+//! arguments by address), the per-function generator [`FnGen`], bodies of defined
+//! functions and implicitly defined special members, and the globals code refers to.
+
+use super::{Pending, R, State, error, loc_of, unsupported};
+use crate::ast::Node;
+use crate::types::CType;
+use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
+use ehir_core::{AttrData, CleanupKind, Diagnostic, Global, Linkage, Loc, Type};
+use std::collections::HashMap;
+
+/// A function's CIR signature and what generating calls and bodies needs of it.
+#[derive(Clone, Debug)]
+pub struct Signature {
+    /// The CIR function type.
+    pub cir: Type,
+    /// The C++ result type.
+    pub result: CType,
+    /// The C++ parameter types (without `this`).
+    pub params: Vec<CType>,
+    /// The class of `this`, for non-static member functions.
+    pub this_class: Option<String>,
+    /// Returns through a leading pointer parameter.
+    pub indirect_result: bool,
+    /// Calls cannot throw.
+    pub nothrow: bool,
+    /// Takes `...`.
+    pub variadic: bool,
+}
+
+/// The function kinds that have `this`.
+fn has_this(decl: &Node) -> bool {
+    matches!(
+        decl.kind.as_str(),
+        "CXXConstructorDecl" | "CXXDestructorDecl" | "CXXConversionDecl"
+    ) || (decl.kind == "CXXMethodDecl" && decl.storage_class.as_deref() != Some("static"))
+}
+
+/// Whether a definition in the main file is emitted even when nothing here uses it:
+/// functions at namespace scope that are not inline, and out-of-line member definitions.
+pub fn emitted_without_use(state: &State<'_>, decl: &Node) -> bool {
+    let in_class_body = state.index.parent_class.contains_key(decl.id.as_str());
+    !in_class_body && !decl.inline && decl.storage_class.as_deref() != Some("static")
+        || decl.name.as_deref() == Some("main")
+}
+
+impl<'ast> State<'ast> {
+    /// The class a member function belongs to (through its redeclarations).
+    pub fn class_of(&self, decl: &Node) -> Option<String> {
+        let mut id = Some(decl.id.as_str());
+        while let Some(current) = id {
+            if let Some(class) = self.index.parent_class.get(current) {
+                return Some(class.clone());
+            }
+            id = self
+                .index
+                .by_id
+                .get(current)
+                .and_then(|d| d.previous_decl.as_deref());
+        }
+        None
+    }
+
+    /// The signature of a function declaration.
+    pub fn signature(&mut self, ctx: &mut ehir_core::ModuleCtx, decl: &Node) -> R<Signature> {
+        let ty = self.node_type(decl)?;
+        let Some(function) = ty.function().cloned() else {
+            return error(decl, "a function declaration without a function type");
+        };
+        let this_class = if has_this(decl) {
+            match self.class_of(decl) {
+                Some(class) => Some(class),
+                None => return unsupported(decl, "member function of an unknown class"),
+            }
+        } else {
+            None
+        };
+        let cir = self.function_cir_type(ctx, decl, &function, this_class.as_deref())?;
+        let indirect_result = self.is_class(&function.result);
+        let nothrow = function.noexcept;
+        Ok(Signature {
+            cir,
+            result: function.result,
+            params: function.params,
+            this_class,
+            indirect_result,
+            nothrow,
+            variadic: function.variadic,
+        })
+    }
+}
+
+/// Where a local variable lives.
+#[derive(Clone, Copy, Debug)]
+pub enum Local {
+    /// At this address.
+    Address(Value),
+    /// A reference: this slot holds the address of the referenced object.
+    Reference(Value),
+}
+
+/// Generates one function.
+pub struct FnGen<'s, 'ast, 'm> {
+    /// The generator's state.
+    pub st: &'s mut State<'ast>,
+    /// The builder of the function.
+    pub b: FunctionBuilder<'m>,
+    /// Local variables and parameters by declaration id.
+    pub locals: HashMap<String, Local>,
+    /// `this`.
+    pub this: Option<Value>,
+    /// The class of `this`.
+    pub this_class: Option<String>,
+    /// The result pointer of a function returning a class.
+    pub result_ptr: Option<Value>,
+    /// The result type.
+    pub result: CType,
+    /// The function being generated.
+    pub decl: &'ast Node,
+    /// Lifetime-extended temporaries of the current declaration: address, type.
+    pub extended: Vec<(Value, CType)>,
+    /// Names of labels already emitted.
+    pub labels: HashMap<String, String>,
+}
+
+/// Generates a queued function.
+pub fn generate_function<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    pending: Pending<'ast>,
+) -> R<()> {
+    let (Pending::Defined(decl) | Pending::Implicit(decl)) = pending;
+    if decl.kind.contains("Template") {
+        return unsupported(decl, "templates");
+    }
+    let Some(mangled) = decl.mangled_name.clone() else {
+        return error(decl, "a function without a mangled name");
+    };
+    let signature = state.signature(mb.ctx(), decl)?;
+    let param_types: Vec<Type> = mb
+        .ctx()
+        .types
+        .func_info(signature.cir)
+        .map(|(params, _, _)| params.to_vec())
+        .unwrap_or_default();
+    let b = mb.function(&mangled, signature.cir, &param_types);
+    let mut generator = FnGen {
+        st: state,
+        b,
+        locals: HashMap::new(),
+        this: None,
+        this_class: signature.this_class.clone(),
+        result_ptr: None,
+        result: signature.result.clone(),
+        decl,
+        extended: Vec::new(),
+        labels: HashMap::new(),
+    };
+    generator.b.set_loc(loc_of(decl));
+    generator.prologue(&signature)?;
+    let spec = generator.begin_exception_spec()?;
+    match pending {
+        Pending::Defined(_) => generator.body()?,
+        Pending::Implicit(_) => generator.implicit_body()?,
+    }
+    generator.end_exception_spec(&spec)?;
+    if !generator.b.is_terminated() {
+        if generator.result.is_void() || decl.kind == "CXXConstructorDecl" {
+            generator.b.emit_return(None);
+        } else if decl.name.as_deref() == Some("main") {
+            let s32 = generator.b.ctx.types.common().s32;
+            let zero = generator.b.const_int(s32, 0);
+            generator.b.emit_return(Some(zero));
+        } else {
+            generator.b.emit_unreachable();
+        }
+    }
+    generator
+        .b
+        .check()
+        .map_err(|e| relocate(e.to_diagnostic(), decl))?;
+    generator
+        .b
+        .define()
+        .map_err(|e| relocate(e.to_diagnostics().0.remove(0), decl))?;
+    Ok(())
+}
+
+/// A builder error without a location is reported at the function.
+fn relocate(mut d: Diagnostic, decl: &Node) -> Diagnostic {
+    if d.loc == Loc::NONE {
+        d.loc = loc_of(decl);
+    }
+    d
+}
+
+impl<'ast> FnGen<'_, 'ast, '_> {
+    /// Binds `this`, the result pointer and the parameters.
+    fn prologue(&mut self, signature: &Signature) -> R<()> {
+        let values = self.b.params();
+        let mut next = 0;
+        if signature.indirect_result {
+            self.result_ptr = values.first().copied();
+            next += 1;
+        }
+        if signature.this_class.is_some() {
+            self.this = values.get(next).copied();
+            next += 1;
+        }
+        let decl = self.decl;
+        let params: Vec<&Node> = decl
+            .children()
+            .filter(|c| c.kind == "ParmVarDecl")
+            .collect();
+        for (param, ty) in params.iter().zip(&signature.params) {
+            let Some(&value) = values.get(next) else {
+                return error(param, "parameter count mismatch");
+            };
+            next += 1;
+            let local = if self.st.is_class(ty) {
+                Local::Address(value)
+            } else {
+                let cir = self.b.value_type(value);
+                let name = param.name.clone().unwrap_or_default();
+                let (_, align) = self.st.size_align(self.b.ctx, param, ty)?;
+                let slot = self.b.alloca(cir, &name, true, align as u16);
+                self.b.store(value, slot, align as u16);
+                if ty.is_reference() {
+                    Local::Reference(slot)
+                } else {
+                    Local::Address(slot)
+                }
+            };
+            self.locals.insert(param.id.clone(), local);
+        }
+        Ok(())
+    }
+
+    /// The body of a function with a definition.
+    fn body(&mut self) -> R<()> {
+        let decl = self.decl;
+        let Some(body) = decl
+            .children()
+            .find(|c| c.kind == "CompoundStmt" || c.kind == "CXXTryStmt")
+        else {
+            return error(decl, "a function without a body");
+        };
+        let is_ctor = decl.kind == "CXXConstructorDecl";
+        let is_dtor = decl.kind == "CXXDestructorDecl";
+        if body.kind == "CXXTryStmt" {
+            // A function-try-block: the initializers are inside the try.
+            return self.function_try_block(body, is_ctor, is_dtor);
+        }
+        let depth = self.b.cleanup_depth();
+        if is_ctor {
+            self.constructor_initializers()?;
+        }
+        if is_dtor {
+            self.push_member_destruction()?;
+        }
+        self.stmt(body)?;
+        self.b.pop_cleanups_to(depth);
+        Ok(())
+    }
+
+    /// The body of an implicitly defined special member.
+    fn implicit_body(&mut self) -> R<()> {
+        let decl = self.decl;
+        let depth = self.b.cleanup_depth();
+        match decl.kind.as_str() {
+            "CXXDestructorDecl" => {
+                self.push_member_destruction()?;
+            }
+            "CXXConstructorDecl" => {
+                let params: Vec<&Node> = decl
+                    .children()
+                    .filter(|c| c.kind == "ParmVarDecl")
+                    .collect();
+                match params.as_slice() {
+                    [] => self.constructor_initializers()?,
+                    [source] => self.memberwise_copy(source, false)?,
+                    _ => return unsupported(decl, "implicit constructor with parameters"),
+                }
+            }
+            "CXXMethodDecl" if decl.name.as_deref() == Some("operator=") => {
+                let params: Vec<&Node> = decl
+                    .children()
+                    .filter(|c| c.kind == "ParmVarDecl")
+                    .collect();
+                let [source] = params.as_slice() else {
+                    return unsupported(decl, "implicit assignment operator");
+                };
+                self.memberwise_copy(source, true)?;
+                let this = self.this_value(decl)?;
+                self.b.pop_cleanups_to(depth);
+                self.b.emit_return(Some(this));
+                return Ok(());
+            }
+            _ => return unsupported(decl, format!("implicit '{}'", decl.kind)),
+        }
+        self.b.pop_cleanups_to(depth);
+        Ok(())
+    }
+
+    /// `this`, or an error at `node`.
+    pub fn this_value(&self, node: &Node) -> R<Value> {
+        match self.this {
+            Some(this) => Ok(this),
+            None => error(node, "'this' outside a member function"),
+        }
+    }
+
+    /// Pushes the destruction of the members (in reverse order) and bases of `this`
+    /// class as cleanups that run when the destructor's body is left.
+    pub fn push_member_destruction(&mut self) -> R<()> {
+        let decl = self.decl;
+        let Some(class) = self.this_class.clone() else {
+            return error(decl, "a destructor outside a class");
+        };
+        let this = self.this_value(decl)?;
+        let layout = self.st.layout(self.b.ctx, decl, &class)?;
+        for base in &layout.bases {
+            let base_layout = self.st.layout(self.b.ctx, decl, &base.name)?;
+            let address = self
+                .b
+                .base_class_addr(this, base_layout.cir, base.offset as u32, true);
+            self.push_destroy(CleanupKind::All, &CType::Named(base.name.clone()), address)?;
+        }
+        for field in &layout.fields {
+            let field_ty = self.st.cir_type(self.b.ctx, decl, &field.ty)?;
+            let address = self.b.get_member(this, field.index, &field.name, field_ty);
+            self.push_destroy(CleanupKind::All, &field.ty, address)?;
+        }
+        Ok(())
+    }
+}
+
+/// Defines the globals generated code refers to, and static locals, that are not
+/// defined yet.
+pub fn define_globals(
+    state: &mut State<'_>,
+    mb: &mut ModuleBuilder,
+) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    loop {
+        let (globals_done, statics_done) = state.defined_globals;
+        let next = if globals_done < state.global_order.len() {
+            state.defined_globals.0 += 1;
+            let symbol = state.global_order[globals_done].clone();
+            let decl = state.globals[&symbol];
+            (symbol, decl, false)
+        } else if statics_done < state.static_locals.len() {
+            state.defined_globals.1 += 1;
+            let (symbol, decl) = state.static_locals[statics_done].clone();
+            (symbol, decl, true)
+        } else {
+            break;
+        };
+        let (symbol, decl, internal) = next;
+        match global(state, mb, &symbol, decl, internal) {
+            Ok(global) => {
+                mb.module_mut().add_global(global);
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+fn global<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    symbol: &str,
+    decl: &'ast Node,
+    internal: bool,
+) -> R<Global> {
+    let ty = state.node_type(decl)?;
+    let cir = state.cir_type(mb.ctx(), decl, &ty)?;
+    let (_, align) = state.size_align(mb.ctx(), decl, &ty)?;
+    let external = decl.storage_class.as_deref() == Some("extern") && decl.inner.is_empty();
+    let init = if external {
+        None
+    } else {
+        let value = match decl.children().next() {
+            None => Some(AttrData::Zero(cir)),
+            Some(init) => constant_initializer(state, mb, init, cir)?,
+        };
+        match value {
+            Some(attr) => Some(mb.ctx().attrs.intern(attr)),
+            None => return unsupported(decl, "a global with a dynamic initializer"),
+        }
+    };
+    let name = mb.ctx().sym(symbol);
+    let linkage = if internal || decl.storage_class.as_deref() == Some("static") {
+        Linkage::Internal
+    } else {
+        Linkage::External
+    };
+    Ok(Global {
+        name,
+        ty: cir,
+        init,
+        constant: false,
+        linkage,
+        private_visibility: false,
+        align: Some(align as u32),
+        loc: loc_of(decl),
+    })
+}
+
+/// The constant value of an initializer Clang folded or wrote as a literal: numbers,
+/// null pointers, string literals (as pointers or char arrays), addresses of globals
+/// and functions, arrays of those.
+fn constant_initializer<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    init: &'ast Node,
+    ty: Type,
+) -> R<Option<AttrData>> {
+    let common = *mb.ctx().types.common();
+    if init.kind == "InitListExpr" {
+        let (element, length) = match mb.ctx().types.get(ty) {
+            ehir_core::TypeData::Array(element, length) => (*element, *length),
+            _ => return Ok(None),
+        };
+        let (filler, elements) = init.init_list_parts();
+        let mut items = Vec::new();
+        for index in 0..length as usize {
+            let value = match elements.get(index).copied().or(filler) {
+                Some(item) if item.kind == "ImplicitValueInitExpr" => Some(AttrData::Zero(element)),
+                Some(item) => constant_initializer(state, mb, item, element)?,
+                None => Some(AttrData::Zero(element)),
+            };
+            let Some(value) = value else {
+                return Ok(None);
+            };
+            items.push(mb.ctx().attrs.intern(value));
+        }
+        return Ok(Some(AttrData::ConstArray {
+            elements: ehir_core::ConstArrayElements::Attrs(items),
+            ty,
+        }));
+    }
+    let mut node = init;
+    loop {
+        match node.kind.as_str() {
+            "ImplicitCastExpr" | "ConstantExpr" | "ParenExpr" | "CStyleCastExpr"
+                if node.value.is_none() =>
+            {
+                match node.children().next() {
+                    Some(inner) => node = inner,
+                    None => return Ok(None),
+                }
+            }
+            "UnaryOperator" if node.opcode.as_deref() == Some("&") => {
+                match node.children().next() {
+                    Some(inner) => node = inner,
+                    None => return Ok(None),
+                }
+            }
+            _ => break,
+        }
+    }
+    if node.kind == "DeclRefExpr"
+        && let Some(target) = node
+            .referenced_decl
+            .as_ref()
+            .and_then(|d| state.index.by_id.get(d.id.as_str()).copied())
+    {
+        // The address of a function or of a global.
+        let Some(symbol) = target.mangled_name.clone() else {
+            return Ok(None);
+        };
+        match target.kind.as_str() {
+            "FunctionDecl" => {
+                let callee = state.callee(mb.ctx(), target)?;
+                state
+                    .address_taken
+                    .push((symbol.clone(), callee.sig, callee.nothrow));
+            }
+            "VarDecl" => {
+                if !state.globals.contains_key(&symbol) {
+                    state.globals.insert(symbol.clone(), target);
+                    state.global_order.push(symbol.clone());
+                }
+            }
+            _ => return Ok(None),
+        }
+        let symbol = mb.ctx().sym(&symbol);
+        return Ok(Some(AttrData::GlobalView {
+            symbol,
+            indices: vec![],
+            ty: Some(ty),
+        }));
+    }
+    if node.kind == "StringLiteral" {
+        let Some(bytes) = node
+            .value_text()
+            .and_then(|t| super::expr::unescape_string_literal(&t))
+        else {
+            return Ok(None);
+        };
+        if mb.ctx().types.is_ptr(ty) {
+            let (symbol, _) = mb.string_literal(&bytes);
+            return Ok(Some(AttrData::GlobalView {
+                symbol,
+                indices: vec![],
+                ty: Some(ty),
+            }));
+        }
+        let mut with_nul = bytes;
+        if let ehir_core::TypeData::Array(_, n) = mb.ctx().types.get(ty) {
+            with_nul.resize(*n as usize, 0);
+        }
+        return Ok(Some(AttrData::ConstArray {
+            elements: ehir_core::ConstArrayElements::Bytes(with_nul),
+            ty,
+        }));
+    }
+    let Some(text) = node.value_text() else {
+        if node.kind == "CXXNullPtrLiteralExpr" || node.kind == "GNUNullExpr" {
+            return Ok(Some(AttrData::Zero(ty)));
+        }
+        return Ok(None);
+    };
+    if ty == common.bool {
+        return Ok(Some(AttrData::Bool(text == "true" || text == "1")));
+    }
+    if mb.ctx().types.is_float(ty) {
+        return Ok(text.parse::<f64>().ok().map(|value| AttrData::Float {
+            bits: value.to_bits(),
+            ty,
+        }));
+    }
+    if mb.ctx().types.is_ptr(ty) {
+        return Ok((text == "0").then_some(AttrData::Zero(ty)));
+    }
+    let value: i128 = match text.as_str() {
+        "true" => 1,
+        "false" => 0,
+        other => match other.parse() {
+            Ok(v) => v,
+            Err(_) => return Ok(None),
+        },
+    };
+    if mb.ctx().types.int_info(ty).is_none() {
+        return Ok(None);
+    }
+    Ok(Some(AttrData::Int { value, ty }))
+}

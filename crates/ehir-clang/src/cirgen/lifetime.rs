@@ -1,0 +1,609 @@
+//! Object lifetime: destruction as cleanups (variables, temporaries, subobjects, array
+//! elements), constructor initializer lists, implicitly defined copy constructors and
+//! assignments, `new` and `delete`.
+
+use super::class::call_function;
+use super::function::{FnGen, Local};
+use super::{R, error, unsupported};
+use crate::ast::Node;
+use crate::types::CType;
+use ehir_builder::Value;
+use ehir_core::{CastKind, CleanupKind};
+
+impl<'ast> FnGen<'_, 'ast, '_> {
+    /// Pushes a cleanup that destroys the object of type `ty` at `address` (nothing for
+    /// types with trivial destruction). Arrays are destroyed last element first.
+    pub fn push_destroy(&mut self, kind: CleanupKind, ty: &CType, address: Value) -> R<()> {
+        let Some((callee, count, element_cir)) = self.destruction(ty)? else {
+            return Ok(());
+        };
+        self.b.push_cleanup(kind, move |b| {
+            destroy_elements(b, callee, address, count, element_cir);
+        });
+        Ok(())
+    }
+
+    /// Registers the destruction of a temporary at the end of its full expression.
+    pub fn push_destroy_temporary(&mut self, e: &Node, ty: &CType, address: Value) -> R<()> {
+        let _ = e;
+        let Some((callee, count, element_cir)) = self.destruction(ty)? else {
+            return Ok(());
+        };
+        self.b.push_temporary_cleanup(CleanupKind::All, move |b| {
+            destroy_elements(b, callee, address, count, element_cir);
+        });
+        Ok(())
+    }
+
+    /// The destructor to run for a type, how many elements (arrays), and the element's
+    /// CIR type for arrays.
+    fn destruction(&mut self, ty: &CType) -> R<Option<Destruction>> {
+        let decl = self.decl;
+        let (class, count, element) = match ty.unqualified() {
+            CType::Named(class) => (class.clone(), None, None),
+            CType::Array(element, n) => {
+                let mut inner = element.as_ref();
+                let mut total = n.unwrap_or(0);
+                while let CType::Array(e, m) = inner.unqualified() {
+                    inner = e;
+                    total *= m.unwrap_or(0);
+                }
+                match inner.unqualified() {
+                    CType::Named(class) => {
+                        let cir = self.cir(decl, inner)?;
+                        (class.clone(), Some(total), Some(cir))
+                    }
+                    _ => return Ok(None),
+                }
+            }
+            _ => return Ok(None),
+        };
+        let Some(callee) = self.st.destructor(self.b.ctx, decl, &class)? else {
+            return Ok(None);
+        };
+        Ok(Some((callee, count, element)))
+    }
+
+    /// Runs the member initializers of the constructor being generated (bases, then
+    /// members), each subobject destroyed if a later one throws.
+    pub fn constructor_initializers(&mut self) -> R<()> {
+        let decl = self.decl;
+        let Some(class) = self.this_class.clone() else {
+            return error(decl, "a constructor outside a class");
+        };
+        let this = self.this_value(decl)?;
+        let layout = self.st.layout(self.b.ctx, decl, &class)?;
+        let initializers: Vec<&'ast Node> = decl
+            .children()
+            .filter(|c| c.kind == "CXXCtorInitializer")
+            .collect();
+        if initializers.is_empty() && decl.is_implicit {
+            return self.implicit_default_construction(&class);
+        }
+        for init in initializers {
+            let Some(value) = init.children().next() else {
+                continue;
+            };
+            if let Some(base) = &init.base_init {
+                let base_ty = self.st.parse(init, base.canonical())?;
+                let Some(base_name) = base_ty.name().map(str::to_string) else {
+                    return unsupported(init, "initializer of a non-class base");
+                };
+                let Some(base_layout) = layout.bases.iter().find(|b| b.name == base_name) else {
+                    return unsupported(init, format!("initializer of base '{base_name}'"));
+                };
+                let base_cir = self.st.layout(self.b.ctx, init, &base_name)?.cir;
+                let address =
+                    self.b
+                        .base_class_addr(this, base_cir, base_layout.offset as u32, true);
+                self.init_into(value, address, true)?;
+                self.push_destroy(CleanupKind::Eh, &base_ty, address)?;
+            } else if let Some(member) = &init.any_init {
+                let Some(field) = layout.fields.iter().find(|f| f.id == member.id) else {
+                    return unsupported(init, "initializer of an indirect member");
+                };
+                let field = field.clone();
+                let cir = self.cir(init, &field.ty)?;
+                let address = self.b.get_member(this, field.index, &field.name, cir);
+                if field.ty.is_reference() {
+                    let target = self.lvalue(value)?;
+                    self.b.store(target, address, 8);
+                    continue;
+                }
+                self.init_into(value, address, true)?;
+                self.push_destroy(CleanupKind::Eh, &field.ty, address)?;
+            } else {
+                return unsupported(init, "delegating constructors");
+            }
+        }
+        Ok(())
+    }
+
+    /// An implicit default constructor Clang gave no initializers for: default
+    /// constructors of class bases and members, default member initializers.
+    fn implicit_default_construction(&mut self, class: &str) -> R<()> {
+        let decl = self.decl;
+        let this = self.this_value(decl)?;
+        let layout = self.st.layout(self.b.ctx, decl, class)?;
+        for base in &layout.bases {
+            let base_ty = CType::Named(base.name.clone());
+            let base_cir = self.st.layout(self.b.ctx, decl, &base.name)?.cir;
+            let address = self
+                .b
+                .base_class_addr(this, base_cir, base.offset as u32, true);
+            self.default_construct(&base_ty, address)?;
+            self.push_destroy(CleanupKind::Eh, &base_ty, address)?;
+        }
+        let class_node = self.st.class_node(decl, class)?;
+        for field in &layout.fields {
+            let cir = self.cir(decl, &field.ty)?;
+            let address = self.b.get_member(this, field.index, &field.name, cir);
+            let default_init = class_node
+                .children()
+                .find(|c| c.id == field.id)
+                .and_then(|f| f.children().next());
+            match default_init {
+                Some(init) => self.init_into(init, address, true)?,
+                None => self.default_construct(&field.ty, address)?,
+            }
+            self.push_destroy(CleanupKind::Eh, &field.ty, address)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the default constructor of a class object (nothing for other types).
+    fn default_construct(&mut self, ty: &CType, address: Value) -> R<()> {
+        let decl = self.decl;
+        let Some(class) = ty.name().map(str::to_string) else {
+            return Ok(());
+        };
+        let ctor = self.st.constructor(decl, &class, "void ()")?;
+        if self.is_trivial_special_member(decl, &class, ctor)? {
+            return Ok(());
+        }
+        let callee = self.st.callee(self.b.ctx, ctor)?;
+        call_function(&mut self.b, callee, &[address]);
+        Ok(())
+    }
+
+    /// The body of an implicit copy/move constructor (`assign`: assignment operator):
+    /// bases and members copied in order.
+    pub fn memberwise_copy(&mut self, source_param: &'ast Node, assign: bool) -> R<()> {
+        let decl = self.decl;
+        let Some(class) = self.this_class.clone() else {
+            return error(decl, "a special member outside a class");
+        };
+        let this = self.this_value(decl)?;
+        let source = match self.locals.get(&source_param.id) {
+            Some(Local::Reference(slot)) => self.b.load(*slot, 8),
+            Some(Local::Address(address)) => *address,
+            None => return error(decl, "copy source not bound"),
+        };
+        let is_move = decl.ty.as_ref().is_some_and(|t| t.qual_type.contains("&&"));
+        let layout = self.st.layout(self.b.ctx, decl, &class)?;
+        for base in &layout.bases {
+            let base_ty = CType::Named(base.name.clone());
+            let base_cir = self.st.layout(self.b.ctx, decl, &base.name)?.cir;
+            let to = self
+                .b
+                .base_class_addr(this, base_cir, base.offset as u32, true);
+            let from = self
+                .b
+                .base_class_addr(source, base_cir, base.offset as u32, true);
+            self.copy_object(&base_ty, to, from, assign, is_move)?;
+            if !assign {
+                self.push_destroy(CleanupKind::Eh, &base_ty, to)?;
+            }
+        }
+        for field in &layout.fields {
+            let cir = self.cir(decl, &field.ty)?;
+            let to = self.b.get_member(this, field.index, &field.name, cir);
+            let from = self.b.get_member(source, field.index, &field.name, cir);
+            self.copy_object(&field.ty, to, from, assign, is_move)?;
+            if !assign {
+                self.push_destroy(CleanupKind::Eh, &field.ty, to)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies (or assigns) one subobject.
+    fn copy_object(
+        &mut self,
+        ty: &CType,
+        to: Value,
+        from: Value,
+        assign: bool,
+        is_move: bool,
+    ) -> R<()> {
+        let decl = self.decl;
+        if let Some(class) = ty.name().map(str::to_string) {
+            let class_node = self.st.class_node(decl, &class)?;
+            let wanted_kind = if assign {
+                "CXXMethodDecl"
+            } else {
+                "CXXConstructorDecl"
+            };
+            let candidates: Vec<&'ast Node> = class_node
+                .children()
+                .filter(|c| {
+                    c.kind == wanted_kind
+                        && (!assign || c.name.as_deref() == Some("operator="))
+                        && c.children().filter(|p| p.kind == "ParmVarDecl").count() == 1
+                })
+                .collect();
+            let pick = candidates
+                .iter()
+                .find(|c| {
+                    let text = c.ty.as_ref().map(|t| t.qual_type.as_str()).unwrap_or("");
+                    text.contains("&&") == is_move
+                })
+                .or_else(|| candidates.first())
+                .copied();
+            match pick {
+                Some(member) if !self.is_trivial_special_member(decl, &class, member)? => {
+                    let callee = self.st.callee(self.b.ctx, member)?;
+                    call_function(&mut self.b, callee, &[to, from]);
+                    return Ok(());
+                }
+                _ => {}
+            }
+        } else if ty.is_reference() {
+            if assign {
+                return unsupported(decl, "assignment of a class with a reference member");
+            }
+        } else if let CType::Array(element, _) = ty.unqualified()
+            && self.st.is_class(element)
+        {
+            return unsupported(decl, "implicit copy of an array of classes");
+        }
+        self.copy_bytes(decl, ty, from, to)
+    }
+
+    /// `new T(args)` (single objects; arrays of trivially destructible types).
+    pub fn new_expr(&mut self, e: &'ast Node) -> R<Value> {
+        let result_ty = self.ty(e)?;
+        let Some(object_ty) = result_ty.pointee().cloned() else {
+            return error(e, "a new-expression without a pointer type");
+        };
+        let Some(new_decl) = e
+            .operator_new_decl
+            .as_ref()
+            .and_then(|d| self.st.index.by_id.get(d.id.as_str()).copied())
+        else {
+            return unsupported(e, "new-expression without a known operator new");
+        };
+        let children: Vec<&'ast Node> = e.children().collect();
+        let (size_expr, initializer) = if e.is_array {
+            (children.first().copied(), children.get(1).copied())
+        } else {
+            (None, children.first().copied())
+        };
+        if new_decl
+            .children()
+            .filter(|c| c.kind == "ParmVarDecl")
+            .count()
+            != 1
+        {
+            return unsupported(e, "placement new");
+        }
+        let (size, _) = self.st.size_align(self.b.ctx, e, &object_ty)?;
+        let new_callee = self.st.callee(self.b.ctx, new_decl)?;
+        let size_t = self.b.ctx.types.common().u64;
+        let object_cir = self.cir(e, &object_ty)?;
+        let pointer_cir = self.b.ctx.types.ptr(object_cir);
+        if let Some(count_expr) = size_expr {
+            return self.new_array(e, new_callee, &object_ty, count_expr, initializer);
+        }
+        let bytes = self.b.const_int(size_t, size as i128);
+        let raw = call_function(&mut self.b, new_callee, &[bytes]);
+        let Some(raw) = raw else {
+            return error(e, "operator new without a result");
+        };
+        let object = self.b.cast(CastKind::Bitcast, raw, pointer_cir);
+        let Some(initializer) = initializer else {
+            return Ok(object);
+        };
+        // If the initialization throws, the storage is released.
+        let delete_callee = match e
+            .operator_delete_decl
+            .as_ref()
+            .and_then(|d| self.st.index.by_id.get(d.id.as_str()).copied())
+        {
+            Some(delete_decl) => Some(self.st.callee(self.b.ctx, delete_decl)?),
+            None => None,
+        };
+        let delete_args = match &delete_callee {
+            Some(delete) if self.takes_size(*delete) => vec![raw, bytes],
+            _ => vec![raw],
+        };
+        let guard = delete_callee.map(|delete| {
+            self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                call_function(b, delete, &delete_args);
+            })
+        });
+        self.init_into(initializer, object, true)?;
+        if let Some(guard) = guard {
+            self.b.deactivate_cleanup(guard);
+        }
+        Ok(object)
+    }
+
+    /// `new T[n]`: for a class with a destructor, a cookie (the element count, 8 bytes)
+    /// precedes the elements; elements are constructed in order and, if one throws,
+    /// those built are destroyed (last first) and the storage is released.
+    fn new_array(
+        &mut self,
+        e: &'ast Node,
+        new_callee: super::class::Callee,
+        element_ty: &CType,
+        count_expr: &'ast Node,
+        initializer: Option<&'ast Node>,
+    ) -> R<Value> {
+        let size_t = self.b.ctx.types.common().u64;
+        let u8_ty = self.b.ctx.types.common().u8;
+        let (element_size, _) = self.st.size_align(self.b.ctx, e, element_ty)?;
+        let element_cir = self.cir(e, element_ty)?;
+        let element_ptr = self.b.ctx.types.ptr(element_cir);
+        let destruction = self.destruction(element_ty)?;
+        let cookie = if destruction.is_some() { 8 } else { 0 };
+        let count_ty = self.ty(count_expr)?;
+        let count = self.scalar(count_expr)?;
+        let count = self.convert(
+            e,
+            count,
+            &count_ty,
+            &CType::Builtin(crate::types::Builtin::ULong),
+        )?;
+        let element_size_value = self.b.const_int(size_t, element_size as i128);
+        let bytes = self
+            .b
+            .binop(ehir_core::BinaryOp::Mul, count, element_size_value);
+        let cookie_value = self.b.const_int(size_t, cookie as i128);
+        let bytes = self.b.binop(ehir_core::BinaryOp::Add, bytes, cookie_value);
+        let Some(raw) = call_function(&mut self.b, new_callee, &[bytes]) else {
+            return error(e, "operator new[] without a result");
+        };
+        let array = if cookie > 0 {
+            let size_ptr = self.b.ctx.types.ptr(size_t);
+            let count_slot = self.b.cast(CastKind::Bitcast, raw, size_ptr);
+            self.b.store(count, count_slot, 8);
+            let byte_ptr = self.b.ctx.types.ptr(u8_ty);
+            let bytes_at = self.b.cast(CastKind::Bitcast, raw, byte_ptr);
+            let long = self.b.ctx.types.common().s64;
+            let eight = self.b.const_int(long, cookie as i128);
+            let first = self.b.ptr_stride(bytes_at, eight);
+            self.b.cast(CastKind::Bitcast, first, element_ptr)
+        } else {
+            self.b.cast(CastKind::Bitcast, raw, element_ptr)
+        };
+        let constructor = match initializer {
+            None => None,
+            Some(init) if init.kind == "CXXConstructExpr" => {
+                let Some(class) = element_ty.name().map(str::to_string) else {
+                    return unsupported(init, "new[] with a constructor of a non-class");
+                };
+                let ctor = self.st.constructor_called(init, &class)?;
+                if init.children().next().is_some() {
+                    return unsupported(init, "new[] with constructor arguments");
+                }
+                if self.is_trivial_special_member(init, &class, ctor)? {
+                    None
+                } else {
+                    Some(self.st.callee(self.b.ctx, ctor)?)
+                }
+            }
+            Some(init) => {
+                return unsupported(init, format!("new[] initialized by '{}'", init.kind));
+            }
+        };
+        let Some(constructor) = constructor else {
+            return Ok(array);
+        };
+        let delete = match e
+            .operator_delete_decl
+            .as_ref()
+            .and_then(|d| self.st.index.by_id.get(d.id.as_str()).copied())
+        {
+            Some(decl) => Some(self.st.callee(self.b.ctx, decl)?),
+            None => None,
+        };
+        let release = delete.map(|delete| {
+            let args = if self.takes_size(delete) {
+                vec![raw, bytes]
+            } else {
+                vec![raw]
+            };
+            self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                call_function(b, delete, &args);
+            })
+        });
+        // The number of elements constructed so far.
+        let built = self.b.alloca(size_t, "arrayinit.built", true, 8);
+        let zero = self.b.const_int(size_t, 0);
+        self.b.store(zero, built, 8);
+        let depth = self.b.cleanup_depth();
+        if let Some((dtor, _, _)) = destruction {
+            self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                destroy_backwards(b, dtor, array, built);
+            });
+        }
+        let lp = self.b.begin_while();
+        let done = self.b.load(built, 8);
+        let more = self.b.cmp(ehir_core::CmpPredicate::Lt, done, count);
+        lp.condition(&mut self.b, more);
+        let index = self.b.load(built, 8);
+        let element = self.b.ptr_stride(array, index);
+        call_function(&mut self.b, constructor, &[element]);
+        let one = self.b.const_int(size_t, 1);
+        let next = self.b.binop(ehir_core::BinaryOp::Add, index, one);
+        self.b.store(next, built, 8);
+        lp.end_body(&mut self.b);
+        self.b.pop_cleanups_to(depth);
+        if let Some(release) = release {
+            self.b.deactivate_cleanup(release);
+        }
+        self.checked(e)?;
+        Ok(array)
+    }
+
+    /// Whether an `operator delete` takes the size too (sized deallocation).
+    fn takes_size(&self, delete: super::class::Callee) -> bool {
+        self.b
+            .ctx
+            .types
+            .func_info(delete.sig)
+            .is_some_and(|(params, _, _)| params.len() == 2)
+    }
+
+    /// `delete p` / `delete[] p` (arrays of trivially destructible types).
+    pub fn delete_expr(&mut self, e: &'ast Node) -> R<()> {
+        let operand = self.operand(e, 0)?;
+        let pointer_ty = self.ty(operand)?;
+        let Some(object_ty) = pointer_ty.pointee().cloned() else {
+            return error(e, "delete of a non-pointer");
+        };
+        let Some(delete_decl) = e
+            .operator_delete_decl
+            .as_ref()
+            .and_then(|d| self.st.index.by_id.get(d.id.as_str()).copied())
+        else {
+            return unsupported(e, "delete without a known operator delete");
+        };
+        let destruction = self.destruction(&object_ty)?;
+        let pointer = self.scalar(operand)?;
+        if e.is_array
+            && let Some((dtor, _, _)) = destruction
+        {
+            return self.delete_array(e, delete_decl, &object_ty, dtor, pointer);
+        }
+        let delete = self.st.callee(self.b.ctx, delete_decl)?;
+        let pointer_cir = self.b.value_type(pointer);
+        let null = self.b.const_null(pointer_cir);
+        let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, pointer, null);
+        self.b.begin_if(not_null, false);
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let raw = self.b.cast(CastKind::Bitcast, pointer, void_ptr);
+        let delete_args = if self.takes_size(delete) {
+            let (size, _) = self.st.size_align(self.b.ctx, e, &object_ty)?;
+            let size_t = self.b.ctx.types.common().u64;
+            vec![raw, self.b.const_int(size_t, size as i128)]
+        } else {
+            vec![raw]
+        };
+        if let Some((dtor, _, _)) = destruction {
+            // The storage is released even if the destructor throws.
+            self.b.push_cleanup(CleanupKind::All, move |b| {
+                call_function(b, delete, &delete_args);
+            });
+            call_function(&mut self.b, dtor, &[pointer]);
+            self.b.pop_cleanup();
+        } else {
+            call_function(&mut self.b, delete, &delete_args);
+        }
+        self.b.end_if();
+        self.checked(e)
+    }
+}
+
+impl<'ast> FnGen<'_, 'ast, '_> {
+    /// `delete[] p` of a class with a destructor: the count from the cookie, the
+    /// elements destroyed last first, the storage released (even if a destructor throws).
+    fn delete_array(
+        &mut self,
+        e: &'ast Node,
+        delete_decl: &'ast Node,
+        element_ty: &CType,
+        dtor: super::class::Callee,
+        pointer: Value,
+    ) -> R<()> {
+        let delete = self.st.callee(self.b.ctx, delete_decl)?;
+        let size_t = self.b.ctx.types.common().u64;
+        let u8_ty = self.b.ctx.types.common().u8;
+        let (element_size, _) = self.st.size_align(self.b.ctx, e, element_ty)?;
+        let pointer_cir = self.b.value_type(pointer);
+        let null = self.b.const_null(pointer_cir);
+        let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, pointer, null);
+        self.b.begin_if(not_null, false);
+        let byte_ptr = self.b.ctx.types.ptr(u8_ty);
+        let bytes_at = self.b.cast(CastKind::Bitcast, pointer, byte_ptr);
+        let long = self.b.ctx.types.common().s64;
+        let back = self.b.const_int(long, -8);
+        let cookie = self.b.ptr_stride(bytes_at, back);
+        let size_ptr = self.b.ctx.types.ptr(size_t);
+        let count_slot = self.b.cast(CastKind::Bitcast, cookie, size_ptr);
+        let count = self.b.load(count_slot, 8);
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let raw = self.b.cast(CastKind::Bitcast, cookie, void_ptr);
+        let args = if self.takes_size(delete) {
+            let element_size = self.b.const_int(size_t, element_size as i128);
+            let bytes = self.b.binop(ehir_core::BinaryOp::Mul, count, element_size);
+            let eight = self.b.const_int(size_t, 8);
+            vec![raw, self.b.binop(ehir_core::BinaryOp::Add, bytes, eight)]
+        } else {
+            vec![raw]
+        };
+        let left = self.b.alloca(size_t, "arraydestroy.left", true, 8);
+        self.b.store(count, left, 8);
+        self.b.push_cleanup(CleanupKind::All, move |b| {
+            call_function(b, delete, &args);
+        });
+        destroy_backwards(&mut self.b, dtor, pointer, left);
+        self.b.pop_cleanup();
+        self.b.end_if();
+        self.checked(e)
+    }
+}
+
+/// Destroys elements `[0, *left)` of an array, last first, decrementing `*left`.
+fn destroy_backwards(
+    b: &mut ehir_builder::FunctionBuilder<'_>,
+    dtor: super::class::Callee,
+    array: Value,
+    left: Value,
+) {
+    let size_t = b.ctx.types.common().u64;
+    let lp = b.begin_while();
+    let remaining = b.load(left, 8);
+    let zero = b.const_int(size_t, 0);
+    let more = b.cmp(ehir_core::CmpPredicate::Gt, remaining, zero);
+    lp.condition(b, more);
+    let remaining = b.load(left, 8);
+    let one = b.const_int(size_t, 1);
+    let index = b.binop(ehir_core::BinaryOp::Sub, remaining, one);
+    b.store(index, left, 8);
+    let element = b.ptr_stride(array, index);
+    call_function(b, dtor, &[element]);
+    lp.end_body(b);
+}
+
+/// How to destroy an object: its destructor, and for arrays the element count and CIR
+/// element type.
+type Destruction = (super::class::Callee, Option<u64>, Option<ehir_core::Type>);
+
+/// Calls a destructor on one object, or on `count` array elements, last first.
+fn destroy_elements(
+    b: &mut ehir_builder::FunctionBuilder<'_>,
+    callee: super::class::Callee,
+    address: Value,
+    count: Option<u64>,
+    element: Option<ehir_core::Type>,
+) {
+    match (count, element) {
+        (Some(count), Some(element)) => {
+            let first = {
+                let ptr = b.ctx.types.ptr(element);
+                b.cast(CastKind::ArrayToPtrDecay, address, ptr)
+            };
+            let long = b.ctx.types.common().s64;
+            for i in (0..count).rev() {
+                let index = b.const_int(long, i as i128);
+                let at = b.ptr_stride(first, index);
+                call_function(b, callee, &[at]);
+            }
+        }
+        _ => {
+            call_function(b, callee, &[address]);
+        }
+    }
+}

@@ -1,0 +1,407 @@
+//! CIR generation from Clang's AST, the way Clang's CodeGen does it, through the
+//! EHScopeStack-style builder of `ehir-builder`.
+//!
+//! Split by story: [`class`] (layout, records, special members, destruction),
+//! [`function`] (signatures, bodies, the queue of what is used), [`expr`] (scalars,
+//! lvalues, initialization of objects, calls), [`stmt`] (statements and control flow),
+//! [`eh`] (try/catch, throw, exception specifications). Only what the program uses is
+//! generated: the functions defined in the main file, and what they call, transitively.
+
+pub mod class;
+pub mod eh;
+pub mod expr;
+pub mod function;
+pub mod lifetime;
+pub mod stmt;
+
+use crate::ast::{DeclIndex, Node};
+use crate::types::{Builtin, CType, parse_type};
+use class::ClassLayout;
+use ehir_builder::ModuleBuilder;
+use ehir_core::abi::EhAbi;
+use ehir_core::{Diagnostic, Loc, Module, ModuleCtx, Type, TypeInfoDecl};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
+
+/// Results of the generator: a diagnostic at a location on failure.
+pub type R<T> = Result<T, Diagnostic>;
+
+/// An `unsupported: <what>` diagnostic at a node.
+pub fn unsupported<T>(node: &Node, what: impl std::fmt::Display) -> R<T> {
+    Err(Diagnostic::error(
+        loc_of(node),
+        format!("unsupported: {what}"),
+    ))
+}
+
+/// An error at a node.
+pub fn error<T>(node: &Node, message: impl Into<String>) -> R<T> {
+    Err(Diagnostic::error(loc_of(node), message))
+}
+
+/// The location of a node in the main file, or `Loc::NONE`.
+pub fn loc_of(node: &Node) -> Loc {
+    node.main_offset.map_or(Loc::NONE, Loc)
+}
+
+/// A function to generate.
+#[derive(Clone, Copy)]
+pub enum Pending<'ast> {
+    /// A function with a body.
+    Defined(&'ast Node),
+    /// An implicitly defined special member (`decl` is its implicit declaration).
+    Implicit(&'ast Node),
+}
+
+/// What the generator knows besides the module under construction.
+pub struct State<'ast> {
+    /// The declarations of the translation unit.
+    pub index: DeclIndex<'ast>,
+    /// The EH ABI of the target.
+    pub abi: EhAbi,
+    /// Class layouts computed so far, by qualified name.
+    pub layouts: HashMap<String, Rc<ClassLayout>>,
+    /// Functions still to generate.
+    pub queue: Vec<Pending<'ast>>,
+    /// Symbols queued or generated.
+    pub queued: HashSet<String>,
+    /// Typeinfo objects the module declares (thrown or caught class types), by symbol.
+    pub typeinfos: BTreeMap<String, TypeInfoDecl>,
+    /// Globals referenced by generated code: symbol → declaration.
+    pub globals: BTreeMap<String, &'ast Node>,
+    /// Globals in the order they were first referenced.
+    pub global_order: Vec<String>,
+    /// Static locals: symbol and declaration.
+    pub static_locals: Vec<(String, &'ast Node)>,
+    /// How many globals (of `global_order`, then `static_locals`) are defined.
+    pub defined_globals: (usize, usize),
+    /// Parsed types by their text.
+    pub parsed: HashMap<String, CType>,
+    /// Classes whose layout is being computed.
+    pub laying_out: HashSet<String>,
+    /// Functions whose address is taken: name, signature, nothrow (declared in the
+    /// module unless defined).
+    pub address_taken: Vec<(String, Type, bool)>,
+}
+
+impl<'ast> State<'ast> {
+    /// The parsed type of a node.
+    pub fn node_type(&mut self, node: &Node) -> R<CType> {
+        let Some(text) = node.type_text() else {
+            return error(node, format!("'{}' without a type", node.kind));
+        };
+        self.parse(node, text)
+    }
+
+    /// Parses a type text (cached); unsupported types are diagnosed at `node`.
+    pub fn parse(&mut self, node: &Node, text: &str) -> R<CType> {
+        if let Some(t) = self.parsed.get(text) {
+            return Ok(t.clone());
+        }
+        let Some(t) = parse_type(text) else {
+            return unsupported(node, format!("type '{text}'"));
+        };
+        let t = self.resolve_names(node, t)?;
+        self.parsed.insert(text.to_string(), t.clone());
+        Ok(t)
+    }
+
+    /// Replaces typedef names by what they name and enum names by their underlying
+    /// integer type (Clang desugars only the outermost type).
+    fn resolve_names(&mut self, node: &Node, t: CType) -> R<CType> {
+        Ok(match t {
+            CType::Named(name) => {
+                if let Some(e) = self.index.enums.get(&name) {
+                    let underlying = e
+                        .fixed_underlying_type
+                        .as_ref()
+                        .and_then(|q| parse_type(q.canonical()));
+                    underlying.unwrap_or(CType::Builtin(Builtin::Int))
+                } else if let Some(typedef) = self
+                    .index
+                    .typedefs
+                    .get(&name)
+                    .or_else(|| {
+                        let qualified = self.qualified(&name, &self.index.typedefs)?;
+                        self.index.typedefs.get(&qualified)
+                    })
+                    .copied()
+                {
+                    let Some(text) = typedef.type_text() else {
+                        return error(node, format!("typedef '{name}' without a type"));
+                    };
+                    self.parse(node, text)?
+                } else {
+                    CType::Named(name)
+                }
+            }
+            CType::Const(t) => CType::Const(Box::new(self.resolve_names(node, *t)?)),
+            CType::Pointer(t) => CType::Pointer(Box::new(self.resolve_names(node, *t)?)),
+            CType::Reference(t) => CType::Reference(Box::new(self.resolve_names(node, *t)?)),
+            CType::Array(t, n) => CType::Array(Box::new(self.resolve_names(node, *t)?), n),
+            CType::Function(mut f) => {
+                f.result = self.resolve_names(node, f.result)?;
+                let mut params = Vec::new();
+                for p in std::mem::take(&mut f.params) {
+                    params.push(self.resolve_names(node, p)?);
+                }
+                f.params = params;
+                CType::Function(f)
+            }
+            other => other,
+        })
+    }
+
+    /// The CIR type of a C++ type (references are pointers).
+    pub fn cir_type(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<Type> {
+        let common = *ctx.types.common();
+        Ok(match t {
+            CType::Builtin(b) => match b {
+                Builtin::Void => common.void,
+                Builtin::Bool => common.bool,
+                Builtin::Float => common.float,
+                Builtin::Double => common.double,
+                Builtin::Nullptr => common.void_ptr,
+                other => {
+                    let (bits, signed) = other.int_info().unwrap_or((32, true));
+                    ctx.types.int(bits, signed)
+                }
+            },
+            CType::Const(inner) => self.cir_type(ctx, node, inner)?,
+            CType::Pointer(inner) | CType::Reference(inner) => {
+                let pointee = match inner.unqualified() {
+                    // A class pointing to itself (or to a class whose layout is being
+                    // computed): its record by name, declared when its layout is done.
+                    CType::Named(name) if self.laying_out.contains(name) => {
+                        let alias = ctx.sym(&ehir_core::abi::records::record_alias(name));
+                        ctx.types.record(alias)
+                    }
+                    _ => self.cir_type(ctx, node, inner)?,
+                };
+                ctx.types.ptr(pointee)
+            }
+            CType::Array(element, n) => {
+                let element = self.cir_type(ctx, node, element)?;
+                ctx.types.array(element, n.unwrap_or(0))
+            }
+            CType::Function(f) => self.function_cir_type(ctx, node, f, None)?,
+            CType::Named(name) if self.class_node(node, name).is_err() => {
+                // An incomplete class (only pointed to): an opaque record.
+                let alias = ctx.sym(&ehir_core::abi::records::record_alias(name));
+                if ctx.record(alias).is_none() {
+                    let record_name = ctx.sym(name);
+                    ctx.declare_record(ehir_core::RecordDecl {
+                        alias,
+                        kind: ehir_core::RecordKind::Struct,
+                        name: record_name,
+                        fields: None,
+                        loc: Loc::NONE,
+                    });
+                }
+                ctx.types.record(alias)
+            }
+            CType::Named(name) => self.layout(ctx, node, name)?.cir,
+        })
+    }
+
+    /// The CIR type of a function: a class result through a leading pointer parameter,
+    /// then `this` (of `this_class`), then the parameters; classes trivial for calls
+    /// are marked to travel by value in the C ABI.
+    pub fn function_cir_type(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        function: &crate::types::FunctionType,
+        this_class: Option<&str>,
+    ) -> R<Type> {
+        let mut params = Vec::new();
+        let mut abi = Vec::new();
+        let result = match self.result_cir_type(ctx, node, &function.result)? {
+            ResultAbi::Scalar(r) => r,
+            ResultAbi::Indirect(ptr) => {
+                params.push(ptr);
+                let class = function.result.name().unwrap_or_default().to_string();
+                let by_value = self.layout(ctx, node, &class)?.by_value;
+                abi.push(if by_value {
+                    ehir_core::ParamAbi::ByValueResult
+                } else {
+                    ehir_core::ParamAbi::Default
+                });
+                None
+            }
+        };
+        if let Some(class) = this_class {
+            let record = self.layout(ctx, node, class)?.cir;
+            params.push(ctx.types.ptr(record));
+            abi.push(ehir_core::ParamAbi::Default);
+        }
+        for param in &function.params {
+            params.push(self.param_cir_type(ctx, node, param)?);
+            abi.push(match param.unqualified() {
+                CType::Named(class) if self.layout(ctx, node, class)?.by_value => {
+                    ehir_core::ParamAbi::ByValue
+                }
+                _ => ehir_core::ParamAbi::Default,
+            });
+        }
+        Ok(ctx
+            .types
+            .func_with_abi(params, abi, result, function.variadic))
+    }
+
+    /// The CIR type of a parameter: classes are passed by address.
+    pub fn param_cir_type(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<Type> {
+        let ty = self.cir_type(ctx, node, t)?;
+        Ok(if self.is_class(t) {
+            ctx.types.ptr(ty)
+        } else {
+            ty
+        })
+    }
+
+    /// How a function returns a value of type `t`.
+    pub fn result_cir_type(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<ResultAbi> {
+        if t.is_void() {
+            return Ok(ResultAbi::Scalar(None));
+        }
+        let ty = self.cir_type(ctx, node, t)?;
+        Ok(if self.is_class(t) {
+            ResultAbi::Indirect(ctx.types.ptr(ty))
+        } else {
+            ResultAbi::Scalar(Some(ty))
+        })
+    }
+
+    /// Whether a type is a class type (not a reference to one).
+    pub fn is_class(&self, t: &CType) -> bool {
+        matches!(t.unqualified(), CType::Named(_))
+    }
+
+    /// Size and alignment of a type.
+    pub fn size_align(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<(u64, u64)> {
+        Ok(match t {
+            CType::Builtin(Builtin::Void) => (1, 1),
+            CType::Builtin(b) => (b.size(), b.size()),
+            CType::Const(inner) => self.size_align(ctx, node, inner)?,
+            CType::Pointer(_) | CType::Reference(_) => (8, 8),
+            CType::Array(element, n) => {
+                let (size, align) = self.size_align(ctx, node, element)?;
+                (size * n.unwrap_or(0), align)
+            }
+            CType::Function(_) => (1, 1),
+            CType::Named(name) => {
+                let layout = self.layout(ctx, node, name)?;
+                (layout.size, layout.align)
+            }
+        })
+    }
+
+    /// Queues a function for generation (once).
+    pub fn enqueue(&mut self, symbol: &str, pending: Pending<'ast>) {
+        if self.queued.insert(symbol.to_string()) {
+            self.queue.push(pending);
+        }
+    }
+}
+
+/// How a function returns its result.
+pub enum ResultAbi {
+    /// In a register (`None`: void).
+    Scalar(Option<Type>),
+    /// Through a leading pointer parameter of this type.
+    Indirect(Type),
+}
+
+/// The layouts of the classes defined in the main file, by qualified name (or why a
+/// class has none).
+pub fn class_layouts(root: &Node, abi: EhAbi) -> BTreeMap<String, R<ClassLayout>> {
+    let mut state = State::new(root, abi);
+    let mut mb = ModuleBuilder::new();
+    let mut names: Vec<(String, &Node)> = state
+        .index
+        .classes
+        .iter()
+        .filter(|(_, node)| node.main_offset.is_some())
+        .map(|(name, node)| (name.clone(), *node))
+        .collect();
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    names
+        .into_iter()
+        .map(|(name, node)| {
+            let layout = state.layout(mb.ctx(), node, &name).map(|l| (*l).clone());
+            (name, layout)
+        })
+        .collect()
+}
+
+impl<'ast> State<'ast> {
+    /// A generator state for a translation unit.
+    pub fn new(root: &'ast Node, abi: EhAbi) -> Self {
+        State {
+            index: DeclIndex::build(root),
+            abi,
+            layouts: HashMap::new(),
+            queue: Vec::new(),
+            queued: HashSet::new(),
+            typeinfos: BTreeMap::new(),
+            globals: BTreeMap::new(),
+            global_order: Vec::new(),
+            static_locals: Vec::new(),
+            parsed: HashMap::new(),
+            laying_out: HashSet::new(),
+            address_taken: Vec::new(),
+            defined_globals: (0, 0),
+        }
+    }
+}
+
+/// Generates the module of a translation unit.
+pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
+    let mut state = State::new(root, abi);
+    let mut mb = ModuleBuilder::new();
+    let mut errors = Vec::new();
+    let roots: Vec<&Node> = state
+        .index
+        .main_definitions
+        .iter()
+        .copied()
+        .filter(|d| function::emitted_without_use(&state, d))
+        .collect();
+    for decl in roots {
+        if let Some(symbol) = &decl.mangled_name {
+            state.enqueue(symbol, Pending::Defined(decl));
+        }
+    }
+    // Functions, then the globals they use (whose initializers may use functions).
+    let mut next = 0;
+    loop {
+        while next < state.queue.len() {
+            let pending = state.queue[next];
+            next += 1;
+            if let Err(e) = function::generate_function(&mut state, &mut mb, pending) {
+                errors.push(e);
+            }
+        }
+        if let Err(mut es) = function::define_globals(&mut state, &mut mb) {
+            errors.append(&mut es);
+        }
+        if next == state.queue.len() {
+            break;
+        }
+    }
+    for (name, sig, nothrow) in std::mem::take(&mut state.address_taken) {
+        if let Err(e) = mb.declare_function(&name, sig, nothrow) {
+            errors.push(e.to_diagnostic());
+        }
+    }
+    if !errors.is_empty() {
+        errors.sort_by_key(|d| d.loc);
+        errors.dedup_by(|a, b| a.loc == b.loc && a.message == b.message);
+        return Err(errors);
+    }
+    let mut module = mb.finish().map_err(|e| e.to_diagnostics().0)?;
+    for (_, decl) in std::mem::take(&mut state.typeinfos) {
+        module.add_typeinfo(decl);
+    }
+    Ok(module)
+}

@@ -1,0 +1,241 @@
+//! Running Clang: finding the executable, the command line for an EH ABI, and turning
+//! Clang's own diagnostics into ehir's.
+
+use ehir_core::abi::EhAbi;
+use ehir_core::{Diagnostic, Loc};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The environment variable that names the Clang to run.
+pub const CLANG_VARIABLE: &str = "EHIR_CLANG";
+
+/// The executables tried, in order, when neither the option nor the variable names one.
+pub const CLANG_CANDIDATES: &[&str] = &["clang++-22", "clang++"];
+
+/// The Debian package that provides the default Clang.
+pub const CLANG_PACKAGE: &str = "clang-22";
+
+/// What to run Clang with.
+#[derive(Clone, Debug, Default)]
+pub struct ClangOptions {
+    /// The Clang executable; `None`: `$EHIR_CLANG`, then [`CLANG_CANDIDATES`] on `PATH`.
+    pub clang: Option<PathBuf>,
+    /// `-I` directories.
+    pub include_dirs: Vec<String>,
+    /// `-D` macro definitions (`NAME` or `NAME=VALUE`).
+    pub defines: Vec<String>,
+    /// `-std=` value (`c++17`); Clang's default when `None`.
+    pub std: Option<String>,
+    /// For the Microsoft ABI: the directory of the project's Windows headers, passed as
+    /// `-nostdinc -isystem DIR`.
+    pub msvc_include_dir: Option<PathBuf>,
+}
+
+/// Errors running Clang.
+#[derive(Debug, thiserror::Error)]
+pub enum ClangError {
+    /// No Clang was found.
+    #[error(
+        "cannot find Clang: install the `{CLANG_PACKAGE}` package (clang++-22), or name the executable with {CLANG_VARIABLE}=PATH{0}"
+    )]
+    NotFound(String),
+    /// Clang could not be started.
+    #[error("cannot run Clang `{0}`: {1}")]
+    Spawn(String, std::io::Error),
+    /// Clang rejected the program; its diagnostics.
+    #[error("Clang rejected the program")]
+    Rejected(Vec<Diagnostic>),
+    /// Clang failed without a diagnostic ehir understood.
+    #[error("Clang failed ({0}): {1}")]
+    Failed(String, String),
+}
+
+/// The target triple of an EH ABI.
+pub fn target_triple(abi: EhAbi) -> &'static str {
+    match abi {
+        EhAbi::Itanium => "x86_64-linux-gnu",
+        EhAbi::Msvc => "x86_64-pc-windows-msvc",
+    }
+}
+
+fn runs(program: &Path) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Finds the Clang to run: `explicit`, then `$EHIR_CLANG`, then [`CLANG_CANDIDATES`].
+pub fn find_clang(explicit: Option<&Path>) -> Result<PathBuf, ClangError> {
+    if let Some(path) = explicit {
+        return if runs(path) {
+            Ok(path.to_path_buf())
+        } else {
+            Err(ClangError::NotFound(format!(
+                " (`{}` does not run)",
+                path.display()
+            )))
+        };
+    }
+    if let Some(value) = std::env::var_os(CLANG_VARIABLE).filter(|v| !v.is_empty()) {
+        let path = PathBuf::from(&value);
+        return if runs(&path) {
+            Ok(path)
+        } else {
+            Err(ClangError::NotFound(format!(
+                " ({CLANG_VARIABLE}=`{}` does not run)",
+                path.display()
+            )))
+        };
+    }
+    CLANG_CANDIDATES
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| runs(p))
+        .ok_or_else(|| ClangError::NotFound(String::new()))
+}
+
+/// The arguments of the AST dump of `source` for `abi`.
+pub fn ast_dump_args(source: &Path, abi: EhAbi, options: &ClangOptions) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "-fsyntax-only",
+        "-Xclang",
+        "-ast-dump=json",
+        "-fexceptions",
+        "-fcxx-exceptions",
+        "-fno-color-diagnostics",
+        "-fno-caret-diagnostics",
+        "-w",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    args.push(format!("--target={}", target_triple(abi)));
+    if abi == EhAbi::Msvc {
+        args.push("-fms-extensions".into());
+        if let Some(dir) = &options.msvc_include_dir {
+            args.push("-nostdinc".into());
+            args.push("-isystem".into());
+            args.push(dir.display().to_string());
+        }
+    }
+    if let Some(std) = &options.std {
+        args.push(format!("-std={std}"));
+    }
+    for dir in &options.include_dirs {
+        args.push(format!("-I{dir}"));
+    }
+    for define in &options.defines {
+        args.push(format!("-D{define}"));
+    }
+    args.push(source.display().to_string());
+    args
+}
+
+/// Runs Clang's AST dump on the file `source` (whose text is `text`); returns the JSON.
+/// Clang's errors in `source` become diagnostics at their byte offsets.
+pub fn dump_ast(
+    source: &Path,
+    text: &str,
+    abi: EhAbi,
+    options: &ClangOptions,
+) -> Result<String, ClangError> {
+    let clang = find_clang(options.clang.as_deref())?;
+    let output = Command::new(&clang)
+        .args(ast_dump_args(source, abi, options))
+        .output()
+        .map_err(|e| ClangError::Spawn(clang.display().to_string(), e))?;
+    if output.status.success() {
+        return String::from_utf8(output.stdout)
+            .map_err(|e| ClangError::Failed("output".into(), e.to_string()));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let diagnostics = parse_diagnostics(&stderr, &source.display().to_string(), text);
+    if diagnostics.is_empty() {
+        return Err(ClangError::Failed(
+            output.status.to_string(),
+            stderr.trim().to_string(),
+        ));
+    }
+    Err(ClangError::Rejected(diagnostics))
+}
+
+/// Clang's `FILE:LINE:COL: error: MESSAGE` lines as diagnostics: in the main file at
+/// their byte offset, elsewhere with the file position in the message.
+pub fn parse_diagnostics(stderr: &str, main_file: &str, text: &str) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    for line in stderr.lines() {
+        let Some((position, message)) = line
+            .split_once(": fatal error: ")
+            .or_else(|| line.split_once(": error: "))
+        else {
+            continue;
+        };
+        let mut parts = position.rsplitn(3, ':');
+        let (col, line_no, file) = (parts.next(), parts.next(), parts.next());
+        let parsed = match (col, line_no, file) {
+            (Some(col), Some(line_no), Some(file)) => {
+                match (line_no.parse::<usize>(), col.parse::<usize>()) {
+                    (Ok(l), Ok(c)) => Some((file, l, c)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let diagnostic = match parsed {
+            Some((file, line_no, col)) if file == main_file => {
+                Diagnostic::error(byte_offset(text, line_no, col), message.to_string())
+            }
+            Some(_) => Diagnostic::error(Loc::NONE, format!("{position}: {message}")),
+            None => Diagnostic::error(Loc::NONE, line.to_string()),
+        };
+        diagnostics.push(diagnostic);
+    }
+    diagnostics
+}
+
+/// The byte offset of a 1-based line and column (Clang's columns count bytes).
+fn byte_offset(text: &str, line: usize, col: usize) -> Loc {
+    let mut offset = 0usize;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            return Loc((offset + col.saturating_sub(1).min(l.len())) as u32);
+        }
+        offset += l.len();
+    }
+    Loc(text.len() as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clang_errors_become_diagnostics_at_byte_offsets() {
+        let text = "int main() {\n  return x;\n}\n";
+        let stderr = "a.cpp:2:10: error: use of undeclared identifier 'x'\n\
+                      /usr/include/h.h:3:1: error: bad\n1 error generated.\n";
+        let ds = parse_diagnostics(stderr, "a.cpp", text);
+        assert_eq!(ds.len(), 2);
+        assert_eq!(ds[0].loc, Loc(22));
+        assert_eq!(ds[0].message, "use of undeclared identifier 'x'");
+        assert_eq!(ds[1].loc, Loc::NONE);
+        assert!(ds[1].message.starts_with("/usr/include/h.h:3:1: bad"));
+    }
+
+    #[test]
+    fn the_command_line_names_the_target_and_user_flags() {
+        let options = ClangOptions {
+            include_dirs: vec!["inc".into()],
+            defines: vec!["N=3".into()],
+            std: Some("c++17".into()),
+            ..Default::default()
+        };
+        let args = ast_dump_args(Path::new("a.cpp"), EhAbi::Itanium, &options);
+        for expected in ["--target=x86_64-linux-gnu", "-Iinc", "-DN=3", "-std=c++17"] {
+            assert!(args.iter().any(|a| a == expected), "{expected} in {args:?}");
+        }
+        let args = ast_dump_args(Path::new("a.cpp"), EhAbi::Msvc, &options);
+        assert!(args.iter().any(|a| a == "--target=x86_64-pc-windows-msvc"));
+    }
+}

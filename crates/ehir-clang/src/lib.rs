@@ -1,0 +1,108 @@
+//! ehir-clang: the C++ front end that runs Clang. Clang parses, preprocesses, resolves
+//! names and overloads, instantiates templates and mangles names; ehir reads its JSON
+//! AST ([`ast`]) and generates structured CIR from it ([`cirgen`]) through the
+//! EHScopeStack builder of `ehir-builder`, the way Clang's own CodeGen does.
+//!
+//! * [`clang`]: finding Clang (`EHIR_CLANG`, then `clang++-22`, `clang++`), its command
+//!   line for an EH ABI, its diagnostics as ehir's.
+//! * [`ast`]: the typed AST (serde), locations, the declaration index.
+//! * [`types`]: C++ types as Clang prints them.
+//! * [`cirgen`]: the CIR generator, split by story.
+//!
+//! Entry points: [`compile_file`] (run Clang on a file) and [`compile_json`] (an AST
+//! dump already made). What the generator does not support is reported as
+//! `unsupported: <Clang node kind or feature>` at its location; nothing panics.
+//!
+//! # What is generated
+//! Functions (the main file's non-inline definitions, then what they use), scalar and
+//! pointer arithmetic, every statement, calls (direct, through pointers, C library
+//! functions as external declarations), globals with constant initializers and string
+//! literals, classes (Itanium layout computed from the AST, checked against Clang's
+//! `-fdump-record-layouts`) with constructors, destructors, implicit special members,
+//! bases, arrays, `new`/`delete` (array cookies), temporaries (`CXXBindTemporaryExpr`,
+//! `MaterializeTemporaryExpr` with lifetime extension, elided copies, NRVO), `throw`,
+//! `try`/`catch`, function-try-blocks, `noexcept` and dynamic exception specifications,
+//! instantiations of function and class templates, lambdas.
+//!
+//! # Not yet
+//! Virtual functions (vtables, RTTI of polymorphic classes, `std::exception` with
+//! `what()`), virtual bases, pointers to members, unions, bit fields, dynamic
+//! initialization of globals and static locals, placement and class-specific `new`,
+//! members placed in a base's tail padding, the Microsoft target (`--abi msvc` still
+//! parses for x86-64 Linux; the project's Windows headers are not wired in).
+//!
+//! # Conventions shared with the builtin front end
+//! Constructors and destructors are emitted and called under the mangled name Clang
+//! gives (the complete-object variant, `C1`/`D1`), also for base subobjects (no virtual
+//! bases yet). Call arguments are evaluated right to left, as g++ does. Class arguments
+//! are passed by the address of a caller-owned temporary, destroyed by the caller.
+
+#![warn(missing_docs)]
+
+pub mod ast;
+pub mod cirgen;
+pub mod clang;
+pub mod types;
+
+pub use clang::{CLANG_PACKAGE, CLANG_VARIABLE, ClangError, ClangOptions};
+use ehir_core::abi::EhAbi;
+use ehir_core::{Diagnostic, Diagnostics, Loc, Module};
+use std::path::Path;
+
+/// What to compile for.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The EH ABI (and so the target Clang parses for).
+    pub abi: EhAbi,
+    /// How to run Clang.
+    pub clang: ClangOptions,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            abi: EhAbi::Itanium,
+            clang: ClangOptions::default(),
+        }
+    }
+}
+
+/// The stack everything runs on (reserved, committed only as used); deeper recursion
+/// grows it further with `stacker`.
+const COMPILE_STACK: usize = 64 * 1024 * 1024;
+
+/// Runs Clang on the C++ file `path` (whose text is `text`, for locations) and
+/// generates a structured-phase CIR module.
+pub fn compile_file(path: &Path, text: &str, options: &Options) -> Result<Module, Diagnostics> {
+    let json = clang::dump_ast(path, text, options.abi, &options.clang).map_err(|e| match e {
+        ClangError::Rejected(diagnostics) => Diagnostics(diagnostics),
+        other => Diagnostics(vec![Diagnostic::error(Loc::NONE, other.to_string())]),
+    })?;
+    compile_json(&json, &path.display().to_string(), options.abi)
+}
+
+/// Generates a module from Clang's JSON AST of the file `main_file`.
+pub fn compile_json(json: &str, main_file: &str, abi: EhAbi) -> Result<Module, Diagnostics> {
+    stacker::grow(COMPILE_STACK, || {
+        let root = ast::read_translation_unit(json, main_file)
+            .map_err(|e| Diagnostics(vec![Diagnostic::error(Loc::NONE, e.to_string())]))?;
+        cirgen::generate(&root, abi).map_err(Diagnostics)
+    })
+}
+
+/// The Itanium layouts of the classes defined in `main_file`, from Clang's JSON AST of
+/// it (or, per class, why it has none).
+pub fn class_layouts(
+    json: &str,
+    main_file: &str,
+    abi: EhAbi,
+) -> Result<
+    std::collections::BTreeMap<String, Result<cirgen::class::ClassLayout, Diagnostic>>,
+    Diagnostics,
+> {
+    stacker::grow(COMPILE_STACK, || {
+        let root = ast::read_translation_unit(json, main_file)
+            .map_err(|e| Diagnostics(vec![Diagnostic::error(Loc::NONE, e.to_string())]))?;
+        Ok(cirgen::class_layouts(&root, abi))
+    })
+}
