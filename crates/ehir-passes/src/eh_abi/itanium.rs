@@ -1026,6 +1026,9 @@ impl<'a> Lowering<'a> {
     fn lower_op(&mut self, op: Op, implicit: &BTreeMap<Op, Value>) -> Result<(), Diagnostic> {
         let loc = self.func.dfg.loc(op);
         let kind = *self.func.dfg.kind(op);
+        if !Self::lowers_by_kind(&kind) {
+            return self.lower_other_op(op, kind);
+        }
         let operands: Vec<Value> = self.func.dfg.operands(op).to_vec();
         let token_of = |this: &Self| -> Option<Value> {
             operands
@@ -1082,23 +1085,42 @@ impl<'a> Lowering<'a> {
             OpKind::EhInitiate { .. } => {
                 return Err(self.error(op, "cir.eh.initiate must begin its block"));
             }
-            _ => {
-                for &v in &operands {
-                    if self.is_token(v) {
-                        return Err(
-                            self.error(op, format!("{} cannot take a !cir.eh_token", kind.name()))
-                        );
-                    }
-                }
-                let succs: Vec<Successor> = self.func.dfg.successors(op).to_vec();
-                for s in succs {
-                    let args = self.func.dfg.successor_args(s).to_vec();
-                    if args.iter().any(|&a| self.is_token(a)) {
-                        let new = self.expand_args(op, &args)?;
-                        let block = self.func.dfg.successor_block(s);
-                        self.func.dfg.set_successor(s, block, &new);
-                    }
-                }
+            _ => self.lower_other_op(op, kind)?,
+        }
+        Ok(())
+    }
+
+    /// Whether [`Lowering::lower_op`] rewrites ops of this kind by what they are (the
+    /// others only have their token arguments expanded, [`Lowering::lower_other_op`]).
+    fn lowers_by_kind(kind: &OpKind) -> bool {
+        matches!(
+            kind,
+            OpKind::EhDispatch { .. }
+                | OpKind::BeginCleanup
+                | OpKind::EndCleanup
+                | OpKind::BeginCatch
+                | OpKind::EndCatch
+                | OpKind::Resume
+                | OpKind::EhTerminate
+                | OpKind::EhInitiate { .. }
+        )
+    }
+
+    /// An op that is not an EH op: it may not take a token, and the token arguments it
+    /// passes along its edges become the exception pointer and selector. Copies nothing
+    /// unless an edge passes a token (the common case allocates nothing).
+    fn lower_other_op(&mut self, op: Op, kind: OpKind) -> Result<(), Diagnostic> {
+        if self.func.dfg.operands(op).iter().any(|&v| self.is_token(v)) {
+            return Err(self.error(op, format!("{} cannot take a !cir.eh_token", kind.name())));
+        }
+        for i in 0..self.func.dfg.successors(op).len() {
+            let s = self.func.dfg.successors(op)[i];
+            let args = self.func.dfg.successor_args(s);
+            if args.iter().any(|&a| self.is_token(a)) {
+                let args = args.to_vec();
+                let new = self.expand_args(op, &args)?;
+                let block = self.func.dfg.successor_block(s);
+                self.func.dfg.set_successor(s, block, &new);
             }
         }
         Ok(())
@@ -1251,8 +1273,16 @@ impl<'a> Lowering<'a> {
             for v in dfg.operands_mut(op) {
                 *v = resolve(&self.replace, *v);
             }
-            let succs: Vec<Successor> = dfg.successors(op).to_vec();
-            for s in succs {
+            // Only edges that pass a replaced value are rewritten (no copy of the others).
+            for i in 0..dfg.successors(op).len() {
+                let s = dfg.successors(op)[i];
+                if !dfg
+                    .successor_args(s)
+                    .iter()
+                    .any(|a| self.replace.contains_key(a))
+                {
+                    continue;
+                }
                 let args: Vec<Value> = dfg
                     .successor_args(s)
                     .iter()
