@@ -53,8 +53,8 @@ use ehir_core::abi::EhAbi;
 use ehir_core::abi::runtime::{STD_TERMINATE, runtime_function};
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, CursorPosition, Diagnostic, Diagnostics,
-    FuncCursor, Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
-    SecondaryMap, Successor, Symbol, Type, TypeData, Value, ValueDef,
+    FuncCursor, Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind,
+    PackedOption, Phase, SecondaryMap, Successor, Symbol, Type, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
@@ -155,7 +155,7 @@ struct LandingPadPlan {
     terminating_unwinds: Vec<(Op, usize)>,
 }
 
-/// The in-flight-token lattice of [`Lowering::implicit_tokens`].
+/// The in-flight-token lattice of [`Lowering::implicit_tokens_in`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 enum InFlight {
     #[default]
@@ -180,6 +180,8 @@ struct Lowering<'a> {
     void_ptr: Type,
     u32: Type,
     s32: Type,
+    /// `!cir.eh_token` (types are interned: a value is a token when its type is this one).
+    eh_token: Type,
     /// Each EH token and the (exception pointer, selector) pair that replaces it.
     pairs: BTreeMap<Value, (Value, Value)>,
     /// Blocks whose parameter list was exactly one `!cir.eh_token` (dispatch targets).
@@ -197,6 +199,7 @@ impl<'a> Lowering<'a> {
             void_ptr: common.void_ptr,
             u32: common.u32,
             s32: common.s32,
+            eh_token: common.eh_token,
             ctx,
             func,
             pairs: BTreeMap::new(),
@@ -212,10 +215,7 @@ impl<'a> Lowering<'a> {
     }
 
     fn is_token(&self, v: Value) -> bool {
-        matches!(
-            self.ctx.types.get(self.func.dfg.value_type(v)),
-            TypeData::EhToken
-        )
+        self.func.dfg.value_type(v) == self.eh_token
     }
 
     fn blocks(&self) -> Vec<Block> {
@@ -236,13 +236,14 @@ impl<'a> Lowering<'a> {
     }
 
     fn run(&mut self) -> Result<(), Diagnostic> {
-        let implicit = self.implicit_tokens()?;
-        let uses = self.token_uses(&implicit);
+        // The analyses below all walk the unmodified IR: one op list serves them all.
+        let order = self.ops_in_order();
+        let implicit = self.implicit_tokens_in(&order)?;
+        let uses = self.token_uses_in(&order, &implicit);
         // Plan every landing pad on the unmodified IR: in one pass over the token graph
         // when it can ([`Lowering::plan_all_shared`]), else (a cycle of token edges, or an
         // error to report) one walk per landing pad, which finds the first error.
-        let initiates: Vec<Op> = self
-            .ops_in_order()
+        let initiates: Vec<Op> = order
             .into_iter()
             .filter(|&op| matches!(self.func.dfg.kind(op), OpKind::EhInitiate { .. }))
             .collect();
@@ -293,11 +294,12 @@ impl<'a> Lowering<'a> {
 
     /// The token a bare `cir.resume` / `cir.eh.terminate` refers to: the exception in
     /// flight where it executes, by a forward dataflow over the CFG.
-    fn implicit_tokens(&self) -> Result<BTreeMap<Op, Value>, Diagnostic> {
+    /// `order` is the function's ops in layout order.
+    fn implicit_tokens_in(&self, order: &[Op]) -> Result<BTreeMap<Op, Value>, Diagnostic> {
         let func = &*self.func;
-        let bare: Vec<Op> = self
-            .ops_in_order()
-            .into_iter()
+        let bare: Vec<Op> = order
+            .iter()
+            .copied()
             .filter(|&op| {
                 matches!(func.dfg.kind(op), OpKind::Resume | OpKind::EhTerminate)
                     && func.dfg.operands(op).is_empty()
@@ -399,10 +401,15 @@ impl<'a> Lowering<'a> {
 
     /// Every use of every EH token, in layout order. Dispatch edges are not listed: the
     /// landing-pad walk follows only their `unwind` key.
-    fn token_uses(&self, implicit: &BTreeMap<Op, Value>) -> BTreeMap<Value, Vec<TokenUse>> {
+    /// `order` is the function's ops in layout order.
+    fn token_uses_in(
+        &self,
+        order: &[Op],
+        implicit: &BTreeMap<Op, Value>,
+    ) -> BTreeMap<Value, Vec<TokenUse>> {
         let dfg = &self.func.dfg;
         let mut uses: BTreeMap<Value, Vec<TokenUse>> = BTreeMap::new();
-        for op in self.ops_in_order() {
+        for &op in order {
             for &v in dfg.operands(op) {
                 if self.is_token(v) {
                     uses.entry(v).or_default().push(TokenUse::Op(op));
@@ -938,10 +945,16 @@ impl<'a> Lowering<'a> {
     fn expand_token_params(&mut self) {
         let (void_ptr, u32) = (self.void_ptr, self.u32);
         for b in self.blocks() {
-            let old: Vec<Value> = self.func.dfg.block_params(b).to_vec();
-            if !old.iter().any(|&v| self.is_token(v)) {
+            if !self
+                .func
+                .dfg
+                .block_params(b)
+                .iter()
+                .any(|&v| self.is_token(v))
+            {
                 continue;
             }
+            let old: Vec<Value> = self.func.dfg.block_params(b).to_vec();
             if old.len() == 1 {
                 self.token_blocks.insert(b);
             }
@@ -1257,12 +1270,19 @@ impl<'a> Lowering<'a> {
         if self.replace.is_empty() {
             return;
         }
-        let resolve = |replace: &BTreeMap<Value, Value>, mut v: Value| {
+        // The replacements as a dense table: one array lookup per operand.
+        let mut replacement: SecondaryMap<Value, PackedOption<Value>> =
+            SecondaryMap::with_capacity(self.func.dfg.values.len());
+        for (&from, &to) in &self.replace {
+            replacement[from] = to.into();
+        }
+        let count = self.replace.len();
+        let resolve = |replacement: &SecondaryMap<Value, PackedOption<Value>>, mut v: Value| {
             let mut steps = 0;
-            while let Some(&n) = replace.get(&v) {
+            while let Some(n) = replacement[v].expand() {
                 v = n;
                 steps += 1;
-                if steps > replace.len() {
+                if steps > count {
                     break;
                 }
             }
@@ -1271,7 +1291,7 @@ impl<'a> Lowering<'a> {
         for op in self.ops_in_order() {
             let dfg = &mut self.func.dfg;
             for v in dfg.operands_mut(op) {
-                *v = resolve(&self.replace, *v);
+                *v = resolve(&replacement, *v);
             }
             // Only edges that pass a replaced value are rewritten (no copy of the others).
             for i in 0..dfg.successors(op).len() {
@@ -1279,14 +1299,14 @@ impl<'a> Lowering<'a> {
                 if !dfg
                     .successor_args(s)
                     .iter()
-                    .any(|a| self.replace.contains_key(a))
+                    .any(|&a| replacement[a].is_some())
                 {
                     continue;
                 }
                 let args: Vec<Value> = dfg
                     .successor_args(s)
                     .iter()
-                    .map(|&a| resolve(&self.replace, a))
+                    .map(|&a| resolve(&replacement, a))
                     .collect();
                 let block = dfg.successor_block(s);
                 dfg.set_successor(s, block, &args);
@@ -1346,10 +1366,11 @@ mod tests {
                 continue;
             }
             let lowering = Lowering::new(&mut module.ctx, &mut func);
-            let Ok(implicit) = lowering.implicit_tokens() else {
+            let order = lowering.ops_in_order();
+            let Ok(implicit) = lowering.implicit_tokens_in(&order) else {
                 continue;
             };
-            let uses = lowering.token_uses(&implicit);
+            let uses = lowering.token_uses_in(&order, &implicit);
             let initiates: Vec<Op> = lowering
                 .ops_in_order()
                 .into_iter()
