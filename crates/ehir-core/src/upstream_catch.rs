@@ -25,8 +25,12 @@ use crate::ops::OpKind;
 /// Whether `func` is structured and holds `cir.begin_catch` (upstream's catch handlers)
 /// or `cir.construct_catch_param`.
 pub fn has_structured_catches(func: &Function) -> bool {
-    let is_upstream_catch =
-        |kind: &OpKind| matches!(kind, OpKind::BeginCatch | OpKind::ConstructCatchParam { .. });
+    let is_upstream_catch = |kind: &OpKind| {
+        matches!(
+            kind,
+            OpKind::BeginCatch | OpKind::ConstructCatchParam { .. }
+        )
+    };
     func.phase == Phase::Structured
         // A scan of the op table (placed or not) is much cheaper than the walk of the body,
         // and almost always finds nothing.

@@ -53,7 +53,7 @@ use ehir_core::abi::EhAbi;
 use ehir_core::abi::runtime::{STD_TERMINATE, runtime_function};
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, CursorPosition, Diagnostic, Diagnostics,
-    FuncCursor, Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind,
+    FuncCursor, FuncId, Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind,
     PackedOption, Phase, SecondaryMap, Successor, Symbol, Type, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -83,41 +83,38 @@ pub fn lower_module(module: &mut Module) -> Result<(), Diagnostics> {
 /// declare, with the call's signature (first call wins), as the parser does for undeclared
 /// callees. After [`lower_function`] these are the runtime functions it introduced.
 pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics> {
+    use rayon::prelude::*;
+    // What each function's calls find, per function in op order; functions are scanned in
+    // parallel (on a pool of more than one thread) and merged in module order below, so
+    // the result is that of one scan in module order.
+    let funcs: Vec<&Function> = module.functions.values().collect();
+    let findings: Vec<Vec<CallFinding>> = if rayon::current_num_threads() > 1 {
+        funcs
+            .par_iter()
+            .map(|func| call_findings(module, func))
+            .collect()
+    } else {
+        funcs
+            .iter()
+            .map(|func| call_findings(module, func))
+            .collect()
+    };
     let mut missing: Vec<(Symbol, Type, Loc)> = Vec::new();
     let mut conflicts = Diagnostics::default();
-    for func in module.functions.values() {
-        for op in func.walk_ops() {
-            let (OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. }) =
-                *func.dfg.kind(op)
-            else {
-                continue;
-            };
-            let Some(callee) = callee.expand() else {
-                continue;
-            };
-            match module.function_by_name(callee) {
-                // A runtime function the module declares with another signature than the
-                // lowering calls it with: the lowered module could not verify.
-                Some(id)
-                    if module.functions[id].sig != sig
-                        && runtime_function(module.ctx.name(callee)).is_some() =>
-                {
-                    conflicts.push(Diagnostic::error(
-                        module.functions[id].loc,
-                        format!(
-                            "@{} is declared with a signature other than the C++ runtime's, which the {} EH lowering calls",
-                            module.ctx.name(callee),
-                            EhAbi::Itanium.name()
-                        ),
-                    ));
+    for finding in findings.into_iter().flatten() {
+        match finding {
+            CallFinding::Conflict(id, callee) => conflicts.push(Diagnostic::error(
+                module.functions[id].loc,
+                format!(
+                    "@{} is declared with a signature other than the C++ runtime's, which the {} EH lowering calls",
+                    module.ctx.name(callee),
+                    EhAbi::Itanium.name()
+                ),
+            )),
+            CallFinding::Missing(callee, sig, loc) => {
+                if !missing.iter().any(|&(s, _, _)| s == callee) {
+                    missing.push((callee, sig, loc));
                 }
-                Some(_) => {}
-                None if module.global_by_name(callee).is_none()
-                    && !missing.iter().any(|&(s, _, _)| s == callee) =>
-                {
-                    missing.push((callee, sig, func.dfg.loc(op)));
-                }
-                None => {}
             }
         }
     }
@@ -131,6 +128,50 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
         module.add_function(decl);
     }
     Ok(())
+}
+
+/// What [`declare_runtime_functions`] finds at one direct call.
+enum CallFinding {
+    /// The callee is a runtime function the module declares (function `id`) with another
+    /// signature than the call's: the lowered module could not verify.
+    Conflict(FuncId, Symbol),
+    /// The callee is neither declared nor a global: declare it with this signature (the
+    /// first call's), at this location.
+    Missing(Symbol, Type, Loc),
+}
+
+/// The findings of the direct calls of `func`, in op order.
+fn call_findings(module: &Module, func: &Function) -> Vec<CallFinding> {
+    let mut findings = Vec::new();
+    for op in func.walk_ops() {
+        let (OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. }) =
+            *func.dfg.kind(op)
+        else {
+            continue;
+        };
+        let Some(callee) = callee.expand() else {
+            continue;
+        };
+        match module.function_by_name(callee) {
+            Some(id)
+                if module.functions[id].sig != sig
+                    && runtime_function(module.ctx.name(callee)).is_some() =>
+            {
+                findings.push(CallFinding::Conflict(id, callee));
+            }
+            Some(_) => {}
+            // Only the first call of each missing callee counts.
+            None if module.global_by_name(callee).is_none()
+                && !findings
+                    .iter()
+                    .any(|f| matches!(f, CallFinding::Missing(s, ..) if *s == callee)) =>
+            {
+                findings.push(CallFinding::Missing(callee, sig, func.dfg.loc(op)));
+            }
+            None => {}
+        }
+    }
+    findings
 }
 
 /// One use of an EH token that the landing-pad analysis follows.
