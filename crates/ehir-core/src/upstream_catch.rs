@@ -25,13 +25,20 @@ use crate::ops::OpKind;
 /// Whether `func` is structured and holds `cir.begin_catch` (upstream's catch handlers)
 /// or `cir.construct_catch_param`.
 pub fn has_structured_catches(func: &Function) -> bool {
+    let is_upstream_catch = |kind: &OpKind| {
+        matches!(
+            kind,
+            OpKind::BeginCatch | OpKind::ConstructCatchParam { .. }
+        )
+    };
     func.phase == Phase::Structured
-        && func.walk_ops().into_iter().any(|op| {
-            matches!(
-                func.dfg.kind(op),
-                OpKind::BeginCatch | OpKind::ConstructCatchParam { .. }
-            )
-        })
+        // A scan of the op table (placed or not) is much cheaper than the walk of the body,
+        // and almost always finds nothing.
+        && func.dfg.ops.values().any(|data| is_upstream_catch(&data.kind))
+        && func
+            .walk_ops()
+            .into_iter()
+            .any(|op| is_upstream_catch(func.dfg.kind(op)))
 }
 
 /// Rewrites upstream's catch handlers of a structured `func` (see the module

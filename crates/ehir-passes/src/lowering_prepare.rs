@@ -31,10 +31,16 @@ pub fn lowering_prepare_function(
     ctx: &mut ModuleCtx,
     func: &mut Function,
 ) -> Result<(), Diagnostic> {
+    let is_array_op = |kind: &OpKind| matches!(kind, OpKind::ArrayCtor | OpKind::ArrayDtor);
+    // A scan of the op table (placed or not) is much cheaper than the walk of the body,
+    // and most functions have no array op.
+    if !func.dfg.ops.values().any(|data| is_array_op(&data.kind)) {
+        return Ok(());
+    }
     let array_ops: Vec<Op> = func
         .walk_ops()
         .into_iter()
-        .filter(|&op| matches!(func.dfg.kind(op), OpKind::ArrayCtor | OpKind::ArrayDtor))
+        .filter(|&op| is_array_op(func.dfg.kind(op)))
         .collect();
     // Innermost first: an element body that holds an array op is expanded before it is
     // copied into the cleanup loop.

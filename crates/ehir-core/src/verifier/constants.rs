@@ -21,8 +21,11 @@ pub(crate) fn constant_misfit(
     attr: Attr,
     ty: Type,
 ) -> Option<String> {
-    let mut stack = vec![(attr, ty)];
-    while let Some((a, t)) = stack.pop() {
+    // The elements still to check; the top-level pair is checked first, so a scalar
+    // constant allocates nothing.
+    let mut stack = Vec::new();
+    let mut next = Some((attr, ty));
+    while let Some((a, t)) = next.take().or_else(|| stack.pop()) {
         if a.index() >= ctx.attrs.len() {
             return Some("an element attribute does not exist".into());
         }

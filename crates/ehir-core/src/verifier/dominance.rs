@@ -74,11 +74,17 @@ struct DominatorScratch {
     label: Vec<u32>,
     ancestor: Vec<u32>,
     idom: Vec<u32>,
-    bucket: Vec<Vec<u32>>,
+    /// The buckets of the algorithm as intrusive lists (a vertex is in at most one bucket
+    /// at a time): the first vertex of bucket `v`, 0 for an empty one ...
+    bucket_head: Vec<u32>,
+    /// ... and the vertex after `w` in its bucket, 0 at the end.
+    bucket_next: Vec<u32>,
     path: Vec<u32>,
     /// Dominator-tree children of vertex `v`: `children[child_start[v]..child_start[v + 1]]`.
     child_start: Vec<u32>,
     children: Vec<u32>,
+    /// Next free slot of each vertex's children while `children` is filled.
+    child_fill: Vec<u32>,
     /// Depth-first walk: vertex and next position.
     stack: Vec<(u32, u32)>,
 }
@@ -227,10 +233,12 @@ impl Cfg {
             label,
             ancestor,
             idom,
-            bucket,
+            bucket_head,
+            bucket_next,
             path,
             child_start,
             children,
+            child_fill,
             stack,
         } = scratch;
         // Depth-first numbering from the entry.
@@ -269,10 +277,8 @@ impl Cfg {
         label.extend(0..=n as u32);
         reset(ancestor, n + 1, 0);
         reset(idom, n + 1, 0);
-        if bucket.len() < n + 1 {
-            bucket.resize_with(n + 1, Vec::new);
-        }
-        bucket.iter_mut().for_each(Vec::clear);
+        reset(bucket_head, n + 1, 0);
+        reset(bucket_next, n + 1, 0);
         // `eval` with iterative path compression.
         let eval =
             |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mut Vec<u32>| {
@@ -305,20 +311,21 @@ impl Cfg {
                     semi[w] = semi[u as usize];
                 }
             }
-            bucket[semi[w] as usize].push(w as u32);
+            let s = semi[w] as usize;
+            bucket_next[w] = bucket_head[s];
+            bucket_head[s] = w as u32;
             let p = parent[w];
             ancestor[w] = p;
-            let pending = std::mem::take(&mut bucket[p as usize]);
-            for &v in &pending {
+            let mut v = std::mem::take(&mut bucket_head[p as usize]);
+            while v != 0 {
                 let u = eval(v, ancestor, label, semi, path);
                 idom[v as usize] = if semi[u as usize] < semi[v as usize] {
                     u
                 } else {
                     p
                 };
+                v = bucket_next[v as usize];
             }
-            bucket[p as usize] = pending;
-            bucket[p as usize].clear();
         }
         for w in 2..=n {
             if idom[w] != semi[w] {
@@ -337,10 +344,11 @@ impl Cfg {
         }
         reset(children, n.saturating_sub(1), 0);
         {
-            let mut fill = child_start.clone();
+            child_fill.clear();
+            child_fill.extend_from_slice(child_start);
             for (w, &d) in idom.iter().enumerate().take(n + 1).skip(2) {
-                children[fill[d as usize] as usize] = w as u32;
-                fill[d as usize] += 1;
+                children[child_fill[d as usize] as usize] = w as u32;
+                child_fill[d as usize] += 1;
             }
         }
         let mut counter = 0u32;

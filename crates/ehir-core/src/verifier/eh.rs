@@ -42,21 +42,24 @@ impl ScopeState {
         }
     }
 
-    /// The state without "may have ended" flags of scopes outside `relevant` (sorted).
-    fn pruned(&self, relevant: &[u32]) -> ScopeState {
-        ScopeState(
-            self.0
-                .iter()
-                .filter_map(|&(s, f)| {
-                    let f = if relevant.binary_search(&s).is_ok() {
-                        f
-                    } else {
-                        f & !ENDED
-                    };
-                    (f != 0).then_some((s, f))
-                })
-                .collect(),
-        )
+    /// Makes `out` this state without "may have ended" flags of scopes outside
+    /// `relevant` (sorted), reusing its allocation.
+    fn pruned_into(&self, relevant: &[u32], out: &mut ScopeState) {
+        out.0.clear();
+        out.0.extend(self.0.iter().filter_map(|&(s, f)| {
+            let f = if relevant.binary_search(&s).is_ok() {
+                f
+            } else {
+                f & !ENDED
+            };
+            (f != 0).then_some((s, f))
+        }));
+    }
+
+    /// Makes this state a copy of `other`, reusing its allocation.
+    fn copy_from(&mut self, other: &ScopeState) {
+        self.0.clear();
+        self.0.extend_from_slice(&other.0);
     }
 
     /// Ors `other` into `self`; whether anything changed.
@@ -662,18 +665,22 @@ impl FuncVerifier<'_> {
                 }
             }
         }
-        let mut relevant: SecondaryMap<Block, Vec<u32>> = SecondaryMap::new();
+        // (block, scope) pairs, in increasing scope order; grouped by block below, so that
+        // each block's scopes are one sorted slice of one list.
+        let mut relevant_pairs: Vec<(Block, u32)> = Vec::new();
         let mut marked: SecondaryMap<Block, u32> = SecondaryMap::with_default(u32::MAX);
+        let mut stack = Vec::new();
         for (s, ends) in ends_of.iter().enumerate() {
             let s = s as u32;
             let begin_block = self.index.op_block[scopes[s as usize]].expect("placed");
-            let mut stack = ends.clone();
+            stack.clear();
+            stack.extend_from_slice(ends);
             while let Some(b) = stack.pop() {
                 if marked[b] == s {
                     continue;
                 }
                 marked[b] = s;
-                relevant[b].push(s);
+                relevant_pairs.push((b, s));
                 if b == begin_block {
                     continue;
                 }
@@ -684,19 +691,37 @@ impl FuncVerifier<'_> {
                 }
             }
         }
+        // A stable sort keeps each block's scopes in increasing order.
+        relevant_pairs.sort_by_key(|&(b, _)| b);
+        let relevant_scopes: Vec<u32> = relevant_pairs.iter().map(|&(_, s)| s).collect();
+        let mut relevant_range: SecondaryMap<Block, (u32, u32)> = SecondaryMap::new();
+        let mut start = 0;
+        for (i, &(b, _)) in relevant_pairs.iter().enumerate() {
+            if i + 1 == relevant_pairs.len() || relevant_pairs[i + 1].0 != b {
+                relevant_range[b] = (start, i as u32 + 1);
+                start = i as u32 + 1;
+            }
+        }
+        let relevant = |b: Block| {
+            let (start, end) = relevant_range[b];
+            &relevant_scopes[start as usize..end as usize]
+        };
         let mut state_in: SecondaryMap<Block, ScopeState> = SecondaryMap::new();
         let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
         visited[entry] = true;
         let mut worklist = vec![entry];
         let quiet = |_: Diagnostic| {};
+        // Scratch states reused from block to block.
+        let mut state = ScopeState::default();
+        let mut incoming = ScopeState::default();
         while let Some(block) = worklist.pop() {
-            let mut state = state_in[block].clone();
+            state.copy_from(&state_in[block]);
             self.pairing_transfer(block, &mut state, &scopes, &scope_of, &origins, &quiet);
             for edge in self.cfg.succs(block) {
                 let to = edge.to;
                 let first = !visited[to];
                 visited[to] = true;
-                let incoming = state.pruned(&relevant[to]);
+                state.pruned_into(relevant(to), &mut incoming);
                 if state_in[to].merge(&incoming) || first {
                     worklist.push(to);
                 }
@@ -707,7 +732,7 @@ impl FuncVerifier<'_> {
             if !visited[block] {
                 continue;
             }
-            let mut state = state_in[block].clone();
+            state.copy_from(&state_in[block]);
             self.pairing_transfer(block, &mut state, &scopes, &scope_of, &origins, &report);
         }
     }

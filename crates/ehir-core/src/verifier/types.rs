@@ -360,13 +360,16 @@ impl FuncVerifier<'_> {
             }
             let args = data.args.as_slice(&self.dfg.value_lists);
             let params = self.dfg.block_params(target);
-            let block = self.index.block_name(target);
+            // Named only when reporting: formatting it for every edge costs more than the
+            // checks themselves.
+            let block = || self.index.block_name(target);
             if let OpKind::EhDispatch { .. } = kind {
                 if !args.is_empty() {
                     self.op_error(
                         op,
                         format!(
-                            "'cir.eh.dispatch' passes its token implicitly; successor {block} cannot be given arguments"
+                            "'cir.eh.dispatch' passes its token implicitly; successor {} cannot be given arguments",
+                            block()
                         ),
                     );
                 }
@@ -380,7 +383,8 @@ impl FuncVerifier<'_> {
                     self.error_with_note(
                         self.dfg.loc(op),
                         format!(
-                            "successor {block} of 'cir.eh.dispatch' must declare no parameter or one !cir.eh_token parameter"
+                            "successor {} of 'cir.eh.dispatch' must declare no parameter or one !cir.eh_token parameter",
+                            block()
                         ),
                         self.block_loc(target),
                         "block defined here",
@@ -392,7 +396,8 @@ impl FuncVerifier<'_> {
                 self.error_with_note(
                     self.dfg.loc(op),
                     format!(
-                        "successor {block} of '{name}' takes {} argument(s), but is given {}",
+                        "successor {} of '{name}' takes {} argument(s), but is given {}",
+                        block(),
                         params.len(),
                         args.len()
                     ),
@@ -409,7 +414,8 @@ impl FuncVerifier<'_> {
                     self.error_with_note(
                         self.dfg.loc(op),
                         format!(
-                            "argument #{j} to successor {block} of '{name}' has type {}, but the block parameter has type {}",
+                            "argument #{j} to successor {} of '{name}' has type {}, but the block parameter has type {}",
+                            block(),
                             self.type_str(ta),
                             self.type_str(tp)
                         ),

@@ -53,8 +53,8 @@ use ehir_core::abi::EhAbi;
 use ehir_core::abi::runtime::{STD_TERMINATE, runtime_function};
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, CursorPosition, Diagnostic, Diagnostics,
-    FuncCursor, Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind, Phase,
-    SecondaryMap, Successor, Symbol, Type, TypeData, Value, ValueDef,
+    FuncCursor, FuncId, Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind,
+    PackedOption, Phase, SecondaryMap, Successor, Symbol, Type, Value, ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
@@ -83,41 +83,38 @@ pub fn lower_module(module: &mut Module) -> Result<(), Diagnostics> {
 /// declare, with the call's signature (first call wins), as the parser does for undeclared
 /// callees. After [`lower_function`] these are the runtime functions it introduced.
 pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics> {
+    use rayon::prelude::*;
+    // What each function's calls find, per function in op order; functions are scanned in
+    // parallel (on a pool of more than one thread) and merged in module order below, so
+    // the result is that of one scan in module order.
+    let funcs: Vec<&Function> = module.functions.values().collect();
+    let findings: Vec<Vec<CallFinding>> = if rayon::current_num_threads() > 1 {
+        funcs
+            .par_iter()
+            .map(|func| call_findings(module, func))
+            .collect()
+    } else {
+        funcs
+            .iter()
+            .map(|func| call_findings(module, func))
+            .collect()
+    };
     let mut missing: Vec<(Symbol, Type, Loc)> = Vec::new();
     let mut conflicts = Diagnostics::default();
-    for func in module.functions.values() {
-        for op in func.walk_ops() {
-            let (OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. }) =
-                *func.dfg.kind(op)
-            else {
-                continue;
-            };
-            let Some(callee) = callee.expand() else {
-                continue;
-            };
-            match module.function_by_name(callee) {
-                // A runtime function the module declares with another signature than the
-                // lowering calls it with: the lowered module could not verify.
-                Some(id)
-                    if module.functions[id].sig != sig
-                        && runtime_function(module.ctx.name(callee)).is_some() =>
-                {
-                    conflicts.push(Diagnostic::error(
-                        module.functions[id].loc,
-                        format!(
-                            "@{} is declared with a signature other than the C++ runtime's, which the {} EH lowering calls",
-                            module.ctx.name(callee),
-                            EhAbi::Itanium.name()
-                        ),
-                    ));
+    for finding in findings.into_iter().flatten() {
+        match finding {
+            CallFinding::Conflict(id, callee) => conflicts.push(Diagnostic::error(
+                module.functions[id].loc,
+                format!(
+                    "@{} is declared with a signature other than the C++ runtime's, which the {} EH lowering calls",
+                    module.ctx.name(callee),
+                    EhAbi::Itanium.name()
+                ),
+            )),
+            CallFinding::Missing(callee, sig, loc) => {
+                if !missing.iter().any(|&(s, _, _)| s == callee) {
+                    missing.push((callee, sig, loc));
                 }
-                Some(_) => {}
-                None if module.global_by_name(callee).is_none()
-                    && !missing.iter().any(|&(s, _, _)| s == callee) =>
-                {
-                    missing.push((callee, sig, func.dfg.loc(op)));
-                }
-                None => {}
             }
         }
     }
@@ -131,6 +128,50 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
         module.add_function(decl);
     }
     Ok(())
+}
+
+/// What [`declare_runtime_functions`] finds at one direct call.
+enum CallFinding {
+    /// The callee is a runtime function the module declares (function `id`) with another
+    /// signature than the call's: the lowered module could not verify.
+    Conflict(FuncId, Symbol),
+    /// The callee is neither declared nor a global: declare it with this signature (the
+    /// first call's), at this location.
+    Missing(Symbol, Type, Loc),
+}
+
+/// The findings of the direct calls of `func`, in op order.
+fn call_findings(module: &Module, func: &Function) -> Vec<CallFinding> {
+    let mut findings = Vec::new();
+    for op in func.walk_ops() {
+        let (OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. }) =
+            *func.dfg.kind(op)
+        else {
+            continue;
+        };
+        let Some(callee) = callee.expand() else {
+            continue;
+        };
+        match module.function_by_name(callee) {
+            Some(id)
+                if module.functions[id].sig != sig
+                    && runtime_function(module.ctx.name(callee)).is_some() =>
+            {
+                findings.push(CallFinding::Conflict(id, callee));
+            }
+            Some(_) => {}
+            // Only the first call of each missing callee counts.
+            None if module.global_by_name(callee).is_none()
+                && !findings
+                    .iter()
+                    .any(|f| matches!(f, CallFinding::Missing(s, ..) if *s == callee)) =>
+            {
+                findings.push(CallFinding::Missing(callee, sig, func.dfg.loc(op)));
+            }
+            None => {}
+        }
+    }
+    findings
 }
 
 /// One use of an EH token that the landing-pad analysis follows.
@@ -155,7 +196,7 @@ struct LandingPadPlan {
     terminating_unwinds: Vec<(Op, usize)>,
 }
 
-/// The in-flight-token lattice of [`Lowering::implicit_tokens`].
+/// The in-flight-token lattice of [`Lowering::implicit_tokens_in`].
 #[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
 enum InFlight {
     #[default]
@@ -180,6 +221,8 @@ struct Lowering<'a> {
     void_ptr: Type,
     u32: Type,
     s32: Type,
+    /// `!cir.eh_token` (types are interned: a value is a token when its type is this one).
+    eh_token: Type,
     /// Each EH token and the (exception pointer, selector) pair that replaces it.
     pairs: BTreeMap<Value, (Value, Value)>,
     /// Blocks whose parameter list was exactly one `!cir.eh_token` (dispatch targets).
@@ -197,6 +240,7 @@ impl<'a> Lowering<'a> {
             void_ptr: common.void_ptr,
             u32: common.u32,
             s32: common.s32,
+            eh_token: common.eh_token,
             ctx,
             func,
             pairs: BTreeMap::new(),
@@ -212,10 +256,7 @@ impl<'a> Lowering<'a> {
     }
 
     fn is_token(&self, v: Value) -> bool {
-        matches!(
-            self.ctx.types.get(self.func.dfg.value_type(v)),
-            TypeData::EhToken
-        )
+        self.func.dfg.value_type(v) == self.eh_token
     }
 
     fn blocks(&self) -> Vec<Block> {
@@ -224,9 +265,12 @@ impl<'a> Lowering<'a> {
     }
 
     /// The `cir.eh.initiate` ops of the function, in [`Lowering::ops_in_order`]'s order.
-    fn initiates(&self) -> Vec<Op> {
-        let ops = self.ops_in_order().into_iter();
-        ops.filter(|&op| matches!(self.func.dfg.kind(op), OpKind::EhInitiate { .. }))
+    /// The `cir.eh.initiate` ops of `order` (an op list of the function), in its order.
+    fn initiates_in(&self, order: &[Op]) -> Vec<Op> {
+        order
+            .iter()
+            .copied()
+            .filter(|&op| matches!(self.func.dfg.kind(op), OpKind::EhInitiate { .. }))
             .collect()
     }
 
@@ -243,12 +287,14 @@ impl<'a> Lowering<'a> {
     }
 
     fn run(&mut self) -> Result<(), Diagnostic> {
-        let implicit = self.implicit_tokens()?;
-        let uses = self.token_uses(&implicit);
+        // The analyses below all walk the unmodified IR: one op list serves them all.
+        let order = self.ops_in_order();
+        let implicit = self.implicit_tokens_in(&order)?;
+        let uses = self.token_uses_in(&order, &implicit);
         // Plan every landing pad on the unmodified IR: in one pass over the token graph
         // when it can ([`Lowering::plan_all_shared`]), else (a cycle of token edges, or an
         // error to report) one walk per landing pad, which finds the first error.
-        let initiates = self.initiates();
+        let initiates = self.initiates_in(&order);
         let plans = match self.plan_all_shared(&uses, &initiates) {
             Some(plans) => plans,
             None => {
@@ -296,11 +342,12 @@ impl<'a> Lowering<'a> {
 
     /// The token a bare `cir.resume` / `cir.eh.terminate` refers to: the exception in
     /// flight where it executes, by a forward dataflow over the CFG.
-    fn implicit_tokens(&self) -> Result<BTreeMap<Op, Value>, Diagnostic> {
+    /// `order` is the function's ops in layout order.
+    fn implicit_tokens_in(&self, order: &[Op]) -> Result<BTreeMap<Op, Value>, Diagnostic> {
         let func = &*self.func;
-        let bare: Vec<Op> = self
-            .ops_in_order()
-            .into_iter()
+        let bare: Vec<Op> = order
+            .iter()
+            .copied()
             .filter(|&op| {
                 matches!(func.dfg.kind(op), OpKind::Resume | OpKind::EhTerminate)
                     && func.dfg.operands(op).is_empty()
@@ -402,10 +449,15 @@ impl<'a> Lowering<'a> {
 
     /// Every use of every EH token, in layout order. Dispatch edges are not listed: the
     /// landing-pad walk follows only their `unwind` key.
-    fn token_uses(&self, implicit: &BTreeMap<Op, Value>) -> BTreeMap<Value, Vec<TokenUse>> {
+    /// `order` is the function's ops in layout order.
+    fn token_uses_in(
+        &self,
+        order: &[Op],
+        implicit: &BTreeMap<Op, Value>,
+    ) -> BTreeMap<Value, Vec<TokenUse>> {
         let dfg = &self.func.dfg;
         let mut uses: BTreeMap<Value, Vec<TokenUse>> = BTreeMap::new();
-        for op in self.ops_in_order() {
+        for &op in order {
             for &v in dfg.operands(op) {
                 if self.is_token(v) {
                     uses.entry(v).or_default().push(TokenUse::Op(op));
@@ -941,10 +993,16 @@ impl<'a> Lowering<'a> {
     fn expand_token_params(&mut self) {
         let (void_ptr, u32) = (self.void_ptr, self.u32);
         for b in self.blocks() {
-            let old: Vec<Value> = self.func.dfg.block_params(b).to_vec();
-            if !old.iter().any(|&v| self.is_token(v)) {
+            if !self
+                .func
+                .dfg
+                .block_params(b)
+                .iter()
+                .any(|&v| self.is_token(v))
+            {
                 continue;
             }
+            let old: Vec<Value> = self.func.dfg.block_params(b).to_vec();
             if old.len() == 1 {
                 self.token_blocks.insert(b);
             }
@@ -1029,6 +1087,9 @@ impl<'a> Lowering<'a> {
     fn lower_op(&mut self, op: Op, implicit: &BTreeMap<Op, Value>) -> Result<(), Diagnostic> {
         let loc = self.func.dfg.loc(op);
         let kind = *self.func.dfg.kind(op);
+        if !Self::lowers_by_kind(&kind) {
+            return self.lower_other_op(op, kind);
+        }
         let operands: Vec<Value> = self.func.dfg.operands(op).to_vec();
         let token_of = |this: &Self| -> Option<Value> {
             operands
@@ -1085,23 +1146,42 @@ impl<'a> Lowering<'a> {
             OpKind::EhInitiate { .. } => {
                 return Err(self.error(op, "cir.eh.initiate must begin its block"));
             }
-            _ => {
-                for &v in &operands {
-                    if self.is_token(v) {
-                        return Err(
-                            self.error(op, format!("{} cannot take a !cir.eh_token", kind.name()))
-                        );
-                    }
-                }
-                let succs: Vec<Successor> = self.func.dfg.successors(op).to_vec();
-                for s in succs {
-                    let args = self.func.dfg.successor_args(s).to_vec();
-                    if args.iter().any(|&a| self.is_token(a)) {
-                        let new = self.expand_args(op, &args)?;
-                        let block = self.func.dfg.successor_block(s);
-                        self.func.dfg.set_successor(s, block, &new);
-                    }
-                }
+            _ => self.lower_other_op(op, kind)?,
+        }
+        Ok(())
+    }
+
+    /// Whether [`Lowering::lower_op`] rewrites ops of this kind by what they are (the
+    /// others only have their token arguments expanded, [`Lowering::lower_other_op`]).
+    fn lowers_by_kind(kind: &OpKind) -> bool {
+        matches!(
+            kind,
+            OpKind::EhDispatch { .. }
+                | OpKind::BeginCleanup
+                | OpKind::EndCleanup
+                | OpKind::BeginCatch
+                | OpKind::EndCatch
+                | OpKind::Resume
+                | OpKind::EhTerminate
+                | OpKind::EhInitiate { .. }
+        )
+    }
+
+    /// An op that is not an EH op: it may not take a token, and the token arguments it
+    /// passes along its edges become the exception pointer and selector. Copies nothing
+    /// unless an edge passes a token (the common case allocates nothing).
+    fn lower_other_op(&mut self, op: Op, kind: OpKind) -> Result<(), Diagnostic> {
+        if self.func.dfg.operands(op).iter().any(|&v| self.is_token(v)) {
+            return Err(self.error(op, format!("{} cannot take a !cir.eh_token", kind.name())));
+        }
+        for i in 0..self.func.dfg.successors(op).len() {
+            let s = self.func.dfg.successors(op)[i];
+            let args = self.func.dfg.successor_args(s);
+            if args.iter().any(|&a| self.is_token(a)) {
+                let args = args.to_vec();
+                let new = self.expand_args(op, &args)?;
+                let block = self.func.dfg.successor_block(s);
+                self.func.dfg.set_successor(s, block, &new);
             }
         }
         Ok(())
@@ -1238,12 +1318,19 @@ impl<'a> Lowering<'a> {
         if self.replace.is_empty() {
             return;
         }
-        let resolve = |replace: &BTreeMap<Value, Value>, mut v: Value| {
+        // The replacements as a dense table: one array lookup per operand.
+        let mut replacement: SecondaryMap<Value, PackedOption<Value>> =
+            SecondaryMap::with_capacity(self.func.dfg.values.len());
+        for (&from, &to) in &self.replace {
+            replacement[from] = to.into();
+        }
+        let count = self.replace.len();
+        let resolve = |replacement: &SecondaryMap<Value, PackedOption<Value>>, mut v: Value| {
             let mut steps = 0;
-            while let Some(&n) = replace.get(&v) {
+            while let Some(n) = replacement[v].expand() {
                 v = n;
                 steps += 1;
-                if steps > replace.len() {
+                if steps > count {
                     break;
                 }
             }
@@ -1252,14 +1339,22 @@ impl<'a> Lowering<'a> {
         for op in self.ops_in_order() {
             let dfg = &mut self.func.dfg;
             for v in dfg.operands_mut(op) {
-                *v = resolve(&self.replace, *v);
+                *v = resolve(&replacement, *v);
             }
-            let succs: Vec<Successor> = dfg.successors(op).to_vec();
-            for s in succs {
+            // Only edges that pass a replaced value are rewritten (no copy of the others).
+            for i in 0..dfg.successors(op).len() {
+                let s = dfg.successors(op)[i];
+                if !dfg
+                    .successor_args(s)
+                    .iter()
+                    .any(|&a| replacement[a].is_some())
+                {
+                    continue;
+                }
                 let args: Vec<Value> = dfg
                     .successor_args(s)
                     .iter()
-                    .map(|&a| resolve(&self.replace, a))
+                    .map(|&a| resolve(&replacement, a))
                     .collect();
                 let block = dfg.successor_block(s);
                 dfg.set_successor(s, block, &args);
@@ -1319,11 +1414,12 @@ mod tests {
                 continue;
             }
             let lowering = Lowering::new(&mut module.ctx, &mut func);
-            let Ok(implicit) = lowering.implicit_tokens() else {
+            let order = lowering.ops_in_order();
+            let Ok(implicit) = lowering.implicit_tokens_in(&order) else {
                 continue;
             };
-            let uses = lowering.token_uses(&implicit);
-            let initiates = lowering.initiates();
+            let uses = lowering.token_uses_in(&order, &implicit);
+            let initiates = lowering.initiates_in(&order);
             let Some(mut shared) = lowering.plan_all_shared(&uses, &initiates) else {
                 continue;
             };
