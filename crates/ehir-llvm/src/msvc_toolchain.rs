@@ -355,6 +355,33 @@ mod tests {
     }
 
     #[test]
+    fn the_startup_object_defines_every_support_symbol_weakly() {
+        let text = startup_ll();
+        for symbol in SUPPORT_SYMBOLS {
+            let quoted = format!("@\"{symbol}\"");
+            let name = if symbol.starts_with('?') {
+                quoted
+            } else {
+                format!("@{symbol}")
+            };
+            let defined = text.lines().any(|line| {
+                line.starts_with(&format!("{name} = weak "))
+                    || (line.starts_with("define weak ") && line.contains(&format!("{name}(")))
+            });
+            assert!(
+                defined,
+                "{symbol} is not defined weakly by the startup object"
+            );
+        }
+        assert!(text.contains("call void @_initterm("));
+        let imports: Vec<&str> = IMPORTS
+            .iter()
+            .flat_map(|(_, f)| f.iter().copied())
+            .collect();
+        assert!(imports.contains(&"_initterm"));
+    }
+
+    #[test]
     fn the_runtime_the_emitter_calls_is_imported() {
         let all: Vec<&str> = IMPORTS
             .iter()

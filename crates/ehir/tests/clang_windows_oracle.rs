@@ -126,13 +126,11 @@ fn windows_case(src: &Path, native: &Outcome) -> Result<WindowsResult, String> {
         std::fs::write(&recorded_path, windows.to_string()).map_err(|e| e.to_string())?;
         return Ok(WindowsResult::AsRecorded);
     }
-    if let Some(recorded) = &recorded {
-        if recorded == native {
-            return Err(format!(
-                "{} records what g++ does; remove it",
-                name(&recorded_path)
-            ));
-        }
+    if recorded.as_ref() == Some(native) {
+        return Err(format!(
+            "{} records what g++ does; remove it",
+            name(&recorded_path)
+        ));
     }
     let expected = recorded.as_ref().unwrap_or(native);
     if windows != *expected {
