@@ -12,7 +12,13 @@
 //!   `mainCRTStartup`: it installs the unhandled-exception filter the Microsoft CRT
 //!   installs (a C++ exception that no handler catches calls `std::terminate` during the
 //!   search, before anything unwinds), calls `main(argc, argv, envp)` and passes its
-//!   result to `exit`, which flushes `stdout` as returning from `main` must.
+//!   result to `exit`, which flushes `stdout` as returning from `main` must. Before `main`
+//!   it runs the C++ dynamic initializers (`_initterm` over the `.CRT$XCA`..`.CRT$XCZ`
+//!   section range, where compilers for this target put them);
+//! - in the same object, weak definitions of what a Microsoft link takes from the static
+//!   CRT and vcruntime and msvcrt.dll does not export ([`SUPPORT_SYMBOLS`]): the
+//!   `type_info` vftable, `_fltused`, `__std_terminate`, the sized and nothrow forms of
+//!   `operator new`/`delete` and `std::nothrow`. Weak, so a program's own definition wins.
 
 use crate::emit::MSVC_TRIPLE;
 use crate::toolchain::{LlvmTools, ToolError, run};
@@ -76,6 +82,9 @@ pub const IMPORTS: &[(&str, &[&str])] = &[
             "floor",
             "ceil",
             "__getmainargs",
+            "_initterm",
+            "atexit",
+            "_assert",
             // C++ runtime
             runtime::MSVC_THROW,
             MSVC_PERSONALITY,
@@ -88,6 +97,12 @@ pub const IMPORTS: &[(&str, &[&str])] = &[
             "??3@YAXPEAX@Z",
             "??_U@YAPEAX_K@Z",
             "??_V@YAXPEAX@Z",
+            "_purecall",
+            "__RTDynamicCast",
+            "__RTtypeid",
+            "__RTCastToVoid",
+            "??1type_info@@UEAA@XZ",
+            "?name@type_info@@QEBAPEBDXZ",
         ],
     ),
     ("kernel32", &["SetUnhandledExceptionFilter"]),
@@ -115,6 +130,68 @@ declare void @exit(i32) noreturn
 declare i32 @__getmainargs(ptr, ptr, ptr, i32, ptr)
 declare ptr @SetUnhandledExceptionFilter(ptr)
 declare void @"?terminate@@YAXXZ"() noreturn nounwind
+declare void @_initterm(ptr, ptr)
+declare ptr @malloc(i64)
+declare void @"??3@YAXPEAX@Z"(ptr)
+declare void @"??_V@YAXPEAX@Z"(ptr)
+
+; The bounds of the C++ dynamic initializers: the linker sorts the .CRT$XC* sections by
+; name, so the pointers compilers put in .CRT$XCU lie between these two; _initterm skips
+; the null ones (and the padding).
+@ehir_initializers_begin = internal global ptr null, section ".CRT$XCA", align 8
+@ehir_initializers_end = internal global ptr null, section ".CRT$XCZ", align 8
+@llvm.used = appending global [2 x ptr] [ptr @ehir_initializers_begin, ptr @ehir_initializers_end], section "llvm.metadata"
+
+; What a Microsoft link takes from the static CRT and vcruntime; weak, so that a
+; program's own definition wins. The type_info vftable is never called through: catch
+; matching compares the decorated names of the type descriptors that point at it.
+@"??_7type_info@@6B@" = weak global [2 x ptr] zeroinitializer, align 8
+@_fltused = weak global i32 0, align 4
+@"?nothrow@std@@3Unothrow_t@1@B" = weak constant [1 x i8] zeroinitializer, align 1
+
+define weak void @__std_terminate() noreturn nounwind {{
+entry:
+  call void @"?terminate@@YAXXZ"()
+  unreachable
+}}
+
+; The sized forms of operator delete forward to the unsized ones.
+define weak void @"??3@YAXPEAX_K@Z"(ptr %block, i64 %size) nounwind {{
+entry:
+  call void @"??3@YAXPEAX@Z"(ptr %block)
+  ret void
+}}
+
+define weak void @"??_V@YAXPEAX_K@Z"(ptr %block, i64 %size) nounwind {{
+entry:
+  call void @"??_V@YAXPEAX@Z"(ptr %block)
+  ret void
+}}
+
+; The nothrow forms: null instead of an exception when no memory is left.
+define weak ptr @"??2@YAPEAX_KAEBUnothrow_t@std@@@Z"(i64 %size, ptr %tag) nounwind {{
+entry:
+  %block = call ptr @malloc(i64 %size)
+  ret ptr %block
+}}
+
+define weak ptr @"??_U@YAPEAX_KAEBUnothrow_t@std@@@Z"(i64 %size, ptr %tag) nounwind {{
+entry:
+  %block = call ptr @malloc(i64 %size)
+  ret ptr %block
+}}
+
+define weak void @"??3@YAXPEAXAEBUnothrow_t@std@@@Z"(ptr %block, ptr %tag) nounwind {{
+entry:
+  call void @"??3@YAXPEAX@Z"(ptr %block)
+  ret void
+}}
+
+define weak void @"??_V@YAXPEAXAEBUnothrow_t@std@@@Z"(ptr %block, ptr %tag) nounwind {{
+entry:
+  call void @"??_V@YAXPEAX@Z"(ptr %block)
+  ret void
+}}
 
 ; As the Microsoft CRT's filter: a C++ exception (code 0xE06D7363 'msc') that reaches the
 ; top of the stack uncaught calls std::terminate before any frame unwinds.
@@ -139,6 +216,7 @@ entry:
   %startinfo = alloca i32
   store i32 0, ptr %startinfo
   %previous = call ptr @SetUnhandledExceptionFilter(ptr @ehir_unhandled_exception_filter)
+  call void @_initterm(ptr @ehir_initializers_begin, ptr @ehir_initializers_end)
   %args = call i32 @__getmainargs(ptr %argc, ptr %argv, ptr %envp, i32 0, ptr %startinfo)
   %c = load i32, ptr %argc
   %v = load ptr, ptr %argv
@@ -150,6 +228,22 @@ entry:
 "#
     )
 }
+
+/// The symbols ehir's startup object defines (weakly) because msvcrt.dll does not export
+/// them; the headers of the Clang front end (`crates/ehir-clang/include/msvc`) rely on
+/// them.
+pub const SUPPORT_SYMBOLS: &[&str] = &[
+    "??_7type_info@@6B@",
+    "_fltused",
+    "__std_terminate",
+    "??3@YAXPEAX_K@Z",
+    "??_V@YAXPEAX_K@Z",
+    "??2@YAPEAX_KAEBUnothrow_t@std@@@Z",
+    "??_U@YAPEAX_KAEBUnothrow_t@std@@@Z",
+    "??3@YAXPEAXAEBUnothrow_t@std@@@Z",
+    "??_V@YAXPEAXAEBUnothrow_t@std@@@Z",
+    "?nothrow@std@@3Unothrow_t@1@B",
+];
 
 /// How to turn LLVM IR into COFF objects and a PE executable.
 #[derive(Clone, Debug, Default)]
@@ -241,6 +335,33 @@ mod tests {
             def_file("msvcrt", &["printf", "?terminate@@YAXXZ"]),
             "LIBRARY msvcrt.dll\nEXPORTS\nprintf\n?terminate@@YAXXZ\n"
         );
+    }
+
+    #[test]
+    fn the_startup_object_defines_every_support_symbol_weakly() {
+        let text = startup_ll();
+        for symbol in SUPPORT_SYMBOLS {
+            let quoted = format!("@\"{symbol}\"");
+            let name = if symbol.starts_with('?') {
+                quoted
+            } else {
+                format!("@{symbol}")
+            };
+            let defined = text.lines().any(|line| {
+                line.starts_with(&format!("{name} = weak "))
+                    || (line.starts_with("define weak ") && line.contains(&format!("{name}(")))
+            });
+            assert!(
+                defined,
+                "{symbol} is not defined weakly by the startup object"
+            );
+        }
+        assert!(text.contains("call void @_initterm("));
+        let imports: Vec<&str> = IMPORTS
+            .iter()
+            .flat_map(|(_, f)| f.iter().copied())
+            .collect();
+        assert!(imports.contains(&"_initterm"));
     }
 
     #[test]

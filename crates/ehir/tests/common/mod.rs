@@ -1,8 +1,10 @@
 //! Helpers shared by the end-to-end tests of both ABIs (`itanium_e2e.rs`, `msvc_e2e.rs`):
 //! the workspace root, the `ehir` binary, the seed listings, and the harness's entries
-//! and scripted runs.
+//! and scripted runs; `windows`: wine, and the Clang-for-Windows oracle.
 
 #![allow(dead_code)]
+
+pub mod windows;
 
 use std::path::{Path, PathBuf};
 
