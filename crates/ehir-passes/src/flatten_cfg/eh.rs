@@ -4,6 +4,7 @@
 //! handlers (catch handlers open with `cir.begin_catch` and run `cir.end_catch` as their
 //! cleanup; `unwind`, `filter` and `terminate` handlers).
 
+use super::control_flow::LeavingTerminator;
 use super::frames::{
     CleanupSource, CleanupState, ContainerData, EhScope, EhState, Frame, HandlerJob, Links,
     RegionFrame, ResumeTo, Role, Stage, TryState,
@@ -116,25 +117,19 @@ impl Flattener<'_> {
 
     /// The structured, operand-less `cir.resume`: at the end of an EH cleanup region it
     /// leaves the region; in a try's `unwind` handler it continues unwinding.
-    pub(super) fn lower_resume(
-        &mut self,
-        block: Block,
-        op: Op,
-        links: Links,
-        loc: Loc,
-    ) -> Result<(), Diagnostic> {
-        match links.resume_to {
+    pub(super) fn lower_resume(&mut self, terminator: LeavingTerminator) -> Result<(), Diagnostic> {
+        match terminator.links.resume_to {
             ResumeTo::CleanupEnd { after, level } => {
-                self.func.layout.remove_op(op);
-                self.exit_to(block, links, after, level, &[], loc)
+                self.func.layout.remove_op(terminator.op);
+                self.exit_to(terminator, after, level, &[])
             }
             ResumeTo::Unwind { token, next } => {
-                self.func.layout.remove_op(op);
-                self.continue_unwind(block, token, next, loc);
+                self.func.layout.remove_op(terminator.op);
+                self.continue_unwind(terminator.block, token, next, terminator.loc);
                 Ok(())
             }
             ResumeTo::Invalid => Err(Diagnostic::error(
-                loc,
+                terminator.loc,
                 "cir.resume must be in a try's unwind handler or at the end of an eh cleanup",
             )),
         }
@@ -191,39 +186,55 @@ impl Flattener<'_> {
         }
     }
 
-    fn terminate_lp(&mut self) -> Block {
-        if let Some(b) = self.terminate_lp {
+    /// The function-wide block that the field `cache` holds: the first time, `make` makes
+    /// it and it goes at the end of the body.
+    fn function_wide_block(
+        &mut self,
+        cache: fn(&mut Self) -> &mut Option<Block>,
+        make: impl FnOnce(&mut Self) -> Block,
+    ) -> Block {
+        if let Some(b) = *cache(self) {
             return b;
         }
-        let b = self.new_block();
+        let b = make(self);
         self.func.layout.append_block(self.body, b);
-        let mut cursor = self.at_end(b, Loc::NONE);
-        let token = cursor.eh_initiate(false);
-        cursor.eh_terminate(Some(token));
-        self.terminate_lp = Some(b);
+        *cache(self) = Some(b);
         b
+    }
+
+    fn terminate_lp(&mut self) -> Block {
+        self.function_wide_block(
+            |f| &mut f.terminate_lp,
+            |f| {
+                let b = f.new_block();
+                let mut cursor = f.at_end(b, Loc::NONE);
+                let token = cursor.eh_initiate(false);
+                cursor.eh_terminate(Some(token));
+                b
+            },
+        )
     }
 
     fn terminate_entry(&mut self) -> Block {
-        if let Some(b) = self.terminate_entry {
-            return b;
-        }
-        let (b, t) = self.new_token_block();
-        self.func.layout.append_block(self.body, b);
-        self.at_end(b, Loc::NONE).eh_terminate(Some(t));
-        self.terminate_entry = Some(b);
-        b
+        self.function_wide_block(
+            |f| &mut f.terminate_entry,
+            |f| {
+                let (b, t) = f.new_token_block();
+                f.at_end(b, Loc::NONE).eh_terminate(Some(t));
+                b
+            },
+        )
     }
 
     fn resume_block(&mut self) -> Block {
-        if let Some(b) = self.resume_block {
-            return b;
-        }
-        let (b, t) = self.new_token_block();
-        self.func.layout.append_block(self.body, b);
-        self.at_end(b, Loc::NONE).resume(Some(t));
-        self.resume_block = Some(b);
-        b
+        self.function_wide_block(
+            |f| &mut f.resume_block,
+            |f| {
+                let (b, t) = f.new_token_block();
+                f.at_end(b, Loc::NONE).resume(Some(t));
+                b
+            },
+        )
     }
 
     /// Ends `block` by continuing to unwind `token` at `next` (or out of the function).
@@ -268,28 +279,8 @@ impl Flattener<'_> {
         let after = self.new_block();
         self.func.layout.insert_block_after(after, ehc);
         let cleanup_token = self.at_end(ehc, Loc::NONE).begin_cleanup(token);
-        match source {
-            CleanupSource::Region(r) => {
-                let blocks = move_region_after(self.func, r, ehc);
-                let first = blocks.first().copied().unwrap_or(after);
-                self.at_end(ehc, Loc::NONE).br(first, &[]);
-                let mut worklist = blocks;
-                worklist.reverse();
-                let links =
-                    Links::for_eh_region(parent_links, ResumeTo::CleanupEnd { after, level: idx });
-                self.container(idx).pending.push(RegionFrame {
-                    worklist,
-                    links,
-                    role: Role::CleanupRegion { after, level: idx },
-                    switch_owner: None,
-                });
-            }
-            CleanupSource::EndCatch(c) => {
-                let mut cursor = self.at_end(ehc, Loc::NONE);
-                cursor.end_catch(c);
-                cursor.br(after, &[]);
-            }
-        }
+        let links = Links::for_eh_region(parent_links, ResumeTo::CleanupEnd { after, level: idx });
+        self.run_cleanup_source(idx, source, ehc, after, links);
         self.at_end(after, Loc::NONE).end_cleanup(cleanup_token);
         let next = self.next_eh_entry(parent_links.eh);
         self.continue_unwind(after, token, next, Loc::NONE);
