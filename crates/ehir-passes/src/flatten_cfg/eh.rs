@@ -11,7 +11,7 @@ use super::frames::{
 };
 use super::{Flattener, FrameIdx};
 use crate::region_utils::move_region_after;
-use ehir_core::{Block, Diagnostic, Extra, HandlerKey, Loc, Op, OpKind, Region, Value};
+use ehir_core::{Block, Diagnostic, Extra, FuncCursor, HandlerKey, Loc, Op, OpKind, Region, Value};
 
 impl Flattener<'_> {
     /// Enters a `cir.try` with the handler keys `handlers` (its body and handler regions
@@ -215,24 +215,34 @@ impl Flattener<'_> {
         )
     }
 
+    /// A [`Self::function_wide_block`] that takes an EH token: `end` ends it with the
+    /// token.
+    fn function_wide_token_block(
+        &mut self,
+        cache: fn(&mut Self) -> &mut Option<Block>,
+        end: impl FnOnce(FuncCursor<'_>, Value),
+    ) -> Block {
+        self.function_wide_block(cache, |f| {
+            let (b, token) = f.new_token_block();
+            end(f.at_end(b, Loc::NONE), token);
+            b
+        })
+    }
+
     fn terminate_entry(&mut self) -> Block {
-        self.function_wide_block(
+        self.function_wide_token_block(
             |f| &mut f.terminate_entry,
-            |f| {
-                let (b, t) = f.new_token_block();
-                f.at_end(b, Loc::NONE).eh_terminate(Some(t));
-                b
+            |mut cursor, token| {
+                cursor.eh_terminate(Some(token));
             },
         )
     }
 
     fn resume_block(&mut self) -> Block {
-        self.function_wide_block(
+        self.function_wide_token_block(
             |f| &mut f.resume_block,
-            |f| {
-                let (b, t) = f.new_token_block();
-                f.at_end(b, Loc::NONE).resume(Some(t));
-                b
+            |mut cursor, token| {
+                cursor.resume(Some(token));
             },
         )
     }
@@ -307,45 +317,31 @@ impl Flattener<'_> {
         let mut targets = Vec::new();
         let mut jobs = Vec::new();
         for (h, &r) in handlers.iter().zip(&regions) {
-            match h {
-                HandlerKey::Catch(_) | HandlerKey::CatchAll => {
-                    let (entry, t) = self.new_token_block();
-                    jobs.push(HandlerJob::Catch {
+            if *h == HandlerKey::Unwind && self.is_trivial_resume(r) {
+                let next = self.next_eh_entry(parent_links.eh);
+                let t = match next {
+                    Some(n) => n,
+                    None => self.resume_block(),
+                };
+                targets.push(t);
+            } else {
+                let (entry, token) = self.new_token_block();
+                jobs.push(match h {
+                    HandlerKey::Catch(_) | HandlerKey::CatchAll => HandlerJob::Catch {
                         entry,
-                        token: t,
+                        token,
                         region: r,
-                    });
-                    targets.push(entry);
-                }
-                HandlerKey::Unwind => {
-                    if self.is_trivial_resume(r) {
-                        let next = self.next_eh_entry(parent_links.eh);
-                        let t = match next {
-                            Some(n) => n,
-                            None => self.resume_block(),
-                        };
-                        targets.push(t);
-                    } else {
-                        let (entry, t) = self.new_token_block();
-                        jobs.push(HandlerJob::Plain {
+                    },
+                    HandlerKey::Unwind | HandlerKey::Filter(_) | HandlerKey::Terminate => {
+                        HandlerJob::Plain {
                             entry,
-                            token: t,
+                            token,
                             region: r,
-                            unwind: true,
-                        });
-                        targets.push(entry);
+                            unwind: *h == HandlerKey::Unwind,
+                        }
                     }
-                }
-                HandlerKey::Filter(_) | HandlerKey::Terminate => {
-                    let (entry, t) = self.new_token_block();
-                    jobs.push(HandlerJob::Plain {
-                        entry,
-                        token: t,
-                        region: r,
-                        unwind: false,
-                    });
-                    targets.push(entry);
-                }
+                });
+                targets.push(entry);
             }
             keys.push(*h);
         }
