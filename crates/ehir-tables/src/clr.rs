@@ -74,8 +74,7 @@ fn error(func: &Function, op: Option<Op>, message: impl Into<String>) -> TablesE
 /// The CLR EH clauses of an MSVC-phase function (`None`: no EH pads). The function is
 /// verified first ([`TablesError::Input`]).
 pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh>, TablesError> {
-    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
-    verified_function_clauses(ctx, func)
+    crate::verify_then(ctx, func, || verified_function_clauses(ctx, func))
 }
 
 /// [`function_clauses`] of a function already verified.

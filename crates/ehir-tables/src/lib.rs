@@ -181,8 +181,9 @@ pub fn function_tables_with(
     abi: TableFormat,
     options: RenderOptions,
 ) -> Result<Option<String>, TablesError> {
-    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
-    verified_function_tables(ctx, func, abi, options)
+    verify_then(ctx, func, || {
+        verified_function_tables(ctx, func, abi, options)
+    })
 }
 
 /// [`function_tables_with`] of a function already verified.
@@ -280,6 +281,17 @@ pub fn module_tables_with(
     } else {
         Err(errors)
     }
+}
+
+/// What `tables` makes of `func` once `func` verifies ([`TablesError::Input`] where it
+/// does not).
+pub(crate) fn verify_then<T>(
+    ctx: &ModuleCtx,
+    func: &Function,
+    tables: impl FnOnce() -> Result<T, TablesError>,
+) -> Result<T, TablesError> {
+    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
+    tables()
 }
 
 /// The first line of a rendered table: `function @name: <summary>`.

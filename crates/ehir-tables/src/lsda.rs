@@ -155,8 +155,9 @@ pub fn function_lsda(func: &Function) -> Result<Option<Lsda>, TablesError> {
 /// indirect call may always throw). The function is verified first
 /// ([`TablesError::Input`]).
 pub fn module_function_lsda(module: &Module, func: &Function) -> Result<Option<Lsda>, TablesError> {
-    ehir_core::verifier::verify_function_input(&module.ctx, func).map_err(TablesError::Input)?;
-    verified_module_function_lsda(module, func)
+    crate::verify_then(&module.ctx, func, || {
+        verified_module_function_lsda(module, func)
+    })
 }
 
 /// [`module_function_lsda`] of a function already verified.

@@ -487,8 +487,7 @@ pub fn function_tables(
     ctx: &ModuleCtx,
     func: &Function,
 ) -> Result<Option<WinEhTables>, TablesError> {
-    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
-    verified_function_tables(ctx, func)
+    crate::verify_then(ctx, func, || verified_function_tables(ctx, func))
 }
 
 /// [`function_tables`] of a function already verified.
