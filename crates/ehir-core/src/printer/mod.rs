@@ -498,6 +498,14 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         }
     }
 
+    /// ` : (A, B) -> R`: the types of `operands` and `results` as a function type.
+    fn function_type_of(&mut self, o: &mut Vec<u8>, operands: &[Value], results: &[Value]) {
+        o.s(" : (");
+        self.types_of(o, operands);
+        o.s(") -> ");
+        self.types_of(o, results);
+    }
+
     /// `(kind, %a, %b) : `
     #[inline]
     fn kind_and_vals(&self, o: &mut Vec<u8>, kind: &str, vs: &[Value]) {
@@ -828,29 +836,26 @@ fn foreign_entity(func: &Function) -> Option<String> {
     let value_ok = |v: Value| v.index() < dfg.values.len();
     for op in dfg.ops.keys() {
         let name = dfg.kind(op).name();
+        // `what` names the missing entity and how the op refers to it.
+        let missing = |what: &str, index: usize| {
+            Some(format!(
+                "a '{name}' {what} #{index}, which it does not have"
+            ))
+        };
         if let Some(&v) = dfg.operands(op).iter().find(|&&v| !value_ok(v)) {
-            return Some(format!(
-                "a '{name}' uses value #{}, which it does not have",
-                v.index()
-            ));
+            return missing("uses value", v.index());
         }
         for &successor in dfg.successors(op) {
             let block = dfg.successor_block(successor);
             if block.index() >= dfg.blocks.len() {
-                return Some(format!(
-                    "a '{name}' branches to block #{}, which it does not have",
-                    block.index()
-                ));
+                return missing("branches to block", block.index());
             }
             if let Some(&v) = dfg
                 .successor_args(successor)
                 .iter()
                 .find(|&&v| !value_ok(v))
             {
-                return Some(format!(
-                    "a '{name}' passes value #{}, which it does not have",
-                    v.index()
-                ));
+                return missing("passes value", v.index());
             }
         }
         if let Some(&r) = dfg
@@ -858,10 +863,7 @@ fn foreign_entity(func: &Function) -> Option<String> {
             .iter()
             .find(|r| r.index() >= dfg.regions.len())
         {
-            return Some(format!(
-                "a '{name}' has region #{}, which it does not have",
-                r.index()
-            ));
+            return missing("has region", r.index());
         }
     }
     None
