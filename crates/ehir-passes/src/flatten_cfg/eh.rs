@@ -382,28 +382,7 @@ impl Flattener<'_> {
             s.stage = Stage::Done;
             return Ok(());
         }
-        let job = match &s.jobs[s.next_job] {
-            HandlerJob::Catch {
-                entry,
-                token,
-                region,
-            } => HandlerJob::Catch {
-                entry: *entry,
-                token: *token,
-                region: *region,
-            },
-            HandlerJob::Plain {
-                entry,
-                token,
-                region,
-                unwind,
-            } => HandlerJob::Plain {
-                entry: *entry,
-                token: *token,
-                region: *region,
-                unwind: *unwind,
-            },
-        };
+        let job = s.jobs[s.next_job];
         s.next_job += 1;
         match job {
             HandlerJob::Catch {
@@ -411,14 +390,13 @@ impl Flattener<'_> {
                 token,
                 region,
             } => {
-                self.place_before(entry, marker);
-                let Some(r0) = self.func.layout.entry_block(region) else {
-                    return Err(Diagnostic::error(
-                        Loc::NONE,
-                        "catch handler region is empty",
-                    ));
-                };
-                self.take_handler_token(r0, token);
+                let r0 = self.open_handler(
+                    entry,
+                    token,
+                    region,
+                    marker,
+                    "catch handler region is empty",
+                )?;
                 let first = self.func.layout.first_op(r0);
                 let catch_param =
                     first.filter(|&op| matches!(self.func.dfg.kind(op), OpKind::CatchParam));
@@ -467,11 +445,8 @@ impl Flattener<'_> {
                 region,
                 unwind,
             } => {
-                self.place_before(entry, marker);
-                let Some(r0) = self.func.layout.entry_block(region) else {
-                    return Err(Diagnostic::error(Loc::NONE, "handler region is empty"));
-                };
-                self.take_handler_token(r0, token);
+                let r0 =
+                    self.open_handler(entry, token, region, marker, "handler region is empty")?;
                 let blocks = move_region_after(self.func, region, entry);
                 self.at_end(entry, Loc::NONE).br(r0, &[]);
                 let resume_to = if unwind {
@@ -492,6 +467,25 @@ impl Flattener<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Places the handler entry block `entry` before `marker` and hands `token` to the
+    /// handler `region`, whose entry block it returns (the error `empty_region` where the
+    /// region has none).
+    fn open_handler(
+        &mut self,
+        entry: Block,
+        token: Value,
+        region: Region,
+        marker: Block,
+        empty_region: &str,
+    ) -> Result<Block, Diagnostic> {
+        self.place_before(entry, marker);
+        let Some(r0) = self.func.layout.entry_block(region) else {
+            return Err(Diagnostic::error(Loc::NONE, empty_region));
+        };
+        self.take_handler_token(r0, token);
+        Ok(r0)
     }
 
     /// A handler region may declare the token as its entry block's parameter; it becomes
