@@ -87,6 +87,7 @@ pub mod structure;
 pub mod wineh;
 
 use ehir_core::abi::EhAbi;
+use ehir_core::printer::Names;
 use ehir_core::{Diagnostic, Function, Item, Module, ModuleCtx, Phase};
 
 /// Which tables to build. Not an EH ABI of its own: the CLR clauses are a second table
@@ -294,11 +295,16 @@ pub(crate) fn verify_then<T>(
     tables()
 }
 
-/// The first line of a rendered table: `function @name: <summary>`.
-pub(crate) fn function_header(
+/// A function's table rendered as text: the line `function @name: <summary>`, then what
+/// `body` writes with the function's names.
+pub(crate) fn render_function_table(
     ctx: &ModuleCtx,
     func: &Function,
-    summary: std::fmt::Arguments<'_>,
+    summary: &str,
+    body: impl FnOnce(&Names, &mut String),
 ) -> String {
-    format!("function @{}: {summary}\n", ctx.name(func.name))
+    let names = Names::new(func);
+    let mut out = format!("function @{}: {summary}\n", ctx.name(func.name));
+    body(&names, &mut out);
+    out
 }
