@@ -62,7 +62,7 @@ pub(crate) const STACK_SEGMENT: usize = 8 * 1024 * 1024;
 use codegen::Extras;
 use ehir_core::{
     AttrData, ConstArrayElements, Diagnostic, Diagnostics, Function, Global, Item, Linkage, Loc,
-    Module, OpKind, TypeInfoDecl, Visit,
+    Module, OpKind, Symbol, TypeInfoDecl, Visit,
 };
 use program::{CxxResult, FuncKind, GlobalInit, Program, err, unsupported};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -259,15 +259,8 @@ fn declare_typeinfo(prog: &mut Program, module: &mut Module, t: Ty, declared: &m
                 let sym = prog.typeinfo_symbol(bt);
                 bases.push((module.ctx.sym(&sym), b.offset));
             }
-            let sym = prog.typeinfo_symbol(t);
-            let symbol = module.ctx.sym(&sym);
-            let ty = prog.cir_type(&mut module.ctx, t);
-            module.add_typeinfo(TypeInfoDecl {
-                symbol,
-                ty,
-                bases,
-                loc: prog.class(c).loc,
-            });
+            let loc = prog.class(c).loc;
+            add_typeinfo(prog, module, t, bases, loc);
         }
         TyKind::Ptr(p) => {
             let pu = prog.types.unqual(p);
@@ -276,19 +269,31 @@ fn declare_typeinfo(prog: &mut Program, module: &mut Module, t: Ty, declared: &m
                     return;
                 }
                 declare_typeinfo(prog, module, pu, declared);
-                let sym = prog.typeinfo_symbol(t);
-                let symbol = module.ctx.sym(&sym);
-                let ty = prog.cir_type(&mut module.ctx, t);
-                module.add_typeinfo(TypeInfoDecl {
-                    symbol,
-                    ty,
-                    bases: vec![],
-                    loc: prog.class(c).loc,
-                });
+                let loc = prog.class(c).loc;
+                add_typeinfo(prog, module, t, Vec::new(), loc);
             }
         }
         _ => {}
     }
+}
+
+/// Adds the typeinfo of `t`, with its public `bases` (typeinfo symbol, offset), at `loc`.
+fn add_typeinfo(
+    prog: &mut Program,
+    module: &mut Module,
+    t: Ty,
+    bases: Vec<(Symbol, u64)>,
+    loc: Loc,
+) {
+    let sym = prog.typeinfo_symbol(t);
+    let symbol = module.ctx.sym(&sym);
+    let ty = prog.cir_type(&mut module.ctx, t);
+    module.add_typeinfo(TypeInfoDecl {
+        symbol,
+        ty,
+        bases,
+        loc,
+    });
 }
 
 fn add_global(

@@ -38,6 +38,19 @@ pub(crate) enum ExternalResult {
     Transferred,
 }
 
+/// A call of an undefined function.
+#[derive(Clone, Copy)]
+pub(crate) struct ExternalCall<'a> {
+    /// The function called.
+    pub(crate) callee: Symbol,
+    /// The argument values.
+    pub(crate) args: &'a [u64],
+    /// The IR values of the arguments when the call comes from an op (for their types).
+    pub(crate) arg_values: Option<&'a [Value]>,
+    /// The result type.
+    pub(crate) result_ty: Option<Type>,
+}
+
 /// The value a `--throw-at` exception carries.
 #[derive(Clone, Debug)]
 pub(crate) enum ThrownValue {
@@ -289,20 +302,14 @@ impl<'m> Machine<'m> {
         })
     }
 
-    /// Calls an undefined function. `arg_values` are the IR values of the arguments
-    /// when the call comes from an op (for their types); `result_ty` the result type.
-    pub(crate) fn call_external(
-        &mut self,
-        callee: Symbol,
-        args: &[u64],
-        arg_values: Option<&[Value]>,
-        result_ty: Option<Type>,
-    ) -> Result<ExternalResult, Stop> {
-        let name = self.module.ctx.name(callee);
+    /// Makes the call `call` of an undefined function.
+    pub(crate) fn call_external(&mut self, call: ExternalCall<'_>) -> Result<ExternalResult, Stop> {
+        let name = self.module.ctx.name(call.callee);
+        let args = call.args;
         let arg = |i: usize| args.get(i).copied().unwrap_or(0);
         let value = |v: u64| Ok(ExternalResult::Value(Some(v)));
         let unit = || Ok(ExternalResult::Value(None));
-        if let Some(result) = self.call_c_library(name, args, arg_values, result_ty)? {
+        if let Some(result) = self.call_c_library(name, args, call.arg_values, call.result_ty)? {
             return Ok(result);
         }
         match name {
@@ -451,7 +458,7 @@ impl<'m> Machine<'m> {
             }
             STD_UNCAUGHT_EXCEPTION => value(u64::from(self.rt.uncaught > 0)),
             // ---- anything else: recorded, scripted or zero ----
-            _ => self.unknown_call(callee, args, arg_values, result_ty),
+            _ => self.unknown_call(call),
         }
     }
 
@@ -473,13 +480,15 @@ impl<'m> Machine<'m> {
         }
     }
 
-    fn unknown_call(
-        &mut self,
-        callee: Symbol,
-        args: &[u64],
-        arg_values: Option<&[Value]>,
-        result_ty: Option<Type>,
-    ) -> Result<ExternalResult, Stop> {
+    /// A call of a function the interpreter does not model: traced, it returns its
+    /// scripted value or zero.
+    fn unknown_call(&mut self, call: ExternalCall<'_>) -> Result<ExternalResult, Stop> {
+        let ExternalCall {
+            callee,
+            args,
+            arg_values,
+            result_ty,
+        } = call;
         let name = self.module.ctx.name(callee).to_string();
         if self.config.record_trace {
             let rendered = match arg_values {

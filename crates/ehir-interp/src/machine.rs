@@ -10,6 +10,7 @@
 
 use crate::config::{RunConfig, ScriptValue};
 use crate::cxx_types::Hierarchy;
+use crate::externals::ExternalCall;
 use crate::memory::{self, AllocKind, MemError, Memory};
 use crate::runtime::Runtime;
 use crate::trace::Event;
@@ -17,8 +18,8 @@ use crate::type_layout::{Layouts, Scalar};
 use crate::values;
 use crate::{EXIT_RUNTIME_ERROR, RuntimeError};
 use ehir_core::{
-    Attr, AttrData, Block, ConstArrayElements, EntityRef, FuncId, Function, Module, Op, OpKind,
-    Phase, Region, Successor, Symbol, Type, TypeData, Value,
+    Attr, AttrData, Block, ConstArrayElements, DataFlowGraph, EntityRef, FuncId, Function, Module,
+    Op, OpKind, Phase, Region, Successor, Symbol, Type, TypeData, Value,
 };
 use std::collections::HashMap;
 
@@ -377,7 +378,12 @@ impl<'m> Machine<'m> {
             .function_by_name(callee)
             .filter(|&f| !module.functions[f].is_declaration());
         let Some(fid) = defined else {
-            return match self.call_external(callee, args, None, None)? {
+            return match self.call_external(ExternalCall {
+                callee,
+                args,
+                arg_values: None,
+                result_ty: None,
+            })? {
                 crate::externals::ExternalResult::Value(v) => Ok(SyncEnd::Returned(v)),
                 crate::externals::ExternalResult::Threw(e) => Ok(SyncEnd::Threw(e)),
                 crate::externals::ExternalResult::Transferred => {
@@ -619,6 +625,21 @@ impl<'m> Machine<'m> {
 
     // ---- the step -------------------------------------------------------------------
 
+    /// Sets the one result of the pure op `op` to what `compute` makes of the op's
+    /// operands and result (an error message: the op fails), then goes on to the next op.
+    fn compute_result(
+        &mut self,
+        dfg: &DataFlowGraph,
+        op: Op,
+        compute: impl FnOnce(&Self, &[Value], Value) -> Result<u64, String>,
+    ) -> Result<(), Stop> {
+        let operands = dfg.operands(op);
+        let result = dfg.results(op)[0];
+        let value = compute(self, operands, result).map_err(|m| self.error(m))?;
+        self.set(result, value);
+        self.next(op)
+    }
+
     /// Executes one op.
     pub fn step(&mut self) -> Result<(), Stop> {
         self.steps += 1;
@@ -656,40 +677,18 @@ impl<'m> Machine<'m> {
                 self.store(p, v, layout.size, layout.scalar)?;
                 self.next(op)
             }
-            OpKind::Binary(k) => {
-                let ops = data.operands.as_slice(pool);
-                let r = data.results.as_slice(pool)[0];
-                let s = self.scalar_of(r);
-                let v = values::binary(k, self.get(ops[0]), self.get(ops[1]), s)
-                    .map_err(|m| self.error(m))?;
-                self.set(r, v);
-                self.next(op)
-            }
-            OpKind::Unary(k) => {
-                let ops = data.operands.as_slice(pool);
-                let r = data.results.as_slice(pool)[0];
-                let s = self.scalar_of(r);
-                let v = values::unary(k, self.get(ops[0]), s).map_err(|m| self.error(m))?;
-                self.set(r, v);
-                self.next(op)
-            }
-            OpKind::Cmp(k) => {
-                let ops = data.operands.as_slice(pool);
-                let r = data.results.as_slice(pool)[0];
-                let s = self.scalar_of(ops[0]);
-                let v = values::compare(k, self.get(ops[0]), self.get(ops[1]), s)
-                    .map_err(|m| self.error(m))?;
-                self.set(r, v);
-                self.next(op)
-            }
-            OpKind::Cast(k) => {
-                let ops = data.operands.as_slice(pool);
-                let r = data.results.as_slice(pool)[0];
-                let (from, to) = (self.scalar_of(ops[0]), self.scalar_of(r));
-                let v = values::cast(k, self.get(ops[0]), from, to).map_err(|m| self.error(m))?;
-                self.set(r, v);
-                self.next(op)
-            }
+            OpKind::Binary(k) => self.compute_result(&func.dfg, op, |m, ops, r| {
+                values::binary(k, m.get(ops[0]), m.get(ops[1]), m.scalar_of(r))
+            }),
+            OpKind::Unary(k) => self.compute_result(&func.dfg, op, |m, ops, r| {
+                values::unary(k, m.get(ops[0]), m.scalar_of(r))
+            }),
+            OpKind::Cmp(k) => self.compute_result(&func.dfg, op, |m, ops, _| {
+                values::compare(k, m.get(ops[0]), m.get(ops[1]), m.scalar_of(ops[0]))
+            }),
+            OpKind::Cast(k) => self.compute_result(&func.dfg, op, |m, ops, r| {
+                values::cast(k, m.get(ops[0]), m.scalar_of(ops[0]), m.scalar_of(r))
+            }),
             OpKind::Select => {
                 let ops = data.operands.as_slice(pool);
                 let r = data.results.as_slice(pool)[0];
@@ -1411,7 +1410,12 @@ impl<'m> Machine<'m> {
         }
         let results = func.dfg.results(op);
         let result_ty = results.first().map(|&r| func.dfg.value_type(r));
-        match self.call_external(callee, &args, Some(arg_values), result_ty)? {
+        match self.call_external(ExternalCall {
+            callee,
+            args: &args,
+            arg_values: Some(arg_values),
+            result_ty,
+        })? {
             crate::externals::ExternalResult::Value(v) => {
                 if let (Some(&r), Some(v)) = (results.first(), v) {
                     self.set(r, v);

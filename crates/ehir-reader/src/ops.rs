@@ -14,6 +14,10 @@ use smallvec::SmallVec;
 
 type Values = SmallVec<[Value; 4]>;
 
+/// What a `cir.alloca` says: the allocated type, the result type, the variable's name,
+/// whether it is `init` and the alignment.
+type AllocaParts = (Type, Type, Symbol, bool, u16);
+
 /// A parsed successor: target block and arguments.
 struct Succ {
     block: Block,
@@ -674,11 +678,25 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// `cir.alloca T, !cir.ptr<T>, ["name"(, init)] [{alignment = N : i64} | align(N)]`
+    /// `cir.alloca`, in either spelling.
     fn parse_alloca(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
-        if self.at(TokenKind::String) {
-            return self.parse_named_alloca(n, loc);
-        }
+        let (alloc_ty, ty, name, init, align) = if self.at(TokenKind::String) {
+            self.parse_named_alloca()?
+        } else {
+            self.parse_typed_alloca()?
+        };
+        let kind = OpKind::Alloca {
+            alloc_ty,
+            name,
+            init,
+            align,
+        };
+        self.emit(kind, &[], &[ty], n, loc);
+        Ok(())
+    }
+
+    /// `cir.alloca T, !cir.ptr<T>, ["name"(, init)] [{alignment = N : i64} | align(N)]`
+    fn parse_typed_alloca(&mut self) -> PResult<AllocaParts> {
         let alloc_ty = self.parse_type()?;
         self.expect(TokenKind::Comma, "',' and the result type")?;
         let ty = self.parse_type()?;
@@ -705,18 +723,11 @@ impl<'s> Parser<'s> {
             Some(s) => s,
             None => self.module.ctx.sym(""),
         };
-        let kind = OpKind::Alloca {
-            alloc_ty,
-            name,
-            init,
-            align,
-        };
-        self.emit(kind, &[], &[ty], n, loc);
-        Ok(())
+        Ok((alloc_ty, ty, name, init, align))
     }
 
     /// Upstream's newer spelling `cir.alloca "name" [align(N)] [init] : !cir.ptr<T>`.
-    fn parse_named_alloca(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+    fn parse_named_alloca(&mut self) -> PResult<AllocaParts> {
         let name = self.expect_string_symbol("the variable's name (a string)")?;
         let mut align = 0;
         let mut init = false;
@@ -735,14 +746,7 @@ impl<'s> Parser<'s> {
         let Some(alloc_ty) = self.module.ctx.types.pointee(ty) else {
             return Err(self.error(at, "the type of 'cir.alloca' must be a pointer"));
         };
-        let kind = OpKind::Alloca {
-            alloc_ty,
-            name,
-            init,
-            align,
-        };
-        self.emit(kind, &[], &[ty], n, loc);
-        Ok(())
+        Ok((alloc_ty, ty, name, init, align))
     }
 
     /// `cir.load [volatile] [align(N)] %p : !cir.ptr<T>, T`

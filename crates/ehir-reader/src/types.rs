@@ -218,6 +218,20 @@ impl Parser<'_> {
         self.parse_type()
     }
 
+    /// A type that `ok` accepts; any other is the error `message` at the type.
+    fn parse_type_where(
+        &mut self,
+        ok: impl FnOnce(&Self, Type) -> bool,
+        message: &str,
+    ) -> PResult<Type> {
+        let ty_loc = self.loc();
+        let ty = self.parse_type()?;
+        if !ok(self, ty) {
+            return Err(self.error(ty_loc, message));
+        }
+        Ok(ty)
+    }
+
     fn parse_hash_attr(&mut self, depth: u32) -> PResult<AttrData> {
         let loc = self.loc();
         let name = self.tok_text();
@@ -233,11 +247,10 @@ impl Parser<'_> {
                 self.expect(TokenKind::Greater, "'>'")?;
                 if self.at(TokenKind::Colon) && self.peek().kind == TokenKind::TypeId {
                     self.bump();
-                    let ty_loc = self.loc();
-                    let ty = self.parse_type()?;
-                    if ty != self.module.ctx.types.common().bool {
-                        return Err(self.error(ty_loc, "a boolean attribute has type !cir.bool"));
-                    }
+                    self.parse_type_where(
+                        |p, ty| ty == p.module.ctx.types.common().bool,
+                        "a boolean attribute has type !cir.bool",
+                    )?;
                 }
                 Ok(AttrData::Bool(value))
             }
@@ -280,11 +293,10 @@ impl Parser<'_> {
                 self.bump();
                 self.expect(TokenKind::Greater, "'>'")?;
                 self.expect(TokenKind::Colon, "':' and the floating-point type")?;
-                let ty_loc = self.loc();
-                let ty = self.parse_type()?;
-                if !self.module.ctx.types.is_float(ty) {
-                    return Err(self.error(ty_loc, "'#cir.fp' needs !cir.float or !cir.double"));
-                }
+                let ty = self.parse_type_where(
+                    |p, ty| p.module.ctx.types.is_float(ty),
+                    "'#cir.fp' needs !cir.float or !cir.double",
+                )?;
                 Ok(AttrData::Float { bits, ty })
             }
             "#cir.ptr" => {

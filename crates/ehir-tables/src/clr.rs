@@ -22,7 +22,6 @@
 
 use crate::TablesError;
 use ehir_core::analysis::funclet_colors;
-use ehir_core::printer::Names;
 use ehir_core::{Block, Diagnostic, Function, ModuleCtx, Op, OpKind};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -74,8 +73,7 @@ fn error(func: &Function, op: Option<Op>, message: impl Into<String>) -> TablesE
 /// The CLR EH clauses of an MSVC-phase function (`None`: no EH pads). The function is
 /// verified first ([`TablesError::Input`]).
 pub fn function_clauses(ctx: &ModuleCtx, func: &Function) -> Result<Option<ClrEh>, TablesError> {
-    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
-    verified_function_clauses(ctx, func)
+    crate::verify_then(ctx, func, || verified_function_clauses(ctx, func))
 }
 
 /// [`function_clauses`] of a function already verified.
@@ -428,50 +426,46 @@ pub fn check_rules(eh: &ClrEh) -> Vec<String> {
 /// Renders a clause table as text (see the crate docs for the format).
 pub fn render(ctx: &ModuleCtx, func: &Function, eh: &ClrEh) -> String {
     use std::fmt::Write;
-    let names = Names::new(func);
-    let mut out = crate::function_header(
-        ctx,
-        func,
-        format_args!(
-            "{} clauses, code [0, {}), handlers from {}",
-            eh.clauses.len(),
-            eh.layout.last().map(|l| l.2).unwrap_or(0),
-            eh.main_end
-        ),
+    let summary = format!(
+        "{} clauses, code [0, {}), handlers from {}",
+        eh.clauses.len(),
+        eh.layout.last().map(|l| l.2).unwrap_or(0),
+        eh.main_end
     );
-    out.push_str("  layout:");
-    for (b, s, e) in &eh.layout {
-        let _ = write!(out, " {}[{s}, {e})", names.block(*b));
-    }
-    out.push('\n');
-    out.push_str("  clauses:\n");
-    for c in &eh.clauses {
-        let handler_block = func
-            .layout
-            .op_block(c.pad)
-            .map(|b| names.block(b))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "    {}: try [{}, {}) handler [{}, {}) at {}{}",
-            clause_type(c),
-            c.try_start,
-            c.try_end,
-            c.handler_start,
-            c.handler_end,
-            handler_block,
-            if c.duplicate { " duplicate" } else { "" }
-        );
-    }
-    let problems = check_rules(eh);
-    if problems.is_empty() {
-        out.push_str("  rules: ok\n");
-    } else {
-        for p in problems {
-            let _ = writeln!(out, "  violation: {p}");
+    crate::render_function_table(ctx, func, &summary, |names, out| {
+        out.push_str("  layout:");
+        for (b, s, e) in &eh.layout {
+            let _ = write!(out, " {}[{s}, {e})", names.block(*b));
         }
-    }
-    out
+        out.push('\n');
+        out.push_str("  clauses:\n");
+        for c in &eh.clauses {
+            let handler_block = func
+                .layout
+                .op_block(c.pad)
+                .map(|b| names.block(b))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "    {}: try [{}, {}) handler [{}, {}) at {}{}",
+                clause_type(c),
+                c.try_start,
+                c.try_end,
+                c.handler_start,
+                c.handler_end,
+                handler_block,
+                if c.duplicate { " duplicate" } else { "" }
+            );
+        }
+        let problems = check_rules(eh);
+        if problems.is_empty() {
+            out.push_str("  rules: ok\n");
+        } else {
+            for p in problems {
+                let _ = writeln!(out, "  violation: {p}");
+            }
+        }
+    })
 }
 
 #[cfg(test)]

@@ -87,6 +87,7 @@ pub mod structure;
 pub mod wineh;
 
 use ehir_core::abi::EhAbi;
+use ehir_core::printer::Names;
 use ehir_core::{Diagnostic, Function, Item, Module, ModuleCtx, Phase};
 
 /// Which tables to build. Not an EH ABI of its own: the CLR clauses are a second table
@@ -181,8 +182,9 @@ pub fn function_tables_with(
     abi: TableFormat,
     options: RenderOptions,
 ) -> Result<Option<String>, TablesError> {
-    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
-    verified_function_tables(ctx, func, abi, options)
+    verify_then(ctx, func, || {
+        verified_function_tables(ctx, func, abi, options)
+    })
 }
 
 /// [`function_tables_with`] of a function already verified.
@@ -282,11 +284,27 @@ pub fn module_tables_with(
     }
 }
 
-/// The first line of a rendered table: `function @name: <summary>`.
-pub(crate) fn function_header(
+/// What `tables` makes of `func` once `func` verifies ([`TablesError::Input`] where it
+/// does not).
+pub(crate) fn verify_then<T>(
     ctx: &ModuleCtx,
     func: &Function,
-    summary: std::fmt::Arguments<'_>,
+    tables: impl FnOnce() -> Result<T, TablesError>,
+) -> Result<T, TablesError> {
+    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
+    tables()
+}
+
+/// A function's table rendered as text: the line `function @name: <summary>`, then what
+/// `body` writes with the function's names.
+pub(crate) fn render_function_table(
+    ctx: &ModuleCtx,
+    func: &Function,
+    summary: &str,
+    body: impl FnOnce(&Names, &mut String),
 ) -> String {
-    format!("function @{}: {summary}\n", ctx.name(func.name))
+    let names = Names::new(func);
+    let mut out = format!("function @{}: {summary}\n", ctx.name(func.name));
+    body(&names, &mut out);
+    out
 }

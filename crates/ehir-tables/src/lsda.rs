@@ -155,8 +155,9 @@ pub fn function_lsda(func: &Function) -> Result<Option<Lsda>, TablesError> {
 /// indirect call may always throw). The function is verified first
 /// ([`TablesError::Input`]).
 pub fn module_function_lsda(module: &Module, func: &Function) -> Result<Option<Lsda>, TablesError> {
-    ehir_core::verifier::verify_function_input(&module.ctx, func).map_err(TablesError::Input)?;
-    verified_module_function_lsda(module, func)
+    crate::verify_then(&module.ctx, func, || {
+        verified_module_function_lsda(module, func)
+    })
 }
 
 /// [`module_function_lsda`] of a function already verified.
@@ -370,89 +371,87 @@ fn describe_op(ctx: &ModuleCtx, func: &Function, names: &Names, op: Op) -> Strin
 /// Renders an LSDA as text (see the crate docs for the format).
 pub fn render(ctx: &ModuleCtx, func: &Function, lsda: &Lsda) -> String {
     use std::fmt::Write;
-    let names = Names::new(func);
-    let mut out = crate::function_header(
-        ctx,
-        func,
-        format_args!(
-            "{} call sites, {} actions, {} types",
-            lsda.call_sites.len(),
-            lsda.actions.len(),
-            lsda.types.len()
-        ),
+    let summary = format!(
+        "{} call sites, {} actions, {} types",
+        lsda.call_sites.len(),
+        lsda.actions.len(),
+        lsda.types.len()
     );
-    out.push_str("  call sites:\n");
-    for cs in &lsda.call_sites {
-        let range = if cs.first == cs.last {
-            describe_op(ctx, func, &names, cs.first)
-        } else {
-            format!(
-                "{} .. {}",
-                describe_op(ctx, func, &names, cs.first),
-                describe_op(ctx, func, &names, cs.last)
-            )
-        };
-        match cs.landing_pad {
-            Some(lp) => {
-                let _ = writeln!(
-                    out,
-                    "    {range}: landing pad {}, action {}",
-                    names.block(lp),
-                    cs.action
-                );
-            }
-            None => {
-                let _ = writeln!(out, "    {range}: no landing pad");
+    crate::render_function_table(ctx, func, &summary, |names, out| {
+        out.push_str("  call sites:\n");
+        for cs in &lsda.call_sites {
+            let range = if cs.first == cs.last {
+                describe_op(ctx, func, names, cs.first)
+            } else {
+                format!(
+                    "{} .. {}",
+                    describe_op(ctx, func, names, cs.first),
+                    describe_op(ctx, func, names, cs.last)
+                )
+            };
+            match cs.landing_pad {
+                Some(lp) => {
+                    let _ = writeln!(
+                        out,
+                        "    {range}: landing pad {}, action {}",
+                        names.block(lp),
+                        cs.action
+                    );
+                }
+                None => {
+                    let _ = writeln!(out, "    {range}: no landing pad");
+                }
             }
         }
-    }
-    out.push_str("  landing pads:\n");
-    for lp in &lsda.landing_pads {
-        let ids: Vec<String> = lp.type_ids.iter().map(|i| i.to_string()).collect();
-        let _ = writeln!(
-            out,
-            "    {}: type ids [{}], first action {}",
-            names.block(lp.block),
-            ids.join(", "),
-            lp.first_action
-        );
-    }
-    out.push_str("  actions:\n");
-    for a in &lsda.actions {
-        let what = match a.type_filter {
-            0 => "cleanup".to_string(),
-            t if t > 0 => {
-                let name = match lsda.types.get(t as usize - 1) {
-                    Some(Some(s)) => format!("@{}", ctx.name(*s)),
-                    _ => "null".to_string(),
-                };
-                format!("catch type {t} ({name})")
-            }
-            t => format!("filter {t}"),
-        };
-        let next = if a.next == 0 {
-            "end".to_string()
-        } else {
-            // The next field starts right after the type filter.
-            let target =
-                a.offset as i32 - 1 + sleb128_size(i64::from(a.type_filter)) as i32 + a.next + 1;
-            format!("next {} (-> {target})", a.next)
-        };
-        let _ = writeln!(out, "    {}: {what}, {next}", a.offset);
-    }
-    out.push_str("  types:\n");
-    for (i, t) in lsda.types.iter().enumerate() {
-        let name = match t {
-            Some(s) => format!("@{}", ctx.name(*s)),
-            None => "null (catch-all)".to_string(),
-        };
-        let _ = writeln!(out, "    {}: {name}", i + 1);
-    }
-    if !lsda.filter_ids.is_empty() {
-        let ids: Vec<String> = lsda.filter_ids.iter().map(|i| i.to_string()).collect();
-        let _ = writeln!(out, "  filters: [{}]", ids.join(", "));
-    }
-    out
+        out.push_str("  landing pads:\n");
+        for lp in &lsda.landing_pads {
+            let ids: Vec<String> = lp.type_ids.iter().map(|i| i.to_string()).collect();
+            let _ = writeln!(
+                out,
+                "    {}: type ids [{}], first action {}",
+                names.block(lp.block),
+                ids.join(", "),
+                lp.first_action
+            );
+        }
+        out.push_str("  actions:\n");
+        for a in &lsda.actions {
+            let what = match a.type_filter {
+                0 => "cleanup".to_string(),
+                t if t > 0 => {
+                    let name = match lsda.types.get(t as usize - 1) {
+                        Some(Some(s)) => format!("@{}", ctx.name(*s)),
+                        _ => "null".to_string(),
+                    };
+                    format!("catch type {t} ({name})")
+                }
+                t => format!("filter {t}"),
+            };
+            let next = if a.next == 0 {
+                "end".to_string()
+            } else {
+                // The next field starts right after the type filter.
+                let target = a.offset as i32 - 1
+                    + sleb128_size(i64::from(a.type_filter)) as i32
+                    + a.next
+                    + 1;
+                format!("next {} (-> {target})", a.next)
+            };
+            let _ = writeln!(out, "    {}: {what}, {next}", a.offset);
+        }
+        out.push_str("  types:\n");
+        for (i, t) in lsda.types.iter().enumerate() {
+            let name = match t {
+                Some(s) => format!("@{}", ctx.name(*s)),
+                None => "null (catch-all)".to_string(),
+            };
+            let _ = writeln!(out, "    {}: {name}", i + 1);
+        }
+        if !lsda.filter_ids.is_empty() {
+            let ids: Vec<String> = lsda.filter_ids.iter().map(|i| i.to_string()).collect();
+            let _ = writeln!(out, "  filters: [{}]", ids.join(", "));
+        }
+    })
 }
 
 /// Appends the ULEB128 encoding of `value`.

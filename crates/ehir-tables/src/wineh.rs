@@ -31,7 +31,6 @@
 
 use crate::TablesError;
 use ehir_core::analysis::{funclet_colors, is_pad, pad_of_token, pad_parent};
-use ehir_core::printer::Names;
 use ehir_core::{Block, Diagnostic, Function, ModuleCtx, Op, OpKind, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -487,8 +486,7 @@ pub fn function_tables(
     ctx: &ModuleCtx,
     func: &Function,
 ) -> Result<Option<WinEhTables>, TablesError> {
-    ehir_core::verifier::verify_function_input(ctx, func).map_err(TablesError::Input)?;
-    verified_function_tables(ctx, func)
+    crate::verify_then(ctx, func, || verified_function_tables(ctx, func))
 }
 
 /// [`function_tables`] of a function already verified.
@@ -513,77 +511,73 @@ pub(crate) fn verified_function_tables(
 /// Renders the tables of one function as text (see the crate docs for the format).
 pub fn render(ctx: &ModuleCtx, func: &Function, tables: &WinEhTables) -> String {
     use std::fmt::Write;
-    let names = Names::new(func);
-    let mut out = crate::function_header(
-        ctx,
-        func,
-        format_args!(
-            "{} states, {} try blocks",
-            tables.num_states(),
-            tables.try_map.len()
-        ),
+    let summary = format!(
+        "{} states, {} try blocks",
+        tables.num_states(),
+        tables.try_map.len()
     );
-    out.push_str("  unwind map:\n");
-    for (i, e) in tables.unwind_map.iter().enumerate() {
-        let _ = write!(out, "    state {i}: to {}", e.to_state);
-        match e.cleanup {
-            Some(b) => {
-                let _ = writeln!(out, ", cleanup {}", names.block(b));
-            }
-            None => out.push('\n'),
-        }
-    }
-    out.push_str("  try map:\n");
-    for (i, t) in tables.try_map.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "    try {i} at {}: states {}..{}, catch high {}",
-            names.block(t.block),
-            t.try_low,
-            t.try_high,
-            t.catch_high
-        );
-        for h in &t.handlers {
-            let _ = write!(
-                out,
-                "      catch {} adjectives {}",
-                h.type_descriptor.as_deref().unwrap_or("..."),
-                h.adjectives
-            );
-            if let Some(slot) = h.catch_object {
-                let _ = write!(out, " object {}", names.value(slot));
-            }
-            let _ = writeln!(out, " -> {}", names.block(h.block));
-        }
-    }
-    out.push_str("  call states:\n");
-    let mut seen_blocks = BTreeSet::new();
-    for c in &tables.calls {
-        let block = func.layout.op_block(c.op).expect("placed");
-        seen_blocks.insert(block);
-        let callee = match func.dfg.kind(c.op).callee() {
-            Some(s) => format!(" @{}", ctx.name(s)),
-            None if matches!(func.dfg.kind(c.op), OpKind::Throw { .. }) => {
-                if func.dfg.operands(c.op).is_empty() {
-                    " (rethrow)".to_string()
-                } else {
-                    String::new()
+    crate::render_function_table(ctx, func, &summary, |names, out| {
+        out.push_str("  unwind map:\n");
+        for (i, e) in tables.unwind_map.iter().enumerate() {
+            let _ = write!(out, "    state {i}: to {}", e.to_state);
+            match e.cleanup {
+                Some(b) => {
+                    let _ = writeln!(out, ", cleanup {}", names.block(b));
                 }
+                None => out.push('\n'),
             }
-            None => " (indirect)".to_string(),
-        };
-        let state = match c.state {
-            Some(s) => s.to_string(),
-            None => "none (cleanup funclet)".to_string(),
-        };
-        let _ = writeln!(
-            out,
-            "    {} {}{}: state {}",
-            names.block(block),
-            func.dfg.kind(c.op).name(),
-            callee,
-            state
-        );
-    }
-    out
+        }
+        out.push_str("  try map:\n");
+        for (i, t) in tables.try_map.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "    try {i} at {}: states {}..{}, catch high {}",
+                names.block(t.block),
+                t.try_low,
+                t.try_high,
+                t.catch_high
+            );
+            for h in &t.handlers {
+                let _ = write!(
+                    out,
+                    "      catch {} adjectives {}",
+                    h.type_descriptor.as_deref().unwrap_or("..."),
+                    h.adjectives
+                );
+                if let Some(slot) = h.catch_object {
+                    let _ = write!(out, " object {}", names.value(slot));
+                }
+                let _ = writeln!(out, " -> {}", names.block(h.block));
+            }
+        }
+        out.push_str("  call states:\n");
+        let mut seen_blocks = BTreeSet::new();
+        for c in &tables.calls {
+            let block = func.layout.op_block(c.op).expect("placed");
+            seen_blocks.insert(block);
+            let callee = match func.dfg.kind(c.op).callee() {
+                Some(s) => format!(" @{}", ctx.name(s)),
+                None if matches!(func.dfg.kind(c.op), OpKind::Throw { .. }) => {
+                    if func.dfg.operands(c.op).is_empty() {
+                        " (rethrow)".to_string()
+                    } else {
+                        String::new()
+                    }
+                }
+                None => " (indirect)".to_string(),
+            };
+            let state = match c.state {
+                Some(s) => s.to_string(),
+                None => "none (cleanup funclet)".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "    {} {}{}: state {}",
+                names.block(block),
+                func.dfg.kind(c.op).name(),
+                callee,
+                state
+            );
+        }
+    })
 }

@@ -28,7 +28,7 @@
 //! The output depends only on the module (no hash map is iterated), so the same input
 //! gives byte-identical text. Walks use explicit stacks, not host recursion.
 
-use ehir_core::printer::{Names, function_to_string, write_attr};
+use ehir_core::printer::{Names, RegionWalkFrame, function_to_string, write_attr};
 use ehir_core::{
     Block, EntityRef, Function, HandlerKey, Item, Module, ModuleCtx, Op, OpKind, Phase, Region,
     SecondaryMap,
@@ -378,27 +378,8 @@ fn op_texts(ctx: &ModuleCtx, func: &Function) -> OpTexts {
     let body_lines = &lines[1..lines.len() - 1];
     // The printer indents with spaces; counting bytes keeps deep nesting cheap.
     let indent = |line: &str| line.bytes().take_while(|&b| b == b' ').count();
-    struct Frame {
-        next_block: Option<Block>,
-        next_op: Option<Op>,
-        depth: usize,
-        entry: Option<Block>,
-        function_body: bool,
-        owner: Option<(Op, usize)>,
-    }
-    let frame = |region: Region, depth: usize, owner: Option<(Op, usize)>| {
-        let entry = func.layout.entry_block(region);
-        Frame {
-            next_block: entry,
-            next_op: None,
-            depth,
-            entry,
-            function_body: owner.is_none(),
-            owner,
-        }
-    };
     let mut at = 0usize;
-    let mut stack = vec![frame(body, 1, None)];
+    let mut stack = vec![RegionWalkFrame::new(func, body, 1, None)];
     let mut consistent = true;
     while let Some(top) = stack.last_mut() {
         if let Some(op) = top.next_op {
@@ -416,7 +397,7 @@ fn op_texts(ctx: &ModuleCtx, func: &Function) -> OpTexts {
                     text = format!("{stripped} {{...}}");
                 }
                 texts[op] = text;
-                stack.push(frame(first, depth + 1, Some((op, 0))));
+                stack.push(RegionWalkFrame::new(func, first, depth + 1, Some((op, 0))));
                 continue;
             }
             while let Some(next) = body_lines.get(at) {
@@ -437,8 +418,7 @@ fn op_texts(ctx: &ModuleCtx, func: &Function) -> OpTexts {
         if let Some(b) = top.next_block {
             top.next_block = func.layout.next_block(b);
             top.next_op = func.layout.first_op(b);
-            let has_params = !func.dfg.block_params(b).is_empty();
-            if Some(b) != top.entry || (!top.function_body && has_params) {
+            if top.shows_label(func, b) {
                 at += 1;
             }
             continue;
@@ -448,7 +428,12 @@ fn op_texts(ctx: &ModuleCtx, func: &Function) -> OpTexts {
             // The `} ... {` or final `}` line.
             at += 1;
             if let Some(&next) = func.dfg.regions(op).get(index + 1) {
-                stack.push(frame(next, done.depth, Some((op, index + 1))));
+                stack.push(RegionWalkFrame::new(
+                    func,
+                    next,
+                    done.depth,
+                    Some((op, index + 1)),
+                ));
             }
         }
     }

@@ -498,6 +498,14 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         }
     }
 
+    /// ` : (A, B) -> R`: the types of `operands` and `results` as a function type.
+    fn function_type_of(&mut self, o: &mut Vec<u8>, operands: &[Value], results: &[Value]) {
+        o.s(" : (");
+        self.types_of(o, operands);
+        o.s(") -> ");
+        self.types_of(o, results);
+    }
+
     /// `(kind, %a, %b) : `
     #[inline]
     fn kind_and_vals(&self, o: &mut Vec<u8>, kind: &str, vs: &[Value]) {
@@ -620,61 +628,18 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             None => o.s("\n"),
             Some(body) => {
                 o.s(" {\n");
-                self.region_body(w, o, body, 1, true)?;
+                self.region_body(w, o, body)?;
                 o.s("}\n");
             }
         }
         Ok(())
     }
 
-    /// Prints the blocks of a region (without braces) at `depth`.
-    fn region_body(
-        &mut self,
-        w: &mut dyn Write,
-        o: &mut Vec<u8>,
-        region: Region,
-        depth: usize,
-        is_function_body: bool,
-    ) -> io::Result<()> {
-        // Explicit stack of (region, next block, next op, depth) so deep nesting does not
-        // recurse on the host stack.
-        struct Frame {
-            next_block: Option<Block>,
-            next_op: Option<Op>,
-            depth: usize,
-            entry: Option<Block>,
-            function_body: bool,
-            /// The op whose region this is, and the index of the region.
-            owner: Option<(Op, usize)>,
-            /// The entry block's parameters were printed in the op's text (a `cir.try`
-            /// handler: `catch all (%0: !cir.eh_token) {`), so its label is left out.
-            params_in_head: bool,
-        }
-        impl Frame {
-            /// The frame of region `owner.1` of op `owner.0`, whose entry block is `entry`.
-            fn nested(entry: Option<Block>, depth: usize, owner: (Op, usize)) -> Frame {
-                Frame {
-                    next_block: entry,
-                    next_op: None,
-                    depth,
-                    entry,
-                    function_body: false,
-                    owner: Some(owner),
-                    params_in_head: false,
-                }
-            }
-        }
+    /// Prints the blocks of the function body `body` (without braces).
+    fn region_body(&mut self, w: &mut dyn Write, o: &mut Vec<u8>, body: Region) -> io::Result<()> {
+        // An explicit stack of regions so deep nesting does not recurse on the host stack.
         let func = self.func;
-        let entry = func.layout.entry_block(region);
-        let mut stack = vec![Frame {
-            next_block: entry,
-            next_op: None,
-            depth,
-            entry,
-            function_body: is_function_body,
-            owner: None,
-            params_in_head: false,
-        }];
+        let mut stack = vec![RegionWalkFrame::new(func, body, 1, None)];
         while let Some(frame) = stack.last_mut() {
             if let Some(op) = frame.next_op {
                 frame.next_op = func.layout.next_op(op);
@@ -685,8 +650,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 if let Some(&first) = regions.first() {
                     // Print the first region; the others follow when it closes.
                     o.s(" {\n");
-                    let e = func.layout.entry_block(first);
-                    stack.push(Frame::nested(e, d + 1, (op, 0)));
+                    stack.push(RegionWalkFrame::new(func, first, d + 1, Some((op, 0))));
                 } else {
                     if let OpKind::Ternary = func.dfg.kind(op) {
                         self.op_tail(o, op);
@@ -703,9 +667,7 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 frame.next_block = func.layout.next_block(b);
                 frame.next_op = func.layout.first_op(b);
                 let params = func.dfg.block_params(b);
-                let show_label = Some(b) != frame.entry
-                    || (!frame.function_body && !params.is_empty() && !frame.params_in_head);
-                if show_label {
+                if frame.shows_label(func, b) {
                     let label_depth = frame.depth.saturating_sub(1);
                     indent(o, label_depth);
                     self.names.push_block(o, b);
@@ -726,8 +688,8 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                 let next = idx + 1;
                 if let Some(&r) = regions.get(next) {
                     self.region_separator(o, op, next);
-                    let e = func.layout.entry_block(r);
-                    let params = e.map_or(&[][..], |e| func.dfg.block_params(e));
+                    let mut frame = RegionWalkFrame::new(func, r, d + 1, Some((op, next)));
+                    let params = frame.entry.map_or(&[][..], |e| func.dfg.block_params(e));
                     let in_head =
                         matches!(func.dfg.kind(op), OpKind::Try { .. }) && !params.is_empty();
                     if in_head {
@@ -735,7 +697,6 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                         self.block_params(o, params);
                     }
                     o.s(" {\n");
-                    let mut frame = Frame::nested(e, d + 1, (op, next));
                     frame.params_in_head = in_head;
                     stack.push(frame);
                 } else {
@@ -745,6 +706,52 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             }
         }
         Ok(())
+    }
+}
+
+/// One region of a walk over a function body in the printer's order (its blocks, and in
+/// each block its ops, an op's regions right after the op's head), with an explicit stack
+/// of these so deep nesting does not recurse on the host stack.
+pub struct RegionWalkFrame {
+    /// The next block of the region to visit.
+    pub next_block: Option<Block>,
+    /// The next op of the current block to visit.
+    pub next_op: Option<Op>,
+    /// The nesting depth of the region's ops (the function body's are at 1).
+    pub depth: usize,
+    /// The region's entry block.
+    pub entry: Option<Block>,
+    /// The region is the function body.
+    pub function_body: bool,
+    /// The op whose region this is, and the index of the region.
+    pub owner: Option<(Op, usize)>,
+    /// The entry block's parameters were printed in the op's text (a `cir.try`
+    /// handler: `catch all (%0: !cir.eh_token) {`), so its label is left out.
+    pub params_in_head: bool,
+}
+
+impl RegionWalkFrame {
+    /// The frame of `region` of `func` at `depth`: region `owner.1` of op `owner.0`, or the
+    /// function body (`None`).
+    pub fn new(func: &Function, region: Region, depth: usize, owner: Option<(Op, usize)>) -> Self {
+        let entry = func.layout.entry_block(region);
+        RegionWalkFrame {
+            next_block: entry,
+            next_op: None,
+            depth,
+            entry,
+            function_body: owner.is_none(),
+            owner,
+            params_in_head: false,
+        }
+    }
+
+    /// Whether the printer shows the label line of block `b` of the region: every block's
+    /// but the entry's, and the entry's of a nested region when it has parameters not
+    /// printed in the op's text.
+    pub fn shows_label(&self, func: &Function, b: Block) -> bool {
+        Some(b) != self.entry
+            || (!self.function_body && !func.dfg.block_params(b).is_empty() && !self.params_in_head)
     }
 }
 
@@ -828,29 +835,26 @@ fn foreign_entity(func: &Function) -> Option<String> {
     let value_ok = |v: Value| v.index() < dfg.values.len();
     for op in dfg.ops.keys() {
         let name = dfg.kind(op).name();
+        // `what` names the missing entity and how the op refers to it.
+        let missing = |what: &str, index: usize| {
+            Some(format!(
+                "a '{name}' {what} #{index}, which it does not have"
+            ))
+        };
         if let Some(&v) = dfg.operands(op).iter().find(|&&v| !value_ok(v)) {
-            return Some(format!(
-                "a '{name}' uses value #{}, which it does not have",
-                v.index()
-            ));
+            return missing("uses value", v.index());
         }
         for &successor in dfg.successors(op) {
             let block = dfg.successor_block(successor);
             if block.index() >= dfg.blocks.len() {
-                return Some(format!(
-                    "a '{name}' branches to block #{}, which it does not have",
-                    block.index()
-                ));
+                return missing("branches to block", block.index());
             }
             if let Some(&v) = dfg
                 .successor_args(successor)
                 .iter()
                 .find(|&&v| !value_ok(v))
             {
-                return Some(format!(
-                    "a '{name}' passes value #{}, which it does not have",
-                    v.index()
-                ));
+                return missing("passes value", v.index());
             }
         }
         if let Some(&r) = dfg
@@ -858,10 +862,7 @@ fn foreign_entity(func: &Function) -> Option<String> {
             .iter()
             .find(|r| r.index() >= dfg.regions.len())
         {
-            return Some(format!(
-                "a '{name}' has region #{}, which it does not have",
-                r.index()
-            ));
+            return missing("has region", r.index());
         }
     }
     None

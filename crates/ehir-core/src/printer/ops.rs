@@ -242,18 +242,12 @@ impl FunctionPrinter<'_, '_> {
                 } else {
                     self.vals(o, operands);
                 }
-                o.s(" : (");
-                self.types_of(o, operands);
-                o.s(") -> ");
-                self.types_of(o, results);
+                self.function_type_of(o, operands, results);
             }
             OpKind::PtrStride => {
                 o.s(" ");
                 self.vals(o, operands);
-                o.s(" : (");
-                self.types_of(o, operands);
-                o.s(") -> ");
-                self.types_of(o, results);
+                self.function_type_of(o, operands, results);
             }
             OpKind::GetMember { index, name: field } => {
                 o.s(" ");
@@ -279,7 +273,7 @@ impl FunctionPrinter<'_, '_> {
                 o.s("] -> ");
                 self.types_of(o, results);
             }
-            OpKind::GetGlobal { symbol } => {
+            OpKind::GetGlobal { symbol } | OpKind::EhTypeId { type_info: symbol } => {
                 o.s(" ");
                 self.sym(o, symbol);
                 o.s(" : ");
@@ -528,12 +522,6 @@ impl FunctionPrinter<'_, '_> {
                 self.types_of(o, results);
                 o.s(")");
             }
-            OpKind::EhTypeId { type_info } => {
-                o.s(" ");
-                self.sym(o, type_info);
-                o.s(" : ");
-                self.types_of(o, results);
-            }
             OpKind::CatchSwitch { unwind_to_caller } => {
                 o.s(" within ");
                 self.parent(o, operands.first().copied());
@@ -576,12 +564,19 @@ impl FunctionPrinter<'_, '_> {
                 o.s("] : ");
                 self.types_of(o, results);
             }
-            OpKind::CatchRet => {
+            OpKind::CatchRet | OpKind::CleanupRet => {
+                // A `cir.cleanupret` without a successor unwinds to the caller.
+                let (to, no_successor) = if matches!(kind, OpKind::CatchRet) {
+                    (" to ", "")
+                } else {
+                    (" unwind to ", "caller")
+                };
                 o.s(" from ");
                 self.vals(o, operands);
-                o.s(" to ");
-                if let Some(&s) = succs.first() {
-                    self.succ(o, s);
+                o.s(to);
+                match succs.first() {
+                    Some(&s) => self.succ(o, s),
+                    None => o.s(no_successor),
                 }
             }
             OpKind::CleanupPad => {
@@ -589,15 +584,6 @@ impl FunctionPrinter<'_, '_> {
                 self.parent(o, operands.first().copied());
                 o.s(" : ");
                 self.types_of(o, results);
-            }
-            OpKind::CleanupRet => {
-                o.s(" from ");
-                self.vals(o, operands);
-                o.s(" unwind to ");
-                match succs.first() {
-                    Some(&s) => self.succ(o, s),
-                    None => o.s("caller"),
-                }
             }
         }
     }

@@ -4,6 +4,7 @@
 //! ends in a `cir.switch.flat` on the function's `__cleanup_dest_slot`, set before each
 //! exit.
 
+use super::control_flow::LeavingTerminator;
 use super::frames::{
     CleanupSource, CleanupState, Container, ContainerData, Dest, DestId, EhScope, EhState,
     ExitEdge, Frame, Level, Links, RegionFrame, Role, Stage,
@@ -123,18 +124,20 @@ impl Flattener<'_> {
         b
     }
 
-    /// Ends `block` with a branch to `target`, where the frame at `level` continues (the
-    /// exit leaves every container from `level` on), through the normal cleanups it leaves.
+    /// Ends the block of `terminator` with a branch to `target`, where the frame at `level`
+    /// continues (the exit leaves every container from `level` on), through the normal
+    /// cleanups it leaves.
     pub(super) fn exit_to(
         &mut self,
-        block: Block,
-        links: Links,
+        terminator: LeavingTerminator,
         target: Block,
         level: FrameIdx,
         args: &[Value],
-        loc: Loc,
     ) -> Result<(), Diagnostic> {
         let dest = self.dest_id(target, Level::Frames(level));
+        let LeavingTerminator {
+            block, links, loc, ..
+        } = terminator;
         self.route_br(block, links, dest, false, args, loc)
     }
 
@@ -214,26 +217,7 @@ impl Flattener<'_> {
         } else {
             None
         };
-        match source {
-            CleanupSource::Region(r) => {
-                let blocks = move_region_after(self.func, r, ne);
-                let first = blocks.first().copied().unwrap_or(after);
-                self.at_end(ne, Loc::NONE).br(first, &[]);
-                let mut worklist = blocks;
-                worklist.reverse();
-                self.container(idx).pending.push(RegionFrame {
-                    worklist,
-                    links: parent_links.for_cleanup_region(),
-                    role: Role::CleanupRegion { after, level: idx },
-                    switch_owner: None,
-                });
-            }
-            CleanupSource::EndCatch(c) => {
-                let mut cursor = self.at_end(ne, Loc::NONE);
-                cursor.end_catch(c);
-                cursor.br(after, &[]);
-            }
-        }
+        self.run_cleanup_source(idx, source, ne, after, parent_links.for_cleanup_region());
         // Where the cleanup continues.
         if let [dest] = dests[..] {
             let slot_set = !clobbers && exits.iter().all(|e| e.store_before.is_none());
@@ -288,5 +272,38 @@ impl Flattener<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Runs the cleanup `source` of the cleanup container `idx` from `entry`, then goes on
+    /// to `after`: a cleanup region moves in after `entry` and is queued with `links`; an
+    /// end-catch cleanup is a `cir.end_catch`.
+    pub(super) fn run_cleanup_source(
+        &mut self,
+        idx: FrameIdx,
+        source: CleanupSource,
+        entry: Block,
+        after: Block,
+        links: Links,
+    ) {
+        match source {
+            CleanupSource::Region(r) => {
+                let blocks = move_region_after(self.func, r, entry);
+                let first = blocks.first().copied().unwrap_or(after);
+                self.at_end(entry, Loc::NONE).br(first, &[]);
+                let mut worklist = blocks;
+                worklist.reverse();
+                self.container(idx).pending.push(RegionFrame {
+                    worklist,
+                    links,
+                    role: Role::CleanupRegion { after, level: idx },
+                    switch_owner: None,
+                });
+            }
+            CleanupSource::EndCatch(c) => {
+                let mut cursor = self.at_end(entry, Loc::NONE);
+                cursor.end_catch(c);
+                cursor.br(after, &[]);
+            }
+        }
     }
 }

@@ -21,26 +21,45 @@ pub(super) struct LabelInfo {
     pub(super) protected: Option<Region>,
 }
 
+/// A terminator that leaves its region (`cir.yield`, `cir.break`, `cir.continue`,
+/// `cir.condition`, `cir.return`, `cir.goto`, `cir.resume`), as it is lowered.
+#[derive(Clone, Copy)]
+pub(super) struct LeavingTerminator {
+    /// The block the terminator ends.
+    pub(super) block: Block,
+    /// The terminator.
+    pub(super) op: Op,
+    /// What encloses the terminator.
+    pub(super) links: Links,
+    /// Where the terminator stands in the source.
+    pub(super) loc: Loc,
+}
+
+impl LeavingTerminator {
+    /// Fails with `message` where the terminator stands in a cleanup or handler region.
+    pub(super) fn refuse_in_cleanup_region(&self, message: &str) -> Result<(), Diagnostic> {
+        if self.links.in_cleanup_region {
+            return Err(Diagnostic::error(self.loc, message));
+        }
+        Ok(())
+    }
+}
+
 impl Flattener<'_> {
     /// `cir.yield` of a region frame with role `role`: a branch to where the region
     /// continues, through the cleanups it leaves.
     pub(super) fn lower_yield(
         &mut self,
-        block: Block,
-        op: Op,
+        terminator: LeavingTerminator,
         role: Role,
-        links: Links,
-        loc: Loc,
     ) -> Result<(), Diagnostic> {
-        let args = self.func.dfg.operands(op).to_vec();
-        self.func.layout.remove_op(op);
+        let args = self.func.dfg.operands(terminator.op).to_vec();
+        self.func.layout.remove_op(terminator.op);
         match role {
-            Role::Yield { target, level } => self.exit_to(block, links, target, level, &args, loc),
-            Role::CleanupRegion { after, level } => {
-                self.exit_to(block, links, after, level, &[], loc)
-            }
+            Role::Yield { target, level } => self.exit_to(terminator, target, level, &args),
+            Role::CleanupRegion { after, level } => self.exit_to(terminator, after, level, &[]),
             _ => Err(Diagnostic::error(
-                loc,
+                terminator.loc,
                 "cir.yield has no enclosing region to leave",
             )),
         }
@@ -50,21 +69,18 @@ impl Flattener<'_> {
     /// of the innermost loop or switch, through the cleanups it leaves.
     pub(super) fn lower_break_or_continue(
         &mut self,
-        block: Block,
-        op: Op,
-        links: Links,
-        loc: Loc,
+        terminator: LeavingTerminator,
     ) -> Result<(), Diagnostic> {
-        let kind = *self.func.dfg.kind(op);
+        let kind = *self.func.dfg.kind(terminator.op);
         let is_break = matches!(kind, OpKind::Break);
         let to = if is_break {
-            links.break_to
+            terminator.links.break_to
         } else {
-            links.continue_to
+            terminator.links.continue_to
         };
         let Some(t) = to else {
             return Err(Diagnostic::error(
-                loc,
+                terminator.loc,
                 format!(
                     "{} has no enclosing loop{} to leave",
                     kind.name(),
@@ -79,69 +95,66 @@ impl Flattener<'_> {
             c.continue_target
         };
         let Some(target) = target else {
-            return Err(Diagnostic::error(loc, "cir.continue outside a loop"));
+            return Err(Diagnostic::error(
+                terminator.loc,
+                "cir.continue outside a loop",
+            ));
         };
-        self.func.layout.remove_op(op);
-        self.exit_to(block, links, target, t, &[], loc)
+        self.func.layout.remove_op(terminator.op);
+        self.exit_to(terminator, target, t, &[])
     }
 
     /// `cir.condition(%c)` of a loop condition region: a `cir.brcond` to the loop body or
     /// out of the loop.
     pub(super) fn lower_condition(
         &mut self,
-        block: Block,
-        op: Op,
+        terminator: LeavingTerminator,
         role: Role,
-        links: Links,
-        loc: Loc,
     ) -> Result<(), Diagnostic> {
         let Role::LoopCond { body, exit, level } = role else {
             return Err(Diagnostic::error(
-                loc,
+                terminator.loc,
                 "cir.condition outside a loop condition region",
             ));
         };
-        if self.crossing(links, Level::Frames(level)).is_some() {
+        if self
+            .crossing(terminator.links, Level::Frames(level))
+            .is_some()
+        {
             return Err(Diagnostic::error(
-                loc,
+                terminator.loc,
                 "cir.condition inside a cleanup scope of the condition region is not supported",
             ));
         }
-        let &[cond] = self.func.dfg.operands(op) else {
-            return Err(Diagnostic::error(loc, "cir.condition takes one operand"));
+        let &[cond] = self.func.dfg.operands(terminator.op) else {
+            return Err(Diagnostic::error(
+                terminator.loc,
+                "cir.condition takes one operand",
+            ));
         };
-        self.func.layout.remove_op(op);
-        self.at_end(block, loc)
+        self.func.layout.remove_op(terminator.op);
+        self.at_end(terminator.block, terminator.loc)
             .brcond(cond, (body, &[]), (exit, &[]));
         Ok(())
     }
 
     /// `cir.return [%v]`: stays where it leaves no cleanup; otherwise `%v` goes to the
     /// return slot and the exit branches through the cleanups to the one return block.
-    pub(super) fn lower_return(
-        &mut self,
-        block: Block,
-        op: Op,
-        links: Links,
-        loc: Loc,
-    ) -> Result<(), Diagnostic> {
-        if links.in_cleanup_region {
-            return Err(Diagnostic::error(
-                loc,
-                "cir.return cannot leave a cleanup or handler region here",
-            ));
-        }
-        if self.crossing(links, Level::Frames(0)).is_none() {
+    pub(super) fn lower_return(&mut self, terminator: LeavingTerminator) -> Result<(), Diagnostic> {
+        terminator
+            .refuse_in_cleanup_region("cir.return cannot leave a cleanup or handler region here")?;
+        if self.crossing(terminator.links, Level::Frames(0)).is_none() {
             return Ok(());
         }
-        let value = self.func.dfg.operands(op).first().copied();
-        self.func.layout.remove_op(op);
+        let value = self.func.dfg.operands(terminator.op).first().copied();
+        self.func.layout.remove_op(terminator.op);
         if let Some(value) = value {
             let slot = self.ret_slot(value);
-            self.at_end(block, loc).store(value, slot);
+            self.at_end(terminator.block, terminator.loc)
+                .store(value, slot);
         }
         let ret = self.ret_block();
-        self.exit_to(block, links, ret, 0, &[], loc)
+        self.exit_to(terminator, ret, 0, &[])
     }
 
     pub(super) fn find_labels(&mut self, ops: &[Op]) -> Result<(), Diagnostic> {
@@ -206,41 +219,42 @@ impl Flattener<'_> {
 
     pub(super) fn lower_goto(
         &mut self,
-        block: Block,
-        op: Op,
+        terminator: LeavingTerminator,
         label: Symbol,
-        links: Links,
-        loc: Loc,
     ) -> Result<(), Diagnostic> {
-        if links.in_cleanup_region {
-            return Err(Diagnostic::error(
-                loc,
-                "cir.goto inside a cleanup or handler region is not supported",
-            ));
-        }
+        terminator.refuse_in_cleanup_region(
+            "cir.goto inside a cleanup or handler region is not supported",
+        )?;
         let Some(info) = self.labels.get(&label) else {
             return Err(Diagnostic::error(
-                loc,
+                terminator.loc,
                 format!("cir.goto to unknown label '{}'", self.ctx.name(label)),
             ));
         };
         let (target, pre, protected) = (info.block, info.pre, info.protected);
         if let Some(region) = protected {
-            let here = self.pre[op];
+            let here = self.pre[terminator.op];
             let inside = self
                 .region_range
                 .get(&region)
                 .is_some_and(|&(lo, hi)| here != NO_PRE && lo <= here && here <= hi);
             if !inside {
                 return Err(Diagnostic::error(
-                    loc,
+                    terminator.loc,
                     "cir.goto into a cleanup scope, try body or handler is not allowed",
                 ));
             }
         }
-        self.func.layout.remove_op(op);
+        self.func.layout.remove_op(terminator.op);
         let d = self.dest_id(target, Level::Label(pre));
-        self.route_br(block, links, d, false, &[], loc)
+        self.route_br(
+            terminator.block,
+            terminator.links,
+            d,
+            false,
+            &[],
+            terminator.loc,
+        )
     }
 
     fn ret_slot(&mut self, v: Value) -> Value {

@@ -4,13 +4,14 @@
 //! handlers (catch handlers open with `cir.begin_catch` and run `cir.end_catch` as their
 //! cleanup; `unwind`, `filter` and `terminate` handlers).
 
+use super::control_flow::LeavingTerminator;
 use super::frames::{
     CleanupSource, CleanupState, ContainerData, EhScope, EhState, Frame, HandlerJob, Links,
     RegionFrame, ResumeTo, Role, Stage, TryState,
 };
 use super::{Flattener, FrameIdx};
 use crate::region_utils::move_region_after;
-use ehir_core::{Block, Diagnostic, Extra, HandlerKey, Loc, Op, OpKind, Region, Value};
+use ehir_core::{Block, Diagnostic, Extra, FuncCursor, HandlerKey, Loc, Op, OpKind, Region, Value};
 
 impl Flattener<'_> {
     /// Enters a `cir.try` with the handler keys `handlers` (its body and handler regions
@@ -116,25 +117,19 @@ impl Flattener<'_> {
 
     /// The structured, operand-less `cir.resume`: at the end of an EH cleanup region it
     /// leaves the region; in a try's `unwind` handler it continues unwinding.
-    pub(super) fn lower_resume(
-        &mut self,
-        block: Block,
-        op: Op,
-        links: Links,
-        loc: Loc,
-    ) -> Result<(), Diagnostic> {
-        match links.resume_to {
+    pub(super) fn lower_resume(&mut self, terminator: LeavingTerminator) -> Result<(), Diagnostic> {
+        match terminator.links.resume_to {
             ResumeTo::CleanupEnd { after, level } => {
-                self.func.layout.remove_op(op);
-                self.exit_to(block, links, after, level, &[], loc)
+                self.func.layout.remove_op(terminator.op);
+                self.exit_to(terminator, after, level, &[])
             }
             ResumeTo::Unwind { token, next } => {
-                self.func.layout.remove_op(op);
-                self.continue_unwind(block, token, next, loc);
+                self.func.layout.remove_op(terminator.op);
+                self.continue_unwind(terminator.block, token, next, terminator.loc);
                 Ok(())
             }
             ResumeTo::Invalid => Err(Diagnostic::error(
-                loc,
+                terminator.loc,
                 "cir.resume must be in a try's unwind handler or at the end of an eh cleanup",
             )),
         }
@@ -191,39 +186,65 @@ impl Flattener<'_> {
         }
     }
 
-    fn terminate_lp(&mut self) -> Block {
-        if let Some(b) = self.terminate_lp {
+    /// The function-wide block that the field `cache` holds: the first time, `make` makes
+    /// it and it goes at the end of the body.
+    fn function_wide_block(
+        &mut self,
+        cache: fn(&mut Self) -> &mut Option<Block>,
+        make: impl FnOnce(&mut Self) -> Block,
+    ) -> Block {
+        if let Some(b) = *cache(self) {
             return b;
         }
-        let b = self.new_block();
+        let b = make(self);
         self.func.layout.append_block(self.body, b);
-        let mut cursor = self.at_end(b, Loc::NONE);
-        let token = cursor.eh_initiate(false);
-        cursor.eh_terminate(Some(token));
-        self.terminate_lp = Some(b);
+        *cache(self) = Some(b);
         b
+    }
+
+    fn terminate_lp(&mut self) -> Block {
+        self.function_wide_block(
+            |f| &mut f.terminate_lp,
+            |f| {
+                let b = f.new_block();
+                let mut cursor = f.at_end(b, Loc::NONE);
+                let token = cursor.eh_initiate(false);
+                cursor.eh_terminate(Some(token));
+                b
+            },
+        )
+    }
+
+    /// A [`Self::function_wide_block`] that takes an EH token: `end` ends it with the
+    /// token.
+    fn function_wide_token_block(
+        &mut self,
+        cache: fn(&mut Self) -> &mut Option<Block>,
+        end: impl FnOnce(FuncCursor<'_>, Value),
+    ) -> Block {
+        self.function_wide_block(cache, |f| {
+            let (b, token) = f.new_token_block();
+            end(f.at_end(b, Loc::NONE), token);
+            b
+        })
     }
 
     fn terminate_entry(&mut self) -> Block {
-        if let Some(b) = self.terminate_entry {
-            return b;
-        }
-        let (b, t) = self.new_token_block();
-        self.func.layout.append_block(self.body, b);
-        self.at_end(b, Loc::NONE).eh_terminate(Some(t));
-        self.terminate_entry = Some(b);
-        b
+        self.function_wide_token_block(
+            |f| &mut f.terminate_entry,
+            |mut cursor, token| {
+                cursor.eh_terminate(Some(token));
+            },
+        )
     }
 
     fn resume_block(&mut self) -> Block {
-        if let Some(b) = self.resume_block {
-            return b;
-        }
-        let (b, t) = self.new_token_block();
-        self.func.layout.append_block(self.body, b);
-        self.at_end(b, Loc::NONE).resume(Some(t));
-        self.resume_block = Some(b);
-        b
+        self.function_wide_token_block(
+            |f| &mut f.resume_block,
+            |mut cursor, token| {
+                cursor.resume(Some(token));
+            },
+        )
     }
 
     /// Ends `block` by continuing to unwind `token` at `next` (or out of the function).
@@ -268,28 +289,8 @@ impl Flattener<'_> {
         let after = self.new_block();
         self.func.layout.insert_block_after(after, ehc);
         let cleanup_token = self.at_end(ehc, Loc::NONE).begin_cleanup(token);
-        match source {
-            CleanupSource::Region(r) => {
-                let blocks = move_region_after(self.func, r, ehc);
-                let first = blocks.first().copied().unwrap_or(after);
-                self.at_end(ehc, Loc::NONE).br(first, &[]);
-                let mut worklist = blocks;
-                worklist.reverse();
-                let links =
-                    Links::for_eh_region(parent_links, ResumeTo::CleanupEnd { after, level: idx });
-                self.container(idx).pending.push(RegionFrame {
-                    worklist,
-                    links,
-                    role: Role::CleanupRegion { after, level: idx },
-                    switch_owner: None,
-                });
-            }
-            CleanupSource::EndCatch(c) => {
-                let mut cursor = self.at_end(ehc, Loc::NONE);
-                cursor.end_catch(c);
-                cursor.br(after, &[]);
-            }
-        }
+        let links = Links::for_eh_region(parent_links, ResumeTo::CleanupEnd { after, level: idx });
+        self.run_cleanup_source(idx, source, ehc, after, links);
         self.at_end(after, Loc::NONE).end_cleanup(cleanup_token);
         let next = self.next_eh_entry(parent_links.eh);
         self.continue_unwind(after, token, next, Loc::NONE);
@@ -316,45 +317,31 @@ impl Flattener<'_> {
         let mut targets = Vec::new();
         let mut jobs = Vec::new();
         for (h, &r) in handlers.iter().zip(&regions) {
-            match h {
-                HandlerKey::Catch(_) | HandlerKey::CatchAll => {
-                    let (entry, t) = self.new_token_block();
-                    jobs.push(HandlerJob::Catch {
+            if *h == HandlerKey::Unwind && self.is_trivial_resume(r) {
+                let next = self.next_eh_entry(parent_links.eh);
+                let t = match next {
+                    Some(n) => n,
+                    None => self.resume_block(),
+                };
+                targets.push(t);
+            } else {
+                let (entry, token) = self.new_token_block();
+                jobs.push(match h {
+                    HandlerKey::Catch(_) | HandlerKey::CatchAll => HandlerJob::Catch {
                         entry,
-                        token: t,
+                        token,
                         region: r,
-                    });
-                    targets.push(entry);
-                }
-                HandlerKey::Unwind => {
-                    if self.is_trivial_resume(r) {
-                        let next = self.next_eh_entry(parent_links.eh);
-                        let t = match next {
-                            Some(n) => n,
-                            None => self.resume_block(),
-                        };
-                        targets.push(t);
-                    } else {
-                        let (entry, t) = self.new_token_block();
-                        jobs.push(HandlerJob::Plain {
+                    },
+                    HandlerKey::Unwind | HandlerKey::Filter(_) | HandlerKey::Terminate => {
+                        HandlerJob::Plain {
                             entry,
-                            token: t,
+                            token,
                             region: r,
-                            unwind: true,
-                        });
-                        targets.push(entry);
+                            unwind: *h == HandlerKey::Unwind,
+                        }
                     }
-                }
-                HandlerKey::Filter(_) | HandlerKey::Terminate => {
-                    let (entry, t) = self.new_token_block();
-                    jobs.push(HandlerJob::Plain {
-                        entry,
-                        token: t,
-                        region: r,
-                        unwind: false,
-                    });
-                    targets.push(entry);
-                }
+                });
+                targets.push(entry);
             }
             keys.push(*h);
         }
@@ -395,28 +382,7 @@ impl Flattener<'_> {
             s.stage = Stage::Done;
             return Ok(());
         }
-        let job = match &s.jobs[s.next_job] {
-            HandlerJob::Catch {
-                entry,
-                token,
-                region,
-            } => HandlerJob::Catch {
-                entry: *entry,
-                token: *token,
-                region: *region,
-            },
-            HandlerJob::Plain {
-                entry,
-                token,
-                region,
-                unwind,
-            } => HandlerJob::Plain {
-                entry: *entry,
-                token: *token,
-                region: *region,
-                unwind: *unwind,
-            },
-        };
+        let job = s.jobs[s.next_job];
         s.next_job += 1;
         match job {
             HandlerJob::Catch {
@@ -424,14 +390,13 @@ impl Flattener<'_> {
                 token,
                 region,
             } => {
-                self.place_before(entry, marker);
-                let Some(r0) = self.func.layout.entry_block(region) else {
-                    return Err(Diagnostic::error(
-                        Loc::NONE,
-                        "catch handler region is empty",
-                    ));
-                };
-                self.take_handler_token(r0, token);
+                let r0 = self.open_handler(
+                    entry,
+                    token,
+                    region,
+                    marker,
+                    "catch handler region is empty",
+                )?;
                 let first = self.func.layout.first_op(r0);
                 let catch_param =
                     first.filter(|&op| matches!(self.func.dfg.kind(op), OpKind::CatchParam));
@@ -480,11 +445,8 @@ impl Flattener<'_> {
                 region,
                 unwind,
             } => {
-                self.place_before(entry, marker);
-                let Some(r0) = self.func.layout.entry_block(region) else {
-                    return Err(Diagnostic::error(Loc::NONE, "handler region is empty"));
-                };
-                self.take_handler_token(r0, token);
+                let r0 =
+                    self.open_handler(entry, token, region, marker, "handler region is empty")?;
                 let blocks = move_region_after(self.func, region, entry);
                 self.at_end(entry, Loc::NONE).br(r0, &[]);
                 let resume_to = if unwind {
@@ -505,6 +467,25 @@ impl Flattener<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Places the handler entry block `entry` before `marker` and hands `token` to the
+    /// handler `region`, whose entry block it returns (the error `empty_region` where the
+    /// region has none).
+    fn open_handler(
+        &mut self,
+        entry: Block,
+        token: Value,
+        region: Region,
+        marker: Block,
+        empty_region: &str,
+    ) -> Result<Block, Diagnostic> {
+        self.place_before(entry, marker);
+        let Some(r0) = self.func.layout.entry_block(region) else {
+            return Err(Diagnostic::error(Loc::NONE, empty_region));
+        };
+        self.take_handler_token(r0, token);
+        Ok(r0)
     }
 
     /// A handler region may declare the token as its entry block's parameter; it becomes

@@ -204,6 +204,9 @@ pub(super) struct CleanupState {
     pub(super) eh_region: Option<Region>,
 }
 
+/// A handler of a try still to be lowered: its entry block, the token it receives and its
+/// region.
+#[derive(Clone, Copy, Debug)]
 pub(super) enum HandlerJob {
     Catch {
         entry: Block,

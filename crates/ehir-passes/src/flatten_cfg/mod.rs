@@ -56,7 +56,7 @@ mod eh;
 mod frames;
 
 use crate::pass::for_each_definition_in;
-use control_flow::LabelInfo;
+use control_flow::{LabelInfo, LeavingTerminator};
 use ehir_core::{
     Block, CursorPosition, Diagnostic, Diagnostics, FuncCursor, Function, Loc, Module, ModuleCtx,
     Op, OpKind, PackedOption, Phase, Region, SecondaryMap, Symbol, Type, Value, ValueDef,
@@ -449,6 +449,12 @@ impl<'a> Flattener<'a> {
             }
             let kind = *self.func.dfg.kind(op);
             let loc = self.func.dfg.loc(op);
+            let leaving = move || LeavingTerminator {
+                block,
+                op,
+                links,
+                loc,
+            };
             match kind {
                 OpKind::Label { .. } => self.func.layout.remove_op(op),
                 OpKind::Call { .. } => {
@@ -491,27 +497,27 @@ impl<'a> Flattener<'a> {
                     ));
                 }
                 OpKind::Yield => {
-                    self.lower_yield(block, op, role, links, loc)?;
+                    self.lower_yield(leaving(), role)?;
                     terminated = true;
                 }
                 OpKind::Break | OpKind::Continue => {
-                    self.lower_break_or_continue(block, op, links, loc)?;
+                    self.lower_break_or_continue(leaving())?;
                     terminated = true;
                 }
                 OpKind::Condition => {
-                    self.lower_condition(block, op, role, links, loc)?;
+                    self.lower_condition(leaving(), role)?;
                     terminated = true;
                 }
                 OpKind::Return => {
-                    self.lower_return(block, op, links, loc)?;
+                    self.lower_return(leaving())?;
                     terminated = true;
                 }
                 OpKind::Goto { label } => {
-                    self.lower_goto(block, op, label, links, loc)?;
+                    self.lower_goto(leaving(), label)?;
                     terminated = true;
                 }
                 OpKind::Resume => {
-                    self.lower_resume(block, op, links, loc)?;
+                    self.lower_resume(leaving())?;
                     terminated = true;
                 }
                 k if k.is_terminator() => terminated = true,
