@@ -324,6 +324,13 @@ impl Node {
         self.kind.ends_with("Decl")
     }
 
+    /// The initializer of a variable declaration: its first child that is neither a
+    /// declaration nor an attribute (`alignas` is an `AlignedAttr` child).
+    pub fn initializer(&self) -> Option<&Node> {
+        self.children()
+            .find(|c| !c.is_decl() && !c.kind.ends_with("Attr"))
+    }
+
     /// A string literal value of `value`, or a number/bool rendered as text.
     pub fn value_text(&self) -> Option<String> {
         match self.value.as_ref()? {

@@ -3,7 +3,8 @@
 //! Modelled (not traced as calls): the C library functions of `libc.rs` (stdio,
 //! string and conversion functions; stdout is traced as output), `exit`, `_Exit`,
 //! `quick_exit`, `abort`, `malloc`, `calloc`, `realloc`, `free`,
-//! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized variants), and
+//! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized and
+//! `std::nothrow` variants), and
 //! the C++ runtime:
 //! `__cxa_allocate_exception`, `__cxa_free_exception`, `__cxa_throw`, `__cxa_rethrow`,
 //! `__cxa_begin_catch`, `__cxa_end_catch`, `__cxa_get_exception_ptr`,
@@ -315,7 +316,7 @@ impl<'m> Machine<'m> {
             }
             "abort" => Err(self.abort_now()),
             // ---- memory ----
-            "malloc" | "_Znwm" | "_Znam" => {
+            "malloc" | "_Znwm" | "_Znam" | "_ZnwmRKSt9nothrow_t" | "_ZnamRKSt9nothrow_t" => {
                 let p = self.heap_alloc(arg(0).max(u64::from(name != "malloc")))?;
                 value(p)
             }
@@ -337,7 +338,13 @@ impl<'m> Machine<'m> {
                 }
                 value(p)
             }
-            "free" | "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm" => {
+            "free"
+            | "_ZdlPv"
+            | "_ZdaPv"
+            | "_ZdlPvm"
+            | "_ZdaPvm"
+            | "_ZdlPvRKSt9nothrow_t"
+            | "_ZdaPvRKSt9nothrow_t" => {
                 self.heap_free(arg(0), if name == "free" { "free" } else { "delete" })?;
                 unit()
             }

@@ -5,6 +5,7 @@
 
 use super::class::call_function;
 use super::function::{FnGen, Local};
+use super::vtable::SlotKind;
 use super::{R, error, loc_of, unsupported};
 use crate::ast::{Node, RED_ZONE, STACK_SEGMENT};
 use crate::types::{Builtin, CType};
@@ -1384,6 +1385,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let mut this = None;
         let mut args: Vec<&'ast Node> = rest.to_vec();
         let target: Option<&'ast Node>;
+        // The vtable slot of a virtual member function called.
+        let mut virtual_index = None;
         let callee_inner = strip_parens(callee_expr);
         if e.kind == "CXXMemberCallExpr" {
             if callee_inner.kind != "MemberExpr" {
@@ -1396,9 +1399,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             else {
                 return error(e, "a member call of an unknown method");
             };
-            if method.is_virtual {
-                return unsupported(e, "virtual function calls");
-            }
+            virtual_index = self.st.virtual_slot(self.b.ctx, method, SlotKind::Method)?;
             let base = self.operand(callee_inner, 0)?;
             this = Some(if callee_inner.is_arrow {
                 self.scalar(base)?
@@ -1413,9 +1414,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 && let Some(method) = target
                 && method.kind == "CXXMethodDecl"
             {
-                if method.is_virtual {
-                    return unsupported(e, "virtual operator calls");
-                }
+                virtual_index = self.st.virtual_slot(self.b.ctx, method, SlotKind::Method)?;
                 let object = args.remove(0);
                 // The right operand of an assignment is evaluated first (g++ order).
                 this = Some(self.lvalue(object)?);
@@ -1464,9 +1463,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 )
             }
         };
-        let function_pointer = match symbol {
-            Some(_) => None,
-            None => Some(self.scalar(callee_expr)?),
+        let (symbol, function_pointer) = match (symbol, virtual_index, this) {
+            (_, Some(index), Some(object)) => {
+                let pointer = self.virtual_function(object, index);
+                let pointer_ty = self.b.ctx.types.ptr(signature.cir);
+                let pointer = self.b.cast(CastKind::Bitcast, pointer, pointer_ty);
+                (None, Some(pointer))
+            }
+            (Some(symbol), _, _) => (Some(symbol), None),
+            (None, _, _) => (None, Some(self.scalar(callee_expr)?)),
         };
         let mut values = Vec::new();
         let result_slot = if signature.indirect_result {
