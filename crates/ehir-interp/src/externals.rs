@@ -2,7 +2,7 @@
 //!
 //! Modelled (not traced as calls): the C library functions of `libc.rs` (stdio,
 //! string and conversion functions; stdout is traced as output), `exit`, `_Exit`,
-//! `quick_exit`, `abort`, `malloc`, `calloc`, `realloc`, `free`,
+//! `quick_exit`, `abort`, `__assert_fail`, `malloc`, `calloc`, `realloc`, `free`,
 //! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized and
 //! `std::nothrow` variants), and
 //! the C++ runtime:
@@ -314,7 +314,8 @@ impl<'m> Machine<'m> {
                 self.stdout.discard();
                 Err(self.exit_now(arg(0) as i32))
             }
-            "abort" => Err(self.abort_now()),
+            // A failed `assert` (glibc): the message goes to stderr, then abort().
+            "abort" | "__assert_fail" => Err(self.abort_now()),
             // ---- memory ----
             "malloc" | "_Znwm" | "_Znam" | "_ZnwmRKSt9nothrow_t" | "_ZnamRKSt9nothrow_t" => {
                 let p = self.heap_alloc(arg(0).max(u64::from(name != "malloc")))?;

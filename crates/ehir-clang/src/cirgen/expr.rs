@@ -82,7 +82,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 self.b.end_full_expression(mark);
                 return Ok(());
             }
-            "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr"
+            "ImplicitCastExpr"
+            | "CStyleCastExpr"
+            | "CXXStaticCastExpr"
+            | "CXXFunctionalCastExpr"
                 if e.cast_kind.as_deref() == Some("ToVoid") =>
             {
                 return self.ignored(self.operand(e, 0)?);
@@ -688,7 +691,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 let index = self.scalar(index)?;
                 Ok(self.b.ptr_stride(pointer, index))
             }
-            "StringLiteral" => self.string_literal(e),
+            "StringLiteral" => {
+                // The array object (the literal's first byte, seen as the whole array).
+                let first = self.string_literal(e)?;
+                let ty = self.ty(e)?;
+                let array = self.cir(e, &ty)?;
+                let pointer = self.b.ctx.types.ptr(array);
+                Ok(self.b.cast(CastKind::Bitcast, first, pointer))
+            }
+            // `__func__`, `__PRETTY_FUNCTION__`: the string literal Clang made.
+            "PredefinedExpr" => self.lvalue(self.operand(e, 0)?),
             "BinaryOperator" => match e.opcode.as_deref() {
                 Some("=") => self.assign(e),
                 Some(",") => {
