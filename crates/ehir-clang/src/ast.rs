@@ -205,6 +205,8 @@ pub struct Node {
     pub base_init: Option<QualType>,
     /// The type argument of `sizeof(T)`.
     pub arg_type: Option<QualType>,
+    /// The type operand of `typeid(T)`.
+    pub type_arg: Option<QualType>,
     /// `automatic`, `full expression`, `static` for `MaterializeTemporaryExpr`.
     pub storage_duration: Option<String>,
     /// The function is virtual.

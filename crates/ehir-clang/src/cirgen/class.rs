@@ -364,6 +364,11 @@ impl<'ast> State<'ast> {
         let Some(mangled) = decl.mangled_name.clone() else {
             return error(decl, "a function without a mangled name");
         };
+        // `__builtin_strcmp` and the like are the C library's functions.
+        let mangled = match mangled.strip_prefix("__builtin_") {
+            Some(library) => library.to_string(),
+            None => mangled,
+        };
         let signature = self.signature(ctx, decl)?;
         if let Some(definition) = self.index.definitions.get(decl.id.as_str()).copied() {
             self.enqueue(&mangled, Pending::Defined(definition));

@@ -699,6 +699,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 let pointer = self.b.ctx.types.ptr(array);
                 Ok(self.b.cast(CastKind::Bitcast, first, pointer))
             }
+            "CXXTypeidExpr" => self.typeid(e),
             // `__func__`, `__PRETTY_FUNCTION__`: the string literal Clang made.
             "PredefinedExpr" => self.lvalue(self.operand(e, 0)?),
             "BinaryOperator" => match e.opcode.as_deref() {
@@ -1437,7 +1438,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 if let Some(name) = decl.name.as_deref()
                     && name.starts_with("__builtin")
                 {
-                    return unsupported(e, format!("builtin '{name}'"));
+                    match name {
+                        // Code generation is never constant evaluation.
+                        "__builtin_is_constant_evaluated" => {
+                            return Ok(Some(self.b.const_bool(false)));
+                        }
+                        "__builtin_strcmp" | "__builtin_strlen" => {}
+                        _ => return unsupported(e, format!("builtin '{name}'")),
+                    }
                 }
                 if let Some(class) = &self.st.class_of(decl)
                     && decl.kind == "CXXMethodDecl"

@@ -85,8 +85,9 @@ pub struct State<'ast> {
     /// Functions whose address is taken: name, signature, nothrow (declared in the
     /// module unless defined).
     pub address_taken: Vec<(String, Type, bool)>,
-    /// The vtables of dynamic classes the code refers to.
-    pub vtables: Vec<ehir_core::Global>,
+    /// Globals of RTTI the code refers to: vtables of dynamic classes, declarations of
+    /// the typeinfo objects of fundamental types (in the C++ runtime).
+    pub rtti_globals: Vec<ehir_core::Global>,
 }
 
 impl<'ast> State<'ast> {
@@ -355,7 +356,7 @@ impl<'ast> State<'ast> {
             parsed: HashMap::new(),
             laying_out: HashSet::new(),
             address_taken: Vec::new(),
-            vtables: Vec::new(),
+            rtti_globals: Vec::new(),
             defined_globals: (0, 0),
         }
     }

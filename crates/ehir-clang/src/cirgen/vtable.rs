@@ -109,7 +109,7 @@ impl<'ast> State<'ast> {
             return unsupported(node, format!("vtable of '{class}'"));
         };
         let symbol = format!("_ZTV{mangled}");
-        if self.vtables.iter().any(|g| mb.name(g.name) == symbol) {
+        if self.rtti_globals.iter().any(|g| mb.name(g.name) == symbol) {
             return Ok(symbol);
         }
         let layout = self.layout(mb, node, class)?;
@@ -160,7 +160,7 @@ impl<'ast> State<'ast> {
             ty,
         });
         let name = mb.sym(&symbol);
-        self.vtables.push(Global {
+        self.rtti_globals.push(Global {
             name,
             ty,
             init: Some(init),
@@ -192,9 +192,9 @@ impl<'ast> State<'ast> {
     }
 }
 
-/// Adds the vtables the module refers to.
+/// Adds the RTTI globals (vtables, typeinfo declarations) the module refers to.
 pub fn define_vtables(state: &mut State<'_>, mb: &mut ModuleBuilder) {
-    for global in std::mem::take(&mut state.vtables) {
+    for global in std::mem::take(&mut state.rtti_globals) {
         mb.module_mut().add_global(global);
     }
 }
@@ -224,8 +224,81 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(())
     }
 
+    /// `typeid(T)` or `typeid(e)`: the address of a typeinfo object; that of the dynamic
+    /// type (from the vtable, before its offset to top) for a glvalue of a dynamic class.
+    pub fn typeid(&mut self, e: &'ast Node) -> R<Value> {
+        let result_ty = self.ty(e)?;
+        let type_info = self.cir(e, &result_ty)?;
+        let type_info_ptr = self.b.ctx.types.ptr(type_info);
+        let static_type = match (&e.type_arg, e.children().next()) {
+            (Some(arg), _) => self.st.parse(e, arg.canonical())?,
+            (None, Some(operand)) => {
+                let ty = self.ty(operand)?;
+                let dynamic = match ty.unqualified() {
+                    CType::Named(class) => self
+                        .st
+                        .layout(self.b.ctx, e, class)?
+                        .virtual_slots
+                        .is_some(),
+                    _ => false,
+                };
+                if dynamic && super::expr::is_glvalue(operand) {
+                    let object = self.lvalue(operand)?;
+                    // The typeinfo pointer sits just before the first function slot.
+                    let info = self.virtual_function(object, usize::MAX);
+                    return Ok(self.b.cast(CastKind::Bitcast, info, type_info_ptr));
+                }
+                self.ignored(operand)?;
+                ty
+            }
+            (None, None) => return error(e, "typeid without an operand"),
+        };
+        let static_type = match static_type {
+            CType::Reference(inner) => *inner,
+            other => other,
+        };
+        if let CType::Named(class) = static_type.unqualified() {
+            // A class's typeinfo object is no global of the module: that of a dynamic
+            // class is read from its vtable.
+            let layout = self.st.layout(self.b.ctx, e, class)?;
+            let Some(slots) = &layout.virtual_slots else {
+                return unsupported(e, format!("typeid of the non-dynamic class '{class}'"));
+            };
+            let symbol = self.st.vtable(self.b.ctx, e, class)?;
+            let symbol = self.b.ctx.sym(&symbol);
+            let void_ptr = self.b.ctx.types.common().void_ptr;
+            let array = self.b.ctx.types.array(void_ptr, 2 + slots.len() as u64);
+            let table = self.b.get_global(symbol, array);
+            let entry_ptr = self.b.ctx.types.ptr(void_ptr);
+            let first = self.b.cast(CastKind::ArrayToPtrDecay, table, entry_ptr);
+            let s64 = self.b.ctx.types.common().s64;
+            let one = self.b.const_int(s64, 1);
+            let entry = self.b.ptr_stride(first, one);
+            let info = self.b.load(entry, 8);
+            return Ok(self.b.cast(CastKind::Bitcast, info, type_info_ptr));
+        }
+        let symbol = self.st.typeinfo(self.b.ctx, e, static_type.unqualified())?;
+        let name = self.b.ctx.name(symbol).to_string();
+        if !self.st.typeinfos.contains_key(&name)
+            && !self.st.rtti_globals.iter().any(|g| g.name == symbol)
+        {
+            // A fundamental type's typeinfo object, defined in the C++ runtime.
+            self.st.rtti_globals.push(Global {
+                name: symbol,
+                ty: type_info,
+                init: None,
+                constant: true,
+                linkage: Linkage::External,
+                private_visibility: false,
+                align: Some(8),
+                loc: Loc::NONE,
+            });
+        }
+        Ok(self.b.get_global(symbol, type_info))
+    }
+
     /// Loads the function pointer in slot `index` of the vtable of the object at
-    /// `object`.
+    /// `object` (`usize::MAX`: the typeinfo pointer before the first slot).
     pub fn virtual_function(&mut self, object: Value, index: usize) -> Value {
         let void_ptr = self.b.ctx.types.common().void_ptr;
         let slot_ptr = self.b.ctx.types.ptr(void_ptr);
@@ -233,7 +306,13 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let vptr_slot = self.b.cast(CastKind::Bitcast, object, vptr_slot_ty);
         let vptr = self.b.load(vptr_slot, 8);
         let s64 = self.b.ctx.types.common().s64;
-        let offset = self.b.const_int(s64, index as i128);
+        // `usize::MAX`: the slot before the first, the typeinfo pointer.
+        let offset = if index == usize::MAX {
+            -1
+        } else {
+            index as i128
+        };
+        let offset = self.b.const_int(s64, offset);
         let slot = self.b.ptr_stride(vptr, offset);
         self.b.load(slot, 8)
     }
