@@ -246,6 +246,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             | "CXXFunctionalCastExpr"
             | "CXXReinterpretCastExpr"
             | "CXXConstCastExpr" => self.cast(e),
+            "CXXDynamicCastExpr" => self.dynamic_cast(e, false),
             "UnaryOperator" => self.unary(e),
             "BinaryOperator" => self.binary(e),
             "ConditionalOperator" => self.conditional_value(e, false),
@@ -700,6 +701,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 Ok(self.b.cast(CastKind::Bitcast, first, pointer))
             }
             "CXXTypeidExpr" => self.typeid(e),
+            "CXXDynamicCastExpr" => self.dynamic_cast(e, true),
             // `__func__`, `__PRETTY_FUNCTION__`: the string literal Clang made.
             "PredefinedExpr" => self.lvalue(self.operand(e, 0)?),
             "BinaryOperator" => match e.opcode.as_deref() {

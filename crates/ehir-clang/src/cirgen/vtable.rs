@@ -258,23 +258,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             other => other,
         };
         if let CType::Named(class) = static_type.unqualified() {
-            // A class's typeinfo object is no global of the module: that of a dynamic
-            // class is read from its vtable.
-            let layout = self.st.layout(self.b.ctx, e, class)?;
-            let Some(slots) = &layout.virtual_slots else {
-                return unsupported(e, format!("typeid of the non-dynamic class '{class}'"));
-            };
-            let symbol = self.st.vtable(self.b.ctx, e, class)?;
-            let symbol = self.b.ctx.sym(&symbol);
-            let void_ptr = self.b.ctx.types.common().void_ptr;
-            let array = self.b.ctx.types.array(void_ptr, 2 + slots.len() as u64);
-            let table = self.b.get_global(symbol, array);
-            let entry_ptr = self.b.ctx.types.ptr(void_ptr);
-            let first = self.b.cast(CastKind::ArrayToPtrDecay, table, entry_ptr);
-            let s64 = self.b.ctx.types.common().s64;
-            let one = self.b.const_int(s64, 1);
-            let entry = self.b.ptr_stride(first, one);
-            let info = self.b.load(entry, 8);
+            let info = self.dynamic_class_typeinfo(e, class)?;
             return Ok(self.b.cast(CastKind::Bitcast, info, type_info_ptr));
         }
         let symbol = self.st.typeinfo(self.b.ctx, e, static_type.unqualified())?;
@@ -295,6 +279,94 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             });
         }
         Ok(self.b.get_global(symbol, type_info))
+    }
+
+    /// The address (`!cir.ptr<!void>`) of a dynamic class's typeinfo object, read from
+    /// its vtable (a class's typeinfo object is no global of the module).
+    fn dynamic_class_typeinfo(&mut self, e: &Node, class: &str) -> R<Value> {
+        let layout = self.st.layout(self.b.ctx, e, class)?;
+        let Some(slots) = &layout.virtual_slots else {
+            return unsupported(e, format!("RTTI of the non-dynamic class '{class}'"));
+        };
+        let symbol = self.st.vtable(self.b.ctx, e, class)?;
+        let symbol = self.b.ctx.sym(&symbol);
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let array = self.b.ctx.types.array(void_ptr, 2 + slots.len() as u64);
+        let table = self.b.get_global(symbol, array);
+        let entry_ptr = self.b.ctx.types.ptr(void_ptr);
+        let first = self.b.cast(CastKind::ArrayToPtrDecay, table, entry_ptr);
+        let s64 = self.b.ctx.types.common().s64;
+        let one = self.b.const_int(s64, 1);
+        let entry = self.b.ptr_stride(first, one);
+        Ok(self.b.load(entry, 8))
+    }
+
+    /// `dynamic_cast<T *>(p)` (null stays null) or `dynamic_cast<T &>(r)` (failure
+    /// throws `std::bad_cast`), through the C++ runtime's `__dynamic_cast`.
+    pub fn dynamic_cast(&mut self, e: &'ast Node, reference: bool) -> R<Value> {
+        let operand = self.operand(e, 0)?;
+        let to = self.ty(e)?;
+        let from = self.ty(operand)?;
+        let class_of = |t: &CType| match t.unqualified() {
+            CType::Named(name) => Some(name.clone()),
+            CType::Reference(inner) => inner.unqualified().name().map(str::to_string),
+            _ => None,
+        };
+        let (source, target) = if reference {
+            (class_of(&from), class_of(&to))
+        } else {
+            (
+                from.pointee().and_then(class_of),
+                to.pointee().and_then(class_of),
+            )
+        };
+        let (Some(source), Some(target)) = (source, target) else {
+            return unsupported(e, format!("dynamic_cast from '{from}' to '{to}'"));
+        };
+        let object = if reference {
+            self.lvalue(operand)?
+        } else {
+            self.scalar(operand)?
+        };
+        let common = *self.b.ctx.types.common();
+        let target_cir = self.cir(e, &CType::Named(target.clone()))?;
+        let target_ptr = self.b.ctx.types.ptr(target_cir);
+        let raw = self.b.cast(CastKind::Bitcast, object, common.void_ptr);
+        let slot = self.b.alloca(common.void_ptr, "dynamic_cast", true, 8);
+        let null = self.b.const_null(common.void_ptr);
+        self.b.store(null, slot, 8);
+        let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, raw, null);
+        self.b.begin_if(not_null, false);
+        let source_info = self.dynamic_class_typeinfo(e, &source)?;
+        let target_info = self.dynamic_class_typeinfo(e, &target)?;
+        // No hint of where the source sits in the target (-1).
+        let hint = self.b.const_int(common.s64, -1);
+        let sig = self.b.ctx.types.func(
+            vec![
+                common.void_ptr,
+                common.void_ptr,
+                common.void_ptr,
+                common.s64,
+            ],
+            Some(common.void_ptr),
+            false,
+        );
+        let flags = super::expr::call_flags(true);
+        let args = [raw, source_info, target_info, hint];
+        if let Some(result) = self.b.call_named("__dynamic_cast", sig, &args, flags) {
+            self.b.store(result, slot, 8);
+        }
+        self.b.end_if();
+        let result = self.b.load(slot, 8);
+        if reference {
+            let failed = self.b.cmp(ehir_core::CmpPredicate::Eq, result, null);
+            self.b.begin_if(failed, false);
+            let sig = self.b.ctx.types.func(vec![], None, false);
+            self.b
+                .call_named("__cxa_bad_cast", sig, &[], super::expr::call_flags(false));
+            self.b.end_if();
+        }
+        Ok(self.b.cast(CastKind::Bitcast, result, target_ptr))
     }
 
     /// Loads the function pointer in slot `index` of the vtable of the object at
