@@ -165,6 +165,8 @@ pub struct Node {
     pub value: Option<serde_json::Value>,
     /// What a `DeclRefExpr` names.
     pub referenced_decl: Option<DeclRef>,
+    /// The namespace a `NamespaceAliasDecl` names.
+    pub aliased_namespace: Option<DeclRef>,
     /// The member a `MemberExpr` names (an id).
     pub referenced_member_decl: Option<String>,
     /// `->` rather than `.`.
@@ -436,6 +438,10 @@ pub struct DeclIndex<'ast> {
     pub globals: Vec<&'ast Node>,
     /// Typedefs and alias declarations by qualified name.
     pub typedefs: HashMap<String, &'ast Node>,
+    /// Namespaces: the qualified name (`app::storage`) of each by id.
+    pub namespaces: HashMap<&'ast str, String>,
+    /// Namespace aliases: the id of the namespace each qualified alias name names.
+    pub namespace_aliases: HashMap<String, String>,
     /// The variables captured by each closure class, in field order (ids).
     pub captures: HashMap<String, Vec<String>>,
     /// The values of enumerators, by id.
@@ -534,6 +540,7 @@ impl<'ast> DeclIndex<'ast> {
                 "NamespaceDecl" => {
                     let name = node.name.as_deref().unwrap_or("(anonymous namespace)");
                     let inner = format!("{prefix}{name}::");
+                    self.namespaces.insert(&node.id, format!("{prefix}{name}"));
                     for child in node.children() {
                         self.visit(child, &inner, None);
                     }
@@ -602,6 +609,12 @@ impl<'ast> DeclIndex<'ast> {
                     }
                 }
                 "VarDecl" => self.globals.push(node),
+                "NamespaceAliasDecl" => {
+                    if let (Some(name), Some(target)) = (&node.name, &node.aliased_namespace) {
+                        self.namespace_aliases
+                            .insert(format!("{prefix}{name}"), target.id.clone());
+                    }
+                }
                 "TypedefDecl" | "TypeAliasDecl" => {
                     if let Some(name) = &node.name {
                         self.typedefs.insert(format!("{prefix}{name}"), node);

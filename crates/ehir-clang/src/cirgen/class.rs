@@ -87,15 +87,34 @@ impl<'ast> State<'ast> {
         }
     }
 
-    /// The qualified name a name Clang printed unqualified stands for (a name used
-    /// inside its namespace): the first, in name order, of the names ending in `::name`.
+    /// The qualified name a name Clang printed partly qualified stands for (a name used
+    /// inside an enclosing namespace: `Error`, `storage::Error` in `app`): the first, in
+    /// name order, of the names ending in `::name`.
     pub fn qualified<V>(
         &self,
         name: &str,
         table: &std::collections::HashMap<String, V>,
     ) -> Option<String> {
-        if name.contains("::") {
+        if table.contains_key(name) {
             return None;
+        }
+        // A namespace alias (`st::NotFound`, `namespace st = app::storage`).
+        if let Some((first, rest)) = name.split_once("::") {
+            let mut aliases: Vec<(&String, &String)> = self
+                .index
+                .namespace_aliases
+                .iter()
+                .filter(|(alias, _)| *alias == first || alias.ends_with(&format!("::{first}")))
+                .collect();
+            aliases.sort();
+            if let Some((_, id)) = aliases.first()
+                && let Some(namespace) = self.index.namespaces.get(id.as_str())
+            {
+                let resolved = format!("{namespace}::{rest}");
+                if table.contains_key(&resolved) {
+                    return Some(resolved);
+                }
+            }
         }
         let suffix = format!("::{name}");
         let mut found: Vec<&String> = table.keys().filter(|k| k.ends_with(&suffix)).collect();

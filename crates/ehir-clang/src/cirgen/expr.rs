@@ -455,6 +455,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             return Ok(Some(0));
         }
         let layout = self.st.layout(self.b.ctx, e, derived)?;
+        // Names as written (`st::Error`) and qualified ones name one class.
+        if layout.name == self.st.layout(self.b.ctx, e, base)?.name {
+            return Ok(Some(0));
+        }
         for b in &layout.bases {
             if let Some(offset) = self.base_offset(e, &b.name, base)? {
                 return Ok(Some(b.offset + offset));

@@ -413,6 +413,9 @@ pub fn generate_deleting_destructor<'ast>(
         .map(|(params, _, _)| params.to_vec())
         .unwrap_or_default();
     let mut b = mb.function(&name, complete.sig, &params);
+    // Only this module's vtables (internal) point to it; for a class of the C++ runtime
+    // (`std::exception`) it must not take the place of the runtime's own.
+    b.func_mut().linkage = Linkage::Internal;
     b.set_loc(super::loc_of(decl));
     let Some(&this) = b.params().first() else {
         return error(decl, "a destructor without 'this'");
