@@ -154,6 +154,13 @@ impl<'ast> State<'ast> {
         name: &str,
     ) -> R<ClassLayout> {
         let data = class.definition_data.clone().unwrap_or_default();
+        if data.is_polymorphic && self.abi == ehir_core::abi::EhAbi::Msvc {
+            // The vtables and RTTI here are the Itanium ABI's.
+            return unsupported(
+                class,
+                format!("virtual functions on the Microsoft ABI (class '{name}')"),
+            );
+        }
         if class.tag_used.as_deref() == Some("union") {
             return unsupported(class, format!("union '{name}'"));
         }
