@@ -443,3 +443,55 @@ pub fn generate_deleting_destructor<'ast>(
     b.define().map_err(|e| e.to_diagnostics().0.remove(0))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{SlotKind, virtual_slots};
+    use crate::ast::Node;
+
+    fn class(json: &str) -> Node {
+        serde_json::from_str(json).expect("a class node")
+    }
+
+    #[test]
+    fn overriders_take_the_slots_of_the_primary_base_and_new_virtuals_follow() {
+        let base = class(
+            r#"{"id": "1", "kind": "CXXRecordDecl", "inner": [
+                {"id": "2", "kind": "CXXDestructorDecl", "name": "~B", "virtual": true,
+                 "type": {"qualType": "void () noexcept"}},
+                {"id": "3", "kind": "CXXMethodDecl", "name": "f", "virtual": true,
+                 "pure": true, "type": {"qualType": "int () const"}},
+                {"id": "4", "kind": "CXXMethodDecl", "name": "g",
+                 "type": {"qualType": "int ()"}}
+            ]}"#,
+        );
+        let base_slots = virtual_slots(&base, Vec::new());
+        let kinds: Vec<SlotKind> = base_slots.iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                SlotKind::CompleteDestructor,
+                SlotKind::DeletingDestructor,
+                SlotKind::Method
+            ]
+        );
+        assert!(base_slots[2].pure);
+        // `f` overrides without `virtual`; an `f` of another type and `h` are new.
+        let derived = class(
+            r#"{"id": "5", "kind": "CXXRecordDecl", "inner": [
+                {"id": "6", "kind": "CXXMethodDecl", "name": "f",
+                 "type": {"qualType": "int () const"}},
+                {"id": "7", "kind": "CXXMethodDecl", "name": "f",
+                 "type": {"qualType": "int (int) const"}},
+                {"id": "8", "kind": "CXXMethodDecl", "name": "h", "virtual": true,
+                 "type": {"qualType": "void ()"}},
+                {"id": "9", "kind": "CXXDestructorDecl", "name": "~D",
+                 "type": {"qualType": "void () noexcept"}}
+            ]}"#,
+        );
+        let slots = virtual_slots(&derived, base_slots);
+        let ids: Vec<&str> = slots.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["9", "9", "6", "8"]);
+        assert!(slots.iter().all(|s| !s.pure));
+    }
+}
