@@ -364,12 +364,30 @@ pub struct ReadError(#[from] serde_json::Error);
 /// Reads a translation unit from Clang's JSON AST and resolves which nodes are in
 /// `main_file` (the path as given to Clang).
 pub fn read_translation_unit(json: &str, main_file: &str) -> Result<Node, ReadError> {
+    let mut root = match read_node(json) {
+        Err(e) if e.to_string().starts_with("duplicate field") => {
+            // Clang writes some keys twice (`type` of a `UsingType`): through a JSON value,
+            // the last one counts.
+            let mut deserializer = serde_json::Deserializer::from_str(json);
+            deserializer.disable_recursion_limit();
+            let stacked = serde_stacker::Deserializer::new(&mut deserializer);
+            let value = serde_json::Value::deserialize(stacked)?;
+            deserializer.end()?;
+            Node::deserialize(serde_stacker::Deserializer::new(value))?
+        }
+        other => other?,
+    };
+    resolve_locations(&mut root, main_file);
+    Ok(root)
+}
+
+/// Reads a node from JSON text.
+fn read_node(json: &str) -> Result<Node, serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_str(json);
     deserializer.disable_recursion_limit();
     let stacked = serde_stacker::Deserializer::new(&mut deserializer);
-    let mut root = Node::deserialize(stacked)?;
+    let root = Node::deserialize(stacked)?;
     deserializer.end()?;
-    resolve_locations(&mut root, main_file);
     Ok(root)
 }
 
