@@ -1420,6 +1420,33 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             };
             virtual_index = self.st.virtual_slot(self.b.ctx, method, SlotKind::Method)?;
             let base = self.operand(callee_inner, 0)?;
+            if let Some(index) = virtual_index {
+                // Clang's JSON does not say whether the name was qualified: a method that
+                // is not the final overrider in the object's static type (`B::f()` in
+                // `D::f`) can only have been named qualified, and is called directly.
+                let mut object = base;
+                while object.kind == "ImplicitCastExpr"
+                    && let Some(inner) = object.children().next()
+                {
+                    object = inner;
+                }
+                let object_ty = self.ty(object)?;
+                let object_ty = match object_ty.pointee() {
+                    Some(pointee) if callee_inner.is_arrow => pointee.clone(),
+                    _ => object_ty,
+                };
+                if let CType::Named(class) = object_ty.unqualified() {
+                    let layout = self.st.layout(self.b.ctx, e, class)?;
+                    let overrider = layout
+                        .virtual_slots
+                        .as_ref()
+                        .and_then(|slots| slots.get(index))
+                        .map(|slot| slot.id.as_str());
+                    if overrider.is_some_and(|id| id != method.id) {
+                        virtual_index = None;
+                    }
+                }
+            }
             this = Some(if callee_inner.is_arrow {
                 self.scalar(base)?
             } else {
