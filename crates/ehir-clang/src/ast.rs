@@ -165,6 +165,8 @@ pub struct Node {
     pub value: Option<serde_json::Value>,
     /// What a `DeclRefExpr` names.
     pub referenced_decl: Option<DeclRef>,
+    /// The namespace a `NamespaceAliasDecl` names.
+    pub aliased_namespace: Option<DeclRef>,
     /// The member a `MemberExpr` names (an id).
     pub referenced_member_decl: Option<String>,
     /// `->` rather than `.`.
@@ -205,6 +207,8 @@ pub struct Node {
     pub base_init: Option<QualType>,
     /// The type argument of `sizeof(T)`.
     pub arg_type: Option<QualType>,
+    /// The type operand of `typeid(T)`.
+    pub type_arg: Option<QualType>,
     /// `automatic`, `full expression`, `static` for `MaterializeTemporaryExpr`.
     pub storage_duration: Option<String>,
     /// The function is virtual.
@@ -324,6 +328,13 @@ impl Node {
         self.kind.ends_with("Decl")
     }
 
+    /// The initializer of a variable declaration: its first child that is neither a
+    /// declaration nor an attribute (`alignas` is an `AlignedAttr` child).
+    pub fn initializer(&self) -> Option<&Node> {
+        self.children()
+            .find(|c| !c.is_decl() && !c.kind.ends_with("Attr"))
+    }
+
     /// A string literal value of `value`, or a number/bool rendered as text.
     pub fn value_text(&self) -> Option<String> {
         match self.value.as_ref()? {
@@ -353,12 +364,30 @@ pub struct ReadError(#[from] serde_json::Error);
 /// Reads a translation unit from Clang's JSON AST and resolves which nodes are in
 /// `main_file` (the path as given to Clang).
 pub fn read_translation_unit(json: &str, main_file: &str) -> Result<Node, ReadError> {
+    let mut root = match read_node(json) {
+        Err(e) if e.to_string().starts_with("duplicate field") => {
+            // Clang writes some keys twice (`type` of a `UsingType`): through a JSON value,
+            // the last one counts.
+            let mut deserializer = serde_json::Deserializer::from_str(json);
+            deserializer.disable_recursion_limit();
+            let stacked = serde_stacker::Deserializer::new(&mut deserializer);
+            let value = serde_json::Value::deserialize(stacked)?;
+            deserializer.end()?;
+            Node::deserialize(serde_stacker::Deserializer::new(value))?
+        }
+        other => other?,
+    };
+    resolve_locations(&mut root, main_file);
+    Ok(root)
+}
+
+/// Reads a node from JSON text.
+fn read_node(json: &str) -> Result<Node, serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_str(json);
     deserializer.disable_recursion_limit();
     let stacked = serde_stacker::Deserializer::new(&mut deserializer);
-    let mut root = Node::deserialize(stacked)?;
+    let root = Node::deserialize(stacked)?;
     deserializer.end()?;
-    resolve_locations(&mut root, main_file);
     Ok(root)
 }
 
@@ -427,6 +456,10 @@ pub struct DeclIndex<'ast> {
     pub globals: Vec<&'ast Node>,
     /// Typedefs and alias declarations by qualified name.
     pub typedefs: HashMap<String, &'ast Node>,
+    /// Namespaces: the qualified name (`app::storage`) of each by id.
+    pub namespaces: HashMap<&'ast str, String>,
+    /// Namespace aliases: the id of the namespace each qualified alias name names.
+    pub namespace_aliases: HashMap<String, String>,
     /// The variables captured by each closure class, in field order (ids).
     pub captures: HashMap<String, Vec<String>>,
     /// The values of enumerators, by id.
@@ -525,6 +558,7 @@ impl<'ast> DeclIndex<'ast> {
                 "NamespaceDecl" => {
                     let name = node.name.as_deref().unwrap_or("(anonymous namespace)");
                     let inner = format!("{prefix}{name}::");
+                    self.namespaces.insert(&node.id, format!("{prefix}{name}"));
                     for child in node.children() {
                         self.visit(child, &inner, None);
                     }
@@ -593,6 +627,12 @@ impl<'ast> DeclIndex<'ast> {
                     }
                 }
                 "VarDecl" => self.globals.push(node),
+                "NamespaceAliasDecl" => {
+                    if let (Some(name), Some(target)) = (&node.name, &node.aliased_namespace) {
+                        self.namespace_aliases
+                            .insert(format!("{prefix}{name}"), target.id.clone());
+                    }
+                }
                 "TypedefDecl" | "TypeAliasDecl" => {
                     if let Some(name) = &node.name {
                         self.typedefs.insert(format!("{prefix}{name}"), node);

@@ -22,14 +22,21 @@
 //! bases, arrays, `new`/`delete` (array cookies), temporaries (`CXXBindTemporaryExpr`,
 //! `MaterializeTemporaryExpr` with lifetime extension, elided copies, NRVO), `throw`,
 //! `try`/`catch`, function-try-blocks, `noexcept` and dynamic exception specifications,
-//! instantiations of function and class templates, lambdas.
+//! instantiations of function and class templates, lambdas, placement and `nothrow`
+//! `new`, virtual functions on the Itanium ABI with single inheritance (`cirgen::vtable`:
+//! a vtable per dynamic class as an internal CIR global — offset to top, typeinfo,
+//! function pointers, pure ones null —, the vptr stored by constructors and destructors,
+//! virtual calls through it, deleting destructors `D0`, also for `std::exception` and
+//! the other classes of the C++ runtime's headers), `typeid` and `dynamic_cast` (through
+//! the runtime's `__dynamic_cast`).
 //!
 //! # Not yet
-//! Virtual functions (vtables, RTTI of polymorphic classes, `std::exception` with
-//! `what()`), virtual bases, pointers to members, unions, bit fields, dynamic
-//! initialization of globals and static locals, placement and class-specific `new`,
-//! members placed in a base's tail padding, the Microsoft target (`--abi msvc` still
-//! parses for x86-64 Linux; the project's Windows headers are not wired in).
+//! Virtual functions on the Microsoft ABI, dynamic classes with a dynamic base that is
+//! not the first (secondary vtables, thunks), virtual bases, pointers to members,
+//! unions, bit fields, dynamic initialization of globals and static locals, members
+//! placed in a base's tail padding, the Microsoft target (`--abi msvc` still parses for
+//! x86-64 Linux; the project's Windows headers are not wired in). The vtables of the C++
+//! runtime's classes are copied into the module rather than referenced.
 //!
 //! # Conventions shared with the builtin front end
 //! Constructors and destructors are emitted and called under the mangled name Clang

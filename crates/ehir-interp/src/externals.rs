@@ -2,9 +2,11 @@
 //!
 //! Modelled (not traced as calls): the C library functions of `libc.rs` (stdio,
 //! string and conversion functions; stdout is traced as output), `exit`, `_Exit`,
-//! `quick_exit`, `abort`, `malloc`, `calloc`, `realloc`, `free`,
-//! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized variants), and
+//! `quick_exit`, `abort`, `__assert_fail`, `malloc`, `calloc`, `realloc`, `free`,
+//! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized and
+//! `std::nothrow` variants), and
 //! the C++ runtime:
+//! `__dynamic_cast` (through the vtable's offset to top and typeinfo), `__cxa_bad_cast`,
 //! `__cxa_allocate_exception`, `__cxa_free_exception`, `__cxa_throw`, `__cxa_rethrow`,
 //! `__cxa_begin_catch`, `__cxa_end_catch`, `__cxa_get_exception_ptr`,
 //! `__cxa_call_unexpected`, `__cxa_call_terminate`, `__clang_call_terminate`,
@@ -320,9 +322,10 @@ impl<'m> Machine<'m> {
                 self.stdout.discard();
                 Err(self.exit_now(arg(0) as i32))
             }
-            "abort" => Err(self.abort_now()),
+            // A failed `assert` (glibc): the message goes to stderr, then abort().
+            "abort" | "__assert_fail" => Err(self.abort_now()),
             // ---- memory ----
-            "malloc" | "_Znwm" | "_Znam" => {
+            "malloc" | "_Znwm" | "_Znam" | "_ZnwmRKSt9nothrow_t" | "_ZnamRKSt9nothrow_t" => {
                 let p = self.heap_alloc(arg(0).max(u64::from(name != "malloc")))?;
                 value(p)
             }
@@ -344,11 +347,27 @@ impl<'m> Machine<'m> {
                 }
                 value(p)
             }
-            "free" | "_ZdlPv" | "_ZdaPv" | "_ZdlPvm" | "_ZdaPvm" => {
+            "free"
+            | "_ZdlPv"
+            | "_ZdaPv"
+            | "_ZdlPvm"
+            | "_ZdaPvm"
+            | "_ZdlPvRKSt9nothrow_t"
+            | "_ZdaPvRKSt9nothrow_t" => {
                 self.heap_free(arg(0), if name == "free" { "free" } else { "delete" })?;
                 unit()
             }
             // ---- C++ runtime ----
+            "__dynamic_cast" => {
+                let p = self.dynamic_cast(arg(0), arg(2))?;
+                value(p)
+            }
+            "__cxa_bad_cast" => {
+                let p = self.allocate_exception(8)?;
+                let exn = self.exception_of_pointer(p)?;
+                self.announce_throw(exn, "St8bad_cast".into(), None);
+                Ok(ExternalResult::Threw(exn))
+            }
             "__cxa_allocate_exception" => {
                 let p = self.allocate_exception(arg(0))?;
                 value(p)
@@ -537,5 +556,36 @@ impl<'m> Machine<'m> {
             });
         }
         Ok(ExternalResult::Value(v))
+    }
+}
+
+impl Machine<'_> {
+    /// `__dynamic_cast(object, source typeinfo, target typeinfo, hint)`: the most derived
+    /// object (at the vtable's offset to top from `object`), whose dynamic type is the
+    /// typeinfo before the vtable's first function slot, converted to the target class
+    /// when that is an unambiguous base of it (or itself); null otherwise.
+    fn dynamic_cast(&mut self, object: u64, target_typeinfo: u64) -> Result<u64, Stop> {
+        if object == 0 {
+            return Ok(0);
+        }
+        let read = |m: &Self, p: u64| m.mem.read_uint(p, 8).map_err(|e| m.mem_error(e));
+        let vptr = read(self, object)?;
+        let offset_to_top = read(self, memory::offset_by(vptr, -16))? as i64;
+        let dynamic_typeinfo = read(self, memory::offset_by(vptr, -8))?;
+        let name_of = |m: &Self, p: u64| {
+            m.symbol_of_pointer(p)
+                .map(|s| cxx_types::type_of_typeinfo_symbol(m.module.ctx.name(s)))
+        };
+        let (Some(dynamic), Some(target)) = (
+            name_of(self, dynamic_typeinfo),
+            name_of(self, target_typeinfo),
+        ) else {
+            return Err(self.error("__dynamic_cast with a typeinfo that names no symbol".into()));
+        };
+        let most_derived = memory::offset_by(object, offset_to_top);
+        Ok(match self.hierarchy.base_offset(&dynamic, &target) {
+            Some(offset) => memory::offset_by(most_derived, offset as i64),
+            None => 0,
+        })
     }
 }

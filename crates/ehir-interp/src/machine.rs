@@ -1279,6 +1279,9 @@ impl<'m> Machine<'m> {
             }
             if g.init.is_none() {
                 self.init_stream_global(g.name, p)?;
+                if self.mem.len_of(p).is_ok_and(|n| n >= 16) {
+                    self.init_typeinfo_name(g.name, p)?;
+                }
             }
             if g.constant {
                 self.mem.set_read_only(p);
@@ -1308,10 +1311,37 @@ impl<'m> Machine<'m> {
                 .allocate(16, AllocKind::Global(symbol), self.frame_bytes)
                 .map_err(|e| self.mem_error(e))?;
             self.init_stream_global(symbol, p)?;
+            self.init_typeinfo_name(symbol, p)?;
             p
         };
         self.globals.insert(symbol, p);
         Ok(p)
+    }
+
+    /// An Itanium typeinfo object (`_ZTI…`) holds, after its vtable pointer, a pointer
+    /// to its type's mangled name (`std::type_info::name()`, compared by
+    /// `std::type_info::operator==`).
+    fn init_typeinfo_name(&mut self, symbol: Symbol, p: u64) -> Result<(), Stop> {
+        let Some(mangled) = self.module.ctx.name(symbol).strip_prefix("_ZTI") else {
+            return Ok(());
+        };
+        let mut bytes = mangled.as_bytes().to_vec();
+        bytes.push(0);
+        let name = self
+            .mem
+            .allocate(
+                bytes.len() as u64,
+                AllocKind::Global(symbol),
+                self.frame_bytes,
+            )
+            .map_err(|e| self.mem_error(e))?;
+        self.mem
+            .init_bytes(name, &bytes)
+            .map_err(|e| self.mem_error(e))?;
+        self.mem
+            .init_bytes(memory::offset_by(p, 8), &name.to_le_bytes())
+            .map_err(|e| self.mem_error(e))?;
+        Ok(())
     }
 
     /// The symbol a pointer to a global/function/typeinfo names.

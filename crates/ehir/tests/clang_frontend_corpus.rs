@@ -1,8 +1,10 @@
-//! The C++ corpus (`tests/cxx/*.cpp` and `examples/*.cpp`) through the Clang front end
-//! (`ehir --frontend clang`): each program's stdout and exit status under
-//! `ehir run --phase all` (every interpreter phase must agree) and from the executable
-//! `ehir build` makes (Itanium, linked by g++) must equal g++'s (`g++ -std=c++14`, the
-//! oracle; nothing is written by hand).
+//! The C++ corpus (`tests/cxx/*.cpp`, `examples/*.cpp` and `tests/cxx-corpus/*.cpp`)
+//! through the Clang front end (`ehir --frontend clang`): each program's stdout and exit
+//! status under `ehir run --phase all` (every interpreter phase must agree) and from the
+//! executable `ehir build` makes (Itanium, linked by g++) must equal g++'s, the oracle
+//! (nothing is written by hand): for `tests/cxx` and `examples`, g++ `-std=c++14` runs
+//! each time; for `tests/cxx-corpus`, g++'s recorded outcome (`NN-name.expected`, made by
+//! its `regenerate.sh` with `-std=c++17`, the dialect the front end then compiles in).
 //!
 //! The programs expected to pass are listed in `clang_frontend_passing.txt`: one that
 //! fails is a regression (the test fails and says why); one that passes without being
@@ -43,10 +45,49 @@ fn run_exe(exe: &Path) -> Observed {
     observe(output)
 }
 
+/// The corpus whose g++ outcomes are recorded next to each program (`NN-name.expected`).
+const RECORDED_CORPUS: &str = "tests/cxx-corpus";
+
+/// Whether `src` belongs to the recorded corpus.
+fn is_recorded(src: &Path) -> bool {
+    src.parent()
+        .is_some_and(|dir| dir.ends_with(RECORDED_CORPUS))
+}
+
+/// g++'s recorded outcome of a `tests/cxx-corpus` program: its `.expected` file's first
+/// line is `exit STATUS`, the rest is stdout byte for byte.
+fn recorded_outcome(src: &Path) -> Observed {
+    let path = src.with_extension("expected");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let (first, stdout) = text.split_once('\n').unwrap_or((text.as_str(), ""));
+    let status = first
+        .strip_prefix("exit ")
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{}: first line is not 'exit STATUS'", path.display()));
+    Observed {
+        stdout: stdout.to_string(),
+        status,
+    }
+}
+
+/// g++'s outcome of `src`, compiled and run now (`-std=c++14`).
+fn gxx_outcome(src: &Path, dir: &Path) -> Observed {
+    let gxx = dir.join("gxx.exe");
+    let out = Command::new("g++")
+        .args(["-std=c++14", "-w", "-O0", "-o"])
+        .arg(&gxx)
+        .arg(src)
+        .output()
+        .expect("g++ runs");
+    assert!(out.status.success(), "g++ rejected {}", src.display());
+    run_exe(&gxx)
+}
+
 fn programs() -> Vec<PathBuf> {
     let root = common::root();
     let mut files = Vec::new();
-    for dir in ["tests/cxx", "examples"] {
+    for dir in ["tests/cxx", "examples", RECORDED_CORPUS] {
         files.extend(
             std::fs::read_dir(root.join(dir))
                 .expect("directory exists")
@@ -65,16 +106,12 @@ fn name(path: &Path) -> String {
 /// Why a program fails, or `Ok` when both paths match g++.
 fn check(src: &Path) -> Result<(), String> {
     let dir = tempfile::tempdir().expect("temp dir");
-    let gxx = dir.path().join("gxx.exe");
-    let out = Command::new("g++")
-        .args(["-std=c++14", "-w", "-O0", "-o"])
-        .arg(&gxx)
-        .arg(src)
-        .output()
-        .expect("g++ runs");
-    assert!(out.status.success(), "g++ rejected {}", src.display());
-    let expected = run_exe(&gxx);
-    let front_end = ["--frontend", "clang", "--std=c++14"];
+    let (expected, dialect) = if is_recorded(src) {
+        (recorded_outcome(src), "--std=c++17")
+    } else {
+        (gxx_outcome(src, dir.path()), "--std=c++14")
+    };
+    let front_end = ["--frontend", "clang", dialect];
     let run = Command::new(common::ehir())
         .args(front_end)
         .args(["run", "--phase", "all"])

@@ -2,6 +2,7 @@
 //! padding of POD bases), the CIR record of each class, typeinfo objects, and finding
 //! the special members that construction and destruction call.
 
+use super::vtable::{VirtualSlot, virtual_slots};
 use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
@@ -64,6 +65,9 @@ pub struct ClassLayout {
     /// For an empty class: the empty subobjects at each offset (itself included), which
     /// another empty subobject of the same type may not share.
     pub empty_subobjects: Vec<(u64, String)>,
+    /// For a dynamic class: its vtable's function slots (its vptr is at offset 0, its
+    /// own or its primary base's).
+    pub virtual_slots: Option<Vec<VirtualSlot>>,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -83,15 +87,34 @@ impl<'ast> State<'ast> {
         }
     }
 
-    /// The qualified name a name Clang printed unqualified stands for (a name used
-    /// inside its namespace): the first, in name order, of the names ending in `::name`.
+    /// The qualified name a name Clang printed partly qualified stands for (a name used
+    /// inside an enclosing namespace: `Error`, `storage::Error` in `app`): the first, in
+    /// name order, of the names ending in `::name`.
     pub fn qualified<V>(
         &self,
         name: &str,
         table: &std::collections::HashMap<String, V>,
     ) -> Option<String> {
-        if name.contains("::") {
+        if table.contains_key(name) {
             return None;
+        }
+        // A namespace alias (`st::NotFound`, `namespace st = app::storage`).
+        if let Some((first, rest)) = name.split_once("::") {
+            let mut aliases: Vec<(&String, &String)> = self
+                .index
+                .namespace_aliases
+                .iter()
+                .filter(|(alias, _)| *alias == first || alias.ends_with(&format!("::{first}")))
+                .collect();
+            aliases.sort();
+            if let Some((_, id)) = aliases.first()
+                && let Some(namespace) = self.index.namespaces.get(id.as_str())
+            {
+                let resolved = format!("{namespace}::{rest}");
+                if table.contains_key(&resolved) {
+                    return Some(resolved);
+                }
+            }
         }
         let suffix = format!("::{name}");
         let mut found: Vec<&String> = table.keys().filter(|k| k.ends_with(&suffix)).collect();
@@ -103,6 +126,14 @@ impl<'ast> State<'ast> {
     pub fn layout(&mut self, ctx: &mut ModuleCtx, node: &Node, name: &str) -> R<Rc<ClassLayout>> {
         if let Some(layout) = self.layouts.get(name) {
             return Ok(layout.clone());
+        }
+        if !self.index.classes.contains_key(name)
+            && let Some(qualified) = self.qualified(name, &self.index.classes)
+        {
+            // A name Clang printed unqualified: one layout (and record) per class.
+            let layout = self.layout(ctx, node, &qualified)?;
+            self.layouts.insert(name.to_string(), layout.clone());
+            return Ok(layout);
         }
         let class = self.class_node(node, name)?;
         if !self.laying_out.insert(name.to_string()) {
@@ -123,8 +154,12 @@ impl<'ast> State<'ast> {
         name: &str,
     ) -> R<ClassLayout> {
         let data = class.definition_data.clone().unwrap_or_default();
-        if data.is_polymorphic {
-            return unsupported(class, format!("virtual functions (class '{name}')"));
+        if data.is_polymorphic && self.abi == ehir_core::abi::EhAbi::Msvc {
+            // The vtables and RTTI here are the Itanium ABI's.
+            return unsupported(
+                class,
+                format!("virtual functions on the Microsoft ABI (class '{name}')"),
+            );
         }
         if class.tag_used.as_deref() == Some("union") {
             return unsupported(class, format!("union '{name}'"));
@@ -135,7 +170,9 @@ impl<'ast> State<'ast> {
         let (mut dsize, mut align) = (0u64, 1u64);
         // Empty subobjects placed so far: (offset, class).
         let mut empty_at: Vec<(u64, String)> = Vec::new();
-        for base in &class.bases {
+        // The vtable slots inherited from the primary base (the first base, when dynamic).
+        let mut inherited: Option<Vec<VirtualSlot>> = None;
+        for (position, base) in class.bases.iter().enumerate() {
             if base.is_virtual {
                 return unsupported(class, format!("virtual base classes (class '{name}')"));
             }
@@ -144,6 +181,23 @@ impl<'ast> State<'ast> {
                 return error(class, "a base class that is not a class");
             };
             let base_layout = self.layout(ctx, class, &base_name)?;
+            if let Some(slots) = &base_layout.virtual_slots {
+                if position > 0 {
+                    return unsupported(
+                        class,
+                        format!("a dynamic base class that is not the first (class '{name}')"),
+                    );
+                }
+                inherited = Some(slots.clone());
+            }
+            if position == 0 && data.is_polymorphic && inherited.is_none() {
+                // The class's own vptr comes first.
+                let vptr = ctx.types.common().void_ptr;
+                let vptr = ctx.types.ptr(vptr);
+                placed.push((0, vptr, 8, 8));
+                dsize = 8;
+                align = 8;
+            }
             let offset = if base_layout.empty {
                 // Two empty subobjects of one type never share an address.
                 let mut offset = 0;
@@ -176,6 +230,16 @@ impl<'ast> State<'ast> {
                 public: base.access == "public",
             });
         }
+        if class.bases.is_empty() && data.is_polymorphic {
+            let vptr = ctx.types.common().void_ptr;
+            let vptr = ctx.types.ptr(vptr);
+            placed.push((0, vptr, 8, 8));
+            dsize = 8;
+            align = 8;
+        }
+        let virtual_slots = data
+            .is_polymorphic
+            .then(|| virtual_slots(class, inherited.unwrap_or_default()));
         let mut fields = Vec::new();
         for field in class.children().filter(|c| c.kind == "FieldDecl") {
             if field.is_bitfield {
@@ -268,6 +332,7 @@ impl<'ast> State<'ast> {
             } else {
                 Vec::new()
             },
+            virtual_slots,
         })
     }
 
@@ -324,6 +389,11 @@ impl<'ast> State<'ast> {
     pub fn callee(&mut self, ctx: &mut ModuleCtx, decl: &'ast Node) -> R<Callee> {
         let Some(mangled) = decl.mangled_name.clone() else {
             return error(decl, "a function without a mangled name");
+        };
+        // `__builtin_strcmp` and the like are the C library's functions.
+        let mangled = match mangled.strip_prefix("__builtin_") {
+            Some(library) => library.to_string(),
+            None => mangled,
         };
         let signature = self.signature(ctx, decl)?;
         if let Some(definition) = self.index.definitions.get(decl.id.as_str()).copied() {
@@ -391,6 +461,14 @@ impl<'ast> State<'ast> {
             CType::Const(inner) => format!("K{}", self.mangle_type(node, inner)?),
             CType::Pointer(inner) => format!("P{}", self.mangle_type(node, inner)?),
             CType::Reference(inner) => format!("R{}", self.mangle_type(node, inner)?),
+            CType::Named(name) if !self.index.classes.contains_key(name) => {
+                match self.qualified(name, &self.index.classes) {
+                    Some(qualified) => self.mangle_type(node, &CType::Named(qualified))?,
+                    None => mangle_class_name(name)
+                        .ok_or(())
+                        .or_else(|_| unsupported(node, format!("typeinfo of '{name}'")))?,
+                }
+            }
             CType::Named(name) => mangle_class_name(name)
                 .ok_or(())
                 .or_else(|_| unsupported(node, format!("typeinfo of '{name}'")))?,

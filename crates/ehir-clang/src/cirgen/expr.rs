@@ -5,6 +5,7 @@
 
 use super::class::call_function;
 use super::function::{FnGen, Local};
+use super::vtable::SlotKind;
 use super::{R, error, loc_of, unsupported};
 use crate::ast::{Node, RED_ZONE, STACK_SEGMENT};
 use crate::types::{Builtin, CType};
@@ -81,7 +82,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 self.b.end_full_expression(mark);
                 return Ok(());
             }
-            "ImplicitCastExpr" | "CStyleCastExpr" | "CXXStaticCastExpr"
+            "ImplicitCastExpr"
+            | "CStyleCastExpr"
+            | "CXXStaticCastExpr"
+            | "CXXFunctionalCastExpr"
                 if e.cast_kind.as_deref() == Some("ToVoid") =>
             {
                 return self.ignored(self.operand(e, 0)?);
@@ -242,6 +246,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             | "CXXFunctionalCastExpr"
             | "CXXReinterpretCastExpr"
             | "CXXConstCastExpr" => self.cast(e),
+            "CXXDynamicCastExpr" => self.dynamic_cast(e, false),
             "UnaryOperator" => self.unary(e),
             "BinaryOperator" => self.binary(e),
             "ConditionalOperator" => self.conditional_value(e, false),
@@ -450,6 +455,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             return Ok(Some(0));
         }
         let layout = self.st.layout(self.b.ctx, e, derived)?;
+        // Names as written (`st::Error`) and qualified ones name one class.
+        if layout.name == self.st.layout(self.b.ctx, e, base)?.name {
+            return Ok(Some(0));
+        }
         for b in &layout.bases {
             if let Some(offset) = self.base_offset(e, &b.name, base)? {
                 return Ok(Some(b.offset + offset));
@@ -687,7 +696,18 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 let index = self.scalar(index)?;
                 Ok(self.b.ptr_stride(pointer, index))
             }
-            "StringLiteral" => self.string_literal(e),
+            "StringLiteral" => {
+                // The array object (the literal's first byte, seen as the whole array).
+                let first = self.string_literal(e)?;
+                let ty = self.ty(e)?;
+                let array = self.cir(e, &ty)?;
+                let pointer = self.b.ctx.types.ptr(array);
+                Ok(self.b.cast(CastKind::Bitcast, first, pointer))
+            }
+            "CXXTypeidExpr" => self.typeid(e),
+            "CXXDynamicCastExpr" => self.dynamic_cast(e, true),
+            // `__func__`, `__PRETTY_FUNCTION__`: the string literal Clang made.
+            "PredefinedExpr" => self.lvalue(self.operand(e, 0)?),
             "BinaryOperator" => match e.opcode.as_deref() {
                 Some("=") => self.assign(e),
                 Some(",") => {
@@ -1384,6 +1404,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let mut this = None;
         let mut args: Vec<&'ast Node> = rest.to_vec();
         let target: Option<&'ast Node>;
+        // The vtable slot of a virtual member function called.
+        let mut virtual_index = None;
         let callee_inner = strip_parens(callee_expr);
         if e.kind == "CXXMemberCallExpr" {
             if callee_inner.kind != "MemberExpr" {
@@ -1396,10 +1418,35 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             else {
                 return error(e, "a member call of an unknown method");
             };
-            if method.is_virtual {
-                return unsupported(e, "virtual function calls");
-            }
+            virtual_index = self.st.virtual_slot(self.b.ctx, method, SlotKind::Method)?;
             let base = self.operand(callee_inner, 0)?;
+            if let Some(index) = virtual_index {
+                // Clang's JSON does not say whether the name was qualified: a method that
+                // is not the final overrider in the object's static type (`B::f()` in
+                // `D::f`) can only have been named qualified, and is called directly.
+                let mut object = base;
+                while object.kind == "ImplicitCastExpr"
+                    && let Some(inner) = object.children().next()
+                {
+                    object = inner;
+                }
+                let object_ty = self.ty(object)?;
+                let object_ty = match object_ty.pointee() {
+                    Some(pointee) if callee_inner.is_arrow => pointee.clone(),
+                    _ => object_ty,
+                };
+                if let CType::Named(class) = object_ty.unqualified() {
+                    let layout = self.st.layout(self.b.ctx, e, class)?;
+                    let overrider = layout
+                        .virtual_slots
+                        .as_ref()
+                        .and_then(|slots| slots.get(index))
+                        .map(|slot| slot.id.as_str());
+                    if overrider.is_some_and(|id| id != method.id) {
+                        virtual_index = None;
+                    }
+                }
+            }
             this = Some(if callee_inner.is_arrow {
                 self.scalar(base)?
             } else {
@@ -1413,9 +1460,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 && let Some(method) = target
                 && method.kind == "CXXMethodDecl"
             {
-                if method.is_virtual {
-                    return unsupported(e, "virtual operator calls");
-                }
+                virtual_index = self.st.virtual_slot(self.b.ctx, method, SlotKind::Method)?;
                 let object = args.remove(0);
                 // The right operand of an assignment is evaluated first (g++ order).
                 this = Some(self.lvalue(object)?);
@@ -1426,7 +1471,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 if let Some(name) = decl.name.as_deref()
                     && name.starts_with("__builtin")
                 {
-                    return unsupported(e, format!("builtin '{name}'"));
+                    match name {
+                        // Code generation is never constant evaluation.
+                        "__builtin_is_constant_evaluated" => {
+                            return Ok(Some(self.b.const_bool(false)));
+                        }
+                        "__builtin_strcmp" | "__builtin_strlen" => {}
+                        _ => return unsupported(e, format!("builtin '{name}'")),
+                    }
                 }
                 if let Some(class) = &self.st.class_of(decl)
                     && decl.kind == "CXXMethodDecl"
@@ -1464,9 +1516,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 )
             }
         };
-        let function_pointer = match symbol {
-            Some(_) => None,
-            None => Some(self.scalar(callee_expr)?),
+        let (symbol, function_pointer) = match (symbol, virtual_index, this) {
+            (_, Some(index), Some(object)) => {
+                let pointer = self.virtual_function(object, index);
+                let pointer_ty = self.b.ctx.types.ptr(signature.cir);
+                let pointer = self.b.cast(CastKind::Bitcast, pointer, pointer_ty);
+                (None, Some(pointer))
+            }
+            (Some(symbol), _, _) => (Some(symbol), None),
+            (None, _, _) => (None, Some(self.scalar(callee_expr)?)),
         };
         let mut values = Vec::new();
         let result_slot = if signature.indirect_result {

@@ -129,7 +129,12 @@ pub fn generate_function<'ast>(
     mb: &mut ModuleBuilder,
     pending: Pending<'ast>,
 ) -> R<()> {
-    let (Pending::Defined(decl) | Pending::Implicit(decl)) = pending;
+    let decl = match pending {
+        Pending::Defined(decl) | Pending::Implicit(decl) => decl,
+        Pending::DeletingDestructor(decl) => {
+            return super::vtable::generate_deleting_destructor(state, mb, decl);
+        }
+    };
     if decl.kind.contains("Template") {
         return unsupported(decl, "templates");
     }
@@ -161,7 +166,7 @@ pub fn generate_function<'ast>(
     let spec = generator.begin_exception_spec()?;
     match pending {
         Pending::Defined(_) => generator.body()?,
-        Pending::Implicit(_) => generator.implicit_body()?,
+        Pending::Implicit(_) | Pending::DeletingDestructor(_) => generator.implicit_body()?,
     }
     generator.end_exception_spec(&spec)?;
     if !generator.b.is_terminated() {
@@ -318,6 +323,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             return error(decl, "a destructor outside a class");
         };
         let this = self.this_value(decl)?;
+        // The body sees the object as of this class (its virtual calls go here).
+        self.store_vptr(decl, &class, this)?;
         let layout = self.st.layout(self.b.ctx, decl, &class)?;
         for base in &layout.bases {
             let base_layout = self.st.layout(self.b.ctx, decl, &base.name)?;
@@ -381,11 +388,11 @@ fn global<'ast>(
     let ty = state.node_type(decl)?;
     let cir = state.cir_type(mb.ctx(), decl, &ty)?;
     let (_, align) = state.size_align(mb.ctx(), decl, &ty)?;
-    let external = decl.storage_class.as_deref() == Some("extern") && decl.inner.is_empty();
+    let external = decl.storage_class.as_deref() == Some("extern") && decl.initializer().is_none();
     let init = if external {
         None
     } else {
-        let value = match decl.children().next() {
+        let value = match decl.initializer() {
             None => Some(AttrData::Zero(cir)),
             Some(init) => constant_initializer(state, mb, init, cir)?,
         };

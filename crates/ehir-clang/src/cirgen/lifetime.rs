@@ -80,10 +80,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         if initializers.is_empty() && decl.is_implicit {
             return self.implicit_default_construction(&class);
         }
+        let mut vptr_stored = false;
         for init in initializers {
             let Some(value) = init.children().next() else {
                 continue;
             };
+            if init.base_init.is_none() && !vptr_stored {
+                // The bases are constructed: the object is now of this class.
+                self.store_vptr(decl, &class, this)?;
+                vptr_stored = true;
+            }
             if let Some(base) = &init.base_init {
                 let base_ty = self.st.parse(init, base.canonical())?;
                 let Some(base_name) = base_ty.name().map(str::to_string) else {
@@ -116,6 +122,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 return unsupported(init, "delegating constructors");
             }
         }
+        if !vptr_stored {
+            self.store_vptr(decl, &class, this)?;
+        }
         Ok(())
     }
 
@@ -134,6 +143,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             self.default_construct(&base_ty, address)?;
             self.push_destroy(CleanupKind::Eh, &base_ty, address)?;
         }
+        self.store_vptr(decl, class, this)?;
         let class_node = self.st.class_node(decl, class)?;
         for field in &layout.fields {
             let cir = self.cir(decl, &field.ty)?;
@@ -194,6 +204,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             if !assign {
                 self.push_destroy(CleanupKind::Eh, &base_ty, to)?;
             }
+        }
+        if !assign {
+            self.store_vptr(decl, &class, this)?;
         }
         for field in &layout.fields {
             let cir = self.cir(decl, &field.ty)?;
@@ -273,30 +286,43 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         else {
             return unsupported(e, "new-expression without a known operator new");
         };
-        let children: Vec<&'ast Node> = e.children().collect();
-        let (size_expr, initializer) = if e.is_array {
-            (children.first().copied(), children.get(1).copied())
-        } else {
-            (None, children.first().copied())
-        };
-        if new_decl
-            .children()
-            .filter(|c| c.kind == "ParmVarDecl")
-            .count()
-            != 1
-        {
-            return unsupported(e, "placement new");
+        // The children: the array size (`new T[n]`), the initializer, then the
+        // placement arguments (those of operator new after the size).
+        let new_signature = self.st.signature(self.b.ctx, new_decl)?;
+        if new_signature.variadic || new_signature.params.is_empty() {
+            return unsupported(e, "a new-expression with a variadic operator new");
         }
+        let placement_types = new_signature.params[1..].to_vec();
+        let children: Vec<&'ast Node> = e.children().collect();
+        let Some(leading) = children.len().checked_sub(placement_types.len()) else {
+            return error(e, "a new-expression without its placement arguments");
+        };
+        let (leading, placement_exprs) = children.split_at(leading);
+        let (size_expr, initializer) = if e.is_array {
+            (leading.first().copied(), leading.get(1).copied())
+        } else {
+            (None, leading.first().copied())
+        };
+        let placement = self.arguments(e, &placement_types, placement_exprs)?;
         let (size, _) = self.st.size_align(self.b.ctx, e, &object_ty)?;
         let new_callee = self.st.callee(self.b.ctx, new_decl)?;
         let size_t = self.b.ctx.types.common().u64;
         let object_cir = self.cir(e, &object_ty)?;
         let pointer_cir = self.b.ctx.types.ptr(object_cir);
         if let Some(count_expr) = size_expr {
-            return self.new_array(e, new_callee, &object_ty, count_expr, initializer);
+            return self.new_array(
+                e,
+                new_callee,
+                &placement,
+                &object_ty,
+                count_expr,
+                initializer,
+            );
         }
         let bytes = self.b.const_int(size_t, size as i128);
-        let raw = call_function(&mut self.b, new_callee, &[bytes]);
+        let mut new_args = vec![bytes];
+        new_args.extend(&placement);
+        let raw = call_function(&mut self.b, new_callee, &new_args);
         let Some(raw) = raw else {
             return error(e, "operator new without a result");
         };
@@ -304,6 +330,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let Some(initializer) = initializer else {
             return Ok(object);
         };
+        // A non-throwing allocation function reports failure by a null pointer: the
+        // object is then not initialized.
+        let may_be_null = new_callee.nothrow;
+        if may_be_null {
+            let null = self.b.const_null(pointer_cir);
+            let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, object, null);
+            self.b.begin_if(not_null, false);
+        }
         // If the initialization throws, the storage is released.
         let delete_callee = match e
             .operator_delete_decl
@@ -313,10 +347,24 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             Some(delete_decl) => Some(self.st.callee(self.b.ctx, delete_decl)?),
             None => None,
         };
+        let delete_params = delete_callee.map_or(0, |delete| {
+            self.b
+                .ctx
+                .types
+                .func_info(delete.sig)
+                .map_or(0, |(params, _, _)| params.len())
+        });
         let delete_args = match &delete_callee {
+            // The placement operator delete matching a placement operator new.
+            Some(_) if !placement.is_empty() => {
+                let mut args = vec![raw];
+                args.extend(&placement);
+                args
+            }
             Some(delete) if self.takes_size(*delete) => vec![raw, bytes],
             _ => vec![raw],
         };
+        let delete_callee = delete_callee.filter(|_| delete_params == delete_args.len());
         let guard = delete_callee.map(|delete| {
             self.b.push_cleanup(CleanupKind::Eh, move |b| {
                 call_function(b, delete, &delete_args);
@@ -325,6 +373,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         self.init_into(initializer, object, true)?;
         if let Some(guard) = guard {
             self.b.deactivate_cleanup(guard);
+        }
+        if may_be_null {
+            self.b.end_if();
         }
         Ok(object)
     }
@@ -336,6 +387,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         &mut self,
         e: &'ast Node,
         new_callee: super::class::Callee,
+        placement: &[Value],
         element_ty: &CType,
         count_expr: &'ast Node,
         initializer: Option<&'ast Node>,
@@ -361,7 +413,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             .binop(ehir_core::BinaryOp::Mul, count, element_size_value);
         let cookie_value = self.b.const_int(size_t, cookie as i128);
         let bytes = self.b.binop(ehir_core::BinaryOp::Add, bytes, cookie_value);
-        let Some(raw) = call_function(&mut self.b, new_callee, &[bytes]) else {
+        if !placement.is_empty() && (cookie > 0 || initializer.is_some()) {
+            return unsupported(e, "placement new of an array that needs initialization");
+        }
+        let mut new_args = vec![bytes];
+        new_args.extend(placement);
+        let Some(raw) = call_function(&mut self.b, new_callee, &new_args) else {
             return error(e, "operator new[] without a result");
         };
         let array = if cookie > 0 {
@@ -472,6 +529,34 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         };
         let destruction = self.destruction(&object_ty)?;
         let pointer = self.scalar(operand)?;
+        if !e.is_array
+            && let CType::Named(class) = object_ty.unqualified()
+            && let Some((dtor, _, _)) = destruction
+            && let Some(index) = self
+                .st
+                .layout(self.b.ctx, e, class)?
+                .virtual_slots
+                .as_ref()
+                .and_then(|slots| {
+                    slots
+                        .iter()
+                        .position(|s| s.kind == super::vtable::SlotKind::DeletingDestructor)
+                })
+        {
+            // A virtual destructor: the dynamic type's deleting destructor destroys the
+            // object and releases its storage.
+            let pointer_cir = self.b.value_type(pointer);
+            let null = self.b.const_null(pointer_cir);
+            let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, pointer, null);
+            self.b.begin_if(not_null, false);
+            let function = self.virtual_function(pointer, index);
+            let function_ty = self.b.ctx.types.ptr(dtor.sig);
+            let function = self.b.cast(CastKind::Bitcast, function, function_ty);
+            let flags = super::expr::call_flags(dtor.nothrow);
+            self.b.call_indirect(function, dtor.sig, &[pointer], flags);
+            self.b.end_if();
+            return self.checked(e);
+        }
         if e.is_array
             && let Some((dtor, _, _)) = destruction
         {

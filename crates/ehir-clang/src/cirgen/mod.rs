@@ -13,6 +13,7 @@ pub mod expr;
 pub mod function;
 pub mod lifetime;
 pub mod stmt;
+pub mod vtable;
 
 use crate::ast::{DeclIndex, Node};
 use crate::types::{Builtin, CType, parse_type};
@@ -51,6 +52,8 @@ pub enum Pending<'ast> {
     Defined(&'ast Node),
     /// An implicitly defined special member (`decl` is its implicit declaration).
     Implicit(&'ast Node),
+    /// The deleting destructor (D0) of a virtual destructor declaration.
+    DeletingDestructor(&'ast Node),
 }
 
 /// What the generator knows besides the module under construction.
@@ -82,6 +85,9 @@ pub struct State<'ast> {
     /// Functions whose address is taken: name, signature, nothrow (declared in the
     /// module unless defined).
     pub address_taken: Vec<(String, Type, bool)>,
+    /// Globals of RTTI the code refers to: vtables of dynamic classes, declarations of
+    /// the typeinfo objects of fundamental types (in the C++ runtime).
+    pub rtti_globals: Vec<ehir_core::Global>,
 }
 
 impl<'ast> State<'ast> {
@@ -350,6 +356,7 @@ impl<'ast> State<'ast> {
             parsed: HashMap::new(),
             laying_out: HashSet::new(),
             address_taken: Vec::new(),
+            rtti_globals: Vec::new(),
             defined_globals: (0, 0),
         }
     }
@@ -389,6 +396,7 @@ pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
             break;
         }
     }
+    vtable::define_vtables(&mut state, &mut mb);
     for (name, sig, nothrow) in std::mem::take(&mut state.address_taken) {
         if let Err(e) = mb.declare_function(&name, sig, nothrow) {
             errors.push(e.to_diagnostic());

@@ -210,7 +210,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         if matches!(var.storage_class.as_deref(), Some("static" | "extern")) {
             return self.static_local(var, &ty);
         }
-        let init = var.children().find(|c| !c.is_decl());
+        let init = var.initializer();
         if ty.is_reference() {
             let pointer_ty = self.cir(var, &ty)?;
             let slot = self.b.alloca(pointer_ty, &name, true, 8);
