@@ -42,6 +42,7 @@
 pub mod ast;
 pub mod cirgen;
 pub mod clang;
+pub mod headers;
 pub mod types;
 
 pub use clang::{CLANG_PACKAGE, CLANG_VARIABLE, ClangError, ClangOptions};
