@@ -25,21 +25,6 @@ use std::time::Instant;
 /// The marker of a program whose Clang-for-Windows run is not compared under wine.
 const NOT_COMPARED: &str = "// wine-not-compared:";
 
-fn require_tools() {
-    for tool in [
-        ehir_llvm::Tool::Llc,
-        ehir_llvm::Tool::DllTool,
-        ehir_llvm::Tool::LldLink,
-        ehir_llvm::Tool::Cxx,
-    ] {
-        if let Err(e) = ehir_llvm::find_tool(tool, None) {
-            panic!("{e}");
-        }
-    }
-    clang_windows();
-    require_wine();
-}
-
 /// The corpus programs and the `-std=` each is compiled with.
 fn programs() -> Vec<(PathBuf, &'static str)> {
     let mut files = Vec::new();
@@ -125,7 +110,8 @@ fn first_failure(error: &str) -> String {
 
 #[test]
 fn corpus_through_clang_for_msvc_matches_clang_for_windows_under_wine() {
-    require_tools();
+    require_msvc_tools();
+    clang_windows();
     let start = Instant::now();
     let files = programs();
     let list_path = root().join("crates/ehir/tests/clang_msvc_passing.txt");

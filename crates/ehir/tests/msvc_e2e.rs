@@ -34,21 +34,6 @@ fn msvc_dir() -> PathBuf {
     root().join("tests/e2e/msvc")
 }
 
-/// Fails (never skips) when a tool of the Microsoft build, g++ or wine is missing.
-fn require_tools() {
-    for tool in [
-        ehir_llvm::Tool::Llc,
-        ehir_llvm::Tool::DllTool,
-        ehir_llvm::Tool::LldLink,
-        ehir_llvm::Tool::Cxx,
-    ] {
-        if let Err(e) = ehir_llvm::find_tool(tool, None) {
-            panic!("{e}");
-        }
-    }
-    require_wine();
-}
-
 /// `g++ -std=c++14 -w -O0 ARGS -o EXE`.
 fn gxx(args: &[PathBuf], flags: &[&str], exe: &Path) -> Result<(), String> {
     gxx_std("c++14", args, flags, exe)
@@ -145,7 +130,7 @@ fn corpus_case(src: &Path) -> Result<bool, String> {
 
 #[test]
 fn corpus_matches_clang_for_windows_under_wine() {
-    require_tools();
+    require_msvc_tools();
     let start = Instant::now();
     let files = corpus();
     assert!(files.len() >= 60, "the corpus has {} programs", files.len());
@@ -472,7 +457,7 @@ fn seed_cases() -> Vec<SeedCase> {
 
 #[test]
 fn seed_scenarios_match_gxx_under_wine() {
-    require_tools();
+    require_msvc_tools();
     let start = Instant::now();
     let cases = seed_cases();
     let results = in_parallel(&cases, run_seed_case);
@@ -531,7 +516,7 @@ fn scripts_become_harness_command_lines() {
 /// still writes the buffered "start" that glibc's loses.
 #[test]
 fn uncaught_exception_terminates_before_unwinding() {
-    require_tools();
+    require_msvc_tools();
     let src = msvc_dir().join("uncaught-terminates.cpp");
     let dir = tempfile::tempdir().expect("tempdir");
     let native = dir.path().join("gxx");

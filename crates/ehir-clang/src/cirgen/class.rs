@@ -387,7 +387,7 @@ impl<'ast> State<'ast> {
     /// The Itanium mangling of a type (for typeinfo names).
     pub fn mangle_type(&self, node: &Node, t: &CType) -> R<String> {
         Ok(match t {
-            CType::Builtin(b) => b.mangling().to_string(),
+            CType::Builtin(b) => b.mangling(self.abi).to_string(),
             CType::Const(inner) => format!("K{}", self.mangle_type(node, inner)?),
             CType::Pointer(inner) => format!("P{}", self.mangle_type(node, inner)?),
             CType::Reference(inner) => format!("R{}", self.mangle_type(node, inner)?),

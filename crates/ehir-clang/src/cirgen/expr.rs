@@ -220,7 +220,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             "ConstantExpr" => {
                 let ty = self.ty(e)?;
                 match (e.value_text(), ty.unqualified()) {
-                    (Some(text), CType::Builtin(b)) if b.int_info().is_some() => {
+                    (Some(text), CType::Builtin(b)) if b.int_info(self.st.abi).is_some() => {
                         let cir = self.cir(e, &ty)?;
                         let value = match text.as_str() {
                             "true" => 1,

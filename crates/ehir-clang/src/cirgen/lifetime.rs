@@ -353,7 +353,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             e,
             count,
             &count_ty,
-            &CType::Builtin(crate::types::Builtin::ULong),
+            &CType::Builtin(crate::types::Builtin::SizeT),
         )?;
         let element_size_value = self.b.const_int(size_t, element_size as i128);
         let bytes = self

@@ -62,6 +62,22 @@ pub fn wine_prefix() -> PathBuf {
     }
 }
 
+/// Fails (never skips) when a tool of the Microsoft build (llc, llvm-dlltool, lld-link),
+/// g++ or wine is missing.
+pub fn require_msvc_tools() {
+    for tool in [
+        ehir_llvm::Tool::Llc,
+        ehir_llvm::Tool::DllTool,
+        ehir_llvm::Tool::LldLink,
+        ehir_llvm::Tool::Cxx,
+    ] {
+        if let Err(e) = ehir_llvm::find_tool(tool, None) {
+            panic!("{e}");
+        }
+    }
+    require_wine();
+}
+
 /// Fails (never skips) when wine is missing.
 pub fn require_wine() {
     assert!(
