@@ -28,8 +28,30 @@
 //! Virtual functions (vtables, RTTI of polymorphic classes, `std::exception` with
 //! `what()`), virtual bases, pointers to members, unions, bit fields, dynamic
 //! initialization of globals and static locals, placement and class-specific `new`,
-//! members placed in a base's tail padding, the Microsoft target (`--abi msvc` still
-//! parses for x86-64 Linux; the project's Windows headers are not wired in).
+//! members placed in a base's tail padding. On the Microsoft target: by-value class
+//! arguments destroyed by the callee, the runtime-built by-value catch object, `throw
+//! nullptr` caught by `void*` handlers, the reference adjective of `catch (T*&)`.
+//!
+//! # The Microsoft target (`--abi msvc`)
+//! Clang parses for `x86_64-pc-windows-msvc` with `-fms-extensions
+//! -fno-threadsafe-statics -nostdinc -isystem DIR`, DIR holding ehir's own Windows headers
+//! ([`headers`]: embedded in the binary, written to a private temporary directory once
+//! per run and removed at its end). A program that includes a header they lack gets a
+//! diagnostic naming the headers there are. Types follow the target's data model (LLP64:
+//! `long` is 32 bits, [`ehir_core::abi::EhAbi::long_bits`]; `size_t` is `unsigned long
+//! long`).
+//!
+//! Names, decided so that `ehir build --abi msvc` links against msvcrt.dll and runs:
+//! - **functions and globals** keep the name Clang gives for the target, the Microsoft
+//!   decoration (`?f@@YAXH@Z`, constructors `??0A@@QEAA@XZ`, destructors `??1A@@QEAA@XZ`,
+//!   `??2@YAPEAX_K@Z` for `operator new`): they are the names msvcrt.dll exports and
+//!   ehir's startup object defines, and the names another MSVC-built object would use;
+//! - **types thrown and caught** are named as on every other path of the structured IR,
+//!   by Itanium typeinfo symbols (`_ZTIi`, `_ZTI1A`, computed from the AST), and the
+//!   MSVC lowering and emitter turn them into TypeDescriptors and ThrowInfo
+//!   (`??_R0H@8`, `_TI1H`; `ehir_core::abi::type_names`), exactly as for the builtin
+//!   front end's output. `size_t` and `ptrdiff_t` are `unsigned long long` and `long
+//!   long` there, so a thrown `size_t` has the type code `_K`, as with Clang for Windows.
 //!
 //! # Conventions shared with the builtin front end
 //! Constructors and destructors are emitted and called under the mangled name Clang

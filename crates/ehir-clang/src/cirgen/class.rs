@@ -5,6 +5,7 @@
 use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
+use ehir_core::abi::EhAbi;
 use ehir_core::abi::records::{padding_type, record_alias};
 use ehir_core::{Loc, ModuleCtx, RecordDecl, RecordKind, Symbol, Type, TypeInfoDecl};
 use std::rc::Rc;
@@ -35,7 +36,11 @@ pub struct BaseLayout {
     pub public: bool,
 }
 
-/// The layout of a class (x86-64 Itanium C++ ABI).
+/// The layout of a class: the x86-64 Itanium C++ ABI, or on the Microsoft target
+/// Microsoft's rules for classes without virtual functions or bases (an empty base takes
+/// no room, one following a base that ends in a zero-sized subobject is moved one byte
+/// on; no base's tail padding is reused; an empty member takes its byte, beside another
+/// of its type).
 #[derive(Clone, Debug)]
 pub struct ClassLayout {
     /// The qualified name.
@@ -64,6 +69,11 @@ pub struct ClassLayout {
     /// For an empty class: the empty subobjects at each offset (itself included), which
     /// another empty subobject of the same type may not share.
     pub empty_subobjects: Vec<(u64, String)>,
+    /// Microsoft layout: the class is empty or its first base leads with a zero-sized
+    /// base.
+    pub leads_with_zero_sized_base: bool,
+    /// Microsoft layout: the class is empty or its last subobject is a zero-sized base.
+    pub ends_with_zero_sized: bool,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -135,6 +145,10 @@ impl<'ast> State<'ast> {
         let (mut dsize, mut align) = (0u64, 1u64);
         // Empty subobjects placed so far: (offset, class).
         let mut empty_at: Vec<(u64, String)> = Vec::new();
+        // Microsoft layout: whether the first base leads with a zero-sized base, and the
+        // last one ends with a zero-sized object.
+        let mut leads_with_zero_sized_base = false;
+        let mut previous_ends_with_zero_sized = false;
         for base in &class.bases {
             if base.is_virtual {
                 return unsupported(class, format!("virtual base classes (class '{name}')"));
@@ -144,7 +158,25 @@ impl<'ast> State<'ast> {
                 return error(class, "a base class that is not a class");
             };
             let base_layout = self.layout(ctx, class, &base_name)?;
-            let offset = if base_layout.empty {
+            let offset = if self.abi == EhAbi::Msvc {
+                // Microsoft: an empty base takes no room; two zero-sized objects in a
+                // row are a byte apart; a base's tail padding is never reused.
+                if previous_ends_with_zero_sized && base_layout.leads_with_zero_sized_base {
+                    dsize += 1;
+                }
+                let offset = align_up(dsize, base_layout.align);
+                if !base_layout.empty {
+                    placed.push((offset, base_layout.cir, base_layout.size, base_layout.align));
+                    dsize = offset + base_layout.size;
+                } else {
+                    dsize = offset;
+                }
+                if bases.is_empty() {
+                    leads_with_zero_sized_base = base_layout.leads_with_zero_sized_base;
+                }
+                previous_ends_with_zero_sized = base_layout.ends_with_zero_sized;
+                offset
+            } else if base_layout.empty {
                 // Two empty subobjects of one type never share an address.
                 let mut offset = 0;
                 while empty_at.contains(&(offset, base_name.clone())) {
@@ -185,7 +217,8 @@ impl<'ast> State<'ast> {
             let (size, field_align) = self.size_align(ctx, field, &ty)?;
             let cir = self.cir_type(ctx, field, &ty)?;
             let mut offset = align_up(dsize, field_align);
-            if let CType::Named(field_class) = ty.unqualified()
+            if self.abi != EhAbi::Msvc
+                && let CType::Named(field_class) = ty.unqualified()
                 && self.layout(ctx, field, field_class)?.empty
             {
                 while empty_at.contains(&(offset, field_class.clone())) {
@@ -249,6 +282,8 @@ impl<'ast> State<'ast> {
             fields: Some(record_fields),
             loc: Loc::NONE,
         });
+        let ends_with_zero_sized =
+            data.is_empty || (fields.is_empty() && previous_ends_with_zero_sized);
         Ok(ClassLayout {
             name: name.to_string(),
             cir: ctx.types.record(alias),
@@ -268,6 +303,8 @@ impl<'ast> State<'ast> {
             } else {
                 Vec::new()
             },
+            leads_with_zero_sized_base: data.is_empty || leads_with_zero_sized_base,
+            ends_with_zero_sized,
         })
     }
 
