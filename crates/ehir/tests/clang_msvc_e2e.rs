@@ -175,3 +175,41 @@ fn corpus_through_clang_for_msvc_matches_clang_for_windows_under_wine() {
         "programs pass but are not in clang_msvc_passing.txt (add them): {unexpected:?}"
     );
 }
+
+/// A header the shipped Windows headers lack is a clear diagnostic, and the temporary
+/// directory the headers were written to is gone once `ehir` exits.
+#[test]
+fn a_missing_windows_header_is_diagnosed_and_the_headers_are_removed() {
+    clang_windows();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir(&temp).expect("writable");
+    let src = dir.path().join("vec.cpp");
+    std::fs::write(
+        &src,
+        "#include <vector>\nint main() { std::vector<int> v; return 0; }\n",
+    )
+    .expect("writable");
+    let out = Command::new(ehir())
+        .args(["--frontend", "clang", "build", "--abi", "msvc"])
+        .arg(&src)
+        .arg("-o")
+        .arg(dir.path().join("vec.exe"))
+        .env("TMPDIR", &temp)
+        .output()
+        .expect("ehir runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "ehir accepted <vector>");
+    assert!(
+        stderr.contains("'vector' file not found")
+            && stderr.contains("--abi msvc")
+            && stderr.contains("stdexcept"),
+        "{stderr}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&temp)
+        .expect("readable")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
+}
