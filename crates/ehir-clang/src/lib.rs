@@ -28,9 +28,9 @@
 //! Virtual functions (vtables, RTTI of polymorphic classes, `std::exception` with
 //! `what()`), virtual bases, pointers to members, unions, bit fields, dynamic
 //! initialization of globals and static locals, placement and class-specific `new`,
-//! members placed in a base's tail padding. On the Microsoft target: by-value class
-//! arguments destroyed by the callee, the runtime-built by-value catch object, `throw
-//! nullptr` caught by `void*` handlers, the reference adjective of `catch (T*&)`.
+//! members placed in a base's tail padding. On the Microsoft target: the runtime-built
+//! by-value catch object (no copy in the handler), `throw nullptr` caught by `void*`
+//! handlers, the reference adjective of `catch (T*&)`.
 //!
 //! # The Microsoft target (`--abi msvc`)
 //! Clang parses for `x86_64-pc-windows-msvc` with `-fms-extensions
@@ -57,7 +57,10 @@
 //! Constructors and destructors are emitted and called under the mangled name Clang
 //! gives (the complete-object variant, `C1`/`D1`), also for base subobjects (no virtual
 //! bases yet). Call arguments are evaluated right to left, as g++ does. Class arguments
-//! are passed by the address of a caller-owned temporary, destroyed by the caller.
+//! are passed by the address of a temporary the caller builds; on Itanium the caller
+//! destroys it at the end of the full expression, on the Microsoft ABI the callee
+//! destroys its by-value parameters (left to right, when it returns or unwinds) and the
+//! caller only if an exception leaves before the call.
 
 #![warn(missing_docs)]
 

@@ -1351,6 +1351,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// types: classes in temporaries passed by address, references by address.
     pub fn arguments(&mut self, e: &Node, params: &[CType], args: &[&'ast Node]) -> R<Vec<Value>> {
         let mut values = vec![None; args.len()];
+        // Microsoft ABI: the callee destroys its by-value class parameters; the caller
+        // destroys an argument only if an exception leaves before the call (an EH-only
+        // cleanup, deactivated once every argument is built).
+        let callee_destroys = self.st.abi == ehir_core::abi::EhAbi::Msvc;
+        let mut until_the_call = Vec::new();
         for (i, arg) in args.iter().enumerate().rev() {
             let param = params.get(i).cloned();
             let value = match param {
@@ -1359,7 +1364,13 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     let cir = self.cir(e, &param)?;
                     let align = self.align(e, &param)?;
                     let temp = self.b.alloca(cir, "agg.tmp", false, align);
-                    self.init_into(arg, temp, false)?;
+                    self.init_into(arg, temp, callee_destroys)?;
+                    if callee_destroys
+                        && let Some(guard) =
+                            self.push_destroy_handle(CleanupKind::Eh, &param, temp)?
+                    {
+                        until_the_call.push(guard);
+                    }
                     temp
                 }
                 _ => {
@@ -1371,6 +1382,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 }
             };
             values[i] = Some(value);
+        }
+        for guard in until_the_call.into_iter().rev() {
+            self.b.deactivate_cleanup(guard);
         }
         Ok(values.into_iter().flatten().collect())
     }
