@@ -29,8 +29,9 @@
 //! `what()`), virtual bases, pointers to members, unions, bit fields, dynamic
 //! initialization of globals and static locals, placement and class-specific `new`,
 //! members placed in a base's tail padding. On the Microsoft target: the runtime-built
-//! by-value catch object (no copy in the handler), `throw nullptr` caught by `void*`
-//! handlers, the reference adjective of `catch (T*&)`.
+//! by-value catch object (a named by-value parameter is still copied in the handler; an
+//! unnamed one is not copied, as on Windows), `throw nullptr` caught by `void*` handlers,
+//! the reference adjective of `catch (T*&)`.
 //!
 //! # The Microsoft target (`--abi msvc`)
 //! Clang parses for `x86_64-pc-windows-msvc` with `-fms-extensions

@@ -175,6 +175,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     self.locals.insert(var.id.clone(), Local::Address(slot));
                 } else if by_reference {
                     self.locals.insert(var.id.clone(), Local::Address(adjusted));
+                } else if self.st.abi == ehir_core::abi::EhAbi::Msvc
+                    && var.name.as_deref().is_none_or(str::is_empty)
+                {
+                    // Microsoft ABI: an unnamed by-value parameter gets no copy (the
+                    // runtime builds no catch object; nothing can name it).
                 } else if self.st.is_class(&catch_ty) {
                     let copy = self.b.alloca(catch_cir, &name, true, align);
                     self.locals.insert(var.id.clone(), Local::Address(copy));
