@@ -78,20 +78,26 @@ fn check_program(src: &Path, std: &str) -> Result<Option<String>, String> {
     }
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let want = expected(src, std, dir.path())?;
-    let exe = dir.path().join("ehir.exe");
-    let mut cmd = Command::new(ehir());
-    cmd.args(["--frontend", "clang"])
-        .arg(format!("--std={std}"))
-        .args(["build", "--abi", "msvc"])
-        .arg(src)
-        .arg("-o")
-        .arg(&exe);
-    check(cmd, "ehir --frontend clang build --abi msvc")?;
-    let got = run_wine(&exe, &[])?;
-    if got != want {
-        return Err(format!(
-            "under wine differs from Clang for Windows\n--- expected ---\n{want}--- wine ---\n{got}"
-        ));
+    for (i, (build, flags)) in MSVC_BUILDS.iter().enumerate() {
+        let exe = dir.path().join(format!("ehir-{i}.exe"));
+        let mut cmd = Command::new(ehir());
+        cmd.args(["--frontend", "clang"])
+            .arg(format!("--std={std}"))
+            .args(["build", "--abi", "msvc"])
+            .args(*flags)
+            .arg(src)
+            .arg("-o")
+            .arg(&exe);
+        check(
+            cmd,
+            &format!("ehir --frontend clang build --abi msvc ({build})"),
+        )?;
+        let got = run_wine(&exe, &[])?;
+        if got != want {
+            return Err(format!(
+                "({build}) under wine differs from Clang for Windows\n--- expected ---\n{want}--- wine ---\n{got}"
+            ));
+        }
     }
     Ok(None)
 }

@@ -52,12 +52,6 @@ fn ehir_build(inputs: &[PathBuf], flags: &[&str], exe: &Path) -> Result<(), Stri
     check(cmd, "ehir build --abi msvc")
 }
 
-/// The `ehir build` configurations every CIR or C++ input is built in.
-const BUILDS: [(&str, &[&str]); 2] = [
-    ("llc -O0", &["-O0"]),
-    ("opt -O2 + llc -O2", &["-O2", "--run-opt"]),
-];
-
 // ---- disagreements with Clang for Windows ----------------------------------------------------
 
 /// The corpus programs whose ehir Microsoft build does not behave as Clang for Windows
@@ -111,7 +105,7 @@ fn corpus_case(src: &Path) -> Result<bool, String> {
             run_native(&native, &[])?
         }
     };
-    for (i, (build, flags)) in BUILDS.iter().enumerate() {
+    for (i, (build, flags)) in MSVC_BUILDS.iter().enumerate() {
         let exe = dir.path().join(format!("ehir-{i}.exe"));
         ehir_build(&[src.to_path_buf()], flags, &exe)?;
         let got = run_wine(&exe, &[])?;
@@ -301,7 +295,7 @@ fn run_seed_case(case: &SeedCase) -> Result<usize, String> {
         harness,
     ];
     let mut exes = Vec::new();
-    for (i, (build, flags)) in BUILDS.iter().enumerate() {
+    for (i, (build, flags)) in MSVC_BUILDS.iter().enumerate() {
         let exe = dir.join(format!("ehir-{i}.exe"));
         ehir_build(&inputs, flags, &exe)?;
         exes.push((*build, exe));
@@ -476,7 +470,7 @@ fn seed_scenarios_match_gxx_under_wine() {
         "msvc seeds: {} of {} scenarios ({runs} runs, each in {} builds) match g++ under wine ({:.1} s)",
         cases.len() - failures.len(),
         cases.len(),
-        BUILDS.len(),
+        MSVC_BUILDS.len(),
         start.elapsed().as_secs_f64()
     );
     assert!(
@@ -529,7 +523,7 @@ fn uncaught_exception_terminates_before_unwinding() {
             status: 134
         }
     );
-    for (build, flags) in BUILDS {
+    for (build, flags) in MSVC_BUILDS {
         let exe = dir.path().join("ehir.exe");
         ehir_build(std::slice::from_ref(&src), flags, &exe).unwrap_or_else(|e| panic!("{e}"));
         let got = run_wine(&exe, &[]).unwrap_or_else(|e| panic!("{e}"));
