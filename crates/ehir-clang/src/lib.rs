@@ -30,8 +30,9 @@
 //! initialization of globals and static locals, placement and class-specific `new`,
 //! members placed in a base's tail padding. On the Microsoft target: the runtime-built
 //! by-value catch object (a named by-value parameter is still copied in the handler; an
-//! unnamed one is not copied, as on Windows), `throw nullptr` caught by `void*` handlers,
-//! the reference adjective of `catch (T*&)`.
+//! unnamed one is not copied, as on Windows), `throw nullptr` caught by `void*` handlers.
+//! `catch (T*&)` binds to the exception object (the handler yields the pointer's
+//! address, which the MSVC lowering turns into the reference adjective).
 //!
 //! # The Microsoft target (`--abi msvc`)
 //! Clang parses for `x86_64-pc-windows-msvc` with `-fms-extensions
