@@ -29,10 +29,9 @@
 //! `what()`), virtual bases, pointers to members, unions, bit fields, dynamic
 //! initialization of globals and static locals, placement and class-specific `new`,
 //! members placed in a base's tail padding. On the Microsoft target: the runtime-built
-//! by-value catch object (a named by-value parameter is still copied in the handler; an
-//! unnamed one is not copied, as on Windows), `throw nullptr` caught by `void*` handlers.
-//! `catch (T*&)` binds to the exception object (the handler yields the pointer's
-//! address, which the MSVC lowering turns into the reference adjective).
+//! by-value catch object (a named by-value parameter is still copied in the handler, so
+//! a throwing copy constructor terminates where wine's runtime lets a sibling handler
+//! catch; an unnamed one is not copied, as on Windows).
 //!
 //! # The Microsoft target (`--abi msvc`)
 //! Clang parses for `x86_64-pc-windows-msvc` with `-fms-extensions
@@ -42,6 +41,12 @@
 //! diagnostic naming the headers there are. Types follow the target's data model (LLP64:
 //! `long` is 32 bits, [`ehir_core::abi::EhAbi::long_bits`]; `size_t` is `unsigned long
 //! long`).
+//!
+//! Microsoft-ABI behaviour: the callee destroys by-value class parameters; an unnamed
+//! by-value catch parameter is not copied; `catch (T*&)` binds to the exception object
+//! (the handler yields the pointer's address, which the MSVC lowering turns into the
+//! reference adjective); `throw nullptr` is caught by `void*` handlers (its throw info
+//! lists `$$T` and `void*`).
 //!
 //! Names, decided so that `ehir build --abi msvc` links against msvcrt.dll and runs:
 //! - **functions and globals** keep the name Clang gives for the target, the Microsoft
