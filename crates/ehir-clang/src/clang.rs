@@ -26,8 +26,9 @@ pub struct ClangOptions {
     pub defines: Vec<String>,
     /// `-std=` value (`c++17`); Clang's default when `None`.
     pub std: Option<String>,
-    /// For the Microsoft ABI: the directory of the project's Windows headers, passed as
-    /// `-nostdinc -isystem DIR`.
+    /// For the Microsoft ABI: the directory of the Windows headers, passed as
+    /// `-nostdinc -isystem DIR`; `None`: the headers embedded in ehir
+    /// ([`crate::headers`]), written to a temporary directory once per run.
     pub msvc_include_dir: Option<PathBuf>,
 }
 
@@ -112,7 +113,10 @@ pub fn ast_dump_args(source: &Path, abi: EhAbi, options: &ClangOptions) -> Vec<S
     .collect();
     args.push(format!("--target={}", target_triple(abi)));
     if abi == EhAbi::Msvc {
+        // No MSVC headers: the project's own (C library as msvcrt.dll exports it); no
+        // thread-safe static-local helpers, which msvcrt.dll does not export.
         args.push("-fms-extensions".into());
+        args.push("-fno-threadsafe-statics".into());
         if let Some(dir) = &options.msvc_include_dir {
             args.push("-nostdinc".into());
             args.push("-isystem".into());
@@ -141,8 +145,18 @@ pub fn dump_ast(
     options: &ClangOptions,
 ) -> Result<String, ClangError> {
     let clang = find_clang(options.clang.as_deref())?;
+    let mut options = options.clone();
+    if abi == EhAbi::Msvc && options.msvc_include_dir.is_none() {
+        let dir = crate::headers::msvc_header_dir().map_err(|e| {
+            ClangError::Failed(
+                "writing the Windows headers".into(),
+                format!("cannot write the Windows headers to a temporary directory: {e}"),
+            )
+        })?;
+        options.msvc_include_dir = Some(dir);
+    }
     let output = Command::new(&clang)
-        .args(ast_dump_args(source, abi, options))
+        .args(ast_dump_args(source, abi, &options))
         .output()
         .map_err(|e| ClangError::Spawn(clang.display().to_string(), e))?;
     if output.status.success() {
@@ -150,7 +164,14 @@ pub fn dump_ast(
             .map_err(|e| ClangError::Failed("output".into(), e.to_string()));
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
-    let diagnostics = parse_diagnostics(&stderr, &source.display().to_string(), text);
+    let mut diagnostics = parse_diagnostics(&stderr, &source.display().to_string(), text);
+    if abi == EhAbi::Msvc {
+        for diagnostic in &mut diagnostics {
+            if let Some(hint) = crate::headers::missing_header_hint(&diagnostic.message) {
+                diagnostic.message = hint;
+            }
+        }
+    }
     if diagnostics.is_empty() {
         return Err(ClangError::Failed(
             output.status.to_string(),
@@ -235,7 +256,19 @@ mod tests {
         for expected in ["--target=x86_64-linux-gnu", "-Iinc", "-DN=3", "-std=c++17"] {
             assert!(args.iter().any(|a| a == expected), "{expected} in {args:?}");
         }
+        let options = ClangOptions {
+            msvc_include_dir: Some(PathBuf::from("hdr")),
+            ..options
+        };
         let args = ast_dump_args(Path::new("a.cpp"), EhAbi::Msvc, &options);
-        assert!(args.iter().any(|a| a == "--target=x86_64-pc-windows-msvc"));
+        for expected in [
+            "--target=x86_64-pc-windows-msvc",
+            "-fms-extensions",
+            "-fno-threadsafe-statics",
+            "-nostdinc",
+            "hdr",
+        ] {
+            assert!(args.iter().any(|a| a == expected), "{expected} in {args:?}");
+        }
     }
 }

@@ -34,21 +34,54 @@
 //! Virtual functions on the Microsoft ABI, dynamic classes with a dynamic base that is
 //! not the first (secondary vtables, thunks), virtual bases, pointers to members,
 //! unions, bit fields, dynamic initialization of globals and static locals, members
-//! placed in a base's tail padding, the Microsoft target (`--abi msvc` still parses for
-//! x86-64 Linux; the project's Windows headers are not wired in). The vtables of the C++
-//! runtime's classes are copied into the module rather than referenced.
+//! placed in a base's tail padding. The vtables of the C++ runtime's classes are copied
+//! into the module rather than referenced. On the Microsoft target: the runtime-built
+//! by-value catch object (a named by-value parameter is still copied in the handler, so
+//! a throwing copy constructor terminates where wine's runtime lets a sibling handler
+//! catch; an unnamed one is not copied, as on Windows).
+//!
+//! # The Microsoft target (`--abi msvc`)
+//! Clang parses for `x86_64-pc-windows-msvc` with `-fms-extensions
+//! -fno-threadsafe-statics -nostdinc -isystem DIR`, DIR holding ehir's own Windows headers
+//! ([`headers`]: embedded in the binary, written to a private temporary directory once
+//! per run and removed at its end). A program that includes a header they lack gets a
+//! diagnostic naming the headers there are. Types follow the target's data model (LLP64:
+//! `long` is 32 bits, [`ehir_core::abi::EhAbi::long_bits`]; `size_t` is `unsigned long
+//! long`).
+//!
+//! Microsoft-ABI behaviour: the callee destroys by-value class parameters; an unnamed
+//! by-value catch parameter is not copied; `catch (T*&)` binds to the exception object
+//! (the handler yields the pointer's address, which the MSVC lowering turns into the
+//! reference adjective); `throw nullptr` is caught by `void*` handlers (its throw info
+//! lists `$$T` and `void*`).
+//!
+//! Names, decided so that `ehir build --abi msvc` links against msvcrt.dll and runs:
+//! - **functions and globals** keep the name Clang gives for the target, the Microsoft
+//!   decoration (`?f@@YAXH@Z`, constructors `??0A@@QEAA@XZ`, destructors `??1A@@QEAA@XZ`,
+//!   `??2@YAPEAX_K@Z` for `operator new`): they are the names msvcrt.dll exports and
+//!   ehir's startup object defines, and the names another MSVC-built object would use;
+//! - **types thrown and caught** are named as on every other path of the structured IR,
+//!   by Itanium typeinfo symbols (`_ZTIi`, `_ZTI1A`, computed from the AST), and the
+//!   MSVC lowering and emitter turn them into TypeDescriptors and ThrowInfo
+//!   (`??_R0H@8`, `_TI1H`; `ehir_core::abi::type_names`), exactly as for the builtin
+//!   front end's output. `size_t` and `ptrdiff_t` are `unsigned long long` and `long
+//!   long` there, so a thrown `size_t` has the type code `_K`, as with Clang for Windows.
 //!
 //! # Conventions shared with the builtin front end
 //! Constructors and destructors are emitted and called under the mangled name Clang
 //! gives (the complete-object variant, `C1`/`D1`), also for base subobjects (no virtual
 //! bases yet). Call arguments are evaluated right to left, as g++ does. Class arguments
-//! are passed by the address of a caller-owned temporary, destroyed by the caller.
+//! are passed by the address of a temporary the caller builds; on Itanium the caller
+//! destroys it at the end of the full expression, on the Microsoft ABI the callee
+//! destroys its by-value parameters (left to right, when it returns or unwinds) and the
+//! caller only if an exception leaves before the call.
 
 #![warn(missing_docs)]
 
 pub mod ast;
 pub mod cirgen;
 pub mod clang;
+pub mod headers;
 pub mod types;
 
 pub use clang::{CLANG_PACKAGE, CLANG_VARIABLE, ClangError, ClangOptions};

@@ -2,6 +2,7 @@
 //! small tree: builtins, qualifiers, pointers, references, arrays, functions and named
 //! types (classes and enums, resolved by the generator through the declarations).
 
+use ehir_core::abi::EhAbi;
 use std::fmt;
 
 /// A builtin arithmetic type.
@@ -39,21 +40,29 @@ pub enum Builtin {
     Double,
     /// `std::nullptr_t`
     Nullptr,
+    /// `size_t` as Clang names it (`__size_t`): 64 bits on both targets, `unsigned long`
+    /// on Linux and `unsigned long long` on Windows (which matters to its typeinfo).
+    SizeT,
+    /// `ptrdiff_t` as Clang names it (`__ptrdiff_t`): `long` on Linux, `long long` on
+    /// Windows.
+    PtrDiffT,
 }
 
 impl Builtin {
-    /// Size in bytes (x86-64).
-    pub fn size(self) -> u64 {
+    /// Size in bytes on the x86-64 target of `abi` (`long` is 4 bytes on Windows).
+    pub fn size(self, abi: EhAbi) -> u64 {
         match self {
             Builtin::Void | Builtin::Bool | Builtin::Char | Builtin::SChar | Builtin::UChar => 1,
             Builtin::Short | Builtin::UShort => 2,
             Builtin::Int | Builtin::UInt | Builtin::Float => 4,
+            Builtin::Long | Builtin::ULong => u64::from(abi.long_bits() / 8),
             _ => 8,
         }
     }
 
-    /// Integer width and signedness; `None` for void, floating and nullptr.
-    pub fn int_info(self) -> Option<(u16, bool)> {
+    /// Integer width and signedness on the target of `abi`; `None` for void, floating
+    /// and nullptr.
+    pub fn int_info(self, abi: EhAbi) -> Option<(u16, bool)> {
         Some(match self {
             Builtin::Bool => (1, false),
             Builtin::Char | Builtin::SChar => (8, true),
@@ -62,15 +71,22 @@ impl Builtin {
             Builtin::UShort => (16, false),
             Builtin::Int => (32, true),
             Builtin::UInt => (32, false),
-            Builtin::Long | Builtin::LongLong => (64, true),
-            Builtin::ULong | Builtin::ULongLong => (64, false),
+            Builtin::Long => (abi.long_bits(), true),
+            Builtin::ULong => (abi.long_bits(), false),
+            Builtin::LongLong | Builtin::PtrDiffT => (64, true),
+            Builtin::ULongLong | Builtin::SizeT => (64, false),
             _ => return None,
         })
     }
 
-    /// The Itanium mangling code of the type (`i`, `j`, `c`, ...).
-    pub fn mangling(self) -> &'static str {
+    /// The Itanium mangling code of the type (`i`, `j`, `c`, ...) on the target of `abi`
+    /// (`size_t` is `unsigned long` on Linux, `unsigned long long` on Windows).
+    pub fn mangling(self, abi: EhAbi) -> &'static str {
         match self {
+            Builtin::SizeT if abi.long_bits() == 64 => "m",
+            Builtin::SizeT => "y",
+            Builtin::PtrDiffT if abi.long_bits() == 64 => "l",
+            Builtin::PtrDiffT => "x",
             Builtin::Void => "v",
             Builtin::Bool => "b",
             Builtin::Char => "c",
@@ -357,8 +373,8 @@ impl TypeParser {
                 "std::nullptr_t" | "nullptr_t" => CType::Builtin(Builtin::Nullptr),
                 // Clang's predefined sugar for the types of `sizeof` and pointer
                 // differences.
-                "__size_t" => CType::Builtin(Builtin::ULong),
-                "__ptrdiff_t" | "__signed_size_t" => CType::Builtin(Builtin::Long),
+                "__size_t" => CType::Builtin(Builtin::SizeT),
+                "__ptrdiff_t" | "__signed_size_t" => CType::Builtin(Builtin::PtrDiffT),
                 _ => CType::Named(name),
             },
             None => CType::Builtin(builtin_of(&words)?),
@@ -683,8 +699,21 @@ mod tests {
                 .function()
                 .unwrap()
                 .params,
-            vec![CType::Builtin(Builtin::ULong)]
+            vec![CType::Builtin(Builtin::SizeT)]
         );
         assert_eq!(parse_type("long double"), None);
+    }
+
+    #[test]
+    fn long_and_size_t_follow_the_data_model_of_the_target() {
+        use EhAbi::{Itanium, Msvc};
+        assert_eq!(Builtin::Long.size(Itanium), 8);
+        assert_eq!(Builtin::Long.size(Msvc), 4);
+        assert_eq!(Builtin::ULong.int_info(Msvc), Some((32, false)));
+        assert_eq!(Builtin::SizeT.int_info(Msvc), Some((64, false)));
+        assert_eq!(Builtin::SizeT.size(Msvc), 8);
+        assert_eq!(Builtin::SizeT.mangling(Itanium), "m");
+        assert_eq!(Builtin::SizeT.mangling(Msvc), "y");
+        assert_eq!(Builtin::PtrDiffT.mangling(Msvc), "x");
     }
 }

@@ -1,12 +1,13 @@
 //! Class layout equals Clang's: the layouts ehir-clang computes from the AST (size,
 //! alignment, offsets of bases and members) against what
-//! `clang -Xclang -fdump-record-layouts-complete` prints for x86-64 Linux, for classes
-//! with empty bases, padding, multiple and nested bases, tail padding of POD bases,
-//! arrays and class members. Needs `clang++-22` (or `$EHIR_CLANG`).
+//! `clang -Xclang -fdump-record-layouts-complete` prints for x86-64 Linux (Itanium) and
+//! for x86-64 Windows (Microsoft layout, LLP64), for classes with empty bases, padding,
+//! multiple and nested bases, tail padding of POD bases, arrays and class members.
+//! Needs `clang++-22` (or `$EHIR_CLANG`).
 //!
-//! Not supported yet, and checked to be reported as such: a class that places a member in
-//! the tail padding of a non-POD base (`K`): its CIR record cannot hold the base as a
-//! field.
+//! Not supported yet on Itanium, and checked to be reported as such: a class that places
+//! a member in the tail padding of a non-POD base (`K`): its CIR record cannot hold the
+//! base as a field. (The Microsoft layout never reuses a base's tail padding.)
 
 use ehir_core::abi::EhAbi;
 use std::collections::BTreeMap;
@@ -25,6 +26,12 @@ struct H : G { G g; char c; };
 struct I : Empty { Empty e; int x; };
 namespace ns { struct J { bool b; void *p; float f; B base; }; }
 struct K : ns::J, D { unsigned short u[5]; };
+struct Empty2 {};
+struct L : C, Empty { int y; };
+struct M : Empty, Empty2 { int y; };
+struct N : Empty { Empty e; Empty f; int x; };
+struct O : Empty, C { char z; };
+struct P : C, Empty {};
 ";
 
 /// Clang's layout of one record: sizeof, align, and (offset, name) of its direct bases
@@ -57,8 +64,11 @@ fn parse_dump(text: &str) -> BTreeMap<String, Dumped> {
             if let Some(sizes) = rest.trim().strip_prefix("[sizeof=") {
                 let fields: Vec<&str> = sizes.split(", ").collect();
                 dumped.size = fields[0].parse().unwrap();
-                dumped.align = fields[2]
-                    .trim_start_matches("align=")
+                // `[sizeof=S, dsize=D, align=A,` (Linux) or `[sizeof=S, align=A,` (Windows).
+                dumped.align = fields
+                    .iter()
+                    .find_map(|f| f.strip_prefix("align="))
+                    .unwrap()
                     .trim_end_matches(',')
                     .parse()
                     .unwrap();
@@ -74,6 +84,9 @@ fn parse_dump(text: &str) -> BTreeMap<String, Dumped> {
                     .trim_start_matches("struct ")
                     .trim_start_matches("class ")
                     .split(" (base)")
+                    .next()
+                    .unwrap()
+                    .rsplit("::")
                     .next()
                     .unwrap()
                     .to_string()
@@ -100,10 +113,21 @@ fn clang() -> String {
 
 #[test]
 fn computed_layouts_equal_clangs_record_layouts() {
+    layouts_equal_clangs(EhAbi::Itanium);
+}
+
+#[test]
+fn computed_layouts_equal_clangs_record_layouts_on_windows() {
+    layouts_equal_clangs(EhAbi::Msvc);
+}
+
+/// Checks every class of [`SOURCE`] on the target of `abi`.
+fn layouts_equal_clangs(abi: EhAbi) {
     let dir = tempfile::tempdir().expect("temp dir");
     let source = dir.path().join("layouts.cpp");
     std::fs::write(&source, SOURCE).expect("writable");
-    let args = ["-fsyntax-only", "--target=x86_64-linux-gnu", "-Xclang"];
+    let target = format!("--target={}", ehir_clang::clang::target_triple(abi));
+    let args = ["-fsyntax-only", target.as_str(), "-Xclang"];
     let dump = Command::new(clang())
         .args(args)
         .arg("-fdump-record-layouts-complete")
@@ -124,21 +148,18 @@ fn computed_layouts_equal_clangs_record_layouts() {
         .expect("clang runs");
     assert!(json.status.success());
     let main_file = source.display().to_string();
-    let layouts = ehir_clang::class_layouts(
-        &String::from_utf8_lossy(&json.stdout),
-        &main_file,
-        EhAbi::Itanium,
-    )
-    .unwrap_or_else(|ds| panic!("{:?}", ds.0));
+    let layouts =
+        ehir_clang::class_layouts(&String::from_utf8_lossy(&json.stdout), &main_file, abi)
+            .unwrap_or_else(|ds| panic!("{:?}", ds.0));
     assert_eq!(
         layouts.len(),
-        12,
+        18,
         "{:?}",
         layouts.keys().collect::<Vec<_>>()
     );
     for (name, layout) in &layouts {
         let layout = match (name.as_str(), layout) {
-            ("K", Err(e)) => {
+            ("K", Err(e)) if abi == EhAbi::Itanium => {
                 assert_eq!(
                     e.message,
                     "unsupported: class 'K' reuses the tail padding of a base class"

@@ -291,6 +291,20 @@ fn unambiguous_bases(ctx: &ModuleCtx, class: Symbol) -> Vec<(Symbol, u64)> {
     all.into_iter().filter(|(s, _)| counts[s] == 1).collect()
 }
 
+/// The catchable type `void *` of a thrown pointer (or `std::nullptr_t`) of `size` bytes.
+fn void_pointer(size: u64) -> CatchableType {
+    CatchableType {
+        code: "PEAX".to_string(),
+        size,
+        offset: 0,
+        simple: true,
+        copy_ctor: None,
+    }
+}
+
+/// The Microsoft type code of `std::nullptr_t`.
+const NULLPTR_CODE: &str = "$$T";
+
 /// The types a thrown object of Itanium typeinfo `type_info` (Microsoft code `code`,
 /// `size` bytes) can be caught as.
 fn catchable_types(
@@ -333,6 +347,11 @@ fn catchable_types(
         simple: true,
         copy_ctor: None,
     });
+    if code == NULLPTR_CODE {
+        // `throw nullptr` is caught by `void *` handlers (as with Clang for Windows, whose
+        // throw info lists `$$T` and `void *`; other pointer handlers do not match).
+        out.push(void_pointer(size));
+    }
     if let Some(pointee) = code.strip_prefix("PEA") {
         // A pointer to a class also converts to pointers to its unambiguous public bases.
         let pointee_typeinfo = type_info
@@ -356,13 +375,7 @@ fn catchable_types(
         }
         // Any object pointer converts to `void *`.
         if pointee != "X" {
-            out.push(CatchableType {
-                code: "PEAX".to_string(),
-                size,
-                offset: 0,
-                simple: true,
-                copy_ctor: None,
-            });
+            out.push(void_pointer(size));
         }
     }
     Ok(out)

@@ -157,7 +157,7 @@ pub(crate) fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
 /// Parses, lowers and emits one input as LLVM IR text ([`ehir_pipeline::llvm_ir`]).
 fn llvm_text(path: &Path, abi: AbiArg) -> Result<String> {
     let source = Source::read(path)?;
-    let mut module = source.load()?;
+    let mut module = source.load_for(abi.eh_abi())?;
     ehir_pipeline::llvm_ir(&mut module, abi.eh_abi(), &source.name)
         .map_err(|e| report_pipeline_error(&source, &e))
 }

@@ -62,8 +62,18 @@ impl Source {
         report(&self.name, &self.text, diagnostics);
     }
 
-    /// Parses (or compiles) the source into a module, without verifying it.
+    /// Parses (or compiles) the source into a module, without verifying it. C++ goes
+    /// through the front end for the Itanium ABI (x86-64 Linux); see [`Source::parse_for`].
     pub fn parse(&self) -> std::result::Result<Module, Diagnostics> {
+        self.parse_for(ehir_core::abi::EhAbi::Itanium)
+    }
+
+    /// Parses (or compiles) the source into a module for the EH ABI `abi`, without
+    /// verifying it: the Clang front end parses C++ for that ABI's target.
+    pub fn parse_for(
+        &self,
+        abi: ehir_core::abi::EhAbi,
+    ) -> std::result::Result<Module, Diagnostics> {
         if self.is_cpp() {
             let options = FRONTEND.get().cloned().unwrap_or_default();
             return match options.frontend {
@@ -72,7 +82,7 @@ impl Source {
                     std::path::Path::new(&self.name),
                     &self.text,
                     &ehir_clang::Options {
-                        abi: ehir_core::abi::EhAbi::Itanium,
+                        abi,
                         clang: options.clang,
                     },
                 ),
@@ -84,6 +94,11 @@ impl Source {
     /// Parses and verifies; on failure prints the diagnostics and returns [`Reported`].
     pub fn load(&self) -> Result<Module> {
         load(&self.name, &self.text, self.parse())
+    }
+
+    /// As [`Source::load`], with C++ compiled for the EH ABI `abi`.
+    pub fn load_for(&self, abi: ehir_core::abi::EhAbi) -> Result<Module> {
+        load(&self.name, &self.text, self.parse_for(abi))
     }
 }
 

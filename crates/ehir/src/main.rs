@@ -101,6 +101,8 @@ fn main() -> ExitCode {
         Command::Tables(args) => tables::tables_command(args),
         Command::Dot(args) => dot::dot_command(args),
     };
+    // The Windows headers the Clang front end wrote for --abi msvc, if it did.
+    ehir_clang::headers::remove_msvc_headers();
     match result {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
         Err(err) => {

@@ -55,21 +55,6 @@ fn recording() -> bool {
     std::env::var_os("EHIR_RECORD_WINDOWS_EXPECTATIONS").is_some_and(|v| v == "1")
 }
 
-fn require_tools() {
-    for tool in [
-        ehir_llvm::Tool::Llc,
-        ehir_llvm::Tool::DllTool,
-        ehir_llvm::Tool::LldLink,
-        ehir_llvm::Tool::Cxx,
-    ] {
-        if let Err(e) = ehir_llvm::find_tool(tool, None) {
-            panic!("{e}");
-        }
-    }
-    clang_windows();
-    require_wine();
-}
-
 /// g++'s outcome for a program: built with `-std=STD` and run.
 fn gxx_outcome(src: &Path, std: &str) -> Result<Outcome, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
@@ -229,7 +214,8 @@ fn corpus_recordings_are_what_gxx_does() {
 
 #[test]
 fn corpus_under_clang_for_windows_behaves_as_recorded() {
-    require_tools();
+    require_msvc_tools();
+    clang_windows();
     let cases: Vec<(PathBuf, Result<Outcome, String>)> = programs(&[corpus_dir()])
         .into_iter()
         .map(|src| {
@@ -244,7 +230,8 @@ fn corpus_under_clang_for_windows_behaves_as_recorded() {
 
 #[test]
 fn cxx_tests_under_clang_for_windows_behave_as_recorded() {
-    require_tools();
+    require_msvc_tools();
+    clang_windows();
     let files = programs(&[root().join("tests/cxx"), root().join("examples")]);
     let natives = in_parallel(&files, |src| gxx_outcome(src, "c++14"));
     let cases: Vec<(PathBuf, Result<Outcome, String>)> = files.into_iter().zip(natives).collect();

@@ -34,21 +34,6 @@ fn msvc_dir() -> PathBuf {
     root().join("tests/e2e/msvc")
 }
 
-/// Fails (never skips) when a tool of the Microsoft build, g++ or wine is missing.
-fn require_tools() {
-    for tool in [
-        ehir_llvm::Tool::Llc,
-        ehir_llvm::Tool::DllTool,
-        ehir_llvm::Tool::LldLink,
-        ehir_llvm::Tool::Cxx,
-    ] {
-        if let Err(e) = ehir_llvm::find_tool(tool, None) {
-            panic!("{e}");
-        }
-    }
-    require_wine();
-}
-
 /// `g++ -std=c++14 -w -O0 ARGS -o EXE`.
 fn gxx(args: &[PathBuf], flags: &[&str], exe: &Path) -> Result<(), String> {
     gxx_std("c++14", args, flags, exe)
@@ -66,12 +51,6 @@ fn ehir_build(inputs: &[PathBuf], flags: &[&str], exe: &Path) -> Result<(), Stri
         .arg(exe);
     check(cmd, "ehir build --abi msvc")
 }
-
-/// The `ehir build` configurations every CIR or C++ input is built in.
-const BUILDS: [(&str, &[&str]); 2] = [
-    ("llc -O0", &["-O0"]),
-    ("opt -O2 + llc -O2", &["-O2", "--run-opt"]),
-];
 
 // ---- disagreements with Clang for Windows ----------------------------------------------------
 
@@ -126,7 +105,7 @@ fn corpus_case(src: &Path) -> Result<bool, String> {
             run_native(&native, &[])?
         }
     };
-    for (i, (build, flags)) in BUILDS.iter().enumerate() {
+    for (i, (build, flags)) in MSVC_BUILDS.iter().enumerate() {
         let exe = dir.path().join(format!("ehir-{i}.exe"));
         ehir_build(&[src.to_path_buf()], flags, &exe)?;
         let got = run_wine(&exe, &[])?;
@@ -145,7 +124,7 @@ fn corpus_case(src: &Path) -> Result<bool, String> {
 
 #[test]
 fn corpus_matches_clang_for_windows_under_wine() {
-    require_tools();
+    require_msvc_tools();
     let start = Instant::now();
     let files = corpus();
     assert!(files.len() >= 60, "the corpus has {} programs", files.len());
@@ -316,7 +295,7 @@ fn run_seed_case(case: &SeedCase) -> Result<usize, String> {
         harness,
     ];
     let mut exes = Vec::new();
-    for (i, (build, flags)) in BUILDS.iter().enumerate() {
+    for (i, (build, flags)) in MSVC_BUILDS.iter().enumerate() {
         let exe = dir.join(format!("ehir-{i}.exe"));
         ehir_build(&inputs, flags, &exe)?;
         exes.push((*build, exe));
@@ -472,7 +451,7 @@ fn seed_cases() -> Vec<SeedCase> {
 
 #[test]
 fn seed_scenarios_match_gxx_under_wine() {
-    require_tools();
+    require_msvc_tools();
     let start = Instant::now();
     let cases = seed_cases();
     let results = in_parallel(&cases, run_seed_case);
@@ -491,7 +470,7 @@ fn seed_scenarios_match_gxx_under_wine() {
         "msvc seeds: {} of {} scenarios ({runs} runs, each in {} builds) match g++ under wine ({:.1} s)",
         cases.len() - failures.len(),
         cases.len(),
-        BUILDS.len(),
+        MSVC_BUILDS.len(),
         start.elapsed().as_secs_f64()
     );
     assert!(
@@ -531,7 +510,7 @@ fn scripts_become_harness_command_lines() {
 /// still writes the buffered "start" that glibc's loses.
 #[test]
 fn uncaught_exception_terminates_before_unwinding() {
-    require_tools();
+    require_msvc_tools();
     let src = msvc_dir().join("uncaught-terminates.cpp");
     let dir = tempfile::tempdir().expect("tempdir");
     let native = dir.path().join("gxx");
@@ -544,7 +523,7 @@ fn uncaught_exception_terminates_before_unwinding() {
             status: 134
         }
     );
-    for (build, flags) in BUILDS {
+    for (build, flags) in MSVC_BUILDS {
         let exe = dir.path().join("ehir.exe");
         ehir_build(std::slice::from_ref(&src), flags, &exe).unwrap_or_else(|e| panic!("{e}"));
         let got = run_wine(&exe, &[]).unwrap_or_else(|e| panic!("{e}"));

@@ -6,6 +6,7 @@ use super::vtable::{VirtualSlot, virtual_slots};
 use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
+use ehir_core::abi::EhAbi;
 use ehir_core::abi::records::{padding_type, record_alias};
 use ehir_core::{Loc, ModuleCtx, RecordDecl, RecordKind, Symbol, Type, TypeInfoDecl};
 use std::rc::Rc;
@@ -36,7 +37,11 @@ pub struct BaseLayout {
     pub public: bool,
 }
 
-/// The layout of a class (x86-64 Itanium C++ ABI).
+/// The layout of a class: the x86-64 Itanium C++ ABI, or on the Microsoft target
+/// Microsoft's rules for classes without virtual functions or bases (an empty base takes
+/// no room, one following a base that ends in a zero-sized subobject is moved one byte
+/// on; no base's tail padding is reused; an empty member takes its byte, beside another
+/// of its type).
 #[derive(Clone, Debug)]
 pub struct ClassLayout {
     /// The qualified name.
@@ -68,6 +73,11 @@ pub struct ClassLayout {
     /// For a dynamic class: its vtable's function slots (its vptr is at offset 0, its
     /// own or its primary base's).
     pub virtual_slots: Option<Vec<VirtualSlot>>,
+    /// Microsoft layout: the class is empty or its first base leads with a zero-sized
+    /// base.
+    pub leads_with_zero_sized_base: bool,
+    /// Microsoft layout: the class is empty or its last subobject is a zero-sized base.
+    pub ends_with_zero_sized: bool,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -172,6 +182,10 @@ impl<'ast> State<'ast> {
         let mut empty_at: Vec<(u64, String)> = Vec::new();
         // The vtable slots inherited from the primary base (the first base, when dynamic).
         let mut inherited: Option<Vec<VirtualSlot>> = None;
+        // Microsoft layout: whether the first base leads with a zero-sized base, and the
+        // last one ends with a zero-sized object.
+        let mut leads_with_zero_sized_base = false;
+        let mut previous_ends_with_zero_sized = false;
         for (position, base) in class.bases.iter().enumerate() {
             if base.is_virtual {
                 return unsupported(class, format!("virtual base classes (class '{name}')"));
@@ -198,7 +212,25 @@ impl<'ast> State<'ast> {
                 dsize = 8;
                 align = 8;
             }
-            let offset = if base_layout.empty {
+            let offset = if self.abi == EhAbi::Msvc {
+                // Microsoft: an empty base takes no room; two zero-sized objects in a
+                // row are a byte apart; a base's tail padding is never reused.
+                if previous_ends_with_zero_sized && base_layout.leads_with_zero_sized_base {
+                    dsize += 1;
+                }
+                let offset = align_up(dsize, base_layout.align);
+                if !base_layout.empty {
+                    placed.push((offset, base_layout.cir, base_layout.size, base_layout.align));
+                    dsize = offset + base_layout.size;
+                } else {
+                    dsize = offset;
+                }
+                if bases.is_empty() {
+                    leads_with_zero_sized_base = base_layout.leads_with_zero_sized_base;
+                }
+                previous_ends_with_zero_sized = base_layout.ends_with_zero_sized;
+                offset
+            } else if base_layout.empty {
                 // Two empty subobjects of one type never share an address.
                 let mut offset = 0;
                 while empty_at.contains(&(offset, base_name.clone())) {
@@ -249,7 +281,8 @@ impl<'ast> State<'ast> {
             let (size, field_align) = self.size_align(ctx, field, &ty)?;
             let cir = self.cir_type(ctx, field, &ty)?;
             let mut offset = align_up(dsize, field_align);
-            if let CType::Named(field_class) = ty.unqualified()
+            if self.abi != EhAbi::Msvc
+                && let CType::Named(field_class) = ty.unqualified()
                 && self.layout(ctx, field, field_class)?.empty
             {
                 while empty_at.contains(&(offset, field_class.clone())) {
@@ -313,6 +346,8 @@ impl<'ast> State<'ast> {
             fields: Some(record_fields),
             loc: Loc::NONE,
         });
+        let ends_with_zero_sized =
+            data.is_empty || (fields.is_empty() && previous_ends_with_zero_sized);
         Ok(ClassLayout {
             name: name.to_string(),
             cir: ctx.types.record(alias),
@@ -333,6 +368,8 @@ impl<'ast> State<'ast> {
                 Vec::new()
             },
             virtual_slots,
+            leads_with_zero_sized_base: data.is_empty || leads_with_zero_sized_base,
+            ends_with_zero_sized,
         })
     }
 
@@ -457,7 +494,7 @@ impl<'ast> State<'ast> {
     /// The Itanium mangling of a type (for typeinfo names).
     pub fn mangle_type(&self, node: &Node, t: &CType) -> R<String> {
         Ok(match t {
-            CType::Builtin(b) => b.mangling().to_string(),
+            CType::Builtin(b) => b.mangling(self.abi).to_string(),
             CType::Const(inner) => format!("K{}", self.mangle_type(node, inner)?),
             CType::Pointer(inner) => format!("P{}", self.mangle_type(node, inner)?),
             CType::Reference(inner) => format!("R{}", self.mangle_type(node, inner)?),

@@ -159,7 +159,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 // exception object, or for a pointer type the pointer itself.
                 let is_pointer = catch_ty.pointee().is_some()
                     || catch_ty == CType::Builtin(crate::types::Builtin::Nullptr);
-                let param_ty = if is_pointer {
+                // Microsoft ABI: `catch (T *&)` binds to the exception object itself (the
+                // reference adjective); the handler receives the address of the pointer.
+                let pointer_by_reference =
+                    is_pointer && by_reference && self.st.abi == ehir_core::abi::EhAbi::Msvc;
+                let param_ty = if is_pointer && !pointer_by_reference {
                     catch_cir
                 } else {
                     self.b.ctx.types.ptr(catch_cir)
@@ -167,7 +171,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 let adjusted = self.b.emit_catch(CatchKind::Type(typeinfo), param_ty);
                 let name = var.name.clone().unwrap_or_default();
                 let align = self.align(handler, &catch_ty)?;
-                if is_pointer {
+                if pointer_by_reference {
+                    self.locals.insert(var.id.clone(), Local::Address(adjusted));
+                } else if is_pointer {
                     // By value or by reference: the variable (or what the reference
                     // binds to) holds the adjusted pointer.
                     let slot = self.b.alloca(catch_cir, &name, true, align);
@@ -175,6 +181,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     self.locals.insert(var.id.clone(), Local::Address(slot));
                 } else if by_reference {
                     self.locals.insert(var.id.clone(), Local::Address(adjusted));
+                } else if self.st.abi == ehir_core::abi::EhAbi::Msvc
+                    && var.name.as_deref().is_none_or(str::is_empty)
+                {
+                    // Microsoft ABI: an unnamed by-value parameter gets no copy (the
+                    // runtime builds no catch object; nothing can name it).
                 } else if self.st.is_class(&catch_ty) {
                     let copy = self.b.alloca(catch_cir, &name, true, align);
                     self.locals.insert(var.id.clone(), Local::Address(copy));

@@ -224,7 +224,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             "ConstantExpr" => {
                 let ty = self.ty(e)?;
                 match (e.value_text(), ty.unqualified()) {
-                    (Some(text), CType::Builtin(b)) if b.int_info().is_some() => {
+                    (Some(text), CType::Builtin(b)) if b.int_info(self.st.abi).is_some() => {
                         let cir = self.cir(e, &ty)?;
                         let value = match text.as_str() {
                             "true" => 1,
@@ -1371,6 +1371,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// types: classes in temporaries passed by address, references by address.
     pub fn arguments(&mut self, e: &Node, params: &[CType], args: &[&'ast Node]) -> R<Vec<Value>> {
         let mut values = vec![None; args.len()];
+        // Microsoft ABI: the callee destroys its by-value class parameters; the caller
+        // destroys an argument only if an exception leaves before the call (an EH-only
+        // cleanup, deactivated once every argument is built).
+        let callee_destroys = self.st.abi == ehir_core::abi::EhAbi::Msvc;
+        let mut until_the_call = Vec::new();
         for (i, arg) in args.iter().enumerate().rev() {
             let param = params.get(i).cloned();
             let value = match param {
@@ -1379,7 +1384,13 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     let cir = self.cir(e, &param)?;
                     let align = self.align(e, &param)?;
                     let temp = self.b.alloca(cir, "agg.tmp", false, align);
-                    self.init_into(arg, temp, false)?;
+                    self.init_into(arg, temp, callee_destroys)?;
+                    if callee_destroys
+                        && let Some(guard) =
+                            self.push_destroy_handle(CleanupKind::Eh, &param, temp)?
+                    {
+                        until_the_call.push(guard);
+                    }
                     temp
                 }
                 _ => {
@@ -1391,6 +1402,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 }
             };
             values[i] = Some(value);
+        }
+        for guard in until_the_call.into_iter().rev() {
+            self.b.deactivate_cleanup(guard);
         }
         Ok(values.into_iter().flatten().collect())
     }

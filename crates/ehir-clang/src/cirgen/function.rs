@@ -162,6 +162,8 @@ pub fn generate_function<'ast>(
         labels: HashMap::new(),
     };
     generator.b.set_loc(loc_of(decl));
+    // The parameters' cleanups (by-value class parameters on the Microsoft ABI).
+    let parameters = generator.b.cleanup_depth();
     generator.prologue(&signature)?;
     let spec = generator.begin_exception_spec()?;
     match pending {
@@ -169,6 +171,7 @@ pub fn generate_function<'ast>(
         Pending::Implicit(_) | Pending::DeletingDestructor(_) => generator.implicit_body()?,
     }
     generator.end_exception_spec(&spec)?;
+    generator.b.pop_cleanups_to(parameters);
     if !generator.b.is_terminated() {
         if generator.result.is_void() || decl.kind == "CXXConstructorDecl" {
             generator.b.emit_return(None);
@@ -217,12 +220,18 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             .children()
             .filter(|c| c.kind == "ParmVarDecl")
             .collect();
+        // Microsoft ABI: the callee destroys its by-value class parameters, left to right
+        // (their cleanups pushed last to first).
+        let mut destroyed_here = Vec::new();
         for (param, ty) in params.iter().zip(&signature.params) {
             let Some(&value) = values.get(next) else {
                 return error(param, "parameter count mismatch");
             };
             next += 1;
             let local = if self.st.is_class(ty) {
+                if self.st.abi == ehir_core::abi::EhAbi::Msvc {
+                    destroyed_here.push((ty, value));
+                }
                 Local::Address(value)
             } else {
                 let cir = self.b.value_type(value);
@@ -237,6 +246,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 }
             };
             self.locals.insert(param.id.clone(), local);
+        }
+        for (ty, address) in destroyed_here.into_iter().rev() {
+            self.push_destroy(CleanupKind::All, ty, address)?;
         }
         Ok(())
     }

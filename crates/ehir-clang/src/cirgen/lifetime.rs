@@ -14,13 +14,23 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// Pushes a cleanup that destroys the object of type `ty` at `address` (nothing for
     /// types with trivial destruction). Arrays are destroyed last element first.
     pub fn push_destroy(&mut self, kind: CleanupKind, ty: &CType, address: Value) -> R<()> {
+        self.push_destroy_handle(kind, ty, address).map(|_| ())
+    }
+
+    /// As [`Self::push_destroy`], returning the cleanup (`None` for a type without a
+    /// destructor) so that it can be deactivated.
+    pub fn push_destroy_handle(
+        &mut self,
+        kind: CleanupKind,
+        ty: &CType,
+        address: Value,
+    ) -> R<Option<ehir_builder::CleanupHandle>> {
         let Some((callee, count, element_cir)) = self.destruction(ty)? else {
-            return Ok(());
+            return Ok(None);
         };
-        self.b.push_cleanup(kind, move |b| {
+        Ok(Some(self.b.push_cleanup(kind, move |b| {
             destroy_elements(b, callee, address, count, element_cir);
-        });
-        Ok(())
+        })))
     }
 
     /// Registers the destruction of a temporary at the end of its full expression.
@@ -405,7 +415,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             e,
             count,
             &count_ty,
-            &CType::Builtin(crate::types::Builtin::ULong),
+            &CType::Builtin(crate::types::Builtin::SizeT),
         )?;
         let element_size_value = self.b.const_int(size_t, element_size as i128);
         let bytes = self

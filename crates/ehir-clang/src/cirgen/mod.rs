@@ -169,7 +169,7 @@ impl<'ast> State<'ast> {
                 Builtin::Double => common.double,
                 Builtin::Nullptr => common.void_ptr,
                 other => {
-                    let (bits, signed) = other.int_info().unwrap_or((32, true));
+                    let (bits, signed) = other.int_info(self.abi).unwrap_or((32, true));
                     ctx.types.int(bits, signed)
                 }
             },
@@ -287,7 +287,7 @@ impl<'ast> State<'ast> {
     pub fn size_align(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<(u64, u64)> {
         Ok(match t {
             CType::Builtin(Builtin::Void) => (1, 1),
-            CType::Builtin(b) => (b.size(), b.size()),
+            CType::Builtin(b) => (b.size(self.abi), b.size(self.abi)),
             CType::Const(inner) => self.size_align(ctx, node, inner)?,
             CType::Pointer(_) | CType::Reference(_) => (8, 8),
             CType::Array(element, n) => {

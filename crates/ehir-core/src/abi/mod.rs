@@ -50,6 +50,16 @@ impl EhAbi {
         }
     }
 
+    /// The width in bits of C++ `long` and `unsigned long` on this ABI's x86-64 target:
+    /// 64 on Linux (LP64), 32 on Windows (LLP64). Pointers, `long long` and `size_t` are
+    /// 64 bits on both.
+    pub fn long_bits(self) -> u16 {
+        match self {
+            EhAbi::Itanium => 64,
+            EhAbi::Msvc => 32,
+        }
+    }
+
     /// The ABI named `name` (see [`EhAbi::name`]).
     pub fn from_name(name: &str) -> Option<EhAbi> {
         EhAbi::ALL.into_iter().find(|abi| abi.name() == name)

@@ -40,6 +40,7 @@ const BUILTIN_CODES: &[(&str, &str)] = &[
     ("d", "N"),
     ("e", "O"),
     ("w", "_W"),
+    ("Dn", "$$T"),
 ];
 
 // ---- Itanium → Microsoft -----------------------------------------------------------------
@@ -190,11 +191,13 @@ impl ItaniumType<'_> {
     }
 
     fn builtin(&mut self) -> Option<&'static str> {
-        let code = self.peek()?;
-        let &(_, msvc) = BUILTIN_CODES
+        let rest = self.text.get(self.pos..)?;
+        // The longest code that matches (`Dn` is two bytes).
+        let &(itanium, msvc) = BUILTIN_CODES
             .iter()
-            .find(|(itanium, _)| itanium.as_bytes() == [code])?;
-        self.pos += 1;
+            .filter(|(itanium, _)| rest.starts_with(itanium.as_bytes()))
+            .max_by_key(|(itanium, _)| itanium.len())?;
+        self.pos += itanium.len();
         Some(msvc)
     }
 

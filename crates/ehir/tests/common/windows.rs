@@ -62,6 +62,28 @@ pub fn wine_prefix() -> PathBuf {
     }
 }
 
+/// The `ehir build --abi msvc` configurations every CIR or C++ input is built in.
+pub const MSVC_BUILDS: [(&str, &[&str]); 2] = [
+    ("llc -O0", &["-O0"]),
+    ("opt -O2 + llc -O2", &["-O2", "--run-opt"]),
+];
+
+/// Fails (never skips) when a tool of the Microsoft build (llc, llvm-dlltool, lld-link),
+/// g++ or wine is missing.
+pub fn require_msvc_tools() {
+    for tool in [
+        ehir_llvm::Tool::Llc,
+        ehir_llvm::Tool::DllTool,
+        ehir_llvm::Tool::LldLink,
+        ehir_llvm::Tool::Cxx,
+    ] {
+        if let Err(e) = ehir_llvm::find_tool(tool, None) {
+            panic!("{e}");
+        }
+    }
+    require_wine();
+}
+
 /// Fails (never skips) when wine is missing.
 pub fn require_wine() {
     assert!(

@@ -211,7 +211,7 @@ impl<'a> Lowering<'a> {
         let switch_token = self.func.dfg.append_result(dispatch, common.eh_token);
         let mut handlers = Vec::new();
         for (key, &succ) in keys.iter().zip(&succs) {
-            let mut caught_pointer = false;
+            let mut pointer_levels = 0;
             let mut qualifiers = 0;
             let type_desc = match key {
                 HandlerKey::Catch(attr) => {
@@ -225,7 +225,7 @@ impl<'a> Lowering<'a> {
                         }
                     };
                     let typeinfo = self.ctx.name(typeinfo).to_string();
-                    caught_pointer = msvc_type_code(self.ctx, &typeinfo).starts_with("PE");
+                    pointer_levels = pointer_levels_of_code(&msvc_type_code(self.ctx, &typeinfo));
                     let (name, adjectives) = catch_type_descriptor(self.ctx, &typeinfo);
                     qualifiers = adjectives;
                     Some(self.ctx.sym(&name))
@@ -238,7 +238,7 @@ impl<'a> Lowering<'a> {
                 succ,
                 switch_token,
                 type_desc,
-                caught_pointer,
+                pointer_levels,
                 qualifiers,
                 loc,
             )?;
@@ -254,12 +254,22 @@ impl<'a> Lowering<'a> {
         Ok(())
     }
 
+    /// How many pointer levels a CIR type has (`!cir.ptr<!cir.ptr<!s32i>>`: 2).
+    fn pointer_depth(&self, mut ty: ehir_core::Type) -> usize {
+        let mut depth = 0;
+        while let Some(pointee) = self.ctx.types.pointee(ty) {
+            depth += 1;
+            ty = pointee;
+        }
+        depth
+    }
+
     pub(super) fn rewrite_begin_catch(
         &mut self,
         handler: Block,
         switch_token: Value,
         type_desc: Option<Symbol>,
-        caught_pointer: bool,
+        pointer_levels: usize,
         qualifiers: u32,
         loc: Loc,
     ) -> Result<(), Diagnostic> {
@@ -278,8 +288,12 @@ impl<'a> Lowering<'a> {
             (Some(_), Some(v)) => {
                 // The slot holds what `cir.begin_catch` yielded: a pointer to the object
                 // (catch by reference), or for a caught pointer type the pointer itself
-                // (catch by value: the runtime copies the thrown pointer).
+                // (catch by value: the runtime copies the thrown pointer). A caught
+                // pointer yielded with one more level of pointer (`catch (T *&)` from
+                // the Clang front end) is caught by reference.
                 let ptr_ty = self.func.dfg.value_type(v);
+                let caught_pointer =
+                    pointer_levels > 0 && self.pointer_depth(ptr_ty) <= pointer_levels;
                 let adjectives = qualifiers
                     | if caught_pointer {
                         0
@@ -523,5 +537,30 @@ impl<'a> Lowering<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// How many pointer levels a Microsoft type code starts with (`PEAH`: 1, `PEAPEBD`: 2).
+fn pointer_levels_of_code(code: &str) -> usize {
+    let mut levels = 0;
+    let mut rest = code;
+    while let Some(after) = rest.strip_prefix("PE") {
+        levels += 1;
+        rest = after.get(1..).unwrap_or("");
+    }
+    levels
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pointer_levels_of_code;
+
+    #[test]
+    fn pointer_levels_count_the_leading_pointers_of_a_type_code() {
+        assert_eq!(pointer_levels_of_code("H"), 0);
+        assert_eq!(pointer_levels_of_code("PEAH"), 1);
+        assert_eq!(pointer_levels_of_code("PEBD"), 1);
+        assert_eq!(pointer_levels_of_code("PEAPEAVBase@@"), 2);
+        assert_eq!(pointer_levels_of_code("PE"), 1);
     }
 }
