@@ -6,12 +6,15 @@
 //! - [`reachable_blocks`]: the blocks a region's entry reaches;
 //! - [`predecessor_counts`]: how many edges enter each block;
 //! - [`pad_of_token`], [`pad_parent`], [`block_pad`]: MSVC pads and their nesting;
+//! - [`DominatorTree`]: dominators of any [`DirectedGraph`] (Lengauer and Tarjan);
 //! - [`funclet_colors`]: which funclet each block belongs to (LLVM's `colorEHFunclets`).
 //!
 //! [`Function`]: crate::Function
 
 mod cfg;
+mod dominators;
 mod funclets;
 
 pub use cfg::{BlockGraph, predecessor_counts, reachable_blocks};
+pub use dominators::{DirectedGraph, DominatorTree};
 pub use funclets::{block_pad, funclet_colors, is_pad, pad_of_token, pad_parent};

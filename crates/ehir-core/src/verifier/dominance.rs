@@ -1,8 +1,8 @@
 //! SSA dominance across nested regions, MLIR style.
 //!
 //! Each region has its own control flow graph (edges from its blocks' terminators to blocks
-//! of the same region) and its own dominator tree (Lengauer and Tarjan's algorithm, then
-//! pre/post numbers on the tree for O(1) queries).
+//! of the same region) and its own dominator tree ([`DominatorTree`]: pre/post numbers on
+//! the tree for O(1) queries).
 //!
 //! A use of a value is legal when, after climbing from the using op to its ancestor op `A`
 //! in the value's region, the definition dominates `A`: a block parameter's block dominates
@@ -16,6 +16,7 @@
 
 use super::FuncVerifier;
 use super::index::FuncIndex;
+use crate::analysis::{DirectedGraph, DominatorTree};
 use crate::dfg::{DataFlowGraph, ValueDef};
 use crate::diagnostics::Diagnostic;
 use crate::entities::{Block, Op, Region, Value};
@@ -64,35 +65,27 @@ pub(crate) struct Cfg {
     dom_post: SecondaryMap<Block, u32>,
 }
 
-/// Buffers of [`Cfg::compute_dominators`], reused from one region to the next.
-#[derive(Default)]
-struct DominatorScratch {
-    dfnum: Vec<u32>,
-    vertex: Vec<u32>,
-    parent: Vec<u32>,
-    semi: Vec<u32>,
-    label: Vec<u32>,
-    ancestor: Vec<u32>,
-    idom: Vec<u32>,
-    /// The buckets of the algorithm as intrusive lists (a vertex is in at most one bucket
-    /// at a time): the first vertex of bucket `v`, 0 for an empty one ...
-    bucket_head: Vec<u32>,
-    /// ... and the vertex after `w` in its bucket, 0 at the end.
-    bucket_next: Vec<u32>,
-    path: Vec<u32>,
-    /// Dominator-tree children of vertex `v`: `children[child_start[v]..child_start[v + 1]]`.
-    child_start: Vec<u32>,
-    children: Vec<u32>,
-    /// Next free slot of each vertex's children while `children` is filled.
-    child_fill: Vec<u32>,
-    /// Depth-first walk: vertex and next position.
-    stack: Vec<(u32, u32)>,
+/// The CFG of one region as a [`DirectedGraph`]: node `i` is the region's block `i`.
+struct RegionGraph<'a> {
+    cfg: &'a Cfg,
+    blocks: &'a [Block],
 }
 
-/// Makes `v` hold `len` copies of `value`, reusing its allocation.
-fn reset(v: &mut Vec<u32>, len: usize, value: u32) {
-    v.clear();
-    v.resize(len, value);
+impl DirectedGraph for RegionGraph<'_> {
+    fn node_count(&self) -> usize {
+        self.blocks.len()
+    }
+
+    fn successor(&self, node: u32, index: usize) -> Option<u32> {
+        let edge = self.cfg.succs(self.blocks[node as usize]).get(index)?;
+        Some(self.cfg.local[edge.to])
+    }
+
+    fn for_each_predecessor(&self, node: u32, mut visit: impl FnMut(u32)) {
+        for edge in self.cfg.preds(self.blocks[node as usize]) {
+            visit(self.cfg.local[edge.from]);
+        }
+    }
 }
 
 /// The kind of successor `index` of a terminator with `count` successors.
@@ -177,9 +170,9 @@ impl Cfg {
                 range.1 += 1;
             }
         }
-        let mut scratch = DominatorScratch::default();
+        let mut tree = DominatorTree::default();
         for &region in &index.regions {
-            cfg.compute_dominators(region, index, &mut scratch);
+            cfg.compute_dominators(region, index, &mut tree);
         }
         cfg
     }
@@ -198,15 +191,9 @@ impl Cfg {
         &self.pred_edges[start as usize..end as usize]
     }
 
-    /// Lengauer and Tarjan's dominator algorithm (the simple version, with iterative path
-    /// compression), near-linear even for long chains of blocks sharing one landing pad.
-    /// Works on depth-first numbers `1..=n` of the blocks the entry reaches; 0 is "none".
-    fn compute_dominators(
-        &mut self,
-        region: Region,
-        index: &FuncIndex,
-        scratch: &mut DominatorScratch,
-    ) {
+    /// The dominator tree of one region ([`DominatorTree`] on the region's blocks, numbered
+    /// by their position; the entry is 0).
+    fn compute_dominators(&mut self, region: Region, index: &FuncIndex, tree: &mut DominatorTree) {
         let blocks = index.region_blocks(region);
         match *blocks {
             [] => return,
@@ -224,151 +211,12 @@ impl Cfg {
         for (i, &b) in blocks.iter().enumerate() {
             self.local[b] = i as u32;
         }
-        let count = blocks.len();
-        let DominatorScratch {
-            dfnum,
-            vertex,
-            parent,
-            semi,
-            label,
-            ancestor,
-            idom,
-            bucket_head,
-            bucket_next,
-            path,
-            child_start,
-            children,
-            child_fill,
-            stack,
-        } = scratch;
-        // Depth-first numbering from the entry.
-        reset(dfnum, count, 0);
-        reset(vertex, count + 1, 0);
-        reset(parent, count + 1, 0);
-        let mut n = 1u32;
-        dfnum[0] = 1;
-        vertex[1] = 0;
-        stack.clear();
-        stack.push((0, 0));
-        while let Some(top) = stack.last_mut() {
-            let (v, next) = *top;
-            let succs = self.succs(blocks[v as usize]);
-            if (next as usize) < succs.len() {
-                top.1 += 1;
-                let to = self.local[succs[next as usize].to] as usize;
-                if dfnum[to] == 0 {
-                    n += 1;
-                    dfnum[to] = n;
-                    vertex[n as usize] = to as u32;
-                    parent[n as usize] = dfnum[v as usize];
-                    stack.push((to as u32, 0));
-                }
-            } else {
-                stack.pop();
-            }
-        }
-        let n = n as usize;
+        tree.compute(&RegionGraph { cfg: self, blocks }, 0);
         for (i, &b) in blocks.iter().enumerate() {
-            self.reachable[b] = dfnum[i] != 0;
-        }
-        semi.clear();
-        semi.extend(0..=n as u32);
-        label.clear();
-        label.extend(0..=n as u32);
-        reset(ancestor, n + 1, 0);
-        reset(idom, n + 1, 0);
-        reset(bucket_head, n + 1, 0);
-        reset(bucket_next, n + 1, 0);
-        // `eval` with iterative path compression.
-        let eval =
-            |v: u32, ancestor: &mut [u32], label: &mut [u32], semi: &[u32], path: &mut Vec<u32>| {
-                if ancestor[v as usize] == 0 {
-                    return v;
-                }
-                path.clear();
-                let mut x = v;
-                while ancestor[ancestor[x as usize] as usize] != 0 {
-                    path.push(x);
-                    x = ancestor[x as usize];
-                }
-                while let Some(x) = path.pop() {
-                    let a = ancestor[x as usize] as usize;
-                    if semi[label[a] as usize] < semi[label[x as usize] as usize] {
-                        label[x as usize] = label[a];
-                    }
-                    ancestor[x as usize] = ancestor[a];
-                }
-                label[v as usize]
-            };
-        for w in (2..=n).rev() {
-            for edge in self.preds(blocks[vertex[w] as usize]) {
-                let v = dfnum[self.local[edge.from] as usize];
-                if v == 0 {
-                    continue;
-                }
-                let u = eval(v, ancestor, label, semi, path);
-                if semi[u as usize] < semi[w] {
-                    semi[w] = semi[u as usize];
-                }
-            }
-            let s = semi[w] as usize;
-            bucket_next[w] = bucket_head[s];
-            bucket_head[s] = w as u32;
-            let p = parent[w];
-            ancestor[w] = p;
-            let mut v = std::mem::take(&mut bucket_head[p as usize]);
-            while v != 0 {
-                let u = eval(v, ancestor, label, semi, path);
-                idom[v as usize] = if semi[u as usize] < semi[v as usize] {
-                    u
-                } else {
-                    p
-                };
-                v = bucket_next[v as usize];
-            }
-        }
-        for w in 2..=n {
-            if idom[w] != semi[w] {
-                idom[w] = idom[idom[w] as usize];
-            }
-        }
-        idom[1] = 1;
-        // Children lists of the dominator tree (each in increasing order), then pre/post
-        // numbers on the tree for constant-time queries.
-        reset(child_start, n + 2, 0);
-        for &d in &idom[2..=n] {
-            child_start[d as usize + 1] += 1;
-        }
-        for i in 1..child_start.len() {
-            child_start[i] += child_start[i - 1];
-        }
-        reset(children, n.saturating_sub(1), 0);
-        {
-            child_fill.clear();
-            child_fill.extend_from_slice(child_start);
-            for (w, &d) in idom.iter().enumerate().take(n + 1).skip(2) {
-                children[child_fill[d as usize] as usize] = w as u32;
-                child_fill[d as usize] += 1;
-            }
-        }
-        let mut counter = 0u32;
-        stack.clear();
-        stack.push((1, 0));
-        self.dom_pre[blocks[vertex[1] as usize]] = counter;
-        counter += 1;
-        while let Some(top) = stack.last_mut() {
-            let (v, next) = *top;
-            let at = child_start[v as usize] + next;
-            if at < child_start[v as usize + 1] {
-                top.1 += 1;
-                let child = children[at as usize];
-                self.dom_pre[blocks[vertex[child as usize] as usize]] = counter;
-                counter += 1;
-                stack.push((child, 0));
-            } else {
-                self.dom_post[blocks[vertex[v as usize] as usize]] = counter;
-                counter += 1;
-                stack.pop();
+            let reached = tree.is_reachable(i as u32);
+            self.reachable[b] = reached;
+            if reached {
+                (self.dom_pre[b], self.dom_post[b]) = tree.pre_post(i as u32);
             }
         }
     }
@@ -449,19 +297,7 @@ impl FuncVerifier<'_> {
             ValueDef::Param(block, _) => (block, None),
         };
         let def_region = self.index.block_region[def_block].expect("placed");
-        // The user's ancestor in the defining region: the parent op of the user's enclosing
-        // region one level below the defining region's depth.
-        let def_depth = self.index.region_depth[def_region];
-        let use_region = self.index.op_region(user).expect("placed");
-        let ancestor = if self.index.region_depth[use_region] <= def_depth {
-            (use_region == def_region).then_some(user)
-        } else {
-            let below = self.index.region_ancestor_at(use_region, def_depth + 1);
-            self.index.region_parent[below]
-                .expand()
-                .filter(|&p| self.index.op_region(p) == Some(def_region))
-        };
-        let Some(ancestor) = ancestor else {
+        let Some(ancestor) = self.ancestor_in(user, def_region) else {
             self.error_with_note(
                 self.dfg.loc(user),
                 format!(

@@ -33,6 +33,8 @@
 //!
 //! **Dominance** (`dominance.rs`): MLIR semantics across nested regions, and a
 //! `cir.try_call`'s results are available only below the edge to its normal successor.
+//! A `cir.goto`'s jump counts as an edge too (`goto_dominance.rs`): a value used where a
+//! goto can arrive must be defined before the goto leaves.
 //!
 //! **Types** (`types.rs`): block arguments match the target's parameters in number and type
 //! on every edge, except `cir.eh.dispatch`, which passes its token implicitly: its
@@ -114,6 +116,7 @@ mod constants;
 mod dominance;
 mod eh;
 mod funclets;
+mod goto_dominance;
 mod index;
 mod structure;
 mod types;
@@ -334,6 +337,10 @@ impl<'a> FuncVerifier<'a> {
         }
         self.in_family(RuleFamily::Gotos);
         self.check_gotos(&gotos, &labels);
+        if !gotos.is_empty() {
+            self.in_family(RuleFamily::OpUses);
+            self.check_uses_across_gotos(&gotos, &labels);
+        }
         self.run_checks(&[
             (RuleFamily::BlockParamTokens, Self::check_block_param_tokens),
             (RuleFamily::Eh, Self::check_eh),
