@@ -1,7 +1,9 @@
 //! Virtual functions on the Itanium C++ ABI, for single inheritance through primary
 //! bases: the vtable slots of a dynamic class, its vtable as a CIR global (offset to top,
 //! typeinfo pointer, function pointers), storing the vptr in constructors and
-//! destructors, virtual calls through the vptr, and deleting destructors (D0).
+//! destructors, virtual calls through the vptr, and deleting destructors (D0). On the
+//! Microsoft ABI, vptr stores, `typeid`, `dynamic_cast` and deleting destructors go to
+//! [`super::vtable_msvc`].
 
 use super::class::{Callee, call_function};
 use super::function::FnGen;
@@ -9,6 +11,7 @@ use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{ModuleBuilder, Value};
+use ehir_core::abi::EhAbi;
 use ehir_core::{AttrData, CastKind, ConstArrayElements, Global, Linkage, Loc};
 
 /// What a vtable slot holds.
@@ -35,13 +38,16 @@ pub struct VirtualSlot {
     pub pure: bool,
 }
 
-/// The slot key of a method: its name and function type.
-fn slot_key(method: &Node) -> String {
-    format!(
-        "{}:{}",
-        method.name.as_deref().unwrap_or_default(),
-        method.ty.as_ref().map_or("", |t| t.qual_type.as_str())
-    )
+/// The slot key of a method: its name and function type without its exception
+/// specification (an overrider may add `noexcept`).
+pub(super) fn slot_key(method: &Node) -> String {
+    let ty = method.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+    let ty = [" noexcept", " throw("]
+        .iter()
+        .filter_map(|spec| ty.find(spec))
+        .min()
+        .map_or(ty, |end| &ty[..end]);
+    format!("{}:{ty}", method.name.as_deref().unwrap_or_default())
 }
 
 /// The vtable slots of a class: those of its primary base (`inherited`), overridden by
@@ -203,6 +209,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// Stores the address of `class`'s vtable (its first function slot) in the vptr of
     /// the object at `object`, when the class is dynamic.
     pub fn store_vptr(&mut self, node: &Node, class: &str, object: Value) -> R<()> {
+        if self.st.abi == EhAbi::Msvc {
+            return self.store_vfptr(node, class, object);
+        }
         let layout = self.st.layout(self.b.ctx, node, class)?;
         if layout.virtual_slots.is_none() {
             return Ok(());
@@ -227,6 +236,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// `typeid(T)` or `typeid(e)`: the address of a typeinfo object; that of the dynamic
     /// type (from the vtable, before its offset to top) for a glvalue of a dynamic class.
     pub fn typeid(&mut self, e: &'ast Node) -> R<Value> {
+        if self.st.abi == EhAbi::Msvc {
+            return self.typeid_msvc(e);
+        }
         let result_ty = self.ty(e)?;
         let type_info = self.cir(e, &result_ty)?;
         let type_info_ptr = self.b.ctx.types.ptr(type_info);
@@ -304,6 +316,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// `dynamic_cast<T *>(p)` (null stays null) or `dynamic_cast<T &>(r)` (failure
     /// throws `std::bad_cast`), through the C++ runtime's `__dynamic_cast`.
     pub fn dynamic_cast(&mut self, e: &'ast Node, reference: bool) -> R<Value> {
+        if self.st.abi == EhAbi::Msvc {
+            return self.dynamic_cast_msvc(e, reference);
+        }
         let operand = self.operand(e, 0)?;
         let to = self.ty(e)?;
         let from = self.ty(operand)?;
@@ -397,6 +412,9 @@ pub fn generate_deleting_destructor<'ast>(
     mb: &mut ModuleBuilder,
     decl: &'ast Node,
 ) -> R<()> {
+    if state.abi == EhAbi::Msvc {
+        return super::vtable_msvc::generate_scalar_deleting_destructor(state, mb, decl);
+    }
     let Some(class) = state.class_of(decl) else {
         return error(decl, "a destructor outside a class");
     };
