@@ -38,6 +38,7 @@
 
 use crate::ir::{Global, Operand, Ty};
 use crate::layout::size_align;
+use ehir_core::abi::type_names;
 use ehir_core::abi::type_names::{
     ADJECTIVE_CONST, ADJECTIVE_VOLATILE, base_class_array_symbol, base_class_descriptor_symbol,
     class_hierarchy_descriptor_symbol, complete_object_locator_symbol,
@@ -421,17 +422,9 @@ fn class_typeinfo(ctx: &ModuleCtx, symbol: &str) -> Option<Symbol> {
     matches!(ctx.types.get(decl.ty), TypeData::Record(_)).then_some(s)
 }
 
-/// The complete-object copy constructor `C::C(const C &)` of the class whose typeinfo is
-/// `symbol`, when the module has it.
+/// The copy constructor the CatchableType of the class whose typeinfo is `symbol` names.
 fn copy_constructor(module: &Module, symbol: &str) -> Option<String> {
-    let mangled = symbol.strip_prefix("_ZTI")?;
-    let inner = match mangled.strip_prefix('N') {
-        Some(rest) => rest.strip_suffix('E')?,
-        None => mangled,
-    };
-    let name = format!("_ZN{inner}C1ERKS_");
-    let s = module.ctx.symbols.lookup(&name)?;
-    module.function_by_name(s).map(|_| name)
+    type_names::copy_constructor(module, symbol).map(|s| module.ctx.name(s).to_string())
 }
 
 /// The name of a class in RTTI symbols (`In@ns@@`), from its typeinfo symbol.

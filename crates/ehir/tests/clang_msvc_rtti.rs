@@ -14,6 +14,12 @@
 //! - `ehir build --abi msvc` of the program behaves under wine as Clang for Windows' build,
 //!   at `-O0` and `-O2`.
 //!
+//! - A Microsoft-target module of a program without the heap (the interpreter does not
+//!   model msvcrt's `operator new`) — virtual calls, `typeid`, `dynamic_cast`, `bad_cast`,
+//!   a by-value catch parameter whose copy constructor the runtime calls — interpreted at
+//!   the structured, flat and MSVC phases prints what Clang for Windows' build prints
+//!   under wine.
+//!
 //! Needs `clang++-22` (or `$EHIR_CLANG`/`$EHIR_CLANGXX`), llc, llvm-dlltool, lld-link and
 //! wine; fails loudly without them.
 
@@ -291,6 +297,99 @@ fn virtual_calls_typeid_and_dynamic_cast_behave_as_clang_for_windows_under_wine(
             got, want,
             "({build}) under wine differs from Clang for Windows"
         );
+    }
+}
+
+/// Interpreted with the Microsoft target's RTTI and catch objects (no heap).
+const STACK_PROGRAM: &str = r#"
+#include <cstdio>
+#include <typeinfo>
+struct Shape {
+  virtual ~Shape() { std::printf("~Shape\n"); }
+  virtual int area() const = 0;
+  virtual const char *name() const { return "shape"; }
+};
+struct Square : Shape {
+  int side;
+  explicit Square(int s) : side(s) {}
+  ~Square() override { std::printf("~Square %d\n", side); }
+  int area() const override { return side * side; }
+  const char *name() const override { return "square"; }
+};
+struct Circle : Shape {
+  int area() const override { return 3; }
+};
+struct Picky {
+  int id;
+  explicit Picky(int i) : id(i) {}
+  Picky(const Picky &other) : id(other.id + 100) { std::printf("copy %d\n", other.id); }
+  ~Picky() { std::printf("~Picky %d\n", id); }
+};
+static int describe(const Shape &s) {
+  std::printf("%s %d square:%d\n", s.name(), s.area(), typeid(s) == typeid(Square));
+  return s.area();
+}
+int main() {
+  Square square(4);
+  Circle circle;
+  int total = describe(square) + describe(circle);
+  Shape *shape = &circle;
+  std::printf("as square: %d, as circle: %d\n", dynamic_cast<Square *>(shape) != nullptr,
+              dynamic_cast<Circle *>(shape) != nullptr);
+  try {
+    Square &s = dynamic_cast<Square &>(*shape);
+    std::printf("not reached %d\n", s.side);
+  } catch (std::bad_cast &) {
+    std::printf("bad_cast\n");
+  }
+  try {
+    throw Picky(7);
+  } catch (Picky p) {
+    std::printf("caught %d\n", p.id);
+  }
+  return total;
+}
+"#;
+
+#[test]
+fn a_microsoft_target_module_interpreted_at_every_phase_behaves_as_clang_for_windows() {
+    require_msvc_tools();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let src = dir.path().join("stack.cpp");
+    std::fs::write(&src, STACK_PROGRAM).expect("writable");
+    let want = clang_windows_outcome(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        want.stdout.contains("copy 7") && want.stdout.contains("bad_cast"),
+        "the oracle's run is not what the program prints: {want}"
+    );
+    let options = ehir_clang::Options {
+        abi: ehir_core::abi::EhAbi::Msvc,
+        clang: ehir_clang::ClangOptions {
+            msvc_include_dir: Some(msvc_include_dir()),
+            ..Default::default()
+        },
+    };
+    let module = ehir_clang::compile_file(&src, STACK_PROGRAM, &options)
+        .unwrap_or_else(|ds| panic!("{:?}", ds.0));
+    for phase in [
+        ehir_core::Phase::Structured,
+        ehir_core::Phase::Flat,
+        ehir_core::Phase::Msvc,
+    ] {
+        let mut lowered = module.clone();
+        ehir_pipeline::lower(&mut lowered, phase).unwrap_or_else(|e| panic!("{e}"));
+        let outcome = ehir_interp::run_module(&lowered, &ehir_interp::RunConfig::default())
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        assert!(
+            outcome.runtime_error.is_none(),
+            "{phase:?}: {:?}",
+            outcome.runtime_error
+        );
+        let got = Outcome {
+            stdout: String::from_utf8_lossy(&outcome.stdout).into_owned(),
+            status: outcome.exit_status,
+        };
+        assert_eq!(got, want, "interpreted at the {phase:?} phase");
     }
 }
 

@@ -4,12 +4,14 @@
 //! Split by story: [`class`] (layout, records, special members, destruction),
 //! [`function`] (signatures, bodies, the queue of what is used), [`expr`] (scalars,
 //! lvalues, initialization of objects, calls), [`stmt`] (statements and control flow),
-//! [`eh`] (try/catch, throw, exception specifications), [`vtable`] and [`vtable_msvc`]
+//! [`eh`] (try/catch, throw, exception specifications; [`eh_msvc`] what a throw needs on
+//! the Microsoft ABI), [`vtable`] and [`vtable_msvc`]
 //! (virtual functions and RTTI on each ABI). Only what the program uses is
 //! generated: the functions defined in the main file, and what they call, transitively.
 
 pub mod class;
 pub mod eh;
+pub mod eh_msvc;
 pub mod expr;
 pub mod function;
 pub mod lifetime;

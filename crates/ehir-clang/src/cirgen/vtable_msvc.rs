@@ -29,7 +29,7 @@
 
 use super::class::{Callee, call_function};
 use super::function::FnGen;
-use super::vtable::{SlotKind, VirtualSlot, slot_key};
+use super::vtable::{DynamicCast, SlotKind, TypeidOperand, VirtualSlot, slot_key};
 use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
@@ -163,6 +163,8 @@ impl<'ast> State<'ast> {
             return error(node, format!("vftable of '{class}', which is not dynamic"));
         };
         let class_name = self.msvc_rtti_class(ctx, node, class)?;
+        // The dynamic type `__RTtypeid` answers with (the locator points to it too).
+        self.type_descriptor(ctx, node, &CType::Named(class.to_string()))?;
         let void_ptr = ctx.types.common().void_ptr;
         let ty = ctx.types.array(void_ptr, 1 + slots.len() as u64);
         let symbol = ctx.sym(&vftable_symbol(&class_name));
@@ -346,16 +348,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             return Ok(());
         }
         let (symbol, ty) = self.st.vftable(self.b.ctx, node, class)?;
-        let table = self.b.get_global(symbol, ty);
-        let void_ptr = self.b.ctx.types.common().void_ptr;
-        let slot_ptr = self.b.ctx.types.ptr(void_ptr);
-        let first = self.b.cast(CastKind::ArrayToPtrDecay, table, slot_ptr);
-        let s64 = self.b.ctx.types.common().s64;
-        let one = self.b.const_int(s64, 1);
-        let vfptr = self.b.ptr_stride(first, one);
-        let vfptr_slot_ty = self.b.ctx.types.ptr(slot_ptr);
-        let vfptr_slot = self.b.cast(CastKind::Bitcast, object, vfptr_slot_ty);
-        self.b.store(vfptr, vfptr_slot, 8);
+        // The locator's slot comes first.
+        self.store_table_entry_address(symbol, ty, 1, object);
         Ok(())
     }
 
@@ -384,74 +378,36 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// `typeid(T)` or `typeid(e)` on the Microsoft ABI: `__RTtypeid(&e)` for a glvalue of
     /// a dynamic class, else the static type's TypeDescriptor.
     pub fn typeid_msvc(&mut self, e: &'ast Node) -> R<Value> {
-        let result_ty = self.ty(e)?;
-        let type_info = self.cir(e, &result_ty)?;
+        let (operand, type_info) = self.typeid_operand(e)?;
         let type_info_ptr = self.b.ctx.types.ptr(type_info);
-        let static_type = match (&e.type_arg, e.children().next()) {
-            (Some(arg), _) => self.st.parse(e, arg.canonical())?,
-            (None, Some(operand)) => {
-                let ty = self.ty(operand)?;
-                let dynamic = match ty.unqualified() {
-                    CType::Named(class) => self
-                        .st
-                        .layout(self.b.ctx, e, class)?
-                        .virtual_slots
-                        .is_some(),
-                    _ => false,
+        let info = match operand {
+            TypeidOperand::Dynamic(object) => {
+                let void_ptr = self.b.ctx.types.common().void_ptr;
+                let raw = self.b.cast(CastKind::Bitcast, object, void_ptr);
+                let sig = self.b.ctx.types.func(vec![void_ptr], Some(void_ptr), false);
+                let flags = super::expr::call_flags(false);
+                let Some(info) = self.b.call_named(MSVC_RTTYPEID, sig, &[raw], flags) else {
+                    return error(e, "__RTtypeid without a result");
                 };
-                if dynamic && super::expr::is_glvalue(operand) {
-                    let object = self.lvalue(operand)?;
-                    let void_ptr = self.b.ctx.types.common().void_ptr;
-                    let raw = self.b.cast(CastKind::Bitcast, object, void_ptr);
-                    let sig = self.b.ctx.types.func(vec![void_ptr], Some(void_ptr), false);
-                    let flags = super::expr::call_flags(false);
-                    let Some(info) = self.b.call_named(MSVC_RTTYPEID, sig, &[raw], flags) else {
-                        return error(e, "__RTtypeid without a result");
-                    };
-                    return Ok(self.b.cast(CastKind::Bitcast, info, type_info_ptr));
-                }
-                self.ignored(operand)?;
-                ty
+                info
             }
-            (None, None) => return error(e, "typeid without an operand"),
+            TypeidOperand::Static(t) => self.type_descriptor_address(e, &t)?,
         };
-        let static_type = match static_type {
-            CType::Reference(inner) => *inner,
-            other => other,
-        };
-        let descriptor = self.type_descriptor_address(e, &static_type)?;
-        Ok(self.b.cast(CastKind::Bitcast, descriptor, type_info_ptr))
+        Ok(self.b.cast(CastKind::Bitcast, info, type_info_ptr))
     }
 
     /// `dynamic_cast<T *>(p)` or `dynamic_cast<T &>(r)` on the Microsoft ABI, through
     /// msvcrt's `__RTDynamicCast` (null stays null; a failed reference cast throws
     /// `bad_cast`), or `__RTCastToVoid` for `void *`.
     pub fn dynamic_cast_msvc(&mut self, e: &'ast Node, reference: bool) -> R<Value> {
-        let operand = self.operand(e, 0)?;
-        let to = self.ty(e)?;
-        let from = self.ty(operand)?;
-        let class_of = |t: &CType| match t.unqualified() {
-            CType::Named(name) => Some(name.clone()),
-            CType::Reference(inner) => inner.unqualified().name().map(str::to_string),
-            _ => None,
-        };
-        let source = if reference {
-            class_of(&from)
-        } else {
-            from.pointee().and_then(class_of)
-        };
-        let Some(source) = source else {
-            return unsupported(e, format!("dynamic_cast from '{from}' to '{to}'"));
-        };
-        let object = if reference {
-            self.lvalue(operand)?
-        } else {
-            self.scalar(operand)?
-        };
+        let DynamicCast {
+            object: raw,
+            source,
+            target,
+        } = self.dynamic_cast_operands(e, reference)?;
         let common = *self.b.ctx.types.common();
-        let raw = self.b.cast(CastKind::Bitcast, object, common.void_ptr);
         let flags = super::expr::call_flags(false);
-        if !reference && to.pointee().is_some_and(CType::is_void) {
+        let Some(target) = target else {
             let sig = self
                 .b
                 .ctx
@@ -460,16 +416,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let Some(result) = self.b.call_named(MSVC_RTCAST_TO_VOID, sig, &[raw], flags) else {
                 return error(e, "__RTCastToVoid without a result");
             };
-            let to_cir = self.cir(e, &to)?;
-            return Ok(self.b.cast(CastKind::Bitcast, result, to_cir));
-        }
-        let target = if reference {
-            class_of(&to)
-        } else {
-            to.pointee().and_then(class_of)
-        };
-        let Some(target) = target else {
-            return unsupported(e, format!("dynamic_cast from '{from}' to '{to}'"));
+            return Ok(result);
         };
         let source_descriptor = self.type_descriptor_address(e, &CType::Named(source))?;
         let target_descriptor = self.type_descriptor_address(e, &CType::Named(target.clone()))?;
@@ -506,12 +453,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 #[cfg(test)]
 mod tests {
     use super::virtual_slots;
-    use crate::ast::Node;
     use crate::cirgen::vtable::SlotKind;
-
-    fn class(json: &str) -> Node {
-        serde_json::from_str(json).expect("a class node")
-    }
+    use crate::cirgen::vtable::tests::class;
 
     /// `struct A { virtual ~A(); virtual int f(int); virtual int g(); virtual int
     /// f(double); virtual int f(); };` has, with Clang for Windows, the vftable

@@ -384,6 +384,65 @@ pub fn scalar_deleting_destructor_symbol(destructor: &str) -> Option<String> {
     Some(format!("??_G{class_name}{access}EAAPEAXI@Z"))
 }
 
+/// The names a copy constructor `C::C(const C &)` of the class of Microsoft type code
+/// `code` (`?AUIn@ns@@`) has, public first, then protected and private
+/// (`??0In@ns@@QEAA@AEBU01@@Z`: the parameter names the class by back references to the
+/// parts of its name). Empty when `code` is not a class or has more parts than back
+/// references reach.
+pub fn msvc_copy_constructor_symbols(code: &str) -> Vec<String> {
+    let Some(rest) = code.strip_prefix("?A") else {
+        return Vec::new();
+    };
+    let mut chars = rest.chars();
+    let Some(key @ ('U' | 'V' | 'T')) = chars.next() else {
+        return Vec::new();
+    };
+    let class_name = chars.as_str();
+    let Some(parts) = class_name.strip_suffix("@@").map(|n| n.split('@').count()) else {
+        return Vec::new();
+    };
+    if parts > 10 {
+        return Vec::new();
+    }
+    let back_references: String = (0..parts).map(|i| char::from(b'0' + i as u8)).collect();
+    ['Q', 'I', 'A']
+        .iter()
+        .map(|access| format!("??0{class_name}{access}EAA@AEB{key}{back_references}@@Z"))
+        .collect()
+}
+
+/// The copy constructor `C::C(const C &)` of the class whose Itanium typeinfo symbol is
+/// `typeinfo`, when the module defines it: under its Itanium name (the complete-object
+/// constructor `_ZN…C1ERKS_`, what the builtin front end names it), or under one of its
+/// Microsoft names ([`msvc_copy_constructor_symbols`], what the Clang front end names it
+/// on that target). What a Microsoft CatchableType names, so that the runtime can copy
+/// the object into a by-value catch parameter.
+pub fn copy_constructor(module: &crate::Module, typeinfo: &str) -> Option<crate::Symbol> {
+    copy_constructor_symbols(&module.ctx, typeinfo)
+        .into_iter()
+        .find_map(|name| {
+            let symbol = module.ctx.symbols.lookup(&name)?;
+            module.function_by_name(symbol).map(|_| symbol)
+        })
+}
+
+/// The names [`copy_constructor`] looks for: the Itanium complete-object copy
+/// constructor's, then the Microsoft ones.
+pub fn copy_constructor_symbols(ctx: &ModuleCtx, typeinfo: &str) -> Vec<String> {
+    let Some(mangled) = typeinfo.strip_prefix("_ZTI") else {
+        return Vec::new();
+    };
+    let inner = match mangled.strip_prefix('N') {
+        Some(rest) => rest.strip_suffix('E').unwrap_or(rest),
+        None => mangled,
+    };
+    let mut names = vec![format!("_ZN{inner}C1ERKS_")];
+    names.extend(msvc_copy_constructor_symbols(&msvc_type_code(
+        ctx, typeinfo,
+    )));
+    names
+}
+
 /// The Itanium mangling of the class whose [`complete_object_locator_symbol`] is `symbol`
 /// (`??_R4In@ns@@6B@` → `N2ns2InE`).
 pub fn complete_object_locator_class(symbol: &str) -> Option<String> {
@@ -860,6 +919,27 @@ mod tests {
             "??_R0?AVBase@ns@@@8"
         );
         assert_eq!(msvc_type_code(&ctx, "_ZTIPKN2ns4BaseE"), "PEBVBase@ns@@");
+    }
+
+    /// As Clang for Windows names them (`S`, `class C`, `ns::In`, `ns::deep::K`).
+    #[test]
+    fn copy_constructor_names() {
+        for (code, public) in [
+            ("?AUS@@", "??0S@@QEAA@AEBU0@@Z"),
+            ("?AVC@@", "??0C@@QEAA@AEBV0@@Z"),
+            ("?AUIn@ns@@", "??0In@ns@@QEAA@AEBU01@@Z"),
+            ("?AVK@deep@ns@@", "??0K@deep@ns@@QEAA@AEBV012@@Z"),
+        ] {
+            let names = msvc_copy_constructor_symbols(code);
+            assert_eq!(names.first().map(String::as_str), Some(public), "{code}");
+            assert_eq!(names.len(), 3);
+        }
+        assert_eq!(
+            msvc_copy_constructor_symbols("?AUS@@")[2],
+            "??0S@@AEAA@AEBU0@@Z"
+        );
+        assert!(msvc_copy_constructor_symbols("H").is_empty());
+        assert!(msvc_copy_constructor_symbols("PEAUS@@").is_empty());
     }
 
     #[test]
