@@ -149,6 +149,29 @@ impl FunctionBuilder<'_> {
         self.value_handle(value)
     }
 
+    /// `cir.copy_catch_param %exn to %dest [using @ctor]`, right after the
+    /// [`FunctionBuilder::emit_catch`] that yielded `exn`: the by-value catch parameter
+    /// at `dest` (of `exn`'s type) is a copy of the exception object, made by the copy
+    /// constructor `ctor` (bitwise without one) — on the Microsoft ABI by the runtime.
+    pub fn copy_catch_param(&mut self, exn: Value, dest: Value, ctor: Option<Symbol>) {
+        let Some([exn, dest]) = self
+            .values(&[exn, dest], "copy_catch_param")
+            .map(|v| [v[0], v[1]])
+        else {
+            return;
+        };
+        if ctor.is_some_and(|c| !self.check_symbol(c, "copy_catch_param")) {
+            return;
+        }
+        let (exn_ty, dest_ty) = (self.core_type(exn), self.core_type(dest));
+        if exn_ty != dest_ty {
+            let expected = self.type_name(exn_ty);
+            self.mismatch("copy_catch_param", &expected, dest_ty);
+            return;
+        }
+        self.cursor().copy_catch_param(exn, dest, ctor);
+    }
+
     /// Adds a `filter [typeinfos...] { cir.unreachable }` handler (a dynamic exception
     /// specification `throw(T...)`; empty for `throw()`).
     pub fn emit_filter(&mut self, typeinfos: &[Symbol]) {

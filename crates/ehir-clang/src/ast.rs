@@ -456,6 +456,10 @@ pub struct DeclIndex<'ast> {
     pub globals: Vec<&'ast Node>,
     /// Typedefs and alias declarations by qualified name.
     pub typedefs: HashMap<String, &'ast Node>,
+    /// Names brought into a namespace by a using-declaration, by qualified name: the
+    /// qualified name they stand for (`std::exception` → `exception` for `namespace std {
+    /// using ::exception; }`, as the Windows headers name msvcrt's classes).
+    pub using_names: HashMap<String, String>,
     /// Namespaces: the qualified name (`app::storage`) of each by id.
     pub namespaces: HashMap<&'ast str, String>,
     /// Namespace aliases: the id of the namespace each qualified alias name names.
@@ -636,6 +640,17 @@ impl<'ast> DeclIndex<'ast> {
                 "TypedefDecl" | "TypeAliasDecl" => {
                     if let Some(name) = &node.name {
                         self.typedefs.insert(format!("{prefix}{name}"), node);
+                    }
+                }
+                "UsingDecl" => {
+                    // `::name` names it from the global namespace, `a::name` from here.
+                    if let Some(written) = &node.name {
+                        let target = match written.strip_prefix("::") {
+                            Some(global) => global.to_string(),
+                            None => format!("{prefix}{written}"),
+                        };
+                        let name = target.rsplit("::").next().unwrap_or(&target);
+                        self.using_names.insert(format!("{prefix}{name}"), target);
                     }
                 }
                 _ => {}

@@ -23,22 +23,22 @@
 //! `MaterializeTemporaryExpr` with lifetime extension, elided copies, NRVO), `throw`,
 //! `try`/`catch`, function-try-blocks, `noexcept` and dynamic exception specifications,
 //! instantiations of function and class templates, lambdas, placement and `nothrow`
-//! `new`, virtual functions on the Itanium ABI with single inheritance (`cirgen::vtable`:
+//! `new`, virtual functions with single inheritance on both ABIs (Itanium: `cirgen::vtable`:
 //! a vtable per dynamic class as an internal CIR global — offset to top, typeinfo,
 //! function pointers, pure ones null —, the vptr stored by constructors and destructors,
 //! virtual calls through it, deleting destructors `D0`, also for `std::exception` and
 //! the other classes of the C++ runtime's headers), `typeid` and `dynamic_cast` (through
-//! the runtime's `__dynamic_cast`).
+//! the runtime's `__dynamic_cast`); Microsoft: `cirgen::vtable_msvc`, vftables with the
+//! class's Complete Object Locator and RTTI objects as Clang for Windows makes them,
+//! scalar deleting destructors `??_G`, `__RTtypeid` and `__RTDynamicCast`).
 //!
 //! # Not yet
-//! Virtual functions on the Microsoft ABI, dynamic classes with a dynamic base that is
-//! not the first (secondary vtables, thunks), virtual bases, pointers to members,
-//! unions, bit fields, dynamic initialization of globals and static locals, members
-//! placed in a base's tail padding. The vtables of the C++ runtime's classes are copied
-//! into the module rather than referenced. On the Microsoft target: the runtime-built
-//! by-value catch object (a named by-value parameter is still copied in the handler, so
-//! a throwing copy constructor terminates where wine's runtime lets a sibling handler
-//! catch; an unnamed one is not copied, as on Windows).
+//! Dynamic classes with a dynamic base that is not the first (secondary vtables, thunks;
+//! on both ABIs), virtual bases, pointers to members, unions, bit fields, dynamic
+//! initialization of globals and static locals, members placed in a base's tail padding.
+//! The vtables of the C++ runtime's classes are copied into the module rather than
+//! referenced. Microsoft RTTI lists public bases only (a private base is left out of the
+//! class hierarchy descriptor).
 //!
 //! # The Microsoft target (`--abi msvc`)
 //! Clang parses for `x86_64-pc-windows-msvc` with `-fms-extensions
@@ -49,7 +49,10 @@
 //! `long` is 32 bits, [`ehir_core::abi::EhAbi::long_bits`]; `size_t` is `unsigned long
 //! long`).
 //!
-//! Microsoft-ABI behaviour: the callee destroys by-value class parameters; an unnamed
+//! Microsoft-ABI behaviour: the callee destroys by-value class parameters; a named
+//! by-value class catch parameter is built by the runtime (`cir.copy_catch_param`: the
+//! catchpad's object slot, before the try block's objects are destroyed; a throw
+//! generates the copy constructors its CatchableTypes name); an unnamed
 //! by-value catch parameter is not copied; `catch (T*&)` binds to the exception object
 //! (the handler yields the pointer's address, which the MSVC lowering turns into the
 //! reference adjective); `throw nullptr` is caught by `void*` handlers (its throw info

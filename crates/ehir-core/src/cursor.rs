@@ -689,6 +689,12 @@ impl FuncCursor<'_> {
         self.value(OpKind::CatchParam, &[], ty)
     }
 
+    /// `cir.copy_catch_param %exn to %dest [using @ctor] : T`.
+    pub fn copy_catch_param(&mut self, exn: Value, dest: Value, ctor: Option<Symbol>) -> Op {
+        let kind = OpKind::CopyCatchParam { ctor: ctor.into() };
+        self.op(kind, &[exn, dest], &[])
+    }
+
     /// `cir.label "name"`.
     pub fn label(&mut self, name: Symbol) -> Op {
         self.op(OpKind::Label { name }, &[], &[])

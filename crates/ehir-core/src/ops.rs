@@ -235,6 +235,18 @@ pub enum OpKind {
         /// The dispatch keys, in order, one per successor.
         keys: Extra,
     },
+    /// `cir.copy_catch_param %exn to %dest [using @ctor] : !cir.ptr<T>` — a by-value catch
+    /// parameter: the object at `%dest` is a copy of the exception object `%exn` (the
+    /// pointer of the `cir.catch_param` or `cir.begin_catch` right before it), made by the
+    /// copy constructor `@ctor(%dest, %exn)`, bitwise without one; an exception from the
+    /// copy calls `std::terminate`. On the Microsoft ABI the runtime makes the copy when it
+    /// chooses the handler, before the try block's objects are destroyed: the MSVC
+    /// lowering makes `%dest` the catchpad's by-value object slot (the thrower's
+    /// CatchableType names the copy constructor). The Itanium lowering does not take it.
+    CopyCatchParam {
+        /// The copy constructor, if the copy is not bitwise.
+        ctor: PackedOption<Symbol>,
+    },
     /// `%c = cir.begin_cleanup(%t : !cir.eh_token) : !cir.cleanup_token`
     BeginCleanup,
     /// `cir.end_cleanup(%c : !cir.cleanup_token)`

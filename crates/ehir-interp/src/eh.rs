@@ -26,6 +26,7 @@ use crate::machine::{Boundary, Frame, Machine, Pad, Slot, Stop, SyncEnd};
 use crate::memory::{self, AllocKind};
 use crate::runtime::EndCatch;
 use crate::trace::Event;
+use ehir_core::abi::type_names;
 use ehir_core::{
     Attr, AttrData, Block, Extra, ExtraData, HandlerKey, LandingPadClause, Op, OpKind, Phase,
     Successor, Symbol, Value,
@@ -44,6 +45,18 @@ fn dispatch_catches(func: &ehir_core::Function, keys: Extra) -> bool {
             HandlerKey::Catch(_) | HandlerKey::CatchAll | HandlerKey::Filter(_)
         )
     })
+}
+
+/// A by-value catch parameter the runtime builds when its handler is chosen.
+struct CatchObject {
+    /// Its address.
+    address: u64,
+    /// Its class.
+    class: ehir_core::Type,
+    /// The handler's type (Itanium mangling).
+    handler: String,
+    /// The copy constructor (`None`: the copy is bitwise).
+    ctor: Option<Symbol>,
 }
 
 /// What an Itanium landing pad does with an exception.
@@ -479,11 +492,17 @@ impl<'m> Machine<'m> {
             let dst = self.get(slot);
             if dst != 0 {
                 let thrown_is_pointer = cxx_types::parse(&self.exn_type(exn)).is_pointer();
+                let class_slot = self.pointee(slot).is_some_and(|t| {
+                    matches!(self.module.ctx.types.get(t), ehir_core::TypeData::Record(_))
+                });
                 if adjectives & 8 != 0 || thrown_is_pointer {
                     // Catch by reference (or of a pointer): the slot gets the pointer.
                     self.mem
                         .write_uint(dst, 8, adjusted)
                         .map_err(|e| self.mem_error(e))?;
+                } else if class_slot {
+                    // A class by value: the runtime built it before unwinding
+                    // (`build_catch_object`).
                 } else {
                     let size = self
                         .pointee(slot)
@@ -498,6 +517,39 @@ impl<'m> Machine<'m> {
         self.cur.pads.push(Pad::Catch { exn });
         if let Some(&r) = func.dfg.results(op).first() {
             self.set(r, u64::from(exn));
+        }
+        self.next(op)
+    }
+
+    /// `cir.copy_catch_param`: the by-value catch parameter becomes a copy of the
+    /// exception object, made by its copy constructor (an exception from it terminates)
+    /// or bitwise.
+    pub(crate) fn exec_copy_catch_param(
+        &mut self,
+        op: Op,
+        ctor: Option<Symbol>,
+    ) -> Result<(), Stop> {
+        let operands = self.cur.func.dfg.operands(op);
+        let (Some(&exn), Some(&dest)) = (operands.first(), operands.get(1)) else {
+            return Err(self.error("cir.copy_catch_param without its operands".into()));
+        };
+        let (source, target) = (self.get(exn), self.get(dest));
+        if let Some(i) = self.built_catch_objects.iter().rposition(|&a| a == target) {
+            // Built when the handler was chosen (`build_catch_object`).
+            self.built_catch_objects.remove(i);
+            return self.next(op);
+        }
+        match ctor {
+            Some(ctor) => match self.call_sync(Boundary::Dtor, ctor, &[target, source])? {
+                SyncEnd::Returned(_) => {}
+                SyncEnd::Threw(e) => return self.terminate_for(e),
+            },
+            None => {
+                let size = self.pointee(dest).map_or(0, |t| self.layouts.size(t));
+                self.mem
+                    .copy(target, source, size)
+                    .map_err(|e| self.mem_error(e))?;
+            }
         }
         self.next(op)
     }
@@ -541,12 +593,189 @@ impl<'m> Machine<'m> {
     /// `std::terminate` without unwinding when nothing would stop it.
     pub(crate) fn raise(&mut self, exn: u32) -> Result<(), Stop> {
         if self.search(exn) {
+            self.build_catch_object(exn)?;
             self.unwind(exn)
         } else {
             // libstdc++'s __cxa_throw: _Unwind_RaiseException returned, so
             // __cxa_begin_catch + std::terminate.
             self.terminate_for(exn)
         }
+    }
+
+    /// When unwinding `exn` stops at a handler whose parameter is built by value from the
+    /// exception object (a `cir.copy_catch_param` after its `cir.catch_param` or
+    /// `cir.begin_catch`, or an MSVC `cir.catchpad` with a class object slot), the
+    /// runtime builds it now, before anything is unwound (the try block's objects are
+    /// destroyed after it), as the Microsoft runtime does: with the copy constructor the
+    /// op names, or at the MSVC phase the one the thrower's CatchableType names
+    /// ([`type_names::copy_constructor`]), bitwise without one. An exception from the
+    /// copy terminates, as Microsoft's runtime does (wine's lets a sibling handler catch
+    /// it).
+    fn build_catch_object(&mut self, exn: u32) -> Result<(), Stop> {
+        let Some(target) = self.catch_object(exn) else {
+            return Ok(());
+        };
+        let (Some(Adjust::Object(offset)), Some(object)) = (
+            self.catch_adjust(&target.handler, exn),
+            self.rt.get(exn).map(|e| e.object),
+        ) else {
+            return Ok(());
+        };
+        let source = memory::offset_by(object, offset as i64);
+        self.built_catch_objects.push(target.address);
+        match target.ctor {
+            Some(ctor) => match self.call_sync(Boundary::Dtor, ctor, &[target.address, source])? {
+                SyncEnd::Returned(_) => Ok(()),
+                SyncEnd::Threw(e) => self.terminate_for(e),
+            },
+            None => {
+                let size = self.layouts.size(target.class);
+                self.mem
+                    .copy(target.address, source, size)
+                    .map_err(|e| self.mem_error(e))
+            }
+        }
+    }
+
+    /// The by-value catch parameter of the handler where unwinding `exn` stops, if it
+    /// has one (see [`Machine::build_catch_object`]).
+    fn catch_object(&self, exn: u32) -> Option<CatchObject> {
+        let mut frames = vec![&self.cur];
+        for slot in self.stack.iter().rev() {
+            match slot {
+                Slot::Frame(f) => frames.push(f),
+                Slot::Boundary(_) => break,
+            }
+        }
+        let f = frames
+            .into_iter()
+            .find(|f| !self.at_nothrow_call(f) && self.search_frame(f, exn))?;
+        let func = f.func;
+        // The handler's first op, and its type.
+        let (begin, handler) = match f.phase {
+            Phase::Structured => self.structured_catch(&f.ctrl, func, exn)?,
+            Phase::Flat => {
+                let start = func.dfg.successor_block(self.unwind_dest(f)?);
+                self.flat_catch(func, start, exn)?
+            }
+            Phase::Msvc => {
+                let start = func.dfg.successor_block(self.unwind_dest(f)?);
+                let pad = self.msvc_matching_pad(f, start, exn)?;
+                let OpKind::CatchPad {
+                    type_desc,
+                    adjectives,
+                    has_slot,
+                } = *func.dfg.kind(pad)
+                else {
+                    return None;
+                };
+                let descriptor = type_desc.expand()?;
+                if !has_slot || adjectives & type_names::ADJECTIVE_REFERENCE != 0 {
+                    return None;
+                }
+                let slot = *func.dfg.operands(pad).get(1)?;
+                let class = self.record_pointee(func, slot)?;
+                let handler =
+                    cxx_types::msvc_handler_type(self.module.ctx.name(descriptor), adjectives);
+                let ctor = type_names::copy_constructor(self.module, &format!("_ZTI{handler}"));
+                return Some(CatchObject {
+                    address: f.regs[ehir_core::EntityRef::index(slot)],
+                    class,
+                    handler,
+                    ctor,
+                });
+            }
+            Phase::Itanium => return None,
+        };
+        let copy = func.layout.next_op(begin)?;
+        let OpKind::CopyCatchParam { ctor } = *func.dfg.kind(copy) else {
+            return None;
+        };
+        let dest = *func.dfg.operands(copy).get(1)?;
+        Some(CatchObject {
+            address: f.regs[ehir_core::EntityRef::index(dest)],
+            class: self.record_pointee(func, dest)?,
+            handler,
+            ctor: ctor.expand(),
+        })
+    }
+
+    /// The record a pointer value points to.
+    fn record_pointee(&self, func: &ehir_core::Function, v: Value) -> Option<ehir_core::Type> {
+        let types = &self.module.ctx.types;
+        let class = types.pointee(func.dfg.value_type(v))?;
+        matches!(types.get(class), ehir_core::TypeData::Record(_)).then_some(class)
+    }
+
+    /// Structured: the first op (`cir.catch_param`) of the typed catch handler where
+    /// unwinding `exn` stops in a frame at `ctrl`, and the handler's type.
+    fn structured_catch(
+        &self,
+        ctrl: &[crate::machine::Ctrl],
+        func: &ehir_core::Function,
+        exn: u32,
+    ) -> Option<(Op, String)> {
+        for c in ctrl.iter().rev() {
+            if !matches!(c.state, crate::machine::CtrlState::TryBody) {
+                continue;
+            }
+            let OpKind::Try { handlers } = *func.dfg.kind(c.op) else {
+                continue;
+            };
+            for (i, key) in func.dfg.handlers(handlers).iter().enumerate() {
+                if self.key_handles(key, exn) {
+                    let HandlerKey::Catch(attr) = key else {
+                        return None;
+                    };
+                    let region = *func.dfg.regions(c.op).get(i + 1)?;
+                    let entry = func.layout.entry_block(region)?;
+                    return Some((func.layout.first_op(entry)?, self.attr_type(*attr)?));
+                }
+                if matches!(key, HandlerKey::Terminate) {
+                    return None;
+                }
+            }
+        }
+        None
+    }
+
+    /// Flat: the first op (`cir.begin_catch`) of the block of the typed catch key where
+    /// the EH code from `start` catches `exn`, and the key's type.
+    fn flat_catch(
+        &self,
+        func: &ehir_core::Function,
+        start: Block,
+        exn: u32,
+    ) -> Option<(Op, String)> {
+        let mut block = start;
+        for _ in 0..10_000 {
+            let term = func.layout.last_op(block)?;
+            let succs = func.dfg.successors(term);
+            match *func.dfg.kind(term) {
+                OpKind::EhDispatch { keys } => {
+                    let mut next = None;
+                    for (i, key) in func.dfg.handlers(keys).iter().enumerate() {
+                        if self.key_handles(key, exn) {
+                            let HandlerKey::Catch(attr) = key else {
+                                return None;
+                            };
+                            let handler = func.dfg.successor_block(*succs.get(i)?);
+                            return Some((func.layout.first_op(handler)?, self.attr_type(*attr)?));
+                        }
+                        match key {
+                            HandlerKey::Unwind => next = succs.get(i).copied(),
+                            HandlerKey::Terminate => return None,
+                            _ => {}
+                        }
+                    }
+                    block = func.dfg.successor_block(next?);
+                }
+                OpKind::Br => block = func.dfg.successor_block(*succs.first()?),
+                OpKind::TryCall { .. } => block = func.dfg.successor_block(*succs.first()?),
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// Whether a frame stands at a call that cannot throw (`nothrow` on the call, or a
@@ -741,12 +970,16 @@ impl<'m> Machine<'m> {
 
     /// Phase 1 in an MSVC frame: the catchswitch / cleanuppad chain from `start`.
     fn msvc_search(&self, f: &Frame<'m>, start: Block, exn: u32) -> bool {
+        self.msvc_matching_pad(f, start, exn).is_some()
+    }
+
+    /// The `cir.catchpad` of the catchswitch / cleanuppad chain from `start` that catches
+    /// `exn`.
+    fn msvc_matching_pad(&self, f: &Frame<'m>, start: Block, exn: u32) -> Option<Op> {
         let func = f.func;
         let mut block = start;
         for _ in 0..10_000 {
-            let Some(first) = func.layout.first_op(block) else {
-                return false;
-            };
+            let first = func.layout.first_op(block)?;
             match *func.dfg.kind(first) {
                 OpKind::CatchSwitch { .. } => {
                     let (handlers, unwind) = func.dfg.catchswitch_edges(first);
@@ -761,28 +994,23 @@ impl<'m> Machine<'m> {
                         } = *func.dfg.kind(pad)
                         {
                             match type_desc.expand() {
-                                None => return true,
+                                None => return Some(pad),
                                 Some(d) => {
                                     let ty = cxx_types::msvc_handler_type(
                                         self.module.ctx.name(d),
                                         adjectives,
                                     );
                                     if self.catch_adjust(&ty, exn).is_some() {
-                                        return true;
+                                        return Some(pad);
                                     }
                                 }
                             }
                         }
                     }
-                    let Some(unwind) = unwind else {
-                        return false;
-                    };
-                    block = func.dfg.successor_block(unwind);
+                    block = func.dfg.successor_block(unwind?);
                 }
                 OpKind::CleanupPad => {
-                    let Some(&token) = func.dfg.results(first).first() else {
-                        return false;
-                    };
+                    let &token = func.dfg.results(first).first()?;
                     let next = func.walk_ops().into_iter().find_map(|op| {
                         (matches!(func.dfg.kind(op), OpKind::CleanupRet)
                             && func.dfg.operands(op).first() == Some(&token))
@@ -790,13 +1018,13 @@ impl<'m> Machine<'m> {
                     });
                     match next {
                         Some(Some(s)) => block = func.dfg.successor_block(s),
-                        _ => return false,
+                        _ => return None,
                     }
                 }
-                _ => return false,
+                _ => return None,
             }
         }
-        false
+        None
     }
 
     /// What an Itanium landing pad selects for `exn`; `None` when the pad is skipped.

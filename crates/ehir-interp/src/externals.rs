@@ -7,6 +7,7 @@
 //! `std::nothrow` variants), and
 //! the C++ runtime:
 //! `__dynamic_cast` (through the vtable's offset to top and typeinfo), `__cxa_bad_cast`,
+//! msvcrt's `__RTtypeid`, `__RTDynamicCast` and `__RTCastToVoid` (`msvc_rtti.rs`),
 //! `__cxa_allocate_exception`, `__cxa_free_exception`, `__cxa_throw`, `__cxa_rethrow`,
 //! `__cxa_begin_catch`, `__cxa_end_catch`, `__cxa_get_exception_ptr`,
 //! `__cxa_call_unexpected`, `__cxa_call_terminate`, `__clang_call_terminate`,
@@ -312,6 +313,9 @@ impl<'m> Machine<'m> {
         let value = |v: u64| Ok(ExternalResult::Value(Some(v)));
         let unit = || Ok(ExternalResult::Value(None));
         if let Some(result) = self.call_c_library(name, args, call.arg_values, call.result_ty)? {
+            return Ok(result);
+        }
+        if let Some(result) = self.call_msvc_rtti(name, args)? {
             return Ok(result);
         }
         match name {

@@ -164,6 +164,7 @@ mod externals;
 mod libc;
 mod machine;
 mod memory;
+mod msvc_rtti;
 mod printf;
 mod runtime;
 mod scopes;
@@ -427,6 +428,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         trace_overflow: false,
         trace_bytes: 0,
         met_specification: std::cell::Cell::new(false),
+        built_catch_objects: Vec::new(),
     };
     let result = start(&mut m, fid, !is_main);
     // A trace that exhausted the memory budget ends the run as an error even when the

@@ -52,7 +52,8 @@ pub(crate) enum SyncEnd {
 pub(crate) enum Boundary {
     /// The harness that called the entry function; `catches` for non-`main` entries.
     Entry { catches: bool },
-    /// An exception object's destructor, called by `__cxa_end_catch`: an exception
+    /// An exception object's destructor, called by `__cxa_end_catch`, or the copy
+    /// constructor of a by-value catch parameter (`cir.copy_catch_param`): an exception
     /// escaping it terminates.
     Dtor,
     /// The `std::unexpected` handler: what it throws is checked against the violated
@@ -262,6 +263,9 @@ pub(crate) struct Machine<'m> {
     /// Set when an exception met a dynamic exception specification (see
     /// `RunOutcome::met_specification`).
     pub met_specification: std::cell::Cell<bool>,
+    /// By-value catch parameters built when their handler was chosen
+    /// (`cir.copy_catch_param`), by address, not yet reached.
+    pub built_catch_objects: Vec<u64>,
 }
 
 /// Marks a runtime error as a budget cut.
@@ -916,6 +920,7 @@ impl<'m> Machine<'m> {
                 }
                 self.next(op)
             }
+            OpKind::CopyCatchParam { ctor } => self.exec_copy_catch_param(op, ctor.expand()),
             OpKind::BeginCatch => {
                 let ops = data.operands.as_slice(pool);
                 let results = data.results.as_slice(pool);
@@ -1279,6 +1284,7 @@ impl<'m> Machine<'m> {
             }
             if g.init.is_none() {
                 self.init_stream_global(g.name, p)?;
+                self.init_type_descriptor(g.name, p)?;
                 if self.mem.len_of(p).is_ok_and(|n| n >= 16) {
                     self.init_typeinfo_name(g.name, p)?;
                 }

@@ -19,15 +19,31 @@
 //! `catch (const char *)` becomes `[@"??_R0PEAD@8", 1, …]` and matches both a thrown
 //! `char *` and a thrown `const char *`.
 //!
+//! - for a dynamic class's vftable, the Complete Object Locator `??_R4<class>6B@` its
+//!   first slot points to → the class's TypeDescriptor and Class Hierarchy Descriptor
+//!   `??_R3<class>8` → Base Class Array `??_R2<class>8` → one Base Class Descriptor
+//!   `??_R1…<base>8` per class of the hierarchy (the class itself, then its bases depth
+//!   first, each with the offset of its subobject and its own hierarchy descriptor), as
+//!   `__RTtypeid` and `__RTDynamicCast` read them. The hierarchy is the one the module's
+//!   `cir.typeinfo` items describe: public non-virtual bases (a base that occurs twice is
+//!   marked ambiguous, as Clang does).
+//!
+//! A module on the Microsoft target declares (without defining) the RTTI objects its code
+//! and vftables refer to, by their Microsoft names: TypeDescriptors and Complete Object
+//! Locators ([`MsRtti::declared_object`]); the tables above define them.
+//!
 //! All objects are `linkonce_odr` in comdats of their own name, as MSVC and clang emit
 //! them, and their names are built from everything they contain, so equal names mean equal
 //! contents across modules.
 
 use crate::ir::{Global, Operand, Ty};
 use crate::layout::size_align;
+use ehir_core::abi::type_names;
 use ehir_core::abi::type_names::{
-    ADJECTIVE_CONST, ADJECTIVE_VOLATILE, decompose_pointer_qualifiers, descriptor_code,
-    descriptor_symbol, msvc_type_code,
+    ADJECTIVE_CONST, ADJECTIVE_VOLATILE, base_class_array_symbol, base_class_descriptor_symbol,
+    class_hierarchy_descriptor_symbol, complete_object_locator_symbol,
+    decompose_pointer_qualifiers, descriptor_code, descriptor_symbol, msvc_class_name,
+    msvc_type_code,
 };
 use ehir_core::{Module, ModuleCtx, Symbol, TypeData};
 use std::collections::BTreeMap;
@@ -36,6 +52,20 @@ use std::collections::BTreeMap;
 pub const TYPE_INFO_VFTABLE: &str = "ehir.type_info.vftable";
 /// The linker-defined symbol image-relative references are taken against.
 pub const IMAGE_BASE: &str = "__ImageBase";
+
+/// Complete Object Locator signature of 64-bit images (image-relative references).
+const COL_SIGNATURE_IMAGE_RELATIVE: i128 = 1;
+/// Class Hierarchy Descriptor attribute: a class of the hierarchy has several bases.
+const CHD_MULTIPLE_INHERITANCE: i128 = 1;
+/// Class Hierarchy Descriptor attribute: a base class occurs more than once.
+const CHD_AMBIGUOUS: i128 = 4;
+/// Base Class Descriptor attribute: the base occurs more than once in the hierarchy.
+const BCD_AMBIGUOUS: u32 = 2;
+/// Base Class Descriptor attribute: the descriptor points to the base's hierarchy
+/// descriptor (always set, as by MSVC and Clang).
+const BCD_HAS_HIERARCHY_DESCRIPTOR: u32 = 0x40;
+/// The deepest class hierarchy described (a deeper one is malformed: cyclic).
+const MAX_HIERARCHY: usize = 10_000;
 
 /// CatchableType property: a scalar (or pointer) the runtime copies with `memmove`.
 const CT_IS_SIMPLE_TYPE: i128 = 1;
@@ -220,6 +250,147 @@ impl MsRtti {
         name
     }
 
+    /// Defines the RTTI object a module global `name` declares without an initializer,
+    /// when `name` is a TypeDescriptor or a Complete Object Locator: `Ok(true)` when it is
+    /// one (and is now defined), `Ok(false)` when it is another global.
+    pub fn declared_object(&mut self, module: &Module, name: &str) -> Result<bool, String> {
+        if let Some(code) = descriptor_code(name) {
+            self.type_descriptor(code);
+            return Ok(true);
+        }
+        if !name.starts_with("??_R4") {
+            return Ok(false);
+        }
+        let ctx = &module.ctx;
+        let class = ctx
+            .typeinfos
+            .iter()
+            .map(|decl| decl.symbol)
+            .find(|&symbol| {
+                class_typeinfo(ctx, ctx.name(symbol)).is_some()
+                    && msvc_class_name(ctx, ctx.name(symbol))
+                        .is_some_and(|class| complete_object_locator_symbol(&class) == name)
+            })
+            .ok_or_else(|| {
+                format!("the Complete Object Locator @{name} names no class of the module's cir.typeinfo items")
+            })?;
+        self.complete_object_locator(ctx, class)?;
+        Ok(true)
+    }
+
+    /// The Complete Object Locator of the vftable at offset 0 of the class whose typeinfo
+    /// is `class`; returns its symbol.
+    fn complete_object_locator(
+        &mut self,
+        ctx: &ModuleCtx,
+        class: Symbol,
+    ) -> Result<String, String> {
+        let class_name = rtti_class_name(ctx, class)?;
+        let name = complete_object_locator_symbol(&class_name);
+        let descriptor = self.type_descriptor(&msvc_type_code(ctx, ctx.name(class)));
+        let hierarchy = self.class_hierarchy_descriptor(ctx, class)?;
+        self.define_table(
+            &name,
+            i32_fields(vec![
+                Operand::Int(COL_SIGNATURE_IMAGE_RELATIVE),
+                // The vftable pointer's offset in the complete object, the constructor
+                // displacement's offset (no virtual bases).
+                Operand::Int(0),
+                Operand::Int(0),
+                Operand::ImageRel(descriptor),
+                Operand::ImageRel(hierarchy),
+                Operand::ImageRel(name.clone()),
+            ]),
+        );
+        Ok(name)
+    }
+
+    /// The Class Hierarchy Descriptor of the class whose typeinfo is `class` (with its
+    /// Base Class Array and Descriptors, and those of its bases); returns its symbol.
+    fn class_hierarchy_descriptor(
+        &mut self,
+        ctx: &ModuleCtx,
+        class: Symbol,
+    ) -> Result<String, String> {
+        let class_name = rtti_class_name(ctx, class)?;
+        let name = class_hierarchy_descriptor_symbol(&class_name);
+        if self.globals.contains_key(&name) {
+            return Ok(name);
+        }
+        let hierarchy = class_hierarchy(ctx, class)?;
+        let mut occurrences: BTreeMap<Symbol, usize> = BTreeMap::new();
+        for member in &hierarchy {
+            *occurrences.entry(member.class).or_default() += 1;
+        }
+        let mut attributes = 0;
+        if hierarchy.iter().any(|member| {
+            ctx.typeinfo(member.class)
+                .is_some_and(|decl| decl.bases.len() > 1)
+        }) {
+            attributes |= CHD_MULTIPLE_INHERITANCE;
+        }
+        if occurrences.values().any(|&n| n > 1) {
+            attributes |= CHD_AMBIGUOUS;
+        }
+        // Defined before the bases' descriptors, which may come back to it.
+        let array = base_class_array_symbol(&class_name);
+        self.define_table(
+            &name,
+            i32_fields(vec![
+                Operand::Int(0),
+                Operand::Int(attributes),
+                Operand::Int(hierarchy.len() as i128),
+                Operand::ImageRel(array.clone()),
+            ]),
+        );
+        let mut descriptors = Vec::with_capacity(hierarchy.len() + 1);
+        for member in &hierarchy {
+            let member_name = rtti_class_name(ctx, member.class)?;
+            let mut bcd_attributes = BCD_HAS_HIERARCHY_DESCRIPTOR;
+            if occurrences[&member.class] > 1 {
+                bcd_attributes |= BCD_AMBIGUOUS;
+            }
+            let offset = i64::try_from(member.offset)
+                .map_err(|_| format!("base @{} at an offset too large", ctx.name(member.class)))?;
+            let descriptor_name =
+                base_class_descriptor_symbol(&member_name, offset, -1, 0, bcd_attributes);
+            let descriptor = self.type_descriptor(&msvc_type_code(ctx, ctx.name(member.class)));
+            let member_hierarchy = if member.class == class {
+                name.clone()
+            } else {
+                self.class_hierarchy_descriptor(ctx, member.class)?
+            };
+            self.define_table(
+                &descriptor_name,
+                i32_fields(vec![
+                    Operand::ImageRel(descriptor),
+                    Operand::Int(member.contained as i128),
+                    // Where the base is: member displacement, vbtable pointer
+                    // displacement (-1: not in a virtual base), displacement in the vbtable.
+                    Operand::Int(i128::from(offset)),
+                    Operand::Int(-1),
+                    Operand::Int(0),
+                    Operand::Int(i128::from(bcd_attributes)),
+                    Operand::ImageRel(member_hierarchy),
+                ]),
+            );
+            descriptors.push(Operand::ImageRel(descriptor_name));
+        }
+        // Null-terminated, as MSVC and Clang write it.
+        descriptors.push(Operand::Int(0));
+        self.globals.entry(array.clone()).or_insert_with(|| Global {
+            name: array.clone(),
+            linkage: "linkonce_odr",
+            constant: true,
+            unnamed_addr: true,
+            ty: Ty::Array(descriptors.len() as u64, Box::new(Ty::i32())),
+            init: Some(Operand::Array(Ty::i32(), descriptors)),
+            align: Some(4),
+            comdat: true,
+        });
+        Ok(name)
+    }
+
     /// Defines table `name` (once), a struct of `fields`.
     fn define_table(&mut self, name: &str, fields: Vec<(Ty, Operand)>) {
         let ty = Ty::Struct(fields.iter().map(|(t, _)| t.clone()).collect());
@@ -251,17 +422,59 @@ fn class_typeinfo(ctx: &ModuleCtx, symbol: &str) -> Option<Symbol> {
     matches!(ctx.types.get(decl.ty), TypeData::Record(_)).then_some(s)
 }
 
-/// The complete-object copy constructor `C::C(const C &)` of the class whose typeinfo is
-/// `symbol`, when the module has it.
+/// The copy constructor the CatchableType of the class whose typeinfo is `symbol` names.
 fn copy_constructor(module: &Module, symbol: &str) -> Option<String> {
-    let mangled = symbol.strip_prefix("_ZTI")?;
-    let inner = match mangled.strip_prefix('N') {
-        Some(rest) => rest.strip_suffix('E')?,
-        None => mangled,
-    };
-    let name = format!("_ZN{inner}C1ERKS_");
-    let s = module.ctx.symbols.lookup(&name)?;
-    module.function_by_name(s).map(|_| name)
+    type_names::copy_constructor(module, symbol).map(|s| module.ctx.name(s).to_string())
+}
+
+/// The name of a class in RTTI symbols (`In@ns@@`), from its typeinfo symbol.
+fn rtti_class_name(ctx: &ModuleCtx, class: Symbol) -> Result<String, String> {
+    msvc_class_name(ctx, ctx.name(class))
+        .ok_or_else(|| format!("@{} is not the typeinfo of a class", ctx.name(class)))
+}
+
+/// A class of a hierarchy as its Base Class Array lists it.
+struct HierarchyMember {
+    /// Its typeinfo symbol.
+    class: Symbol,
+    /// The offset of its subobject in the class the hierarchy is of.
+    offset: u64,
+    /// How many classes follow it in the array that are its own bases.
+    contained: usize,
+}
+
+/// The class whose typeinfo is `class` and its public bases, transitively, depth-first in
+/// preorder (each class before its bases, bases in declaration order), with the offset
+/// of each subobject.
+fn class_hierarchy(ctx: &ModuleCtx, class: Symbol) -> Result<Vec<HierarchyMember>, String> {
+    let mut members: Vec<HierarchyMember> = Vec::new();
+    // (typeinfo, offset, depth); the stack of the members still open, by depth.
+    let mut stack: Vec<(Symbol, u64, usize)> = vec![(class, 0, 0)];
+    let mut open: Vec<usize> = Vec::new();
+    while let Some((symbol, offset, depth)) = stack.pop() {
+        if members.len() >= MAX_HIERARCHY {
+            return Err(format!(
+                "the class hierarchy of @{} is cyclic or too large",
+                ctx.name(class)
+            ));
+        }
+        open.truncate(depth);
+        for &ancestor in &open {
+            members[ancestor].contained += 1;
+        }
+        open.push(members.len());
+        members.push(HierarchyMember {
+            class: symbol,
+            offset,
+            contained: 0,
+        });
+        if let Some(decl) = ctx.typeinfo(symbol) {
+            for &(base, base_offset) in decl.bases.iter().rev() {
+                stack.push((base, offset.saturating_add(base_offset), depth + 1));
+            }
+        }
+    }
+    Ok(members)
 }
 
 /// The unambiguous public bases of a class, transitively, with their offsets: depth

@@ -201,21 +201,7 @@ impl<'s> Parser<'s> {
                 )?;
                 let kind = self.module.ctx.sym(self.text_of(kind_tok));
                 let token = self.expect(TokenKind::ValueId, "the token ('%name')")?;
-                self.expect_ident("to", "'to' and the catch parameter's address")?;
-                let dest = self.expect(
-                    TokenKind::ValueId,
-                    "the catch parameter's address ('%name')",
-                )?;
-                let thunk = if self.eat_ident("using") {
-                    Some(self.expect_symbol("the copy function ('@name')")?.0)
-                } else {
-                    None
-                };
-                self.expect(
-                    TokenKind::Colon,
-                    "':' and the catch parameter's address type",
-                )?;
-                let ty = self.parse_type()?;
+                let (dest, thunk, ty) = self.catch_param_copy("the copy function ('@name')")?;
                 let eh_token = self.module.ctx.types.common().eh_token;
                 let token = self.use_value(token, Some(eh_token));
                 let dest = self.use_value(dest, Some(ty));
@@ -224,6 +210,15 @@ impl<'s> Parser<'s> {
                     thunk: thunk.into(),
                 };
                 self.emit(kind, &[token, dest], &[], n, loc);
+                Ok(())
+            }
+            Some(OpCode::CopyCatchParam) => {
+                let exn = self.expect(TokenKind::ValueId, "the exception object ('%name')")?;
+                let (dest, ctor, ty) = self.catch_param_copy("the copy constructor ('@name')")?;
+                let exn = self.use_value(exn, Some(ty));
+                let dest = self.use_value(dest, Some(ty));
+                let kind = OpKind::CopyCatchParam { ctor: ctor.into() };
+                self.emit(kind, &[exn, dest], &[], n, loc);
                 Ok(())
             }
             Some(OpCode::CatchParam) => {
@@ -1448,6 +1443,27 @@ impl<'s> Parser<'s> {
     /// `cir.begin_cleanup %t : !cir.eh_token -> !cir.cleanup_token`,
     /// `cir.begin_catch %t : !cir.eh_token -> (!cir.catch_token, !cir.ptr<T>)` and the
     /// variants `cir.begin_X(%t : T) : R[, R2]` and `cir.begin_catch %t -> (...)`.
+    /// `to %dest [using @copy] : !cir.ptr<T>`, the tail of `cir.copy_catch_param` and
+    /// `cir.construct_catch_param`: the destination's token, the copy function (`copy`
+    /// says what it is) and the type.
+    fn catch_param_copy(&mut self, copy: &str) -> PResult<(Token, Option<Symbol>, Type)> {
+        self.expect_ident("to", "'to' and the catch parameter's address")?;
+        let dest = self.expect(
+            TokenKind::ValueId,
+            "the catch parameter's address ('%name')",
+        )?;
+        let function = if self.eat_ident("using") {
+            Some(self.expect_symbol(copy)?.0)
+        } else {
+            None
+        };
+        self.expect(
+            TokenKind::Colon,
+            "':' and the catch parameter's address type",
+        )?;
+        Ok((dest, function, self.parse_type()?))
+    }
+
     fn parse_begin(&mut self, kind: OpKind, n: &Names<'s>, loc: Loc) -> PResult<()> {
         let paren = self.eat(TokenKind::LParen);
         let t = self.expect(TokenKind::ValueId, "the exception token ('%name')")?;

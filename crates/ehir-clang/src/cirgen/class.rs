@@ -164,13 +164,6 @@ impl<'ast> State<'ast> {
         name: &str,
     ) -> R<ClassLayout> {
         let data = class.definition_data.clone().unwrap_or_default();
-        if data.is_polymorphic && self.abi == ehir_core::abi::EhAbi::Msvc {
-            // The vtables and RTTI here are the Itanium ABI's.
-            return unsupported(
-                class,
-                format!("virtual functions on the Microsoft ABI (class '{name}')"),
-            );
-        }
         if class.tag_used.as_deref() == Some("union") {
             return unsupported(class, format!("union '{name}'"));
         }
@@ -269,9 +262,14 @@ impl<'ast> State<'ast> {
             dsize = 8;
             align = 8;
         }
-        let virtual_slots = data
-            .is_polymorphic
-            .then(|| virtual_slots(class, inherited.unwrap_or_default()));
+        let virtual_slots = data.is_polymorphic.then(|| {
+            let inherited = inherited.unwrap_or_default();
+            if self.abi == EhAbi::Msvc {
+                super::vtable_msvc::virtual_slots(class, inherited)
+            } else {
+                virtual_slots(class, inherited)
+            }
+        });
         let mut fields = Vec::new();
         for field in class.children().filter(|c| c.kind == "FieldDecl") {
             if field.is_bitfield {

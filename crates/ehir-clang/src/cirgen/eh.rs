@@ -74,6 +74,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         self.init_into(operand, storage, true)?;
         self.b.deactivate_cleanup(guard);
         let typeinfo = self.st.typeinfo(self.b.ctx, e, &ty)?;
+        if self.st.abi == ehir_core::abi::EhAbi::Msvc
+            && let Some(class) = ty.name()
+        {
+            self.queue_catchable_copy_constructors(e, class)?;
+        }
         let dtor = match ty.name() {
             Some(class) => self
                 .st
@@ -186,6 +191,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 {
                     // Microsoft ABI: an unnamed by-value parameter gets no copy (the
                     // runtime builds no catch object; nothing can name it).
+                } else if self.st.is_class(&catch_ty) && self.st.abi == ehir_core::abi::EhAbi::Msvc
+                {
+                    // Microsoft ABI: the runtime builds the parameter (the catchpad's
+                    // by-value slot) before the try block's objects are destroyed.
+                    let copy = self.b.alloca(catch_cir, &name, true, align);
+                    self.locals.insert(var.id.clone(), Local::Address(copy));
+                    let ctor = self.catch_copy_constructor(handler, var, &catch_ty)?;
+                    self.b
+                        .copy_catch_param(adjusted, copy, ctor.map(|c| c.symbol));
+                    self.push_destroy(CleanupKind::All, &catch_ty, copy)?;
                 } else if self.st.is_class(&catch_ty) {
                     let copy = self.b.alloca(catch_cir, &name, true, align);
                     self.locals.insert(var.id.clone(), Local::Address(copy));
@@ -214,6 +229,26 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         copy: ehir_builder::Value,
         exception: ehir_builder::Value,
     ) -> R<()> {
+        match self.catch_copy_constructor(handler, var, ty)? {
+            None => self.copy_bytes(handler, ty, exception, copy),
+            Some(callee) => {
+                self.b.enter_try();
+                call_function(&mut self.b, callee, &[copy, exception]);
+                self.b.emit_terminate();
+                self.b.exit_try();
+                Ok(())
+            }
+        }
+    }
+
+    /// The copy constructor that initializes a by-value class handler parameter (`None`:
+    /// the copy is bitwise).
+    fn catch_copy_constructor(
+        &mut self,
+        handler: &Node,
+        var: &Node,
+        ty: &CType,
+    ) -> R<Option<super::class::Callee>> {
         let Some(class) = ty.name().map(str::to_string) else {
             return error(handler, "a class handler without a class");
         };
@@ -233,19 +268,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                         })
                 }) {
                     Some(ctor) => ctor,
-                    None => return self.copy_bytes(handler, ty, exception, copy),
+                    None => return Ok(None),
                 }
             }
         };
         if self.is_trivial_special_member(handler, &class, ctor)? {
-            return self.copy_bytes(handler, ty, exception, copy);
+            return Ok(None);
         }
-        let callee = self.st.callee(self.b.ctx, ctor)?;
-        self.b.enter_try();
-        call_function(&mut self.b, callee, &[copy, exception]);
-        self.b.emit_terminate();
-        self.b.exit_try();
-        Ok(())
+        self.st.callee(self.b.ctx, ctor).map(Some)
     }
 
     /// A function-try-block: constructor initializers and destructor member cleanups

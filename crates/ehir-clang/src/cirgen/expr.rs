@@ -1067,6 +1067,36 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 return Ok(());
             }
             "InitListExpr" => return self.init_list(e, &ty, dest),
+            // An array member copied by an implicit copy constructor (element by element
+            // from the source array, the `OpaqueValueExpr`): a bitwise copy when the
+            // elements are copied bitwise.
+            "ArrayInitLoopExpr" => {
+                let element = match ty.unqualified() {
+                    CType::Array(element, _) => element.unqualified().clone(),
+                    _ => return error(e, "'ArrayInitLoopExpr' of a type that is not an array"),
+                };
+                let bitwise = match &element {
+                    CType::Named(class) => {
+                        let layout = self.st.layout(self.b.ctx, e, class)?;
+                        layout.by_value
+                    }
+                    CType::Array(..) => false,
+                    _ => true,
+                };
+                let source = self
+                    .operand(e, 0)
+                    .ok()
+                    .filter(|o| o.kind == "OpaqueValueExpr")
+                    .and_then(|o| o.children().next());
+                if let (true, Some(source)) = (bitwise, source) {
+                    let source = self.lvalue(source)?;
+                    return self.copy_bytes(e, &ty, source, dest);
+                }
+                return unsupported(
+                    e,
+                    format!("array initialization by a loop over '{element}'"),
+                );
+            }
             "LambdaExpr" => return self.lambda(e, &ty, dest),
             "ImplicitValueInitExpr" | "CXXScalarValueInitExpr" => {
                 return self.zero_into(e, &ty, dest);

@@ -559,11 +559,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let null = self.b.const_null(pointer_cir);
             let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, pointer, null);
             self.b.begin_if(not_null, false);
-            let function = self.virtual_function(pointer, index);
-            let function_ty = self.b.ctx.types.ptr(dtor.sig);
-            let function = self.b.cast(CastKind::Bitcast, function, function_ty);
-            let flags = super::expr::call_flags(dtor.nothrow);
-            self.b.call_indirect(function, dtor.sig, &[pointer], flags);
+            if self.st.abi == ehir_core::abi::EhAbi::Msvc {
+                self.delete_through_vftable(pointer, index, dtor);
+            } else {
+                let function = self.virtual_function(pointer, index);
+                let function_ty = self.b.ctx.types.ptr(dtor.sig);
+                let function = self.b.cast(CastKind::Bitcast, function, function_ty);
+                let flags = super::expr::call_flags(dtor.nothrow);
+                self.b.call_indirect(function, dtor.sig, &[pointer], flags);
+            }
             self.b.end_if();
             return self.checked(e);
         }

@@ -4,16 +4,20 @@
 //! Split by story: [`class`] (layout, records, special members, destruction),
 //! [`function`] (signatures, bodies, the queue of what is used), [`expr`] (scalars,
 //! lvalues, initialization of objects, calls), [`stmt`] (statements and control flow),
-//! [`eh`] (try/catch, throw, exception specifications). Only what the program uses is
+//! [`eh`] (try/catch, throw, exception specifications; [`eh_msvc`] what a throw needs on
+//! the Microsoft ABI), [`vtable`] and [`vtable_msvc`]
+//! (virtual functions and RTTI on each ABI). Only what the program uses is
 //! generated: the functions defined in the main file, and what they call, transitively.
 
 pub mod class;
 pub mod eh;
+pub mod eh_msvc;
 pub mod expr;
 pub mod function;
 pub mod lifetime;
 pub mod stmt;
 pub mod vtable;
+pub mod vtable_msvc;
 
 use crate::ast::{DeclIndex, Node};
 use crate::types::{Builtin, CType, parse_type};
@@ -113,9 +117,15 @@ impl<'ast> State<'ast> {
     }
 
     /// Replaces typedef names by what they name and enum names by their underlying
-    /// integer type (Clang desugars only the outermost type).
+    /// integer type (Clang desugars only the outermost type); a name written from the
+    /// global namespace (`::type_info`, as Clang prints a class named through a
+    /// using-declaration) loses its `::`.
     fn resolve_names(&mut self, node: &Node, t: CType) -> R<CType> {
         Ok(match t {
+            CType::Named(name) if name.starts_with("::") => {
+                let global = name.trim_start_matches("::").to_string();
+                self.resolve_names(node, CType::Named(global))?
+            }
             CType::Named(name) => {
                 if let Some(e) = self.index.enums.get(&name) {
                     let underlying = e
@@ -137,6 +147,12 @@ impl<'ast> State<'ast> {
                         return error(node, format!("typedef '{name}' without a type"));
                     };
                     self.parse(node, text)?
+                } else if !self.index.classes.contains_key(&name)
+                    && let Some(target) = self.index.using_names.get(&name)
+                    && target != &name
+                {
+                    // A class named through a using-declaration (`std::exception`).
+                    self.resolve_names(node, CType::Named(target.clone()))?
                 } else {
                     CType::Named(name)
                 }

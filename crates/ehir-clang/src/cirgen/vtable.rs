@@ -1,7 +1,9 @@
 //! Virtual functions on the Itanium C++ ABI, for single inheritance through primary
 //! bases: the vtable slots of a dynamic class, its vtable as a CIR global (offset to top,
 //! typeinfo pointer, function pointers), storing the vptr in constructors and
-//! destructors, virtual calls through the vptr, and deleting destructors (D0).
+//! destructors, virtual calls through the vptr, and deleting destructors (D0). On the
+//! Microsoft ABI, vptr stores, `typeid`, `dynamic_cast` and deleting destructors go to
+//! [`super::vtable_msvc`].
 
 use super::class::{Callee, call_function};
 use super::function::FnGen;
@@ -9,7 +11,26 @@ use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{ModuleBuilder, Value};
+use ehir_core::abi::EhAbi;
 use ehir_core::{AttrData, CastKind, ConstArrayElements, Global, Linkage, Loc};
+
+/// What `typeid` applies to.
+pub enum TypeidOperand {
+    /// A glvalue of a dynamic class, at this address: its dynamic type.
+    Dynamic(Value),
+    /// The static type of the operand (or the type), without a reference.
+    Static(CType),
+}
+
+/// The operands of a `dynamic_cast`.
+pub struct DynamicCast {
+    /// The object's address (`!cir.ptr<!void>`).
+    pub object: Value,
+    /// The class the object is statically.
+    pub source: String,
+    /// The target class; `None` for `void *` (the most derived object).
+    pub target: Option<String>,
+}
 
 /// What a vtable slot holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,13 +56,16 @@ pub struct VirtualSlot {
     pub pure: bool,
 }
 
-/// The slot key of a method: its name and function type.
-fn slot_key(method: &Node) -> String {
-    format!(
-        "{}:{}",
-        method.name.as_deref().unwrap_or_default(),
-        method.ty.as_ref().map_or("", |t| t.qual_type.as_str())
-    )
+/// The slot key of a method: its name and function type without its exception
+/// specification (an overrider may add `noexcept`).
+pub(super) fn slot_key(method: &Node) -> String {
+    let ty = method.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+    let ty = [" noexcept", " throw("]
+        .iter()
+        .filter_map(|spec| ty.find(spec))
+        .min()
+        .map_or(ty, |end| &ty[..end]);
+    format!("{}:{ty}", method.name.as_deref().unwrap_or_default())
 }
 
 /// The vtable slots of a class: those of its primary base (`inherited`), overridden by
@@ -203,6 +227,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// Stores the address of `class`'s vtable (its first function slot) in the vptr of
     /// the object at `object`, when the class is dynamic.
     pub fn store_vptr(&mut self, node: &Node, class: &str, object: Value) -> R<()> {
+        if self.st.abi == EhAbi::Msvc {
+            return self.store_vfptr(node, class, object);
+        }
         let layout = self.st.layout(self.b.ctx, node, class)?;
         if layout.virtual_slots.is_none() {
             return Ok(());
@@ -212,24 +239,37 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let void_ptr = self.b.ctx.types.common().void_ptr;
         let length = 2 + layout.virtual_slots.as_ref().map_or(0, Vec::len) as u64;
         let array = self.b.ctx.types.array(void_ptr, length);
-        let table = self.b.get_global(symbol, array);
-        let slot_ptr = self.b.ctx.types.ptr(void_ptr);
-        let first = self.b.cast(CastKind::ArrayToPtrDecay, table, slot_ptr);
-        let s64 = self.b.ctx.types.common().s64;
-        let two = self.b.const_int(s64, 2);
-        let vptr = self.b.ptr_stride(first, two);
-        let vptr_slot_ty = self.b.ctx.types.ptr(slot_ptr);
-        let vptr_slot = self.b.cast(CastKind::Bitcast, object, vptr_slot_ty);
-        self.b.store(vptr, vptr_slot, 8);
+        self.store_table_entry_address(symbol, array, 2, object);
         Ok(())
     }
 
-    /// `typeid(T)` or `typeid(e)`: the address of a typeinfo object; that of the dynamic
-    /// type (from the vtable, before its offset to top) for a glvalue of a dynamic class.
-    pub fn typeid(&mut self, e: &'ast Node) -> R<Value> {
+    /// Stores the address of entry `entry` of the table global `table` (an array of
+    /// pointers, of type `ty`) in the pointer at offset 0 of the object at `object`: a
+    /// vptr or vfptr store.
+    pub fn store_table_entry_address(
+        &mut self,
+        table: ehir_core::Symbol,
+        ty: ehir_core::Type,
+        entry: i128,
+        object: Value,
+    ) {
+        let table = self.b.get_global(table, ty);
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let slot_ptr = self.b.ctx.types.ptr(void_ptr);
+        let first = self.b.cast(CastKind::ArrayToPtrDecay, table, slot_ptr);
+        let s64 = self.b.ctx.types.common().s64;
+        let entry = self.b.const_int(s64, entry);
+        let address = self.b.ptr_stride(first, entry);
+        let pointer_slot_ty = self.b.ctx.types.ptr(slot_ptr);
+        let pointer_slot = self.b.cast(CastKind::Bitcast, object, pointer_slot_ty);
+        self.b.store(address, pointer_slot, 8);
+    }
+
+    /// What `typeid(T)` or `typeid(e)` applies to (the operand evaluated when it is a
+    /// glvalue of a dynamic class, else ignored), and the `type_info` record.
+    pub fn typeid_operand(&mut self, e: &'ast Node) -> R<(TypeidOperand, ehir_core::Type)> {
         let result_ty = self.ty(e)?;
         let type_info = self.cir(e, &result_ty)?;
-        let type_info_ptr = self.b.ctx.types.ptr(type_info);
         let static_type = match (&e.type_arg, e.children().next()) {
             (Some(arg), _) => self.st.parse(e, arg.canonical())?,
             (None, Some(operand)) => {
@@ -244,9 +284,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 };
                 if dynamic && super::expr::is_glvalue(operand) {
                     let object = self.lvalue(operand)?;
-                    // The typeinfo pointer sits just before the first function slot.
-                    let info = self.virtual_function(object, usize::MAX);
-                    return Ok(self.b.cast(CastKind::Bitcast, info, type_info_ptr));
+                    return Ok((TypeidOperand::Dynamic(object), type_info));
                 }
                 self.ignored(operand)?;
                 ty
@@ -256,6 +294,25 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let static_type = match static_type {
             CType::Reference(inner) => *inner,
             other => other,
+        };
+        Ok((TypeidOperand::Static(static_type), type_info))
+    }
+
+    /// `typeid(T)` or `typeid(e)`: the address of a typeinfo object; that of the dynamic
+    /// type (from the vtable, before its offset to top) for a glvalue of a dynamic class.
+    pub fn typeid(&mut self, e: &'ast Node) -> R<Value> {
+        if self.st.abi == EhAbi::Msvc {
+            return self.typeid_msvc(e);
+        }
+        let (operand, type_info) = self.typeid_operand(e)?;
+        let type_info_ptr = self.b.ctx.types.ptr(type_info);
+        let static_type = match operand {
+            TypeidOperand::Dynamic(object) => {
+                // The typeinfo pointer sits just before the first function slot.
+                let info = self.virtual_function(object, usize::MAX);
+                return Ok(self.b.cast(CastKind::Bitcast, info, type_info_ptr));
+            }
+            TypeidOperand::Static(t) => t,
         };
         if let CType::Named(class) = static_type.unqualified() {
             let info = self.dynamic_class_typeinfo(e, class)?;
@@ -304,34 +361,20 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// `dynamic_cast<T *>(p)` (null stays null) or `dynamic_cast<T &>(r)` (failure
     /// throws `std::bad_cast`), through the C++ runtime's `__dynamic_cast`.
     pub fn dynamic_cast(&mut self, e: &'ast Node, reference: bool) -> R<Value> {
-        let operand = self.operand(e, 0)?;
-        let to = self.ty(e)?;
-        let from = self.ty(operand)?;
-        let class_of = |t: &CType| match t.unqualified() {
-            CType::Named(name) => Some(name.clone()),
-            CType::Reference(inner) => inner.unqualified().name().map(str::to_string),
-            _ => None,
-        };
-        let (source, target) = if reference {
-            (class_of(&from), class_of(&to))
-        } else {
-            (
-                from.pointee().and_then(class_of),
-                to.pointee().and_then(class_of),
-            )
-        };
-        let (Some(source), Some(target)) = (source, target) else {
-            return unsupported(e, format!("dynamic_cast from '{from}' to '{to}'"));
-        };
-        let object = if reference {
-            self.lvalue(operand)?
-        } else {
-            self.scalar(operand)?
+        if self.st.abi == EhAbi::Msvc {
+            return self.dynamic_cast_msvc(e, reference);
+        }
+        let DynamicCast {
+            object: raw,
+            source,
+            target,
+        } = self.dynamic_cast_operands(e, reference)?;
+        let Some(target) = target else {
+            return unsupported(e, "dynamic_cast to 'void *'");
         };
         let common = *self.b.ctx.types.common();
         let target_cir = self.cir(e, &CType::Named(target.clone()))?;
         let target_ptr = self.b.ctx.types.ptr(target_cir);
-        let raw = self.b.cast(CastKind::Bitcast, object, common.void_ptr);
         let slot = self.b.alloca(common.void_ptr, "dynamic_cast", true, 8);
         let null = self.b.const_null(common.void_ptr);
         self.b.store(null, slot, 8);
@@ -369,6 +412,43 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(self.b.cast(CastKind::Bitcast, result, target_ptr))
     }
 
+    /// The operands of `dynamic_cast<T *>(p)` or `dynamic_cast<T &>(r)` (the operand
+    /// evaluated): unsupported unless both are classes, or `T` is `void`.
+    pub fn dynamic_cast_operands(&mut self, e: &'ast Node, reference: bool) -> R<DynamicCast> {
+        let operand = self.operand(e, 0)?;
+        let to = self.ty(e)?;
+        let from = self.ty(operand)?;
+        let class_of = |t: &CType| match t.unqualified() {
+            CType::Named(name) => Some(name.clone()),
+            CType::Reference(inner) => inner.unqualified().name().map(str::to_string),
+            _ => None,
+        };
+        let (source, target) = if reference {
+            (class_of(&from), class_of(&to))
+        } else {
+            (
+                from.pointee().and_then(class_of),
+                to.pointee().and_then(class_of),
+            )
+        };
+        let to_void = !reference && to.pointee().is_some_and(CType::is_void);
+        let Some(source) = source.filter(|_| target.is_some() || to_void) else {
+            return unsupported(e, format!("dynamic_cast from '{from}' to '{to}'"));
+        };
+        let object = if reference {
+            self.lvalue(operand)?
+        } else {
+            self.scalar(operand)?
+        };
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let object = self.b.cast(CastKind::Bitcast, object, void_ptr);
+        Ok(DynamicCast {
+            object,
+            source,
+            target,
+        })
+    }
+
     /// Loads the function pointer in slot `index` of the vtable of the object at
     /// `object` (`usize::MAX`: the typeinfo pointer before the first slot).
     pub fn virtual_function(&mut self, object: Value, index: usize) -> Value {
@@ -397,6 +477,9 @@ pub fn generate_deleting_destructor<'ast>(
     mb: &mut ModuleBuilder,
     decl: &'ast Node,
 ) -> R<()> {
+    if state.abi == EhAbi::Msvc {
+        return super::vtable_msvc::generate_scalar_deleting_destructor(state, mb, decl);
+    }
     let Some(class) = state.class_of(decl) else {
         return error(decl, "a destructor outside a class");
     };
@@ -445,11 +528,12 @@ pub fn generate_deleting_destructor<'ast>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::{SlotKind, virtual_slots};
     use crate::ast::Node;
 
-    fn class(json: &str) -> Node {
+    /// A class node from its JSON.
+    pub(in crate::cirgen) fn class(json: &str) -> Node {
         serde_json::from_str(json).expect("a class node")
     }
 

@@ -19,6 +19,21 @@ pub const MSVC_TERMINATE: &str = "?terminate@@YAXXZ";
 pub const MSVC_THROW: &str = "_CxxThrowException";
 /// msvcrt's `std::uncaught_exception()` helper (returns an `int`).
 pub const MSVC_UNCAUGHT_EXCEPTION: &str = "__uncaught_exception";
+/// msvcrt's `typeid` of a polymorphic object: `type_info *__RTtypeid(void *object)`
+/// (throws `bad_typeid` for a null object).
+pub const MSVC_RTTYPEID: &str = "__RTtypeid";
+/// msvcrt's `dynamic_cast`: `void *__RTDynamicCast(void *object, int vfptr_offset, void
+/// *source_type, void *target_type, int is_reference)` (throws `bad_cast` for a failed
+/// reference cast).
+pub const MSVC_RTDYNAMIC_CAST: &str = "__RTDynamicCast";
+/// msvcrt's `dynamic_cast<void *>`: `void *__RTCastToVoid(void *object)`.
+pub const MSVC_RTCAST_TO_VOID: &str = "__RTCastToVoid";
+/// The Microsoft ABI's sized `operator delete(void *, size_t)` (which msvcrt.dll does not
+/// export: ehir's startup object defines it).
+pub const MSVC_SIZED_DELETE: &str = "??3@YAXPEAX_K@Z";
+/// msvcrt's handler of a call of a pure virtual function (what a vftable's pure slots
+/// point to).
+pub const MSVC_PURECALL: &str = "_purecall";
 
 /// The parameter and result types runtime signatures are made of.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]

@@ -5,11 +5,15 @@
 //! type code and its TypeDescriptor, [`decompose_pointer_qualifiers`] moves a pointee's
 //! qualifiers out of a code) and the way back (`??_R0?AVBase@@@8` → `4Base`, ThrowInfo
 //! `_TI1H` → `i`; [`msvc_descriptor_to_itanium`], [`msvc_throwinfo_to_itanium`],
-//! [`msvc_handler_type`]).
+//! [`msvc_handler_type`]), and the names of a class's Microsoft vftable and RTTI objects
+//! (`??_7…6B@`, the Complete Object Locator `??_R4…6B@`, `??_R3`, `??_R2`, `??_R1`;
+//! [`msvc_class_name`], [`complete_object_locator_class`] back) and of its scalar deleting
+//! destructor (`??_G`).
 //!
 //! The MSVC EH lowering and the LLVM emitter name types the Microsoft way; the interpreter
 //! converts the names back to the Itanium mangling, the key every phase agrees on.
 
+use crate::abi::records::record_alias;
 use crate::{ModuleCtx, RecordKind, TypeData};
 
 /// HandlerType adjective: the caught type is `const`.
@@ -162,10 +166,11 @@ impl ItaniumType<'_> {
         if self.peek() == Some(b'P') {
             return self.pointer();
         }
-        let names = self.class_name()?;
-        let key = self.class_key(&self.text[start..self.pos]);
+        let parts = self.class_name()?;
+        let key = self.class_key(&self.text[start..self.pos], &parts.join("::"));
+        let names: Vec<&str> = parts.iter().rev().map(String::as_str).collect();
         let prefix = if top_level { "?A" } else { "" };
-        Some(format!("{prefix}{key}{names}@@"))
+        Some(format!("{prefix}{key}{}@@", names.join("@")))
     }
 
     fn pointer(&mut self) -> Option<String> {
@@ -201,9 +206,8 @@ impl ItaniumType<'_> {
         Some(msvc)
     }
 
-    /// `<len><id>` or `N <len><id>... E`; returns the names innermost first, joined by `@`
-    /// (the Microsoft order).
-    fn class_name(&mut self) -> Option<String> {
+    /// `<len><id>` or `N <len><id>... E`; returns the names outermost first.
+    fn class_name(&mut self) -> Option<Vec<String>> {
         let mut parts = Vec::new();
         if self.peek() == Some(b'N') {
             self.pos += 1;
@@ -219,8 +223,7 @@ impl ItaniumType<'_> {
         if parts.is_empty() {
             return None;
         }
-        parts.reverse();
-        Some(parts.join("@"))
+        Some(parts)
     }
 
     /// `St` (the `std::` prefix, `St9exception`).
@@ -249,8 +252,9 @@ impl ItaniumType<'_> {
     }
 
     /// `U` (struct), `V` (class) or `T` (union), from the record the module's typeinfo of
-    /// this class describes.
-    fn class_key(&self, mangled: &[u8]) -> char {
+    /// this class describes, else from the record declared for the class's qualified name
+    /// (`qualified`, under its [`record_alias`]).
+    fn class_key(&self, mangled: &[u8], qualified: &str) -> char {
         let Ok(mangled) = std::str::from_utf8(mangled) else {
             return 'U';
         };
@@ -258,21 +262,197 @@ impl ItaniumType<'_> {
         if mangled.starts_with("St") || mangled.starts_with("NSt") {
             return 'V';
         }
-        let Some(symbol) = self.ctx.symbols.lookup(&format!("_ZTI{mangled}")) else {
+        let described = self
+            .ctx
+            .symbols
+            .lookup(&format!("_ZTI{mangled}"))
+            .and_then(|symbol| self.ctx.typeinfo(symbol))
+            .and_then(|decl| match self.ctx.types.get(decl.ty) {
+                TypeData::Record(alias) => Some(*alias),
+                _ => None,
+            });
+        let Some(alias) = described.or_else(|| self.ctx.symbols.lookup(&record_alias(qualified)))
+        else {
             return 'U';
         };
-        let Some(decl) = self.ctx.typeinfo(symbol) else {
-            return 'U';
-        };
-        let TypeData::Record(alias) = self.ctx.types.get(decl.ty) else {
-            return 'U';
-        };
-        match self.ctx.record(*alias).map(|r| r.kind) {
+        match self.ctx.record(alias).map(|r| r.kind) {
             Some(RecordKind::Class) => 'V',
             Some(RecordKind::Union) => 'T',
             _ => 'U',
         }
     }
+}
+
+// ---- Microsoft vftables and RTTI objects ------------------------------------------------
+
+/// The name a class has inside the symbols of its Microsoft vftable and RTTI objects
+/// (`In@ns@@` for `ns::In`): its type code without `?A` and the class key. `None` when the
+/// typeinfo symbol `typeinfo` does not name a class.
+pub fn msvc_class_name(ctx: &ModuleCtx, typeinfo: &str) -> Option<String> {
+    let code = msvc_type_code(ctx, typeinfo);
+    let rest = code.strip_prefix("?A")?;
+    rest.strip_prefix(['U', 'V', 'T']).map(str::to_string)
+}
+
+/// The vftable of a class (`??_7In@ns@@6B@`), for the class name of [`msvc_class_name`]:
+/// the address of its first function slot, just after the slot that points to the
+/// class's [`complete_object_locator_symbol`].
+pub fn vftable_symbol(class_name: &str) -> String {
+    format!("??_7{class_name}6B@")
+}
+
+/// The Complete Object Locator of a class's vftable (`??_R4In@ns@@6B@`): the offset of
+/// the vftable pointer in the complete object, the class's TypeDescriptor and its
+/// [`class_hierarchy_descriptor_symbol`].
+pub fn complete_object_locator_symbol(class_name: &str) -> String {
+    format!("??_R4{class_name}6B@")
+}
+
+/// The Class Hierarchy Descriptor of a class (`??_R3In@ns@@8`): its attributes and its
+/// [`base_class_array_symbol`].
+pub fn class_hierarchy_descriptor_symbol(class_name: &str) -> String {
+    format!("??_R3{class_name}8")
+}
+
+/// The Base Class Array of a class (`??_R2In@ns@@8`): the class itself and its bases, in
+/// depth-first preorder, each by its [`base_class_descriptor_symbol`].
+pub fn base_class_array_symbol(class_name: &str) -> String {
+    format!("??_R2{class_name}8")
+}
+
+/// A Base Class Descriptor (`??_R1A@?0A@EA@In@ns@@8`): a class as a base at
+/// `member_displacement` bytes in the class that lists it, with the vbtable
+/// displacements (`-1` and `0` without a virtual base) and the attributes.
+pub fn base_class_descriptor_symbol(
+    class_name: &str,
+    member_displacement: i64,
+    vbptr_displacement: i64,
+    vbtable_displacement: i64,
+    attributes: u32,
+) -> String {
+    format!(
+        "??_R1{}{}{}{}{class_name}8",
+        msvc_number(member_displacement),
+        msvc_number(vbptr_displacement),
+        msvc_number(vbtable_displacement),
+        msvc_number(i64::from(attributes))
+    )
+}
+
+/// A number in a Microsoft decorated name: `A@` for 0, `0`–`9` for 1–10, otherwise
+/// hexadecimal digits written `A`–`P` and ended by `@`; a negative number is `?` and its
+/// magnitude (`-1` is `?0`).
+pub fn msvc_number(number: i64) -> String {
+    let sign = if number < 0 { "?" } else { "" };
+    let magnitude = number.unsigned_abs();
+    let digits = match magnitude {
+        0 => "A@".to_string(),
+        1..=10 => (magnitude - 1).to_string(),
+        _ => {
+            let hex = format!("{magnitude:X}");
+            let letters: String = hex
+                .chars()
+                .map(|c| {
+                    let nibble = c.to_digit(16).unwrap_or(0) as u8;
+                    char::from(b'A' + nibble)
+                })
+                .collect();
+            format!("{letters}@")
+        }
+    };
+    format!("{sign}{digits}")
+}
+
+/// The scalar deleting destructor (`??_GIn@ns@@UEAAPEAXI@Z`: `void *(unsigned flags)`,
+/// which destroys the object and, when bit 0 of the flags is set, releases its storage)
+/// of a destructor named `destructor`: `??1In@ns@@QEAA@XZ`, or `??_DIn@ns@@QEAAXXZ`, the
+/// name Clang's AST gives a complete-object destructor. Its access letter is made virtual
+/// (`Q`/`U` public, `I`/`M` protected, `A`/`E` private), as the function is only ever
+/// called through the vftable.
+pub fn scalar_deleting_destructor_symbol(destructor: &str) -> Option<String> {
+    let rest = destructor
+        .strip_prefix("??1")
+        .or_else(|| destructor.strip_prefix("??_D"))?;
+    let end = rest.find("@@")? + 2;
+    let (class_name, qualifiers) = rest.split_at(end);
+    let access = match qualifiers.chars().next()? {
+        'Q' | 'U' => 'U',
+        'I' | 'M' => 'M',
+        'A' | 'E' => 'E',
+        _ => return None,
+    };
+    Some(format!("??_G{class_name}{access}EAAPEAXI@Z"))
+}
+
+/// The names a copy constructor `C::C(const C &)` of the class of Microsoft type code
+/// `code` (`?AUIn@ns@@`) has, public first, then protected and private
+/// (`??0In@ns@@QEAA@AEBU01@@Z`: the parameter names the class by back references to the
+/// parts of its name). Empty when `code` is not a class or has more parts than back
+/// references reach.
+pub fn msvc_copy_constructor_symbols(code: &str) -> Vec<String> {
+    let Some(rest) = code.strip_prefix("?A") else {
+        return Vec::new();
+    };
+    let mut chars = rest.chars();
+    let Some(key @ ('U' | 'V' | 'T')) = chars.next() else {
+        return Vec::new();
+    };
+    let class_name = chars.as_str();
+    let Some(parts) = class_name.strip_suffix("@@").map(|n| n.split('@').count()) else {
+        return Vec::new();
+    };
+    if parts > 10 {
+        return Vec::new();
+    }
+    let back_references: String = (0..parts).map(|i| char::from(b'0' + i as u8)).collect();
+    ['Q', 'I', 'A']
+        .iter()
+        .map(|access| format!("??0{class_name}{access}EAA@AEB{key}{back_references}@@Z"))
+        .collect()
+}
+
+/// The copy constructor `C::C(const C &)` of the class whose Itanium typeinfo symbol is
+/// `typeinfo`, when the module defines it: under its Itanium name (the complete-object
+/// constructor `_ZN…C1ERKS_`, what the builtin front end names it), or under one of its
+/// Microsoft names ([`msvc_copy_constructor_symbols`], what the Clang front end names it
+/// on that target). What a Microsoft CatchableType names, so that the runtime can copy
+/// the object into a by-value catch parameter.
+pub fn copy_constructor(module: &crate::Module, typeinfo: &str) -> Option<crate::Symbol> {
+    copy_constructor_symbols(&module.ctx, typeinfo)
+        .into_iter()
+        .find_map(|name| {
+            let symbol = module.ctx.symbols.lookup(&name)?;
+            module.function_by_name(symbol).map(|_| symbol)
+        })
+}
+
+/// The names [`copy_constructor`] looks for: the Itanium complete-object copy
+/// constructor's, then the Microsoft ones.
+pub fn copy_constructor_symbols(ctx: &ModuleCtx, typeinfo: &str) -> Vec<String> {
+    let Some(mangled) = typeinfo.strip_prefix("_ZTI") else {
+        return Vec::new();
+    };
+    let inner = match mangled.strip_prefix('N') {
+        Some(rest) => rest.strip_suffix('E').unwrap_or(rest),
+        None => mangled,
+    };
+    let mut names = vec![format!("_ZN{inner}C1ERKS_")];
+    names.extend(msvc_copy_constructor_symbols(&msvc_type_code(
+        ctx, typeinfo,
+    )));
+    names
+}
+
+/// The Itanium mangling of the class whose [`complete_object_locator_symbol`] is `symbol`
+/// (`??_R4In@ns@@6B@` → `N2ns2InE`).
+pub fn complete_object_locator_class(symbol: &str) -> Option<String> {
+    let name = symbol.strip_prefix("??_R4")?.strip_suffix("6B@")?;
+    let mut parser = MsvcParser {
+        text: name.as_bytes(),
+        pos: 0,
+    };
+    let class = parser.class()?;
+    (parser.pos == parser.text.len()).then_some(class)
 }
 
 // ---- Microsoft → Itanium -----------------------------------------------------------------
@@ -682,6 +862,121 @@ mod tests {
             decompose_pointer_qualifiers("PEAPEBH"),
             ("PEAPEBH".into(), 0)
         );
+    }
+
+    /// Names as Clang for Windows gives them (`clang++ --target=x86_64-pc-windows-msvc
+    /// -S -emit-llvm` of classes `A`, `ns::In`, a private base at 16).
+    #[test]
+    fn vftable_and_rtti_object_names() {
+        let mut ctx = ctx_with_class(RecordKind::Struct, "_ZTIN2ns2InE", "ns::In");
+        declare_class(&mut ctx, RecordKind::Class, "_ZTI1C", "C");
+        let name = msvc_class_name(&ctx, "_ZTIN2ns2InE").expect("a class");
+        assert_eq!(name, "In@ns@@");
+        assert_eq!(vftable_symbol(&name), "??_7In@ns@@6B@");
+        assert_eq!(complete_object_locator_symbol(&name), "??_R4In@ns@@6B@");
+        assert_eq!(class_hierarchy_descriptor_symbol(&name), "??_R3In@ns@@8");
+        assert_eq!(base_class_array_symbol(&name), "??_R2In@ns@@8");
+        assert_eq!(
+            base_class_descriptor_symbol(&name, 0, -1, 0, 64),
+            "??_R1A@?0A@EA@In@ns@@8"
+        );
+        assert_eq!(
+            base_class_descriptor_symbol("Q@@", 16, -1, 0, 77),
+            "??_R1BA@?0A@EN@Q@@8"
+        );
+        assert_eq!(
+            base_class_descriptor_symbol("P@@", 8, -1, 0, 64),
+            "??_R17?0A@EA@P@@8"
+        );
+        assert_eq!(msvc_class_name(&ctx, "_ZTI1C").as_deref(), Some("C@@"));
+        assert_eq!(msvc_class_name(&ctx, "_ZTIi"), None);
+        assert_eq!(msvc_class_name(&ctx, "_ZTIP1C"), None);
+        assert_eq!(
+            complete_object_locator_class("??_R4In@ns@@6B@").as_deref(),
+            Some("N2ns2InE")
+        );
+        assert_eq!(
+            complete_object_locator_class("??_R4C@@6B@").as_deref(),
+            Some("1C")
+        );
+        assert_eq!(complete_object_locator_class("??_R0H@8"), None);
+    }
+
+    #[test]
+    fn a_class_without_typeinfo_takes_its_key_from_its_record() {
+        let mut ctx = ModuleCtx::default();
+        let alias = ctx.sym(&record_alias("ns::Base"));
+        let name = ctx.sym("ns::Base");
+        ctx.declare_record(RecordDecl {
+            alias,
+            kind: RecordKind::Class,
+            name,
+            fields: Some(Vec::new()),
+            loc: Loc::NONE,
+        });
+        assert_eq!(
+            type_descriptor_name(&ctx, "_ZTIN2ns4BaseE"),
+            "??_R0?AVBase@ns@@@8"
+        );
+        assert_eq!(msvc_type_code(&ctx, "_ZTIPKN2ns4BaseE"), "PEBVBase@ns@@");
+    }
+
+    /// As Clang for Windows names them (`S`, `class C`, `ns::In`, `ns::deep::K`).
+    #[test]
+    fn copy_constructor_names() {
+        for (code, public) in [
+            ("?AUS@@", "??0S@@QEAA@AEBU0@@Z"),
+            ("?AVC@@", "??0C@@QEAA@AEBV0@@Z"),
+            ("?AUIn@ns@@", "??0In@ns@@QEAA@AEBU01@@Z"),
+            ("?AVK@deep@ns@@", "??0K@deep@ns@@QEAA@AEBV012@@Z"),
+        ] {
+            let names = msvc_copy_constructor_symbols(code);
+            assert_eq!(names.first().map(String::as_str), Some(public), "{code}");
+            assert_eq!(names.len(), 3);
+        }
+        assert_eq!(
+            msvc_copy_constructor_symbols("?AUS@@")[2],
+            "??0S@@AEAA@AEBU0@@Z"
+        );
+        assert!(msvc_copy_constructor_symbols("H").is_empty());
+        assert!(msvc_copy_constructor_symbols("PEAUS@@").is_empty());
+    }
+
+    #[test]
+    fn numbers_in_decorated_names() {
+        for (number, text) in [
+            (0, "A@"),
+            (1, "0"),
+            (8, "7"),
+            (10, "9"),
+            (11, "L@"),
+            (16, "BA@"),
+            (64, "EA@"),
+            (77, "EN@"),
+            (-1, "?0"),
+            (-16, "?BA@"),
+        ] {
+            assert_eq!(msvc_number(number), text, "{number}");
+        }
+    }
+
+    #[test]
+    fn scalar_deleting_destructor_names() {
+        for (destructor, deleting) in [
+            ("??1A@@UEAA@XZ", "??_GA@@UEAAPEAXI@Z"),
+            ("??_DA@@QEAAXXZ", "??_GA@@UEAAPEAXI@Z"),
+            ("??_DIn@ns@@QEAAXXZ", "??_GIn@ns@@UEAAPEAXI@Z"),
+            ("??_DB@@IEAAXXZ", "??_GB@@MEAAPEAXI@Z"),
+            ("??_DB@@AEAAXXZ", "??_GB@@EEAAPEAXI@Z"),
+        ] {
+            assert_eq!(
+                scalar_deleting_destructor_symbol(destructor).as_deref(),
+                Some(deleting),
+                "{destructor}"
+            );
+        }
+        assert_eq!(scalar_deleting_destructor_symbol("_ZN1AD1Ev"), None);
+        assert_eq!(scalar_deleting_destructor_symbol("??_DA@@"), None);
     }
 
     #[test]

@@ -399,6 +399,9 @@ op_table! {
     EndCleanup => "cir.end_cleanup", Flat, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Cleanup, "the token")] -> [], Never;
+    CopyCatchParam {..} => "cir.copy_catch_param", StructuredOrFlat, op,
+        operands Exactly(2), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [] -> [], Never;
     BeginCatch => "cir.begin_catch", StructuredOrFlat, op,
         operands Exactly(1), results Between(1, 2), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Eh, "the token")] -> [token(0, Catch, "result #0")], Never;

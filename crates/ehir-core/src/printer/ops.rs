@@ -3,7 +3,7 @@
 
 use super::types::{push_attr, push_attr_list, push_param_abi};
 use super::{FunctionPrinter, Out, indent, push_string};
-use crate::entities::{Attr, Op, Successor, Value};
+use crate::entities::{Attr, Op, Successor, Symbol, Value};
 use crate::ops::{ExtraData, HandlerKey, LandingPadClause, OpKind};
 
 impl FunctionPrinter<'_, '_> {
@@ -59,6 +59,23 @@ impl FunctionPrinter<'_, '_> {
     }
 
     /// `^a, ^b(%x : T)`
+    /// ` %a to %dest [using @copy] : !cir.ptr<T>`, the operands of `cir.copy_catch_param`
+    /// and `cir.construct_catch_param`.
+    fn catch_param_copy(&mut self, o: &mut Vec<u8>, operands: &[Value], copy: Option<Symbol>) {
+        if let [from, dest] = operands {
+            o.s(" ");
+            self.val(o, *from);
+            o.s(" to ");
+            self.val(o, *dest);
+            if let Some(copy) = copy {
+                o.s(" using ");
+                self.sym(o, copy);
+            }
+            o.s(" : ");
+            self.ty(o, self.func.dfg.value_type(*dest));
+        }
+    }
+
     fn succ_list(&mut self, o: &mut Vec<u8>, succs: &[Successor]) {
         for (i, &s) in succs.iter().enumerate() {
             if i > 0 {
@@ -319,21 +336,11 @@ impl FunctionPrinter<'_, '_> {
                 o.s(" : ");
                 self.types_of(o, results);
             }
+            OpKind::CopyCatchParam { ctor } => self.catch_param_copy(o, operands, ctor.expand()),
             OpKind::ConstructCatchParam { kind, thunk } => {
                 o.s(" ");
                 o.s(self.ctx.name(kind));
-                if let [token, dest] = operands {
-                    o.s(" ");
-                    self.val(o, *token);
-                    o.s(" to ");
-                    self.val(o, *dest);
-                    if let Some(t) = thunk.expand() {
-                        o.s(" using ");
-                        self.sym(o, t);
-                    }
-                    o.s(" : ");
-                    self.ty(o, self.func.dfg.value_type(*dest));
-                }
+                self.catch_param_copy(o, operands, thunk.expand());
             }
             OpKind::Br => {
                 o.s(" ");

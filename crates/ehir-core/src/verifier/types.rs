@@ -767,6 +767,11 @@ impl FuncVerifier<'_> {
                     c.expect("the result", c.result(0), "a pointer", is_ptr);
                 }
             }
+            OpKind::CopyCatchParam { .. } => {
+                if shape_ok {
+                    self.check_copy_catch_param(&c);
+                }
+            }
             OpKind::ArrayCtor | OpKind::ArrayDtor => {
                 if shape_ok {
                     self.check_array_regions(&c);
@@ -1105,6 +1110,44 @@ impl FuncVerifier<'_> {
                 self.sym_str(symbol),
                 self.type_str(declared)
             ));
+        }
+    }
+
+    /// `cir.copy_catch_param %exn to %dest`: two pointers of one type; `%exn` is the
+    /// exception pointer of the op right before it (`cir.catch_param`, or result #1 of
+    /// `cir.begin_catch`).
+    fn check_copy_catch_param(&self, c: &OpCheck) {
+        c.expect("the exception object", c.operand(0), "a pointer", is_ptr);
+        c.expect("the catch parameter", c.operand(1), "a pointer", is_ptr);
+        if let (Some(exn), Some(dest)) = (c.operand(0), c.operand(1))
+            && exn != dest
+        {
+            c.err(format!(
+                "the exception object ({}) and the catch parameter ({}) of 'cir.copy_catch_param' must have one type",
+                self.type_str(exn),
+                self.type_str(dest)
+            ));
+        }
+        let op = c.op;
+        let previous = self.index.op_block[op].expand().and_then(|block| {
+            let position = self.index.op_pos[op] as usize;
+            position
+                .checked_sub(1)
+                .and_then(|p| self.index.block_ops(block).get(p).copied())
+        });
+        let exn = c.operands.first().copied();
+        let follows = previous.is_some_and(|p| {
+            let index = match self.dfg.kind(p) {
+                OpKind::CatchParam => 0,
+                OpKind::BeginCatch => 1,
+                _ => return false,
+            };
+            self.dfg.results(p).get(index).copied() == exn
+        });
+        if !follows {
+            c.err(
+                "'cir.copy_catch_param' must follow the 'cir.catch_param' or 'cir.begin_catch' whose exception pointer it copies",
+            );
         }
     }
 

@@ -41,7 +41,10 @@
 //!   in the throwing frame, which stays in place until the catch that ends it returns
 //!   (so `cir.free.exception` emits nothing);
 //!   `cir.eh.terminate` → msvcrt's `std::terminate` (`?terminate@@YAXXZ`);
-//! - `cir.typeinfo` items emit nothing (the Microsoft RTTI is made on demand);
+//! - `cir.typeinfo` items emit nothing (the Microsoft RTTI is made on demand); module
+//!   globals declared without an initializer under the name of a TypeDescriptor
+//!   (`??_R0…@8`) or a Complete Object Locator (`??_R4…6B@`) are defined as those RTTI
+//!   objects, from the module's `cir.typeinfo` items;
 //! - calls of the C++ runtime under their Itanium names are redirected to msvcrt's
 //!   (`_ZSt9terminatev` → `?terminate@@YAXXZ`, `_Znwm` → `??2@YAPEAX_K@Z`, ... see
 //!   `ehir_core::abi::runtime::msvc_runtime_name`), `std::uncaught_exception` gets a
@@ -660,6 +663,9 @@ impl<'m> ModuleEmitter<'m> {
     // ---- globals and functions -------------------------------------------------------------------
 
     fn global(&mut self, g: &ehir_core::Global) -> Option<ir::Global> {
+        if self.is_msvc_rtti_declaration(g) {
+            return None;
+        }
         let name = self.name(g.name).to_string();
         let item = format!("global @{name}");
         let result = self.mem_ty(g.ty);

@@ -111,6 +111,23 @@ impl<'m> ModuleEmitter<'m> {
         }
     }
 
+    /// MSVC: whether `g` declares (without defining) a Microsoft RTTI object the RTTI
+    /// tables define — a TypeDescriptor or a Complete Object Locator; an object of an
+    /// unknown class is reported.
+    pub(super) fn is_msvc_rtti_declaration(&mut self, g: &ehir_core::Global) -> bool {
+        if !self.msvc || g.init.is_some() {
+            return false;
+        }
+        let name = self.name(g.name);
+        match self.rtti.declared_object(self.module, name) {
+            Ok(defined) => defined,
+            Err(msg) => {
+                self.error(g.loc, format!("global @{name}: {msg}"));
+                true
+            }
+        }
+    }
+
     /// Whether a declaration of `name` is left out of the module because calls go
     /// elsewhere on this ABI (see [`ModuleEmitter::msvc_redirect`]).
     pub(super) fn is_redirected(&self, name: &str) -> bool {

@@ -18,6 +18,8 @@
 //! - `cir.begin_cleanup` / `cir.end_cleanup` are dropped.
 //! - `cir.begin_catch` → `cir.call @__cxa_begin_catch(%exn)` (plus a bitcast when the op
 //!   also yields a typed exception pointer); `cir.end_catch` → `cir.call @__cxa_end_catch()`.
+//!   A `cir.copy_catch_param` (a by-value parameter the Microsoft runtime builds) is not
+//!   taken: on this ABI the handler copies the exception object itself.
 //! - `cir.resume` (with or without its token) → `cir.resume.flat %exn, %sel`.
 //! - `noexcept` boundaries (a dispatch's `terminate` key, `cir.eh.terminate`) reproduce
 //!   g++ (checked against g++ 12 at -O0 and -O2):
@@ -289,6 +291,15 @@ impl<'a> Lowering<'a> {
     fn run(&mut self) -> Result<(), Diagnostic> {
         // The analyses below all walk the unmodified IR: one op list serves them all.
         let order = self.ops_in_order();
+        if let Some(&copy) = order
+            .iter()
+            .find(|&&op| matches!(self.func.dfg.kind(op), OpKind::CopyCatchParam { .. }))
+        {
+            return Err(self.error(
+                copy,
+                "unsupported: 'cir.copy_catch_param' (a by-value catch parameter the Microsoft runtime builds) on the Itanium ABI, where the handler copies the exception object itself",
+            ));
+        }
         let implicit = self.implicit_tokens_in(&order)?;
         let uses = self.token_uses_in(&order, &implicit);
         // Plan every landing pad on the unmodified IR: in one pass over the token graph

@@ -411,6 +411,14 @@ impl Flattener<'_> {
                         if let Some(exception) = exception {
                             self.set_alias(param, exception);
                         }
+                        // A by-value parameter's copy stays right after the catch begins.
+                        if let Some(copy) = self.func.layout.first_op(r0).filter(|&op| {
+                            matches!(self.func.dfg.kind(op), OpKind::CopyCatchParam { .. })
+                                && self.func.dfg.operands(op).first() == Some(&param)
+                        }) {
+                            self.func.layout.remove_op(copy);
+                            self.func.layout.append_op(copy, entry);
+                        }
                         catch_token
                     }
                     None => self.at_end(entry, Loc::NONE).begin_catch(token, None).0,

@@ -25,7 +25,8 @@
 //!   innermost scope it is. EH cleanups are `cir.begin_cleanup … cir.end_cleanup` blocks that
 //!   branch to the enclosing scope's EH block, the try's `cir.eh.dispatch`, or `cir.resume`.
 //!   One dispatch block per try; handlers start with `cir.begin_catch` (whose second result
-//!   replaces `cir.catch_param`) and leave through `cir.end_catch` on every path, including
+//!   replaces `cir.catch_param`; a `cir.copy_catch_param` of it stays right after it) and
+//!   leave through `cir.end_catch` on every path, including
 //!   exceptions raised inside them. `filter`/`terminate` handlers become dispatch keys. A
 //!   may-throw call inside an EH cleanup unwinds to `cir.eh.initiate` + `cir.eh.terminate`.
 //! - Allocas move to the entry block. The block structure the flattening creates is kept

@@ -25,7 +25,11 @@
 //!   Itanium's `__cxa_begin_catch` does); otherwise `[@desc, 0, null]`. A caught
 //!   pointer is caught by value (the runtime copies the pointer into the slot), and its
 //!   pointee's qualifiers are adjectives (1 const, 2 volatile) rather than part of the
-//!   TypeDescriptor ([`catch_type_descriptor`](ehir_core::abi::type_names::catch_type_descriptor)), as MSVC encodes them. The normal-path
+//!   TypeDescriptor ([`catch_type_descriptor`](ehir_core::abi::type_names::catch_type_descriptor)), as MSVC encodes them. A
+//!   `cir.begin_catch` followed by a `cir.copy_catch_param` of its exception pointer to
+//!   `%dest` catches by value into `%dest` (`[@desc, 0, %dest]`, the copy op removed): the
+//!   runtime copies the exception object there, with the copy constructor of the
+//!   thrower's CatchableType, before the try block's objects are destroyed. The normal-path
 //!   `cir.end_catch` becomes `cir.catchret from %pad to ^continuation`.
 //! - Dispatch keys: a `filter` (dynamic exception specification) is ignored, as MSVC and
 //!   clang for the Microsoft ABI do: the exception keeps unwinding through the `unwind`

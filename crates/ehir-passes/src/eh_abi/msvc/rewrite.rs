@@ -5,7 +5,8 @@
 use super::{Action, CleanupExit, ExitKind, Funclet, Lowering, Target};
 use crate::region_utils::remapped;
 use ehir_core::abi::type_names::{
-    ADJECTIVE_ELLIPSIS, ADJECTIVE_REFERENCE, catch_type_descriptor, msvc_type_code,
+    ADJECTIVE_ELLIPSIS, ADJECTIVE_REFERENCE, catch_type_descriptor, copy_constructor_symbols,
+    msvc_descriptor_to_itanium, msvc_type_code,
 };
 use ehir_core::{
     Block, Diagnostic, HandlerKey, Loc, Op, OpKind, Successor, Symbol, Value, ValueDef,
@@ -281,8 +282,11 @@ impl<'a> Lowering<'a> {
             .ok_or_else(|| self.block_error(handler, "catch handler without cir.begin_catch"))?;
         let results: Vec<Value> = self.func.dfg.results(begin).to_vec();
         let exn = results.get(1).copied();
-        let exn_used = exn.is_some_and(|v| self.used.contains(&v));
+        // A by-value parameter the runtime builds: the catchpad's object slot.
+        let runtime_copy = self.runtime_copied_parameter(begin, exn, type_desc)?;
+        let exn_used = runtime_copy.is_none() && exn.is_some_and(|v| self.used.contains(&v));
         let (adjectives, slot) = match (type_desc, exn.filter(|_| exn_used)) {
+            _ if runtime_copy.is_some() => (qualifiers, runtime_copy),
             (None, _) => (ADJECTIVE_ELLIPSIS, None),
             (Some(_), None) => (qualifiers, None),
             (Some(_), Some(v)) => {
@@ -339,6 +343,62 @@ impl<'a> Lowering<'a> {
             self.replace.insert(exn, new);
         }
         Ok(())
+    }
+
+    /// The catch parameter a `cir.copy_catch_param` right after `begin` copies the
+    /// exception `exn` into (the op is removed): on this ABI the runtime builds it, in the
+    /// catchpad's by-value object slot, with the copy constructor the thrower's
+    /// CatchableType names. The exception pointer may have no other use.
+    fn runtime_copied_parameter(
+        &mut self,
+        begin: Op,
+        exn: Option<Value>,
+        type_desc: Option<Symbol>,
+    ) -> Result<Option<Value>, Diagnostic> {
+        let Some(copy) = self.func.layout.next_op(begin).filter(|&op| {
+            matches!(self.kind(op), OpKind::CopyCatchParam { .. })
+                && self.func.dfg.operands(op).first().copied() == exn
+        }) else {
+            return Ok(None);
+        };
+        let (Some(exn), Some(&dest)) = (exn, self.func.dfg.operands(copy).get(1)) else {
+            return Ok(None);
+        };
+        let Some(type_desc) = type_desc else {
+            return Err(self.error(copy, "'cir.copy_catch_param' in a catch-all handler"));
+        };
+        // The runtime calls the copy constructor the thrower's CatchableType names: the
+        // class's, under its ABI name.
+        if let OpKind::CopyCatchParam { ctor } = self.kind(copy)
+            && let Some(ctor) = ctor.expand()
+        {
+            let descriptor = self.ctx.name(type_desc).to_string();
+            let class = msvc_descriptor_to_itanium(&descriptor).unwrap_or_default();
+            let names = copy_constructor_symbols(self.ctx, &format!("_ZTI{class}"));
+            let ctor_name = self.ctx.name(ctor);
+            if !names.iter().any(|n| n == ctor_name) {
+                return Err(self.error(
+                    copy,
+                    format!(
+                        "unsupported: the copy of a by-value catch parameter by @{ctor_name}, which is not the class's copy constructor the Microsoft runtime calls (@{})",
+                        names.get(1).map_or("", String::as_str)
+                    ),
+                ));
+            }
+        }
+        let other_use = self
+            .func
+            .walk_ops()
+            .into_iter()
+            .any(|op| op != copy && self.func.dfg.operands(op).contains(&exn));
+        if other_use {
+            return Err(self.error(
+                copy,
+                "unsupported: the exception pointer of a by-value catch parameter is used besides 'cir.copy_catch_param' (on the Microsoft ABI the handler sees only the runtime's copy)",
+            ));
+        }
+        self.func.layout.remove_op(copy);
+        Ok(Some(dest))
     }
 
     pub(super) fn rewrite_cleanup(

@@ -1,0 +1,119 @@
+//! msvcrt's RTTI functions, for code built for the Microsoft ABI (the Clang front end's
+//! `--abi msvc` modules), modelled on the RTTI objects such a module declares: a
+//! vftable's first slot points to a Complete Object Locator (`??_R4<class>6B@`, whose
+//! name gives the class; the locators of single inheritance are at offset 0) and
+//! `type_info` objects are TypeDescriptors (`??_R0<code>@8`), whose decorated name
+//! (`.?AVC@@`) follows the vftable pointer and the name cache, as `type_info::operator==`
+//! of the Windows headers reads it ([`Machine::init_type_descriptor`]).
+//!
+//! - `__RTtypeid(object)`: the TypeDescriptor of the object's dynamic type (the module
+//!   declares one for every class with a vftable); `bad_typeid` for a null object.
+//! - `__RTDynamicCast(object, vfptr_offset, source, target, is_reference)`: the object's
+//!   most derived object converted to the target class when that is an unambiguous
+//!   public base of it (or itself), else null, or `bad_cast` for a reference.
+//! - `__RTCastToVoid(object)`: the most derived object.
+
+use crate::externals::ExternalResult;
+use crate::machine::{Machine, Stop};
+use crate::memory;
+use ehir_core::Symbol;
+use ehir_core::abi::runtime::{MSVC_RTCAST_TO_VOID, MSVC_RTDYNAMIC_CAST, MSVC_RTTYPEID};
+use ehir_core::abi::type_names::{
+    complete_object_locator_class, descriptor_code, msvc_descriptor_to_itanium,
+    type_descriptor_name,
+};
+
+/// The offset of a TypeDescriptor's decorated name: after the `type_info` vftable pointer
+/// and the undecorated-name cache.
+const DECORATED_NAME_OFFSET: i64 = 16;
+
+impl Machine<'_> {
+    /// Calls one of msvcrt's RTTI functions (`None`: `name` is none of them).
+    pub(crate) fn call_msvc_rtti(
+        &mut self,
+        name: &str,
+        args: &[u64],
+    ) -> Result<Option<ExternalResult>, Stop> {
+        let arg = |i: usize| args.get(i).copied().unwrap_or(0);
+        let value = |v: u64| Ok(Some(ExternalResult::Value(Some(v))));
+        match name {
+            MSVC_RTTYPEID => {
+                if arg(0) == 0 {
+                    return self.throw_runtime_exception("10bad_typeid").map(Some);
+                }
+                let class = self.dynamic_class(arg(0))?;
+                let typeinfo = format!("_ZTI{class}");
+                let descriptor = type_descriptor_name(&self.module.ctx, &typeinfo);
+                let Some(symbol) = self.module.ctx.symbols.lookup(&descriptor) else {
+                    return Err(self.error(format!(
+                        "__RTtypeid: the module declares no TypeDescriptor @{descriptor}"
+                    )));
+                };
+                value(self.global_addr(symbol)?)
+            }
+            MSVC_RTDYNAMIC_CAST => {
+                let object = arg(0);
+                if object == 0 {
+                    return value(0);
+                }
+                let Some(target) = self
+                    .symbol_of_pointer(arg(3))
+                    .and_then(|s| msvc_descriptor_to_itanium(self.module.ctx.name(s)))
+                else {
+                    return Err(self
+                        .error("__RTDynamicCast with a target that is no TypeDescriptor".into()));
+                };
+                let dynamic = self.dynamic_class(object)?;
+                // The locators of single inheritance put the vftable pointer at offset 0.
+                let most_derived = memory::offset_by(object, -(arg(1) as i32 as i64));
+                match self.hierarchy.base_offset(&dynamic, &target) {
+                    Some(offset) => value(memory::offset_by(most_derived, offset as i64)),
+                    None if arg(4) != 0 => self.throw_runtime_exception("8bad_cast").map(Some),
+                    None => value(0),
+                }
+            }
+            MSVC_RTCAST_TO_VOID => value(arg(0)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The dynamic type (Itanium mangling) of the polymorphic object at `object`: the
+    /// class of the Complete Object Locator its vftable's first slot points to.
+    fn dynamic_class(&self, object: u64) -> Result<String, Stop> {
+        let read = |m: &Self, p: u64| m.mem.read_uint(p, 8).map_err(|e| m.mem_error(e));
+        let vfptr = read(self, object)?;
+        let locator = read(self, memory::offset_by(vfptr, -8))?;
+        self.symbol_of_pointer(locator)
+            .and_then(|s| complete_object_locator_class(self.module.ctx.name(s)))
+            .ok_or_else(|| {
+                self.error("an object whose vftable names no Complete Object Locator".into())
+            })
+    }
+
+    /// msvcrt throws one of its own exceptions (`bad_cast`, `bad_typeid`: `class` in
+    /// Itanium mangling), an object the program only catches by type.
+    fn throw_runtime_exception(&mut self, class: &str) -> Result<ExternalResult, Stop> {
+        let p = self.allocate_exception(8)?;
+        let exn = self.exception_of_pointer(p)?;
+        self.announce_throw(exn, class.to_string(), None);
+        Ok(ExternalResult::Threw(exn))
+    }
+
+    /// A TypeDescriptor the module declares (`??_R0<code>@8`) holds its decorated name
+    /// (`.<code>`) after the vftable pointer and the name cache, when its storage has room.
+    pub(crate) fn init_type_descriptor(&mut self, symbol: Symbol, p: u64) -> Result<(), Stop> {
+        let name = self.module.ctx.name(symbol);
+        let Some(code) = descriptor_code(name) else {
+            return Ok(());
+        };
+        let mut bytes = format!(".{code}").into_bytes();
+        bytes.push(0);
+        let size = self.mem.len_of(p).map_err(|e| self.mem_error(e))?;
+        if size < DECORATED_NAME_OFFSET as u64 + bytes.len() as u64 {
+            return Ok(());
+        }
+        self.mem
+            .init_bytes(memory::offset_by(p, DECORATED_NAME_OFFSET), &bytes)
+            .map_err(|e| self.mem_error(e))
+    }
+}
