@@ -532,6 +532,40 @@ impl<'m> Machine<'m> {
         }
     }
 
+    /// Runs the `cir.alloca` `op`: allocates the variable in the frame and sets the
+    /// op's result to its address.
+    pub(crate) fn allocate_local(
+        &mut self,
+        op: Op,
+        alloc_ty: Type,
+        name: Symbol,
+    ) -> Result<(), Stop> {
+        let func = self.cur.func;
+        let Some(&r) = func.dfg.results(op).first() else {
+            return Err(self.error("cir.alloca without a result".into()));
+        };
+        let size = self.layouts.size(alloc_ty);
+        let p = self
+            .mem
+            .allocate(size, AllocKind::Stack(name), self.frame_bytes)
+            .map_err(|e| self.mem_error(e))?;
+        self.cur.allocas.push(p);
+        if self.cur.phase != Phase::Structured
+            && self.cur.scoped.len() < MAX_SCOPED_SLOTS
+            && let Some(scopes) = &self.config.block_scopes
+            && let Some(loc) = func.dfg.loc(op).offset()
+            && let Some(span) = scopes.span(self.module.ctx.name(func.name), loc as u32)
+        {
+            self.cur.scoped.push(ScopedSlot {
+                addr: p,
+                span,
+                live: true,
+            });
+        }
+        self.set(r, p);
+        Ok(())
+    }
+
     /// Assigns `args` to the parameters of `block` and continues at its first op.
     /// A block declaring one token parameter that no argument feeds receives `token`.
     pub fn enter_block(
@@ -752,26 +786,7 @@ impl<'m> Machine<'m> {
                 self.next(op)
             }
             OpKind::Alloca { alloc_ty, name, .. } => {
-                let r = data.results.as_slice(pool)[0];
-                let size = self.layouts.size(alloc_ty);
-                let p = self
-                    .mem
-                    .allocate(size, AllocKind::Stack(name), self.frame_bytes)
-                    .map_err(|e| self.mem_error(e))?;
-                self.cur.allocas.push(p);
-                if self.cur.phase != Phase::Structured
-                    && self.cur.scoped.len() < MAX_SCOPED_SLOTS
-                    && let Some(scopes) = &self.config.block_scopes
-                    && let Some(loc) = func.dfg.loc(op).offset()
-                    && let Some(span) = scopes.span(self.module.ctx.name(func.name), loc as u32)
-                {
-                    self.cur.scoped.push(ScopedSlot {
-                        addr: p,
-                        span,
-                        live: true,
-                    });
-                }
-                self.set(r, p);
+                self.allocate_local(op, alloc_ty, name)?;
                 self.next(op)
             }
             OpKind::Call { callee, .. } | OpKind::TryCall { callee, .. } => {
