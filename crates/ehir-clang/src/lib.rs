@@ -126,7 +126,15 @@ pub fn compile_json(json: &str, main_file: &str, abi: EhAbi) -> Result<Module, D
     stacker::grow(COMPILE_STACK, || {
         let root = ast::read_translation_unit(json, main_file)
             .map_err(|e| Diagnostics(vec![Diagnostic::error(Loc::NONE, e.to_string())]))?;
-        cirgen::generate(&root, abi).map_err(Diagnostics)
+        let mut module = cirgen::generate(&root, abi).map_err(Diagnostics)?;
+        // The target the program was compiled for, as upstream CIRGen records it: the
+        // module is a program whose undefined functions exist elsewhere (the
+        // interpreter runs none it does not model), for this ABI.
+        module.attributes.push(ehir_core::ModuleAttribute {
+            name: "cir.triple".to_string(),
+            value: format!("\"{}\"", clang::target_triple(abi)),
+        });
+        Ok(module)
     })
 }
 

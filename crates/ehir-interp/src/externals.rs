@@ -2,7 +2,8 @@
 //!
 //! Modelled (not traced as calls): the C library functions of `libc.rs` (stdio,
 //! string and conversion functions; stdout is traced as output), `exit`, `_Exit`,
-//! `quick_exit`, `abort`, `__assert_fail`, `malloc`, `calloc`, `realloc`, `free`,
+//! `quick_exit`, `abort`, `__assert_fail` (msvcrt's `_assert`), `__iob_func` (msvcrt's
+//! standard streams), `malloc`, `calloc`, `realloc`, `free`,
 //! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized and
 //! `std::nothrow` variants), and
 //! the C++ runtime:
@@ -14,9 +15,13 @@
 //! `std::set_unexpected`, `std::uncaught_exception(s)`, MSVC's `_CxxThrowException` and
 //! `__std_terminate`.
 //!
-//! Any other undefined callee is recorded in the trace with its arguments and returns
-//! the next value `--returns` scripts for it, or zero; `--throw-at` makes chosen calls
-//! throw instead.
+//! For a program compiled for Windows, the msvcrt names of these functions
+//! (`??2@YAPEAX_K@Z` for `operator new`, ...) run the same models.
+//!
+//! Any other undefined callee is a probe or an error (see the crate docs, *Undefined
+//! functions*): a probe is recorded in the trace with its arguments and returns the next
+//! value `--returns` scripts for it, or zero; `--throw-at` makes chosen calls throw
+//! instead.
 
 use crate::config::{CallSelector, ScriptValue, ThrowSpec};
 use crate::cxx_types;
@@ -26,7 +31,10 @@ use crate::memory::{self, AllocKind};
 use crate::trace::Event;
 use crate::type_layout::{OPAQUE_RECORD_SIZE, Scalar};
 use crate::values;
-use ehir_core::abi::runtime::{MSVC_THROW, STD_TERMINATE, STD_UNCAUGHT_EXCEPTION, STD_UNEXPECTED};
+use ehir_core::abi::runtime::{
+    MSVC_THROW, MSVC_UNCAUGHT_EXCEPTION, STD_TERMINATE, STD_UNCAUGHT_EXCEPTION, STD_UNEXPECTED,
+    itanium_runtime_name,
+};
 use ehir_core::{Module, Symbol, Type, TypeData, Value};
 
 /// What an external call did.
@@ -307,6 +315,12 @@ impl<'m> Machine<'m> {
     /// Makes the call `call` of an undefined function.
     pub(crate) fn call_external(&mut self, call: ExternalCall<'_>) -> Result<ExternalResult, Stop> {
         let name = self.module.ctx.name(call.callee);
+        // msvcrt's names of the C++ runtime functions run the same models.
+        let name = if name.starts_with('?') || name == MSVC_UNCAUGHT_EXCEPTION {
+            itanium_runtime_name(name).unwrap_or(name)
+        } else {
+            name
+        };
         let args = call.args;
         let arg = |i: usize| args.get(i).copied().unwrap_or(0);
         let value = |v: u64| Ok(ExternalResult::Value(Some(v)));
@@ -322,8 +336,9 @@ impl<'m> Machine<'m> {
                 self.stdout.discard();
                 Err(self.exit_now(arg(0) as i32))
             }
-            // A failed `assert` (glibc): the message goes to stderr, then abort().
-            "abort" | "__assert_fail" => Err(self.abort_now()),
+            // A failed `assert` (glibc's `__assert_fail`, msvcrt's `_assert`): the message
+            // goes to stderr, then abort().
+            "abort" | "__assert_fail" | "_assert" => Err(self.abort_now()),
             // ---- memory ----
             "malloc" | "_Znwm" | "_Znam" | "_ZnwmRKSt9nothrow_t" | "_ZnamRKSt9nothrow_t" => {
                 let p = self.heap_alloc(arg(0).max(u64::from(name != "malloc")))?;
@@ -356,6 +371,11 @@ impl<'m> Machine<'m> {
             | "_ZdaPvRKSt9nothrow_t" => {
                 self.heap_free(arg(0), if name == "free" { "free" } else { "delete" })?;
                 unit()
+            }
+            // msvcrt's standard streams (`stdout` is `&__iob_func()[1]`).
+            "__iob_func" => {
+                let iob = self.msvc_iob(call.callee)?;
+                value(iob)
             }
             // ---- C++ runtime ----
             "__dynamic_cast" => {
@@ -499,8 +519,9 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// A call of a function the interpreter does not model: traced, it returns its
-    /// scripted value or zero.
+    /// A call of a function the interpreter does not model: a probe (traced, it returns
+    /// its scripted value or zero) or, in a program whose external functions must really
+    /// run, an error naming it (see the crate docs, *Undefined functions*).
     fn unknown_call(&mut self, call: ExternalCall<'_>) -> Result<ExternalResult, Stop> {
         let ExternalCall {
             callee,
@@ -509,6 +530,9 @@ impl<'m> Machine<'m> {
             result_ty,
         } = call;
         let name = self.module.ctx.name(callee).to_string();
+        if !self.is_probe(callee) {
+            return Err(self.unmodelled_error(&name));
+        }
         if self.config.record_trace {
             let rendered = match arg_values {
                 Some(vals) => self.render_args(vals, args),

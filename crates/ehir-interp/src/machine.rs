@@ -16,7 +16,7 @@ use crate::runtime::Runtime;
 use crate::trace::Event;
 use crate::type_layout::{Layouts, Scalar};
 use crate::values;
-use crate::{EXIT_RUNTIME_ERROR, RuntimeError};
+use crate::{EXIT_RUNTIME_ERROR, RuntimeError, StopReason};
 use ehir_core::{
     Attr, AttrData, Block, ConstArrayElements, DataFlowGraph, EntityRef, FuncId, Function, Module,
     Op, OpKind, Phase, Region, Successor, Symbol, Type, TypeData, Value,
@@ -247,6 +247,9 @@ pub(crate) struct Machine<'m> {
     pub filters: Vec<Vec<String>>,
     pub heap_count: u32,
     pub string_count: u32,
+    /// msvcrt's array of the standard streams (`FILE _iob[3]`, what `__iob_func` returns:
+    /// `stdout` is `&__iob_func()[1]` on Windows), made on first use.
+    pub msvc_iob: Option<u64>,
     /// The entry function's name (for the harness's report).
     pub entry_name: String,
     /// Reused buffer for block-argument copies.
@@ -268,7 +271,7 @@ pub(crate) struct Machine<'m> {
 fn mark_budget(stop: Stop) -> Stop {
     match stop {
         Stop::Error(mut e) => {
-            e.budget = true;
+            e.reason = StopReason::Budget;
             Stop::Error(e)
         }
         other => other,
@@ -424,7 +427,7 @@ impl<'m> Machine<'m> {
             function: self.module.ctx.name(func.name).to_string(),
             loc: func.dfg.loc(self.cur.pc),
             exit_status: EXIT_RUNTIME_ERROR,
-            budget: false,
+            reason: StopReason::UndefinedBehaviour,
         }))
     }
 
@@ -450,6 +453,35 @@ impl<'m> Machine<'m> {
         mark_budget(stop)
     }
 
+    /// The error of a call of `name`, an external function the interpreter does not
+    /// model, located at the call.
+    #[cold]
+    pub(crate) fn unmodelled_error(&self, name: &str) -> Stop {
+        let mut stop = self.error(format!(
+            "call of external function '{name}', which the interpreter does not model (its \
+             result would be made up); name it with --returns or --throw-at to run it as a probe"
+        ));
+        if let Stop::Error(e) = &mut stop {
+            e.reason = StopReason::Unmodelled;
+        }
+        stop
+    }
+
+    /// Whether a call of the undefined, unmodelled function `callee` is a probe (see
+    /// [`crate::UnmodelledCalls`]): a function the run scripts always is.
+    pub(crate) fn is_probe(&self, callee: Symbol) -> bool {
+        if self.return_scripts.contains_key(&callee)
+            || self.throw_specs.iter().any(|spec| spec.callee == callee)
+        {
+            return true;
+        }
+        match self.config.unmodelled_calls {
+            crate::UnmodelledCalls::Probe => true,
+            crate::UnmodelledCalls::Error => false,
+            crate::UnmodelledCalls::ByModule => self.module.triple().is_none(),
+        }
+    }
+
     /// A runtime error without a meaningful op location.
     pub fn plain_error(&self, message: String) -> Stop {
         Stop::Error(Box::new(RuntimeError {
@@ -457,7 +489,7 @@ impl<'m> Machine<'m> {
             function: self.module.ctx.name(self.cur.func.name).to_string(),
             loc: ehir_core::Loc::NONE,
             exit_status: EXIT_RUNTIME_ERROR,
-            budget: false,
+            reason: StopReason::UndefinedBehaviour,
         }))
     }
 

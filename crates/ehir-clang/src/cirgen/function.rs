@@ -561,6 +561,14 @@ fn constant_initializer<'ast>(
             ty,
         }));
     }
+    if node.kind == "CXXConstructExpr"
+        && node.children().next().is_none()
+        && trivially_default_constructed(state, node)?
+    {
+        // A class (or array of them) whose default constructor is trivial: static
+        // storage is zero-initialized and no constructor runs.
+        return Ok(Some(AttrData::Zero(ty)));
+    }
     let Some(text) = node.value_text() else {
         if node.kind == "CXXNullPtrLiteralExpr" || node.kind == "GNUNullExpr" {
             return Ok(Some(AttrData::Zero(ty)));
@@ -596,4 +604,21 @@ fn constant_initializer<'ast>(
         value: ehir_core::wrap_int(value, width, signed),
         ty,
     }))
+}
+
+/// Whether the `CXXConstructExpr` `node` default-constructs a class (or an array of a
+/// class) whose default constructor is trivial.
+fn trivially_default_constructed(state: &mut State<'_>, node: &Node) -> R<bool> {
+    let mut ty = state.node_type(node)?;
+    while let CType::Array(element, _) = ty {
+        ty = *element;
+    }
+    let CType::Named(class) = ty.unqualified() else {
+        return Ok(false);
+    };
+    let class_node = state.class_node(node, class)?;
+    Ok(class_node
+        .definition_data
+        .as_ref()
+        .is_some_and(|data| data.default_ctor.trivial))
 }
