@@ -583,15 +583,14 @@ impl<'m> Machine<'m> {
         let func = self.cur.func;
         for &(op, index) in path {
             let kind = *func.dfg.kind(op);
-            if !matches!(
+            // Constructs whose regions run with a state of their own (or an expression's).
+            if matches!(
                 kind,
-                OpKind::Scope
-                    | OpKind::If
-                    | OpKind::While
-                    | OpKind::DoWhile
-                    | OpKind::For
-                    | OpKind::Switch
-                    | OpKind::Case { .. }
+                OpKind::CleanupScope { .. }
+                    | OpKind::Try { .. }
+                    | OpKind::ArrayCtor
+                    | OpKind::ArrayDtor
+                    | OpKind::Ternary
             ) {
                 return Err(self.error(format!(
                     "a branch into a region of {} is not supported",

@@ -21,6 +21,7 @@
 
 mod common;
 
+use common::windows::check as succeed;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -199,21 +200,6 @@ fn the_corpus_through_the_clang_front_end_matches_gxx() {
 
 // ---- objects built by ehir and by g++ in one program ---------------------------------------
 
-/// Runs a command; its stderr when it fails.
-fn succeed(command: &mut Command, what: &str) -> Result<(), String> {
-    let out = command
-        .output()
-        .map_err(|e| format!("cannot run {what}: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
 /// The mixed-object pairs of `tests/cxx/mixed`: `X.cpp` (built by ehir) and
 /// `X.gxx.cpp` (built by g++).
 fn mixed_pairs() -> Vec<(PathBuf, PathBuf)> {
@@ -240,25 +226,23 @@ fn check_mixed(ehir_src: &Path, gxx_src: &Path) -> Result<(), String> {
     let dir = tempfile::tempdir().expect("temp dir");
     let dir = dir.path();
     let oracle = dir.join("oracle.exe");
-    succeed(
-        Command::new("g++")
-            .args(["-std=c++14", "-w", "-O0", "-o"])
-            .arg(&oracle)
-            .arg(ehir_src)
-            .arg(gxx_src),
-        "g++ (the oracle)",
-    )?;
+    let mut oracle_build = Command::new("g++");
+    oracle_build
+        .args(["-std=c++14", "-w", "-O0", "-o"])
+        .arg(&oracle)
+        .arg(ehir_src)
+        .arg(gxx_src);
+    succeed(oracle_build, "g++ (the oracle)")?;
     let expected = run_exe(&oracle);
     let mut gxx_objects = Vec::new();
     for level in ["-O0", "-O2"] {
         let object = dir.join(format!("gxx{level}.o"));
-        succeed(
-            Command::new("g++")
-                .args(["-std=c++14", "-w", level, "-c", "-o"])
-                .arg(&object)
-                .arg(gxx_src),
-            &format!("g++ {level} -c"),
-        )?;
+        let mut compile = Command::new("g++");
+        compile
+            .args(["-std=c++14", "-w", level, "-c", "-o"])
+            .arg(&object)
+            .arg(gxx_src);
+        succeed(compile, &format!("g++ {level} -c"))?;
         gxx_objects.push((level, object));
     }
     let builds: [(&str, &[&str]); 3] = [
@@ -268,25 +252,19 @@ fn check_mixed(ehir_src: &Path, gxx_src: &Path) -> Result<(), String> {
     ];
     for (index, (what, flags)) in builds.into_iter().enumerate() {
         let object = dir.join(format!("ehir{index}.o"));
-        succeed(
-            Command::new(common::ehir())
-                .args(["--std=c++14", "build", "-c"])
-                .args(flags)
-                .arg(ehir_src)
-                .arg("-o")
-                .arg(&object),
-            &format!("ehir build -c ({what})"),
-        )?;
+        let mut build = Command::new(common::ehir());
+        build
+            .args(["--std=c++14", "build", "-c"])
+            .args(flags)
+            .arg(ehir_src)
+            .arg("-o")
+            .arg(&object);
+        succeed(build, &format!("ehir build -c ({what})"))?;
         for (level, gxx_object) in &gxx_objects {
             let exe = dir.join(format!("mixed{index}{level}.exe"));
-            succeed(
-                Command::new("g++")
-                    .arg("-o")
-                    .arg(&exe)
-                    .arg(&object)
-                    .arg(gxx_object),
-                "the link (g++)",
-            )?;
+            let mut link = Command::new("g++");
+            link.arg("-o").arg(&exe).arg(&object).arg(gxx_object);
+            succeed(link, "the link (g++)")?;
             let got = run_exe(&exe);
             if got != expected {
                 return Err(format!(
@@ -377,24 +355,20 @@ fn symbol_names_match_gxx() {
     let src = common::root().join("tests/cxx/mangling/names.cpp");
     let dir = tempfile::tempdir().expect("temp dir");
     let gxx_object = dir.path().join("gxx.o");
-    succeed(
-        Command::new("g++")
-            .args(["-std=c++14", "-w", "-O0", "-c", "-o"])
-            .arg(&gxx_object)
-            .arg(&src),
-        "g++ -c",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut gxx_compile = Command::new("g++");
+    gxx_compile
+        .args(["-std=c++14", "-w", "-O0", "-c", "-o"])
+        .arg(&gxx_object)
+        .arg(&src);
+    succeed(gxx_compile, "g++ -c").unwrap_or_else(|e| panic!("{e}"));
     let ehir_object = dir.path().join("ehir.o");
-    succeed(
-        Command::new(common::ehir())
-            .args(["--std=c++14", "build", "-c"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&ehir_object),
-        "ehir build -c",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut ehir_compile = Command::new(common::ehir());
+    ehir_compile
+        .args(["--std=c++14", "build", "-c"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&ehir_object);
+    succeed(ehir_compile, "ehir build -c").unwrap_or_else(|e| panic!("{e}"));
     let gxx = nm_defined(&gxx_object);
     let ehir = nm_defined(&ehir_object);
     let only_ehir: Vec<&String> = ehir.difference(&gxx).collect();
