@@ -13,7 +13,9 @@
 //! `__cxa_call_unexpected`, `__cxa_call_terminate`, `__clang_call_terminate`,
 //! `_Unwind_Resume`, `std::terminate`, `std::unexpected`, `std::set_terminate`,
 //! `std::set_unexpected`, `std::uncaught_exception(s)`, MSVC's `_CxxThrowException` and
-//! `__std_terminate`.
+//! `__std_terminate`; the members libstdc++ defines of `std::exception`,
+//! `std::bad_exception`, `std::bad_alloc`, `std::bad_array_new_length`, `std::bad_cast`
+//! and `std::bad_typeid` (destructors, and `what()`, which returns libstdc++'s text).
 //!
 //! For a program compiled for Windows, the msvcrt names of these functions
 //! (`??2@YAPEAX_K@Z` for `operator new`, ...) run the same models.
@@ -36,6 +38,74 @@ use ehir_core::abi::runtime::{
     itanium_runtime_name,
 };
 use ehir_core::{Module, Symbol, Type, TypeData, Value};
+
+/// A class of libstdc++'s `<exception>`, `<new>` and `<typeinfo>` whose members are
+/// defined in the library (not inline in its headers), which the interpreter models.
+pub(crate) struct StdException {
+    /// The class's name in Itanium manglings (`9exception`: `_ZNSt9exceptionD1Ev`).
+    mangled: &'static str,
+    /// What its `what()` returns, as libstdc++'s does.
+    what: &'static str,
+}
+
+/// The modelled classes.
+const STD_EXCEPTIONS: &[StdException] = &[
+    StdException {
+        mangled: "9exception",
+        what: "std::exception",
+    },
+    StdException {
+        mangled: "13bad_exception",
+        what: "std::bad_exception",
+    },
+    StdException {
+        mangled: "9bad_alloc",
+        what: "std::bad_alloc",
+    },
+    StdException {
+        mangled: "20bad_array_new_length",
+        what: "std::bad_array_new_length",
+    },
+    StdException {
+        mangled: "8bad_cast",
+        what: "std::bad_cast",
+    },
+    StdException {
+        mangled: "10bad_typeid",
+        what: "std::bad_typeid",
+    },
+];
+
+/// A member of a modelled libstdc++ exception class.
+pub(crate) enum StdExceptionMember {
+    /// The complete or base-object destructor (`D1`, `D2`): nothing to do.
+    Destructor,
+    /// The deleting destructor (`D0`): destroys, then `operator delete(this)`.
+    DeletingDestructor,
+    /// `what() const`.
+    What,
+}
+
+/// The modelled libstdc++ exception class member `name` is, if it is one.
+fn std_exception_member(name: &str) -> Option<(&'static StdException, StdExceptionMember)> {
+    let (rest, member) = if let Some(rest) = name.strip_prefix("_ZNKSt") {
+        (rest.strip_suffix("4whatEv")?, StdExceptionMember::What)
+    } else {
+        let rest = name.strip_prefix("_ZNSt")?;
+        if let Some(class) = rest.strip_suffix("D0Ev") {
+            (class, StdExceptionMember::DeletingDestructor)
+        } else {
+            let class = rest
+                .strip_suffix("D1Ev")
+                .or_else(|| rest.strip_suffix("D2Ev"))?;
+            (class, StdExceptionMember::Destructor)
+        }
+    };
+    STD_EXCEPTIONS
+        .iter()
+        .find(|class| class.mangled == rest)
+        .map(|class| (class, member))
+}
 
 /// What an external call did.
 pub(crate) enum ExternalResult {
@@ -496,7 +566,26 @@ impl<'m> Machine<'m> {
                 value(self.rt.uncaught.max(0) as u64)
             }
             STD_UNCAUGHT_EXCEPTION => value(u64::from(self.rt.uncaught > 0)),
-            // ---- anything else: recorded, scripted or zero ----
+            // ---- libstdc++'s exception classes ----
+            _ if let Some((class, member)) = std_exception_member(name) => match member {
+                StdExceptionMember::Destructor => unit(),
+                StdExceptionMember::DeletingDestructor => {
+                    self.heap_free(arg(0), "delete")?;
+                    unit()
+                }
+                StdExceptionMember::What => {
+                    let text = match self.what_strings.get(&call.callee) {
+                        Some(&text) => text,
+                        None => {
+                            let text = self.harness_string(class.what.as_bytes())?;
+                            self.what_strings.insert(call.callee, text);
+                            text
+                        }
+                    };
+                    value(text)
+                }
+            },
+            // ---- anything else: a probe, or an error ----
             _ => self.unknown_call(call),
         }
     }

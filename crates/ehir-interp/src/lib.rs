@@ -456,6 +456,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         heap_count: 0,
         string_count: 0,
         msvc_iob: None,
+        what_strings: HashMap::new(),
         entry_name,
         scratch: Vec::new(),
         step_limit: config.step_limit,

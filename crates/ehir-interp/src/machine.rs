@@ -250,6 +250,8 @@ pub(crate) struct Machine<'m> {
     /// msvcrt's array of the standard streams (`FILE _iob[3]`, what `__iob_func` returns:
     /// `stdout` is `&__iob_func()[1]` on Windows), made on first use.
     pub msvc_iob: Option<u64>,
+    /// The strings `what()` of libstdc++'s exception classes returns, by function.
+    pub what_strings: HashMap<Symbol, u64>,
     /// The entry function's name (for the harness's report).
     pub entry_name: String,
     /// Reused buffer for block-argument copies.

@@ -120,3 +120,32 @@ fn msvcrt_names_of_runtime_functions_are_modelled() {
     );
     assert_eq!(outcome.exit_status, 0);
 }
+
+#[test]
+fn libstdcxx_exception_members_are_modelled() {
+    // `std::bad_alloc::what()` and its destructor, as a program for Linux calls them.
+    let text = "module attributes {cir.triple = \"x86_64-linux-gnu\"} {\n\
+                cir.global constant private @.fmt = #cir.const_array<\"%s\\0A\\00\" : !cir.array<!s8i x 4>> : !cir.array<!s8i x 4>\n\
+                cir.func @printf(!cir.ptr<!s8i>, ...) -> !s32i\n\
+                cir.func @_ZNKSt9bad_alloc4whatEv(!cir.ptr<!void>) -> !cir.ptr<!s8i>\n\
+                cir.func @_ZNSt9bad_allocD1Ev(!cir.ptr<!void>)\n\
+                cir.func @main() -> !s32i {\n\
+                \x20 %0 = cir.alloca !u64i, !cir.ptr<!u64i>, [\"e\"]\n\
+                \x20 %1 = cir.cast bitcast %0 : !cir.ptr<!u64i> -> !cir.ptr<!void>\n\
+                \x20 %2 = cir.call @_ZNKSt9bad_alloc4whatEv(%1) : (!cir.ptr<!void>) -> !cir.ptr<!s8i>\n\
+                \x20 %3 = cir.get_global @.fmt : !cir.ptr<!cir.array<!s8i x 4>>\n\
+                \x20 %4 = cir.cast array_to_ptrdecay %3 : !cir.ptr<!cir.array<!s8i x 4>> -> !cir.ptr<!s8i>\n\
+                \x20 %5 = cir.call @printf(%4, %2) : (!cir.ptr<!s8i>, !cir.ptr<!s8i>) -> !s32i\n\
+                \x20 cir.call @_ZNSt9bad_allocD1Ev(%1) : (!cir.ptr<!void>) -> ()\n\
+                \x20 %6 = cir.const #cir.int<0> : !s32i\n\
+                \x20 cir.return %6 : !s32i\n\
+                }\n}\n";
+    let module = ehir_reader::parse_module("what.cir", text).expect("parses");
+    let outcome = run(&module, RunConfig::default());
+    assert!(
+        outcome.runtime_error.is_none(),
+        "{:?}",
+        outcome.runtime_error
+    );
+    assert_eq!(String::from_utf8_lossy(&outcome.stdout), "std::bad_alloc\n");
+}
