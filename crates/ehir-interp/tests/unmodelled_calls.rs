@@ -30,6 +30,18 @@ fn run(module: &ehir_core::Module, config: RunConfig) -> RunOutcome {
     run_module(module, &config).expect("runs")
 }
 
+/// The run of the module `text`, which must not stop with an error.
+fn run_to_the_end(text: &str) -> RunOutcome {
+    let module = ehir_reader::parse_module("program.cir", text).expect("parses");
+    let outcome = run(&module, RunConfig::default());
+    assert!(
+        outcome.runtime_error.is_none(),
+        "{:?}",
+        outcome.runtime_error
+    );
+    outcome
+}
+
 fn probed(outcome: &RunOutcome) -> bool {
     outcome
         .trace
@@ -111,14 +123,7 @@ fn msvcrt_names_of_runtime_functions_are_modelled() {
                 \x20 %2 = cir.const #cir.int<0> : !s32i\n\
                 \x20 cir.return %2 : !s32i\n\
                 }\n}\n";
-    let module = ehir_reader::parse_module("new.cir", text).expect("parses");
-    let outcome = run(&module, RunConfig::default());
-    assert!(
-        outcome.runtime_error.is_none(),
-        "{:?}",
-        outcome.runtime_error
-    );
-    assert_eq!(outcome.exit_status, 0);
+    assert_eq!(run_to_the_end(text).exit_status, 0);
 }
 
 #[test]
@@ -140,12 +145,6 @@ fn libstdcxx_exception_members_are_modelled() {
                 \x20 %6 = cir.const #cir.int<0> : !s32i\n\
                 \x20 cir.return %6 : !s32i\n\
                 }\n}\n";
-    let module = ehir_reader::parse_module("what.cir", text).expect("parses");
-    let outcome = run(&module, RunConfig::default());
-    assert!(
-        outcome.runtime_error.is_none(),
-        "{:?}",
-        outcome.runtime_error
-    );
+    let outcome = run_to_the_end(text);
     assert_eq!(String::from_utf8_lossy(&outcome.stdout), "std::bad_alloc\n");
 }
