@@ -2,8 +2,9 @@
 # Runs every fuzz target (or the ones named) for a bounded time each:
 #   fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]      (default: 60 seconds, all targets)
 # Installs cargo-fuzz from crates.io when it is missing, seeds each corpus from the
-# repository's tests (CIR files for the CIR targets, C++ files for `cxx_compile`, a few
-# seeds for `differential`), prints each target's execution count and exits 1 when a
+# repository's tests (CIR files for the CIR targets, Clang's JSON AST dumps of the C++
+# programs for `clang_ast`, a few seeds for `differential`), prints each target's
+# execution count and exits 1 when a
 # target found a crash (the reproducer is under fuzz/artifacts/TARGET/).
 # FUZZ_SEED=N and FUZZ_RUNS=N make a run reproducible (libFuzzer's -seed and -runs: the
 # same inputs in the same order, stopping after N runs or the time budget, whichever
@@ -35,7 +36,16 @@ seed_corpus() {
   local dir=corpus/$1 pattern='*.cir' f
   mkdir -p "$dir"
   case $1 in
-    cxx_compile) pattern='*.cpp' ;;
+    clang_ast)
+      # Clang's AST of each C++ program, for the Windows target (ehir's small headers keep
+      # a dump near 100 KB; libstdc++'s make it megabytes), dumped once by the front end's
+      # own command line; the target never runs Clang.
+      (cd .. && cargo run -q -p ehir-clang --example dump_ast -- --abi msvc --std c++14 \
+        "fuzz/$dir" tests/cxx/*.cpp examples/*.cpp tests/filetests/cxx/*.cpp 2>&1 | tail -1
+        cargo run -q -p ehir-clang --example dump_ast -- --abi msvc --std c++17 \
+          "fuzz/$dir" tests/cxx-corpus/*.cpp 2>&1 | tail -1)
+      return
+      ;;
     differential)
       # 8 bytes of seed, then the depth, statements, functions and budget knobs.
       for s in 0 1 2 3 4 5 6 7; do
@@ -54,7 +64,11 @@ status=0
 for t in "${targets[@]}"; do
   seed_corpus "$t"
   log=$(mktemp)
-  if cargo fuzz run --sanitizer "$sanitizer" "$t" -- -max_total_time="$budget" \
+  dict=()
+  if [ -f "$t.dict" ]; then
+    dict=(-dict="$t.dict")
+  fi
+  if cargo fuzz run --sanitizer "$sanitizer" "$t" -- -max_total_time="$budget" "${dict[@]}" \
       -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
       ${FUZZ_SEED:+-seed="$FUZZ_SEED"} ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} >"$log" 2>&1; then
     result=ok

@@ -3,6 +3,7 @@
 
 use ehir_core::abi::EhAbi;
 use ehir_core::{Diagnostic, Loc};
+use ehir_llvm::toolchain::resolve_executable;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -59,40 +60,27 @@ pub fn target_triple(abi: EhAbi) -> &'static str {
     }
 }
 
-fn runs(program: &Path) -> bool {
-    Command::new(program)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// Finds the Clang to run: `explicit`, then `$EHIR_CLANG`, then [`CLANG_CANDIDATES`].
+/// Finds the Clang to run: `explicit`, then `$EHIR_CLANG`, then [`CLANG_CANDIDATES`] on
+/// `PATH` (an executable file; Clang is not started to find it, which would cost as much
+/// as a small compile).
 pub fn find_clang(explicit: Option<&Path>) -> Result<PathBuf, ClangError> {
-    if let Some(path) = explicit {
-        return if runs(path) {
-            Ok(path.to_path_buf())
-        } else {
-            Err(ClangError::NotFound(format!(
-                " (`{}` does not run)",
+    let named = |path: PathBuf, by: String| {
+        resolve_executable(&path).ok_or_else(|| {
+            ClangError::NotFound(format!(
+                " ({by}`{}` does not exist or is not executable)",
                 path.display()
-            )))
-        };
+            ))
+        })
+    };
+    if let Some(path) = explicit {
+        return named(path.to_path_buf(), String::new());
     }
     if let Some(value) = std::env::var_os(CLANG_VARIABLE).filter(|v| !v.is_empty()) {
-        let path = PathBuf::from(&value);
-        return if runs(&path) {
-            Ok(path)
-        } else {
-            Err(ClangError::NotFound(format!(
-                " ({CLANG_VARIABLE}=`{}` does not run)",
-                path.display()
-            )))
-        };
+        return named(PathBuf::from(value), format!("{CLANG_VARIABLE}="));
     }
     CLANG_CANDIDATES
         .iter()
-        .map(PathBuf::from)
-        .find(|p| runs(p))
+        .find_map(|name| resolve_executable(Path::new(name)))
         .ok_or_else(|| ClangError::NotFound(String::new()))
 }
 

@@ -66,12 +66,15 @@
 //! - **types thrown and caught** are named as on every other path of the structured IR,
 //!   by Itanium typeinfo symbols (`_ZTIi`, `_ZTI1A`, computed from the AST), and the
 //!   MSVC lowering and emitter turn them into TypeDescriptors and ThrowInfo
-//!   (`??_R0H@8`, `_TI1H`; `ehir_core::abi::type_names`), exactly as for the builtin
-//!   front end's output. `size_t` and `ptrdiff_t` are `unsigned long long` and `long
+//!   (`??_R0H@8`, `_TI1H`; `ehir_core::abi::type_names`), as for hand-written CIR.
+//!   `size_t` and `ptrdiff_t` are `unsigned long long` and `long
 //!   long` there, so a thrown `size_t` has the type code `_K`, as with Clang for Windows.
 //!
-//! # Conventions shared with the builtin front end
-//! Constructors and destructors are emitted and called under the mangled name Clang
+//! # Conventions
+//! The module records its target as the `cir.triple` attribute (so the interpreter
+//! treats its undefined functions as the library's, never as probes). Inline functions
+//! (declared `inline`, defined in their class, template instantiations, implicit special
+//! members) are `linkonce_odr`, `static` ones internal. Constructors and destructors are emitted and called under the mangled name Clang
 //! gives (the complete-object variant, `C1`/`D1`), also for base subobjects (no virtual
 //! bases yet). Call arguments are evaluated right to left, as g++ does. Class arguments
 //! are passed by the address of a temporary the caller builds; on Itanium the caller
@@ -129,7 +132,15 @@ pub fn compile_json(json: &str, main_file: &str, abi: EhAbi) -> Result<Module, D
     stacker::grow(COMPILE_STACK, || {
         let root = ast::read_translation_unit(json, main_file)
             .map_err(|e| Diagnostics(vec![Diagnostic::error(Loc::NONE, e.to_string())]))?;
-        cirgen::generate(&root, abi).map_err(Diagnostics)
+        let mut module = cirgen::generate(&root, abi).map_err(Diagnostics)?;
+        // The target the program was compiled for, as upstream CIRGen records it: the
+        // module is a program whose undefined functions exist elsewhere (the
+        // interpreter runs none it does not model), for this ABI.
+        module.attributes.push(ehir_core::ModuleAttribute {
+            name: "cir.triple".to_string(),
+            value: format!("\"{}\"", clang::target_triple(abi)),
+        });
+        Ok(module)
     })
 }
 

@@ -70,7 +70,7 @@ pub use ops::{
     LandingPadClause, OpKind, PhaseSet, UnaryOp,
 };
 pub use symbols::SymbolTable;
-pub use types::{CommonTypes, ParamAbi, TypeData, TypeStore, int_range};
+pub use types::{CommonTypes, ParamAbi, TypeData, TypeStore, int_range, wrap_int};
 
 pub use cranelift_entity::packed_option::PackedOption;
 pub use cranelift_entity::{EntityRef, PrimaryMap, SecondaryMap};

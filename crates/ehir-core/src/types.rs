@@ -380,9 +380,38 @@ pub fn int_range(width: u16, signed: bool) -> (i128, i128) {
     }
 }
 
+/// `value` converted to an integer type of `width` bits as C++'s integral conversion does
+/// (modulo 2^width, then sign- or zero-extended): what `int g = 18446744073709551615;`
+/// stores is -1.
+pub fn wrap_int(value: i128, width: u16, signed: bool) -> i128 {
+    let width = u32::from(width.clamp(1, 128));
+    if width >= 128 {
+        return value;
+    }
+    let unused = 128 - width;
+    let shifted = value << unused;
+    if signed {
+        shifted >> unused
+    } else {
+        ((shifted as u128) >> unused) as i128
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integral_conversion_wraps_modulo_the_width() {
+        assert_eq!(wrap_int(18446744073709551615, 32, true), -1);
+        assert_eq!(wrap_int(300, 8, false), 44);
+        assert_eq!(wrap_int(-1, 32, false), 4294967295);
+        assert_eq!(wrap_int(65535, 16, true), -1);
+        assert_eq!(wrap_int(65537, 16, true), 1);
+        assert_eq!(wrap_int(-5, 64, true), -5);
+        assert_eq!(wrap_int(1, 1, false), 1);
+        assert_eq!(wrap_int(i128::MIN, 128, true), i128::MIN);
+    }
 
     #[test]
     fn param_abi_marks_are_part_of_the_function_type() {

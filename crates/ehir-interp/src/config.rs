@@ -18,9 +18,12 @@ pub struct RunConfig {
     pub entry: Option<String>,
     /// Calls of undefined functions that throw instead of returning (`--throw-at`).
     pub throw_at: Vec<ThrowSpec>,
-    /// Scripted return values of undefined functions (`--returns`); an undefined
-    /// callee without a script returns zero.
+    /// Scripted return values of undefined functions (`--returns`); a probe without a
+    /// script returns zero.
     pub returns: Vec<ReturnSpec>,
+    /// What a call of an undefined function the interpreter does not model does (a
+    /// function `throw_at` or `returns` names is always a probe).
+    pub unmodelled_calls: UnmodelledCalls,
     /// Ops executed before the run is stopped with an error.
     pub step_limit: u64,
     /// Bytes of memory (allocations and frames) before the run is stopped with an error.
@@ -82,6 +85,7 @@ impl Default for RunConfig {
             entry: None,
             throw_at: Vec::new(),
             returns: Vec::new(),
+            unmodelled_calls: UnmodelledCalls::default(),
             step_limit: DEFAULT_STEP_LIMIT,
             memory_limit: DEFAULT_MEMORY_LIMIT,
             trace_memory_limit: u64::MAX,
@@ -91,6 +95,25 @@ impl Default for RunConfig {
             stdout_buffering: StdoutBuffering::default(),
         }
     }
+}
+
+/// What a call of an undefined function the interpreter does not model (see the crate
+/// docs, *Undefined functions*) does.
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum UnmodelledCalls {
+    /// As the module says: in a program compiled for a target (a module with a
+    /// `cir.triple`, as the C++ front end makes), every undefined function is a library
+    /// function that really runs, so a call of one the interpreter does not model is an
+    /// [`UnmodelledCalls::Error`]; in a module without a target (a scenario, like the
+    /// seed's listings), undefined functions are [`UnmodelledCalls::Probe`]s.
+    #[default]
+    ByModule,
+    /// The call is recorded in the trace and returns the function's `--returns` value,
+    /// or zero (a zeroed aggregate).
+    Probe,
+    /// The run stops with a runtime error naming the function, at the call
+    /// ([`crate::StopReason::Unmodelled`]).
+    Error,
 }
 
 /// Which calls of a callee a spec applies to.

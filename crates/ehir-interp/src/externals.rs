@@ -2,7 +2,8 @@
 //!
 //! Modelled (not traced as calls): the C library functions of `libc.rs` (stdio,
 //! string and conversion functions; stdout is traced as output), `exit`, `_Exit`,
-//! `quick_exit`, `abort`, `__assert_fail`, `malloc`, `calloc`, `realloc`, `free`,
+//! `quick_exit`, `abort`, `__assert_fail` (msvcrt's `_assert`), `__iob_func` (msvcrt's
+//! standard streams), `malloc`, `calloc`, `realloc`, `free`,
 //! `operator new`/`delete` (`_Znwm`, `_Znam`, `_ZdlPv`, `_ZdaPv`, sized and
 //! `std::nothrow` variants), and
 //! the C++ runtime:
@@ -13,11 +14,17 @@
 //! `__cxa_call_unexpected`, `__cxa_call_terminate`, `__clang_call_terminate`,
 //! `_Unwind_Resume`, `std::terminate`, `std::unexpected`, `std::set_terminate`,
 //! `std::set_unexpected`, `std::uncaught_exception(s)`, MSVC's `_CxxThrowException` and
-//! `__std_terminate`.
+//! `__std_terminate`; the members libstdc++ defines of `std::exception`,
+//! `std::bad_exception`, `std::bad_alloc`, `std::bad_array_new_length`, `std::bad_cast`
+//! and `std::bad_typeid` (destructors, and `what()`, which returns libstdc++'s text).
 //!
-//! Any other undefined callee is recorded in the trace with its arguments and returns
-//! the next value `--returns` scripts for it, or zero; `--throw-at` makes chosen calls
-//! throw instead.
+//! For a program compiled for Windows, the msvcrt names of these functions
+//! (`??2@YAPEAX_K@Z` for `operator new`, ...) run the same models.
+//!
+//! Any other undefined callee is a probe or an error (see the crate docs, *Undefined
+//! functions*): a probe is recorded in the trace with its arguments and returns the next
+//! value `--returns` scripts for it, or zero; `--throw-at` makes chosen calls throw
+//! instead.
 
 use crate::config::{CallSelector, ScriptValue, ThrowSpec};
 use crate::cxx_types;
@@ -27,8 +34,79 @@ use crate::memory::{self, AllocKind};
 use crate::trace::Event;
 use crate::type_layout::{OPAQUE_RECORD_SIZE, Scalar};
 use crate::values;
-use ehir_core::abi::runtime::{MSVC_THROW, STD_TERMINATE, STD_UNCAUGHT_EXCEPTION, STD_UNEXPECTED};
+use ehir_core::abi::runtime::{
+    MSVC_THROW, MSVC_UNCAUGHT_EXCEPTION, STD_TERMINATE, STD_UNCAUGHT_EXCEPTION, STD_UNEXPECTED,
+    itanium_runtime_name,
+};
 use ehir_core::{Module, Symbol, Type, TypeData, Value};
+
+/// A class of libstdc++'s `<exception>`, `<new>` and `<typeinfo>` whose members are
+/// defined in the library (not inline in its headers), which the interpreter models.
+pub(crate) struct StdException {
+    /// The class's name in Itanium manglings (`9exception`: `_ZNSt9exceptionD1Ev`).
+    mangled: &'static str,
+    /// What its `what()` returns, as libstdc++'s does.
+    what: &'static str,
+}
+
+/// The modelled classes.
+const STD_EXCEPTIONS: &[StdException] = &[
+    StdException {
+        mangled: "9exception",
+        what: "std::exception",
+    },
+    StdException {
+        mangled: "13bad_exception",
+        what: "std::bad_exception",
+    },
+    StdException {
+        mangled: "9bad_alloc",
+        what: "std::bad_alloc",
+    },
+    StdException {
+        mangled: "20bad_array_new_length",
+        what: "std::bad_array_new_length",
+    },
+    StdException {
+        mangled: "8bad_cast",
+        what: "std::bad_cast",
+    },
+    StdException {
+        mangled: "10bad_typeid",
+        what: "std::bad_typeid",
+    },
+];
+
+/// A member of a modelled libstdc++ exception class.
+pub(crate) enum StdExceptionMember {
+    /// The complete or base-object destructor (`D1`, `D2`): nothing to do.
+    Destructor,
+    /// The deleting destructor (`D0`): destroys, then `operator delete(this)`.
+    DeletingDestructor,
+    /// `what() const`.
+    What,
+}
+
+/// The modelled libstdc++ exception class member `name` is, if it is one.
+fn std_exception_member(name: &str) -> Option<(&'static StdException, StdExceptionMember)> {
+    let (rest, member) = if let Some(rest) = name.strip_prefix("_ZNKSt") {
+        (rest.strip_suffix("4whatEv")?, StdExceptionMember::What)
+    } else {
+        let rest = name.strip_prefix("_ZNSt")?;
+        if let Some(class) = rest.strip_suffix("D0Ev") {
+            (class, StdExceptionMember::DeletingDestructor)
+        } else {
+            let class = rest
+                .strip_suffix("D1Ev")
+                .or_else(|| rest.strip_suffix("D2Ev"))?;
+            (class, StdExceptionMember::Destructor)
+        }
+    };
+    STD_EXCEPTIONS
+        .iter()
+        .find(|class| class.mangled == rest)
+        .map(|class| (class, member))
+}
 
 /// What an external call did.
 pub(crate) enum ExternalResult {
@@ -308,6 +386,12 @@ impl<'m> Machine<'m> {
     /// Makes the call `call` of an undefined function.
     pub(crate) fn call_external(&mut self, call: ExternalCall<'_>) -> Result<ExternalResult, Stop> {
         let name = self.module.ctx.name(call.callee);
+        // msvcrt's names of the C++ runtime functions run the same models.
+        let name = if name.starts_with('?') || name == MSVC_UNCAUGHT_EXCEPTION {
+            itanium_runtime_name(name).unwrap_or(name)
+        } else {
+            name
+        };
         let args = call.args;
         let arg = |i: usize| args.get(i).copied().unwrap_or(0);
         let value = |v: u64| Ok(ExternalResult::Value(Some(v)));
@@ -326,8 +410,9 @@ impl<'m> Machine<'m> {
                 self.stdout.discard();
                 Err(self.exit_now(arg(0) as i32))
             }
-            // A failed `assert` (glibc): the message goes to stderr, then abort().
-            "abort" | "__assert_fail" => Err(self.abort_now()),
+            // A failed `assert` (glibc's `__assert_fail`, msvcrt's `_assert`): the message
+            // goes to stderr, then abort().
+            "abort" | "__assert_fail" | "_assert" => Err(self.abort_now()),
             // ---- memory ----
             "malloc" | "_Znwm" | "_Znam" | "_ZnwmRKSt9nothrow_t" | "_ZnamRKSt9nothrow_t" => {
                 let p = self.heap_alloc(arg(0).max(u64::from(name != "malloc")))?;
@@ -360,6 +445,11 @@ impl<'m> Machine<'m> {
             | "_ZdaPvRKSt9nothrow_t" => {
                 self.heap_free(arg(0), if name == "free" { "free" } else { "delete" })?;
                 unit()
+            }
+            // msvcrt's standard streams (`stdout` is `&__iob_func()[1]`).
+            "__iob_func" => {
+                let iob = self.msvc_iob(call.callee)?;
+                value(iob)
             }
             // ---- C++ runtime ----
             "__dynamic_cast" => {
@@ -480,7 +570,26 @@ impl<'m> Machine<'m> {
                 value(self.rt.uncaught.max(0) as u64)
             }
             STD_UNCAUGHT_EXCEPTION => value(u64::from(self.rt.uncaught > 0)),
-            // ---- anything else: recorded, scripted or zero ----
+            // ---- libstdc++'s exception classes ----
+            _ if let Some((class, member)) = std_exception_member(name) => match member {
+                StdExceptionMember::Destructor => unit(),
+                StdExceptionMember::DeletingDestructor => {
+                    self.heap_free(arg(0), "delete")?;
+                    unit()
+                }
+                StdExceptionMember::What => {
+                    let text = match self.what_strings.get(&call.callee) {
+                        Some(&text) => text,
+                        None => {
+                            let text = self.harness_string(class.what.as_bytes())?;
+                            self.what_strings.insert(call.callee, text);
+                            text
+                        }
+                    };
+                    value(text)
+                }
+            },
+            // ---- anything else: a probe, or an error ----
             _ => self.unknown_call(call),
         }
     }
@@ -503,8 +612,9 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// A call of a function the interpreter does not model: traced, it returns its
-    /// scripted value or zero.
+    /// A call of a function the interpreter does not model: a probe (traced, it returns
+    /// its scripted value or zero) or, in a program whose external functions must really
+    /// run, an error naming it (see the crate docs, *Undefined functions*).
     fn unknown_call(&mut self, call: ExternalCall<'_>) -> Result<ExternalResult, Stop> {
         let ExternalCall {
             callee,
@@ -513,6 +623,9 @@ impl<'m> Machine<'m> {
             result_ty,
         } = call;
         let name = self.module.ctx.name(callee).to_string();
+        if !self.is_probe(callee) {
+            return Err(self.unmodelled_error(&name));
+        }
         if self.config.record_trace {
             let rendered = match arg_values {
                 Some(vals) => self.render_args(vals, args),

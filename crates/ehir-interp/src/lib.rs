@@ -72,6 +72,19 @@
 //! allocations really take), and [`RunConfig::trace_memory_limit`] caps it further, so
 //! that a caller keeping the traces of several runs stays within one budget.
 //!
+//! # Undefined functions
+//! A call of a function the module declares but does not define runs the interpreter's
+//! model of it when it has one (the C library and the C++ runtime functions listed in
+//! `externals.rs` and `libc.rs`, under their Itanium names and, for programs compiled
+//! for Windows, their Microsoft ones). Any other undefined function depends on the
+//! module ([`UnmodelledCalls`]): in a program compiled for a target (a `cir.triple`,
+//! which the C++ front end writes) it really runs elsewhere, so the call stops the run
+//! with a runtime error naming it at the call ([`StopReason::Unmodelled`], exit status
+//! 3) instead of returning a made-up zero; in a scenario without a target (the seed's
+//! listings) it is a *probe*: the call is recorded in the trace, and returns the next
+//! value `--returns` scripts for it, or zero. A function that `--throw-at` or
+//! `--returns` names is a probe in every module.
+//!
 //! # Undefined behaviour each phase detects
 //! Every phase checks every access (null, out of bounds, freed, read-only) and pointer
 //! arithmetic (`cir.ptr_stride` whose result leaves the signed 32-bit offset range of
@@ -178,7 +191,7 @@ mod values;
 pub use config::{
     CallSelector, DEFAULT_CALL_DEPTH_LIMIT, DEFAULT_MEMORY_LIMIT, DEFAULT_STEP_LIMIT,
     PIPE_BUFFER_SIZE, ReturnSpec, RunConfig, ScriptValue, StdoutBuffering, ThrowSpec,
-    parse_return_spec, parse_script_value, parse_throw_spec,
+    UnmodelledCalls, parse_return_spec, parse_script_value, parse_throw_spec,
 };
 pub use eh::EXIT_ABORT;
 pub use scopes::{BlockScopes, ScopeSpan};
@@ -242,11 +255,32 @@ pub struct RuntimeError {
     pub loc: Loc,
     /// The exit status of the stopped run ([`EXIT_RUNTIME_ERROR`]).
     pub exit_status: i32,
+    /// Why the run stopped.
+    pub reason: StopReason,
+}
+
+impl RuntimeError {
     /// The run was cut short by the step or memory budget rather than stopped by an
     /// error of the program. Such runs of the same program at two phases stop at
     /// different points (steps and memory use differ between phases), so only the
     /// events before the cut are comparable.
-    pub budget: bool,
+    pub fn is_budget(&self) -> bool {
+        self.reason == StopReason::Budget
+    }
+}
+
+/// Why the interpreter stopped a run.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StopReason {
+    /// An error of the program: undefined behaviour the interpreter detects (a dangling
+    /// or out-of-bounds access, division by zero, a stack overflow), or IR it cannot run.
+    UndefinedBehaviour,
+    /// The step or memory budget.
+    Budget,
+    /// A call of an external function the interpreter does not model, in a program
+    /// whose external functions must really run ([`UnmodelledCalls`]): any result would
+    /// be made up.
+    Unmodelled,
 }
 
 impl std::fmt::Display for RuntimeError {
@@ -422,6 +456,8 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         filters: Vec::new(),
         heap_count: 0,
         string_count: 0,
+        msvc_iob: None,
+        what_strings: HashMap::new(),
         entry_name,
         scratch: Vec::new(),
         step_limit: config.step_limit,

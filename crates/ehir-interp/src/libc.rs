@@ -8,8 +8,9 @@
 //!   buffered as glibc buffers it (`stdio.rs`); stderr is unbuffered and not traced. The
 //!   streams are the external globals `stdin`, `stdout` and `stderr` (a module that
 //!   declares them without an initializer gets a `FILE*` that points at the global
-//!   itself, `@stdout+0`); any other stream is an error, except that `fflush(NULL)`
-//!   flushes stdout.
+//!   itself, `@stdout+0`), or for a program compiled for Windows the elements of the
+//!   array msvcrt's `__iob_func()` returns (`stdout` is `&__iob_func()[1]`); any other
+//!   stream is an error, except that `fflush(NULL)` flushes stdout.
 //! - `<string.h>`: `strlen`, `strcpy`, `strncpy`, `strcat`, `strncat`, `strcmp`,
 //!   `strncmp`, `strchr`, `strrchr`, `strstr`, `memcpy`, `memmove`, `memset`,
 //!   `memcmp`, `memchr`. Comparisons return the difference of the first differing
@@ -36,6 +37,9 @@ use ehir_core::{Symbol, Type, Value};
 /// Strings longer than this are treated as unterminated (an error at the allocation's
 /// end comes first for any real allocation, which is at most 4 GiB).
 const MAX_STRING: usize = 1 << 32;
+
+/// The size of msvcrt's `FILE` on x86-64 (`struct _iobuf`).
+const MSVC_FILE_SIZE: u32 = 48;
 
 /// A stream a `FILE*` names.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -88,6 +92,24 @@ impl printf::Args for PrintfArgs<'_, '_> {
 }
 
 impl<'m> Machine<'m> {
+    /// msvcrt's `__iob_func()` (the function `__iob_func` names it): the array of its
+    /// three standard streams, whose elements name them.
+    pub(crate) fn msvc_iob(&mut self, function: Symbol) -> Result<u64, Stop> {
+        if let Some(iob) = self.msvc_iob {
+            return Ok(iob);
+        }
+        let iob = self
+            .mem
+            .allocate(
+                u64::from(3 * MSVC_FILE_SIZE),
+                memory::AllocKind::Global(function),
+                self.frame_bytes,
+            )
+            .map_err(|e| self.mem_error(e))?;
+        self.msvc_iob = Some(iob);
+        Ok(iob)
+    }
+
     /// Gives the `FILE*` globals `stdin`, `stdout` and `stderr` (declared without an
     /// initializer, at `p`) a value that names their stream.
     pub(crate) fn init_stream_global(&mut self, symbol: Symbol, p: u64) -> Result<(), Stop> {
@@ -158,6 +180,16 @@ impl<'m> Machine<'m> {
             && let Some(s) = stream_named(self.module.ctx.name(sym))
         {
             return Ok(s);
+        }
+        if let Some(iob) = self.msvc_iob
+            && memory::decode(file).slot == memory::decode(iob).slot
+        {
+            match memory::decode(file).offset / MSVC_FILE_SIZE {
+                0 => return Ok(Stream::Stdin),
+                1 => return Ok(Stream::Stdout),
+                2 => return Ok(Stream::Stderr),
+                _ => {}
+            }
         }
         Err(self.error(format!(
             "{function}: {} is not a stream the interpreter models (stdout, stderr)",

@@ -16,7 +16,7 @@ use crate::runtime::Runtime;
 use crate::trace::Event;
 use crate::type_layout::{Layouts, Scalar};
 use crate::values;
-use crate::{EXIT_RUNTIME_ERROR, RuntimeError};
+use crate::{EXIT_RUNTIME_ERROR, RuntimeError, StopReason};
 use ehir_core::{
     Attr, AttrData, Block, ConstArrayElements, DataFlowGraph, EntityRef, FuncId, Function, Module,
     Op, OpKind, Phase, Region, Successor, Symbol, Type, TypeData, Value,
@@ -248,6 +248,11 @@ pub(crate) struct Machine<'m> {
     pub filters: Vec<Vec<String>>,
     pub heap_count: u32,
     pub string_count: u32,
+    /// msvcrt's array of the standard streams (`FILE _iob[3]`, what `__iob_func` returns:
+    /// `stdout` is `&__iob_func()[1]` on Windows), made on first use.
+    pub msvc_iob: Option<u64>,
+    /// The strings `what()` of libstdc++'s exception classes returns, by function.
+    pub what_strings: HashMap<Symbol, u64>,
     /// The entry function's name (for the harness's report).
     pub entry_name: String,
     /// Reused buffer for block-argument copies.
@@ -272,7 +277,7 @@ pub(crate) struct Machine<'m> {
 fn mark_budget(stop: Stop) -> Stop {
     match stop {
         Stop::Error(mut e) => {
-            e.budget = true;
+            e.reason = StopReason::Budget;
             Stop::Error(e)
         }
         other => other,
@@ -428,7 +433,7 @@ impl<'m> Machine<'m> {
             function: self.module.ctx.name(func.name).to_string(),
             loc: func.dfg.loc(self.cur.pc),
             exit_status: EXIT_RUNTIME_ERROR,
-            budget: false,
+            reason: StopReason::UndefinedBehaviour,
         }))
     }
 
@@ -454,6 +459,35 @@ impl<'m> Machine<'m> {
         mark_budget(stop)
     }
 
+    /// The error of a call of `name`, an external function the interpreter does not
+    /// model, located at the call.
+    #[cold]
+    pub(crate) fn unmodelled_error(&self, name: &str) -> Stop {
+        let mut stop = self.error(format!(
+            "call of external function '{name}', which the interpreter does not model (its \
+             result would be made up); name it with --returns or --throw-at to run it as a probe"
+        ));
+        if let Stop::Error(e) = &mut stop {
+            e.reason = StopReason::Unmodelled;
+        }
+        stop
+    }
+
+    /// Whether a call of the undefined, unmodelled function `callee` is a probe (see
+    /// [`crate::UnmodelledCalls`]): a function the run scripts always is.
+    pub(crate) fn is_probe(&self, callee: Symbol) -> bool {
+        if self.return_scripts.contains_key(&callee)
+            || self.throw_specs.iter().any(|spec| spec.callee == callee)
+        {
+            return true;
+        }
+        match self.config.unmodelled_calls {
+            crate::UnmodelledCalls::Probe => true,
+            crate::UnmodelledCalls::Error => false,
+            crate::UnmodelledCalls::ByModule => self.module.triple().is_none(),
+        }
+    }
+
     /// A runtime error without a meaningful op location.
     pub fn plain_error(&self, message: String) -> Stop {
         Stop::Error(Box::new(RuntimeError {
@@ -461,7 +495,7 @@ impl<'m> Machine<'m> {
             function: self.module.ctx.name(self.cur.func.name).to_string(),
             loc: ehir_core::Loc::NONE,
             exit_status: EXIT_RUNTIME_ERROR,
-            budget: false,
+            reason: StopReason::UndefinedBehaviour,
         }))
     }
 
@@ -534,6 +568,40 @@ impl<'m> Machine<'m> {
                 self.cur.func.dfg.kind(op).name()
             ))),
         }
+    }
+
+    /// Runs the `cir.alloca` `op`: allocates the variable in the frame and sets the
+    /// op's result to its address.
+    pub(crate) fn allocate_local(
+        &mut self,
+        op: Op,
+        alloc_ty: Type,
+        name: Symbol,
+    ) -> Result<(), Stop> {
+        let func = self.cur.func;
+        let Some(&r) = func.dfg.results(op).first() else {
+            return Err(self.error("cir.alloca without a result".into()));
+        };
+        let size = self.layouts.size(alloc_ty);
+        let p = self
+            .mem
+            .allocate(size, AllocKind::Stack(name), self.frame_bytes)
+            .map_err(|e| self.mem_error(e))?;
+        self.cur.allocas.push(p);
+        if self.cur.phase != Phase::Structured
+            && self.cur.scoped.len() < MAX_SCOPED_SLOTS
+            && let Some(scopes) = &self.config.block_scopes
+            && let Some(loc) = func.dfg.loc(op).offset()
+            && let Some(span) = scopes.span(self.module.ctx.name(func.name), loc as u32)
+        {
+            self.cur.scoped.push(ScopedSlot {
+                addr: p,
+                span,
+                live: true,
+            });
+        }
+        self.set(r, p);
+        Ok(())
     }
 
     /// Assigns `args` to the parameters of `block` and continues at its first op.
@@ -756,26 +824,7 @@ impl<'m> Machine<'m> {
                 self.next(op)
             }
             OpKind::Alloca { alloc_ty, name, .. } => {
-                let r = data.results.as_slice(pool)[0];
-                let size = self.layouts.size(alloc_ty);
-                let p = self
-                    .mem
-                    .allocate(size, AllocKind::Stack(name), self.frame_bytes)
-                    .map_err(|e| self.mem_error(e))?;
-                self.cur.allocas.push(p);
-                if self.cur.phase != Phase::Structured
-                    && self.cur.scoped.len() < MAX_SCOPED_SLOTS
-                    && let Some(scopes) = &self.config.block_scopes
-                    && let Some(loc) = func.dfg.loc(op).offset()
-                    && let Some(span) = scopes.span(self.module.ctx.name(func.name), loc as u32)
-                {
-                    self.cur.scoped.push(ScopedSlot {
-                        addr: p,
-                        span,
-                        live: true,
-                    });
-                }
-                self.set(r, p);
+                self.allocate_local(op, alloc_ty, name)?;
                 self.next(op)
             }
             OpKind::Call { callee, .. } | OpKind::TryCall { callee, .. } => {

@@ -23,7 +23,9 @@
 
 use crate::machine::{Ctrl, CtrlState, Machine, Pending, Stop};
 use crate::trace::Event;
-use ehir_core::{Attr, AttrData, CaseKind, ExtraData, HandlerKey, Op, OpKind, Value};
+use ehir_core::{
+    Attr, AttrData, Block, CaseKind, ExtraData, Function, HandlerKey, Op, OpKind, Region, Value,
+};
 
 impl<'m> Machine<'m> {
     /// Frees the allocas made since `mark`.
@@ -502,13 +504,13 @@ impl<'m> Machine<'m> {
             let Some(top) = self.cur.ctrl.last() else {
                 return match action {
                     Pending::Return(v) => self.do_return(v),
-                    Pending::Branch(block, args) => {
-                        if func.layout.block_region(block) == func.body {
-                            self.enter_block(block, &args, None)
-                        } else {
-                            Err(self.error("branch into a nested region is not supported".into()))
-                        }
-                    }
+                    Pending::Branch(block, args) => match func
+                        .body
+                        .and_then(|body| entry_path(func, body, block))
+                    {
+                        Some(path) => self.enter_nested(&path, block, &args),
+                        None => Err(self.error("branch to a block outside the function".into())),
+                    },
                     Pending::Break => Err(self.error("cir.break outside a loop or switch".into())),
                     Pending::Continue => Err(self.error("cir.continue outside a loop".into())),
                     Pending::Complete(_) | Pending::Unwind(_) => {
@@ -533,11 +535,11 @@ impl<'m> Machine<'m> {
                     return self.enter_region(target, &[]);
                 }
                 Pending::Branch(block, ref args)
-                    if func.layout.block_region(block)
-                        == func.dfg.regions(owner).get(region as usize).copied() =>
+                    if let Some(&running) = func.dfg.regions(owner).get(region as usize)
+                        && let Some(path) = entry_path(func, running, block) =>
                 {
                     let args = args.clone();
-                    return self.enter_block(block, &args, None);
+                    return self.enter_nested(&path, block, &args);
                 }
                 _ => {}
             }
@@ -569,6 +571,48 @@ impl<'m> Machine<'m> {
                 }
             }
         }
+    }
+
+    /// Enters the constructs of `path` (from the outermost, see [`entry_path`]) and then
+    /// `block`: a `goto` into a nested scope, which C++ allows when it skips no
+    /// initialization. Each entered region's leading `cir.alloca`s (its variables) are
+    /// allocated, as on entering the region from its start. Only plain constructs (scopes,
+    /// `if`, loop bodies, `switch`) can be entered so; C++ forbids jumping into a `try`
+    /// block or past a variable with a destructor.
+    fn enter_nested(&mut self, path: &[(Op, u32)], block: Block, args: &[u64]) -> Result<(), Stop> {
+        let func = self.cur.func;
+        for &(op, index) in path {
+            let kind = *func.dfg.kind(op);
+            // Constructs whose regions run with a state of their own (or an expression's).
+            if matches!(
+                kind,
+                OpKind::CleanupScope { .. }
+                    | OpKind::Try { .. }
+                    | OpKind::ArrayCtor
+                    | OpKind::ArrayDtor
+                    | OpKind::Ternary
+            ) {
+                return Err(self.error(format!(
+                    "a branch into a region of {} is not supported",
+                    kind.name()
+                )));
+            }
+            self.push_ctrl(op, CtrlState::Plain);
+            if let Some(top) = self.cur.ctrl.last_mut() {
+                top.region = index;
+            }
+            let region = func.dfg.regions(op)[index as usize];
+            let entry = func.layout.entry_block(region);
+            let mut next = entry.and_then(|b| func.layout.first_op(b));
+            while let Some(alloca) = next
+                && entry != Some(block)
+                && let OpKind::Alloca { alloc_ty, name, .. } = *func.dfg.kind(alloca)
+            {
+                self.allocate_local(alloca, alloc_ty, name)?;
+                next = func.layout.next_op(alloca);
+            }
+        }
+        self.enter_block(block, args, None)
     }
 
     /// Unwinds `exn` through the structured constructs of the running frame. Returns
@@ -857,4 +901,20 @@ fn has_terminate_key(func: &ehir_core::Function, op: Op) -> bool {
 /// The address of element `index`.
 fn element(base: u64, index: u64, elem: u64) -> u64 {
     crate::memory::offset_by(base, index.wrapping_mul(elem) as i64)
+}
+
+/// The constructs a branch from region `from` enters to reach `block`, nested in `from`:
+/// each op with the index of its region the path goes through, the outermost first
+/// (empty when `block` is in `from` itself); `None` when `block` is not inside `from`.
+fn entry_path(func: &Function, from: Region, block: Block) -> Option<Vec<(Op, u32)>> {
+    let mut path = Vec::new();
+    let mut region = func.layout.block_region(block)?;
+    while region != from {
+        let op = func.dfg.region_parent(region)?;
+        let index = func.dfg.regions(op).iter().position(|&r| r == region)?;
+        path.push((op, index as u32));
+        region = func.layout.block_region(func.layout.op_block(op)?)?;
+    }
+    path.reverse();
+    Some(path)
 }

@@ -123,18 +123,22 @@ pub fn search_path(name: &str) -> Option<PathBuf> {
         .find(|p| is_executable(p))
 }
 
+/// The executable a tool path names: a bare name (no slash) looked up on `PATH` like a
+/// shell would, else the path itself when it is an executable file. (Found without
+/// running it: starting a large tool just to see that it runs costs as much as a small
+/// job of it.)
+pub fn resolve_executable(p: &Path) -> Option<PathBuf> {
+    if p.components().count() == 1 && !p.is_absolute() {
+        search_path(&p.to_string_lossy())
+    } else {
+        is_executable(p).then(|| p.to_path_buf())
+    }
+}
+
 /// Resolves a tool: the explicit path, then the environment variable, then `PATH`.
 pub fn find_tool(tool: Tool, explicit: Option<&Path>) -> Result<PathBuf, ToolError> {
     let checked = |p: PathBuf, from_env: Option<&'static str>| -> Result<PathBuf, ToolError> {
-        // A bare name (no slash) is looked up on PATH like a shell would.
-        if p.components().count() == 1 && !p.is_absolute() {
-            if let Some(found) = search_path(&p.to_string_lossy()) {
-                return Ok(found);
-            }
-        } else if is_executable(&p) {
-            return Ok(p);
-        }
-        Err(ToolError::BadPath {
+        resolve_executable(&p).ok_or_else(|| ToolError::BadPath {
             which: tool,
             path: p.display().to_string(),
             from_env,

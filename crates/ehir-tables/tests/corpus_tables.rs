@@ -1,11 +1,14 @@
-//! For every C++ program of the corpus (`tests/cxx/*.cpp`, `examples/*.cpp`): the state
-//! tables ehir computes for its MSVC-phase CIR equal, up to the order of sibling states,
-//! the `$stateUnwindMap$`/`$tryMap$`/`$handlerMap$` tables llc writes for the LLVM IR
-//! `emit-llvm --abi msvc` makes of the same CIR.
+//! For every C++ program of the corpus (`tests/cxx/*.cpp`, `examples/*.cpp`), compiled by
+//! the Clang front end for `x86_64-pc-windows-msvc`: the state tables ehir computes for
+//! its MSVC-phase CIR equal, up to the order of sibling states, the
+//! `$stateUnwindMap$`/`$tryMap$`/`$handlerMap$` tables llc writes for the LLVM IR
+//! `emit-llvm --abi msvc` makes of the same CIR. Needs `clang++-22` (or `$EHIR_CLANG`)
+//! and llc; fails loudly without them.
 
 mod common;
 
 use ehir_core::Phase;
+use ehir_core::abi::EhAbi;
 use ehir_tables::structure::{StateTables, canonical};
 use std::path::PathBuf;
 use std::process::Command;
@@ -40,7 +43,11 @@ fn ehir_state_tables_match_llc_for_the_corpus() {
             .to_string_lossy()
             .to_string();
         let text = std::fs::read_to_string(file).expect("readable");
-        let mut module = ehir_cxx::compile(&name, &text)
+        let options = ehir_clang::Options {
+            abi: EhAbi::Msvc,
+            ..Default::default()
+        };
+        let mut module = ehir_clang::compile_file(file, &text, &options)
             .unwrap_or_else(|d| panic!("{name}: does not compile: {d}"));
         ehir_passes::lower_to(&mut module, Phase::Msvc)
             .unwrap_or_else(|e| panic!("{name}: does not lower to msvc: {e}"));

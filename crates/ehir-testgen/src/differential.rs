@@ -8,7 +8,9 @@
 //! and for a module the MSVC lowering reports as not expressible.
 
 use ehir_core::{Module, OpKind, Phase};
-use ehir_interp::{CallSelector, Event, RunConfig, RunOutcome, ThrowSpec, first_divergence};
+use ehir_interp::{
+    CallSelector, Event, RunConfig, RunOutcome, ThrowSpec, UnmodelledCalls, first_divergence,
+};
 use ehir_passes::PassManager;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -75,6 +77,9 @@ fn run(
             .into_iter()
             .collect(),
         step_limit: STEP_LIMIT,
+        // Phases are compared, not library behaviour: every undefined function is a probe
+        // (a call that may throw), also in a module compiled from C++.
+        unmodelled_calls: UnmodelledCalls::Probe,
         ..RunConfig::default()
     };
     ehir_interp::run_module(module, &config).map_err(|e| e.to_string())

@@ -100,6 +100,24 @@ impl AbiArg {
     }
 }
 
+/// The EH ABI a command compiles a C++ input for (Clang parses for its target,
+/// `x86_64-linux-gnu` or `x86_64-pc-windows-msvc`) when it brings the input to `phase`:
+/// the ABI whose phase that is (`itanium`, `msvc`), which `--abi` may repeat but not
+/// contradict; for the structured and flat phases, or no phase, `--abi`, else Itanium.
+pub(crate) fn front_end_abi(abi: Option<AbiArg>, phase: Option<Phase>) -> Result<EhAbi> {
+    let chosen = abi.map(AbiArg::eh_abi);
+    match (chosen, phase.and_then(EhAbi::of_phase)) {
+        (Some(chosen), Some(of_phase)) if chosen != of_phase => bail!(
+            "--abi {} contradicts --phase {}, the phase of the {} ABI",
+            chosen.name(),
+            of_phase.phase().name(),
+            of_phase.name()
+        ),
+        (Some(abi), _) | (None, Some(abi)) => Ok(abi),
+        (None, None) => Ok(EhAbi::Itanium),
+    }
+}
+
 /// The command-line flag that names a tool's path.
 fn tool_flag(tool: Tool) -> &'static str {
     match tool {
@@ -146,10 +164,10 @@ pub(crate) fn report_pipeline_error(source: &Source, err: &PipelineError) -> any
     Reported.into()
 }
 
-/// Loads an input and brings every function definition to `phase` with
-/// [`ehir_pipeline::lower`]; diagnostics are reported.
-pub(crate) fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
-    let mut module = source.load()?;
+/// Loads an input (C++ compiled for `abi`) and brings every function definition to
+/// `phase` with [`ehir_pipeline::lower`]; diagnostics are reported.
+pub(crate) fn load_lowered(source: &Source, abi: EhAbi, phase: Phase) -> Result<Module> {
+    let mut module = source.load_for(abi)?;
     ehir_pipeline::lower(&mut module, phase).map_err(|e| report_pipeline_error(source, &e))?;
     Ok(module)
 }

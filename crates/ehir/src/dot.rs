@@ -1,8 +1,11 @@
-//! `ehir dot IN [--phase structured|flat|itanium|msvc] [--function F] [-o OUT]`: lowers the
-//! input to the phase (default: leave it where it is) and writes the `.dot` picture of its
+//! `ehir dot IN [--phase structured|flat|itanium|msvc] [--abi itanium|msvc] [--function F]
+//! [-o OUT]`: lowers the input to the phase (default: leave it where it is) and writes the
+//! `.dot` picture of its
 //! functions ([`crate::dot_graph`]); when OUT ends in `.svg` or `.png`, the picture is
 //! rendered with Graphviz `dot` (found like llc: `--graphviz PATH`, then `EHIR_DOT`, then
-//! `dot` on `PATH`; Debian package `graphviz`). Errors leave no output file.
+//! `dot` on `PATH`; Debian package `graphviz`). Errors leave no output file. A C++ input
+//! is compiled for the target of the phase's ABI (`--phase msvc`: `x86_64-pc-windows-msvc`),
+//! else of `--abi` (default itanium: `x86_64-linux-gnu`).
 
 use crate::dot_graph::{DotOptions, module_dot};
 use crate::input::{Reported, Source};
@@ -20,6 +23,10 @@ pub struct DotArgs {
     /// Lower to this phase first: structured, flat, itanium or msvc (default: the input's).
     #[arg(long, value_name = "PHASE")]
     pub phase: Option<String>,
+    /// The EH ABI whose target a `.cpp` input is compiled for (default: the ABI of
+    /// `--phase` when it names one, else itanium).
+    #[arg(long, value_enum)]
+    pub abi: Option<crate::build::AbiArg>,
     /// Draw only this function.
     #[arg(long, value_name = "F")]
     pub function: Option<String>,
@@ -120,9 +127,10 @@ pub fn dot_command(args: &DotArgs) -> Result<i32> {
         Some(_) => Some(find_graphviz(args.graphviz.as_deref())?),
         None => None,
     };
+    let abi = crate::build::front_end_abi(args.abi, phase)?;
     let module = match phase {
-        None => source.load()?,
-        Some(p) => crate::tables::load_lowered(&source, p)?,
+        None => source.load_for(abi)?,
+        Some(p) => crate::build::load_lowered(&source, abi, p)?,
     };
     let options = DotOptions {
         max_ops: args.max_ops,

@@ -1,5 +1,5 @@
 //! Loading an input file: `.cir` text through the reader, `.cpp` through the C++ front
-//! end; diagnostics are rendered clang-style on stderr.
+//! end (`ehir-clang`, which runs Clang); diagnostics are rendered clang-style on stderr.
 //!
 //! `ehir opt` maps large `.cir` inputs into memory ([`MappedSource`]) instead of reading
 //! them: the pages come straight from the page cache in one call, without copying the
@@ -62,41 +62,29 @@ impl Source {
         report(&self.name, &self.text, diagnostics);
     }
 
-    /// Parses (or compiles) the source into a module, without verifying it. C++ goes
-    /// through the front end for the Itanium ABI (x86-64 Linux); see [`Source::parse_for`].
-    pub fn parse(&self) -> std::result::Result<Module, Diagnostics> {
-        self.parse_for(ehir_core::abi::EhAbi::Itanium)
-    }
-
     /// Parses (or compiles) the source into a module for the EH ABI `abi`, without
-    /// verifying it: the Clang front end parses C++ for that ABI's target.
+    /// verifying it: C++ goes through the Clang front end, which parses for that ABI's
+    /// target (`x86_64-linux-gnu` or `x86_64-pc-windows-msvc`); `.cir` has no target and
+    /// ignores `abi`.
     pub fn parse_for(
         &self,
         abi: ehir_core::abi::EhAbi,
     ) -> std::result::Result<Module, Diagnostics> {
         if self.is_cpp() {
-            let options = FRONTEND.get().cloned().unwrap_or_default();
-            return match options.frontend {
-                Frontend::Builtin => ehir_cxx::compile(&self.name, &self.text),
-                Frontend::Clang => ehir_clang::compile_file(
-                    std::path::Path::new(&self.name),
-                    &self.text,
-                    &ehir_clang::Options {
-                        abi,
-                        clang: options.clang,
-                    },
-                ),
-            };
+            return ehir_clang::compile_file(
+                std::path::Path::new(&self.name),
+                &self.text,
+                &ehir_clang::Options {
+                    abi,
+                    clang: CLANG_OPTIONS.get().cloned().unwrap_or_default(),
+                },
+            );
         }
         ehir_reader::parse_module(&self.name, &self.text)
     }
 
-    /// Parses and verifies; on failure prints the diagnostics and returns [`Reported`].
-    pub fn load(&self) -> Result<Module> {
-        load(&self.name, &self.text, self.parse())
-    }
-
-    /// As [`Source::load`], with C++ compiled for the EH ABI `abi`.
+    /// Parses (C++ for the EH ABI `abi`, see [`Source::parse_for`]) and verifies; on
+    /// failure prints the diagnostics and returns [`Reported`].
     pub fn load_for(&self, abi: ehir_core::abi::EhAbi) -> Result<Module> {
         load(&self.name, &self.text, self.parse_for(abi))
     }
@@ -130,30 +118,12 @@ fn report_invalid_utf8(name: &str, bytes: &[u8], error: std::str::Utf8Error) {
     eprint!("{}", file.render(&diagnostic));
 }
 
-/// The C++ front end (`--frontend`).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Frontend {
-    /// ehir's own C++ subset (`ehir-cxx`).
-    #[default]
-    Builtin,
-    /// Clang's AST through `ehir-clang`.
-    Clang,
-}
+/// The flags passed to Clang (`-I`, `-D`, `--std`).
+static CLANG_OPTIONS: std::sync::OnceLock<ehir_clang::ClangOptions> = std::sync::OnceLock::new();
 
-/// The front end and the flags passed to Clang.
-#[derive(Clone, Debug, Default)]
-pub struct FrontendOptions {
-    /// Which front end reads `.cpp` inputs.
-    pub frontend: Frontend,
-    /// `-I`, `-D`, `--std` for Clang.
-    pub clang: ehir_clang::ClangOptions,
-}
-
-static FRONTEND: std::sync::OnceLock<FrontendOptions> = std::sync::OnceLock::new();
-
-/// Sets the C++ front end options; the first call wins.
-pub fn set_frontend(options: FrontendOptions) {
-    let _ = FRONTEND.set(options);
+/// Sets the flags passed to Clang; the first call wins.
+pub fn set_clang_options(options: ehir_clang::ClangOptions) {
+    let _ = CLANG_OPTIONS.set(options);
 }
 
 /// How many diagnostics of one input are printed by default (`--error-limit`), as

@@ -29,17 +29,13 @@ struct Cli {
     #[arg(short = 'j', long = "jobs", global = true, value_name = "N",
           value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
-    /// The C++ front end for `.cpp` inputs: `builtin` (ehir's own C++ subset) or `clang`
-    /// (runs Clang, `clang++-22` or `$EHIR_CLANG`, and generates CIR from its AST).
-    #[arg(long, global = true, value_enum, default_value_t = input::Frontend::Builtin)]
-    frontend: input::Frontend,
-    /// With `--frontend clang`: an include directory passed to Clang.
+    /// An include directory passed to Clang, the C++ front end of `.cpp` inputs.
     #[arg(short = 'I', global = true, value_name = "DIR")]
     include_dirs: Vec<String>,
-    /// With `--frontend clang`: a macro definition (`NAME` or `NAME=VALUE`) passed to Clang.
+    /// A macro definition (`NAME` or `NAME=VALUE`) passed to Clang.
     #[arg(short = 'D', global = true, value_name = "MACRO")]
     defines: Vec<String>,
-    /// With `--frontend clang`: the C++ standard passed to Clang (`-std=c++17`).
+    /// The C++ standard passed to Clang (`--std c++17`; default: Clang's).
     #[arg(long = "std", global = true, value_name = "STD")]
     std: Option<String>,
     #[command(subcommand)]
@@ -74,14 +70,11 @@ fn main() -> ExitCode {
         }
     };
     input::set_error_limit(cli.error_limit);
-    input::set_frontend(input::FrontendOptions {
-        frontend: cli.frontend,
-        clang: ehir_clang::ClangOptions {
-            include_dirs: cli.include_dirs.clone(),
-            defines: cli.defines.clone(),
-            std: cli.std.clone(),
-            ..Default::default()
-        },
+    input::set_clang_options(ehir_clang::ClangOptions {
+        include_dirs: cli.include_dirs.clone(),
+        defines: cli.defines.clone(),
+        std: cli.std.clone(),
+        ..Default::default()
     });
     let jobs = cli.jobs.map(usize::from).unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)

@@ -14,6 +14,10 @@ use std::path::PathBuf;
 pub struct OptArgs {
     /// Input file (`.cir`, or `.cpp` for the C++ front end).
     pub input: PathBuf,
+    /// The EH ABI whose target a `.cpp` input is compiled for: itanium (x86-64 Linux, the
+    /// default) or msvc (x86-64 Windows).
+    #[arg(long, value_enum)]
+    pub abi: Option<crate::build::AbiArg>,
     /// Comma-separated passes to run, e.g. `lowering-prepare,flatten-cfg`.
     #[arg(short = 'p', long = "passes", value_name = "PASS[,PASS...]")]
     pub passes: Option<String>,
@@ -113,11 +117,12 @@ pub fn opt_command(args: &OptArgs) -> Result<i32> {
         }
         return Ok(status);
     }
+    let abi = crate::build::front_end_abi(args.abi, None)?;
     let mut outputs = Vec::with_capacity(chunks.len());
     let mut failed = false;
     for chunk in &chunks {
         let result = chunk
-            .load()
+            .load_for(abi)
             .and_then(|mut module| process(args, &mut module, &|d| chunk.report(d)));
         match result {
             Ok(text) => outputs.push(text),

@@ -3,6 +3,16 @@
 //! the program's exit status — or [`EXIT_DIVERGENCE`] when `--phase all` finds two
 //! phases whose observable traces differ (the first diverging event is shown).
 //!
+//! A `.cpp` input is compiled for the target of one EH ABI: the ABI of `--phase` when it
+//! names one (`--phase msvc`: `x86_64-pc-windows-msvc`), else `--abi` (default itanium:
+//! `x86_64-linux-gnu`); `--abi` may not contradict `--phase`. Its `--phase all` runs
+//! that ABI's phases only (structured, flat and `itanium` or `msvc`): a program compiled
+//! for one target is not a program of the other (`long`, layouts, who destroys by-value
+//! arguments differ), so its run is never compared with the other ABI's phase. So for a
+//! `.cir` input compiled for a target (its `cir.triple`, which the C++ front end
+//! writes); a `.cir` input without one runs both ABIs' phases. `--abi` given with a
+//! `.cir` input chooses the ABI whose phases run.
+//!
 //! `--phase all` runs the input's own phase and every later phase `ehir_passes::lower_to`
 //! reaches (a phase the pipeline fails to reach is skipped with a warning), and compares
 //! the observable events (see `ehir_interp::trace`). A run cut short by the step or
@@ -23,10 +33,12 @@
 //! one `ehir run: verdict: ...` line on stderr, which tells ehir's verdicts apart from a
 //! program that itself exits with 124 or 125.
 
+use crate::build::{AbiArg, front_end_abi};
 use crate::input::{Reported, Source};
 use anyhow::{Result, bail};
+use ehir_core::abi::EhAbi;
 use ehir_core::{Diagnostic, Diagnostics, Module, Phase};
-use ehir_interp::{Event, RunConfig, RunOutcome};
+use ehir_interp::{Event, RunConfig, RunOutcome, StopReason, UnmodelledCalls};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -42,16 +54,21 @@ pub const EXIT_STATUSES: &str = "Exit status: the program's own (0..255; 134 for
 exception escapes an entry other than main) when it ran to its end, at every phase with \
 `--phase all` (which then agree); 1 when ehir cannot run the input (bad file or flags, \
 diagnostics printed, nothing ran); 124 when the interpreter stopped the program (undefined \
-behaviour it detects, such as a dangling or out-of-bounds access, or the step or memory \
-budget); 125 when `--phase all` finds two phases that diverge. `--phase all` ends with an \
-`ehir run: verdict:` line on stderr, which tells these apart from a program that itself \
-exits with 124 or 125.";
+behaviour it detects, such as a dangling or out-of-bounds access, a call of an external \
+function it does not model, or the step or memory budget); 125 when `--phase all` finds \
+two phases that diverge. `--phase all` ends with an `ehir run: verdict:` line on stderr, \
+which tells these apart from a program that itself exits with 124 or 125.";
 
 #[derive(clap::Args)]
 #[command(after_help = EXIT_STATUSES)]
 pub struct RunArgs {
     /// Input file (`.cir`, or `.cpp` for the C++ front end).
     pub input: PathBuf,
+    /// The EH ABI: a `.cpp` input is compiled for its target, and `--phase all` runs only
+    /// its lowered phase (default: the ABI of `--phase` when it names one, else itanium
+    /// for `.cpp`, both for `.cir`).
+    #[arg(long, value_enum)]
+    pub abi: Option<AbiArg>,
     /// The function to run (default: `main`, or the only defined function).
     #[arg(long, value_name = "FUNCTION")]
     pub entry: Option<String>,
@@ -70,6 +87,11 @@ pub struct RunArgs {
     /// `@_ZN9SomeClass3getEv=5,7`. Repeatable.
     #[arg(long = "returns", value_name = "SPEC")]
     pub returns: Vec<String>,
+    /// Run every undefined function the interpreter does not model as a probe (traced,
+    /// returning its `--returns` value or zero), also in a program compiled from C++,
+    /// where such a call is otherwise an error naming the function.
+    #[arg(long)]
+    pub probes: bool,
     /// Step budget (ops executed).
     #[arg(long = "max-steps", value_name = "N")]
     pub max_steps: Option<u64>,
@@ -103,6 +125,11 @@ fn parse_phase(s: Option<&str>) -> Result<PhaseChoice> {
 fn config(args: &RunArgs) -> Result<RunConfig> {
     let mut cfg = RunConfig {
         entry: args.entry.clone(),
+        unmodelled_calls: if args.probes {
+            UnmodelledCalls::Probe
+        } else {
+            UnmodelledCalls::ByModule
+        },
         ..RunConfig::default()
     };
     for s in &args.throw_at {
@@ -150,11 +177,15 @@ fn lowered(source: &Source, module: &Module, target: Phase) -> Result<Module> {
 }
 
 /// The phases `--phase all` runs: the input's own and every later one the pipeline
-/// reaches from it.
-fn phases_from(phase: Phase) -> Vec<Phase> {
+/// reaches from it, of the EH ABIs `abis`.
+fn phases_from(phase: Phase, abis: &[EhAbi]) -> Vec<Phase> {
+    let lowered = abis.iter().map(|abi| abi.phase());
     match phase {
-        Phase::Structured => vec![Phase::Structured, Phase::Flat, Phase::Itanium, Phase::Msvc],
-        Phase::Flat => vec![Phase::Flat, Phase::Itanium, Phase::Msvc],
+        Phase::Structured => [Phase::Structured, Phase::Flat]
+            .into_iter()
+            .chain(lowered)
+            .collect(),
+        Phase::Flat => std::iter::once(Phase::Flat).chain(lowered).collect(),
         other => vec![other],
     }
 }
@@ -187,7 +218,9 @@ fn print_trace(out: &mut dyn Write, phase: &str, trace: &[Event]) -> Result<()> 
 }
 
 fn cut_by_budget(o: &RunOutcome) -> bool {
-    o.runtime_error.as_ref().is_some_and(|e| e.budget)
+    o.runtime_error
+        .as_ref()
+        .is_some_and(ehir_interp::RuntimeError::is_budget)
 }
 
 /// Whether a run stopped at a point that says nothing about the program's behaviour
@@ -199,7 +232,7 @@ fn cut_by_budget(o: &RunOutcome) -> bool {
 fn cut_short(o: &RunOutcome, reference: bool) -> bool {
     o.runtime_error
         .as_ref()
-        .is_some_and(|e| e.budget || reference)
+        .is_some_and(|e| e.is_budget() || reference)
 }
 
 /// The observable events of a run; for a run cut short (see [`cut_short`]), those
@@ -245,8 +278,25 @@ fn divergence<'a>(
 pub fn run_command(args: &RunArgs) -> Result<i32> {
     let choice = parse_phase(args.phase.as_deref())?;
     let cfg = config(args)?;
+    let named_phase = match choice {
+        PhaseChoice::One(phase) => Some(phase),
+        PhaseChoice::AsIs | PhaseChoice::All => None,
+    };
+    let abi = front_end_abi(args.abi, named_phase)?;
     let source = Source::read(&args.input)?;
-    let module = source.load()?;
+    let module = source.load_for(abi)?;
+    // The ABIs whose phases `--phase all` runs (see the module documentation).
+    let abis: Vec<EhAbi> = if source.is_cpp() || args.abi.is_some() {
+        vec![abi]
+    } else if module.triple().is_some() {
+        vec![if module.is_msvc_target() {
+            EhAbi::Msvc
+        } else {
+            EhAbi::Itanium
+        }]
+    } else {
+        EhAbi::ALL.to_vec()
+    };
     let input_phase = module_phase(&module);
     // A structured input's block scopes let the lowered phases end block-scope variables
     // where the structured phase does (use after scope is detected at every phase).
@@ -268,7 +318,7 @@ pub fn run_command(args: &RunArgs) -> Result<i32> {
     let phases: Vec<Phase> = match choice {
         PhaseChoice::AsIs => vec![input_phase],
         PhaseChoice::One(p) => vec![p],
-        PhaseChoice::All => phases_from(input_phase),
+        PhaseChoice::All => phases_from(input_phase, &abis),
     };
     // The traces of all phases are kept for the comparison: each phase's trace gets an
     // equal share of the memory budget, and a run's budget is what the traces kept so
@@ -416,11 +466,29 @@ fn verdict(first: (Phase, &RunOutcome), others: &[(Phase, &RunOutcome)]) -> Verd
         .copied()
         .filter(|(_, o)| o.runtime_error.is_some())
         .collect();
-    let undefined: Vec<(Phase, &RunOutcome)> = stopped
-        .iter()
-        .copied()
-        .filter(|(_, o)| o.runtime_error.as_ref().is_some_and(|e| !e.budget))
-        .collect();
+    let stopped_by = |reason: StopReason| -> Vec<(Phase, &RunOutcome)> {
+        stopped
+            .iter()
+            .copied()
+            .filter(|(_, o)| o.runtime_error.as_ref().is_some_and(|e| e.reason == reason))
+            .collect()
+    };
+    let unmodelled = stopped_by(StopReason::Unmodelled);
+    if let Some((_, o)) = unmodelled.first() {
+        let function = o
+            .runtime_error
+            .as_ref()
+            .map(|e| e.message.split('\'').nth(1).unwrap_or_default())
+            .unwrap_or_default();
+        return Verdict {
+            status: EXIT_STOPPED,
+            summary: format!(
+                "the program calls '{function}', an external function the interpreter does not model, so it cannot run further (phase(s) {}; exit status {EXIT_STOPPED})",
+                names(&unmodelled)
+            ),
+        };
+    }
+    let undefined = stopped_by(StopReason::UndefinedBehaviour);
     if !undefined.is_empty() {
         // Only the reference phase's undefined behaviour gets here without a divergence.
         let missed: Vec<(Phase, &RunOutcome)> = all
@@ -487,7 +555,11 @@ mod tests {
                 function: "main".into(),
                 loc: ehir_core::Loc::NONE,
                 exit_status: status,
-                budget,
+                reason: if budget {
+                    StopReason::Budget
+                } else {
+                    StopReason::UndefinedBehaviour
+                },
             }),
             met_specification: false,
         }

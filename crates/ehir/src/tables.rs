@@ -6,7 +6,9 @@
 //! -filetype=asm` wrote in ASM for the same functions. With `--abi itanium --compare-llc
 //! ASM` it compares each function's LSDA with the `GCC_except_table` of `llc
 //! -relocation-model=pic` ([`ehir_tables::structure::LsdaShape`]). `--bytes` (itanium)
-//! adds ehir's encoding of the action and type tables to the printed model.
+//! adds ehir's encoding of the action and type tables to the printed model. A C++ input
+//! is compiled for the target of the ABI whose phase the tables come from
+//! (`x86_64-linux-gnu` for itanium, `x86_64-pc-windows-msvc` for msvc and clr).
 
 use crate::input::{Reported, Source};
 use crate::output::write_output;
@@ -39,8 +41,8 @@ impl TablesAbi {
 
 #[derive(clap::Args)]
 pub struct TablesArgs {
-    /// Input file (`.cir`, or `.cpp` for the C++ front end), at any phase that can be
-    /// lowered to the ABI's phase.
+    /// Input file (`.cir`, at any phase that can be lowered to the ABI's phase, or `.cpp`,
+    /// compiled for the target of that phase's ABI).
     pub input: PathBuf,
     /// Which tables.
     #[arg(long, value_enum)]
@@ -57,9 +59,12 @@ pub struct TablesArgs {
     pub bytes: bool,
 }
 
-/// Loads the input and lowers every function to `phase`, reporting diagnostics.
-pub(crate) fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
-    crate::build::load_lowered(source, phase)
+/// Loads the input and lowers every function to `phase` (a C++ input is compiled for the
+/// target of the phase's ABI: the CLR clauses come from the msvc phase, so from C++
+/// compiled for Windows), reporting diagnostics.
+fn load_lowered(source: &Source, phase: Phase) -> Result<Module> {
+    let abi = crate::build::front_end_abi(None, Some(phase))?;
+    crate::build::load_lowered(source, abi, phase)
 }
 
 pub fn tables_command(args: &TablesArgs) -> Result<i32> {

@@ -102,7 +102,7 @@ fn diagnostics_of(
     source: &Source,
     pipeline: &dyn Fn(&Module) -> Result<Option<String>, Diagnostics>,
 ) -> Diagnostics {
-    let mut module = match source.parse() {
+    let mut module = match source.parse_for(ehir_core::abi::EhAbi::Itanium) {
         Err(d) => return d,
         Ok(m) => m,
     };

@@ -6,7 +6,7 @@
 //! destructor, `typeid` of objects and types, `dynamic_cast` of pointers, references
 //! (`bad_cast`) and to `void *`, a thrown polymorphic object.
 //!
-//! - The vftables and RTTI objects of `ehir --frontend clang emit-llvm --abi msvc` are
+//! - The vftables and RTTI objects of `ehir emit-llvm --abi msvc` are
 //!   those of Clang for Windows: the same symbols (`??_7`, `??_R4`, `??_R3`, `??_R2`,
 //!   `??_R1`, `??_R0`), each with the same fields (image-relative references by target,
 //!   integers, decorated names; Clang's `??_E` vector deleting destructor, an alias of
@@ -202,8 +202,6 @@ fn clang_windows_ll(src: &Path, out: &Path) -> String {
 fn ehir_ll(src: &Path, out: &Path) -> String {
     let mut cmd = Command::new(ehir());
     cmd.args([
-        "--frontend",
-        "clang",
         "--std=c++14",
         "emit-llvm",
         "--abi",
@@ -280,8 +278,6 @@ fn virtual_calls_typeid_and_dynamic_cast_behave_as_clang_for_windows_under_wine(
         let exe = dir.path().join(format!("ehir-{i}.exe"));
         let mut cmd = Command::new(ehir());
         cmd.args([
-            "--frontend",
-            "clang",
             "--std=c++14",
             "build",
             "--abi",

@@ -1,15 +1,8 @@
 //! End to end on the Microsoft C++ ABI (issue #7): programs built by `ehir build --abi
 //! msvc` (funclets, `__CxxFrameHandler3`, msvcrt's `_CxxThrowException`; a PE executable
-//! linked by lld-link) run under wine.
+//! linked by lld-link) run under wine. (The C++ corpus built for Windows is compared with
+//! Clang for Windows by `clang_msvc_e2e.rs`.)
 //!
-//! - The C++ corpus (`tests/cxx/*.cpp` and `examples/*.cpp`): each program compiled by
-//!   ehir's front end for the Microsoft ABI must behave as Clang for Windows does, the
-//!   Microsoft oracle: as recorded in `NN-name.expected-msvc` where that differs from g++
-//!   by design (written by `tests/cxx-corpus/regenerate.sh`, explained in
-//!   `tests/cxx-corpus/README.md`, checked against Clang by `clang_windows_oracle.rs`),
-//!   else as g++ for Linux does. Where ehir disagrees with Clang for Windows today, the
-//!   program is listed in [`KNOWN_DISAGREEMENTS`]; the test fails when a listed program
-//!   starts to agree, so the list cannot go stale.
 //! - The seed's listings: the CIR of each scenario, built with the harness
 //!   `tests/e2e/msvc/seed-harness.cpp` (compiled by ehir's front end), the callees in
 //!   `seed-callees.cir` and an entry from `seeds/entry-*.cir`; versus the seed's C++
@@ -50,134 +43,6 @@ fn ehir_build(inputs: &[PathBuf], flags: &[&str], exe: &Path) -> Result<(), Stri
         .arg("-o")
         .arg(exe);
     check(cmd, "ehir build --abi msvc")
-}
-
-// ---- disagreements with Clang for Windows ----------------------------------------------------
-
-/// The corpus programs whose ehir Microsoft build does not behave as Clang for Windows
-/// (real bugs, each with what goes wrong); every one must still disagree.
-const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[
-    (
-        "22-argument-temporaries",
-        "class arguments passed by value are destroyed by the caller at the end of the full \
-         expression, as on Itanium; the Microsoft ABI has the callee destroy them when it \
-         returns (an ABI mismatch with every MSVC-built caller or callee)",
-    ),
-    (
-        "43-sizeof-and-layout",
-        "sizeof(long) is 8: ehir's front end lays out LP64 types on Windows, where long is \
-         32 bits (LLP64)",
-    ),
-    (
-        "44-arithmetic",
-        "long is 64 bits in ehir's Windows build (LP64), 32 bits on Windows (LLP64): \
-         1L << 40 prints 0 where Clang's recording prints 11 (the shift is undefined at 32 \
-         bits; the bug is the width of long)",
-    ),
-];
-
-// ---- the C++ corpus ------------------------------------------------------------------------
-
-fn corpus() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = Vec::new();
-    for dir in [root().join("tests/cxx"), root().join("examples")] {
-        files.extend(
-            std::fs::read_dir(&dir)
-                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "cpp")),
-        );
-    }
-    files.sort();
-    files
-}
-
-/// How one corpus program fared: `Ok(true)` when Clang for Windows' recorded outcome
-/// differs from g++'s (and ehir matches the recording).
-fn corpus_case(src: &Path) -> Result<bool, String> {
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let recorded = Outcome::read(&sibling(src, "expected-msvc"))?;
-    let expected = match &recorded {
-        Some(outcome) => outcome.clone(),
-        None => {
-            let native = dir.path().join("gxx");
-            gxx(&[src.to_path_buf()], &[], &native)?;
-            run_native(&native, &[])?
-        }
-    };
-    for (i, (build, flags)) in MSVC_BUILDS.iter().enumerate() {
-        let exe = dir.path().join(format!("ehir-{i}.exe"));
-        ehir_build(&[src.to_path_buf()], flags, &exe)?;
-        let got = run_wine(&exe, &[])?;
-        if got != expected {
-            let oracle = match recorded {
-                Some(_) => "Clang for Windows (.expected-msvc)",
-                None => "Clang for Windows (as g++)",
-            };
-            return Err(format!(
-                "ehir build --abi msvc ({build}) under wine differs from {oracle}\n--- expected ---\n{expected}--- wine ---\n{got}"
-            ));
-        }
-    }
-    Ok(recorded.is_some())
-}
-
-#[test]
-fn corpus_matches_clang_for_windows_under_wine() {
-    require_msvc_tools();
-    let start = Instant::now();
-    let files = corpus();
-    assert!(files.len() >= 60, "the corpus has {} programs", files.len());
-    let results = in_parallel(&files, |f| corpus_case(f));
-    let mut same = 0;
-    let mut by_design = 0;
-    let mut unexpected = Vec::new();
-    let mut known = Vec::new();
-    let mut fixed = Vec::new();
-    for (f, r) in files.iter().zip(results) {
-        let stem = f
-            .file_stem()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let listed = KNOWN_DISAGREEMENTS.iter().find(|(p, _)| *p == stem);
-        match (r, listed) {
-            (Ok(false), None) => same += 1,
-            (Ok(true), None) => by_design += 1,
-            (Ok(_), Some(_)) => fixed.push(stem),
-            (Err(_), Some((_, what))) => known.push(format!("  {stem}: {what}")),
-            (Err(e), None) => unexpected.push(format!("=== {stem}\n{e}")),
-        }
-    }
-    println!(
-        "msvc corpus: {} programs; {same} behave as g++ and Clang for Windows, {by_design} as Clang's .expected-msvc; {} known disagreements, {} new failures ({:.1} s)",
-        files.len(),
-        known.len(),
-        unexpected.len(),
-        start.elapsed().as_secs_f64()
-    );
-    for k in &known {
-        println!("{k}");
-    }
-    assert!(
-        unexpected.is_empty(),
-        "{} of {} corpus programs misbehave under wine:\n{}",
-        unexpected.len(),
-        files.len(),
-        unexpected.join("\n")
-    );
-    assert!(
-        fixed.is_empty(),
-        "KNOWN_DISAGREEMENTS lists programs that now agree with Clang for Windows: {fixed:?}; remove them"
-    );
-    for (program, _) in KNOWN_DISAGREEMENTS {
-        assert!(
-            files
-                .iter()
-                .any(|f| f.file_stem().is_some_and(|s| s == *program)),
-            "KNOWN_DISAGREEMENTS names {program}, which is not in the corpus"
-        );
-    }
 }
 
 // ---- the seed scenarios ----------------------------------------------------------------------
@@ -322,9 +187,8 @@ fn run_seed_case(case: &SeedCase) -> Result<usize, String> {
 /// The seed scenarios of the Itanium e2e that the Microsoft build can run, and the
 /// Microsoft section's own listings. Left out, with reasons:
 /// - listings 34 and 36 are Itanium-phase CIR (landing pads), which has no Microsoft form;
-/// - runs where `f()` throws `std::exception`: ehir's front end, which compiles the
-///   harness, cannot construct one (it knows `std::exception` only as a type to catch),
-///   so those runs throw int, float and double only;
+/// - runs where `f()` throws `std::exception`: the harness throws int, float and double
+///   only (it was written for a front end that could not construct a `std::exception`);
 /// - as in the Itanium e2e, runs that the listing itself gets wrong: listings 03, 05, 07
 ///   and 32 write `cleanup normal` where the C++ destroys on the exception path too, and
 ///   the flat listings 26, 33 and 37 and the Microsoft listing 38 destroy `c` with a plain

@@ -1,8 +1,9 @@
 // The driver half of every seed scenario on the Microsoft ABI (crates/ehir/tests/msvc_e2e.rs):
 // `called`, which the callees of the seed listings call to log themselves (`call @<mangled
 // name>`) and then throw or return what the command line scripts, and a `main` that calls
-// the scenario's entry `ehir_entry()`. Written in the C++ subset of ehir's front end, so the
-// same file is compiled by ehir for the PE executable and by g++ for the native reference.
+// the scenario's entry `ehir_entry()`. The same file is compiled by ehir (for Windows)
+// for the PE executable and by g++ for the native reference; `called` and `ehir_entry`
+// keep their Itanium names on both targets (asm labels), the names the CIR listings use.
 // The callees are in seed-callees.cir (ehir) and seed-callees.gxx.cpp (g++); the entries in
 // seeds/entry-*.cir (ehir) and seed-callees.gxx.cpp (g++).
 //
@@ -110,6 +111,7 @@ void throw_as(const char *type, const char *value) {
 }
 
 // Logs a call of an external function, then throws or returns what the specs say.
+int called(const char *name) __asm__("_Z6calledPKc");
 int called(const char *name) {
   printf("call @%s\n", name);
   int n = 0;
@@ -146,7 +148,7 @@ int called(const char *name) {
 }
 
 // Calls the seed's entry and prints how it returned.
-void ehir_entry();
+void ehir_entry() __asm__("_Z10ehir_entryv");
 
 int main(int argc, char **argv) {
   parse_command_line(argc, argv);

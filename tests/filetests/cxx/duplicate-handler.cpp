@@ -1,6 +1,6 @@
 // A handler for a type an earlier handler of the same try already catches never runs:
-// it is dropped (g++ warns and does the same) instead of producing a `cir.try` that
-// catches the type twice, which the verifier rejects (found by fuzz/cxx_compile).
+// it is dropped (g++ and Clang warn and do the same) instead of producing a `cir.try`
+// that catches the type twice, which the verifier rejects.
 // RUN: %ehir opt %s | FileCheck %s
 extern "C" int printf(const char *, ...);
 

@@ -1,5 +1,5 @@
 // A destructor declared through a pointer declarator (`* ~C()`) would return `void*`;
-// it is an error, not a module that fails to verify (found by fuzz/cxx_compile).
+// it is an error (Clang's), not a module that fails to verify.
 // RUN: not %ehir opt %s 2>&1 | FileCheck %s
 struct Value {
   int v;
@@ -15,4 +15,4 @@ int main() {
   return a.v;
 }
 
-// CHECK: error: a constructor or destructor cannot have a return type
+// CHECK: error-destructor-return-type.cpp:10:4: error: invalid destructor declaration

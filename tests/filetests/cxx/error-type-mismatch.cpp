@@ -1,5 +1,5 @@
-// Ordinary errors are diagnosed too (not only unsupported constructs); each function
-// reports its first error.
+// Clang's errors are ehir's diagnostics, each at its place: every error of the file, not
+// only the first.
 // RUN: not %ehir opt %s 2>&1 | FileCheck %s
 struct A {
   int x;
@@ -16,6 +16,8 @@ void member() {
   a.y = 1;
 }
 void call() {
-  // CHECK: error-type-mismatch.cpp:[[# @LINE + 1]]:10: error: no matching function for call to 'convert' with arguments (int)
+  // CHECK: error-type-mismatch.cpp:[[# @LINE + 3]]:3: error: no matching function for call to 'convert'
+  // CHECK-NEXT: {{^}}  convert(1);
+  // CHECK-NEXT: {{^}}  ^
   convert(1);
 }

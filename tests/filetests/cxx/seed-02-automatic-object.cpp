@@ -15,13 +15,16 @@ extern "C" void someFunc() {
 }
 
 // CHECK-LABEL: cir.func @someFunc() {
-// CHECK-NEXT:    %[[C:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c", init]
-// CHECK-NEXT:    cir.call @_ZN9SomeClassC1Ev(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()
-// CHECK-NEXT:    cir.cleanup.scope {
-// CHECK-NEXT:      cir.call @_ZN9SomeClass11doSomethingEv(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()
-// CHECK-NEXT:      cir.yield
-// CHECK-NEXT:    } cleanup all {
-// CHECK-NEXT:      cir.call @_ZN9SomeClassD1Ev(%[[C]]) nothrow : (!cir.ptr<!rec_SomeClass>) -> ()
+// CHECK-NEXT:    cir.scope {
+// CHECK-NEXT:      %[[C:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c", init]
+// CHECK-NEXT:      cir.call @_ZN9SomeClassC1Ev(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()
+// CHECK-NEXT:      cir.cleanup.scope {
+// CHECK-NEXT:        cir.call @_ZN9SomeClass11doSomethingEv(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()
+// CHECK-NEXT:        cir.yield
+// CHECK-NEXT:      } cleanup all {
+// CHECK-NEXT:        cir.call @_ZN9SomeClassD1Ev(%[[C]]) nothrow : (!cir.ptr<!rec_SomeClass>) -> ()
+// CHECK-NEXT:        cir.yield
+// CHECK-NEXT:      }
 // CHECK-NEXT:      cir.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cir.return

@@ -18,30 +18,33 @@ extern "C" void someFunc() {
 }
 
 // CHECK-LABEL: cir.func @someFunc() {
-// CHECK-NEXT:    %[[C:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c", init]
-// CHECK-NEXT:    %[[C2:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c2", init]
-// CHECK-NEXT:    %[[C3:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c3", init]
-// CHECK-NEXT:    cir.call @_ZN9SomeClassC1Ev(%[[C]])
-// CHECK-NEXT:    cir.cleanup.scope {
-// CHECK-NEXT:      cir.call @_ZN9SomeClassC1Ev(%[[C2]])
+// CHECK-NEXT:    cir.scope {
+// CHECK-NEXT:      %[[C:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c", init]
+// CHECK-NEXT:      %[[C2:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c2", init]
+// CHECK-NEXT:      %[[C3:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c3", init]
+// CHECK-NEXT:      cir.call @_ZN9SomeClassC1Ev(%[[C]])
 // CHECK-NEXT:      cir.cleanup.scope {
-// CHECK-NEXT:        cir.call @_ZN9SomeClass11doSomethingEv(%[[C]])
-// CHECK-NEXT:        cir.call @_ZN9SomeClassC1Ev(%[[C3]])
+// CHECK-NEXT:        cir.call @_ZN9SomeClassC1Ev(%[[C2]])
 // CHECK-NEXT:        cir.cleanup.scope {
-// CHECK-NEXT:          cir.call @_ZN9SomeClass11doSomethingEv(%[[C3]])
+// CHECK-NEXT:          cir.call @_ZN9SomeClass11doSomethingEv(%[[C]])
+// CHECK-NEXT:          cir.call @_ZN9SomeClassC1Ev(%[[C3]])
+// CHECK-NEXT:          cir.cleanup.scope {
+// CHECK-NEXT:            cir.call @_ZN9SomeClass11doSomethingEv(%[[C3]])
+// CHECK-NEXT:            cir.yield
+// CHECK-NEXT:          } cleanup all {
+// CHECK-NEXT:            cir.call @_ZN9SomeClassD1Ev(%[[C3]])
+// CHECK-NEXT:            cir.yield
+// CHECK-NEXT:          }
 // CHECK-NEXT:          cir.yield
 // CHECK-NEXT:        } cleanup all {
-// CHECK-NEXT:          cir.call @_ZN9SomeClassD1Ev(%[[C3]])
+// CHECK-NEXT:          cir.call @_ZN9SomeClassD1Ev(%[[C2]])
 // CHECK-NEXT:          cir.yield
 // CHECK-NEXT:        }
 // CHECK-NEXT:        cir.yield
 // CHECK-NEXT:      } cleanup all {
-// CHECK-NEXT:        cir.call @_ZN9SomeClassD1Ev(%[[C2]])
+// CHECK-NEXT:        cir.call @_ZN9SomeClassD1Ev(%[[C]])
 // CHECK-NEXT:        cir.yield
 // CHECK-NEXT:      }
-// CHECK-NEXT:      cir.yield
-// CHECK-NEXT:    } cleanup all {
-// CHECK-NEXT:      cir.call @_ZN9SomeClassD1Ev(%[[C]])
 // CHECK-NEXT:      cir.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cir.return

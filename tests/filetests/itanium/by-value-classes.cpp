@@ -33,7 +33,7 @@ struct NT {
 
 // CIR-LABEL: cir.func @_Z3two3Twoi(%arg0: !cir.ptr<!rec_Two> by_value_result, %arg1: !cir.ptr<!rec_Two> by_value, %arg2: !s32i)
 // LLVM-LABEL: define i64 @_Z3two3Twoi(i64 %arg1.coerce0, i32 %arg2)
-// MSVC-LABEL: define void @_Z3two3Twoi(ptr %arg0, ptr %arg1, i32 %arg2)
+// MSVC-LABEL: define void @"?two@@YA?AUTwo@@U1@H@Z"(ptr %arg0, ptr %arg1, i32 %arg2)
 Two two(Two t, int k) {
   t.a += k;
   return t;
@@ -49,7 +49,7 @@ ID id(ID v, DD w) {
 DD dd(DD d) { return d; }
 
 // LLVM-LABEL: define void @_Z3big3Big(ptr sret(%rec_Big) align 8 %arg0, ptr byval(%rec_Big) align 8 %arg1)
-// MSVC-LABEL: define void @_Z3big3Big(ptr %arg0, ptr %arg1)
+// MSVC-LABEL: define void @"?big@@YA?AUBig@@U1@@Z"(ptr %arg0, ptr %arg1)
 Big big(Big b) { return b; }
 
 // CIR-LABEL: cir.func @_Z5empty5Empty3Gap(%arg0: !cir.ptr<!rec_Empty> by_value_result, %arg1: !cir.ptr<!rec_Empty> by_value, %arg2: !cir.ptr<!rec_Gap> by_value)
@@ -61,17 +61,16 @@ Empty empty(Empty e, Gap g) { return e; }
 // LLVM-LABEL: define i32 @_Z5mixed3Def2NT(i32 %arg0.coerce0, ptr %arg1)
 int mixed(Def d, NT n) { return d.x + n.v; }
 
-// A method: the result slot (when in memory) comes before `this`.
+// A method: the result slot (when in memory) comes before `this`. (Defined in its class,
+// it is inline, and generated after its first user; its checks are at the end.)
 struct Maker {
   int base;
-  // LLVM-LABEL: define linkonce_odr i64 @_ZN5Maker4makeEi(ptr %arg1, i32 %arg2)
   Two make(int k) {
     Two t;
     t.a = base;
     t.b = k;
     return t;
   }
-  // LLVM-LABEL: define linkonce_odr void @_ZN5Maker7makeBigEv(ptr sret(%rec_Big) align 8 %arg0, ptr %arg1)
   Big makeBig() {
     Big b;
     b.a = b.b = b.c = base;
@@ -100,5 +99,10 @@ int caller() {
   Maker m;
   m.base = 7;
   Two v = m.make(2);
-  return u.a + v.a + (int)e.y;
+  Big w = m.makeBig();
+  return u.a + v.a + (int)e.y + (int)w.c;
 }
+
+// LLVM-LABEL: define linkonce_odr i64 @_ZN5Maker4makeEi(ptr %arg1, i32 %arg2)
+// LLVM-LABEL: define linkonce_odr void @_ZN5Maker7makeBigEv(ptr sret(%rec_Big) align 8 %arg0, ptr %arg1)
+// MSVC-LABEL: define linkonce_odr void @"?make@Maker@@QEAA?AUTwo@@H@Z"(ptr %arg0, ptr %arg1, i32 %arg2)

@@ -7,11 +7,12 @@
 // RUN:   not test -e %t.foreign
 // RUN: not %ehir build --abi msvc %s -o %t.badlink --lld-link %S/no-such-lld-link 2>&1 | FileCheck %s --check-prefix=BADLINK && \
 // RUN:   not test -e %t.badlink
-// RUN: not env -u EHIR_LLD_LINK PATH=%S/no-such-dir %ehir build --abi msvc %s -o %t.missing --llc $(command -v llc) --dlltool $(command -v llvm-dlltool) 2>&1 | FileCheck %s --check-prefix=MISSING && \
+// RUN: not env -u EHIR_LLD_LINK EHIR_CLANG=$(command -v clang++-22) PATH=%S/no-such-dir %ehir build --abi msvc %s -o %t.missing --llc $(command -v llc) --dlltool $(command -v llvm-dlltool) 2>&1 | FileCheck %s --check-prefix=MISSING && \
 // RUN:   not test -e %t.missing
 // `ehir build --abi msvc`: a PE console executable that imports msvcrt.dll (and kernel32's
 // SetUnhandledExceptionFilter, for the uncaught-exception filter of the startup code),
-// run under wine; `-c` for a COFF object whose symbols keep their Itanium names; inputs
+// run under wine; `-c` for a COFF object whose symbols have the Microsoft names Clang
+// gives for the target; inputs
 // that ehir did not compile are refused; missing tools are named with their Debian
 // package, and nothing is written.
 #include <stdio.h>
@@ -22,7 +23,7 @@ struct Noisy {
   ~Noisy() { printf("~Noisy %d\n", id); }
 };
 
-// NM-DAG: T _Z6throwii
+// NM-DAG: T ?throwi@@YAXH@Z
 void throwi(int v) {
   Noisy n(v);
   throw v;

@@ -7,7 +7,8 @@
 // simple types (flag 1). A pointer's pointee qualifiers are not part of any descriptor:
 // a thrown `const char *` is `char *` with the ThrowInfo's const attribute (1), and
 // `catch (const char *)` is the `char *` descriptor with the const adjective (1).
-// The ThrowInfo of a class names its destructor. The exception object is an alloca of
+// The ThrowInfo of a class names its destructor (by the name Clang gives it for the
+// target). The C++ is compiled for Windows, so functions have Microsoft names. The exception object is an alloca of
 // the throwing function; `throw;` is _CxxThrowException(null, null). Doubles bring
 // `_fltused`.
 #include <stdio.h>
@@ -32,7 +33,7 @@ public:
 // CHECK-DAG: @"_CT??_R0?AUA@@@84" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32, i32, i32, i32 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"??_R0?AUA@@@8" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 0, i32 -1, i32 0, i32 4, i32 0 }
 // CHECK-DAG: @"_CT??_R0?AUB@@@84@4" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32, i32, i32, i32 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"??_R0?AUB@@@8" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 4, i32 -1, i32 0, i32 4, i32 0 }
 // CHECK-DAG: @"_CTA3?AVM@@" = linkonce_odr unnamed_addr constant { i32, [3 x i32] } { i32 3, [3 x i32] [i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0?AVM@@@812" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0?AUA@@@84" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0?AUB@@@84@4" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32)] }
-// CHECK-DAG: @"_TI3?AVM@@@_ZN1MD1Ev" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @_ZN1MD1Ev to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CTA3?AVM@@" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32) }
+// CHECK-DAG: @"_TI3?AVM@@@??_DM@@QEAAXXZ" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"??_DM@@QEAAXXZ" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CTA3?AVM@@" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32) }
 
 // CHECK-DAG: @"_CT??_R0PEAUB@@@88@4" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32, i32, i32, i32 } { i32 1, i32 trunc (i64 sub (i64 ptrtoint (ptr @"??_R0PEAUB@@@8" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 4, i32 -1, i32 0, i32 8, i32 0 }
 // CHECK-DAG: @"_CTA4PEAVM@@" = linkonce_odr unnamed_addr constant { i32, [4 x i32] } { i32 4, [4 x i32] [i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0PEAVM@@@88" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0PEAUA@@@88" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0PEAUB@@@88@4" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0PEAX@88" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32)] }
@@ -43,25 +44,25 @@ public:
 // CHECK-DAG: @_fltused = weak global i32 0, comdat, align 4
 // CHECK-DAG: @__ImageBase = external constant i8
 
-// CHECK-LABEL: define void @_Z9throw_intv()
+// CHECK-LABEL: define void @"?throw_int@@YAXXZ"()
 // CHECK:         %[[INT:.+]] = alloca [4 x i8], align 16
 // CHECK:         call void @_CxxThrowException(ptr %[[INT]], ptr @_TI1H)
 void throw_int() { throw 7; }
 
-// CHECK-LABEL: define void @_Z11throw_classv()
+// CHECK-LABEL: define void @"?throw_class@@YAXXZ"()
 // CHECK:         %[[OBJ:.+]] = alloca [12 x i8], align 16
-// CHECK:         call void @_CxxThrowException(ptr %[[OBJ]], ptr @"_TI3?AVM@@@_ZN1MD1Ev")
+// CHECK:         call void @_CxxThrowException(ptr %[[OBJ]], ptr @"_TI3?AVM@@@??_DM@@QEAAXXZ")
 void throw_class() { throw M(); }
 
-// CHECK-LABEL: define void @_Z13throw_pointerP1M(
+// CHECK-LABEL: define void @"?throw_pointer@@YAXPEAVM@@@Z"(
 // CHECK:         call void @_CxxThrowException(ptr %{{.+}}, ptr @"_TI4PEAVM@@")
 void throw_pointer(M *p) { throw p; }
 
-// CHECK-LABEL: define void @_Z12throw_stringv()
+// CHECK-LABEL: define void @"?throw_string@@YAXXZ"()
 // CHECK:         call void @_CxxThrowException(ptr %{{.+}}, ptr @_TIC2PEAD)
 void throw_string() { throw "text"; }
 
-// CHECK-LABEL: define void @_Z12throw_doublev()
+// CHECK-LABEL: define void @"?throw_double@@YAXXZ"()
 // CHECK:         call void @_CxxThrowException(ptr %{{.+}}, ptr @_TI1N)
 void throw_double() { throw 2.5; }
 
@@ -78,6 +79,7 @@ int main() {
   try {
     throw_class();
   } catch (B &b) {
+    printf("%d\n", b.b);
     throw;
   }
   return 0;

@@ -431,6 +431,11 @@ impl<'ast> State<'ast> {
             None => mangled,
         };
         let signature = self.signature(ctx, decl)?;
+        if decl.main_offset.is_some() {
+            self.callee_locs
+                .entry(mangled.clone())
+                .or_insert_with(|| super::loc_of(decl));
+        }
         if let Some(definition) = self.index.definitions.get(decl.id.as_str()).copied() {
             self.enqueue(&mangled, Pending::Defined(definition));
         } else if (decl.is_implicit || decl.explicitly_defaulted.as_deref() == Some("default"))

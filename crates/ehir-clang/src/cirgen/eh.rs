@@ -1,7 +1,8 @@
 //! Exceptions: `throw` (the exception object built in its storage, which is released if
 //! building it throws), `throw;`, `try`/`catch` with every kind of handler parameter,
 //! function-try-blocks, and exception specifications (`noexcept`: terminate; dynamic
-//! `throw(T...)`: a filter).
+//! `throw(T...)`: a filter on Itanium, nothing on the Microsoft ABI, which does not
+//! enforce them).
 
 use super::class::call_function;
 use super::function::{FnGen, Local};
@@ -297,7 +298,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     pub fn begin_exception_spec(&mut self) -> R<ExceptionSpec> {
         let decl = self.decl;
         let text = decl.ty.as_ref().map(|q| q.qual_type.as_str()).unwrap_or("");
-        let spec = exception_spec(text).unwrap_or(ExceptionSpec::None);
+        let mut spec = exception_spec(text).unwrap_or(ExceptionSpec::None);
+        // The Microsoft C++ ABI does not enforce dynamic exception specifications (`throw()`
+        // included, before C++17): Clang's CodeGen emits nothing for them on that target.
+        if self.st.abi == ehir_core::abi::EhAbi::Msvc && matches!(spec, ExceptionSpec::Dynamic(_)) {
+            spec = ExceptionSpec::None;
+        }
         if spec != ExceptionSpec::None {
             self.b.enter_try();
         }

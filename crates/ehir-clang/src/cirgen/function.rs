@@ -44,6 +44,26 @@ pub fn emitted_without_use(state: &State<'_>, decl: &Node) -> bool {
         || decl.name.as_deref() == Some("main")
 }
 
+/// The linkage of a function definition, as Clang gives it: internal for a `static`
+/// function outside a class; linkonce_odr (one copy kept at link time) for an inline one
+/// (declared `inline`, defined in its class's body, a template instantiation or an
+/// implicitly defined special member); else external.
+fn definition_linkage(state: &State<'_>, decl: &Node, pending: Pending<'_>) -> Linkage {
+    let in_class_body = state.index.parent_class.contains_key(decl.id.as_str());
+    let member = decl.kind != "FunctionDecl";
+    if !member && decl.storage_class.as_deref() == Some("static") {
+        Linkage::Internal
+    } else if matches!(pending, Pending::Implicit(_))
+        || decl.inline
+        || in_class_body
+        || decl.template_instantiation_pattern.is_some()
+    {
+        Linkage::LinkOnceOdr
+    } else {
+        Linkage::External
+    }
+}
+
 impl<'ast> State<'ast> {
     /// The class a member function belongs to (through its redeclarations).
     pub fn class_of(&self, decl: &Node) -> Option<String> {
@@ -119,7 +139,7 @@ pub struct FnGen<'s, 'ast, 'm> {
     pub decl: &'ast Node,
     /// Lifetime-extended temporaries of the current declaration: address, type.
     pub extended: Vec<(Value, CType)>,
-    /// Names of labels already emitted.
+    /// The CIR names of the labels met so far, by declaration id.
     pub labels: HashMap<String, String>,
 }
 
@@ -148,7 +168,8 @@ pub fn generate_function<'ast>(
         .func_info(signature.cir)
         .map(|(params, _, _)| params.to_vec())
         .unwrap_or_default();
-    let b = mb.function(&mangled, signature.cir, &param_types);
+    let mut b = mb.function(&mangled, signature.cir, &param_types);
+    b.func_mut().linkage = definition_linkage(state, decl, pending);
     let mut generator = FnGen {
         st: state,
         b,
@@ -540,6 +561,14 @@ fn constant_initializer<'ast>(
             ty,
         }));
     }
+    if node.kind == "CXXConstructExpr"
+        && node.children().next().is_none()
+        && trivially_default_constructed(state, node)?
+    {
+        // A class (or array of them) whose default constructor is trivial: static
+        // storage is zero-initialized and no constructor runs.
+        return Ok(Some(AttrData::Zero(ty)));
+    }
     let Some(text) = node.value_text() else {
         if node.kind == "CXXNullPtrLiteralExpr" || node.kind == "GNUNullExpr" {
             return Ok(Some(AttrData::Zero(ty)));
@@ -566,8 +595,30 @@ fn constant_initializer<'ast>(
             Err(_) => return Ok(None),
         },
     };
-    if mb.ctx().types.int_info(ty).is_none() {
+    // The literal's value converted to the variable's type (the implicit conversion
+    // Clang's AST shows as a cast of the literal).
+    let Some((width, signed)) = mb.ctx().types.int_info(ty) else {
         return Ok(None);
+    };
+    Ok(Some(AttrData::Int {
+        value: ehir_core::wrap_int(value, width, signed),
+        ty,
+    }))
+}
+
+/// Whether the `CXXConstructExpr` `node` default-constructs a class (or an array of a
+/// class) whose default constructor is trivial.
+fn trivially_default_constructed(state: &mut State<'_>, node: &Node) -> R<bool> {
+    let mut ty = state.node_type(node)?;
+    while let CType::Array(element, _) = ty {
+        ty = *element;
     }
-    Ok(Some(AttrData::Int { value, ty }))
+    let CType::Named(class) = ty.unqualified() else {
+        return Ok(false);
+    };
+    let class_node = state.class_node(node, class)?;
+    Ok(class_node
+        .definition_data
+        .as_ref()
+        .is_some_and(|data| data.default_ctor.trivial))
 }

@@ -92,6 +92,10 @@ pub struct State<'ast> {
     /// Globals of RTTI the code refers to: vtables of dynamic classes, declarations of
     /// the typeinfo objects of fundamental types (in the C++ runtime).
     pub rtti_globals: Vec<ehir_core::Global>,
+    /// Where the functions code calls are declared in the main file, by symbol: the
+    /// location of their declarations in the module (diagnostics about a function
+    /// defined elsewhere point there).
+    pub callee_locs: HashMap<String, Loc>,
 }
 
 impl<'ast> State<'ast> {
@@ -374,6 +378,7 @@ impl<'ast> State<'ast> {
             address_taken: Vec::new(),
             rtti_globals: Vec::new(),
             defined_globals: (0, 0),
+            callee_locs: HashMap::new(),
         }
     }
 }
@@ -424,6 +429,14 @@ pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
         return Err(errors);
     }
     let mut module = mb.finish().map_err(|e| e.to_diagnostics().0)?;
+    for function in module.functions.values_mut() {
+        if function.is_declaration()
+            && function.loc == Loc::NONE
+            && let Some(&loc) = state.callee_locs.get(module.ctx.name(function.name))
+        {
+            function.loc = loc;
+        }
+    }
     for (_, decl) in std::mem::take(&mut state.typeinfos) {
         module.add_typeinfo(decl);
     }

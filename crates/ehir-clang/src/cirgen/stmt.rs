@@ -95,14 +95,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 let Some(label) = &s.target_label_decl_id else {
                     return error(s, "goto without a label");
                 };
-                self.b.emit_goto(label);
+                let name = self.label_name(s, label)?;
+                self.b.emit_goto(&name);
                 Ok(())
             }
             "LabelStmt" => {
                 let Some(label) = &s.decl_id else {
                     return error(s, "label without a declaration");
                 };
-                self.b.emit_label(label);
+                let name = self.label_name(s, label)?;
+                self.b.emit_label(&name);
                 match s.children().next() {
                     Some(inner) => self.stmt(inner),
                     None => Ok(()),
@@ -120,6 +122,19 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             _ if s.value_category.is_some() => self.ignored(s),
             other => unsupported(s, other),
         }
+    }
+
+    /// The CIR name of the label whose declaration is `decl_id`: its name in the source
+    /// (labels are unique per function), found in the function's body the first time.
+    fn label_name(&mut self, at: &Node, decl_id: &str) -> R<String> {
+        if let Some(name) = self.labels.get(decl_id) {
+            return Ok(name.clone());
+        }
+        let Some(name) = find_label(self.decl, decl_id).and_then(|l| l.name.clone()) else {
+            return error(at, "a label the function does not declare");
+        };
+        self.labels.insert(decl_id.to_string(), name.clone());
+        Ok(name)
     }
 
     /// Statements of a block; after a jump only labelled statements are reachable.
@@ -410,6 +425,17 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         self.b.exit_scope();
         Ok(())
     }
+}
+
+/// The `LabelStmt` declaring `decl_id` within `s`.
+fn find_label<'ast>(s: &'ast Node, decl_id: &str) -> Option<&'ast Node> {
+    if s.kind == "LabelStmt" && s.decl_id.as_deref() == Some(decl_id) {
+        return Some(s);
+    }
+    if s.kind.ends_with("Expr") {
+        return None;
+    }
+    s.children().find_map(|child| find_label(child, decl_id))
 }
 
 /// Whether a statement contains a label (a `goto` may jump to it).

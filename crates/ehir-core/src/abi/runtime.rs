@@ -2,7 +2,8 @@
 //! name, signature, attributes, and who relies on the row (the reader supplies the
 //! signature of calls that do not write one; the LLVM emitter declares the function with
 //! these attributes). Also the msvcrt exports that stand for Itanium-named runtime
-//! functions on the Microsoft ABI ([`msvc_runtime_name`]).
+//! functions on the Microsoft ABI ([`msvc_runtime_name`], and back:
+//! [`itanium_runtime_name`]).
 
 use super::{ITANIUM_PERSONALITY, MSVC_PERSONALITY};
 use crate::{Type, TypeStore};
@@ -245,6 +246,31 @@ pub const MSVC_RUNTIME_NAMES: &[(&str, &str)] = &[
     ("_ZdaPvm", "??_V@YAXPEAX@Z"),
 ];
 
+/// `(Itanium name, msvcrt export)` of C++ runtime functions that code compiled for Windows
+/// calls by their msvcrt names, and that ehir never renames from the Itanium one (the
+/// sized and `nothrow` forms of `operator new`/`delete`, which [`MSVC_RUNTIME_NAMES`]
+/// maps to others, and `std::uncaught_exception`'s helper): with [`MSVC_RUNTIME_NAMES`],
+/// what [`itanium_runtime_name`] looks up.
+pub const MSVC_CALLED_RUNTIME_NAMES: &[(&str, &str)] = &[
+    ("_ZdlPvm", "??3@YAXPEAX_K@Z"),
+    ("_ZdaPvm", "??_V@YAXPEAX_K@Z"),
+    ("_ZnwmRKSt9nothrow_t", "??2@YAPEAX_KAEBUnothrow_t@std@@@Z"),
+    ("_ZnamRKSt9nothrow_t", "??_U@YAPEAX_KAEBUnothrow_t@std@@@Z"),
+    ("_ZdlPvRKSt9nothrow_t", "??3@YAXPEAXAEBUnothrow_t@std@@@Z"),
+    ("_ZdaPvRKSt9nothrow_t", "??_V@YAXPEAXAEBUnothrow_t@std@@@Z"),
+    (STD_UNCAUGHT_EXCEPTION, MSVC_UNCAUGHT_EXCEPTION),
+];
+
+/// The Itanium name of the C++ runtime function that the msvcrt export `msvc`
+/// implements (`??2@YAPEAX_K@Z` is `_Znwm`), for code compiled for Windows.
+pub fn itanium_runtime_name(msvc: &str) -> Option<&'static str> {
+    MSVC_RUNTIME_NAMES
+        .iter()
+        .chain(MSVC_CALLED_RUNTIME_NAMES)
+        .find(|(_, name)| *name == msvc)
+        .map(|&(itanium, _)| itanium)
+}
+
 /// The msvcrt export that implements a C++ runtime function the front end calls by its
 /// Itanium name.
 pub fn msvc_runtime_name(itanium: &str) -> Option<&'static str> {
@@ -292,5 +318,14 @@ mod tests {
         assert_eq!(msvc_runtime_name(STD_TERMINATE), Some(MSVC_TERMINATE));
         assert_eq!(msvc_runtime_name("_Znwm"), Some("??2@YAPEAX_K@Z"));
         assert_eq!(msvc_runtime_name("__cxa_throw"), None);
+        assert_eq!(itanium_runtime_name("??2@YAPEAX_K@Z"), Some("_Znwm"));
+        assert_eq!(itanium_runtime_name("??3@YAXPEAX@Z"), Some("_ZdlPv"));
+        assert_eq!(itanium_runtime_name("??3@YAXPEAX_K@Z"), Some("_ZdlPvm"));
+        assert_eq!(itanium_runtime_name(MSVC_TERMINATE), Some(STD_TERMINATE));
+        assert_eq!(
+            itanium_runtime_name(MSVC_UNCAUGHT_EXCEPTION),
+            Some(STD_UNCAUGHT_EXCEPTION)
+        );
+        assert_eq!(itanium_runtime_name("_Znwm"), None);
     }
 }

@@ -6,9 +6,9 @@
 // - an unnamed by-value class handler parameter is still copied;
 // - a by-value handler parameter whose copy constructor throws calls std::terminate.
 // RUN: g++ -std=c++14 -w -o %t.gxx %s && %t.gxx > %t.expected; test $? -eq 134
-// RUN: %ehir --frontend clang --std=c++14 run --phase all %s > %t.run; test $? -eq 134
+// RUN: %ehir --std=c++14 run --phase all %s > %t.run; test $? -eq 134
 // RUN: diff %t.expected %t.run
-// RUN: %ehir --frontend clang --std=c++14 build %s -o %t.exe
+// RUN: %ehir --std=c++14 build %s -o %t.exe
 // RUN: %t.exe > %t.native; test $? -eq 134
 // RUN: diff %t.expected %t.native
 #include <cstdio>

@@ -2,9 +2,9 @@
 // through templates, as a deferred action run when an exception leaves its scope; against
 // g++ (the oracle) at every interpreter phase and natively.
 // RUN: g++ -std=c++14 -w -o %t.gxx %s && %t.gxx > %t.expected; test $? -eq 11
-// RUN: %ehir --frontend clang --std=c++14 run --phase all %s > %t.run; test $? -eq 11
+// RUN: %ehir --std=c++14 run --phase all %s > %t.run; test $? -eq 11
 // RUN: diff %t.expected %t.run
-// RUN: %ehir --frontend clang --std=c++14 build %s -o %t.exe
+// RUN: %ehir --std=c++14 build %s -o %t.exe
 // RUN: %t.exe > %t.native; test $? -eq 11
 // RUN: diff %t.expected %t.native
 #include <cstdio>

@@ -3,9 +3,9 @@
 // that runs a function when an exception leaves its scope), against g++ (the oracle) at
 // every interpreter phase and natively.
 // RUN: g++ -std=c++14 -w -o %t.gxx %s && %t.gxx > %t.expected
-// RUN: %ehir --frontend clang --std=c++14 run --phase all %s > %t.run
+// RUN: %ehir --std=c++14 run --phase all %s > %t.run
 // RUN: diff %t.expected %t.run
-// RUN: %ehir --frontend clang --std=c++14 build %s -o %t.exe && %t.exe > %t.native
+// RUN: %ehir --std=c++14 build %s -o %t.exe && %t.exe > %t.native
 // RUN: diff %t.expected %t.native
 #include <cstdio>
 
