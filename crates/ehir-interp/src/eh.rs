@@ -609,8 +609,9 @@ impl<'m> Machine<'m> {
     /// destroyed after it), as the Microsoft runtime does: with the copy constructor the
     /// op names, or at the MSVC phase the one the thrower's CatchableType names
     /// ([`type_names::copy_constructor`]), bitwise without one. An exception from the
-    /// copy terminates, as Microsoft's runtime does (wine's lets a sibling handler catch
-    /// it).
+    /// copy aborts, as Microsoft's runtime does (vcruntime's `BuildCatchObjectInternal`
+    /// calls `abort()` from an `__except` around the copy, without the terminate handler;
+    /// wine's msvcrt lets a sibling handler catch it instead).
     fn build_catch_object(&mut self, exn: u32) -> Result<(), Stop> {
         let Some(target) = self.catch_object(exn) else {
             return Ok(());
@@ -626,7 +627,7 @@ impl<'m> Machine<'m> {
         match target.ctor {
             Some(ctor) => match self.call_sync(Boundary::Dtor, ctor, &[target.address, source])? {
                 SyncEnd::Returned(_) => Ok(()),
-                SyncEnd::Threw(e) => self.terminate_for(e),
+                SyncEnd::Threw(_) => Err(self.abort_now()),
             },
             None => {
                 let size = self.layouts.size(target.class);

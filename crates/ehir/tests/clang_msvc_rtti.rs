@@ -201,15 +201,10 @@ fn clang_windows_ll(src: &Path, out: &Path) -> String {
 
 fn ehir_ll(src: &Path, out: &Path) -> String {
     let mut cmd = Command::new(ehir());
-    cmd.args([
-        "--std=c++14",
-        "emit-llvm",
-        "--abi",
-        "msvc",
-    ])
-    .arg(src)
-    .arg("-o")
-    .arg(out);
+    cmd.args(["--std=c++14", "emit-llvm", "--abi", "msvc"])
+        .arg(src)
+        .arg("-o")
+        .arg(out);
     check(cmd, "ehir emit-llvm --abi msvc").unwrap_or_else(|e| panic!("{e}"));
     std::fs::read_to_string(out).expect("ehir wrote the module")
 }
@@ -277,16 +272,11 @@ fn virtual_calls_typeid_and_dynamic_cast_behave_as_clang_for_windows_under_wine(
     for (i, (build, flags)) in MSVC_BUILDS.iter().enumerate() {
         let exe = dir.path().join(format!("ehir-{i}.exe"));
         let mut cmd = Command::new(ehir());
-        cmd.args([
-            "--std=c++14",
-            "build",
-            "--abi",
-            "msvc",
-        ])
-        .args(*flags)
-        .arg(&src)
-        .arg("-o")
-        .arg(&exe);
+        cmd.args(["--std=c++14", "build", "--abi", "msvc"])
+            .args(*flags)
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe);
         check(cmd, &format!("ehir build --abi msvc ({build})")).unwrap_or_else(|e| panic!("{e}"));
         let got = run_wine(&exe, &[]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(

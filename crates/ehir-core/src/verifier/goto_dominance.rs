@@ -10,7 +10,9 @@
 //! segments; in every region below it that holds the label, the jump enters in the middle,
 //! so the segment it enters is a second entry of that region. A use whose definition does
 //! not dominate it in that graph is reported; the rest of the dominance rules stay in
-//! `dominance.rs`, which this check never reports a second time.
+//! `dominance.rs`, which this check never reports a second time. A `cir.alloca` is exempt:
+//! C++ lets a goto skip a declaration without initializer, and `flatten-cfg` hoists every
+//! alloca to the function entry.
 
 use super::FuncVerifier;
 use super::structure::Labels;
@@ -240,6 +242,11 @@ impl FuncVerifier<'_> {
             return;
         };
         let (def_block, def_position) = match def {
+            // A variable's storage: a goto may skip its declaration when that does not
+            // initialize it (C++ [stmt.dcl]), and flatten-cfg hoists it to the entry.
+            ValueDef::Result(op, _) if matches!(self.dfg.kind(op), OpKind::Alloca { .. }) => {
+                return;
+            }
             ValueDef::Result(op, _) => {
                 let Some(block) = self.index.op_block[op].expand() else {
                     return;
