@@ -742,11 +742,13 @@ impl<'m> FunctionBuilder<'m> {
         self.cursor_at(CursorPosition::End(block))
     }
 
-    /// Builds an op of `kind` at the insertion point (for ops without a dedicated method;
-    /// the operands, results and region count must follow the layout the [`OpKind`]
-    /// variant documents, which the verifier checks). A poison op, building nothing, when
+    /// Builds an op of `kind` with `num_regions` empty regions at the insertion point
+    /// (for ops without a dedicated method: `cir.ternary`, `cir.switch`, `cir.case`,
+    /// `cir.array.dtor`, ...; the operands, results and region count must follow the
+    /// layout the [`OpKind`] variant documents, which the verifier checks). Enter its
+    /// regions with [`FunctionBuilder::enter_region`]. A poison op, building nothing, when
     /// an operand is poison or foreign.
-    pub fn build(
+    pub fn create_region_op(
         &mut self,
         kind: OpKind,
         operands: &[Value],
@@ -770,7 +772,7 @@ impl<'m> FunctionBuilder<'m> {
 
     /// Builds an op with one result and returns the result (poison when an operand is).
     pub fn build_value(&mut self, kind: OpKind, operands: &[Value], ty: Type) -> Value {
-        let op = self.build(kind, operands, &[ty], 0);
+        let op = self.create_region_op(kind, operands, &[ty], 0);
         self.result(op, 0)
     }
 
@@ -1137,20 +1139,6 @@ impl<'m> FunctionBuilder<'m> {
     }
 
     // ---- structured regions --------------------------------------------------------------
-
-    /// Builds an op with `num_regions` empty regions at the insertion point (for ops
-    /// without a dedicated method: `cir.ternary`, `cir.switch`, `cir.case`,
-    /// `cir.array.dtor`, ...). Enter its regions with [`FunctionBuilder::enter_region`].
-    /// A poison op (with an error) when an operand is foreign.
-    pub fn create_region_op(
-        &mut self,
-        kind: OpKind,
-        operands: &[Value],
-        result_types: &[Type],
-        num_regions: usize,
-    ) -> Op {
-        self.build(kind, operands, result_types, num_regions)
-    }
 
     /// Moves the insertion point into region `index` of `op` (creating its entry block).
     /// `alloca_scope` makes the region receive the allocas of the code inside it.

@@ -1,31 +1,45 @@
 //! Where things sit: the order of blocks in each region and of ops in each block,
 //! as doubly linked lists in side tables (Cranelift's layout, extended with regions).
+//! One list implementation ([`List`]) serves both.
 
 use crate::entities::{Block, Op, Region};
 use cranelift_entity::EntityRef;
-use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::packed_option::{PackedOption, ReservedValue};
 use std::marker::PhantomData;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct OpNode {
-    block: PackedOption<Block>,
-    prev: PackedOption<Op>,
-    next: PackedOption<Op>,
+/// The links of an entity in its parent's list: an op in its block, a block in its
+/// region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Links<P: ReservedValue, T: ReservedValue> {
+    parent: PackedOption<P>,
+    prev: PackedOption<T>,
+    next: PackedOption<T>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct BlockNode {
-    region: PackedOption<Region>,
-    prev: PackedOption<Block>,
-    next: PackedOption<Block>,
-    first_op: PackedOption<Op>,
-    last_op: PackedOption<Op>,
+impl<P: ReservedValue, T: ReservedValue> Default for Links<P, T> {
+    fn default() -> Self {
+        Links {
+            parent: None.into(),
+            prev: None.into(),
+            next: None.into(),
+        }
+    }
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct RegionNode {
-    first_block: PackedOption<Block>,
-    last_block: PackedOption<Block>,
+/// The first and last entity of a parent's list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ends<T: ReservedValue> {
+    first: PackedOption<T>,
+    last: PackedOption<T>,
+}
+
+impl<T: ReservedValue> Default for Ends<T> {
+    fn default() -> Self {
+        Ends {
+            first: None.into(),
+            last: None.into(),
+        }
+    }
 }
 
 /// A side table of nodes indexed by an entity: the default node beyond its end, grown
@@ -86,12 +100,91 @@ impl<K: EntityRef, V: Copy + Default + PartialEq> Nodes<K, V> {
     }
 }
 
+/// The lists of entities `T` in parents `P` (blocks in regions, ops in blocks): each
+/// entity's links and each parent's ends.
+struct List<'a, P: ReservedValue, T: ReservedValue> {
+    links: &'a mut Nodes<T, Links<P, T>>,
+    ends: &'a mut Nodes<P, Ends<T>>,
+}
+
+impl<P, T> List<'_, P, T>
+where
+    P: EntityRef + ReservedValue,
+    T: EntityRef + ReservedValue,
+{
+    /// Appends `entity` (not currently placed) at the end of `parent`.
+    #[inline]
+    fn append(&mut self, parent: P, entity: T) {
+        debug_assert!(self.links.get(entity).parent.is_none(), "already placed");
+        let last = self.ends.get(parent).last;
+        *self.links.get_mut(entity) = Links {
+            parent: parent.into(),
+            prev: last,
+            next: None.into(),
+        };
+        match last.expand() {
+            Some(last) => self.links.get_mut(last).next = entity.into(),
+            None => self.ends.get_mut(parent).first = entity.into(),
+        }
+        self.ends.get_mut(parent).last = entity.into();
+    }
+
+    /// Inserts `entity` (not currently placed) right before `before`.
+    #[inline]
+    fn insert_before(&mut self, entity: T, before: T) {
+        let before_links = self.links.get(before);
+        let parent = before_links.parent.expect("`before` is not placed");
+        let prev = before_links.prev;
+        *self.links.get_mut(entity) = Links {
+            parent: parent.into(),
+            prev,
+            next: before.into(),
+        };
+        self.links.get_mut(before).prev = entity.into();
+        match prev.expand() {
+            Some(prev) => self.links.get_mut(prev).next = entity.into(),
+            None => self.ends.get_mut(parent).first = entity.into(),
+        }
+    }
+
+    /// Inserts `entity` (not currently placed) right after `after`.
+    #[inline]
+    fn insert_after(&mut self, entity: T, after: T) {
+        let after_links = self.links.get(after);
+        match after_links.next.expand() {
+            Some(next) => self.insert_before(entity, next),
+            None => self.append(after_links.parent.expect("`after` is not placed"), entity),
+        }
+    }
+
+    /// Takes `entity` out of its parent.
+    #[inline]
+    fn remove(&mut self, entity: T) {
+        let links = self.links.get(entity);
+        let parent = links.parent.expect("not placed");
+        match links.prev.expand() {
+            Some(prev) => self.links.get_mut(prev).next = links.next,
+            None => self.ends.get_mut(parent).first = links.next,
+        }
+        match links.next.expand() {
+            Some(next) => self.links.get_mut(next).prev = links.prev,
+            None => self.ends.get_mut(parent).last = links.prev,
+        }
+        *self.links.get_mut(entity) = Links::default();
+    }
+}
+
 /// The placement of blocks and ops.
 #[derive(Clone, Debug, Default)]
 pub struct Layout {
-    ops: Nodes<Op, OpNode>,
-    blocks: Nodes<Block, BlockNode>,
-    regions: Nodes<Region, RegionNode>,
+    /// Each op's place among the ops of its block.
+    ops: Nodes<Op, Links<Block, Op>>,
+    /// Each block's place among the blocks of its region.
+    blocks: Nodes<Block, Links<Region, Block>>,
+    /// Each block's first and last op.
+    block_ops: Nodes<Block, Ends<Op>>,
+    /// Each region's first and last block.
+    region_blocks: Nodes<Region, Ends<Block>>,
 }
 
 impl Layout {
@@ -105,92 +198,71 @@ impl Layout {
     pub fn reserve(&mut self, ops: usize, blocks: usize, regions: usize) {
         self.ops.reserve(ops);
         self.blocks.reserve(blocks);
-        self.regions.reserve(regions);
+        self.block_ops.reserve(blocks);
+        self.region_blocks.reserve(regions);
     }
 
     /// Releases spare room in the tables (placement is unchanged).
     pub fn shrink_to_fit(&mut self) {
         self.ops.shrink_to_fit();
         self.blocks.shrink_to_fit();
-        self.regions.shrink_to_fit();
+        self.block_ops.shrink_to_fit();
+        self.region_blocks.shrink_to_fit();
+    }
+
+    /// The blocks of the regions.
+    #[inline]
+    fn block_list(&mut self) -> List<'_, Region, Block> {
+        List {
+            links: &mut self.blocks,
+            ends: &mut self.region_blocks,
+        }
+    }
+
+    /// The ops of the blocks.
+    #[inline]
+    fn op_list(&mut self) -> List<'_, Block, Op> {
+        List {
+            links: &mut self.ops,
+            ends: &mut self.block_ops,
+        }
     }
 
     // ---- blocks ------------------------------------------------------------------------
 
     /// Appends a block (not currently placed) at the end of a region.
     pub fn append_block(&mut self, region: Region, block: Block) {
-        debug_assert!(
-            self.blocks.get(block).region.is_none(),
-            "block already placed"
-        );
-        let last = self.regions.get(region).last_block;
-        {
-            let node = self.blocks.get_mut(block);
-            node.region = region.into();
-            node.prev = last;
-            node.next = None.into();
-        }
-        match last.expand() {
-            Some(l) => self.blocks.get_mut(l).next = block.into(),
-            None => self.regions.get_mut(region).first_block = block.into(),
-        }
-        self.regions.get_mut(region).last_block = block.into();
+        self.block_list().append(region, block);
     }
 
     /// Inserts a block (not currently placed) right after `after`.
     pub fn insert_block_after(&mut self, block: Block, after: Block) {
-        let after_node = self.blocks.get(after);
-        let region = after_node.region.expect("`after` is not placed");
-        let next = after_node.next;
-        {
-            let node = self.blocks.get_mut(block);
-            node.region = region.into();
-            node.prev = after.into();
-            node.next = next;
-        }
-        self.blocks.get_mut(after).next = block.into();
-        match next.expand() {
-            Some(n) => self.blocks.get_mut(n).prev = block.into(),
-            None => self.regions.get_mut(region).last_block = block.into(),
-        }
+        self.block_list().insert_after(block, after);
     }
 
     /// Removes a block (and, implicitly, its ops) from its region.
     pub fn remove_block(&mut self, block: Block) {
-        let node = self.blocks.get(block);
-        let region = node.region.expect("block is not placed");
-        match node.prev.expand() {
-            Some(p) => self.blocks.get_mut(p).next = node.next,
-            None => self.regions.get_mut(region).first_block = node.next,
-        }
-        match node.next.expand() {
-            Some(n) => self.blocks.get_mut(n).prev = node.prev,
-            None => self.regions.get_mut(region).last_block = node.prev,
-        }
-        let b = self.blocks.get_mut(block);
-        b.region = None.into();
-        b.prev = None.into();
-        b.next = None.into();
+        self.block_list().remove(block);
     }
 
     /// The region `block` is placed in.
     pub fn block_region(&self, block: Block) -> Option<Region> {
-        self.blocks.get(block).region.expand()
+        self.blocks.get(block).parent.expand()
     }
 
     /// Whether `block` is placed in a region.
     pub fn is_block_placed(&self, block: Block) -> bool {
-        self.blocks.get(block).region.is_some()
+        self.blocks.get(block).parent.is_some()
     }
 
     /// The first block of `region`.
     pub fn entry_block(&self, region: Region) -> Option<Block> {
-        self.regions.get(region).first_block.expand()
+        self.region_blocks.get(region).first.expand()
     }
 
     /// The last block of `region`.
     pub fn last_block(&self, region: Region) -> Option<Block> {
-        self.regions.get(region).last_block.expand()
+        self.region_blocks.get(region).last.expand()
     }
 
     /// The block after `block` in its region.
@@ -205,9 +277,9 @@ impl Layout {
 
     /// The blocks of a region in order.
     pub fn blocks(&self, region: Region) -> Blocks<'_> {
-        Blocks {
-            layout: self,
-            next: self.regions.get(region).first_block.expand(),
+        Entities {
+            links: &self.blocks,
+            next: self.entry_block(region),
         }
     }
 
@@ -215,40 +287,17 @@ impl Layout {
 
     /// Appends an op (not currently placed) at the end of a block.
     pub fn append_op(&mut self, op: Op, block: Block) {
-        debug_assert!(self.ops.get(op).block.is_none(), "op already placed");
-        let last = self.blocks.get(block).last_op;
-        *self.ops.get_mut(op) = OpNode {
-            block: block.into(),
-            prev: last,
-            next: None.into(),
-        };
-        match last.expand() {
-            Some(l) => self.ops.get_mut(l).next = op.into(),
-            None => self.blocks.get_mut(block).first_op = op.into(),
-        }
-        self.blocks.get_mut(block).last_op = op.into();
+        self.op_list().append(block, op);
     }
 
     /// Inserts an op (not currently placed) right before `before`.
     pub fn insert_op_before(&mut self, op: Op, before: Op) {
-        let before_node = self.ops.get(before);
-        let block = before_node.block.expect("`before` is not placed");
-        let prev = before_node.prev;
-        *self.ops.get_mut(op) = OpNode {
-            block: block.into(),
-            prev,
-            next: before.into(),
-        };
-        self.ops.get_mut(before).prev = op.into();
-        match prev.expand() {
-            Some(p) => self.ops.get_mut(p).next = op.into(),
-            None => self.blocks.get_mut(block).first_op = op.into(),
-        }
+        self.op_list().insert_before(op, before);
     }
 
     /// Inserts an op (not currently placed) at the start of a block.
     pub fn prepend_op(&mut self, op: Op, block: Block) {
-        match self.blocks.get(block).first_op.expand() {
+        match self.first_op(block) {
             Some(first) => self.insert_op_before(op, first),
             None => self.append_op(op, block),
         }
@@ -256,17 +305,7 @@ impl Layout {
 
     /// Removes an op from its block.
     pub fn remove_op(&mut self, op: Op) {
-        let node = self.ops.get(op);
-        let block = node.block.expect("op is not placed");
-        match node.prev.expand() {
-            Some(p) => self.ops.get_mut(p).next = node.next,
-            None => self.blocks.get_mut(block).first_op = node.next,
-        }
-        match node.next.expand() {
-            Some(n) => self.ops.get_mut(n).prev = node.prev,
-            None => self.blocks.get_mut(block).last_op = node.prev,
-        }
-        *self.ops.get_mut(op) = OpNode::default();
+        self.op_list().remove(op);
     }
 
     /// Moves every op from `op` (inclusive) to the end of its block to the end of `dest`.
@@ -281,17 +320,17 @@ impl Layout {
 
     /// The block `op` is placed in.
     pub fn op_block(&self, op: Op) -> Option<Block> {
-        self.ops.get(op).block.expand()
+        self.ops.get(op).parent.expand()
     }
 
     /// The first op of `block`.
     pub fn first_op(&self, block: Block) -> Option<Op> {
-        self.blocks.get(block).first_op.expand()
+        self.block_ops.get(block).first.expand()
     }
 
     /// The last op of `block` (its terminator, once complete).
     pub fn last_op(&self, block: Block) -> Option<Op> {
-        self.blocks.get(block).last_op.expand()
+        self.block_ops.get(block).last.expand()
     }
 
     /// The op after `op` in its block.
@@ -306,40 +345,36 @@ impl Layout {
 
     /// The ops of a block in order.
     pub fn ops(&self, block: Block) -> Ops<'_> {
-        Ops {
-            layout: self,
-            next: self.blocks.get(block).first_op.expand(),
+        Entities {
+            links: &self.ops,
+            next: self.first_op(block),
         }
     }
 }
 
-/// Iterator over the blocks of a region.
-pub struct Blocks<'a> {
-    layout: &'a Layout,
-    next: Option<Block>,
+/// Iterator over the entities of one list in order: [`Blocks`], [`Ops`].
+pub struct Entities<'a, P: ReservedValue, T: ReservedValue> {
+    links: &'a Nodes<T, Links<P, T>>,
+    next: Option<T>,
 }
 
-impl Iterator for Blocks<'_> {
-    type Item = Block;
-    fn next(&mut self) -> Option<Block> {
-        let b = self.next?;
-        self.next = self.layout.next_block(b);
-        Some(b)
-    }
-}
+/// Iterator over the blocks of a region.
+pub type Blocks<'a> = Entities<'a, Region, Block>;
 
 /// Iterator over the ops of a block.
-pub struct Ops<'a> {
-    layout: &'a Layout,
-    next: Option<Op>,
-}
+pub type Ops<'a> = Entities<'a, Block, Op>;
 
-impl Iterator for Ops<'_> {
-    type Item = Op;
-    fn next(&mut self) -> Option<Op> {
-        let o = self.next?;
-        self.next = self.layout.next_op(o);
-        Some(o)
+impl<P, T> Iterator for Entities<'_, P, T>
+where
+    P: EntityRef + ReservedValue,
+    T: EntityRef + ReservedValue,
+{
+    type Item = T;
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        let entity = self.next?;
+        self.next = self.links.get(entity).next.expand();
+        Some(entity)
     }
 }
 

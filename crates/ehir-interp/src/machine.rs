@@ -97,19 +97,15 @@ pub(crate) enum CtrlState {
         count: u64,
         elem: u64,
     },
-    /// `cir.array.ctor`'s cleanup: destroying the constructed elements in reverse;
-    /// `remaining` counts the element being destroyed.
-    ArrayCleanup {
+    /// Destroying array elements in reverse, element `remaining - 1` now: `cir.array.dtor`
+    /// (`unwinding` is `None`), or a partial destruction while exception `unwinding`
+    /// propagates (`cir.array.ctor`'s cleanup region over the constructed elements, or
+    /// `cir.array.dtor` over the elements before a destructor that threw).
+    ArrayDestroy {
         base: u64,
         remaining: u64,
         elem: u64,
-        exn: u32,
-    },
-    /// `cir.array.dtor`: destroying element `remaining - 1`.
-    ArrayDtor {
-        base: u64,
-        remaining: u64,
-        elem: u64,
+        unwinding: Option<u32>,
     },
 }
 

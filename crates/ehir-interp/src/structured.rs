@@ -229,10 +229,11 @@ impl<'m> Machine<'m> {
                 } else {
                     self.push_ctrl(
                         op,
-                        CtrlState::ArrayDtor {
+                        CtrlState::ArrayDestroy {
                             base,
                             remaining: count,
                             elem,
+                            unwinding: None,
                         },
                     );
                     let last = element(base, count - 1, elem);
@@ -398,19 +399,19 @@ impl<'m> Machine<'m> {
             (
                 array @ (OpKind::ArrayCtor | OpKind::ArrayDtor),
                 _,
-                CtrlState::ArrayCleanup {
+                CtrlState::ArrayDestroy {
                     base,
                     remaining,
                     elem,
-                    exn,
+                    unwinding,
                 },
             ) => {
                 if remaining > 1 {
-                    self.set_top_state(CtrlState::ArrayCleanup {
+                    self.set_top_state(CtrlState::ArrayDestroy {
                         base,
                         remaining: remaining - 1,
                         elem,
-                        exn,
+                        unwinding,
                     })?;
                     // The ctor's destroy region is its second; the dtor has only one.
                     let region = if matches!(array, OpKind::ArrayCtor) {
@@ -421,28 +422,10 @@ impl<'m> Machine<'m> {
                     self.enter_region(region, &[element(base, remaining - 2, elem)])
                 } else {
                     self.pop_ctrl();
-                    self.unwind(exn)
-                }
-            }
-            (
-                OpKind::ArrayDtor,
-                _,
-                CtrlState::ArrayDtor {
-                    base,
-                    remaining,
-                    elem,
-                },
-            ) => {
-                if remaining > 1 {
-                    self.set_top_state(CtrlState::ArrayDtor {
-                        base,
-                        remaining: remaining - 1,
-                        elem,
-                    })?;
-                    self.enter_region(0, &[element(base, remaining - 2, elem)])
-                } else {
-                    self.pop_ctrl();
-                    self.next(owner)
+                    match unwinding {
+                        Some(exn) => self.unwind(exn),
+                        None => self.next(owner),
+                    }
                 }
             }
             _ => {
@@ -560,7 +543,10 @@ impl<'m> Machine<'m> {
                     self.pop_ctrl();
                     self.end_catch()?;
                 }
-                CtrlState::UnwindRegion { .. } | CtrlState::ArrayCleanup { .. } => {
+                CtrlState::UnwindRegion { .. }
+                | CtrlState::ArrayDestroy {
+                    unwinding: Some(_), ..
+                } => {
                     return Err(self.error(
                         "control left a region that runs during unwinding without continuing to unwind"
                             .into(),
@@ -640,9 +626,7 @@ impl<'m> Machine<'m> {
                     }
                     self.pop_ctrl();
                 }
-                CtrlState::CleanupRun(Pending::Unwind(_))
-                | CtrlState::UnwindRegion { .. }
-                | CtrlState::ArrayCleanup { .. } => {
+                state if runs_during_unwinding(&state) => {
                     // A new exception escapes code that runs during unwinding (`doomed`
                     // sees this first).
                     return self.terminate_at_boundary(exn).map(|_| true);
@@ -719,10 +703,11 @@ impl<'m> Machine<'m> {
                     }
                     self.pop_ctrl();
                 }
-                CtrlState::ArrayDtor {
+                CtrlState::ArrayDestroy {
                     base,
                     remaining,
                     elem,
+                    unwinding: None,
                 } => {
                     // A destructor threw: the elements before it are still destroyed
                     // (in reverse order), then unwinding continues.
@@ -751,11 +736,11 @@ impl<'m> Machine<'m> {
         if let Some(mark) = self.cur.ctrl.last().map(|c| c.mark) {
             self.free_allocas_to(mark);
         }
-        self.set_top_state(CtrlState::ArrayCleanup {
+        self.set_top_state(CtrlState::ArrayDestroy {
             base,
             remaining: count,
             elem,
-            exn,
+            unwinding: Some(exn),
         })?;
         self.cleanup_event("eh");
         self.enter_region(region, &[element(base, count - 1, elem)])?;
@@ -789,9 +774,7 @@ impl<'m> Machine<'m> {
         let mut passed_catching = false;
         for (depth, c) in ctrl.iter().enumerate().rev() {
             match &c.state {
-                CtrlState::CleanupRun(Pending::Unwind(_))
-                | CtrlState::UnwindRegion { .. }
-                | CtrlState::ArrayCleanup { .. } => return true,
+                state if runs_during_unwinding(state) => return true,
                 CtrlState::TryBody => {
                     let OpKind::Try { handlers } = *func.dfg.kind(c.op) else {
                         continue;
@@ -840,12 +823,7 @@ impl<'m> Machine<'m> {
             .iter()
             .enumerate()
             .rev()
-            .find_map(|(i, c)| match c.state {
-                CtrlState::UnwindRegion { exn }
-                | CtrlState::CleanupRun(Pending::Unwind(exn))
-                | CtrlState::ArrayCleanup { exn, .. } => Some((i, exn)),
-                _ => None,
-            });
+            .find_map(|(i, c)| unwinding_exception(&c.state).map(|exn| (i, exn)));
         let Some((index, exn)) = found else {
             return Err(self.error("cir.resume with no exception being unwound".into()));
         };
@@ -874,16 +852,25 @@ fn has_catching_keys(func: &ehir_core::Function, op: Op) -> bool {
     }
 }
 
-/// Whether a construct is in a state that runs code during unwinding (an EH cleanup
-/// region, an `unwind` handler, a partial array destruction): an exception escaping it
-/// terminates.
+/// The exception being unwound when a construct is in a state that runs code during
+/// unwinding (an EH cleanup region, an `unwind` handler, a partial array destruction): an
+/// exception escaping it terminates, and `cir.resume` continues unwinding this one.
+fn unwinding_exception(state: &CtrlState) -> Option<u32> {
+    match *state {
+        CtrlState::CleanupRun(Pending::Unwind(exn))
+        | CtrlState::UnwindRegion { exn }
+        | CtrlState::ArrayDestroy {
+            unwinding: Some(exn),
+            ..
+        } => Some(exn),
+        _ => None,
+    }
+}
+
+/// Whether a construct is in a state that runs code during unwinding (see
+/// [`unwinding_exception`]).
 fn runs_during_unwinding(state: &CtrlState) -> bool {
-    matches!(
-        state,
-        CtrlState::CleanupRun(Pending::Unwind(_))
-            | CtrlState::UnwindRegion { .. }
-            | CtrlState::ArrayCleanup { .. }
-    )
+    unwinding_exception(state).is_some()
 }
 
 /// Whether an op is a `cir.try` with a `terminate` handler (a noexcept boundary).

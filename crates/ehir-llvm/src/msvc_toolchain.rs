@@ -16,7 +16,7 @@
 //!   it runs the C++ dynamic initializers (`_initterm` over the `.CRT$XCA`..`.CRT$XCZ`
 //!   section range, where compilers for this target put them);
 //! - in the same object, weak definitions of what a Microsoft link takes from the static
-//!   CRT and vcruntime and msvcrt.dll does not export ([`SUPPORT_SYMBOLS`]): the
+//!   CRT and vcruntime and msvcrt.dll does not export ([`support_symbols`]): the
 //!   `type_info` vftable, `_fltused`, `__std_terminate`, the sized and nothrow forms of
 //!   `operator new`/`delete` and `std::nothrow`. Weak, so a program's own definition wins.
 
@@ -121,6 +121,7 @@ pub fn def_file(dll: &str, functions: &[&str]) -> String {
 
 /// The startup module (LLVM IR): entry [`ENTRY`] and the unhandled-exception filter.
 pub fn startup_ll() -> String {
+    let operator_forwarders = operator_forwarders();
     format!(
         r#"; ehir's startup for Microsoft-ABI executables (in place of mainCRTStartup).
 target triple = "{MSVC_TRIPLE}"
@@ -155,44 +156,7 @@ entry:
   unreachable
 }}
 
-; The sized forms of operator delete forward to the unsized ones.
-define weak void @"??3@YAXPEAX_K@Z"(ptr %block, i64 %size) nounwind {{
-entry:
-  call void @"??3@YAXPEAX@Z"(ptr %block)
-  ret void
-}}
-
-define weak void @"??_V@YAXPEAX_K@Z"(ptr %block, i64 %size) nounwind {{
-entry:
-  call void @"??_V@YAXPEAX@Z"(ptr %block)
-  ret void
-}}
-
-; The nothrow forms: null instead of an exception when no memory is left.
-define weak ptr @"??2@YAPEAX_KAEBUnothrow_t@std@@@Z"(i64 %size, ptr %tag) nounwind {{
-entry:
-  %block = call ptr @malloc(i64 %size)
-  ret ptr %block
-}}
-
-define weak ptr @"??_U@YAPEAX_KAEBUnothrow_t@std@@@Z"(i64 %size, ptr %tag) nounwind {{
-entry:
-  %block = call ptr @malloc(i64 %size)
-  ret ptr %block
-}}
-
-define weak void @"??3@YAXPEAXAEBUnothrow_t@std@@@Z"(ptr %block, ptr %tag) nounwind {{
-entry:
-  call void @"??3@YAXPEAX@Z"(ptr %block)
-  ret void
-}}
-
-define weak void @"??_V@YAXPEAXAEBUnothrow_t@std@@@Z"(ptr %block, ptr %tag) nounwind {{
-entry:
-  call void @"??_V@YAXPEAX@Z"(ptr %block)
-  ret void
-}}
-
+{operator_forwarders}
 ; As the Microsoft CRT's filter: a C++ exception (code 0xE06D7363 'msc') that reaches the
 ; top of the stack uncaught calls std::terminate before any frame unwinds.
 define internal i32 @ehir_unhandled_exception_filter(ptr %pointers) {{
@@ -229,21 +193,73 @@ entry:
     )
 }
 
+/// The sized forms of `operator delete` and `delete[]` (msvcrt.dll exports only the
+/// unsized ones), each with the unsized one it calls.
+const SIZED_DELETES: [(&str, &str); 2] = [
+    (runtime::MSVC_SIZED_DELETE, "??3@YAXPEAX@Z"),
+    ("??_V@YAXPEAX_K@Z", "??_V@YAXPEAX@Z"),
+];
+
+/// The nothrow forms of `operator new` and `new[]`, which call `malloc`.
+const NOTHROW_NEWS: [&str; 2] = [
+    "??2@YAPEAX_KAEBUnothrow_t@std@@@Z",
+    "??_U@YAPEAX_KAEBUnothrow_t@std@@@Z",
+];
+
+/// The nothrow forms of `operator delete` and `delete[]`, each with the unsized one it
+/// calls.
+const NOTHROW_DELETES: [(&str, &str); 2] = [
+    ("??3@YAXPEAXAEBUnothrow_t@std@@@Z", "??3@YAXPEAX@Z"),
+    ("??_V@YAXPEAXAEBUnothrow_t@std@@@Z", "??_V@YAXPEAX@Z"),
+];
+
+/// The weak definitions of the operator forms msvcrt.dll does not export
+/// ([`SIZED_DELETES`], [`NOTHROW_NEWS`], [`NOTHROW_DELETES`]), separated by blank lines.
+fn operator_forwarders() -> String {
+    let delete = |name: &str, ignored: &str, unsized_delete: &str| {
+        format!(
+            "define weak void @\"{name}\"(ptr %block, {ignored}) nounwind {{\n\
+             entry:\n  call void @\"{unsized_delete}\"(ptr %block)\n  ret void\n}}\n"
+        )
+    };
+    let new = |name: &str| {
+        format!(
+            "define weak ptr @\"{name}\"(i64 %size, ptr %tag) nounwind {{\n\
+             entry:\n  %block = call ptr @malloc(i64 %size)\n  ret ptr %block\n}}\n"
+        )
+    };
+    let sized: Vec<String> = SIZED_DELETES
+        .iter()
+        .map(|(name, unsized_delete)| delete(name, "i64 %size", unsized_delete))
+        .collect();
+    let nothrow: Vec<String> = NOTHROW_NEWS
+        .iter()
+        .map(|name| new(name))
+        .chain(
+            NOTHROW_DELETES
+                .iter()
+                .map(|(name, unsized_delete)| delete(name, "ptr %tag", unsized_delete)),
+        )
+        .collect();
+    format!(
+        "; The sized forms of operator delete forward to the unsized ones.\n{}\n\
+         ; The nothrow forms: null instead of an exception when no memory is left.\n{}",
+        sized.join("\n"),
+        nothrow.join("\n")
+    )
+}
+
 /// The symbols ehir's startup object defines (weakly) because msvcrt.dll does not export
 /// them; the headers of the Clang front end (`crates/ehir-clang/include/msvc`) rely on
 /// them.
-pub const SUPPORT_SYMBOLS: &[&str] = &[
-    "??_7type_info@@6B@",
-    "_fltused",
-    "__std_terminate",
-    runtime::MSVC_SIZED_DELETE,
-    "??_V@YAXPEAX_K@Z",
-    "??2@YAPEAX_KAEBUnothrow_t@std@@@Z",
-    "??_U@YAPEAX_KAEBUnothrow_t@std@@@Z",
-    "??3@YAXPEAXAEBUnothrow_t@std@@@Z",
-    "??_V@YAXPEAXAEBUnothrow_t@std@@@Z",
-    "?nothrow@std@@3Unothrow_t@1@B",
-];
+pub fn support_symbols() -> impl Iterator<Item = &'static str> {
+    ["??_7type_info@@6B@", "_fltused", "__std_terminate"]
+        .into_iter()
+        .chain(SIZED_DELETES.map(|(name, _)| name))
+        .chain(NOTHROW_NEWS)
+        .chain(NOTHROW_DELETES.map(|(name, _)| name))
+        .chain(["?nothrow@std@@3Unothrow_t@1@B"])
+}
 
 /// How to turn LLVM IR into COFF objects and a PE executable.
 #[derive(Clone, Debug, Default)]
@@ -340,7 +356,7 @@ mod tests {
     #[test]
     fn the_startup_object_defines_every_support_symbol_weakly() {
         let text = startup_ll();
-        for symbol in SUPPORT_SYMBOLS {
+        for symbol in support_symbols() {
             let quoted = format!("@\"{symbol}\"");
             let name = if symbol.starts_with('?') {
                 quoted

@@ -458,6 +458,22 @@ fn align_suffix(w: &mut dyn Write, align: u32) -> fmt::Result {
     Ok(())
 }
 
+/// `load`/`store` after the result: `MNEMONIC [volatile] <typed part>, ptr %p[, align N]`.
+fn write_memory_access(
+    w: &mut dyn Write,
+    mnemonic: &str,
+    volatile: bool,
+    typed_part: impl FnOnce(&mut dyn Write) -> fmt::Result,
+    ptr: &Operand,
+    align: u32,
+) -> fmt::Result {
+    write!(w, "{mnemonic} {}", if volatile { "volatile " } else { "" })?;
+    typed_part(w)?;
+    write!(w, ", ptr ")?;
+    write_operand(w, ptr)?;
+    align_suffix(w, align)
+}
+
 /// Writes one instruction (without indentation or newline).
 pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
     match inst {
@@ -475,11 +491,7 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             volatile,
         } => {
             write_result(w, result)?;
-            write!(w, "load {}", if *volatile { "volatile " } else { "" })?;
-            write_ty(w, ty)?;
-            write!(w, ", ptr ")?;
-            write_operand(w, ptr)?;
-            align_suffix(w, *align)
+            write_memory_access(w, "load", *volatile, |w| write_ty(w, ty), ptr, *align)
         }
         Inst::Store {
             ty,
@@ -487,13 +499,14 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             ptr,
             align,
             volatile,
-        } => {
-            write!(w, "store {}", if *volatile { "volatile " } else { "" })?;
-            write_typed(w, ty, value)?;
-            write!(w, ", ptr ")?;
-            write_operand(w, ptr)?;
-            align_suffix(w, *align)
-        }
+        } => write_memory_access(
+            w,
+            "store",
+            *volatile,
+            |w| write_typed(w, ty, value),
+            ptr,
+            *align,
+        ),
         Inst::Binary {
             result,
             op,

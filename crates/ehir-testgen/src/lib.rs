@@ -20,6 +20,7 @@
 
 pub mod differential;
 pub mod heap;
+pub mod wine;
 
 use std::fmt::Write;
 

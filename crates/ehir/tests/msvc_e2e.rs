@@ -10,7 +10,7 @@
 //!   are the Itanium e2e's, with the throws scripted on the command line.
 //!
 //! Nothing is skipped: a missing llc, llvm-dlltool, lld-link, g++ or wine fails the tests.
-//! The runs share one wine prefix (`common::windows::wine_prefix`) and so one wineserver;
+//! The runs share one wine prefix (`ehir_testgen::wine::wine_prefix`) and so one wineserver;
 //! builds and runs go through a small pool of threads.
 
 mod common;

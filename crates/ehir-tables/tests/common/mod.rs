@@ -73,7 +73,9 @@ const MSVCRT_EXPORTS: &[&str] = &[
 ];
 
 /// Builds a PE executable from x86_64-pc-windows-msvc LLVM IR: llc, an import library
-/// for msvcrt.dll made by llvm-dlltool, lld-link.
+/// for msvcrt.dll made by llvm-dlltool, lld-link. Unlike `ehir build --abi msvc` it links
+/// no startup object: `main` is the entry, so an uncaught exception shows wine's own
+/// behaviour.
 pub fn build_exe(ll: &Path, dir: &Path) -> PathBuf {
     let name = ll
         .file_stem()
@@ -82,11 +84,7 @@ pub fn build_exe(ll: &Path, dir: &Path) -> PathBuf {
         .to_string();
     let def = dir.join("msvcrt.def");
     let lib = dir.join("msvcrt.lib");
-    let mut text = String::from("LIBRARY msvcrt.dll\nEXPORTS\n");
-    for e in MSVCRT_EXPORTS {
-        text.push_str(e);
-        text.push('\n');
-    }
+    let text = ehir_llvm::msvc_toolchain::def_file("msvcrt", MSVCRT_EXPORTS);
     std::fs::write(&def, text).expect("write the .def");
     run_ok(
         Command::new(llvm_tool("llvm-dlltool"))
@@ -123,24 +121,12 @@ pub fn build_exe(ll: &Path, dir: &Path) -> PathBuf {
     exe
 }
 
-/// The wine prefix the tests share: `EHIR_WINEPREFIX`, else one in the temporary
-/// directory (created by the first run: about 10 s and 700 MB).
-pub fn wine_prefix() -> PathBuf {
-    match std::env::var_os("EHIR_WINEPREFIX") {
-        Some(p) => PathBuf::from(p),
-        None => std::env::temp_dir().join("ehir-wine-prefix"),
-    }
-}
-
-/// Runs a PE executable under wine, headless; returns stdout with `\r` removed and the
-/// exit status. A missing wine is a failure (install the Debian packages wine, wine64).
+/// Runs a PE executable under wine (`ehir_testgen::wine`), headless; returns stdout with
+/// `\r` removed and the exit status. A missing wine is a failure (install the Debian
+/// packages wine, wine64).
 pub fn run_wine(exe: &Path) -> (String, i32) {
-    let out = Command::new("wine")
-        .arg(exe)
-        .env("WINEPREFIX", wine_prefix())
-        .env("WINEDEBUG", "-all")
-        .env("WINEDLLOVERRIDES", "mscoree,mshtml=;winedbg.exe=d")
-        .env_remove("DISPLAY")
+    ehir_testgen::wine::wine_ready();
+    let out = ehir_testgen::wine::wine_command(exe)
         .output()
         .unwrap_or_else(|e| {
             panic!("cannot run wine ({e}); install the Debian packages wine and wine64")

@@ -1,6 +1,6 @@
 //! Running programs for the Microsoft ABI under wine, and the Clang-for-Windows oracle:
 //! the outcome of a run ([`Outcome`], also the format of the recorded expectations), the
-//! shared wine prefix, a small thread pool, and the build of a C++ program by
+//! shared wine prefix (`ehir_testgen::wine`), a thread pool, and the build of a C++ program by
 //! `clang++-22 --target=x86_64-pc-windows-msvc` with the project's Windows headers,
 //! linked by ehir's own Microsoft toolchain (the same import libraries and startup object
 //! as `ehir build --abi msvc`).
@@ -9,7 +9,6 @@ use super::root;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// What a run printed on stdout and how it ended (a signal `n` counts as `128 + n`).
@@ -53,14 +52,7 @@ impl Outcome {
     }
 }
 
-/// The wine prefix of the runs: `EHIR_WINEPREFIX`, else `ehir-wine-prefix` in the
-/// temporary directory (its first use creates it, about 10 s and 700 MB).
-pub fn wine_prefix() -> PathBuf {
-    match std::env::var_os("EHIR_WINEPREFIX") {
-        Some(p) => PathBuf::from(p),
-        None => std::env::temp_dir().join("ehir-wine-prefix"),
-    }
-}
+use ehir_testgen::wine::{wine_command, wine_ready};
 
 /// The `ehir build --abi msvc` configurations every CIR or C++ input is built in.
 pub const MSVC_BUILDS: [(&str, &[&str]); 2] = [
@@ -90,42 +82,6 @@ pub fn require_wine() {
         ehir_llvm::toolchain::search_path("wine").is_some(),
         "wine not found on PATH; install the Debian packages wine and wine64"
     );
-}
-
-fn wine_command(exe: &Path) -> Command {
-    let mut cmd = Command::new("wine");
-    cmd.arg(exe)
-        .env("WINEPREFIX", wine_prefix())
-        .env("WINEDEBUG", "-all")
-        .env("WINEDLLOVERRIDES", "mscoree,mshtml=;winedbg.exe=d")
-        .env_remove("DISPLAY");
-    cmd
-}
-
-/// Creates the wine prefix if needed and starts its wineserver, once per process, before
-/// runs go in parallel: the server stays up while the runs follow one another, and exits
-/// by itself 30 s after the last one.
-pub fn wine_ready() {
-    static READY: OnceLock<()> = OnceLock::new();
-    READY.get_or_init(|| {
-        let _ = Command::new("wineserver")
-            .arg("-p30")
-            .env("WINEPREFIX", wine_prefix())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
-        let status = Command::new("wine")
-            .args(["cmd", "/c", "exit", "0"])
-            .env("WINEPREFIX", wine_prefix())
-            .env("WINEDEBUG", "-all")
-            .env("WINEDLLOVERRIDES", "mscoree,mshtml=;winedbg.exe=d")
-            .env_remove("DISPLAY")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .unwrap_or_else(|e| panic!("cannot run wine ({e}); install wine and wine64"));
-        assert!(status.success(), "wine cmd /c exit 0 failed ({status})");
-    });
 }
 
 /// Runs a command with stdin closed and stdout piped; kills it after 60 s.
@@ -209,35 +165,16 @@ pub fn gxx_std(std: &str, args: &[PathBuf], flags: &[&str], exe: &Path) -> Resul
 /// Runs `jobs` on a pool of threads (at most 4, fewer on smaller machines); returns the
 /// results in job order.
 pub fn in_parallel<J: Sync, R: Send>(jobs: &[J], work: impl Fn(&J) -> R + Sync) -> Vec<R> {
-    let next = Mutex::new(0usize);
-    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    use rayon::prelude::*;
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
         .clamp(2, 4);
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| {
-                loop {
-                    let i = {
-                        let mut n = next.lock().expect("lock");
-                        let i = *n;
-                        *n += 1;
-                        i
-                    };
-                    let Some(job) = jobs.get(i) else { break };
-                    let r = work(job);
-                    results.lock().expect("lock")[i] = Some(r);
-                }
-            });
-        }
-    });
-    results
-        .into_inner()
-        .expect("lock")
-        .into_iter()
-        .map(|r| r.expect("every job ran"))
-        .collect()
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .build()
+        .expect("a thread pool")
+        .install(|| jobs.par_iter().map(&work).collect())
 }
 
 // ---- the Clang-for-Windows oracle ------------------------------------------------------
