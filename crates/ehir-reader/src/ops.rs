@@ -1420,8 +1420,24 @@ impl<'s> Parser<'s> {
                 "filter" => {
                     self.bump();
                     self.expect(TokenKind::LParen, "'(' and the filter's type list")?;
-                    let a = self.parse_filter_list()?;
-                    self.expect(TokenKind::RParen, "')'")?;
+                    let a = if self.tok.kind == TokenKind::LBracket {
+                        let a = self.parse_filter_list()?;
+                        self.expect(TokenKind::RParen, "')'")?;
+                        a
+                    } else {
+                        // Upstream's `filter(#a, #b)` and `filter()`.
+                        let mut items = Vec::new();
+                        if !self.eat(TokenKind::RParen) {
+                            loop {
+                                items.push(self.parse_attr()?);
+                                if self.eat(TokenKind::RParen) {
+                                    break;
+                                }
+                                self.expect(TokenKind::Comma, "',' or ')'")?;
+                            }
+                        }
+                        self.module.ctx.attrs.intern(AttrData::List(items))
+                    };
                     HandlerKey::Filter(a)
                 }
                 "terminate" => {
@@ -1535,6 +1551,21 @@ impl<'s> Parser<'s> {
         }
         if catch_all {
             clauses.push(LandingPadClause::Catch(None));
+        }
+        // Upstream's filters after the typed catches: `filter [@a]`, `filter []`.
+        while self.eat_ident("filter") {
+            self.expect(TokenKind::LBracket, "'[' and the filter's typeinfos")?;
+            let mut types = Vec::new();
+            if !self.eat(TokenKind::RBracket) {
+                loop {
+                    types.push(self.expect_symbol("a typeinfo symbol")?.0);
+                    if self.eat(TokenKind::RBracket) {
+                        break;
+                    }
+                    self.expect(TokenKind::Comma, "',' or ']'")?;
+                }
+            }
+            clauses.push(LandingPadClause::Filter(types));
         }
         let results = if self.eat(TokenKind::Colon) {
             self.parse_result_types()?

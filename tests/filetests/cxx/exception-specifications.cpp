@@ -19,6 +19,7 @@ void strict() noexcept { only_int(); }
 // CHECK-LABEL: cir.func nothrow @_Z4nonev() {
 // CHECK-NEXT:    cir.try {
 // CHECK:           cir.throw %{{.+}} : !cir.ptr<!s32i>, @_ZTIi
+// CHECK-NEXT:      cir.unreachable
 // CHECK-NEXT:    } filter [] {
 // CHECK-NEXT:      cir.unreachable
 // CHECK-NEXT:    }

@@ -411,7 +411,7 @@ op_table! {
         tokens [token(0, Eh, "the token")] -> [], Never;
 
     // ---- itanium ----
-    EhLandingPad {..} => "cir.eh.landingpad" | "cir.eh.inflight_exception", Itanium, op,
+    EhLandingPad {..} => "cir.eh.inflight_exception" | "cir.eh.landingpad", Itanium, op,
         operands Exactly(0), results Exactly(2), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     EhTypeId {..} => "cir.eh.typeid", Itanium, op,

@@ -308,9 +308,25 @@ pub struct Names {
     blocks: SecondaryMap<Block, u32>,
     /// Values numbered from here on are `%N`; below, `%argN`.
     num_args: u32,
+    /// Values printed with a name of their op ([`result_names`]): the name and, when an
+    /// earlier value of the function took it, the suffix `_N` that makes it unique (as
+    /// MLIR's printer names results). A value's number is [`NAMED`] plus its index here.
+    named: Vec<(&'static str, Option<u32>)>,
 }
 
 const UNNAMED: u32 = u32::MAX;
+
+/// Numbers from here on index [`Names::named`].
+const NAMED: u32 = 1 << 31;
+
+/// The names upstream's printer gives an op's results (`%exception_ptr, %type_id =
+/// cir.eh.inflight_exception`), or `None` for numbered results.
+fn result_names(kind: &OpKind) -> Option<&'static [&'static str]> {
+    match kind {
+        OpKind::EhLandingPad { .. } => Some(&["exception_ptr", "type_id"]),
+        _ => None,
+    }
+}
 
 impl Names {
     /// Numbers the values and blocks of `func` in printing order.
@@ -325,6 +341,9 @@ impl Names {
         let mut blocks = SecondaryMap::with_default(UNNAMED);
         blocks.resize(func.dfg.blocks.len());
         let mut evidence = PhaseEvidence::default();
+        let mut named: Vec<(&'static str, Option<u32>)> = Vec::new();
+        // Suffixes are numbered function-wide, as MLIR does.
+        let mut next_conflict = 0u32;
         let mut next_value = 0u32;
         let mut next_block = 0u32;
         let mut num_args = 0;
@@ -358,9 +377,24 @@ impl Names {
                 top.next_op = layout.next_op(op);
                 let data = &dfg.ops[op];
                 evidence.note(&data.kind);
-                for &res in data.results.as_slice(&dfg.value_lists) {
-                    values[res] = num_args + next_value;
-                    next_value += 1;
+                let results = data.results.as_slice(&dfg.value_lists);
+                match result_names(&data.kind) {
+                    Some(result_names) if result_names.len() == results.len() => {
+                        for (&res, &name) in results.iter().zip(result_names) {
+                            let suffix = named.iter().any(|&(n, _)| n == name).then(|| {
+                                next_conflict += 1;
+                                next_conflict - 1
+                            });
+                            values[res] = NAMED + named.len() as u32;
+                            named.push((name, suffix));
+                        }
+                    }
+                    _ => {
+                        for &res in results {
+                            values[res] = num_args + next_value;
+                            next_value += 1;
+                        }
+                    }
                 }
                 if let Some((&first, rest)) = data.regions.as_slice(&dfg.region_lists).split_first()
                 {
@@ -398,6 +432,7 @@ impl Names {
             values,
             blocks,
             num_args,
+            named,
         };
         (names, evidence)
     }
@@ -426,6 +461,19 @@ impl Names {
                 o.s("%arg");
                 o.u(n as u64);
             }
+            n if n >= NAMED => match self.named.get((n - NAMED) as usize) {
+                Some(&(name, suffix)) => {
+                    o.s("%");
+                    o.s(name);
+                    if let Some(k) = suffix {
+                        o.s("_");
+                        o.u(k as u64);
+                    }
+                }
+                None => {
+                    let _ = write!(o, "%<invalid {v}>");
+                }
+            },
             n => {
                 o.s("%");
                 o.u((n - self.num_args) as u64);
@@ -656,6 +704,14 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                         self.op_tail(o, op);
                     }
                     o.s("\n");
+                    // Upstream's `cir.throw` does not end its block: `cir.unreachable`
+                    // follows it (the reader drops it again).
+                    if let OpKind::Throw { .. } = func.dfg.kind(op)
+                        && func.dfg.successors(op).is_empty()
+                    {
+                        indent(o, d);
+                        o.s("cir.unreachable\n");
+                    }
                 }
                 if o.len() >= FLUSH_AT {
                     w.write_all(o)?;

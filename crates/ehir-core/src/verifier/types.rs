@@ -241,7 +241,7 @@ impl FuncVerifier<'_> {
             ));
             return;
         };
-        if params.iter().chain(ret.iter()).any(|&t| self.is_token(t)) {
+        if self.executable() && params.iter().chain(ret.iter()).any(|&t| self.is_token(t)) {
             self.error(Diagnostic::error(
                 self.func.loc,
                 format!("the signature of @{name} cannot mention a token type"),
@@ -784,24 +784,24 @@ impl FuncVerifier<'_> {
                 }
                 match self.dfg.extras.get(clauses) {
                     Some(ExtraData::LandingPadClauses(list)) => {
-                        if list.is_empty() && !cleanup {
-                            c.err("'cir.eh.landingpad' needs a clause or 'cleanup'");
+                        if list.is_empty() && !cleanup && self.executable() {
+                            c.err("'cir.eh.inflight_exception' needs a clause or 'cleanup'");
                         }
                         for clause in list {
                             match clause {
                                 LandingPadClause::Catch(Some(sym)) => {
-                                    self.check_not_a_function(op, *sym, "'cir.eh.landingpad'")
+                                    self.check_not_a_function(op, *sym, "'cir.eh.inflight_exception'")
                                 }
                                 LandingPadClause::Catch(None) => {}
                                 LandingPadClause::Filter(syms) => {
                                     for &sym in syms {
-                                        self.check_not_a_function(op, sym, "'cir.eh.landingpad'");
+                                        self.check_not_a_function(op, sym, "'cir.eh.inflight_exception'");
                                     }
                                 }
                             }
                         }
                     }
-                    _ => c.err("'cir.eh.landingpad' has no clause list"),
+                    _ => c.err("'cir.eh.inflight_exception' has no clause list"),
                 }
             }
             OpKind::EhTypeId { type_info } => {
