@@ -1455,6 +1455,24 @@ impl<'s> Parser<'s> {
             keys.push(key);
             self.eat(TokenKind::Comma);
         }
+        // Upstream's parser checks the default handler of the list, reporting at the
+        // token after it; the verifier checks the rest of the key grammar.
+        let count = |wanted: HandlerKey| keys.iter().filter(|&&k| k == wanted).count();
+        let (catch_alls, unwinds) = (count(HandlerKey::CatchAll), count(HandlerKey::Unwind));
+        let problem = if catch_alls > 1 {
+            Some("duplicate 'catch_all' handler")
+        } else if unwinds > 1 {
+            Some("duplicate 'unwind' handler")
+        } else if catch_alls == 1 && unwinds == 1 {
+            Some("cannot have both 'catch_all' and 'unwind'")
+        } else if catch_alls + unwinds + count(HandlerKey::Terminate) == 0 {
+            Some("must have either 'catch_all' or 'unwind' handler (or 'terminate')")
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(self.error(self.loc(), format!("'cir.eh.dispatch' {problem}")));
+        }
         let keys = self.func.func.dfg.make_extra(ExtraData::Handlers(keys));
         let op = self.emit(OpKind::EhDispatch { keys }, &[token], &[], n, loc);
         self.attach(op, succs);

@@ -685,7 +685,7 @@ impl FuncVerifier<'_> {
                 } else {
                     c.expect("the thrown object", c.operand(0), "a pointer", is_ptr);
                     if type_info.is_none() {
-                        c.err("'cir.throw' of an object must name its typeinfo");
+                        c.err("'cir.throw' op 'type_info' symbol attribute missing: a throw of an object must name its typeinfo");
                     }
                 }
             }
