@@ -29,13 +29,16 @@ impl Flattener<'_> {
     ) {
         let blocks = self.enter_first_region(block, regions[0], cont, loc);
         let (_, parent_catch_all) = self.eh_flags(links.eh);
+        let marker = self.new_block();
+        self.place_before(marker, cont);
         let state = CleanupState {
             source: CleanupSource::Region(regions[1]),
             range: self.region_range.get(&regions[0]).copied(),
             anchor: cont,
+            eh_area: Some((marker, None)),
             normal_entry: None,
             exits: Vec::new(),
-            eh: EhState::new(true, parent_catch_all, links.area),
+            eh: EhState::new(true, parent_catch_all, Some(my)),
             stage: Stage::Body,
             eh_region: None,
         };
@@ -196,7 +199,10 @@ impl Flattener<'_> {
         }
         let s = self.cleanup_state(idx);
         let exits = std::mem::take(&mut s.exits);
-        let anchor = s.anchor;
+        let anchor = match s.eh_area {
+            Some((marker, first)) => first.unwrap_or(marker),
+            None => s.anchor,
+        };
         let ne = s.normal_entry.expect("exits imply a normal entry block");
         let source = s.source;
         self.place_before(ne, anchor);

@@ -425,6 +425,7 @@ impl Flattener<'_> {
                     source: CleanupSource::EndCatch(catch_token),
                     range,
                     anchor: marker,
+                    eh_area: None,
                     normal_entry: None,
                     exits: Vec::new(),
                     eh: EhState::new(true, parent_catch_all, parent_links.area),

@@ -194,8 +194,14 @@ pub(super) struct CleanupState {
     pub(super) source: CleanupSource,
     /// The pre-order range of the scope's region, for `cir.goto` (absent without labels).
     pub(super) range: Option<(u32, u32)>,
-    /// Normal cleanup blocks are placed before this block.
+    /// Normal cleanup blocks are placed before this block (or before the first EH block
+    /// of the scope's own EH area, which follows them).
     pub(super) anchor: Block,
+    /// For a `cir.cleanup.scope`: the placeholder block ending the scope's own EH area
+    /// (its landing pad and EH cleanup go after its normal cleanup, before its
+    /// continuation, as upstream places them), removed when the scope is done; and the
+    /// first block placed in that area.
+    pub(super) eh_area: Option<(Block, Option<Block>)>,
     pub(super) normal_entry: Option<Block>,
     pub(super) exits: Vec<ExitEdge>,
     pub(super) eh: EhState,

@@ -61,7 +61,7 @@ use ehir_core::{
     Block, CursorPosition, Diagnostic, Diagnostics, FuncCursor, Function, Loc, Module, ModuleCtx,
     Op, OpKind, PackedOption, Phase, Region, SecondaryMap, Symbol, Type, Value, ValueDef,
 };
-use frames::{ContainerData, Dest, DestId, Frame, Links, RegionFrame, Role, Stage};
+use frames::{CleanupState, ContainerData, Dest, DestId, Frame, Links, RegionFrame, Role, Stage};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Flattens every structured function definition of the module.
@@ -325,13 +325,21 @@ impl<'a> Flattener<'a> {
             .expect("function marker exists while running")
     }
 
-    /// Places a new EH block in the EH area of a try container, or at the function's end.
+    /// Places a new EH block in the EH area of a try or cleanup-scope container, or at the
+    /// function's end.
     pub(super) fn place_in_area(&mut self, area: Option<FrameIdx>, block: Block) {
         match area {
             Some(t) => {
-                let marker = match &self.container(t).data {
+                let marker = match &mut self.container(t).data {
                     ContainerData::Try(state) => state.marker,
-                    _ => unreachable!("EH areas belong to try containers"),
+                    ContainerData::Cleanup(CleanupState {
+                        eh_area: Some((marker, first)),
+                        ..
+                    }) => {
+                        first.get_or_insert(block);
+                        *marker
+                    }
+                    _ => unreachable!("EH areas belong to try and cleanup-scope containers"),
                 };
                 self.place_before(block, marker);
             }
@@ -397,7 +405,10 @@ impl<'a> Flattener<'a> {
                     s.stage = Stage::Eh;
                     Next::CleanupNormalDone
                 }
-                Stage::Eh | Stage::Done => Next::Pop,
+                Stage::Eh | Stage::Done => match s.eh_area {
+                    Some((marker, _)) => Next::TryDone(marker),
+                    None => Next::Pop,
+                },
             },
             ContainerData::Try(s) => match s.stage {
                 Stage::Body => {
@@ -416,6 +427,7 @@ impl<'a> Flattener<'a> {
             Next::CleanupNormalDone => self.start_eh_cleanup(idx)?,
             Next::TryBodyDone => self.finish_try_body(idx)?,
             Next::TryHandler => self.next_handler(idx)?,
+            // A try's or cleanup scope's EH area is complete: its placeholder goes.
             Next::TryDone(marker) => {
                 self.func.layout.remove_block(marker);
                 self.frames.pop();
