@@ -89,7 +89,7 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
             Item::Record(i) => {
                 let r = &ctx.records[i];
                 o.s("!");
-                o.s(ctx.name(r.alias));
+                o.s(&types::record_alias_text(ctx, r.alias));
                 o.s(" = !cir.record<");
                 o.s(r.kind.name());
                 // An anonymous record (empty name) prints without one.

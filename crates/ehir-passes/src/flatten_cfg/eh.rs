@@ -49,7 +49,10 @@ impl Flattener<'_> {
         } else if handlers.iter().any(|h| matches!(h, HandlerKey::Filter(_))) {
             (false, false)
         } else {
-            self.eh_flags(links.eh)
+            // A try's landing pad says `cleanup` only for cleanups of its own scope (it
+            // has none), as upstream's: the EH ABI lowering finds the cleanups on the
+            // way from the token's uses.
+            (false, self.eh_flags(links.eh).1)
         };
         let state = TryState {
             loc,
