@@ -21,7 +21,8 @@ pub enum OpKind {
     // ---- common to all phases -------------------------------------------------------
     /// `cir.return [%v : T]`. Operands: the returned value, if any.
     Return,
-    /// `%p = cir.alloca T, !cir.ptr<T>, ["name"(, init)] [align(N)]`. Result: the pointer.
+    /// `%p = cir.alloca T, !cir.ptr<T>, ["name"(, init)(, cleanup_dest_slot)] [align(N)]`.
+    /// Result: the pointer.
     Alloca {
         /// The type of the allocated object (the pointee of the result).
         alloc_ty: Type,
@@ -31,6 +32,9 @@ pub enum OpKind {
         init: bool,
         /// Alignment in bytes; 0 when not written (the type's).
         align: u16,
+        /// The slot `flatten-cfg` makes for the destination of a normal cleanup shared by
+        /// several exits (upstream's `cleanup_dest_slot` flag).
+        dest_slot: bool,
     },
     /// `%v = cir.load [volatile] [align(N)] %p : !cir.ptr<T>, T`. Operands: pointer.
     Load {

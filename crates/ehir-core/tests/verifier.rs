@@ -86,6 +86,7 @@ fn alloca(m: &mut Module, ty: Type) -> OpKind {
         name: m.ctx.sym("x"),
         init: false,
         align: 0,
+        dest_slot: false,
     }
 }
 

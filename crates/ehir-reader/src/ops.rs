@@ -16,7 +16,8 @@ type Values = SmallVec<[Value; 4]>;
 
 /// What a `cir.alloca` says: the allocated type, the result type, the variable's name,
 /// whether it is `init` and the alignment.
-type AllocaParts = (Type, Type, Symbol, bool, u16);
+/// Type, address type, name, `init`, alignment, `cleanup_dest_slot`.
+type AllocaParts = (Type, Type, Symbol, bool, u16, bool);
 
 /// A parsed successor: target block and arguments.
 struct Succ {
@@ -680,7 +681,7 @@ impl<'s> Parser<'s> {
 
     /// `cir.alloca`, in either spelling.
     fn parse_alloca(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
-        let (alloc_ty, ty, name, init, align) = if self.at(TokenKind::String) {
+        let (alloc_ty, ty, name, init, align, dest_slot) = if self.at(TokenKind::String) {
             self.parse_named_alloca()?
         } else {
             self.parse_typed_alloca()?
@@ -690,6 +691,7 @@ impl<'s> Parser<'s> {
             name,
             init,
             align,
+            dest_slot,
         };
         self.emit(kind, &[], &[ty], n, loc);
         Ok(())
@@ -702,13 +704,18 @@ impl<'s> Parser<'s> {
         let ty = self.parse_type()?;
         let mut name = None;
         let mut init = false;
+        let mut dest_slot = false;
         if self.at(TokenKind::Comma) && self.peek().kind == TokenKind::LBracket {
             self.bump();
             self.bump();
             name = Some(self.expect_string_symbol("the variable's name (a string)")?);
-            if self.eat(TokenKind::Comma) {
-                self.expect_ident("init", "'init'")?;
-                init = true;
+            while self.eat(TokenKind::Comma) {
+                if self.eat_ident("cleanup_dest_slot") {
+                    dest_slot = true;
+                } else {
+                    self.expect_ident("init", "'init' or 'cleanup_dest_slot'")?;
+                    init = true;
+                }
             }
             self.expect(TokenKind::RBracket, "']'")?;
         }
@@ -723,7 +730,7 @@ impl<'s> Parser<'s> {
             Some(s) => s,
             None => self.module.ctx.sym(""),
         };
-        Ok((alloc_ty, ty, name, init, align))
+        Ok((alloc_ty, ty, name, init, align, dest_slot))
     }
 
     /// Upstream's newer spelling `cir.alloca "name" [align(N)] [init] : !cir.ptr<T>`.
@@ -731,11 +738,14 @@ impl<'s> Parser<'s> {
         let name = self.expect_string_symbol("the variable's name (a string)")?;
         let mut align = 0;
         let mut init = false;
+        let mut dest_slot = false;
         loop {
             if self.at_ident("align") && self.peek().kind == TokenKind::LParen {
                 align = self.parse_align_paren()?;
             } else if self.eat_ident("init") {
                 init = true;
+            } else if self.eat_ident("cleanup_dest_slot") {
+                dest_slot = true;
             } else {
                 break;
             }
@@ -746,7 +756,7 @@ impl<'s> Parser<'s> {
         let Some(alloc_ty) = self.module.ctx.types.pointee(ty) else {
             return Err(self.error(at, "the type of 'cir.alloca' must be a pointer"));
         };
-        Ok((alloc_ty, ty, name, init, align))
+        Ok((alloc_ty, ty, name, init, align, dest_slot))
     }
 
     /// `cir.load [volatile] [align(N)] %p : !cir.ptr<T>, T`

@@ -141,6 +141,7 @@ impl FunctionPrinter<'_, '_> {
                 name: var,
                 init,
                 align,
+                dest_slot,
             } => {
                 o.s(" ");
                 self.ty(o, alloc_ty);
@@ -150,6 +151,9 @@ impl FunctionPrinter<'_, '_> {
                 push_string(o, ctx.name(var).as_bytes());
                 if init {
                     o.s(", init");
+                }
+                if dest_slot {
+                    o.s(", cleanup_dest_slot");
                 }
                 o.s("]");
                 if align != 0 {
