@@ -1460,28 +1460,44 @@ impl<'s> Parser<'s> {
                     ));
                 }
             };
+            // Upstream's parser rejects a second default handler where it reads it.
+            let conflict = match key {
+                HandlerKey::CatchAll if keys.contains(&HandlerKey::CatchAll) => {
+                    Some("duplicate 'catch_all' handler")
+                }
+                HandlerKey::Unwind if keys.contains(&HandlerKey::Unwind) => {
+                    Some("duplicate 'unwind' handler")
+                }
+                HandlerKey::CatchAll | HandlerKey::Unwind
+                    if keys
+                        .iter()
+                        .any(|k| matches!(k, HandlerKey::CatchAll | HandlerKey::Unwind)) =>
+                {
+                    Some("cannot have both 'catch_all' and 'unwind'")
+                }
+                _ => None,
+            };
+            if let Some(conflict) = conflict {
+                return Err(self.error(self.loc(), format!("'cir.eh.dispatch' {conflict}")));
+            }
             self.expect(TokenKind::Colon, "':' and the handler block")?;
             succs.push(self.parse_successor()?);
             keys.push(key);
             self.eat(TokenKind::Comma);
         }
-        // Upstream's parser checks the default handler of the list, reporting at the
-        // token after it; the verifier checks the rest of the key grammar.
-        let count = |wanted: HandlerKey| keys.iter().filter(|&&k| k == wanted).count();
-        let (catch_alls, unwinds) = (count(HandlerKey::CatchAll), count(HandlerKey::Unwind));
-        let problem = if catch_alls > 1 {
-            Some("duplicate 'catch_all' handler")
-        } else if unwinds > 1 {
-            Some("duplicate 'unwind' handler")
-        } else if catch_alls == 1 && unwinds == 1 {
-            Some("cannot have both 'catch_all' and 'unwind'")
-        } else if catch_alls + unwinds + count(HandlerKey::Terminate) == 0 {
-            Some("must have either 'catch_all' or 'unwind' handler (or 'terminate')")
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
-            return Err(self.error(self.loc(), format!("'cir.eh.dispatch' {problem}")));
+        // Upstream's parser checks the default handler of the list (the verifier checks
+        // the rest of the key grammar), where it finds it missing: after the list.
+        let has_default = keys.iter().any(|k| {
+            matches!(
+                k,
+                HandlerKey::CatchAll | HandlerKey::Unwind | HandlerKey::Terminate
+            )
+        });
+        if !has_default {
+            return Err(self.error(
+                self.loc(),
+                "'cir.eh.dispatch' must have either 'catch_all' or 'unwind' handler (or 'terminate')",
+            ));
         }
         let keys = self.func.func.dfg.make_extra(ExtraData::Handlers(keys));
         let op = self.emit(OpKind::EhDispatch { keys }, &[token], &[], n, loc);

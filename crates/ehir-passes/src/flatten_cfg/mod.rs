@@ -127,7 +127,7 @@ struct Flattener<'a> {
     fn_marker: Option<Block>,
     /// Allocas taken out of the body, to go to the front of the entry block.
     hoisted: Vec<Op>,
-    /// Slots made by the flattening (`__cleanup_dest_slot`, `__ret_slot`), unplaced
+    /// Slots made by the flattening (`__cleanup_dest_slot`, `__ret_operand_tmp`), unplaced
     /// allocas that follow the hoisted ones.
     synthesized: Vec<Value>,
     dest_slot: Option<Value>,
