@@ -156,7 +156,25 @@ impl FuncVerifier<'_> {
                                     .dfg
                                     .block_params(entry)
                                     .iter()
-                                    .any(|&p| self.ctx.types.common().eh_token == self.dfg.value_type(p)) => {}
+                                    .any(|&p| self.ctx.types.common().eh_token == self.dfg.value_type(p)) =>
+                                {
+                                    // `cir.construct_catch_param` may come first; then
+                                    // the catch begins.
+                                    let constructs = |p: Op| {
+                                        matches!(self.dfg.kind(p), OpKind::ConstructCatchParam { .. })
+                                    };
+                                    if let Some(p) = first.filter(|&p| constructs(p)) {
+                                        let next = self.index.block_ops(entry).get(1).copied();
+                                        if !next.is_some_and(|n| matches!(self.dfg.kind(n), OpKind::BeginCatch)) {
+                                            self.error_with_note(
+                                                self.dfg.loc(op),
+                                                "'cir.try' op catch handler region must start with 'cir.begin_catch' (after 'cir.construct_catch_param')",
+                                                self.dfg.loc(p),
+                                                "the catch parameter is constructed here",
+                                            );
+                                        }
+                                    }
+                                }
                                 Some(p) if matches!(self.dfg.kind(p), OpKind::CatchParam) => {
                                     if *key == HandlerKey::CatchAll
                                         && let Some(&r) = self.dfg.results(p).first()

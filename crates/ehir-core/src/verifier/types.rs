@@ -5,7 +5,7 @@
 use super::FuncVerifier;
 use crate::attrs::AttrData;
 use crate::diagnostics::Diagnostic;
-use crate::entities::{Attr, Op, Type, Value};
+use crate::entities::{Attr, Op, Symbol, Type, Value};
 use crate::function::Phase;
 use crate::module::Module;
 use crate::ops::{
@@ -225,6 +225,46 @@ fn is_bool(d: &TypeData) -> bool {
 }
 
 impl FuncVerifier<'_> {
+    /// The copy thunk `@thunk` of a `cir.construct_catch_param` whose parameter's address
+    /// has type `dest`: a function `(dest, dest) -> ()` (the parameter, then the caught
+    /// object), in upstream's words.
+    fn check_copy_thunk(&self, op: Op, thunk: Symbol, dest: Type) {
+        let Some(module) = self.module else {
+            return;
+        };
+        let Some(id) = self.function_by_name(module, thunk) else {
+            self.op_error(
+                op,
+                format!(
+                    "'cir.construct_catch_param' op '{}' does not reference a valid cir.func",
+                    self.sym_str(thunk)
+                ),
+            );
+            return;
+        };
+        let Some((params, ret, _)) = self.ctx.types.func_info(module.functions[id].sig) else {
+            return;
+        };
+        let is_ptr = |t: Type| matches!(self.type_data(t), Some(TypeData::Ptr(_)));
+        if params.len() != 2 || !params.iter().all(|&p| is_ptr(p)) || self.non_void(ret).is_some()
+        {
+            self.op_error(
+                op,
+                "'cir.construct_catch_param' op catch-init copy_fn must take two pointer arguments and return void",
+            );
+        } else if params[0] != dest {
+            self.op_error(
+                op,
+                "'cir.construct_catch_param' op first argument of catch-init copy_fn must match the type of 'param_addr'",
+            );
+        } else if params[1] != dest {
+            self.op_error(
+                op,
+                "'cir.construct_catch_param' op second argument of catch-init copy_fn must be a pointer to the catch type",
+            );
+        }
+    }
+
     /// The type of a value if the value and its type exist.
     pub(crate) fn valid_type(&self, v: Value) -> Option<Type> {
         let t = self.dfg.values.get(v)?.ty;
@@ -752,7 +792,7 @@ impl FuncVerifier<'_> {
                     c.expect_eq("the condition", c.operand(0), common.bool);
                 }
             }
-            OpKind::ConstructCatchParam { .. } => {
+            OpKind::ConstructCatchParam { thunk, .. } => {
                 if shape_ok {
                     c.expect(
                         "the catch parameter's address",
@@ -760,6 +800,9 @@ impl FuncVerifier<'_> {
                         "a pointer",
                         is_ptr,
                     );
+                    if let (Some(thunk), Some(dest)) = (thunk.expand(), c.operand(1)) {
+                        self.check_copy_thunk(c.op, thunk, dest);
+                    }
                 }
             }
             OpKind::CatchParam => {
