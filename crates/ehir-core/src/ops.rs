@@ -249,6 +249,14 @@ pub enum OpKind {
     EndCatch,
     /// `cir.eh.terminate [%t : !cir.eh_token]` — the exception may not leave: `std::terminate`.
     EhTerminate,
+    /// `cir.eh.unexpected %t : !cir.eh_token` — the exception of `%t` breaks a dynamic
+    /// exception specification: `std::unexpected` (upstream's op for the block a `filter`
+    /// entry of `cir.eh.dispatch` names). ehir's dispatch calls the unexpected handler
+    /// itself when the specification is broken, so such a block is never entered at run
+    /// time; elsewhere the op calls the handler with an empty specification (whatever the
+    /// handler throws is not allowed: `std::bad_exception` is not listed, so it
+    /// terminates).
+    EhUnexpected,
 
     // ---- itanium --------------------------------------------------------------------------
     /// `%exn, %sel = cir.eh.landingpad [cleanup] [clauses] : (!cir.ptr<!void>, !u32i)`;

@@ -931,6 +931,10 @@ impl<'m> Machine<'m> {
                 self.next(op)?;
                 self.end_catch()
             }
+            OpKind::EhUnexpected => {
+                let exn = self.token_exception(data.operands.as_slice(pool).first().copied())?;
+                self.call_unexpected(exn, Vec::new())
+            }
             OpKind::EhTerminate => match data.operands.as_slice(pool).first() {
                 Some(&t) => {
                     let exn = self.token_exception(Some(t))?;

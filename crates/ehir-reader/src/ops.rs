@@ -105,6 +105,9 @@ impl<'s> Parser<'s> {
             Some(OpCode::EhTerminate) => {
                 self.parse_optional_token_terminator(OpKind::EhTerminate, n, loc)
             }
+            Some(OpCode::EhUnexpected) => {
+                self.parse_optional_token_terminator(OpKind::EhUnexpected, n, loc)
+            }
             Some(OpCode::Unreachable) => {
                 // Upstream's `cir.throw` is no terminator and is followed by
                 // `cir.unreachable`; ehir's `cir.throw` ends its block by itself.
@@ -443,6 +446,7 @@ impl<'s> Parser<'s> {
                 self.open_region(op, 1, &[])
             }
             OpKind::Try { handlers } => {
+                let key_loc = self.loc();
                 let key = match self.tok_text() {
                     _ if self.tok.kind != TokenKind::Ident => return Ok(()),
                     "catch" => {
@@ -451,10 +455,7 @@ impl<'s> Parser<'s> {
                             HandlerKey::CatchAll
                         } else {
                             self.expect(TokenKind::LBracket, "'[type ...]' or 'all'")?;
-                            self.expect_ident("type", "'type'")?;
-                            let a = self.parse_attr()?;
-                            self.expect(TokenKind::RBracket, "']'")?;
-                            HandlerKey::Catch(a)
+                            HandlerKey::Catch(self.parse_catch_type(op)?)
                         }
                     }
                     "unwind" => {
@@ -471,6 +472,26 @@ impl<'s> Parser<'s> {
                     }
                     _ => return Ok(()),
                 };
+                // Upstream's parser rejects a second catch-all, and an unwind after one.
+                if let ExtraData::Handlers(keys) = &self.func.func.dfg.extras[handlers]
+                    && keys.contains(&HandlerKey::CatchAll)
+                {
+                    match key {
+                        HandlerKey::CatchAll => {
+                            return Err(self.error(
+                                key_loc,
+                                "op 'cir.try' can't have more than one catch all",
+                            ));
+                        }
+                        HandlerKey::Unwind => {
+                            return Err(self.error(
+                                key_loc,
+                                "op 'cir.try' unwind can't be used with catch all",
+                            ));
+                        }
+                        _ => {}
+                    }
+                }
                 let params = if self.at(TokenKind::LParen) {
                     self.parse_param_list()?
                 } else {
@@ -486,6 +507,37 @@ impl<'s> Parser<'s> {
             }
             _ => Ok(()),
         }
+    }
+
+    /// `type ATTR]` after `catch [`: the caught type, a `#cir.global_view` of a typeinfo
+    /// (upstream's diagnostics for anything else).
+    fn parse_catch_type(&mut self, try_op: Op) -> PResult<Attr> {
+        if self.eat_ident("all") {
+            return Err(self.error(
+                self.loc(),
+                "op 'cir.try' catch all dosen't need RTTI info attribute",
+            ));
+        }
+        if !self.eat_ident("type") {
+            return Err(self.error(self.loc(), "'cir.try' expected 'all' or 'type' keyword"));
+        }
+        if self.at(TokenKind::RBracket) {
+            let loc = self.loc();
+            self.report(loc, "expected attribute value".to_string());
+            return Err(self.error(loc, "op 'cir.try' expected valid RTTI info attribute"));
+        }
+        if self.at(TokenKind::AttrId)
+            && self.tok_text().starts_with("#cir.")
+            && self.tok_text() != "#cir.global_view"
+        {
+            return Err(self.error(
+                self.func.func.dfg.loc(try_op),
+                "'cir.try' op attribute 'handler_types' failed to satisfy constraint: catch all or unwind or global view array attribute",
+            ));
+        }
+        let a = self.parse_attr()?;
+        self.expect(TokenKind::RBracket, "']'")?;
+        Ok(a)
     }
 
     /// `[ATTR, ...]`: the type list of a filter (an exception specification).

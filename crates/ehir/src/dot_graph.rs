@@ -163,7 +163,7 @@ fn block_kinds(ctx: &ModuleCtx, func: &Function, block: Block) -> Vec<&'static s
             }
             OpKind::BeginCatch | OpKind::CatchPad { .. } => "catch",
             OpKind::BeginCleanup | OpKind::CleanupPad => "cleanup",
-            OpKind::EhTerminate => "terminate",
+            OpKind::EhTerminate | OpKind::EhUnexpected => "terminate",
             _ => match kind.callee().map(|c| ctx.name(c)) {
                 Some("__cxa_begin_catch") => "catch",
                 Some(name) if name.contains("terminate") => "terminate",

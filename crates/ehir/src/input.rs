@@ -104,7 +104,12 @@ impl Source {
 
     /// As [`Source::load`], with C++ compiled for the EH ABI `abi`.
     pub fn load_for(&self, abi: ehir_core::abi::EhAbi) -> Result<Module> {
-        load(&self.name, &self.text, self.parse_for(abi), Rules::Executable)
+        load(
+            &self.name,
+            &self.text,
+            self.parse_for(abi),
+            Rules::Executable,
+        )
     }
 }
 

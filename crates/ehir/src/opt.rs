@@ -6,8 +6,8 @@
 use crate::input::{MappedSource, Reported, Source};
 use crate::output::write_output;
 use crate::verify_diagnostics;
-use ehir_core::verifier::Rules;
 use anyhow::Result;
+use ehir_core::verifier::Rules;
 use ehir_core::{Diagnostics, Module};
 use std::path::PathBuf;
 

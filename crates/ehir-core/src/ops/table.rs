@@ -409,6 +409,9 @@ op_table! {
     EhTerminate => "cir.eh.terminate", Flattened, terminator,
         operands Between(0, 1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Eh, "the token")] -> [], Never;
+    EhUnexpected => "cir.eh.unexpected", Flat, terminator,
+        operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [token(0, Eh, "the token")] -> [], Never;
 
     // ---- itanium ----
     EhLandingPad {..} => "cir.eh.inflight_exception" | "cir.eh.landingpad", Itanium, op,

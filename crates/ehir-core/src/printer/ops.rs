@@ -307,7 +307,7 @@ impl FunctionPrinter<'_, '_> {
                     self.succ(o, s);
                 }
             }
-            OpKind::Resume | OpKind::EhTerminate => {
+            OpKind::Resume | OpKind::EhTerminate | OpKind::EhUnexpected => {
                 if !operands.is_empty() {
                     o.s(" ");
                     self.vals_and_types(o, operands);

@@ -246,8 +246,7 @@ impl FuncVerifier<'_> {
             return;
         };
         let is_ptr = |t: Type| matches!(self.type_data(t), Some(TypeData::Ptr(_)));
-        if params.len() != 2 || !params.iter().all(|&p| is_ptr(p)) || self.non_void(ret).is_some()
-        {
+        if params.len() != 2 || !params.iter().all(|&p| is_ptr(p)) || self.non_void(ret).is_some() {
             self.op_error(
                 op,
                 "'cir.construct_catch_param' op catch-init copy_fn must take two pointer arguments and return void",
@@ -731,6 +730,7 @@ impl FuncVerifier<'_> {
             }
             OpKind::Resume
             | OpKind::EhTerminate
+            | OpKind::EhUnexpected
             | OpKind::EhInitiate { .. }
             | OpKind::EhDispatch { .. }
             | OpKind::BeginCleanup
@@ -832,13 +832,19 @@ impl FuncVerifier<'_> {
                         }
                         for clause in list {
                             match clause {
-                                LandingPadClause::Catch(Some(sym)) => {
-                                    self.check_not_a_function(op, *sym, "'cir.eh.inflight_exception'")
-                                }
+                                LandingPadClause::Catch(Some(sym)) => self.check_not_a_function(
+                                    op,
+                                    *sym,
+                                    "'cir.eh.inflight_exception'",
+                                ),
                                 LandingPadClause::Catch(None) => {}
                                 LandingPadClause::Filter(syms) => {
                                     for &sym in syms {
-                                        self.check_not_a_function(op, sym, "'cir.eh.inflight_exception'");
+                                        self.check_not_a_function(
+                                            op,
+                                            sym,
+                                            "'cir.eh.inflight_exception'",
+                                        );
                                     }
                                 }
                             }

@@ -598,7 +598,7 @@ impl<'a> Lowering<'a> {
                     OpKind::BeginCleanup => plan.cleanup = true,
                     // A boundary after a handler: the pad must be entered in phase 2
                     // (as a cleanup) so that the boundary can terminate.
-                    OpKind::EhTerminate => plan.cleanup = true,
+                    OpKind::EhTerminate | OpKind::EhUnexpected => plan.cleanup = true,
                     OpKind::EhDispatch { keys } => {
                         let succs = dfg.successors(op);
                         for (k, key) in dfg.handlers(keys).iter().enumerate() {
@@ -877,7 +877,9 @@ impl<'a> Lowering<'a> {
                         child = dfg.block_params(target).get(param).copied();
                     }
                     TokenUse::Op(use_op) => match *dfg.kind(use_op) {
-                        OpKind::BeginCleanup | OpKind::EhTerminate => top.2.cleanup = true,
+                        OpKind::BeginCleanup | OpKind::EhTerminate | OpKind::EhUnexpected => {
+                            top.2.cleanup = true
+                        }
                         OpKind::EhDispatch { keys } => {
                             let succs = dfg.successors(use_op);
                             for (k, key) in dfg.handlers(keys).iter().enumerate() {
@@ -1143,6 +1145,20 @@ impl<'a> Lowering<'a> {
                 self.terminate_with(CursorPosition::Before(op), None, loc);
                 self.func.layout.remove_op(op);
             }
+            OpKind::EhUnexpected => {
+                // The exception breaks a dynamic exception specification.
+                let token = token_of(self).ok_or_else(|| {
+                    self.error(
+                        op,
+                        "cannot tell which exception this cir.eh.unexpected is for",
+                    )
+                })?;
+                let (exn, _) = self.pair(op, token)?;
+                let at = CursorPosition::Before(op);
+                self.call(at, "__cxa_call_unexpected", &[exn], loc);
+                self.cursor(at, loc).unreachable();
+                self.func.layout.remove_op(op);
+            }
             OpKind::EhInitiate { .. } => {
                 return Err(self.error(op, "cir.eh.initiate must begin its block"));
             }
@@ -1163,6 +1179,7 @@ impl<'a> Lowering<'a> {
                 | OpKind::EndCatch
                 | OpKind::Resume
                 | OpKind::EhTerminate
+                | OpKind::EhUnexpected
                 | OpKind::EhInitiate { .. }
         )
     }
@@ -1266,15 +1283,35 @@ impl<'a> Lowering<'a> {
                     let zero_attr = self.ctx.attrs.intern(AttrData::Int { value: 0, ty: s32 });
                     let zero = self.cursor(at, loc).constant(zero_attr, s32);
                     let cond = self.cursor(at, loc).cmp(CmpPredicate::Lt, signed, zero);
-                    let unexpected = self.new_block_after(after);
-                    after = unexpected;
-                    let (else_block, else_args) = otherwise(self, &mut after)?;
-                    self.cursor(at, loc)
-                        .brcond(cond, (unexpected, &[]), (else_block, &else_args));
-                    let unexpected_at = CursorPosition::End(unexpected);
-                    self.call(unexpected_at, "__cxa_call_unexpected", &[exn], loc);
-                    self.cursor(unexpected_at, loc).unreachable();
-                    at = CursorPosition::End(else_block);
+                    // Upstream's form: the entry's destination is `cir.eh.unexpected %t`,
+                    // which is lowered where it stands (a call of __cxa_call_unexpected).
+                    let spelled =
+                        !args.is_empty()
+                            && self.func.layout.first_op(target).is_some_and(|o| {
+                                matches!(self.func.dfg.kind(o), OpKind::EhUnexpected)
+                            });
+                    if spelled {
+                        let (else_block, else_args) = otherwise(self, &mut after)?;
+                        self.cursor(at, loc).brcond(
+                            cond,
+                            (target, &args),
+                            (else_block, &else_args),
+                        );
+                        at = CursorPosition::End(else_block);
+                    } else {
+                        let unexpected = self.new_block_after(after);
+                        after = unexpected;
+                        let (else_block, else_args) = otherwise(self, &mut after)?;
+                        self.cursor(at, loc).brcond(
+                            cond,
+                            (unexpected, &[]),
+                            (else_block, &else_args),
+                        );
+                        let unexpected_at = CursorPosition::End(unexpected);
+                        self.call(unexpected_at, "__cxa_call_unexpected", &[exn], loc);
+                        self.cursor(unexpected_at, loc).unreachable();
+                        at = CursorPosition::End(else_block);
+                    }
                 }
                 HandlerKey::Unwind if self.terminating_unwinds.contains(&(op, k)) => {
                     // Only cleanups stand between here and a noexcept boundary.

@@ -153,13 +153,14 @@ impl Flattener<'_> {
         let returned = match value {
             None => ReturnValue::Nothing,
             Some(v) => match self.func.dfg.value_def(v) {
-                ValueDef::Result(op, _) if matches!(self.func.dfg.kind(op), OpKind::Const { .. }) => {
+                ValueDef::Result(op, _)
+                    if matches!(self.func.dfg.kind(op), OpKind::Const { .. }) =>
+                {
                     ReturnValue::Const(op)
                 }
                 _ => {
                     let slot = self.ret_operand_slot(v);
-                    self.at_end(terminator.block, terminator.loc)
-                        .store(v, slot);
+                    self.at_end(terminator.block, terminator.loc).store(v, slot);
                     ReturnValue::Slot(slot)
                 }
             },
@@ -660,7 +661,10 @@ impl Flattener<'_> {
                 last = *case_blocks.last().unwrap_or(&last);
                 placed.push(case_blocks);
             }
-            let first = placed.first().and_then(|b| b.first().copied()).unwrap_or(cont);
+            let first = placed
+                .first()
+                .and_then(|b| b.first().copied())
+                .unwrap_or(cont);
             self.at_end(entry, loc).br(first, &[]);
             let mut frames = Vec::new();
             for (i, case_blocks) in placed.iter().enumerate() {

@@ -94,6 +94,24 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
     if !super::needs_lowering(ctx, func, EhAbi::Msvc)? {
         return Ok(());
     }
+    // MSVC does not enforce dynamic exception specifications: an exception that breaks
+    // one goes on unwinding, so upstream's `cir.eh.unexpected %t` is `cir.resume %t`.
+    let unexpected: Vec<Op> = func
+        .walk_ops()
+        .into_iter()
+        .filter(|&op| matches!(func.dfg.kind(op), OpKind::EhUnexpected))
+        .collect();
+    if !unexpected.is_empty() {
+        let types = *ctx.types.common();
+        for op in unexpected {
+            let token = func.dfg.operands(op).first().copied();
+            let loc = func.dfg.loc(op);
+            FuncCursor::at(func, &types, ehir_core::CursorPosition::Before(op))
+                .with_loc(loc)
+                .resume(token);
+            func.layout.remove_op(op);
+        }
+    }
     let mut lowering = Lowering::new(ctx, func);
     lowering.run()
 }
@@ -108,6 +126,7 @@ pub fn ignored_exception_specification(module: &Module) -> Option<Symbol> {
         func.walk_ops()
             .into_iter()
             .any(|op| match *func.dfg.kind(op) {
+                OpKind::EhUnexpected => true,
                 OpKind::Try { handlers: keys } | OpKind::EhDispatch { keys } => func
                     .dfg
                     .handlers(keys)
