@@ -291,6 +291,28 @@ impl Module {
         }
     }
 
+    /// The errors of the upstream catch forms that no pass supports yet
+    /// (`cir.construct_catch_param`), for a pipeline that flattens upstream's structured
+    /// catch handlers as they are written.
+    pub fn check_unsupported_catches(&self) -> Result<(), crate::Diagnostics> {
+        let mut errors = Vec::new();
+        for func in self.functions.values() {
+            if func.phase != crate::function::Phase::Structured {
+                continue;
+            }
+            if let Err(d) =
+                crate::upstream_catch::check_construct_catch_params(func, &func.walk_ops())
+            {
+                errors.extend(d.0);
+            }
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(crate::Diagnostics(errors))
+        }
+    }
+
     /// Looks a function up by its text name.
     pub fn function_named(&self, name: &str) -> Option<FuncId> {
         self.ctx

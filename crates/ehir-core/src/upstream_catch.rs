@@ -41,6 +41,26 @@ pub fn has_structured_catches(func: &Function) -> bool {
             .any(|op| is_upstream_catch(func.dfg.kind(op)))
 }
 
+/// `cir.construct_catch_param` is not supported by the passes and the interpreter yet:
+/// the error for each one among `ops`.
+pub fn check_construct_catch_params(func: &Function, ops: &[Op]) -> Result<(), Diagnostics> {
+    let unsupported: Vec<Diagnostic> = ops
+        .iter()
+        .filter(|&&op| matches!(func.dfg.kind(op), OpKind::ConstructCatchParam { .. }))
+        .map(|&op| {
+            Diagnostic::error(
+                func.dfg.loc(op),
+                "not supported yet: 'cir.construct_catch_param' (catch parameters built by copy thunks) in passes and the interpreter",
+            )
+        })
+        .collect();
+    if unsupported.is_empty() {
+        Ok(())
+    } else {
+        Err(Diagnostics(unsupported))
+    }
+}
+
 /// Rewrites upstream's catch handlers of a structured `func` (see the module
 /// documentation) into `cir.catch_param` handlers; `void_ptr` is `!cir.ptr<!void>`, the
 /// parameter's type when `cir.begin_catch` has no exception-pointer result. Returns
@@ -54,19 +74,7 @@ pub fn rewrite_structured_catches(
         return Ok(false);
     }
     let ops = func.walk_ops();
-    let unsupported: Vec<Diagnostic> = ops
-        .iter()
-        .filter(|&&op| matches!(func.dfg.kind(op), OpKind::ConstructCatchParam { .. }))
-        .map(|&op| {
-            Diagnostic::error(
-                func.dfg.loc(op),
-                "not supported yet: 'cir.construct_catch_param' (catch parameters built by copy thunks) in passes and the interpreter",
-            )
-        })
-        .collect();
-    if !unsupported.is_empty() {
-        return Err(Diagnostics(unsupported));
-    }
+    check_construct_catch_params(func, &ops)?;
     let begins: Vec<Op> = ops
         .iter()
         .copied()
