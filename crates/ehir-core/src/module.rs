@@ -275,8 +275,8 @@ impl Module {
     /// handler) of every function into ehir's `cir.catch_param` form; see
     /// [`crate::upstream_catch`].
     pub fn rewrite_structured_catches(&mut self) -> Result<bool, crate::Diagnostics> {
+        let mut changed = self.expand_catch_param_constructions()?;
         let void_ptr = self.ctx.types.common().void_ptr;
-        let mut changed = false;
         let mut errors = Vec::new();
         for func in self.functions.values_mut() {
             match crate::upstream_catch::rewrite_structured_catches(func, void_ptr) {
@@ -291,23 +291,24 @@ impl Module {
         }
     }
 
-    /// The errors of the upstream catch forms that no pass supports yet
-    /// (`cir.construct_catch_param`), for a pipeline that flattens upstream's structured
-    /// catch handlers as they are written.
-    pub fn check_unsupported_catches(&self) -> Result<(), crate::Diagnostics> {
+    /// Expands upstream's `cir.construct_catch_param` of every structured function into
+    /// the ops that build the catch parameter; see
+    /// [`crate::upstream_catch::expand_construct_catch_params`].
+    pub fn expand_catch_param_constructions(&mut self) -> Result<bool, crate::Diagnostics> {
+        let mut changed = false;
         let mut errors = Vec::new();
-        for func in self.functions.values() {
-            if func.phase != crate::function::Phase::Structured {
-                continue;
-            }
-            if let Err(d) =
-                crate::upstream_catch::check_construct_catch_params(func, &func.walk_ops())
-            {
-                errors.extend(d.0);
+        for func in self.functions.values_mut() {
+            match crate::upstream_catch::expand_construct_catch_params(
+                func,
+                &self.ctx.symbols,
+                &mut self.ctx.types,
+            ) {
+                Ok(c) => changed |= c,
+                Err(d) => errors.extend(d.0),
             }
         }
         if errors.is_empty() {
-            Ok(())
+            Ok(changed)
         } else {
             Err(crate::Diagnostics(errors))
         }

@@ -203,8 +203,9 @@ pub enum OpKind {
     /// upstream's initialization of a catch parameter in a handler that takes the token:
     /// operands `[token, dest]`; KIND (`trivial_copy`, `non_trivial_copy`, ...) as written;
     /// `@thunk` a `(T*, T*) -> ()` copy function marked `cir.eh.catch_copy_thunk`.
-    /// Read, verified and printed; passes and the interpreter report it as not supported
-    /// yet.
+    /// Structured only: before flattening and before the structured interpreter runs it,
+    /// `upstream_catch::expand_construct_catch_params` makes it the ops that build the
+    /// parameter (`trivial_copy`, `non_trivial_copy`; other kinds: not supported yet).
     ConstructCatchParam {
         /// The construction kind as written (`trivial_copy`, `non_trivial_copy`, ...).
         kind: Symbol,

@@ -868,7 +868,7 @@ impl<'m> Machine<'m> {
             }
             OpKind::Label { .. } => self.next(op),
             OpKind::CatchParam => self.exec_catch_param(op),
-            // `run_module` refuses these before running (see `ehir_core::upstream_catch`).
+            // `run_module` expands these before running (see `ehir_core::upstream_catch`).
             OpKind::ConstructCatchParam { .. } => {
                 Err(self.error("not supported yet: 'cir.construct_catch_param'".to_string()))
             }

@@ -271,7 +271,7 @@ impl PassManager {
                 })
                 .any(|n| n == "flatten-cfg");
             let checked = if native {
-                module.check_unsupported_catches()
+                module.expand_catch_param_constructions().map(|_| ())
             } else {
                 module.rewrite_structured_catches().map(|_| ())
             };

@@ -151,7 +151,7 @@ fn msvc_spellings() {
     );
     assert_contains(
         &printed,
-        "cir.func @f(%arg0: !cir.ptr<!s32i>) #personality_fn = @__CxxFrameHandler3 {\n",
+        "cir.func @f(%arg0: !cir.ptr<!s32i>) personality(@__CxxFrameHandler3) {\n",
     );
     assert_contains(
         &printed,

@@ -665,8 +665,9 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             o.s(")");
         }
         if let Some(p) = func.personality {
-            o.s(" #personality_fn = ");
+            o.s(" personality(");
             self.sym(o, p);
+            o.s(")");
         }
         if !func.attributes.is_empty() {
             o.s(" ");
