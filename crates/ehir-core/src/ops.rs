@@ -116,6 +116,14 @@ pub enum OpKind {
     LifetimeStart,
     /// `cir.lifetime.end %p : !cir.ptr<T>`: the object at `%p` ends its lifetime.
     LifetimeEnd,
+    /// `cir.try_throw %obj, %typeinfo, %dtor : !cir.ptr<T>, !cir.ptr<U>, !cir.ptr<V>
+    /// ^normal, ^unwind` — upstream's flat throw of the object at `%obj` whose typeinfo
+    /// and destructor are values (pointers to the typeinfo object and to the destructor,
+    /// or null): operands `[obj, typeinfo, dtor]`, successors `[normal, unwind]`; the
+    /// normal destination is never reached. The Itanium lowering makes it a `cir.try_call`
+    /// of `__cxa_throw`; the MSVC lowering a `cir.throw ... unwind` (its typeinfo and
+    /// destructor must then be known symbols).
+    TryThrow,
     /// Structured: `cir.throw [%obj : !cir.ptr<T>, @typeinfo[, @dtor]]` (no operand =
     /// rethrow). In the flat phases it may carry one successor: its unwind destination.
     Throw {

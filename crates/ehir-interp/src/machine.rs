@@ -890,6 +890,24 @@ impl<'m> Machine<'m> {
             OpKind::Throw { type_info, dtor } => {
                 self.exec_throw(op, type_info.expand(), dtor.expand())
             }
+            OpKind::TryThrow => {
+                let ops = data.operands.as_slice(pool);
+                let ti = self.get(ops[1]);
+                let Some(type_info) = self.symbol_of_pointer(ti) else {
+                    return Err(self.error(
+                        "cir.try_throw: the typeinfo operand does not point to a global".into(),
+                    ));
+                };
+                let d = self.get(ops[2]);
+                let dtor = if d == 0 {
+                    None
+                } else {
+                    Some(self.symbol_of_pointer(d).ok_or_else(|| {
+                        self.error("cir.try_throw: the destructor operand is not a function".into())
+                    })?)
+                };
+                self.exec_throw(op, Some(type_info), dtor)
+            }
             OpKind::Resume => self.exec_resume(op),
             OpKind::EhInitiate { .. } => {
                 let r = data.results.as_slice(pool)[0];

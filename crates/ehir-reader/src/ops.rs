@@ -73,6 +73,7 @@ impl<'s> Parser<'s> {
             Some(OpCode::Const) => self.parse_const(n, loc),
             Some(OpCode::Call) => self.parse_call(false, n, loc),
             Some(OpCode::TryCall) => self.parse_call(true, n, loc),
+            Some(OpCode::TryThrow) => self.parse_try_throw(n, loc),
             Some(OpCode::Binary) => self.parse_binop(n, loc),
             Some(OpCode::Unary) if name == "cir.not" => self.parse_not(n, loc),
             Some(OpCode::Unary) => self.parse_unary(n, loc),
@@ -621,6 +622,32 @@ impl<'s> Parser<'s> {
             Ok(())
         })?;
         Ok(succs)
+    }
+
+    /// `cir.try_throw %obj, %typeinfo, %dtor : T, U, V ^normal, ^unwind`
+    fn parse_try_throw(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let mut toks = Vec::new();
+        for i in 0..3 {
+            if i > 0 {
+                self.expect(TokenKind::Comma, "','")?;
+            }
+            toks.push(self.expect(TokenKind::ValueId, "a value ('%name')")?);
+        }
+        self.expect(TokenKind::Colon, "':' and the operand types")?;
+        let mut operands = Values::new();
+        for (i, t) in toks.into_iter().enumerate() {
+            if i > 0 {
+                self.expect(TokenKind::Comma, "','")?;
+            }
+            let ty = self.parse_type()?;
+            operands.push(self.use_value(t, Some(ty)));
+        }
+        let normal = self.parse_successor()?;
+        self.expect(TokenKind::Comma, "',' and the unwind destination")?;
+        let unwind = self.parse_successor()?;
+        let op = self.emit(OpKind::TryThrow, &operands, &[], n, loc);
+        self.attach(op, [normal, unwind]);
+        Ok(())
     }
 
     fn parse_successor(&mut self) -> PResult<Succ> {

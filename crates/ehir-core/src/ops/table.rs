@@ -386,6 +386,9 @@ op_table! {
     TryCall {..} => "cir.try_call", Flattened, terminator,
         operands Payload, results AtLeast(0), successors Exactly(2), regions Exactly(0),
         tokens [] -> [], UnlessNothrow;
+    TryThrow => "cir.try_throw", Flat, terminator,
+        operands Exactly(3), results Exactly(0), successors Exactly(2), regions Exactly(0),
+        tokens [] -> [], Always;
     EhInitiate {..} => "cir.eh.initiate", Flat, op,
         operands Exactly(0), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [token(0, Eh, "the result")], Never;

@@ -289,6 +289,14 @@ impl FunctionPrinter<'_, '_> {
                 o.s(" -> ");
                 self.types_of(o, results);
             }
+            OpKind::TryThrow => {
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(" ");
+                self.succ_list(o, succs);
+            }
             OpKind::Throw { type_info, dtor } => {
                 if !operands.is_empty() {
                     o.s(" ");

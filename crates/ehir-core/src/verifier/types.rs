@@ -713,6 +713,13 @@ impl FuncVerifier<'_> {
                     c.expect("the object", c.operand(0), "a pointer", is_ptr);
                 }
             }
+            OpKind::TryThrow => {
+                if shape_ok {
+                    c.expect("the thrown object", c.operand(0), "a pointer", is_ptr);
+                    c.expect("the typeinfo", c.operand(1), "a pointer", is_ptr);
+                    c.expect("the destructor", c.operand(2), "a pointer", is_ptr);
+                }
+            }
             OpKind::Throw { type_info, dtor } => {
                 if !shape_ok {
                     return;

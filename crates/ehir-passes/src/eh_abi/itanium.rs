@@ -65,9 +65,66 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
     if !super::needs_lowering(ctx, func, EhAbi::Itanium)? {
         return Ok(());
     }
+    lower_try_throws(ctx, func);
     let mut lowering = Lowering::new(ctx, func);
     lowering.run()?;
     Ok(())
+}
+
+/// Upstream's `cir.try_throw %obj, %typeinfo, %dtor ^normal, ^unwind`: the operands cast
+/// to `!cir.ptr<!void>` and a `cir.try_call` of `__cxa_throw` with the same destinations.
+fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) {
+    let throws: Vec<Op> = func
+        .walk_ops()
+        .into_iter()
+        .filter(|&op| matches!(func.dfg.kind(op), OpKind::TryThrow))
+        .collect();
+    if throws.is_empty() {
+        return;
+    }
+    let function = runtime_function("__cxa_throw").expect("__cxa_throw is a runtime function");
+    let sig = function.cir_signature(&mut ctx.types);
+    let callee = ctx.sym("__cxa_throw");
+    let common = *ctx.types.common();
+    for op in throws {
+        let loc = func.dfg.loc(op);
+        let operands = func.dfg.operands(op).to_vec();
+        let succs = func.dfg.successors(op).to_vec();
+        let dests: Vec<(Block, Vec<Value>)> = succs
+            .iter()
+            .map(|&s| {
+                (
+                    func.dfg.successor_block(s),
+                    func.dfg.successor_args(s).to_vec(),
+                )
+            })
+            .collect();
+        let mut at = FuncCursor::at(func, &common, CursorPosition::Before(op)).with_loc(loc);
+        let args: Vec<Value> = operands
+            .iter()
+            .map(|&v| {
+                if at.func.dfg.value_type(v) == common.void_ptr {
+                    v
+                } else {
+                    at.cast(CastKind::Bitcast, v, common.void_ptr)
+                }
+            })
+            .collect();
+        let call = at.try_call(
+            Some(callee),
+            sig,
+            CallFlags::default(),
+            &args,
+            None,
+            dests[0].0,
+            dests[1].0,
+        );
+        for (i, (block, block_args)) in dests.iter().enumerate() {
+            let s = func.dfg.successors(call)[i];
+            func.dfg.set_successor(s, *block, block_args);
+        }
+        func.layout.remove_op(op);
+    }
 }
 
 /// Lowers every flat function definition of a module, then declares the runtime
