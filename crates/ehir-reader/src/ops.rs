@@ -238,9 +238,12 @@ impl<'s> Parser<'s> {
                 Ok(())
             }
             Some(code @ (OpCode::ArrayCtor | OpCode::ArrayDtor)) => {
-                self.expect(TokenKind::LParen, "'('")?;
+                // Upstream's `%a : T`, or ehir's older `(%a : T)`.
+                let paren = self.eat(TokenKind::LParen);
                 let (v, _) = self.expect_typed_value()?;
-                self.expect(TokenKind::RParen, "')'")?;
+                if paren {
+                    self.expect(TokenKind::RParen, "')'")?;
+                }
                 let kind = if code == OpCode::ArrayCtor {
                     OpKind::ArrayCtor
                 } else {

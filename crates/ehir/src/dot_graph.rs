@@ -571,7 +571,7 @@ fn function_dot(
     let picture = FunctionPicture {
         ctx,
         func,
-        names: Names::new(func),
+        names: Names::with_unique_blocks(func),
         texts: op_texts(ctx, func),
         prefix: format!("f{index}"),
         options,

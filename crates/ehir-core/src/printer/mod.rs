@@ -318,6 +318,9 @@ const UNNAMED: u32 = u32::MAX;
 
 /// Numbers from here on index [`Names::named`].
 const NAMED: u32 = 1 << 31;
+/// Numbers from `REGION_ARG` up (below [`NAMED`]) name the entry-block arguments of
+/// nested regions: `%argN`, N counting on from the function's arguments, as MLIR does.
+const REGION_ARG: u32 = 1 << 30;
 
 /// The names upstream's printer gives an op's results (`%exception_ptr, %type_id =
 /// cir.eh.inflight_exception`), or `None` for numbered results.
@@ -331,11 +334,18 @@ fn result_names(kind: &OpKind) -> Option<&'static [&'static str]> {
 impl Names {
     /// Numbers the values and blocks of `func` in printing order.
     pub fn new(func: &Function) -> Names {
-        Names::numbered(func).0
+        Names::numbered(func, true).0
+    }
+
+    /// [`Names::new`], but blocks numbered function-wide rather than per region, so that
+    /// the blocks of nested regions have names of their own (for pictures of the
+    /// function).
+    pub fn with_unique_blocks(func: &Function) -> Names {
+        Names::numbered(func, false).0
     }
 
     /// [`Names::new`], also gathering what the ops say about the function's phase.
-    fn numbered(func: &Function) -> (Names, PhaseEvidence) {
+    fn numbered(func: &Function, per_region: bool) -> (Names, PhaseEvidence) {
         let mut values = SecondaryMap::with_default(UNNAMED);
         values.resize(func.dfg.values.len());
         let mut blocks = SecondaryMap::with_default(UNNAMED);
@@ -363,13 +373,21 @@ impl Names {
             next_op: Option<Op>,
             /// Sibling regions of the same op, walked after this one.
             after: &'r [Region],
+            /// The block number the enclosing region goes on with: blocks are numbered
+            /// per region, as MLIR does.
+            outer_next_block: u32,
+            /// Whether the next block is the region's entry block.
+            at_entry: bool,
         }
+        let mut next_region_arg = num_args;
         let mut stack: Vec<Frame> = Vec::new();
         if let Some(body) = func.body {
             stack.push(Frame {
                 next_block: layout.entry_block(body),
                 next_op: None,
                 after: &[],
+                outer_next_block: 0,
+                at_entry: true,
             });
         }
         while let Some(top) = stack.last_mut() {
@@ -402,7 +420,12 @@ impl Names {
                         next_block: layout.entry_block(first),
                         next_op: None,
                         after: rest,
+                        outer_next_block: next_block,
+                        at_entry: true,
                     });
+                    if per_region {
+                        next_block = 0;
+                    }
                 }
                 continue;
             }
@@ -411,21 +434,35 @@ impl Names {
                 top.next_op = layout.first_op(b);
                 blocks[b] = next_block;
                 next_block += 1;
+                let region_entry = std::mem::replace(&mut top.at_entry, false);
                 if Some(b) != entry {
                     for &p in dfg.block_params(b) {
-                        values[p] = num_args + next_value;
-                        next_value += 1;
+                        if region_entry {
+                            values[p] = REGION_ARG + next_region_arg;
+                            next_region_arg += 1;
+                        } else {
+                            values[p] = num_args + next_value;
+                            next_value += 1;
+                        }
                     }
                 }
                 continue;
             }
             let done = stack.pop().expect("non-empty");
+            if per_region {
+                next_block = done.outer_next_block;
+            }
             if let Some((&first, rest)) = done.after.split_first() {
                 stack.push(Frame {
                     next_block: layout.entry_block(first),
                     next_op: None,
                     after: rest,
+                    outer_next_block: next_block,
+                    at_entry: true,
                 });
+                if per_region {
+                    next_block = 0;
+                }
             }
         }
         let names = Names {
@@ -460,6 +497,10 @@ impl Names {
             n if n < self.num_args => {
                 o.s("%arg");
                 o.u(n as u64);
+            }
+            n if (REGION_ARG..NAMED).contains(&n) => {
+                o.s("%arg");
+                o.u((n - REGION_ARG) as u64);
             }
             n if n >= NAMED => match self.named.get((n - NAMED) as usize) {
                 Some(&(name, suffix)) => {
@@ -505,7 +546,7 @@ struct FunctionPrinter<'a, 't> {
 
 impl<'a, 't> FunctionPrinter<'a, 't> {
     fn new(ctx: &'a ModuleCtx, func: &'a Function, types: &'t mut TypeTexts) -> Self {
-        let (names, evidence) = Names::numbered(func);
+        let (names, evidence) = Names::numbered(func, true);
         FunctionPrinter {
             ctx,
             func,

@@ -441,9 +441,10 @@ impl FunctionPrinter<'_, '_> {
             }
             OpKind::CleanupScope { .. } | OpKind::Try { .. } => {}
             OpKind::ArrayCtor | OpKind::ArrayDtor => {
-                o.s("(");
-                self.vals_and_types(o, operands);
-                o.s(")");
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
             }
             OpKind::EhInitiate { cleanup } => {
                 if cleanup {
