@@ -627,6 +627,22 @@ impl<'s> Parser<'s> {
         Ok(succs)
     }
 
+    /// The `[@a, @b]` after a landing pad's `filter` keyword.
+    fn parse_filter_types(&mut self) -> PResult<Vec<Symbol>> {
+        self.expect(TokenKind::LBracket, "'[' and the filter's typeinfos")?;
+        let mut types = Vec::new();
+        if !self.eat(TokenKind::RBracket) {
+            loop {
+                types.push(self.expect_symbol("a typeinfo symbol")?.0);
+                if self.eat(TokenKind::RBracket) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "',' or ']'")?;
+            }
+        }
+        Ok(types)
+    }
+
     /// `cir.try_throw %obj, %typeinfo, %dtor : T, U, V ^normal, ^unwind`
     fn parse_try_throw(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
         let mut toks = Vec::new();
@@ -1652,18 +1668,7 @@ impl<'s> Parser<'s> {
                 if self.eat_ident("null") {
                     clauses.push(LandingPadClause::Catch(None));
                 } else if self.eat_ident("filter") {
-                    self.expect(TokenKind::LBracket, "'[' and the filter's typeinfos")?;
-                    let mut types = Vec::new();
-                    if !self.eat(TokenKind::RBracket) {
-                        loop {
-                            types.push(self.expect_symbol("a typeinfo symbol")?.0);
-                            if self.eat(TokenKind::RBracket) {
-                                break;
-                            }
-                            self.expect(TokenKind::Comma, "',' or ']'")?;
-                        }
-                    }
-                    clauses.push(LandingPadClause::Filter(types));
+                    clauses.push(LandingPadClause::Filter(self.parse_filter_types()?));
                 } else {
                     let (s, _) =
                         self.expect_symbol("a typeinfo symbol, 'null' or 'filter [...]'")?;
@@ -1680,18 +1685,7 @@ impl<'s> Parser<'s> {
         }
         // Upstream's filters after the typed catches: `filter [@a]`, `filter []`.
         while self.eat_ident("filter") {
-            self.expect(TokenKind::LBracket, "'[' and the filter's typeinfos")?;
-            let mut types = Vec::new();
-            if !self.eat(TokenKind::RBracket) {
-                loop {
-                    types.push(self.expect_symbol("a typeinfo symbol")?.0);
-                    if self.eat(TokenKind::RBracket) {
-                        break;
-                    }
-                    self.expect(TokenKind::Comma, "',' or ']'")?;
-                }
-            }
-            clauses.push(LandingPadClause::Filter(types));
+            clauses.push(LandingPadClause::Filter(self.parse_filter_types()?));
         }
         let results = if self.eat(TokenKind::Colon) {
             self.parse_result_types()?
