@@ -43,6 +43,7 @@ impl FunctionBuilder<'_> {
     ///   } catch all {
     ///     %2 = cir.catch_param : !cir.ptr<!void>
     ///     cir.throw
+    ///     cir.unreachable
     ///   }
     ///   cir.return
     /// }

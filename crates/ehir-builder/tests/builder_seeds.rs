@@ -538,11 +538,13 @@ cir.func @_Z1gv() {
     %1 = cir.const #cir.int<7> : !s32i
     cir.store align(4) %1, %0 : !s32i, !cir.ptr<!s32i>
     cir.throw %0 : !cir.ptr<!s32i>, @_ZTIi
+    cir.unreachable
   } filter [#cir.global_view<@_ZTIi> : !cir.ptr<!u8i>] {
     cir.unreachable
   }
   cir.try {
     cir.throw
+    cir.unreachable
   } terminate {
     cir.unreachable
   }

@@ -261,6 +261,20 @@ impl FuncCursor<'_> {
             name,
             init,
             align,
+            dest_slot: false,
+        };
+        self.value(kind, &[], ptr_ty)
+    }
+
+    /// `%p = cir.alloca !s32i, !cir.ptr<!s32i>, ["name", cleanup_dest_slot]`: the slot of
+    /// a normal cleanup's destination.
+    pub fn dest_slot_alloca(&mut self, alloc_ty: Type, ptr_ty: Type, name: Symbol) -> Value {
+        let kind = OpKind::Alloca {
+            alloc_ty,
+            name,
+            init: false,
+            align: 0,
+            dest_slot: true,
         };
         self.value(kind, &[], ptr_ty)
     }

@@ -98,6 +98,9 @@ pub struct PhaseEvidence {
     /// Whether some op is `cir.begin_catch`/`cir.end_catch`, which is flat unless a
     /// structured-only op (the `cir.try` whose handler holds it) says otherwise.
     catch_ops: bool,
+    /// Whether some op exists only in flat functions (`cir.eh.initiate`, ...): such a
+    /// body is flat even when it names a personality, as upstream's flat code may.
+    flat_only: bool,
 }
 
 impl Default for PhaseEvidence {
@@ -106,6 +109,7 @@ impl Default for PhaseEvidence {
             most_lowered: Phase::Structured,
             structured_only: false,
             catch_ops: false,
+            flat_only: false,
         }
     }
 }
@@ -117,7 +121,11 @@ impl PhaseEvidence {
         let p = match kind.phases() {
             PhaseSet::Msvc => Phase::Msvc,
             PhaseSet::Itanium => Phase::Itanium,
-            PhaseSet::Flat | PhaseSet::Flattened => Phase::Flat,
+            PhaseSet::Flat => {
+                self.flat_only = true;
+                Phase::Flat
+            }
+            PhaseSet::Flattened => Phase::Flat,
             PhaseSet::Structured => {
                 self.structured_only = true;
                 return;
@@ -147,6 +155,7 @@ impl PhaseEvidence {
             }
         }
         if phase <= Phase::Flat
+            && !self.flat_only
             && let Some(abi) = personality_name.and_then(crate::abi::EhAbi::of_personality)
         {
             return abi.phase();

@@ -275,11 +275,32 @@ impl Module {
     /// handler) of every function into ehir's `cir.catch_param` form; see
     /// [`crate::upstream_catch`].
     pub fn rewrite_structured_catches(&mut self) -> Result<bool, crate::Diagnostics> {
-        let void_ptr = self.ctx.types.common().void_ptr;
+        let expanded = self.expand_catch_param_constructions()?;
+        let rewritten = self.change_each_function(|func, ctx| {
+            let void_ptr = ctx.types.common().void_ptr;
+            crate::upstream_catch::rewrite_structured_catches(func, void_ptr)
+        })?;
+        Ok(expanded || rewritten)
+    }
+
+    /// Expands upstream's `cir.construct_catch_param` of every structured function into
+    /// the ops that build the catch parameter; see
+    /// [`crate::upstream_catch::expand_construct_catch_params`].
+    pub fn expand_catch_param_constructions(&mut self) -> Result<bool, crate::Diagnostics> {
+        self.change_each_function(|func, ctx| {
+            crate::upstream_catch::expand_construct_catch_params(func, &ctx.symbols, &mut ctx.types)
+        })
+    }
+
+    /// Runs `change` on every function; whether any changed, or the diagnostics of all.
+    fn change_each_function(
+        &mut self,
+        mut change: impl FnMut(&mut Function, &mut ModuleCtx) -> Result<bool, crate::Diagnostics>,
+    ) -> Result<bool, crate::Diagnostics> {
         let mut changed = false;
         let mut errors = Vec::new();
         for func in self.functions.values_mut() {
-            match crate::upstream_catch::rewrite_structured_catches(func, void_ptr) {
+            match change(func, &mut self.ctx) {
                 Ok(c) => changed |= c,
                 Err(d) => errors.extend(d.0),
             }

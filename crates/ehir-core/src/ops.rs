@@ -21,7 +21,8 @@ pub enum OpKind {
     // ---- common to all phases -------------------------------------------------------
     /// `cir.return [%v : T]`. Operands: the returned value, if any.
     Return,
-    /// `%p = cir.alloca T, !cir.ptr<T>, ["name"(, init)] [align(N)]`. Result: the pointer.
+    /// `%p = cir.alloca T, !cir.ptr<T>, ["name"(, init)(, cleanup_dest_slot)] [align(N)]`.
+    /// Result: the pointer.
     Alloca {
         /// The type of the allocated object (the pointee of the result).
         alloc_ty: Type,
@@ -31,6 +32,9 @@ pub enum OpKind {
         init: bool,
         /// Alignment in bytes; 0 when not written (the type's).
         align: u16,
+        /// The slot `flatten-cfg` makes for the destination of a normal cleanup shared by
+        /// several exits (upstream's `cleanup_dest_slot` flag).
+        dest_slot: bool,
     },
     /// `%v = cir.load [volatile] [align(N)] %p : !cir.ptr<T>, T`. Operands: pointer.
     Load {
@@ -112,6 +116,14 @@ pub enum OpKind {
     LifetimeStart,
     /// `cir.lifetime.end %p : !cir.ptr<T>`: the object at `%p` ends its lifetime.
     LifetimeEnd,
+    /// `cir.try_throw %obj, %typeinfo, %dtor : !cir.ptr<T>, !cir.ptr<U>, !cir.ptr<V>
+    /// ^normal, ^unwind` — upstream's flat throw of the object at `%obj` whose typeinfo
+    /// and destructor are values (pointers to the typeinfo object and to the destructor,
+    /// or null): operands `[obj, typeinfo, dtor]`, successors `[normal, unwind]`; the
+    /// normal destination is never reached. The Itanium lowering makes it a `cir.try_call`
+    /// of `__cxa_throw`; the MSVC lowering a `cir.throw ... unwind` (its typeinfo and
+    /// destructor must then be known symbols).
+    TryThrow,
     /// Structured: `cir.throw [%obj : !cir.ptr<T>, @typeinfo[, @dtor]]` (no operand =
     /// rethrow). In the flat phases it may carry one successor: its unwind destination.
     Throw {
@@ -199,8 +211,9 @@ pub enum OpKind {
     /// upstream's initialization of a catch parameter in a handler that takes the token:
     /// operands `[token, dest]`; KIND (`trivial_copy`, `non_trivial_copy`, ...) as written;
     /// `@thunk` a `(T*, T*) -> ()` copy function marked `cir.eh.catch_copy_thunk`.
-    /// Read, verified and printed; passes and the interpreter report it as not supported
-    /// yet.
+    /// Structured only: before flattening and before the structured interpreter runs it,
+    /// `upstream_catch::expand_construct_catch_params` makes it the ops that build the
+    /// parameter (`trivial_copy`, `non_trivial_copy`; other kinds: not supported yet).
     ConstructCatchParam {
         /// The construction kind as written (`trivial_copy`, `non_trivial_copy`, ...).
         kind: Symbol,
@@ -257,6 +270,14 @@ pub enum OpKind {
     EndCatch,
     /// `cir.eh.terminate [%t : !cir.eh_token]` — the exception may not leave: `std::terminate`.
     EhTerminate,
+    /// `cir.eh.unexpected %t : !cir.eh_token` — the exception of `%t` breaks a dynamic
+    /// exception specification: `std::unexpected` (upstream's op for the block a `filter`
+    /// entry of `cir.eh.dispatch` names). ehir's dispatch calls the unexpected handler
+    /// itself when the specification is broken, so such a block is never entered at run
+    /// time; elsewhere the op calls the handler with an empty specification (whatever the
+    /// handler throws is not allowed: `std::bad_exception` is not listed, so it
+    /// terminates).
+    EhUnexpected,
 
     // ---- itanium --------------------------------------------------------------------------
     /// `%exn, %sel = cir.eh.landingpad [cleanup] [clauses] : (!cir.ptr<!void>, !u32i)`;

@@ -15,12 +15,17 @@
 //! region, or of the body or cleanup region of a `cir.cleanup.scope` (or the body of a
 //! `cir.scope`) that itself sits so, as upstream nests them (a lifetime cleanup around
 //! the catch). [`rewrite_structured_catches`] rewrites such handlers; any other placement
-//! of `cir.end_catch` is reported as not supported yet.
+//! of `cir.end_catch` is reported as not supported yet (flatten-cfg flattens upstream's
+//! handlers as written and needs no rewrite). [`expand_construct_catch_params`] first
+//! makes `cir.construct_catch_param` the ops that build the catch parameter.
 
+use crate::cursor::{CursorPosition, FuncCursor};
 use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::entities::{Op, Region};
 use crate::function::{Function, Phase};
-use crate::ops::OpKind;
+use crate::ops::{CallFlags, CastKind, ExtraData, HandlerKey, OpKind};
+use crate::symbols::SymbolTable;
+use crate::types::TypeStore;
 
 /// Whether `func` is structured and holds `cir.begin_catch` (upstream's catch handlers)
 /// or `cir.construct_catch_param`.
@@ -41,6 +46,129 @@ pub fn has_structured_catches(func: &Function) -> bool {
             .any(|op| is_upstream_catch(func.dfg.kind(op)))
 }
 
+/// Expands each `cir.construct_catch_param` of a structured `func` into the ops that
+/// construct the catch parameter, after the `cir.begin_catch` that follows it (which the
+/// verifier requires):
+/// ```text
+/// cir.construct_catch_param non_trivial_copy %t to %p using @thunk : !cir.ptr<T>
+/// %c, %e = cir.begin_catch %t : !cir.eh_token -> (!cir.catch_token, !cir.ptr<X>)
+/// ```
+/// becomes `%c, %e = cir.begin_catch ...`, `%o = cir.cast bitcast %e : !cir.ptr<X> ->
+/// !cir.ptr<T>` (when X is not T) and `cir.try { cir.call @thunk(%p, %o) } terminate {
+/// cir.unreachable }` (a copy constructor that throws terminates, as C++ wants);
+/// `trivial_copy` loads the object and stores it to `%p`. The catch is begun before the
+/// parameter is built, as ehir's own catch by value does (only `std::uncaught_exceptions()`
+/// in the copy constructor can tell). Other kinds (`reference_to_pointer`) are reported
+/// as not supported yet. Returns whether anything changed.
+pub fn expand_construct_catch_params(
+    func: &mut Function,
+    symbols: &SymbolTable,
+    types: &mut TypeStore,
+) -> Result<bool, Diagnostics> {
+    if func.phase != Phase::Structured {
+        return Ok(false);
+    }
+    let constructs: Vec<Op> = func
+        .walk_ops()
+        .into_iter()
+        .filter(|&op| matches!(func.dfg.kind(op), OpKind::ConstructCatchParam { .. }))
+        .collect();
+    if constructs.is_empty() {
+        return Ok(false);
+    }
+    let common = *types.common();
+    let mut errors = Vec::new();
+    for cc in constructs {
+        let OpKind::ConstructCatchParam { kind, thunk } = *func.dfg.kind(cc) else {
+            continue;
+        };
+        let loc = func.dfg.loc(cc);
+        let unsupported = |what: String| {
+            Diagnostic::error(
+                loc,
+                format!("not supported yet: 'cir.construct_catch_param' {what}"),
+            )
+        };
+        let kind_name = symbols.get(kind);
+        let (token, dest) = match func.dfg.operands(cc) {
+            &[t, d] => (t, d),
+            _ => continue,
+        };
+        let begin = func.layout.next_op(cc).filter(|&b| {
+            matches!(func.dfg.kind(b), OpKind::BeginCatch)
+                && func.dfg.operands(b).first() == Some(&token)
+        });
+        let Some(begin) = begin else {
+            errors.push(unsupported(
+                "without the 'cir.begin_catch' of its token right after it".into(),
+            ));
+            continue;
+        };
+        let Some(&exn) = func.dfg.results(begin).get(1) else {
+            errors.push(unsupported(
+                "before a 'cir.begin_catch' without the exception pointer result".into(),
+            ));
+            continue;
+        };
+        let dest_ty = func.dfg.value_type(dest);
+        let Some(param_ty) = types.pointee(dest_ty) else {
+            continue;
+        };
+        let copy = match kind_name {
+            Some("non_trivial_copy") if thunk.expand().is_some() => true,
+            Some("trivial_copy") => false,
+            _ => {
+                errors.push(unsupported(format!(
+                    "of kind '{}'",
+                    kind_name.unwrap_or("?")
+                )));
+                continue;
+            }
+        };
+        let exn_ty = func.dfg.value_type(exn);
+        let Some(after) = func.layout.next_op(begin) else {
+            continue;
+        };
+        let mut at = FuncCursor::at(func, &common, CursorPosition::Before(after)).with_loc(loc);
+        let object = if exn_ty == dest_ty {
+            exn
+        } else {
+            at.cast(CastKind::Bitcast, exn, dest_ty)
+        };
+        if copy {
+            let sig = types.func(vec![dest_ty, dest_ty], None, false);
+            let handlers = at
+                .func
+                .dfg
+                .make_extra(ExtraData::Handlers(vec![HandlerKey::Terminate]));
+            let (_, blocks) = at.region_op_with(OpKind::Try { handlers }, &[], &[], 2);
+            let (body, terminate) = (blocks[0], blocks[1]);
+            let func = &mut *at.func;
+            let mut inside = FuncCursor::at_end(func, &common, body).with_loc(loc);
+            inside.call(
+                thunk.expand(),
+                sig,
+                CallFlags::default(),
+                &[dest, object],
+                None,
+            );
+            inside.yield_values(&[]);
+            FuncCursor::at_end(func, &common, terminate)
+                .with_loc(loc)
+                .unreachable();
+        } else {
+            let value = at.load(object, param_ty);
+            at.store(value, dest);
+        }
+        func.layout.remove_op(cc);
+    }
+    if errors.is_empty() {
+        Ok(true)
+    } else {
+        Err(Diagnostics(errors))
+    }
+}
+
 /// Rewrites upstream's catch handlers of a structured `func` (see the module
 /// documentation) into `cir.catch_param` handlers; `void_ptr` is `!cir.ptr<!void>`, the
 /// parameter's type when `cir.begin_catch` has no exception-pointer result. Returns
@@ -54,19 +182,6 @@ pub fn rewrite_structured_catches(
         return Ok(false);
     }
     let ops = func.walk_ops();
-    let unsupported: Vec<Diagnostic> = ops
-        .iter()
-        .filter(|&&op| matches!(func.dfg.kind(op), OpKind::ConstructCatchParam { .. }))
-        .map(|&op| {
-            Diagnostic::error(
-                func.dfg.loc(op),
-                "not supported yet: 'cir.construct_catch_param' (catch parameters built by copy thunks) in passes and the interpreter",
-            )
-        })
-        .collect();
-    if !unsupported.is_empty() {
-        return Err(Diagnostics(unsupported));
-    }
     let begins: Vec<Op> = ops
         .iter()
         .copied()

@@ -86,6 +86,7 @@ fn alloca(m: &mut Module, ty: Type) -> OpKind {
         name: m.ctx.sym("x"),
         init: false,
         align: 0,
+        dest_slot: false,
     }
 }
 
@@ -1753,12 +1754,12 @@ fn itanium_unwind_destinations_begin_with_a_landing_pad() {
     let e = messages(&m);
     assert!(
         e.iter().any(|x| x.contains(
-            "the unwind destination ^bb8 of 'cir.try_call' must begin with 'cir.eh.landingpad'"
+            "the unwind destination ^bb8 of 'cir.try_call' must begin with 'cir.eh.inflight_exception'"
         )),
         "{e:#?}"
     );
     assert!(
-        e.iter().any(|x| x.contains("'cir.eh.landingpad' must be in the unwind destination of a 'cir.try_call', but no edge reaches ^bb2")),
+        e.iter().any(|x| x.contains("'cir.eh.inflight_exception' must be in the unwind destination of a 'cir.try_call', but no edge reaches ^bb2")),
         "{e:#?}"
     );
 }

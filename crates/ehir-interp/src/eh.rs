@@ -163,7 +163,9 @@ impl<'m> Machine<'m> {
     fn unwind_dest(&self, frame: &Frame<'m>) -> Option<Successor> {
         let func = frame.func;
         match func.dfg.kind(frame.pc) {
-            OpKind::TryCall { .. } => func.dfg.successors(frame.pc).get(1).copied(),
+            OpKind::TryCall { .. } | OpKind::TryThrow => {
+                func.dfg.successors(frame.pc).get(1).copied()
+            }
             OpKind::Throw { .. } => func.dfg.successors(frame.pc).first().copied(),
             _ => None,
         }

@@ -917,7 +917,7 @@ impl<'m> Machine<'m> {
             }
             OpKind::Label { .. } => self.next(op),
             OpKind::CatchParam => self.exec_catch_param(op),
-            // `run_module` refuses these before running (see `ehir_core::upstream_catch`).
+            // `run_module` expands these before running (see `ehir_core::upstream_catch`).
             OpKind::ConstructCatchParam { .. } => {
                 Err(self.error("not supported yet: 'cir.construct_catch_param'".to_string()))
             }
@@ -938,6 +938,24 @@ impl<'m> Machine<'m> {
             OpKind::LifetimeStart | OpKind::LifetimeEnd => self.next(op),
             OpKind::Throw { type_info, dtor } => {
                 self.exec_throw(op, type_info.expand(), dtor.expand())
+            }
+            OpKind::TryThrow => {
+                let ops = data.operands.as_slice(pool);
+                let ti = self.get(ops[1]);
+                let Some(type_info) = self.symbol_of_pointer(ti) else {
+                    return Err(self.error(
+                        "cir.try_throw: the typeinfo operand does not point to a global".into(),
+                    ));
+                };
+                let d = self.get(ops[2]);
+                let dtor = if d == 0 {
+                    None
+                } else {
+                    Some(self.symbol_of_pointer(d).ok_or_else(|| {
+                        self.error("cir.try_throw: the destructor operand is not a function".into())
+                    })?)
+                };
+                self.exec_throw(op, Some(type_info), dtor)
             }
             OpKind::Resume => self.exec_resume(op),
             OpKind::EhInitiate { .. } => {
@@ -980,6 +998,10 @@ impl<'m> Machine<'m> {
             OpKind::EndCatch => {
                 self.next(op)?;
                 self.end_catch()
+            }
+            OpKind::EhUnexpected => {
+                let exn = self.token_exception(data.operands.as_slice(pool).first().copied())?;
+                self.call_unexpected(exn, Vec::new())
             }
             OpKind::EhTerminate => match data.operands.as_slice(pool).first() {
                 Some(&t) => {

@@ -257,15 +257,28 @@ impl PassManager {
         if self.verify_each && self.verify_input {
             verify_module(module).map_err(|diagnostics| PassError::Input { diagnostics })?;
         }
-        // Upstream's structured catch handlers become ehir's before any pass meets them.
+        // Upstream's structured catch handlers: flatten-cfg flattens them as written
+        // (upstream's block structure) when only passes that leave catch handlers alone
+        // come before it; otherwise they become ehir's before any pass meets them.
         if let Some(first) = self.passes.first() {
             let name = first.name();
-            module
-                .rewrite_structured_catches()
-                .map_err(|diagnostics| PassError::Failed {
-                    pass: name,
-                    diagnostics,
-                })?;
+            let native = self
+                .passes
+                .iter()
+                .map(|p| p.name())
+                .take_while(|&n| {
+                    n == "lowering-prepare" || n == "canonicalize" || n == "flatten-cfg"
+                })
+                .any(|n| n == "flatten-cfg");
+            let checked = if native {
+                module.expand_catch_param_constructions().map(|_| ())
+            } else {
+                module.rewrite_structured_catches().map(|_| ())
+            };
+            checked.map_err(|diagnostics| PassError::Failed {
+                pass: name,
+                diagnostics,
+            })?;
         }
         for pass in &self.passes {
             let name = pass.name();

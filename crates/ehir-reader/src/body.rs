@@ -309,6 +309,33 @@ impl<'s> Parser<'s> {
                 e.remove();
             }
         }
+        if let Some(op) = frame.op.expand()
+            && frame.index >= 1
+            && matches!(self.func.func.dfg.kind(op), OpKind::Try { .. })
+        {
+            // Upstream's rules for the handler regions of `cir.try`: none is empty, each
+            // ends in its own terminator.
+            let func = &self.func.func;
+            let ops = func
+                .layout
+                .blocks(frame.region)
+                .flat_map(|b| func.layout.ops(b));
+            let last = func
+                .layout
+                .last_block(frame.region)
+                .and_then(|b| func.layout.last_op(b));
+            if ops.count() == 0 {
+                self.diags.push(Diagnostic::error(
+                    func.dfg.loc(op),
+                    "'cir.try' op region #1 ('handler_regions') failed to verify constraint: region with at least 1 blocks",
+                ));
+            } else if !last.is_some_and(|l| func.dfg.kind(l).is_terminator()) {
+                self.diags.push(Diagnostic::error(
+                    frame.open_loc,
+                    "'cir.try' blocks are expected to be explicitly terminated",
+                ));
+            }
+        }
         if frame.op.is_some() {
             let func = &mut self.func.func;
             let block = match func.layout.last_block(frame.region) {

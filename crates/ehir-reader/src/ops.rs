@@ -16,7 +16,8 @@ type Values = SmallVec<[Value; 4]>;
 
 /// What a `cir.alloca` says: the allocated type, the result type, the variable's name,
 /// whether it is `init` and the alignment.
-type AllocaParts = (Type, Type, Symbol, bool, u16);
+/// Type, address type, name, `init`, alignment, `cleanup_dest_slot`.
+type AllocaParts = (Type, Type, Symbol, bool, u16, bool);
 
 /// A parsed successor: target block and arguments.
 struct Succ {
@@ -72,6 +73,7 @@ impl<'s> Parser<'s> {
             Some(OpCode::Const) => self.parse_const(n, loc),
             Some(OpCode::Call) => self.parse_call(false, n, loc),
             Some(OpCode::TryCall) => self.parse_call(true, n, loc),
+            Some(OpCode::TryThrow) => self.parse_try_throw(n, loc),
             Some(OpCode::Binary) => self.parse_binop(n, loc),
             Some(OpCode::Unary) if name == "cir.not" => self.parse_not(n, loc),
             Some(OpCode::Unary) => self.parse_unary(n, loc),
@@ -103,6 +105,9 @@ impl<'s> Parser<'s> {
             Some(OpCode::Resume) => self.parse_optional_token_terminator(OpKind::Resume, n, loc),
             Some(OpCode::EhTerminate) => {
                 self.parse_optional_token_terminator(OpKind::EhTerminate, n, loc)
+            }
+            Some(OpCode::EhUnexpected) => {
+                self.parse_optional_token_terminator(OpKind::EhUnexpected, n, loc)
             }
             Some(OpCode::Unreachable) => {
                 // Upstream's `cir.throw` is no terminator and is followed by
@@ -228,9 +233,12 @@ impl<'s> Parser<'s> {
                 Ok(())
             }
             Some(code @ (OpCode::ArrayCtor | OpCode::ArrayDtor)) => {
-                self.expect(TokenKind::LParen, "'('")?;
+                // Upstream's `%a : T`, or ehir's older `(%a : T)`.
+                let paren = self.eat(TokenKind::LParen);
                 let (v, _) = self.expect_typed_value()?;
-                self.expect(TokenKind::RParen, "')'")?;
+                if paren {
+                    self.expect(TokenKind::RParen, "')'")?;
+                }
                 let kind = if code == OpCode::ArrayCtor {
                     OpKind::ArrayCtor
                 } else {
@@ -437,6 +445,7 @@ impl<'s> Parser<'s> {
                 self.open_region(op, 1, &[])
             }
             OpKind::Try { handlers } => {
+                let key_loc = self.loc();
                 let key = match self.tok_text() {
                     _ if self.tok.kind != TokenKind::Ident => return Ok(()),
                     "catch" => {
@@ -445,10 +454,7 @@ impl<'s> Parser<'s> {
                             HandlerKey::CatchAll
                         } else {
                             self.expect(TokenKind::LBracket, "'[type ...]' or 'all'")?;
-                            self.expect_ident("type", "'type'")?;
-                            let a = self.parse_attr()?;
-                            self.expect(TokenKind::RBracket, "']'")?;
-                            HandlerKey::Catch(a)
+                            HandlerKey::Catch(self.parse_catch_type(op)?)
                         }
                     }
                     "unwind" => {
@@ -465,6 +471,26 @@ impl<'s> Parser<'s> {
                     }
                     _ => return Ok(()),
                 };
+                // Upstream's parser rejects a second catch-all, and an unwind after one.
+                if let ExtraData::Handlers(keys) = &self.func.func.dfg.extras[handlers]
+                    && keys.contains(&HandlerKey::CatchAll)
+                {
+                    match key {
+                        HandlerKey::CatchAll => {
+                            return Err(self.error(
+                                key_loc,
+                                "op 'cir.try' can't have more than one catch all",
+                            ));
+                        }
+                        HandlerKey::Unwind => {
+                            return Err(self.error(
+                                key_loc,
+                                "op 'cir.try' unwind can't be used with catch all",
+                            ));
+                        }
+                        _ => {}
+                    }
+                }
                 let params = if self.at(TokenKind::LParen) {
                     self.parse_param_list()?
                 } else {
@@ -480,6 +506,37 @@ impl<'s> Parser<'s> {
             }
             _ => Ok(()),
         }
+    }
+
+    /// `type ATTR]` after `catch [`: the caught type, a `#cir.global_view` of a typeinfo
+    /// (upstream's diagnostics for anything else).
+    fn parse_catch_type(&mut self, try_op: Op) -> PResult<Attr> {
+        if self.eat_ident("all") {
+            return Err(self.error(
+                self.loc(),
+                "op 'cir.try' catch all dosen't need RTTI info attribute",
+            ));
+        }
+        if !self.eat_ident("type") {
+            return Err(self.error(self.loc(), "'cir.try' expected 'all' or 'type' keyword"));
+        }
+        if self.at(TokenKind::RBracket) {
+            let loc = self.loc();
+            self.report(loc, "expected attribute value".to_string());
+            return Err(self.error(loc, "op 'cir.try' expected valid RTTI info attribute"));
+        }
+        if self.at(TokenKind::AttrId)
+            && self.tok_text().starts_with("#cir.")
+            && self.tok_text() != "#cir.global_view"
+        {
+            return Err(self.error(
+                self.func.func.dfg.loc(try_op),
+                "'cir.try' op attribute 'handler_types' failed to satisfy constraint: catch all or unwind or global view array attribute",
+            ));
+        }
+        let a = self.parse_attr()?;
+        self.expect(TokenKind::RBracket, "']'")?;
+        Ok(a)
     }
 
     /// `[ATTR, ...]`: the type list of a filter (an exception specification).
@@ -563,6 +620,48 @@ impl<'s> Parser<'s> {
             Ok(())
         })?;
         Ok(succs)
+    }
+
+    /// The `[@a, @b]` after a landing pad's `filter` keyword.
+    fn parse_filter_types(&mut self) -> PResult<Vec<Symbol>> {
+        self.expect(TokenKind::LBracket, "'[' and the filter's typeinfos")?;
+        let mut types = Vec::new();
+        if !self.eat(TokenKind::RBracket) {
+            loop {
+                types.push(self.expect_symbol("a typeinfo symbol")?.0);
+                if self.eat(TokenKind::RBracket) {
+                    break;
+                }
+                self.expect(TokenKind::Comma, "',' or ']'")?;
+            }
+        }
+        Ok(types)
+    }
+
+    /// `cir.try_throw %obj, %typeinfo, %dtor : T, U, V ^normal, ^unwind`
+    fn parse_try_throw(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let mut toks = Vec::new();
+        for i in 0..3 {
+            if i > 0 {
+                self.expect(TokenKind::Comma, "','")?;
+            }
+            toks.push(self.expect(TokenKind::ValueId, "a value ('%name')")?);
+        }
+        self.expect(TokenKind::Colon, "':' and the operand types")?;
+        let mut operands = Values::new();
+        for (i, t) in toks.into_iter().enumerate() {
+            if i > 0 {
+                self.expect(TokenKind::Comma, "','")?;
+            }
+            let ty = self.parse_type()?;
+            operands.push(self.use_value(t, Some(ty)));
+        }
+        let normal = self.parse_successor()?;
+        self.expect(TokenKind::Comma, "',' and the unwind destination")?;
+        let unwind = self.parse_successor()?;
+        let op = self.emit(OpKind::TryThrow, &operands, &[], n, loc);
+        self.attach(op, [normal, unwind]);
+        Ok(())
     }
 
     fn parse_successor(&mut self) -> PResult<Succ> {
@@ -675,7 +774,7 @@ impl<'s> Parser<'s> {
 
     /// `cir.alloca`, in either spelling.
     fn parse_alloca(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
-        let (alloc_ty, ty, name, init, align) = if self.at(TokenKind::String) {
+        let (alloc_ty, ty, name, init, align, dest_slot) = if self.at(TokenKind::String) {
             self.parse_named_alloca()?
         } else {
             self.parse_typed_alloca()?
@@ -685,6 +784,7 @@ impl<'s> Parser<'s> {
             name,
             init,
             align,
+            dest_slot,
         };
         self.emit(kind, &[], &[ty], n, loc);
         Ok(())
@@ -697,13 +797,18 @@ impl<'s> Parser<'s> {
         let ty = self.parse_type()?;
         let mut name = None;
         let mut init = false;
+        let mut dest_slot = false;
         if self.at(TokenKind::Comma) && self.peek().kind == TokenKind::LBracket {
             self.bump();
             self.bump();
             name = Some(self.expect_string_symbol("the variable's name (a string)")?);
-            if self.eat(TokenKind::Comma) {
-                self.expect_ident("init", "'init'")?;
-                init = true;
+            while self.eat(TokenKind::Comma) {
+                if self.eat_ident("cleanup_dest_slot") {
+                    dest_slot = true;
+                } else {
+                    self.expect_ident("init", "'init' or 'cleanup_dest_slot'")?;
+                    init = true;
+                }
             }
             self.expect(TokenKind::RBracket, "']'")?;
         }
@@ -718,7 +823,7 @@ impl<'s> Parser<'s> {
             Some(s) => s,
             None => self.module.ctx.sym(""),
         };
-        Ok((alloc_ty, ty, name, init, align))
+        Ok((alloc_ty, ty, name, init, align, dest_slot))
     }
 
     /// Upstream's newer spelling `cir.alloca "name" [align(N)] [init] : !cir.ptr<T>`.
@@ -726,11 +831,14 @@ impl<'s> Parser<'s> {
         let name = self.expect_string_symbol("the variable's name (a string)")?;
         let mut align = 0;
         let mut init = false;
+        let mut dest_slot = false;
         loop {
             if self.at_ident("align") && self.peek().kind == TokenKind::LParen {
                 align = self.parse_align_paren()?;
             } else if self.eat_ident("init") {
                 init = true;
+            } else if self.eat_ident("cleanup_dest_slot") {
+                dest_slot = true;
             } else {
                 break;
             }
@@ -741,7 +849,7 @@ impl<'s> Parser<'s> {
         let Some(alloc_ty) = self.module.ctx.types.pointee(ty) else {
             return Err(self.error(at, "the type of 'cir.alloca' must be a pointer"));
         };
-        Ok((alloc_ty, ty, name, init, align))
+        Ok((alloc_ty, ty, name, init, align, dest_slot))
     }
 
     /// `cir.load [volatile] [align(N)] %p : !cir.ptr<T>, T`
@@ -1415,8 +1523,24 @@ impl<'s> Parser<'s> {
                 "filter" => {
                     self.bump();
                     self.expect(TokenKind::LParen, "'(' and the filter's type list")?;
-                    let a = self.parse_filter_list()?;
-                    self.expect(TokenKind::RParen, "')'")?;
+                    let a = if self.tok.kind == TokenKind::LBracket {
+                        let a = self.parse_filter_list()?;
+                        self.expect(TokenKind::RParen, "')'")?;
+                        a
+                    } else {
+                        // Upstream's `filter(#a, #b)` and `filter()`.
+                        let mut items = Vec::new();
+                        if !self.eat(TokenKind::RParen) {
+                            loop {
+                                items.push(self.parse_attr()?);
+                                if self.eat(TokenKind::RParen) {
+                                    break;
+                                }
+                                self.expect(TokenKind::Comma, "',' or ')'")?;
+                            }
+                        }
+                        self.module.ctx.attrs.intern(AttrData::List(items))
+                    };
                     HandlerKey::Filter(a)
                 }
                 "terminate" => {
@@ -1429,10 +1553,44 @@ impl<'s> Parser<'s> {
                     ));
                 }
             };
+            // Upstream's parser rejects a second default handler where it reads it.
+            let conflict = match key {
+                HandlerKey::CatchAll if keys.contains(&HandlerKey::CatchAll) => {
+                    Some("duplicate 'catch_all' handler")
+                }
+                HandlerKey::Unwind if keys.contains(&HandlerKey::Unwind) => {
+                    Some("duplicate 'unwind' handler")
+                }
+                HandlerKey::CatchAll | HandlerKey::Unwind
+                    if keys
+                        .iter()
+                        .any(|k| matches!(k, HandlerKey::CatchAll | HandlerKey::Unwind)) =>
+                {
+                    Some("cannot have both 'catch_all' and 'unwind'")
+                }
+                _ => None,
+            };
+            if let Some(conflict) = conflict {
+                return Err(self.error(self.loc(), format!("'cir.eh.dispatch' {conflict}")));
+            }
             self.expect(TokenKind::Colon, "':' and the handler block")?;
             succs.push(self.parse_successor()?);
             keys.push(key);
             self.eat(TokenKind::Comma);
+        }
+        // Upstream's parser checks the default handler of the list (the verifier checks
+        // the rest of the key grammar), where it finds it missing: after the list.
+        let has_default = keys.iter().any(|k| {
+            matches!(
+                k,
+                HandlerKey::CatchAll | HandlerKey::Unwind | HandlerKey::Terminate
+            )
+        });
+        if !has_default {
+            return Err(self.error(
+                self.loc(),
+                "'cir.eh.dispatch' must have either 'catch_all' or 'unwind' handler (or 'terminate')",
+            ));
         }
         let keys = self.func.func.dfg.make_extra(ExtraData::Handlers(keys));
         let op = self.emit(OpKind::EhDispatch { keys }, &[token], &[], n, loc);
@@ -1526,18 +1684,7 @@ impl<'s> Parser<'s> {
                 if self.eat_ident("null") {
                     clauses.push(LandingPadClause::Catch(None));
                 } else if self.eat_ident("filter") {
-                    self.expect(TokenKind::LBracket, "'[' and the filter's typeinfos")?;
-                    let mut types = Vec::new();
-                    if !self.eat(TokenKind::RBracket) {
-                        loop {
-                            types.push(self.expect_symbol("a typeinfo symbol")?.0);
-                            if self.eat(TokenKind::RBracket) {
-                                break;
-                            }
-                            self.expect(TokenKind::Comma, "',' or ']'")?;
-                        }
-                    }
-                    clauses.push(LandingPadClause::Filter(types));
+                    clauses.push(LandingPadClause::Filter(self.parse_filter_types()?));
                 } else {
                     let (s, _) =
                         self.expect_symbol("a typeinfo symbol, 'null' or 'filter [...]'")?;
@@ -1551,6 +1698,10 @@ impl<'s> Parser<'s> {
         }
         if catch_all {
             clauses.push(LandingPadClause::Catch(None));
+        }
+        // Upstream's filters after the typed catches: `filter [@a]`, `filter []`.
+        while self.eat_ident("filter") {
+            clauses.push(LandingPadClause::Filter(self.parse_filter_types()?));
         }
         let results = if self.eat(TokenKind::Colon) {
             self.parse_result_types()?

@@ -45,8 +45,12 @@ fn truncated_files() {
 #[test]
 fn record_aliases_may_be_used_before_their_declaration() {
     let text = "cir.func @f(%arg0: !cir.ptr<!Node>) {\n  cir.return\n}\n!Node = !cir.record<struct \"Node\" {!cir.ptr<!Node>, !Leaf}>\n!Leaf = !cir.record<union \"Leaf\" incomplete>\n";
-    let printed = round_trip("aliases.cir", text);
-    assert_eq!(printed, text);
+    // Records print under the alias upstream gives them: `rec_` and their name.
+    let canonical = text
+        .replace("!Node", "!rec_Node")
+        .replace("!Leaf", "!rec_Leaf");
+    assert_eq!(round_trip("aliases.cir", text), canonical);
+    assert_eq!(round_trip("aliases.cir", &canonical), canonical);
 }
 
 #[test]

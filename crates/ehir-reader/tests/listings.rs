@@ -235,11 +235,11 @@ fn corrected_36_lands_on_the_three_clauses() {
     let printed = printer::module_to_string(&parse_ok(&name, &text));
     assert_contains(
         &printed,
-        "cir.eh.landingpad [@_ZTIi, @_ZTIf, null] : (!cir.ptr<!void>, !u32i)",
+        "%exception_ptr, %type_id = cir.eh.inflight_exception catch_all [@_ZTIi, @_ZTIf]\n",
     );
     assert_contains(
         &printed,
-        "%7 = cir.call @__cxa_begin_catch(%6) : (!cir.ptr<!void>) -> !cir.ptr<!void>",
+        "%5 = cir.call @__cxa_begin_catch(%4) : (!cir.ptr<!void>) -> !cir.ptr<!void>",
     );
     // `__cxa_begin_catch`/`__cxa_end_catch` are declared from the runtime table.
     assert_contains(

@@ -78,12 +78,12 @@ fn handler_regions_taking_the_token() {
     // handlers begin with `cir.begin_catch`).
     assert_contains(
         &printed,
-        "  } catch [type #cir.global_view<@_ZTIi> : !cir.ptr<!u8i>] (%0: !cir.eh_token) {
-    %1, %2 = cir.begin_catch %0 : !cir.eh_token -> (!cir.catch_token, !cir.ptr<!s32i>)
-    cir.end_catch %1 : !cir.catch_token
+        "  } catch [type #cir.global_view<@_ZTIi> : !cir.ptr<!u8i>] (%arg0: !cir.eh_token) {
+    %0, %1 = cir.begin_catch %arg0 : !cir.eh_token -> (!cir.catch_token, !cir.ptr<!s32i>)
+    cir.end_catch %0 : !cir.catch_token
     cir.yield
-  } unwind (%3: !cir.eh_token) {
-    cir.resume %3 : !cir.eh_token
+  } unwind (%arg1: !cir.eh_token) {
+    cir.resume %arg1 : !cir.eh_token
   }",
     );
 }
@@ -151,7 +151,7 @@ fn msvc_spellings() {
     );
     assert_contains(
         &printed,
-        "cir.func @f(%arg0: !cir.ptr<!s32i>) #personality_fn = @__CxxFrameHandler3 {\n",
+        "cir.func @f(%arg0: !cir.ptr<!s32i>) personality(@__CxxFrameHandler3) {\n",
     );
     assert_contains(
         &printed,

@@ -163,7 +163,7 @@ fn block_kinds(ctx: &ModuleCtx, func: &Function, block: Block) -> Vec<&'static s
             }
             OpKind::BeginCatch | OpKind::CatchPad { .. } => "catch",
             OpKind::BeginCleanup | OpKind::CleanupPad => "cleanup",
-            OpKind::EhTerminate => "terminate",
+            OpKind::EhTerminate | OpKind::EhUnexpected => "terminate",
             _ => match kind.callee().map(|c| ctx.name(c)) {
                 Some("__cxa_begin_catch") => "catch",
                 Some(name) if name.contains("terminate") => "terminate",
@@ -571,7 +571,7 @@ fn function_dot(
     let picture = FunctionPicture {
         ctx,
         func,
-        names: Names::new(func),
+        names: Names::with_unique_blocks(func),
         texts: op_texts(ctx, func),
         prefix: format!("f{index}"),
         options,

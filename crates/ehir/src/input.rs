@@ -8,6 +8,7 @@
 //! either way (mapped file pages count). The input must not change while ehir runs.
 
 use anyhow::{Context, Result};
+use ehir_core::verifier::Rules;
 use ehir_core::{Diagnostics, Module, SourceFile};
 use std::path::Path;
 
@@ -83,10 +84,16 @@ impl Source {
         ehir_reader::parse_module(&self.name, &self.text)
     }
 
-    /// Parses (C++ for the EH ABI `abi`, see [`Source::parse_for`]) and verifies; on
-    /// failure prints the diagnostics and returns [`Reported`].
+    /// Parses (C++ for the EH ABI `abi`, see [`Source::parse_for`]) and verifies under
+    /// the rules of executable code; on failure prints the diagnostics and returns
+    /// [`Reported`].
     pub fn load_for(&self, abi: ehir_core::abi::EhAbi) -> Result<Module> {
-        load(&self.name, &self.text, self.parse_for(abi))
+        self.load_for_with(abi, Rules::Executable)
+    }
+
+    /// As [`Source::load_for`], verifying under `rules`.
+    pub fn load_for_with(&self, abi: ehir_core::abi::EhAbi, rules: Rules) -> Result<Module> {
+        load(&self.name, &self.text, self.parse_for(abi), rules)
     }
 }
 
@@ -165,12 +172,13 @@ fn load(
     name: &str,
     text: &str,
     parsed: std::result::Result<Module, Diagnostics>,
+    rules: Rules,
 ) -> Result<Module> {
     let module = parsed.map_err(|d| {
         report(name, text, &d);
         Reported
     })?;
-    ehir_core::verifier::verify_module(&module).map_err(|d| {
+    ehir_core::verifier::verify_module_with(&module, rules).map_err(|d| {
         report(name, text, &d);
         Reported
     })?;
@@ -226,13 +234,15 @@ impl MappedSource {
         report(&self.name, self.text(), diagnostics);
     }
 
-    /// Parses and verifies; on failure prints the diagnostics and returns [`Reported`].
-    pub fn load(&self) -> Result<Module> {
+    /// Parses and verifies under `rules`; on failure prints the diagnostics and returns
+    /// [`Reported`].
+    pub fn load_with(&self, rules: Rules) -> Result<Module> {
         let text = self.text();
         load(
             &self.name,
             text,
             ehir_reader::parse_module(&self.name, text),
+            rules,
         )
     }
 }

@@ -7,6 +7,7 @@ use crate::input::{MappedSource, Reported, Source};
 use crate::output::write_output;
 use crate::verify_diagnostics;
 use anyhow::Result;
+use ehir_core::verifier::Rules;
 use ehir_core::{Diagnostics, Module};
 use std::path::PathBuf;
 
@@ -39,6 +40,11 @@ pub struct OptArgs {
     /// are joined by `// -----` and diagnostics keep the line numbers of the whole file.
     #[arg(long)]
     pub split_input_file: bool,
+    /// Verify the whole-function EH shapes that the passes and the interpreter rely on
+    /// even when no pass runs (without a pass, `opt` checks only what each op states
+    /// about itself, as `cir-opt` does).
+    #[arg(long)]
+    pub executable: bool,
     /// `cir-opt` pass flags in command-line order (`-cir-flatten-cfg` is
     /// `--cir-pass=flatten-cfg`, `-cir-eh-abi-lowering` is `--cir-pass=eh-abi-lowering`,
     /// whose ABI comes from the module's `cir.triple`); they run after `--passes`.
@@ -92,10 +98,21 @@ pub fn normalize_cir_opt_args(args: Vec<String>) -> Vec<String> {
     out
 }
 
+/// The rules the input is verified under: with no pass, what each op states about
+/// itself, as `cir-opt` does; passes also need the whole-function EH shapes.
+pub fn input_rules(args: &OptArgs) -> Rules {
+    if args.passes.is_none() && args.cir_passes.is_empty() && !args.executable {
+        Rules::Ops
+    } else {
+        Rules::Executable
+    }
+}
+
 pub fn opt_command(args: &OptArgs) -> Result<i32> {
     let plain = !args.verify_diagnostics && !args.split_input_file && !args.verify_roundtrip;
+    let rules = input_rules(args);
     if plain && let Some(source) = MappedSource::open(&args.input)? {
-        let mut module = source.load()?;
+        let mut module = source.load_with(rules)?;
         run_passes_of(args, &mut module, &|d| source.report(d))?;
         write_output(args.output.as_deref(), |w| {
             ehir_core::printer::print_module(w, &module)?;
@@ -113,7 +130,7 @@ pub fn opt_command(args: &OptArgs) -> Result<i32> {
         let mut status = 0;
         for chunk in &chunks {
             let pipeline = |m: &Module| pipeline_for(args, m);
-            status = status.max(verify_diagnostics::check(chunk, &pipeline)?);
+            status = status.max(verify_diagnostics::check(chunk, rules, &pipeline)?);
         }
         return Ok(status);
     }
@@ -122,7 +139,7 @@ pub fn opt_command(args: &OptArgs) -> Result<i32> {
     let mut failed = false;
     for chunk in &chunks {
         let result = chunk
-            .load_for(abi)
+            .load_for_with(abi, rules)
             .and_then(|mut module| process(args, &mut module, &|d| chunk.report(d)));
         match result {
             Ok(text) => outputs.push(text),

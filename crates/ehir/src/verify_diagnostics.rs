@@ -8,6 +8,7 @@
 
 use crate::input::Source;
 use anyhow::Result;
+use ehir_core::verifier::Rules;
 use ehir_core::{Diagnostics, Module, SourceFile};
 
 /// One `expected-error` annotation.
@@ -96,17 +97,18 @@ fn expectations(text: &str) -> Vec<Expected> {
     out
 }
 
-/// The errors of `source`: the reader's, else the verifier's, else those of the passes
+/// The errors of `source`: the reader's, else the verifier's (under `rules`), else those of the passes
 /// `pipeline` gives for the module.
 fn diagnostics_of(
     source: &Source,
+    rules: Rules,
     pipeline: &dyn Fn(&Module) -> Result<Option<String>, Diagnostics>,
 ) -> Diagnostics {
     let mut module = match source.parse_for(ehir_core::abi::EhAbi::Itanium) {
         Err(d) => return d,
         Ok(m) => m,
     };
-    if let Err(d) = ehir_core::verifier::verify_module(&module) {
+    if let Err(d) = ehir_core::verifier::verify_module_with(&module, rules) {
         return d;
     }
     match pipeline(&module) {
@@ -122,9 +124,10 @@ fn diagnostics_of(
 /// Returns exit status 0 when the produced errors match the annotations exactly.
 pub fn check(
     source: &Source,
+    rules: Rules,
     pipeline: &dyn Fn(&Module) -> Result<Option<String>, Diagnostics>,
 ) -> Result<i32> {
-    let diagnostics = diagnostics_of(source, pipeline);
+    let diagnostics = diagnostics_of(source, rules, pipeline);
     let file = SourceFile::new(&source.name, &source.text);
     let mut expected = expectations(&source.text);
     let mut failures = Vec::new();

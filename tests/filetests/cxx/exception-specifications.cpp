@@ -22,6 +22,7 @@ void strict() noexcept { only_int(); }
 // CHECK-LABEL: cir.func @_Z4nonev() {
 // CHECK-NEXT:    cir.try {
 // CHECK:             cir.throw %{{.+}} : !cir.ptr<!s32i>, @_ZTIi
+// CHECK-NEXT:        cir.unreachable
 // CHECK-NEXT:      }
 // CHECK-NEXT:      cir.yield
 // CHECK-NEXT:    } filter [] {

@@ -386,6 +386,9 @@ op_table! {
     TryCall {..} => "cir.try_call", Flattened, terminator,
         operands Payload, results AtLeast(0), successors Exactly(2), regions Exactly(0),
         tokens [] -> [], UnlessNothrow;
+    TryThrow => "cir.try_throw", Flat, terminator,
+        operands Exactly(3), results Exactly(0), successors Exactly(2), regions Exactly(0),
+        tokens [] -> [], Always;
     EhInitiate {..} => "cir.eh.initiate", Flat, op,
         operands Exactly(0), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [token(0, Eh, "the result")], Never;
@@ -412,9 +415,12 @@ op_table! {
     EhTerminate => "cir.eh.terminate", Flattened, terminator,
         operands Between(0, 1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Eh, "the token")] -> [], Never;
+    EhUnexpected => "cir.eh.unexpected", Flat, terminator,
+        operands Exactly(1), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [token(0, Eh, "the token")] -> [], Never;
 
     // ---- itanium ----
-    EhLandingPad {..} => "cir.eh.landingpad" | "cir.eh.inflight_exception", Itanium, op,
+    EhLandingPad {..} => "cir.eh.inflight_exception" | "cir.eh.landingpad", Itanium, op,
         operands Exactly(0), results Exactly(2), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     EhTypeId {..} => "cir.eh.typeid", Itanium, op,

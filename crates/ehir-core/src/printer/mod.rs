@@ -89,7 +89,7 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
             Item::Record(i) => {
                 let r = &ctx.records[i];
                 o.s("!");
-                o.s(ctx.name(r.alias));
+                o.s(&types::record_alias_text(ctx, r.alias));
                 o.s(" = !cir.record<");
                 o.s(r.kind.name());
                 // An anonymous record (empty name) prints without one.
@@ -308,23 +308,52 @@ pub struct Names {
     blocks: SecondaryMap<Block, u32>,
     /// Values numbered from here on are `%N`; below, `%argN`.
     num_args: u32,
+    /// Values printed with a name of their op ([`result_names`]): the name and, when an
+    /// earlier value of the function took it, the suffix `_N` that makes it unique (as
+    /// MLIR's printer names results). A value's number is [`NAMED`] plus its index here.
+    named: Vec<(&'static str, Option<u32>)>,
 }
 
 const UNNAMED: u32 = u32::MAX;
 
+/// Numbers from here on index [`Names::named`].
+const NAMED: u32 = 1 << 31;
+/// Numbers from `REGION_ARG` up (below [`NAMED`]) name the entry-block arguments of
+/// nested regions: `%argN`, N counting on from the function's arguments, as MLIR does.
+const REGION_ARG: u32 = 1 << 30;
+
+/// The names upstream's printer gives an op's results (`%exception_ptr, %type_id =
+/// cir.eh.inflight_exception`), or `None` for numbered results.
+fn result_names(kind: &OpKind) -> Option<&'static [&'static str]> {
+    match kind {
+        OpKind::EhLandingPad { .. } => Some(&["exception_ptr", "type_id"]),
+        _ => None,
+    }
+}
+
 impl Names {
     /// Numbers the values and blocks of `func` in printing order.
     pub fn new(func: &Function) -> Names {
-        Names::numbered(func).0
+        Names::numbered(func, true).0
+    }
+
+    /// [`Names::new`], but blocks numbered function-wide rather than per region, so that
+    /// the blocks of nested regions have names of their own (for pictures of the
+    /// function).
+    pub fn with_unique_blocks(func: &Function) -> Names {
+        Names::numbered(func, false).0
     }
 
     /// [`Names::new`], also gathering what the ops say about the function's phase.
-    fn numbered(func: &Function) -> (Names, PhaseEvidence) {
+    fn numbered(func: &Function, per_region: bool) -> (Names, PhaseEvidence) {
         let mut values = SecondaryMap::with_default(UNNAMED);
         values.resize(func.dfg.values.len());
         let mut blocks = SecondaryMap::with_default(UNNAMED);
         blocks.resize(func.dfg.blocks.len());
         let mut evidence = PhaseEvidence::default();
+        let mut named: Vec<(&'static str, Option<u32>)> = Vec::new();
+        // Suffixes are numbered function-wide, as MLIR does.
+        let mut next_conflict = 0u32;
         let mut next_value = 0u32;
         let mut next_block = 0u32;
         let mut num_args = 0;
@@ -344,13 +373,21 @@ impl Names {
             next_op: Option<Op>,
             /// Sibling regions of the same op, walked after this one.
             after: &'r [Region],
+            /// The block number the enclosing region goes on with: blocks are numbered
+            /// per region, as MLIR does.
+            outer_next_block: u32,
+            /// Whether the next block is the region's entry block.
+            at_entry: bool,
         }
+        let mut next_region_arg = num_args;
         let mut stack: Vec<Frame> = Vec::new();
         if let Some(body) = func.body {
             stack.push(Frame {
                 next_block: layout.entry_block(body),
                 next_op: None,
                 after: &[],
+                outer_next_block: 0,
+                at_entry: true,
             });
         }
         while let Some(top) = stack.last_mut() {
@@ -358,9 +395,24 @@ impl Names {
                 top.next_op = layout.next_op(op);
                 let data = &dfg.ops[op];
                 evidence.note(&data.kind);
-                for &res in data.results.as_slice(&dfg.value_lists) {
-                    values[res] = num_args + next_value;
-                    next_value += 1;
+                let results = data.results.as_slice(&dfg.value_lists);
+                match result_names(&data.kind) {
+                    Some(result_names) if result_names.len() == results.len() => {
+                        for (&res, &name) in results.iter().zip(result_names) {
+                            let suffix = named.iter().any(|&(n, _)| n == name).then(|| {
+                                next_conflict += 1;
+                                next_conflict - 1
+                            });
+                            values[res] = NAMED + named.len() as u32;
+                            named.push((name, suffix));
+                        }
+                    }
+                    _ => {
+                        for &res in results {
+                            values[res] = num_args + next_value;
+                            next_value += 1;
+                        }
+                    }
                 }
                 if let Some((&first, rest)) = data.regions.as_slice(&dfg.region_lists).split_first()
                 {
@@ -368,7 +420,12 @@ impl Names {
                         next_block: layout.entry_block(first),
                         next_op: None,
                         after: rest,
+                        outer_next_block: next_block,
+                        at_entry: true,
                     });
+                    if per_region {
+                        next_block = 0;
+                    }
                 }
                 continue;
             }
@@ -377,27 +434,42 @@ impl Names {
                 top.next_op = layout.first_op(b);
                 blocks[b] = next_block;
                 next_block += 1;
+                let region_entry = std::mem::replace(&mut top.at_entry, false);
                 if Some(b) != entry {
                     for &p in dfg.block_params(b) {
-                        values[p] = num_args + next_value;
-                        next_value += 1;
+                        if region_entry {
+                            values[p] = REGION_ARG + next_region_arg;
+                            next_region_arg += 1;
+                        } else {
+                            values[p] = num_args + next_value;
+                            next_value += 1;
+                        }
                     }
                 }
                 continue;
             }
             let done = stack.pop().expect("non-empty");
+            if per_region {
+                next_block = done.outer_next_block;
+            }
             if let Some((&first, rest)) = done.after.split_first() {
                 stack.push(Frame {
                     next_block: layout.entry_block(first),
                     next_op: None,
                     after: rest,
+                    outer_next_block: next_block,
+                    at_entry: true,
                 });
+                if per_region {
+                    next_block = 0;
+                }
             }
         }
         let names = Names {
             values,
             blocks,
             num_args,
+            named,
         };
         (names, evidence)
     }
@@ -426,6 +498,23 @@ impl Names {
                 o.s("%arg");
                 o.u(n as u64);
             }
+            n if (REGION_ARG..NAMED).contains(&n) => {
+                o.s("%arg");
+                o.u((n - REGION_ARG) as u64);
+            }
+            n if n >= NAMED => match self.named.get((n - NAMED) as usize) {
+                Some(&(name, suffix)) => {
+                    o.s("%");
+                    o.s(name);
+                    if let Some(k) = suffix {
+                        o.s("_");
+                        o.u(k as u64);
+                    }
+                }
+                None => {
+                    let _ = write!(o, "%<invalid {v}>");
+                }
+            },
             n => {
                 o.s("%");
                 o.u((n - self.num_args) as u64);
@@ -457,7 +546,7 @@ struct FunctionPrinter<'a, 't> {
 
 impl<'a, 't> FunctionPrinter<'a, 't> {
     fn new(ctx: &'a ModuleCtx, func: &'a Function, types: &'t mut TypeTexts) -> Self {
-        let (names, evidence) = Names::numbered(func);
+        let (names, evidence) = Names::numbered(func, true);
         FunctionPrinter {
             ctx,
             func,
@@ -617,8 +706,9 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             o.s(")");
         }
         if let Some(p) = func.personality {
-            o.s(" #personality_fn = ");
+            o.s(" personality(");
             self.sym(o, p);
+            o.s(")");
         }
         if !func.attributes.is_empty() {
             o.s(" ");
@@ -656,6 +746,14 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
                         self.op_tail(o, op);
                     }
                     o.s("\n");
+                    // Upstream's `cir.throw` does not end its block: `cir.unreachable`
+                    // follows it (the reader drops it again).
+                    if let OpKind::Throw { .. } = func.dfg.kind(op)
+                        && func.dfg.successors(op).is_empty()
+                    {
+                        indent(o, d);
+                        o.s("cir.unreachable\n");
+                    }
                 }
                 if o.len() >= FLUSH_AT {
                     w.write_all(o)?;

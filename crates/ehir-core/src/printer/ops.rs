@@ -158,6 +158,7 @@ impl FunctionPrinter<'_, '_> {
                 name: var,
                 init,
                 align,
+                dest_slot,
             } => {
                 o.s(" ");
                 self.ty(o, alloc_ty);
@@ -167,6 +168,9 @@ impl FunctionPrinter<'_, '_> {
                 push_string(o, ctx.name(var).as_bytes());
                 if init {
                     o.s(", init");
+                }
+                if dest_slot {
+                    o.s(", cleanup_dest_slot");
                 }
                 o.s("]");
                 if align != 0 {
@@ -302,6 +306,14 @@ impl FunctionPrinter<'_, '_> {
                 o.s(" -> ");
                 self.types_of(o, results);
             }
+            OpKind::TryThrow => {
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
+                o.s(" ");
+                self.succ_list(o, succs);
+            }
             OpKind::Throw { type_info, dtor } => {
                 if !operands.is_empty() {
                     o.s(" ");
@@ -320,7 +332,7 @@ impl FunctionPrinter<'_, '_> {
                     self.succ(o, s);
                 }
             }
-            OpKind::Resume | OpKind::EhTerminate => {
+            OpKind::Resume | OpKind::EhTerminate | OpKind::EhUnexpected => {
                 if !operands.is_empty() {
                     o.s(" ");
                     self.vals_and_types(o, operands);
@@ -436,9 +448,10 @@ impl FunctionPrinter<'_, '_> {
             }
             OpKind::CleanupScope { .. } | OpKind::Try { .. } => {}
             OpKind::ArrayCtor | OpKind::ArrayDtor => {
-                o.s("(");
-                self.vals_and_types(o, operands);
-                o.s(")");
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
+                self.types_of(o, operands);
             }
             OpKind::EhInitiate { cleanup } => {
                 if cleanup {
@@ -451,20 +464,32 @@ impl FunctionPrinter<'_, '_> {
                 o.s(" ");
                 self.vals_and_types(o, operands);
                 o.s(" [");
-                for (i, key) in dfg.handlers(keys).iter().enumerate() {
+                let keys = dfg.handlers(keys);
+                for (i, key) in keys.iter().enumerate() {
                     o.s("\n");
                     indent(o, depth + 1);
                     match key {
                         HandlerKey::Catch(a) => {
-                            o.s("catch (");
+                            o.s("catch(");
                             push_attr(o, self.types, ctx, *a);
                             o.s(")");
                         }
                         HandlerKey::CatchAll => o.s("catch_all"),
                         HandlerKey::Unwind => o.s("unwind"),
                         HandlerKey::Filter(a) => {
-                            o.s("filter (");
-                            push_attr(o, self.types, ctx, *a);
+                            // `filter(#a, #b)`: the elements of the list.
+                            o.s("filter(");
+                            match ctx.attrs.get(*a) {
+                                crate::attrs::AttrData::List(items) => {
+                                    for (j, &item) in items.iter().enumerate() {
+                                        if j > 0 {
+                                            o.s(", ");
+                                        }
+                                        push_attr(o, self.types, ctx, item);
+                                    }
+                                }
+                                _ => push_attr(o, self.types, ctx, *a),
+                            }
                             o.s(")");
                         }
                         HandlerKey::Terminate => o.s("terminate"),
@@ -472,6 +497,9 @@ impl FunctionPrinter<'_, '_> {
                     o.s(" : ");
                     if let Some(&s) = succs.get(i) {
                         self.succ(o, s);
+                    }
+                    if i + 1 < keys.len() {
+                        o.s(",");
                     }
                 }
                 o.s("\n");
@@ -503,31 +531,42 @@ impl FunctionPrinter<'_, '_> {
                 if cleanup {
                     o.s(" cleanup");
                 }
-                o.s(" [");
-                if let ExtraData::LandingPadClauses(cs) = dfg.extra(clauses) {
-                    for (i, c) in cs.iter().enumerate() {
-                        if i > 0 {
-                            o.s(", ");
-                        }
-                        match c {
-                            LandingPadClause::Catch(None) => o.s("null"),
-                            LandingPadClause::Catch(Some(s)) => self.sym(o, *s),
-                            LandingPadClause::Filter(types) => {
-                                o.s("filter [");
-                                for (j, s) in types.iter().enumerate() {
-                                    if j > 0 {
-                                        o.s(", ");
-                                    }
-                                    self.sym(o, *s);
-                                }
-                                o.s("]");
-                            }
+                let cs: &[LandingPadClause] = match dfg.extra(clauses) {
+                    ExtraData::LandingPadClauses(cs) => cs,
+                    _ => &[],
+                };
+                // Upstream's form: `catch_all`, the typed catches, then the filters. It
+                // says exactly what a list of typed catches followed by one catch-all or
+                // by filters says; any other order prints as the list of clauses.
+                let typed = cs
+                    .iter()
+                    .take_while(|c| matches!(c, LandingPadClause::Catch(Some(_))))
+                    .count();
+                let rest = &cs[typed..];
+                let catch_all = matches!(rest, [LandingPadClause::Catch(None)]);
+                let filters = rest
+                    .iter()
+                    .all(|c| matches!(c, LandingPadClause::Filter(_)));
+                if catch_all || filters {
+                    if catch_all {
+                        o.s(" catch_all");
+                    }
+                    if typed > 0 {
+                        o.s(" [");
+                        self.landingpad_clauses(o, &cs[..typed]);
+                        o.s("]");
+                    }
+                    if filters {
+                        for c in rest {
+                            o.s(" ");
+                            self.landingpad_clauses(o, std::slice::from_ref(c));
                         }
                     }
+                } else {
+                    o.s(" [");
+                    self.landingpad_clauses(o, cs);
+                    o.s("]");
                 }
-                o.s("] : (");
-                self.types_of(o, results);
-                o.s(")");
             }
             OpKind::CatchSwitch { unwind_to_caller } => {
                 o.s(" within ");
@@ -591,6 +630,29 @@ impl FunctionPrinter<'_, '_> {
                 self.parent(o, operands.first().copied());
                 o.s(" : ");
                 self.types_of(o, results);
+            }
+        }
+    }
+
+    /// `@a, null, filter [@b, @c]`
+    fn landingpad_clauses(&mut self, o: &mut Vec<u8>, clauses: &[LandingPadClause]) {
+        for (i, c) in clauses.iter().enumerate() {
+            if i > 0 {
+                o.s(", ");
+            }
+            match c {
+                LandingPadClause::Catch(None) => o.s("null"),
+                LandingPadClause::Catch(Some(s)) => self.sym(o, *s),
+                LandingPadClause::Filter(types) => {
+                    o.s("filter [");
+                    for (j, s) in types.iter().enumerate() {
+                        if j > 0 {
+                            o.s(", ");
+                        }
+                        self.sym(o, *s);
+                    }
+                    o.s("]");
+                }
             }
         }
     }

@@ -2,7 +2,7 @@
 
 use super::{Out, push_string, push_symbol};
 use crate::attrs::{AttrData, ConstArrayElements};
-use crate::entities::{Attr, Type};
+use crate::entities::{Attr, Symbol, Type};
 use crate::module::ModuleCtx;
 use crate::types::TypeData;
 use cranelift_entity::EntityRef;
@@ -41,6 +41,37 @@ impl TypeTexts {
             self.spans[i] = (s, e);
         }
         &self.text[start..end]
+    }
+}
+
+/// The alias a record prints under, as upstream's printer names it: `rec_` and the
+/// record's name escaped ([`crate::abi::records::record_alias`]: `std::exception` →
+/// `rec_std3A3Aexception`), `rec_anon_struct` for an anonymous one, and a number after
+/// the second and later records that would print the same (in declaration order). The
+/// input's own alias names are not kept; a record never declared prints its alias.
+pub fn record_alias_text(ctx: &ModuleCtx, alias: Symbol) -> String {
+    let Some(decl) = ctx.record(alias) else {
+        return ctx.name(alias).to_string();
+    };
+    let base = |d: &crate::module::RecordDecl| {
+        let name = ctx.name(d.name);
+        if name.is_empty() {
+            format!("rec_anon_{}", d.kind.name())
+        } else {
+            crate::abi::records::record_alias(name)
+        }
+    };
+    let mine = base(decl);
+    let earlier = ctx
+        .records
+        .iter()
+        .take_while(|d| d.alias != alias)
+        .filter(|d| base(d) == mine)
+        .count();
+    if earlier == 0 {
+        mine
+    } else {
+        format!("{mine}{earlier}")
     }
 }
 
@@ -101,7 +132,7 @@ fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
         }
         TypeData::Record(alias) => {
             o.s("!");
-            o.s(ctx.name(*alias));
+            o.s(&record_alias_text(ctx, *alias));
         }
         TypeData::EhToken => o.s("!cir.eh_token"),
         TypeData::CleanupToken => o.s("!cir.cleanup_token"),

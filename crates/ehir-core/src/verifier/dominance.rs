@@ -91,7 +91,7 @@ impl DirectedGraph for RegionGraph<'_> {
 /// The kind of successor `index` of a terminator with `count` successors.
 pub(crate) fn edge_kind(kind: &OpKind, index: usize, count: usize) -> EdgeKind {
     match kind {
-        OpKind::TryCall { .. } if index == 1 => EdgeKind::Unwind,
+        OpKind::TryCall { .. } | OpKind::TryThrow if index == 1 => EdgeKind::Unwind,
         OpKind::Throw { .. } | OpKind::CleanupRet => EdgeKind::Unwind,
         OpKind::CatchSwitch { unwind_to_caller } => {
             if !unwind_to_caller && index + 1 == count {

@@ -88,15 +88,19 @@ impl FuncVerifier<'_> {
         match self.func.phase {
             // Checked op by op with the other per-op rules.
             Phase::Structured => {}
-            Phase::Flat => {
+            Phase::Flat if self.executable() => {
                 self.check_unwind_destinations("cir.eh.initiate", |k| {
                     matches!(k, OpKind::EhInitiate { .. })
                 });
                 self.check_dispatch_and_catch_blocks();
                 self.check_token_pairing();
             }
+            Phase::Flat => {}
             Phase::Itanium => {
-                self.check_unwind_destinations("cir.eh.landingpad", |k| {
+                if !self.executable() {
+                    return self.check_dispatch_keys();
+                }
+                self.check_unwind_destinations("cir.eh.inflight_exception", |k| {
                     matches!(k, OpKind::EhLandingPad { .. })
                 });
                 self.check_typeid_compares();
@@ -111,8 +115,12 @@ impl FuncVerifier<'_> {
             }
             Phase::Msvc => {}
         }
-        // Key grammar of dispatches in any phase where they may appear (reported as
-        // misplaced elsewhere by the phase check).
+        self.check_dispatch_keys();
+    }
+
+    /// Key grammar of dispatches in any phase where they may appear (reported as
+    /// misplaced elsewhere by the phase check).
+    fn check_dispatch_keys(&self) {
         if self.func.phase != Phase::Structured {
             for &op in &self.index.ops {
                 if let OpKind::EhDispatch { keys } = *self.dfg.kind(op) {
@@ -148,7 +156,25 @@ impl FuncVerifier<'_> {
                                     .dfg
                                     .block_params(entry)
                                     .iter()
-                                    .any(|&p| self.ctx.types.common().eh_token == self.dfg.value_type(p)) => {}
+                                    .any(|&p| self.ctx.types.common().eh_token == self.dfg.value_type(p)) =>
+                                {
+                                    // `cir.construct_catch_param` may come first; then
+                                    // the catch begins.
+                                    let constructs = |p: Op| {
+                                        matches!(self.dfg.kind(p), OpKind::ConstructCatchParam { .. })
+                                    };
+                                    if let Some(p) = first.filter(|&p| constructs(p)) {
+                                        let next = self.index.block_ops(entry).get(1).copied();
+                                        if !next.is_some_and(|n| matches!(self.dfg.kind(n), OpKind::BeginCatch)) {
+                                            self.error_with_note(
+                                                self.dfg.loc(op),
+                                                "'cir.try' op catch handler region must start with 'cir.begin_catch' (after 'cir.construct_catch_param')",
+                                                self.dfg.loc(p),
+                                                "the catch parameter is constructed here",
+                                            );
+                                        }
+                                    }
+                                }
                                 Some(p) if matches!(self.dfg.kind(p), OpKind::CatchParam) => {
                                     if *key == HandlerKey::CatchAll
                                         && let Some(&r) = self.dfg.results(p).first()
@@ -164,6 +190,7 @@ impl FuncVerifier<'_> {
                                         );
                                     }
                                 }
+                                _ if !self.executable() => {}
                                 _ => self.op_error(
                                     op,
                                     format!(

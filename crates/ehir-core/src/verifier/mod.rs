@@ -134,7 +134,26 @@ use index::FuncIndex;
 use std::cell::{Cell, RefCell};
 use structure::Labels;
 
-/// Verifies every function of a module. Returns all errors found.
+/// Which rules the verifier checks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Rules {
+    /// What every op states about itself and its neighbours, as upstream's `cir-opt`
+    /// verifier checks it: enough to print, parse again and transform the IR op by op.
+    /// A flat or Itanium function may then hold EH ops that are not wired into a
+    /// complete EH graph (an unwind destination that does not begin with the landing op,
+    /// a `cir.begin_catch` no dispatch reaches, begins without ends, a landing pad
+    /// without personality, token parameters in the signature), and a structured catch
+    /// handler may leave out `cir.catch_param`.
+    Ops,
+    /// [`Rules::Ops`] and the whole-function EH shapes that the passes, the interpreter
+    /// and the LLVM emitter rely on (the **Flat EH**, **Itanium** and structured handler
+    /// rules of this module's documentation).
+    #[default]
+    Executable,
+}
+
+/// Verifies every function of a module under [`Rules::Executable`]. Returns all errors
+/// found.
 ///
 /// Functions are verified in parallel on the current rayon pool; the diagnostics are the
 /// same, in the same order, as on one thread.
@@ -142,10 +161,23 @@ pub fn verify_module(module: &Module) -> Result<(), Diagnostics> {
     verify_module_where(module, |_| true)
 }
 
+/// [`verify_module`] under the given [`Rules`].
+pub fn verify_module_with(module: &Module, rules: Rules) -> Result<(), Diagnostics> {
+    verify_module_checking(module, rules, |_| true)
+}
+
 /// [`verify_module`] for the functions `check` selects (and the module's own items):
 /// after a pass, the functions it did not change need not be verified again.
 pub fn verify_module_where(
     module: &Module,
+    check: impl Fn(FuncId) -> bool + Sync,
+) -> Result<(), Diagnostics> {
+    verify_module_checking(module, Rules::Executable, check)
+}
+
+fn verify_module_checking(
+    module: &Module,
+    rules: Rules,
     check: impl Fn(FuncId) -> bool + Sync,
 ) -> Result<(), Diagnostics> {
     use rayon::prelude::*;
@@ -159,12 +191,12 @@ pub fn verify_module_where(
     let per_function: Vec<Vec<Diagnostic>> = if rayon::current_num_threads() > 1 {
         funcs
             .par_iter()
-            .map(|func| verify_function_in(&module.ctx, Some(module), func))
+            .map(|func| verify_function_in(&module.ctx, Some(module), func, rules))
             .collect()
     } else {
         funcs
             .iter()
-            .map(|func| verify_function_in(&module.ctx, Some(module), func))
+            .map(|func| verify_function_in(&module.ctx, Some(module), func, rules))
             .collect()
     };
     for d in per_function {
@@ -226,13 +258,14 @@ pub fn as_input_errors(mut diags: Diagnostics) -> Diagnostics {
 /// Verifies one function. Symbol references (callees, globals) are resolved only by
 /// [`verify_module`], which knows the other functions and globals.
 pub fn verify_function(ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
-    verify_function_in(ctx, None, func)
+    verify_function_in(ctx, None, func, Rules::Executable)
 }
 
 fn verify_function_in(
     ctx: &ModuleCtx,
     module: Option<&Module>,
     func: &Function,
+    rules: Rules,
 ) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let index = FuncIndex::build(func, &mut |d| diags.push((RuleFamily::Index, d)));
@@ -241,6 +274,7 @@ fn verify_function_in(
         ctx,
         module,
         func,
+        rules,
         dfg: &func.dfg,
         index,
         cfg,
@@ -288,6 +322,11 @@ enum RuleFamily {
 type WholeFunctionCheck<'a> = fn(&FuncVerifier<'a>);
 
 impl<'a> FuncVerifier<'a> {
+    /// Whether the whole-function EH shapes of [`Rules::Executable`] are checked.
+    pub(crate) fn executable(&self) -> bool {
+        self.rules == Rules::Executable
+    }
+
     fn in_family(&self, family: RuleFamily) {
         self.family.set(family);
     }
@@ -354,6 +393,8 @@ pub(crate) struct FuncVerifier<'a> {
     pub ctx: &'a ModuleCtx,
     pub module: Option<&'a Module>,
     pub func: &'a Function,
+    /// The rules being checked.
+    pub rules: Rules,
     pub dfg: &'a DataFlowGraph,
     pub index: FuncIndex,
     pub cfg: Cfg,

@@ -5,7 +5,7 @@
 use super::FuncVerifier;
 use crate::attrs::AttrData;
 use crate::diagnostics::Diagnostic;
-use crate::entities::{Attr, Op, Type, Value};
+use crate::entities::{Attr, Op, Symbol, Type, Value};
 use crate::function::Phase;
 use crate::module::Module;
 use crate::ops::{
@@ -225,6 +225,45 @@ fn is_bool(d: &TypeData) -> bool {
 }
 
 impl FuncVerifier<'_> {
+    /// The copy thunk `@thunk` of a `cir.construct_catch_param` whose parameter's address
+    /// has type `dest`: a function `(dest, dest) -> ()` (the parameter, then the caught
+    /// object), in upstream's words.
+    fn check_copy_thunk(&self, op: Op, thunk: Symbol, dest: Type) {
+        let Some(module) = self.module else {
+            return;
+        };
+        let Some(id) = self.function_by_name(module, thunk) else {
+            self.op_error(
+                op,
+                format!(
+                    "'cir.construct_catch_param' op '{}' does not reference a valid cir.func",
+                    self.sym_str(thunk)
+                ),
+            );
+            return;
+        };
+        let Some((params, ret, _)) = self.ctx.types.func_info(module.functions[id].sig) else {
+            return;
+        };
+        let is_ptr = |t: Type| matches!(self.type_data(t), Some(TypeData::Ptr(_)));
+        if params.len() != 2 || !params.iter().all(|&p| is_ptr(p)) || self.non_void(ret).is_some() {
+            self.op_error(
+                op,
+                "'cir.construct_catch_param' op catch-init copy_fn must take two pointer arguments and return void",
+            );
+        } else if params[0] != dest {
+            self.op_error(
+                op,
+                "'cir.construct_catch_param' op first argument of catch-init copy_fn must match the type of 'param_addr'",
+            );
+        } else if params[1] != dest {
+            self.op_error(
+                op,
+                "'cir.construct_catch_param' op second argument of catch-init copy_fn must be a pointer to the catch type",
+            );
+        }
+    }
+
     /// The type of a value if the value and its type exist.
     pub(crate) fn valid_type(&self, v: Value) -> Option<Type> {
         let t = self.dfg.values.get(v)?.ty;
@@ -241,7 +280,7 @@ impl FuncVerifier<'_> {
             ));
             return;
         };
-        if params.iter().chain(ret.iter()).any(|&t| self.is_token(t)) {
+        if self.executable() && params.iter().chain(ret.iter()).any(|&t| self.is_token(t)) {
             self.error(Diagnostic::error(
                 self.func.loc,
                 format!("the signature of @{name} cannot mention a token type"),
@@ -674,6 +713,13 @@ impl FuncVerifier<'_> {
                     c.expect("the object", c.operand(0), "a pointer", is_ptr);
                 }
             }
+            OpKind::TryThrow => {
+                if shape_ok {
+                    c.expect("the thrown object", c.operand(0), "a pointer", is_ptr);
+                    c.expect("the typeinfo", c.operand(1), "a pointer", is_ptr);
+                    c.expect("the destructor", c.operand(2), "a pointer", is_ptr);
+                }
+            }
             OpKind::Throw { type_info, dtor } => {
                 if !shape_ok {
                     return;
@@ -685,12 +731,13 @@ impl FuncVerifier<'_> {
                 } else {
                     c.expect("the thrown object", c.operand(0), "a pointer", is_ptr);
                     if type_info.is_none() {
-                        c.err("'cir.throw' of an object must name its typeinfo");
+                        c.err("'cir.throw' op 'type_info' symbol attribute missing: a throw of an object must name its typeinfo");
                     }
                 }
             }
             OpKind::Resume
             | OpKind::EhTerminate
+            | OpKind::EhUnexpected
             | OpKind::EhInitiate { .. }
             | OpKind::EhDispatch { .. }
             | OpKind::BeginCleanup
@@ -752,7 +799,7 @@ impl FuncVerifier<'_> {
                     c.expect_eq("the condition", c.operand(0), common.bool);
                 }
             }
-            OpKind::ConstructCatchParam { .. } => {
+            OpKind::ConstructCatchParam { thunk, .. } => {
                 if shape_ok {
                     c.expect(
                         "the catch parameter's address",
@@ -760,6 +807,9 @@ impl FuncVerifier<'_> {
                         "a pointer",
                         is_ptr,
                     );
+                    if let (Some(thunk), Some(dest)) = (thunk.expand(), c.operand(1)) {
+                        self.check_copy_thunk(c.op, thunk, dest);
+                    }
                 }
             }
             OpKind::CatchParam => {
@@ -789,24 +839,30 @@ impl FuncVerifier<'_> {
                 }
                 match self.dfg.extras.get(clauses) {
                     Some(ExtraData::LandingPadClauses(list)) => {
-                        if list.is_empty() && !cleanup {
-                            c.err("'cir.eh.landingpad' needs a clause or 'cleanup'");
+                        if list.is_empty() && !cleanup && self.executable() {
+                            c.err("'cir.eh.inflight_exception' needs a clause or 'cleanup'");
                         }
                         for clause in list {
                             match clause {
-                                LandingPadClause::Catch(Some(sym)) => {
-                                    self.check_not_a_function(op, *sym, "'cir.eh.landingpad'")
-                                }
+                                LandingPadClause::Catch(Some(sym)) => self.check_not_a_function(
+                                    op,
+                                    *sym,
+                                    "'cir.eh.inflight_exception'",
+                                ),
                                 LandingPadClause::Catch(None) => {}
                                 LandingPadClause::Filter(syms) => {
                                     for &sym in syms {
-                                        self.check_not_a_function(op, sym, "'cir.eh.landingpad'");
+                                        self.check_not_a_function(
+                                            op,
+                                            sym,
+                                            "'cir.eh.inflight_exception'",
+                                        );
                                     }
                                 }
                             }
                         }
                     }
-                    _ => c.err("'cir.eh.landingpad' has no clause list"),
+                    _ => c.err("'cir.eh.inflight_exception' has no clause list"),
                 }
             }
             OpKind::EhTypeId { type_info } => {

@@ -67,9 +67,66 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
     if !super::needs_lowering(ctx, func, EhAbi::Itanium)? {
         return Ok(());
     }
+    lower_try_throws(ctx, func);
     let mut lowering = Lowering::new(ctx, func);
     lowering.run()?;
     Ok(())
+}
+
+/// Upstream's `cir.try_throw %obj, %typeinfo, %dtor ^normal, ^unwind`: the operands cast
+/// to `!cir.ptr<!void>` and a `cir.try_call` of `__cxa_throw` with the same destinations.
+fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) {
+    let throws: Vec<Op> = func
+        .walk_ops()
+        .into_iter()
+        .filter(|&op| matches!(func.dfg.kind(op), OpKind::TryThrow))
+        .collect();
+    if throws.is_empty() {
+        return;
+    }
+    let function = runtime_function("__cxa_throw").expect("__cxa_throw is a runtime function");
+    let sig = function.cir_signature(&mut ctx.types);
+    let callee = ctx.sym("__cxa_throw");
+    let common = *ctx.types.common();
+    for op in throws {
+        let loc = func.dfg.loc(op);
+        let operands = func.dfg.operands(op).to_vec();
+        let succs = func.dfg.successors(op).to_vec();
+        let dests: Vec<(Block, Vec<Value>)> = succs
+            .iter()
+            .map(|&s| {
+                (
+                    func.dfg.successor_block(s),
+                    func.dfg.successor_args(s).to_vec(),
+                )
+            })
+            .collect();
+        let mut at = FuncCursor::at(func, &common, CursorPosition::Before(op)).with_loc(loc);
+        let args: Vec<Value> = operands
+            .iter()
+            .map(|&v| {
+                if at.func.dfg.value_type(v) == common.void_ptr {
+                    v
+                } else {
+                    at.cast(CastKind::Bitcast, v, common.void_ptr)
+                }
+            })
+            .collect();
+        let call = at.try_call(
+            Some(callee),
+            sig,
+            CallFlags::default(),
+            &args,
+            None,
+            dests[0].0,
+            dests[1].0,
+        );
+        for (i, (block, block_args)) in dests.iter().enumerate() {
+            let s = func.dfg.successors(call)[i];
+            func.dfg.set_successor(s, *block, block_args);
+        }
+        func.layout.remove_op(op);
+    }
 }
 
 /// Lowers every flat function definition of a module, then declares the runtime
@@ -609,7 +666,7 @@ impl<'a> Lowering<'a> {
                     OpKind::BeginCleanup => plan.cleanup = true,
                     // A boundary after a handler: the pad must be entered in phase 2
                     // (as a cleanup) so that the boundary can terminate.
-                    OpKind::EhTerminate => plan.cleanup = true,
+                    OpKind::EhTerminate | OpKind::EhUnexpected => plan.cleanup = true,
                     OpKind::EhDispatch { keys } => {
                         let succs = dfg.successors(op);
                         for (k, key) in dfg.handlers(keys).iter().enumerate() {
@@ -888,7 +945,9 @@ impl<'a> Lowering<'a> {
                         child = dfg.block_params(target).get(param).copied();
                     }
                     TokenUse::Op(use_op) => match *dfg.kind(use_op) {
-                        OpKind::BeginCleanup | OpKind::EhTerminate => top.2.cleanup = true,
+                        OpKind::BeginCleanup | OpKind::EhTerminate | OpKind::EhUnexpected => {
+                            top.2.cleanup = true
+                        }
                         OpKind::EhDispatch { keys } => {
                             let succs = dfg.successors(use_op);
                             for (k, key) in dfg.handlers(keys).iter().enumerate() {
@@ -1154,6 +1213,20 @@ impl<'a> Lowering<'a> {
                 self.terminate_with(CursorPosition::Before(op), None, loc);
                 self.func.layout.remove_op(op);
             }
+            OpKind::EhUnexpected => {
+                // The exception breaks a dynamic exception specification.
+                let token = token_of(self).ok_or_else(|| {
+                    self.error(
+                        op,
+                        "cannot tell which exception this cir.eh.unexpected is for",
+                    )
+                })?;
+                let (exn, _) = self.pair(op, token)?;
+                let at = CursorPosition::Before(op);
+                self.call(at, "__cxa_call_unexpected", &[exn], loc);
+                self.cursor(at, loc).unreachable();
+                self.func.layout.remove_op(op);
+            }
             OpKind::EhInitiate { .. } => {
                 return Err(self.error(op, "cir.eh.initiate must begin its block"));
             }
@@ -1174,6 +1247,7 @@ impl<'a> Lowering<'a> {
                 | OpKind::EndCatch
                 | OpKind::Resume
                 | OpKind::EhTerminate
+                | OpKind::EhUnexpected
                 | OpKind::EhInitiate { .. }
         )
     }
@@ -1277,15 +1351,35 @@ impl<'a> Lowering<'a> {
                     let zero_attr = self.ctx.attrs.intern(AttrData::Int { value: 0, ty: s32 });
                     let zero = self.cursor(at, loc).constant(zero_attr, s32);
                     let cond = self.cursor(at, loc).cmp(CmpPredicate::Lt, signed, zero);
-                    let unexpected = self.new_block_after(after);
-                    after = unexpected;
-                    let (else_block, else_args) = otherwise(self, &mut after)?;
-                    self.cursor(at, loc)
-                        .brcond(cond, (unexpected, &[]), (else_block, &else_args));
-                    let unexpected_at = CursorPosition::End(unexpected);
-                    self.call(unexpected_at, "__cxa_call_unexpected", &[exn], loc);
-                    self.cursor(unexpected_at, loc).unreachable();
-                    at = CursorPosition::End(else_block);
+                    // Upstream's form: the entry's destination is `cir.eh.unexpected %t`,
+                    // which is lowered where it stands (a call of __cxa_call_unexpected).
+                    let spelled =
+                        !args.is_empty()
+                            && self.func.layout.first_op(target).is_some_and(|o| {
+                                matches!(self.func.dfg.kind(o), OpKind::EhUnexpected)
+                            });
+                    if spelled {
+                        let (else_block, else_args) = otherwise(self, &mut after)?;
+                        self.cursor(at, loc).brcond(
+                            cond,
+                            (target, &args),
+                            (else_block, &else_args),
+                        );
+                        at = CursorPosition::End(else_block);
+                    } else {
+                        let unexpected = self.new_block_after(after);
+                        after = unexpected;
+                        let (else_block, else_args) = otherwise(self, &mut after)?;
+                        self.cursor(at, loc).brcond(
+                            cond,
+                            (unexpected, &[]),
+                            (else_block, &else_args),
+                        );
+                        let unexpected_at = CursorPosition::End(unexpected);
+                        self.call(unexpected_at, "__cxa_call_unexpected", &[exn], loc);
+                        self.cursor(unexpected_at, loc).unreachable();
+                        at = CursorPosition::End(else_block);
+                    }
                 }
                 HandlerKey::Unwind if self.terminating_unwinds.contains(&(op, k)) => {
                     // Only cleanups stand between here and a noexcept boundary.

@@ -6,12 +6,12 @@
 
 use super::control_flow::LeavingTerminator;
 use super::frames::{
-    CleanupSource, CleanupState, Container, ContainerData, Dest, DestId, EhScope, EhState,
-    ExitEdge, Frame, Level, Links, RegionFrame, Role, Stage,
+    CleanupSource, CleanupState, Container, ContainerData, Dest, DestId, DestTarget, EhScope,
+    EhState, ExitEdge, Frame, Level, Links, RegionFrame, ReturnValue, Role, Stage,
 };
 use super::{Flattener, FrameIdx};
 use crate::region_utils::{clone_region, move_region_after};
-use ehir_core::{AttrData, Block, CleanupKind, Diagnostic, Loc, Region, Value};
+use ehir_core::{AttrData, Block, CleanupKind, Diagnostic, Loc, OpKind, Region, Value};
 
 impl Flattener<'_> {
     /// Enters a `cir.cleanup.scope` of kind `kind` (its body and cleanup regions are
@@ -29,13 +29,16 @@ impl Flattener<'_> {
     ) {
         let blocks = self.enter_first_region(block, regions[0], cont, loc);
         let (_, parent_catch_all) = self.eh_flags(links.eh);
+        let marker = self.new_block();
+        self.place_before(marker, cont);
         let state = CleanupState {
             source: CleanupSource::Region(regions[1]),
             range: self.region_range.get(&regions[0]).copied(),
             anchor: cont,
+            eh_area: Some((marker, None)),
             normal_entry: None,
             exits: Vec::new(),
-            eh: EhState::new(true, parent_catch_all, links.area),
+            eh: EhState::new(true, parent_catch_all, Some(my)),
             stage: Stage::Body,
             eh_region: None,
         };
@@ -61,7 +64,12 @@ impl Flattener<'_> {
             return v;
         }
         let s32 = self.types().s32;
-        let v = self.new_alloca(s32, "__cleanup_dest_slot");
+        let ptr = self.ctx.types.ptr(s32);
+        let name = self.ctx.sym("__cleanup_dest_slot");
+        let nowhere = ehir_core::CursorPosition::Nowhere;
+        let v = ehir_core::FuncCursor::at(self.func, self.ctx.types.common(), nowhere)
+            .dest_slot_alloca(s32, ptr, name);
+        self.synthesized.push(v);
         self.dest_slot = Some(v);
         v
     }
@@ -78,19 +86,22 @@ impl Flattener<'_> {
             return d;
         }
         let d = self.dests.len();
-        self.dests.push(Dest { target, level });
+        self.dests.push(Dest {
+            target: DestTarget::Block(target),
+            level,
+        });
         self.dest_of_block.insert(target, d);
         d
     }
 
-    fn dest_index(&mut self, dest: DestId) -> i128 {
-        if let Some(&i) = self.dest_index.get(&dest) {
-            return i;
-        }
-        let i = self.next_dest_index;
-        self.next_dest_index += 1;
-        self.dest_index.insert(dest, i);
-        i
+    /// A destination of its own for one `cir.return` that leaves cleanups.
+    pub(super) fn return_dest(&mut self, value: ReturnValue) -> DestId {
+        let d = self.dests.len();
+        self.dests.push(Dest {
+            target: DestTarget::Return(value),
+            level: Level::Frames(0),
+        });
+        d
     }
 
     /// The innermost normal-cleanup container an exit at `level` leaves, seen from `links`.
@@ -138,22 +149,21 @@ impl Flattener<'_> {
         let LeavingTerminator {
             block, links, loc, ..
         } = terminator;
-        self.route_br(block, links, dest, false, args, loc)
+        self.route_br(block, links, dest, args, loc)
     }
 
-    /// Ends `block` with a branch towards `dest`, through the normal cleanup of the
-    /// innermost container the exit leaves (if any).
+    /// Ends `block` with a branch towards `dest`: through the normal cleanup of the
+    /// innermost container the exit leaves (if any; the slot is set before the branch when
+    /// that cleanup has several destinations), or where the exit lands.
     pub(super) fn route_br(
         &mut self,
         block: Block,
         links: Links,
         dest: DestId,
-        slot_set: bool,
         args: &[Value],
         loc: Loc,
     ) -> Result<(), Diagnostic> {
         let level = self.dests[dest].level;
-        let target = self.dests[dest].target;
         match self.crossing(links, level) {
             Some(nc) => {
                 if !args.is_empty() {
@@ -164,22 +174,60 @@ impl Flattener<'_> {
                 }
                 let ne = self.normal_entry(nc);
                 let br = self.at_end(block, loc).br(ne, &[]);
-                self.cleanup_state(nc).exits.push(ExitEdge {
-                    store_before: (!slot_set).then_some(br),
-                    dest,
-                });
+                self.cleanup_state(nc)
+                    .exits
+                    .push(ExitEdge { branch: br, dest });
             }
-            None => {
-                self.at_end(block, loc).br(target, args);
-            }
+            None => self.land(block, dest, args, loc),
         }
         Ok(())
     }
 
+    /// Ends `block` where the exit to `dest` lands: a branch to its block, or the
+    /// `cir.return` made again (its constant made again too, or its value loaded from the
+    /// slot it was stored in).
+    fn land(&mut self, block: Block, dest: DestId, args: &[Value], loc: Loc) {
+        match self.dests[dest].target {
+            DestTarget::Block(target) => {
+                self.at_end(block, loc).br(target, args);
+            }
+            DestTarget::Return(ReturnValue::Nothing) => {
+                self.at_end(block, loc).ret(None);
+            }
+            DestTarget::Return(ReturnValue::Const(op)) => {
+                let OpKind::Const { value } = *self.func.dfg.kind(op) else {
+                    unreachable!("a constant return value comes from cir.const")
+                };
+                let ty = self.func.dfg.value_type(self.func.dfg.result(op));
+                let mut cursor = self.at_end(block, loc);
+                let v = cursor.constant(value, ty);
+                cursor.ret(Some(v));
+            }
+            DestTarget::Return(ReturnValue::Slot(slot)) => {
+                let ty = self
+                    .ctx
+                    .types
+                    .pointee(self.func.dfg.value_type(slot))
+                    .unwrap_or(self.types().s32);
+                let mut cursor = self.at_end(block, loc);
+                let v = cursor.load(slot, ty);
+                cursor.ret(Some(v));
+            }
+        }
+    }
+
     /// The body of a cleanup container is done: emit its normal cleanup (if any exit needs
     /// it) and decide which copy of the cleanup region the EH cleanup uses.
+    ///
+    /// As upstream does: with one destination the cleanup goes on to it; with several,
+    /// each exit stores its number in the destination slot (0 for the scope's own
+    /// continuation, then 1, 2, ... in the order the exits were met), and after the
+    /// cleanup a `cir.switch.flat` on the slot leads to one block per destination, which
+    /// goes on to it (through the next cleanup out, numbered anew there), then an
+    /// `unreachable` default.
     pub(super) fn finish_cleanup_body(&mut self, idx: FrameIdx) -> Result<(), Diagnostic> {
         let parent_links = self.container(idx).parent_links;
+        let cont = self.container(idx).cont;
         let s = self.cleanup_state(idx);
         let normal = !s.exits.is_empty();
         let eh = s.eh.entry.is_some();
@@ -196,19 +244,43 @@ impl Flattener<'_> {
         }
         let s = self.cleanup_state(idx);
         let exits = std::mem::take(&mut s.exits);
-        let anchor = s.anchor;
+        let anchor = match s.eh_area {
+            Some((marker, first)) => first.unwrap_or(marker),
+            None => s.anchor,
+        };
         let ne = s.normal_entry.expect("exits imply a normal entry block");
         let source = s.source;
         self.place_before(ne, anchor);
         let after = self.new_block();
         self.place_before(after, anchor);
-        // Distinct destinations, in the order their exits were seen.
+        // Distinct destinations: the scope's own continuation first, then in the order
+        // their exits were met.
+        let falls_through =
+            |f: &Self, d: DestId| matches!(f.dests[d].target, DestTarget::Block(b) if b == cont);
         let mut dests: Vec<DestId> = Vec::new();
+        if let Some(e) = exits.iter().find(|e| falls_through(self, e.dest)) {
+            dests.push(e.dest);
+        }
         for e in &exits {
             if !dests.contains(&e.dest) {
                 dests.push(e.dest);
             }
         }
+        let first_number = match dests.first() {
+            Some(&d) if falls_through(self, d) => 0,
+            _ => 1,
+        };
+        let numbers: Vec<(DestId, i128)> = dests
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| (d, first_number + i as i128))
+            .collect();
+        let number = |d: DestId| {
+            numbers
+                .iter()
+                .find(|&&(x, _)| x == d)
+                .map_or(0, |&(_, n)| n)
+        };
         // A cleanup region with cleanups of its own may overwrite the destination slot
         // (Clang's `cleanup.dest.saved`): read the slot before running it.
         let clobbers = matches!(source, CleanupSource::Region(r) if self.regions_with_cleanups[r]);
@@ -220,56 +292,38 @@ impl Flattener<'_> {
         self.run_cleanup_source(idx, source, ne, after, parent_links.for_cleanup_region());
         // Where the cleanup continues.
         if let [dest] = dests[..] {
-            let slot_set = !clobbers && exits.iter().all(|e| e.store_before.is_none());
-            return self.route_br(after, parent_links, dest, slot_set, &[], Loc::NONE);
+            return self.route_br(after, parent_links, dest, &[], Loc::NONE);
         }
         let slot = self.dest_slot();
         let s32 = self.types().s32;
         for e in &exits {
-            if let Some(br) = e.store_before {
-                let index = self.dest_index(e.dest);
-                let index = self.ctx.attrs.intern(AttrData::Int {
-                    value: index,
-                    ty: s32,
-                });
-                let mut cursor = self.before(br);
-                let index = cursor.constant(index, s32);
-                cursor.store(index, slot);
-            }
+            let index = self.ctx.attrs.intern(AttrData::Int {
+                value: number(e.dest),
+                ty: s32,
+            });
+            let mut cursor = self.before(e.branch);
+            let index = cursor.constant(index, s32);
+            cursor.store(index, slot);
         }
         let v = match saved {
             Some(v) => v,
             None => self.load_dest_slot(after),
         };
+        let mut cases = Vec::new();
+        let mut landings = Vec::new();
+        for &(d, n) in &numbers {
+            let landing = self.new_block();
+            self.place_before(landing, anchor);
+            cases.push((n, landing));
+            landings.push((landing, d));
+        }
         let unreachable = self.new_block();
         self.place_before(unreachable, anchor);
         self.at_end(unreachable, Loc::NONE).unreachable();
-        let mut cases = Vec::new();
-        let mut targets: Vec<(Option<FrameIdx>, DestId)> = Vec::new();
-        for &d in &dests {
-            let index = self.dest_index(d);
-            let (level, target) = (self.dests[d].level, self.dests[d].target);
-            match self.crossing(parent_links, level) {
-                Some(nc) => {
-                    let ne = self.normal_entry(nc);
-                    cases.push((index, ne));
-                    targets.push((Some(nc), d));
-                }
-                None => {
-                    cases.push((index, target));
-                    targets.push((None, d));
-                }
-            }
-        }
         self.at_end(after, Loc::NONE)
             .switch_flat(v, unreachable, &cases);
-        for &(nc, dest) in &targets {
-            if let Some(nc) = nc {
-                self.cleanup_state(nc).exits.push(ExitEdge {
-                    store_before: None,
-                    dest,
-                });
-            }
+        for (landing, d) in landings {
+            self.route_br(landing, parent_links, d, &[], Loc::NONE)?;
         }
         Ok(())
     }

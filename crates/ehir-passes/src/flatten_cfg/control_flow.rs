@@ -4,12 +4,12 @@
 //! `cir.break`, `cir.continue`, `cir.condition`, `cir.return` and `cir.goto` (labels,
 //! the return slot and block).
 
-use super::frames::{ContainerData, Level, Links, Role};
+use super::frames::{ContainerData, Level, Links, ReturnValue, Role};
 use super::{Flattener, FrameIdx, NO_PRE};
 use crate::region_utils::move_region_after;
 use ehir_core::{
     AttrData, Block, CaseKind, CmpPredicate, CursorPosition, Diagnostic, ExtraData, FuncCursor,
-    Function, Loc, Op, OpKind, Region, Symbol, Value,
+    Function, Loc, Op, OpKind, Region, Symbol, Value, ValueDef,
 };
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -138,8 +138,10 @@ impl Flattener<'_> {
         Ok(())
     }
 
-    /// `cir.return [%v]`: stays where it leaves no cleanup; otherwise `%v` goes to the
-    /// return slot and the exit branches through the cleanups to the one return block.
+    /// `cir.return [%v]`: stays where it leaves no cleanup; otherwise the exit branches
+    /// through the cleanups and the `cir.return` is made again where it lands, as
+    /// upstream does: a constant `%v` is made again there, any other value goes through
+    /// the function's `__ret_operand_tmp` slot.
     pub(super) fn lower_return(&mut self, terminator: LeavingTerminator) -> Result<(), Diagnostic> {
         terminator
             .refuse_in_cleanup_region("cir.return cannot leave a cleanup or handler region here")?;
@@ -148,13 +150,26 @@ impl Flattener<'_> {
         }
         let value = self.func.dfg.operands(terminator.op).first().copied();
         self.func.layout.remove_op(terminator.op);
-        if let Some(value) = value {
-            let slot = self.ret_slot(value);
-            self.at_end(terminator.block, terminator.loc)
-                .store(value, slot);
-        }
-        let ret = self.ret_block();
-        self.exit_to(terminator, ret, 0, &[])
+        let returned = match value {
+            None => ReturnValue::Nothing,
+            Some(v) => match self.func.dfg.value_def(v) {
+                ValueDef::Result(op, _)
+                    if matches!(self.func.dfg.kind(op), OpKind::Const { .. }) =>
+                {
+                    ReturnValue::Const(op)
+                }
+                _ => {
+                    let slot = self.ret_operand_slot(v);
+                    self.at_end(terminator.block, terminator.loc).store(v, slot);
+                    ReturnValue::Slot(slot)
+                }
+            },
+        };
+        let dest = self.return_dest(returned);
+        let LeavingTerminator {
+            block, links, loc, ..
+        } = terminator;
+        self.route_br(block, links, dest, &[], loc)
     }
 
     pub(super) fn find_labels(&mut self, ops: &[Op]) -> Result<(), Diagnostic> {
@@ -247,48 +262,19 @@ impl Flattener<'_> {
         }
         self.func.layout.remove_op(terminator.op);
         let d = self.dest_id(target, Level::Label(pre));
-        self.route_br(
-            terminator.block,
-            terminator.links,
-            d,
-            false,
-            &[],
-            terminator.loc,
-        )
+        self.route_br(terminator.block, terminator.links, d, &[], terminator.loc)
     }
 
-    fn ret_slot(&mut self, v: Value) -> Value {
-        if let Some(s) = self.ret_slot {
+    /// The function's `__ret_operand_tmp` slot for a returned value of type `ty` (one per
+    /// type).
+    fn ret_operand_slot(&mut self, v: Value) -> Value {
+        let ty = self.func.dfg.value_type(v);
+        if let Some(&(_, s)) = self.ret_slots.iter().find(|&&(t, _)| t == ty) {
             return s;
         }
-        let ty = self.func.dfg.value_type(v);
-        let s = self.new_alloca(ty, "__ret_slot");
-        self.ret_slot = Some(s);
+        let s = self.new_alloca(ty, "__ret_operand_tmp");
+        self.ret_slots.push((ty, s));
         s
-    }
-
-    fn ret_block(&mut self) -> Block {
-        if let Some(b) = self.ret_block {
-            return b;
-        }
-        let b = self.new_block();
-        match self.ret_slot {
-            Some(slot) => {
-                let ty = self
-                    .ctx
-                    .types
-                    .pointee(self.func.dfg.value_type(slot))
-                    .unwrap_or(self.types().s32);
-                let mut cursor = self.at_end(b, Loc::NONE);
-                let value = cursor.load(slot, ty);
-                cursor.ret(Some(value));
-            }
-            None => {
-                self.at_end(b, Loc::NONE).ret(None);
-            }
-        }
-        self.ret_block = Some(b);
-        b
     }
 
     /// Enters the structured op `op` of `block`; `tail` is where the ops after it are.
@@ -594,6 +580,11 @@ impl Flattener<'_> {
                 }
             }
         }
+        // The switch gets a block of its own, entered by a branch (as upstream's).
+        let switch_block = self.new_block();
+        self.func.layout.insert_block_after(switch_block, block);
+        self.entry_cursor(block, loc).br(switch_block, &[]);
+        let block = switch_block;
         // Large ranges are tested on the default path, in order.
         let mut fallback = default.unwrap_or(cont);
         let mut after = block;
@@ -630,13 +621,71 @@ impl Flattener<'_> {
             cursor.brcond(le_v, (entry, &[]), (fallback, &[]));
             fallback = b;
         }
-        self.entry_cursor(block, loc)
+        self.at_end(block, loc)
             .switch_flat(value, fallback, &values);
-        let region_blocks = move_region_after(self.func, region, after);
         let body_links = Links {
             break_to: Some(my),
             ..links
         };
+        // The usual shape, a list of cases and the `cir.yield` after them, lowers as
+        // upstream's does: the region's entry block branches to the first case, each
+        // case falls through to the next one's entry, the last to the continuation.
+        let case_list: Option<Vec<Op>> = match blocks[..] {
+            [only] => {
+                let ops: Vec<Op> = self.func.layout.ops(only).collect();
+                match ops.split_last() {
+                    Some((&last, cases))
+                        if matches!(self.func.dfg.kind(last), OpKind::Yield)
+                            && self.func.dfg.operands(last).is_empty()
+                            && cases
+                                .iter()
+                                .all(|&c| matches!(self.func.dfg.kind(c), OpKind::Case { .. })) =>
+                    {
+                        self.func.layout.remove_op(last);
+                        Some(cases.to_vec())
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(cases) = case_list {
+            let region_blocks = move_region_after(self.func, region, after);
+            let entry = region_blocks[0];
+            let mut last = entry;
+            let mut placed: Vec<Vec<Block>> = Vec::new();
+            for &case in &cases {
+                self.func.layout.remove_op(case);
+                let case_region = self.func.dfg.regions(case)[0];
+                let case_blocks = move_region_after(self.func, case_region, last);
+                last = *case_blocks.last().unwrap_or(&last);
+                placed.push(case_blocks);
+            }
+            let first = placed
+                .first()
+                .and_then(|b| b.first().copied())
+                .unwrap_or(cont);
+            self.at_end(entry, loc).br(first, &[]);
+            let mut frames = Vec::new();
+            for (i, case_blocks) in placed.iter().enumerate() {
+                let next = placed
+                    .get(i + 1)
+                    .and_then(|b| b.first().copied())
+                    .unwrap_or(cont);
+                frames.push((
+                    case_blocks.clone(),
+                    body_links,
+                    Role::Yield {
+                        target: next,
+                        level: my,
+                    },
+                    None,
+                ));
+            }
+            self.push_simple(cont, links, frames, None);
+            return Ok(());
+        }
+        let region_blocks = move_region_after(self.func, region, after);
         self.push_simple(
             cont,
             links,

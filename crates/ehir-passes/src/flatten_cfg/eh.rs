@@ -49,7 +49,10 @@ impl Flattener<'_> {
         } else if handlers.iter().any(|h| matches!(h, HandlerKey::Filter(_))) {
             (false, false)
         } else {
-            self.eh_flags(links.eh)
+            // A try's landing pad says `cleanup` only for cleanups of its own scope (it
+            // has none), as upstream's: the EH ABI lowering finds the cleanups on the
+            // way from the token's uses.
+            (false, self.eh_flags(links.eh).1)
         };
         let state = TryState {
             loc,
@@ -398,6 +401,30 @@ impl Flattener<'_> {
                     "catch handler region is empty",
                 )?;
                 let first = self.func.layout.first_op(r0);
+                if first.is_some_and(|op| matches!(self.func.dfg.kind(op), OpKind::BeginCatch)) {
+                    // Upstream's form: the handler begins the catch itself and ends it in
+                    // its own cleanups. Its entry block becomes the dispatch's target and
+                    // its code is flattened as written.
+                    let ops: Vec<Op> = self.func.layout.ops(r0).collect();
+                    for op in ops {
+                        self.func.layout.remove_op(op);
+                        self.func.layout.append_op(op, entry);
+                    }
+                    let mut blocks = move_region_after(self.func, region, entry);
+                    blocks.retain(|&b| b != r0);
+                    self.func.layout.remove_block(r0);
+                    blocks.insert(0, entry);
+                    let my = self.frames.len();
+                    self.push_one_region(
+                        cont,
+                        parent_links,
+                        blocks,
+                        parent_links,
+                        my,
+                        ContainerData::Simple,
+                    );
+                    return Ok(());
+                }
                 let catch_param =
                     first.filter(|&op| matches!(self.func.dfg.kind(op), OpKind::CatchParam));
                 let catch_token = match catch_param {
@@ -433,6 +460,7 @@ impl Flattener<'_> {
                     source: CleanupSource::EndCatch(catch_token),
                     range,
                     anchor: marker,
+                    eh_area: None,
                     normal_entry: None,
                     exits: Vec::new(),
                     eh: EhState::new(true, parent_catch_all, parent_links.area),

@@ -101,8 +101,30 @@ pub(super) enum Level {
 
 /// A destination of normal exits.
 pub(super) struct Dest {
-    pub(super) target: Block,
+    /// Where the exit lands once it has run its cleanups.
+    pub(super) target: DestTarget,
     pub(super) level: Level,
+}
+
+/// Where an exit lands.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum DestTarget {
+    /// A block of the function.
+    Block(Block),
+    /// A `cir.return` that left cleanups: it is made again where the exit lands, after
+    /// them, as upstream does.
+    Return(ReturnValue),
+}
+
+/// The value a `cir.return` that left cleanups returns where it lands.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum ReturnValue {
+    /// `cir.return` without a value.
+    Nothing,
+    /// The value of this `cir.const`, made again there.
+    Const(Op),
+    /// The value stored in this `__ret_operand_tmp` slot before leaving.
+    Slot(Value),
 }
 pub(super) type DestId = usize;
 
@@ -110,9 +132,9 @@ pub(super) type DestId = usize;
 /// of its exits.
 #[derive(Copy, Clone, Debug)]
 pub(super) struct ExitEdge {
-    /// The `cir.br` before which the destination slot must be set, or `None` when the
-    /// path already set it.
-    pub(super) store_before: Option<Op>,
+    /// The `cir.br` into the cleanup, before which the destination slot is set when the
+    /// cleanup has several destinations.
+    pub(super) branch: Op,
     pub(super) dest: DestId,
 }
 
@@ -194,8 +216,14 @@ pub(super) struct CleanupState {
     pub(super) source: CleanupSource,
     /// The pre-order range of the scope's region, for `cir.goto` (absent without labels).
     pub(super) range: Option<(u32, u32)>,
-    /// Normal cleanup blocks are placed before this block.
+    /// Normal cleanup blocks are placed before this block (or before the first EH block
+    /// of the scope's own EH area, which follows them).
     pub(super) anchor: Block,
+    /// For a `cir.cleanup.scope`: the placeholder block ending the scope's own EH area
+    /// (its landing pad and EH cleanup go after its normal cleanup, before its
+    /// continuation, as upstream places them), removed when the scope is done; and the
+    /// first block placed in that area.
+    pub(super) eh_area: Option<(Block, Option<Block>)>,
     pub(super) normal_entry: Option<Block>,
     pub(super) exits: Vec<ExitEdge>,
     pub(super) eh: EhState,

@@ -4,20 +4,24 @@
 //!
 //! Rewrites:
 //! - `cir.scope`, `cir.if`, `cir.ternary`, `cir.while`/`cir.do`/`cir.for`, `cir.switch` with
-//!   its `cir.case`s → blocks, `cir.br`/`cir.brcond`/`cir.switch.flat`; region results become
-//!   parameters of the continuation block; `cir.label`s disappear and `cir.goto` becomes a
-//!   branch.
+//!   its `cir.case`s → blocks, `cir.br`/`cir.brcond`/`cir.switch.flat` (a switch gets a block
+//!   of its own; a list of cases falls through from one case's end to the next one's
+//!   entry); region results become parameters of the continuation block; `cir.label`s
+//!   disappear and `cir.goto` becomes a branch.
 //! - Normal cleanups (`cir.cleanup.scope` `normal`/`all`, and the `cir.end_catch` of a catch
-//!   handler): when every exit of the scope goes to one destination, one cleanup block that
-//!   all exits branch to and that branches on; with several destinations (`yield`, `break`,
-//!   `continue`, `return`, `goto` out of the scope) one shared cleanup block, a function-wide
-//!   `__cleanup_dest_slot` set before each exit, and a `cir.switch.flat` on it with an
-//!   `unreachable` default. Exits through nested scopes chain innermost first; `eh`-only
-//!   cleanups are skipped on normal exits; a `goto` that stays inside a scope runs nothing.
-//!   `cir.return %v` that runs cleanups stores `%v` to a `__ret_slot` and branches through
-//!   them to one return block. A shared cleanup whose own code holds cleanup scopes or
-//!   trys reads the slot before running (Clang's `cleanup.dest.saved`), since those may
-//!   overwrite it.
+//!   handler), as upstream lowers them: when every exit of the scope goes to one
+//!   destination, one cleanup block that all exits branch to and that goes on to it; with
+//!   several destinations (`yield`, `break`, `continue`, `return`, `goto` out of the scope)
+//!   one shared cleanup block, the scope's own number of each exit (0 for the scope's end,
+//!   then 1, 2, ... in the order met) stored in `__cleanup_dest_slot` (an alloca marked
+//!   `cleanup_dest_slot`) before it, and a `cir.switch.flat` on the slot to one block per
+//!   destination, which goes on to it (storing the next scope's number of that exit when it
+//!   leaves that scope too), with an `unreachable` default. `eh`-only cleanups are skipped
+//!   on normal exits; a `goto` that stays inside a scope runs nothing. A `cir.return` that
+//!   runs cleanups is made again where it lands, its value a constant made again there or
+//!   loaded from `__ret_operand_tmp`, where it was stored before leaving. A shared cleanup
+//!   whose own code holds cleanup scopes or trys reads the slot before running (Clang's
+//!   `cleanup.dest.saved`), since those may overwrite it.
 //! - Exceptions: a may-throw `cir.call` (and `cir.throw`) inside a try body, an EH cleanup
 //!   scope or a catch handler becomes `cir.try_call` (gets an unwind successor). Each such
 //!   scope has one landing pad (`cir.eh.initiate [cleanup]`, `cleanup` when a cleanup runs
@@ -40,10 +44,11 @@
 //! is a link stored in the frame. Cost is linear in the size of the function: the ops after
 //! a structured op move to its continuation block only as they are processed.
 //!
-//! Block order: a structured op's blocks follow the block it was in, then its normal
-//! cleanup blocks, then its continuation. Landing pads, EH cleanup blocks and the dispatch
-//! block of a `try` follow its body (in the order they were needed), then its handlers;
-//! outside any `try` they go to the end of the function.
+//! Block order (upstream's): a structured op's blocks follow the block it was in, then its
+//! normal cleanup blocks, then its continuation. The landing pad and EH cleanup blocks of a
+//! cleanup scope follow its normal cleanup blocks, before its continuation; those of a
+//! `try`, and its dispatch block, follow its body (in the order they were needed), then
+//! its handlers; the others (a catch handler's) go to the end of the function.
 //!
 //! Files: this one drives the walk and dispatches each op; `frames.rs` holds the frame
 //! stack and the links to enclosing constructs; `control_flow.rs` the structured control
@@ -62,7 +67,7 @@ use ehir_core::{
     Block, CursorPosition, Diagnostic, Diagnostics, FuncCursor, Function, Loc, Module, ModuleCtx,
     Op, OpKind, PackedOption, Phase, Region, SecondaryMap, Symbol, Type, Value, ValueDef,
 };
-use frames::{ContainerData, Dest, DestId, Frame, Links, RegionFrame, Role, Stage};
+use frames::{CleanupState, ContainerData, Dest, DestId, Frame, Links, RegionFrame, Role, Stage};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Flattens every structured function definition of the module.
@@ -123,16 +128,14 @@ struct Flattener<'a> {
     fn_marker: Option<Block>,
     /// Allocas taken out of the body, to go to the front of the entry block.
     hoisted: Vec<Op>,
-    /// Slots made by the flattening (`__cleanup_dest_slot`, `__ret_slot`), unplaced
+    /// Slots made by the flattening (`__cleanup_dest_slot`, `__ret_operand_tmp`), unplaced
     /// allocas that follow the hoisted ones.
     synthesized: Vec<Value>,
     dest_slot: Option<Value>,
-    ret_slot: Option<Value>,
-    ret_block: Option<Block>,
+    /// The `__ret_operand_tmp` slots of returns that leave cleanups, by value type.
+    ret_slots: Vec<(Type, Value)>,
     dests: Vec<Dest>,
     dest_of_block: HashMap<Block, DestId>,
-    dest_index: HashMap<DestId, i128>,
-    next_dest_index: i128,
     alias: SecondaryMap<Value, PackedOption<Value>>,
     has_aliases: bool,
     terminate_lp: Option<Block>,
@@ -174,12 +177,9 @@ impl<'a> Flattener<'a> {
             hoisted: Vec::new(),
             synthesized: Vec::new(),
             dest_slot: None,
-            ret_slot: None,
-            ret_block: None,
+            ret_slots: Vec::new(),
             dests: Vec::new(),
             dest_of_block: HashMap::default(),
-            dest_index: HashMap::default(),
-            next_dest_index: 0,
             alias: SecondaryMap::new(),
             has_aliases: false,
             terminate_lp: None,
@@ -326,13 +326,21 @@ impl<'a> Flattener<'a> {
             .expect("function marker exists while running")
     }
 
-    /// Places a new EH block in the EH area of a try container, or at the function's end.
+    /// Places a new EH block in the EH area of a try or cleanup-scope container, or at the
+    /// function's end.
     pub(super) fn place_in_area(&mut self, area: Option<FrameIdx>, block: Block) {
         match area {
             Some(t) => {
-                let marker = match &self.container(t).data {
+                let marker = match &mut self.container(t).data {
                     ContainerData::Try(state) => state.marker,
-                    _ => unreachable!("EH areas belong to try containers"),
+                    ContainerData::Cleanup(CleanupState {
+                        eh_area: Some((marker, first)),
+                        ..
+                    }) => {
+                        first.get_or_insert(block);
+                        *marker
+                    }
+                    _ => unreachable!("EH areas belong to try and cleanup-scope containers"),
                 };
                 self.place_before(block, marker);
             }
@@ -398,7 +406,10 @@ impl<'a> Flattener<'a> {
                     s.stage = Stage::Eh;
                     Next::CleanupNormalDone
                 }
-                Stage::Eh | Stage::Done => Next::Pop,
+                Stage::Eh | Stage::Done => match s.eh_area {
+                    Some((marker, _)) => Next::TryDone(marker),
+                    None => Next::Pop,
+                },
             },
             ContainerData::Try(s) => match s.stage {
                 Stage::Body => {
@@ -417,6 +428,7 @@ impl<'a> Flattener<'a> {
             Next::CleanupNormalDone => self.start_eh_cleanup(idx)?,
             Next::TryBodyDone => self.finish_try_body(idx)?,
             Next::TryHandler => self.next_handler(idx)?,
+            // A try's or cleanup scope's EH area is complete: its placeholder goes.
             Next::TryDone(marker) => {
                 self.func.layout.remove_block(marker);
                 self.frames.pop();
@@ -537,12 +549,10 @@ impl<'a> Flattener<'a> {
 
     fn finish(&mut self) {
         let marker = self.fn_marker();
-        if let Some(ret) = self.ret_block {
-            self.place_before(ret, marker);
-        }
         self.func.layout.remove_block(marker);
         self.resolve_aliases();
-        // Allocas first: hoisted ones in program order, then the synthesized slots.
+        // Allocas first: the synthesized slots (as upstream places them), then the hoisted
+        // ones in program order.
         let dfg = &self.func.dfg;
         let synthesized = self
             .synthesized
@@ -551,7 +561,7 @@ impl<'a> Flattener<'a> {
                 ValueDef::Result(op, _) => Some(op),
                 ValueDef::Param(..) => None,
             });
-        let front: Vec<Op> = self.hoisted.iter().copied().chain(synthesized).collect();
+        let front: Vec<Op> = synthesized.chain(self.hoisted.iter().copied()).collect();
         let first = self.func.layout.first_op(self.entry);
         for op in front {
             match first {

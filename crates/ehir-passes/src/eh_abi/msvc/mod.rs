@@ -98,8 +98,84 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
     if !super::needs_lowering(ctx, func, EhAbi::Msvc)? {
         return Ok(());
     }
+    // MSVC does not enforce dynamic exception specifications: an exception that breaks
+    // one goes on unwinding, so upstream's `cir.eh.unexpected %t` is `cir.resume %t`.
+    let unexpected: Vec<Op> = func
+        .walk_ops()
+        .into_iter()
+        .filter(|&op| matches!(func.dfg.kind(op), OpKind::EhUnexpected))
+        .collect();
+    if !unexpected.is_empty() {
+        let types = *ctx.types.common();
+        for op in unexpected {
+            let token = func.dfg.operands(op).first().copied();
+            let loc = func.dfg.loc(op);
+            FuncCursor::at(func, &types, ehir_core::CursorPosition::Before(op))
+                .with_loc(loc)
+                .resume(token);
+            func.layout.remove_op(op);
+        }
+    }
+    lower_try_throws(ctx, func)?;
     let mut lowering = Lowering::new(ctx, func);
     lowering.run()
+}
+
+/// Upstream's `cir.try_throw %obj, %typeinfo, %dtor ^normal, ^unwind` as ehir's
+/// `cir.throw %obj : T, @typeinfo[, @dtor] unwind ^unwind`: the typeinfo and the
+/// destructor must be known symbols (a `cir.get_global`, a `cir.const` of a
+/// `#cir.global_view`, a null pointer for no destructor), as the throw info the MSVC
+/// runtime takes is made at compile time.
+fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Diagnostic> {
+    let throws: Vec<Op> = func
+        .walk_ops()
+        .into_iter()
+        .filter(|&op| matches!(func.dfg.kind(op), OpKind::TryThrow))
+        .collect();
+    let common = *ctx.types.common();
+    for op in throws {
+        let loc = func.dfg.loc(op);
+        let operands = func.dfg.operands(op).to_vec();
+        let symbol_of = |v: Value, what: &str| -> Result<Option<Symbol>, Diagnostic> {
+            let def = match func.dfg.value_def(v) {
+                ehir_core::ValueDef::Result(d, _) => Some(d),
+                _ => None,
+            };
+            let found = def.and_then(|d| match *func.dfg.kind(d) {
+                OpKind::GetGlobal { symbol } => Some(Some(symbol)),
+                OpKind::Const { value } => match ctx.attrs.get(value) {
+                    ehir_core::AttrData::GlobalView { symbol, .. } => Some(Some(*symbol)),
+                    ehir_core::AttrData::Null(_) => Some(None),
+                    _ => None,
+                },
+                _ => None,
+            });
+            found.ok_or_else(|| {
+                Diagnostic::error(
+                    loc,
+                    format!(
+                        "eh-abi-lowering=msvc: the {what} of cir.try_throw must be a known symbol (a cir.get_global or a #cir.global_view constant)"
+                    ),
+                )
+            })
+        };
+        let Some(type_info) = symbol_of(operands[1], "typeinfo")? else {
+            return Err(Diagnostic::error(loc, "cir.try_throw of a null typeinfo"));
+        };
+        let dtor = symbol_of(operands[2], "destructor")?;
+        let unwind = func.dfg.successors(op)[1];
+        let (block, args) = (
+            func.dfg.successor_block(unwind),
+            func.dfg.successor_args(unwind).to_vec(),
+        );
+        let throw = FuncCursor::at(func, &common, ehir_core::CursorPosition::Before(op))
+            .with_loc(loc)
+            .throw(Some((operands[0], type_info)), dtor);
+        let s = func.dfg.make_successor(block, &args);
+        func.dfg.attach_successor(throw, s);
+        func.layout.remove_op(op);
+    }
+    Ok(())
 }
 
 /// The first function of `module` (in module order) with a dynamic exception
@@ -112,6 +188,7 @@ pub fn ignored_exception_specification(module: &Module) -> Option<Symbol> {
         func.walk_ops()
             .into_iter()
             .any(|op| match *func.dfg.kind(op) {
+                OpKind::EhUnexpected => true,
                 OpKind::Try { handlers: keys } | OpKind::EhDispatch { keys } => func
                     .dfg
                     .handlers(keys)
