@@ -27,7 +27,7 @@ pub(crate) type FunctionPass<'f> =
 
 /// The sizes of a context's tables; interning something new grows one of them.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-struct CtxSize {
+pub(crate) struct CtxSize {
     symbols: usize,
     types: usize,
     attrs: usize,
@@ -36,7 +36,8 @@ struct CtxSize {
 }
 
 impl CtxSize {
-    fn of(ctx: &ModuleCtx) -> CtxSize {
+    /// The sizes of `ctx`'s tables.
+    pub(crate) fn of(ctx: &ModuleCtx) -> CtxSize {
         CtxSize {
             symbols: ctx.symbols.len(),
             types: ctx.types.len(),

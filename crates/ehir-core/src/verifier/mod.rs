@@ -226,14 +226,24 @@ pub fn verify_function(ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
     verify_function_in(ctx, None, func)
 }
 
+/// Verifies one function of `module` that is not stored in it (a function taken out of
+/// its module to be rewritten): symbol references resolve against `module`, types and
+/// attributes against `ctx` (the module's context, or a copy of it that may have grown).
+/// The diagnostics are those [`verify_module`] reports for the function.
+pub fn verify_function_of(module: &Module, ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
+    verify_function_in(ctx, Some(module), func)
+}
+
 fn verify_function_in(
     ctx: &ModuleCtx,
     module: Option<&Module>,
     func: &Function,
 ) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let index = FuncIndex::build(func, &mut |d| diags.push((RuleFamily::Index, d)));
-    let cfg = Cfg::build(&func.dfg, &index);
+    // The tables of the function verified before on this thread, rebuilt in place.
+    let Scratch { mut index, mut cfg } = SCRATCH.take();
+    index.rebuild(func, &mut |d| diags.push((RuleFamily::Index, d)));
+    cfg.rebuild(&func.dfg, &index);
     let verifier = FuncVerifier {
         ctx,
         module,
@@ -249,11 +259,29 @@ fn verify_function_in(
     if func.body.is_some() && !verifier.index.regions.is_empty() {
         verifier.check_body();
     }
-    let mut diags = verifier.diags.into_inner();
+    let FuncVerifier {
+        index, cfg, diags, ..
+    } = verifier;
+    SCRATCH.set(Scratch { index, cfg });
+    let mut diags = diags.into_inner();
     // Source order; at one location (and among unlocated diagnostics, which come last),
     // the order of the rule families, each in the order it found them.
     diags.sort_by_key(|(family, d)| (d.loc.offset().unwrap_or(usize::MAX), *family));
     diags.into_iter().map(|(_, d)| d).collect()
+}
+
+/// The per-function tables of the verifier, kept between functions so that verifying a
+/// module does not allocate and free them once per function.
+#[derive(Default)]
+struct Scratch {
+    index: FuncIndex,
+    cfg: Cfg,
+}
+
+thread_local! {
+    /// The tables of the last function this thread verified (empty while one is being
+    /// verified).
+    static SCRATCH: Cell<Scratch> = Cell::new(Scratch::default());
 }
 
 /// The rule families of the verifier: the checks of a function body, in the order their
