@@ -1,0 +1,94 @@
+//! `Function::compact` keeps what a function means and drops what its rewrites left
+//! behind: on every `.cir` file test input brought through the passes (without the
+//! compaction the pass manager does), each function prints the same and still verifies
+//! after compacting, and flattened functions get smaller.
+
+use ehir_core::{Module, verifier::verify_module};
+use ehir_passes::PassManager;
+use std::path::{Path, PathBuf};
+
+const PIPELINES: &[&str] = &[
+    "lowering-prepare",
+    "canonicalize",
+    "lowering-prepare,flatten-cfg",
+    "lowering-prepare,flatten-cfg,simplify-cfg,eh-abi-lowering=itanium",
+    "flatten-cfg,eh-abi-lowering=msvc",
+];
+
+fn cir_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("readable directory")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            cir_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "cir") {
+            out.push(path);
+        }
+    }
+}
+
+/// The functions' op table sizes.
+fn op_counts(module: &Module) -> usize {
+    module.functions.values().map(|f| f.dfg.ops.len()).sum()
+}
+
+#[test]
+fn compacting_keeps_the_text_and_drops_dead_entities() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    cir_files(&root.join("tests/filetests"), &mut files);
+    let (mut compacted, mut before_ops, mut after_ops) = (0, 0, 0);
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("readable test file");
+        let Ok(module) = ehir_reader::parse_module("x", &text) else {
+            continue;
+        };
+        if verify_module(&module).is_err() {
+            continue;
+        }
+        for pipeline in PIPELINES {
+            let mut lowered = module.clone();
+            let mut manager = PassManager::from_pipeline(pipeline).expect("known passes");
+            manager.set_compact(false);
+            if manager.run(&mut lowered).is_err() {
+                continue;
+            }
+            let printed = ehir_core::printer::module_to_string(&lowered);
+            let flattened = pipeline.contains("flatten-cfg");
+            if flattened {
+                before_ops += op_counts(&lowered);
+            }
+            for func in lowered.functions.values_mut() {
+                func.compact();
+            }
+            if flattened {
+                after_ops += op_counts(&lowered);
+            }
+            let name = format!("{} -p {pipeline}", file.display());
+            assert_eq!(
+                ehir_core::printer::module_to_string(&lowered),
+                printed,
+                "{name}: compacting changed the text"
+            );
+            if let Err(d) = verify_module(&lowered) {
+                panic!("{name}: does not verify after compacting: {d}");
+            }
+            compacted += 1;
+            // Compacting twice changes nothing.
+            let once = lowered.clone();
+            for func in lowered.functions.values_mut() {
+                func.compact();
+            }
+            assert_eq!(op_counts(&lowered), op_counts(&once), "{name}");
+        }
+    }
+    assert!(compacted > 100, "only {compacted} modules compacted");
+    // Flattening and lowering leave at least a third of the ops behind.
+    assert!(
+        after_ops * 3 < before_ops * 2,
+        "compacting kept {after_ops} of {before_ops} ops of flattened functions"
+    );
+}
