@@ -12,6 +12,7 @@ use crate::function::{Function, Visit};
 use crate::layout::Layout;
 use cranelift_entity::packed_option::ReservedValue;
 use cranelift_entity::{EntityList, EntityRef, ListPool};
+use std::cell::Cell;
 
 /// New numbers of the entities of one kind that stay, in their old order.
 struct Renumbering<K> {
@@ -39,10 +40,17 @@ impl<K: EntityRef + ReservedValue + Copy + PartialEq> Renumbering<K> {
         Renumbering { new, kept }
     }
 
-    /// The new number of `old`, which stays.
+    /// The new number of `old`; when `old` does not stay (or does not exist), notes in
+    /// `kept` that something refers to a dropped entity.
     #[inline]
-    fn get(&self, old: K) -> K {
-        self.new[old.index()]
+    fn get(&self, old: K, kept: &Cell<bool>) -> K {
+        match self.new.get(old.index()) {
+            Some(&k) if k != K::reserved_value() => k,
+            _ => {
+                kept.set(false);
+                K::reserved_value()
+            }
+        }
     }
 }
 
@@ -51,9 +59,8 @@ impl Function {
     /// no longer reaches, renumbers the rest in their old order (so that anything ordered
     /// by entity number keeps its order) and copies every list into exactly sized pools.
     /// The function prints the same text afterwards; entity numbers held outside the
-    /// function become invalid. For IR that verifies: a body whose layout lists an entity
-    /// twice or one that does not exist is left as it is, but a use of a value the body
-    /// does not define would be left dangling.
+    /// function become invalid. A body that refers to something it does not reach (IR
+    /// that does not verify) is left as it is, for the verifier to report.
     pub fn compact(&mut self) {
         let Some(body) = self.body else {
             return;
@@ -175,7 +182,11 @@ impl Function {
         new.value_lists = ListPool::with_capacity(value_slots);
         new.successor_lists = ListPool::with_capacity(successor_slots);
         new.region_lists = ListPool::with_capacity(region_slots);
-        let old = std::mem::take(&mut self.dfg);
+        let old = &self.dfg;
+        // Whether everything a kept entity refers to is kept (IR that verifies): if not,
+        // the function is left as it is.
+        let complete = Cell::new(true);
+        let ok = &complete;
         let mut scratch: Vec<Value> = Vec::new();
         let mut value_list = |list: &EntityList<Value>, pool: &mut ListPool<Value>| {
             let old_list = list.as_slice(&old.value_lists);
@@ -183,7 +194,7 @@ impl Function {
                 return EntityList::new();
             }
             scratch.clear();
-            scratch.extend(old_list.iter().map(|&v| values.get(v)));
+            scratch.extend(old_list.iter().map(|&v| values.get(v, ok)));
             EntityList::from_slice(&scratch, pool)
         };
         for (op, data) in old.ops.iter() {
@@ -192,19 +203,19 @@ impl Function {
             }
             let mut kind = data.kind;
             if let Some(e) = kind.extra_mut() {
-                *e = extras.get(*e);
+                *e = extras.get(*e, ok);
             }
             let successor_list: smallvec::SmallVec<[Successor; 4]> = data
                 .successors
                 .as_slice(&old.successor_lists)
                 .iter()
-                .map(|&s| successors.get(s))
+                .map(|&s| successors.get(s, ok))
                 .collect();
             let region_list: smallvec::SmallVec<[Region; 4]> = data
                 .regions
                 .as_slice(&old.region_lists)
                 .iter()
-                .map(|&r| regions.get(r))
+                .map(|&r| regions.get(r, ok))
                 .collect();
             let operands = value_list(&data.operands, &mut new.value_lists);
             let results = value_list(&data.results, &mut new.value_lists);
@@ -222,8 +233,8 @@ impl Function {
                 continue;
             }
             let def = match data.def {
-                ValueDef::Result(op, i) => ValueDef::Result(ops.get(op), i),
-                ValueDef::Param(block, i) => ValueDef::Param(blocks.get(block), i),
+                ValueDef::Result(op, i) => ValueDef::Result(ops.get(op, ok), i),
+                ValueDef::Param(block, i) => ValueDef::Param(blocks.get(block, ok), i),
             };
             new.values.push(ValueData { ty: data.ty, def });
         }
@@ -239,7 +250,7 @@ impl Function {
         for (r, data) in old.regions.iter() {
             if live_regions[r.index()] {
                 new.regions.push(RegionData {
-                    parent: data.parent.expand().map(|p| ops.get(p)).into(),
+                    parent: data.parent.expand().map(|p| ops.get(p, ok)).into(),
                 });
             }
         }
@@ -247,38 +258,40 @@ impl Function {
             if live_successors[s.index()] {
                 let args = value_list(&data.args, &mut new.value_lists);
                 new.successors.push(SuccessorData {
-                    block: blocks.get(data.block),
+                    block: blocks.get(data.block, ok),
                     args,
                 });
             }
         }
-        let mut old_extras = old.extras;
-        for (e, data) in old_extras.iter_mut() {
+        for (e, data) in old.extras.iter() {
             if live_extras[e.index()] {
-                new.extras.push(std::mem::replace(
-                    data,
-                    crate::ops::ExtraData::Cases(Vec::new()),
-                ));
+                new.extras.push(data.clone());
             }
         }
+        if !complete.get() {
+            return;
+        }
         // The same placement, in the new numbers: each block's ops and each region's
-        // blocks in their order.
+        // blocks in their order (all of them reached by the walk, so kept).
         let mut layout = Layout::new();
         layout.reserve(ops.kept, blocks.kept, regions.kept);
         for visit in order {
             match visit {
                 Visit::Block(b) => {
                     let region = self.layout.block_region(b).expect("placed");
-                    layout.append_block(regions.get(region), blocks.get(b));
+                    layout.append_block(regions.get(region, ok), blocks.get(b, ok));
                 }
                 Visit::Op(op) => {
                     let block = self.layout.op_block(op).expect("placed");
-                    layout.append_op(ops.get(op), blocks.get(block));
+                    layout.append_op(ops.get(op, ok), blocks.get(block, ok));
                 }
             }
         }
-        self.dfg = new;
-        self.layout = layout;
-        self.body = Some(regions.get(body));
+        let body = regions.get(body, ok);
+        if complete.get() {
+            self.dfg = new;
+            self.layout = layout;
+            self.body = Some(body);
+        }
     }
 }

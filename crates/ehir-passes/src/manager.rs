@@ -18,10 +18,14 @@ impl Pass for LoweringPrepare {
         "lowering-prepare"
     }
     fn function_step(&self, _: &Module) -> Option<FunctionStep<'_>> {
-        Some(FunctionStep::on_definitions_in(
+        let mut step = FunctionStep::on_definitions_in(
             Phase::Structured,
             crate::lowering_prepare::lowering_prepare_function,
-        ))
+        );
+        // The manager tells the functions it changed by their op count
+        // ([`CHANGES_ONLY_BY_ADDING_OPS`]), which compacting would blur; it changes few.
+        step.compacts = false;
+        Some(step)
     }
 }
 
@@ -169,7 +173,6 @@ pub struct PassManager {
     pub(crate) passes: Vec<Box<dyn Pass>>,
     pub(crate) verify_each: bool,
     verify_input: bool,
-    compact: bool,
     pub(crate) print_after_each: Option<PrintHook>,
 }
 
@@ -186,7 +189,6 @@ impl PassManager {
             passes: Vec::new(),
             verify_each: true,
             verify_input: true,
-            compact: true,
             print_after_each: None,
         }
     }
@@ -226,13 +228,6 @@ impl PassManager {
     /// that was just verified, to verify it once.
     pub fn set_verify_input(&mut self, verify: bool) {
         self.verify_input = verify;
-    }
-
-    /// Whether [`run`](Self::run) compacts every function after each pass
-    /// ([`Function::compact`], default: yes): a rewritten function otherwise keeps what
-    /// the pass replaced, and a lowered module holds every earlier form of its functions.
-    pub fn set_compact(&mut self, compact: bool) {
-        self.compact = compact;
     }
 
     /// Calls `hook(pass_name, module)` after each pass that succeeded (and verified).
@@ -312,30 +307,11 @@ impl PassManager {
                     diagnostics,
                 })?;
             }
-            if self.compact {
-                compact_functions(module);
-            }
             if let Some(hook) = &mut self.print_after_each {
                 hook(name, module);
             }
         }
         Ok(())
-    }
-}
-
-/// Compacts every function of `module` ([`Function::compact`]), in parallel on the
-/// current rayon pool.
-fn compact_functions(module: &mut Module) {
-    use rayon::prelude::*;
-    if rayon::current_num_threads() > 1 {
-        module
-            .functions
-            .values_mut()
-            .collect::<Vec<_>>()
-            .into_par_iter()
-            .for_each(|func| func.compact());
-    } else {
-        module.functions.values_mut().for_each(Function::compact);
     }
 }
 

@@ -72,6 +72,7 @@ enum Outcome {
 pub(crate) fn run_on_functions(
     ctx: &mut ModuleCtx,
     funcs: Vec<&mut Function>,
+    release_spare_room: fn(&mut Function),
     pass: &FunctionPass<'_>,
 ) -> Result<(), Diagnostics> {
     let threads = rayon::current_num_threads();
@@ -163,12 +164,4 @@ pub(crate) fn run_on_functions(
         }
     }
     if diags.is_empty() { Ok(()) } else { Err(diags) }
-}
-
-/// Gives back the growth slack of a rewritten function's tables (a table that grew by
-/// doubling is up to twice its size). Copying the list pools into exact ones as well
-/// (`DataFlowGraph::compact_lists`) saves a little more memory but costs a tenth of the
-/// pipeline's instructions on the EH workload.
-fn release_spare_room(func: &mut Function) {
-    func.shrink_to_fit();
 }

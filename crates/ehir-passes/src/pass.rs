@@ -48,6 +48,11 @@ pub struct FunctionStep<'p> {
     /// declare (the Itanium lowering): after the step, every call to a function the module
     /// does not declare gets a declaration ([`crate::eh_abi::itanium::declare_runtime_functions`]).
     pub declares_callees: bool,
+    /// Whether [`run_step`] compacts each function right after rewriting it
+    /// ([`Function::compact`]; otherwise it only gives back the tables' growth slack): a
+    /// module whose functions all went through a pass would otherwise hold both forms of
+    /// each at once.
+    pub compacts: bool,
 }
 
 impl<'p> FunctionStep<'p> {
@@ -60,6 +65,7 @@ impl<'p> FunctionStep<'p> {
             phase: Some(phase),
             body: Box::new(body),
             declares_callees: false,
+            compacts: true,
         }
     }
 
@@ -73,15 +79,21 @@ impl<'p> FunctionStep<'p> {
 }
 
 /// Runs a step on every function of `module` it applies to (in parallel on the current
-/// rayon pool, with the result of a single-threaded run, [`crate::parallel`]) and collects
-/// the errors in module order; then declares the callees the step asks for.
+/// rayon pool, with the result of a single-threaded run, [`crate::parallel`]), compacting
+/// each one it rewrote, and collects the errors in module order; then declares the
+/// callees the step asks for.
 pub fn run_step(module: &mut Module, step: &FunctionStep<'_>) -> Result<(), Diagnostics> {
     let funcs: Vec<&mut Function> = module
         .functions
         .values_mut()
         .filter(|func| step.applies_to(func))
         .collect();
-    crate::parallel::run_on_functions(&mut module.ctx, funcs, &*step.body)?;
+    let release_spare_room = if step.compacts {
+        Function::compact
+    } else {
+        Function::shrink_to_fit
+    };
+    crate::parallel::run_on_functions(&mut module.ctx, funcs, release_spare_room, &*step.body)?;
     if step.declares_callees {
         crate::eh_abi::itanium::declare_runtime_functions(module)?;
     }

@@ -45,6 +45,7 @@ impl Pass for SimplifyCfg {
                 Ok(())
             }),
             declares_callees: false,
+            compacts: true,
         })
     }
 }
