@@ -34,7 +34,7 @@ use ehir_core::{FuncId, Function, Item, Module, ModuleCtx, Phase};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Why [`PassManager::run_function_by_function`] did not finish.
 #[derive(Debug)]
@@ -73,8 +73,9 @@ enum Outcome<T> {
 /// At most this many functions run one after the other before the parallel batches.
 const MAX_WARM_UP: usize = 16;
 
-/// A worker that had to copy the context again this many times in a batch stops.
-const MAX_CONTEXT_COPIES: usize = 4;
+/// After this many parallel rounds in a row that got no function through, the rest of
+/// a batch runs one function after the other.
+const MAX_FRUITLESS_ROUNDS: usize = 3;
 
 /// Ops per thread in a parallel batch: enough to balance the threads, few enough that the
 /// outputs waiting to be handed on stay small next to the module.
@@ -167,16 +168,57 @@ impl PassManager {
                 batch.push((id, func));
                 next += 1;
             }
-            let outcomes = run.batch_in_parallel(module, &batch, &locals, produce);
-            for ((id, func), outcome) in batch.into_iter().zip(outcomes) {
-                let output = match outcome {
-                    Outcome::Done(output) => output,
-                    Outcome::Rerun => run
-                        .on_module(module, func, produce)
-                        .map_err(|_| WholeModuleRunNeeded)?,
-                    Outcome::Stop => return Err(WholeModuleRunNeeded),
-                };
-                consume(module, id, output).map_err(FunctionByFunctionError::Consumer)?;
+            // Rounds: the functions not through yet run in parallel; the first one that
+            // must run on the module does (growing its context or declarations), and the
+            // ones after it that did not get through run again in the next round, against
+            // the grown context, as on one thread. After a few rounds that got nothing
+            // through in parallel, the rest of the batch runs on the module.
+            let mut outputs: Vec<Option<T>> = batch.iter().map(|_| None).collect();
+            let mut waiting: Vec<usize> = (0..batch.len()).collect();
+            let mut consumed = 0;
+            let mut fruitless = 0;
+            while !waiting.is_empty() {
+                let outcomes = run.batch_in_parallel(module, &batch, &waiting, &locals, produce);
+                let mut still_waiting = Vec::new();
+                let mut through = 0;
+                for (&i, outcome) in waiting.iter().zip(outcomes) {
+                    match outcome {
+                        Outcome::Stop => return Err(WholeModuleRunNeeded),
+                        Outcome::Done(output) => {
+                            outputs[i] = Some(output);
+                            through += 1;
+                        }
+                        Outcome::Rerun => still_waiting.push(i),
+                    }
+                }
+                // The first function left runs on the module now.
+                if let Some((&first, rest)) = still_waiting.split_first() {
+                    let func = batch[first].1.clone();
+                    outputs[first] = Some(
+                        run.on_module(module, func, produce)
+                            .map_err(|_| WholeModuleRunNeeded)?,
+                    );
+                    waiting = rest.to_vec();
+                    fruitless = if through == 0 { fruitless + 1 } else { 0 };
+                    if fruitless >= MAX_FRUITLESS_ROUNDS {
+                        for &i in &waiting {
+                            let func = batch[i].1.clone();
+                            outputs[i] = Some(
+                                run.on_module(module, func, produce)
+                                    .map_err(|_| WholeModuleRunNeeded)?,
+                            );
+                        }
+                        waiting.clear();
+                    }
+                } else {
+                    waiting.clear();
+                }
+                // Hand on, in order, what is through.
+                while let Some(output) = outputs.get_mut(consumed).and_then(Option::take) {
+                    consume(module, batch[consumed].0, output)
+                        .map_err(FunctionByFunctionError::Consumer)?;
+                    consumed += 1;
+                }
             }
         }
         // The runtime functions declared on the way.
@@ -308,17 +350,21 @@ impl Run<'_, '_> {
         &self,
         module: &Module,
         batch: &[(FuncId, Function)],
+        waiting: &[usize],
         locals: &[Mutex<Option<ModuleCtx>>],
         produce: &(dyn Fn(&ModuleCtx, &Function) -> T + Sync),
     ) -> Vec<Outcome<T>> {
         let base = &module.ctx;
         let base_size = CtxSize::of(base);
         let slots: Vec<Mutex<Option<Outcome<T>>>> =
-            batch.iter().map(|_| Mutex::new(None)).collect();
+            waiting.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
+        // Set when a function must run on the module: the functions after it run again
+        // in the next round anyway, so the round stops taking new ones.
+        let stopped = AtomicBool::new(false);
         rayon::scope(|scope| {
-            for local in locals.iter().take(batch.len()) {
-                let (slots, next) = (&slots, &next);
+            for local in locals.iter().take(waiting.len()) {
+                let (slots, next, stopped) = (&slots, &next, &stopped);
                 scope.spawn(move |_| {
                     let mut local = local.lock().unwrap_or_else(|e| e.into_inner());
                     if local
@@ -328,10 +374,9 @@ impl Run<'_, '_> {
                         *local = Some(base.clone());
                     }
                     let ctx = local.as_mut().expect("set above");
-                    let mut copies = 0;
-                    loop {
+                    while !stopped.load(Ordering::Relaxed) {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((_, original)) = batch.get(i) else {
+                        let Some((_, original)) = waiting.get(i).map(|&at| &batch[at]) else {
                             break;
                         };
                         let mut func = original.clone();
@@ -346,16 +391,14 @@ impl Run<'_, '_> {
                             }
                             Ok(_) => Outcome::Rerun,
                         };
-                        let grew = CtxSize::of(ctx) != base_size;
-                        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
-                        if grew {
-                            copies += 1;
-                            // The rest is left to the other workers, or to the module.
-                            if copies > MAX_CONTEXT_COPIES {
-                                break;
-                            }
-                            *ctx = base.clone();
+                        if !matches!(outcome, Outcome::Done(_)) {
+                            stopped.store(true, Ordering::Relaxed);
                         }
+                        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+                    }
+                    // A copy that grew is the module's again in the next round.
+                    if CtxSize::of(ctx) != base_size {
+                        *local = None;
                     }
                 });
             }
