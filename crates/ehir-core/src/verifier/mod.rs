@@ -156,12 +156,15 @@ pub fn verify_module_where(
     let per_function: Vec<Vec<Diagnostic>> = if rayon::current_num_threads() > 1 {
         funcs
             .par_iter()
-            .map(|func| verify_function_in(&module.ctx, Some(module), func))
+            .map_init(Scratch::default, |scratch, func| {
+                verify_function_in(&module.ctx, Some(module), func, scratch)
+            })
             .collect()
     } else {
+        let mut scratch = Scratch::default();
         funcs
             .iter()
-            .map(|func| verify_function_in(&module.ctx, Some(module), func))
+            .map(|func| verify_function_in(&module.ctx, Some(module), func, &mut scratch))
             .collect()
     };
     for d in per_function {
@@ -223,7 +226,7 @@ pub fn as_input_errors(mut diags: Diagnostics) -> Diagnostics {
 /// Verifies one function. Symbol references (callees, globals) are resolved only by
 /// [`verify_module`], which knows the other functions and globals.
 pub fn verify_function(ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
-    verify_function_in(ctx, None, func)
+    with_thread_scratch(|scratch| verify_function_in(ctx, None, func, scratch))
 }
 
 /// Verifies one function of `module` that is not stored in it (a function taken out of
@@ -231,17 +234,26 @@ pub fn verify_function(ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
 /// attributes against `ctx` (the module's context, or a copy of it that may have grown).
 /// The diagnostics are those [`verify_module`] reports for the function.
 pub fn verify_function_of(module: &Module, ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
-    verify_function_in(ctx, Some(module), func)
+    with_thread_scratch(|scratch| verify_function_in(ctx, Some(module), func, scratch))
+}
+
+/// Runs `f` with this thread's [`Scratch`] (taken out while `f` runs).
+fn with_thread_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    let mut scratch = SCRATCH.take();
+    let result = f(&mut scratch);
+    SCRATCH.set(scratch);
+    result
 }
 
 fn verify_function_in(
     ctx: &ModuleCtx,
     module: Option<&Module>,
     func: &Function,
+    scratch: &mut Scratch,
 ) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    // The tables of the function verified before on this thread, rebuilt in place.
-    let Scratch { mut index, mut cfg } = SCRATCH.take();
+    // The tables of the function verified before, rebuilt in place.
+    let Scratch { mut index, mut cfg } = std::mem::take(scratch);
     index.rebuild(func, &mut |d| diags.push((RuleFamily::Index, d)));
     cfg.rebuild(&func.dfg, &index);
     let verifier = FuncVerifier {
@@ -262,7 +274,7 @@ fn verify_function_in(
     let FuncVerifier {
         index, cfg, diags, ..
     } = verifier;
-    SCRATCH.set(Scratch { index, cfg });
+    *scratch = Scratch { index, cfg };
     let mut diags = diags.into_inner();
     // Source order; at one location (and among unlocated diagnostics, which come last),
     // the order of the rule families, each in the order it found them.
@@ -279,8 +291,9 @@ struct Scratch {
 }
 
 thread_local! {
-    /// The tables of the last function this thread verified (empty while one is being
-    /// verified).
+    /// The tables of the last function this thread verified on its own
+    /// ([`verify_function`], [`verify_function_of`]: a pass manager verifying a module
+    /// function by function); [`verify_module`] keeps its own for the duration of a call.
     static SCRATCH: Cell<Scratch> = Cell::new(Scratch::default());
 }
 
