@@ -6,7 +6,7 @@
 use ehir_core::{Module, verifier::verify_module};
 use ehir_passes::eh_abi::itanium::declare_runtime_functions;
 use ehir_passes::pass_by_name;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const PIPELINES: &[&str] = &[
     "lowering-prepare",
@@ -15,21 +15,6 @@ const PIPELINES: &[&str] = &[
     "lowering-prepare,flatten-cfg,simplify-cfg,eh-abi-lowering=itanium",
     "flatten-cfg,eh-abi-lowering=msvc",
 ];
-
-fn cir_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("readable directory")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            cir_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "cir") {
-            out.push(path);
-        }
-    }
-}
 
 /// `module` through `pipeline`, each pass's step run on every function it applies to
 /// without the compaction of the pass manager; `None` when a pass fails or the result
@@ -61,8 +46,7 @@ fn op_counts(module: &Module) -> usize {
 #[test]
 fn compacting_keeps_the_text_and_drops_dead_entities() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    cir_files(&root.join("tests/filetests"), &mut files);
+    let files = ehir_testgen::cir_files_under(&root.join("tests/filetests"));
     let (mut compacted, mut before_ops, mut after_ops) = (0, 0, 0);
     for file in &files {
         let text = std::fs::read_to_string(file).expect("readable test file");

@@ -7,7 +7,7 @@
 use ehir_core::Module;
 use ehir_passes::function_by_function::print_function_by_function;
 use ehir_passes::{FunctionByFunctionError, PassManager};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Pipelines of the file tests, and longer ones.
 const PIPELINES: &[&str] = &[
@@ -25,21 +25,6 @@ const PIPELINES: &[&str] = &[
     "eh-abi-lowering=msvc",
     "canonicalize,lowering-prepare,flatten-cfg,simplify-cfg",
 ];
-
-fn cir_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("readable directory")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            cir_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "cir") {
-            out.push(path);
-        }
-    }
-}
 
 /// The whole-module print after `pipeline`, or `None` when the run fails.
 fn whole_module(module: &Module, pipeline: &str) -> Option<Vec<u8>> {
@@ -88,9 +73,8 @@ fn compare(name: &str, module: &Module, failures: &mut Vec<String>) -> usize {
 
 fn compare_all() -> (usize, Vec<String>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let mut files = Vec::new();
-    cir_files(&root.join("tests/filetests"), &mut files);
-    cir_files(&root.join("examples"), &mut files);
+    let mut files = ehir_testgen::cir_files_under(&root.join("tests/filetests"));
+    files.extend(ehir_testgen::cir_files_under(&root.join("examples")));
     let mut failures = Vec::new();
     let mut succeeded = 0;
     for file in &files {
