@@ -10,8 +10,12 @@
 #   (b) parse + verify + lowering-prepare,flatten-cfg,eh-abi-lowering=itanium + print
 # with the ratio to mlir-opt's ops/s, and peak RSS per input op (input text included).
 # With PARALLEL_FUNCTIONS=N (e.g. 100000) it also times (b) at `-j 1` and `-j 2` on N
-# functions and checks that both print the same bytes.
-# Environment: FUNCTIONS (4000), RUNS (5), JOBS (1), PARALLEL_FUNCTIONS (unset).
+# functions (wall and CPU seconds) and checks that both print the same bytes.
+# With CALLGRIND_FUNCTIONS=N (e.g. 1000) it also counts the instructions of (a), (b) and
+# mlir-opt on N functions with `valgrind --tool=callgrind` (stable on a loaded machine),
+# and of (b) at `-j 2` per thread (the calling thread's share is the serial part).
+# Environment: FUNCTIONS (4000), RUNS (5), JOBS (1), PARALLEL_FUNCTIONS (unset),
+# CALLGRIND_FUNCTIONS (unset).
 # Needs mlir-19-tools (Debian) and GNU time (/usr/bin/time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -90,8 +94,39 @@ if [ -n "${PARALLEL_FUNCTIONS:-}" ]; then
     measure j1 "$ehir" opt -j 1 -p "$full" "$tmp/p.cir" -o /dev/null
     measure j2 "$ehir" opt -j 2 -p "$full" "$tmp/p.cir" -o /dev/null
   done
-  printf '%d functions (%d ops), pipeline (b): -j 1 %.3f s wall, -j 2 %.3f s wall: %.2fx (output identical)\n' \
-    "$PARALLEL_FUNCTIONS" "$(cat "$tmp/p-ops")" "${wall[j1]}" "${wall[j2]}" \
-    "$(awk -v a="${wall[j1]}" -v b="${wall[j2]}" 'BEGIN { print a / b }')"
+  printf '%d functions (%d ops), pipeline (b): -j 1 %.3f s wall %.3f s cpu, -j 2 %.3f s wall %.3f s cpu: %.2fx wall, cpu -j 2 / -j 1 %.2f (output identical)\n' \
+    "$PARALLEL_FUNCTIONS" "$(cat "$tmp/p-ops")" "${wall[j1]}" "${cpu[j1]}" "${wall[j2]}" "${cpu[j2]}" \
+    "$(awk -v a="${wall[j1]}" -v b="${wall[j2]}" 'BEGIN { print a / b }')" \
+    "$(awk -v a="${cpu[j1]}" -v b="${cpu[j2]}" 'BEGIN { print b / a }')"
   echo 'wall-clock speed-up: indicative only on a machine shared with other work.'
+fi
+
+if [ -n "${CALLGRIND_FUNCTIONS:-}" ]; then
+  command -v valgrind > /dev/null || { echo "valgrind not found: apt-get install valgrind" >&2; exit 1; }
+  n=$CALLGRIND_FUNCTIONS
+  "$target/release/examples/emit_eh_workload" "$n" > "$tmp/c.cir" 2> "$tmp/c-ops"
+  "$target/release/examples/emit_eh_workload" "$n" --mlir > "$tmp/c.mlir" 2> "$tmp/c-mlir-ops"
+  # instructions NAME CMD...: the instruction count of one run (all threads).
+  instructions() {
+    local name=$1
+    shift
+    valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$name" "$@" > /dev/null 2> "$tmp/cg.$name.log"
+    grep -o 'refs: *[0-9,]*' "$tmp/cg.$name.log" | tr -dc '0-9'
+  }
+  ia=$(instructions a "$ehir" opt -j 1 -p flatten-cfg "$tmp/c.cir" -o /dev/null)
+  ib=$(instructions b "$ehir" opt -j 1 -p "$full" "$tmp/c.cir" -o /dev/null)
+  im=$(instructions m "$mlir_opt" --convert-scf-to-cf --mlir-disable-threading "$tmp/c.mlir" -o /dev/null)
+  co=$(cat "$tmp/c-ops")
+  cm=$(cat "$tmp/c-mlir-ops")
+  per() { awk -v i="$1" -v n="$2" 'BEGIN { printf "%.0f", i / n }'; }
+  printf 'instructions on %d functions (CIR %d ops, MLIR %d ops):\n' "$n" "$co" "$cm"
+  printf '  (a) %d (%s/op)  (b) %d (%s/op)  mlir-opt %d (%s/op)\n' \
+    "$ia" "$(per "$ia" "$co")" "$ib" "$(per "$ib" "$co")" "$im" "$(per "$im" "$cm")"
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg.j2" \
+    "$ehir" opt -j 2 -p "$full" "$tmp/c.cir" -o /dev/null > /dev/null 2>&1
+  printf '  (b) at -j 2, instructions per thread (calling thread first):'
+  for f in "$tmp"/cg.j2-*; do
+    printf ' %s' "$(grep -m1 '^summary:' "$f" | tr -dc '0-9')"
+  done
+  echo
 fi

@@ -122,7 +122,7 @@ pub struct DfgSize {
 
 /// Pool slots taken by a list of `len` elements (its length word included): lists are
 /// stored in blocks of 4, 8, 16, ... slots.
-fn list_slots(len: usize) -> usize {
+pub(crate) fn list_slots(len: usize) -> usize {
     if len == 0 {
         0
     } else {

@@ -38,6 +38,7 @@
 pub mod abi;
 pub mod analysis;
 pub mod attrs;
+mod compact;
 pub mod cursor;
 pub mod dfg;
 pub mod diagnostics;

@@ -680,4 +680,23 @@ impl OpKind {
             _ => None,
         }
     }
+
+    /// The variable-length payload the op refers to, if its kind has one.
+    pub fn extra(&self) -> Option<Extra> {
+        let mut kind = *self;
+        kind.extra_mut().map(|e| *e)
+    }
+
+    /// The variable-length payload the op refers to, to point it elsewhere: the one list of
+    /// the kinds that have one.
+    pub fn extra_mut(&mut self) -> Option<&mut Extra> {
+        match self {
+            OpKind::SwitchFlat { cases } => Some(cases),
+            OpKind::Case { values, .. } => Some(values),
+            OpKind::Try { handlers } => Some(handlers),
+            OpKind::EhDispatch { keys } => Some(keys),
+            OpKind::EhLandingPad { clauses, .. } => Some(clauses),
+            _ => None,
+        }
+    }
 }

@@ -10,8 +10,8 @@
 //! scope canonicalizable in the same run.
 
 use crate::manager::Pass;
-use crate::pass::for_each_definition_in;
-use ehir_core::{CleanupKind, Diagnostics, Function, Module, Op, OpKind, Phase, Region};
+use crate::pass::FunctionStep;
+use ehir_core::{CleanupKind, Function, Module, Op, OpKind, Phase, Region};
 
 /// `canonicalize`.
 pub struct Canonicalize;
@@ -20,11 +20,14 @@ impl Pass for Canonicalize {
     fn name(&self) -> &'static str {
         "canonicalize"
     }
-    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
-        for_each_definition_in(module, Phase::Structured, |_, func| {
-            canonicalize_cleanup_scopes(func);
-            Ok(())
-        })
+    fn function_step(&self, _: &Module) -> Option<FunctionStep<'_>> {
+        Some(FunctionStep::on_definitions_in(
+            Phase::Structured,
+            |_, func| {
+                canonicalize_cleanup_scopes(func);
+                Ok(())
+            },
+        ))
     }
 }
 

@@ -43,6 +43,7 @@
 pub mod canonicalize;
 pub mod eh_abi;
 pub mod flatten_cfg;
+pub mod function_by_function;
 pub mod lowering_prepare;
 pub mod manager;
 mod parallel;
@@ -50,5 +51,6 @@ pub mod pass;
 pub mod region_utils;
 pub mod simplify_cfg;
 
+pub use function_by_function::FunctionByFunctionError;
 pub use manager::{KNOWN_PASSES, PassError, PassManager, lower_to, pass_by_name, phase_reached};
-pub use pass::Pass;
+pub use pass::{FunctionStep, Pass};

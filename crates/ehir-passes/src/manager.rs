@@ -2,6 +2,7 @@
 //! that every function definition reached the phase the pass promises.
 
 use crate::eh_abi::EhAbiLowering;
+use crate::pass::FunctionStep;
 pub use crate::pass::Pass;
 use crate::simplify_cfg::SimplifyCfg;
 use ehir_core::abi::EhAbi;
@@ -16,8 +17,15 @@ impl Pass for LoweringPrepare {
     fn name(&self) -> &'static str {
         "lowering-prepare"
     }
-    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
-        crate::lowering_prepare::lowering_prepare_module(module)
+    fn function_step(&self, _: &Module) -> Option<FunctionStep<'_>> {
+        let mut step = FunctionStep::on_definitions_in(
+            Phase::Structured,
+            crate::lowering_prepare::lowering_prepare_function,
+        );
+        // The manager tells the functions it changed by their op count
+        // ([`CHANGES_ONLY_BY_ADDING_OPS`]), which compacting would blur; it changes few.
+        step.compacts = false;
+        Some(step)
     }
 }
 
@@ -31,8 +39,8 @@ impl Pass for FlattenCfg {
     fn result_phase(&self) -> Option<Phase> {
         Some(Phase::Flat)
     }
-    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
-        crate::flatten_cfg::flatten_module(module)
+    fn function_step(&self, module: &Module) -> Option<FunctionStep<'_>> {
+        Some(crate::flatten_cfg::flatten_step(module))
     }
 }
 
@@ -162,10 +170,10 @@ type PrintHook = Box<dyn FnMut(&str, &Module)>;
 
 /// Runs passes in order, verifying after each one.
 pub struct PassManager {
-    passes: Vec<Box<dyn Pass>>,
-    verify_each: bool,
+    pub(crate) passes: Vec<Box<dyn Pass>>,
+    pub(crate) verify_each: bool,
     verify_input: bool,
-    print_after_each: Option<PrintHook>,
+    pub(crate) print_after_each: Option<PrintHook>,
 }
 
 impl Default for PassManager {
@@ -325,7 +333,7 @@ impl PassManager {
 /// does not verify it again (it verified before the pass, or is the manager's verified
 /// input). `lowering-prepare` expands array ops into new ops and leaves every other
 /// function as it was.
-const CHANGES_ONLY_BY_ADDING_OPS: &[&str] = &["lowering-prepare"];
+pub(crate) const CHANGES_ONLY_BY_ADDING_OPS: &[&str] = &["lowering-prepare"];
 
 /// What a pass in [`CHANGES_ONLY_BY_ADDING_OPS`] changes when it touches a function.
 #[derive(PartialEq, Eq)]

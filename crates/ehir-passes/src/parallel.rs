@@ -27,7 +27,7 @@ pub(crate) type FunctionPass<'f> =
 
 /// The sizes of a context's tables; interning something new grows one of them.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-struct CtxSize {
+pub(crate) struct CtxSize {
     symbols: usize,
     types: usize,
     attrs: usize,
@@ -36,7 +36,8 @@ struct CtxSize {
 }
 
 impl CtxSize {
-    fn of(ctx: &ModuleCtx) -> CtxSize {
+    /// The sizes of `ctx`'s tables.
+    pub(crate) fn of(ctx: &ModuleCtx) -> CtxSize {
         CtxSize {
             symbols: ctx.symbols.len(),
             types: ctx.types.len(),
@@ -71,6 +72,7 @@ enum Outcome {
 pub(crate) fn run_on_functions(
     ctx: &mut ModuleCtx,
     funcs: Vec<&mut Function>,
+    release_spare_room: fn(&mut Function),
     pass: &FunctionPass<'_>,
 ) -> Result<(), Diagnostics> {
     let threads = rayon::current_num_threads();
@@ -162,12 +164,4 @@ pub(crate) fn run_on_functions(
         }
     }
     if diags.is_empty() { Ok(()) } else { Err(diags) }
-}
-
-/// Gives back the growth slack of a rewritten function's tables (a table that grew by
-/// doubling is up to twice its size). Copying the list pools into exact ones as well
-/// (`DataFlowGraph::compact_lists`) saves a little more memory but costs a tenth of the
-/// pipeline's instructions on the EH workload.
-fn release_spare_room(func: &mut Function) {
-    func.shrink_to_fit();
 }

@@ -106,27 +106,12 @@ pub(crate) fn remapped(values: &[Value], image: impl Fn(Value) -> Option<Value>)
 
 /// A copy of an op kind whose out-of-line payload is copied too, so that the copy can be
 /// edited without touching the original.
-fn clone_kind(func: &mut Function, kind: OpKind) -> OpKind {
-    let mut copy = |e| {
-        let data: ExtraData = func.dfg.extra(e).clone();
-        func.dfg.make_extra(data)
-    };
-    match kind {
-        OpKind::SwitchFlat { cases } => OpKind::SwitchFlat { cases: copy(cases) },
-        OpKind::Case { kind, values } => OpKind::Case {
-            kind,
-            values: copy(values),
-        },
-        OpKind::Try { handlers } => OpKind::Try {
-            handlers: copy(handlers),
-        },
-        OpKind::EhDispatch { keys } => OpKind::EhDispatch { keys: copy(keys) },
-        OpKind::EhLandingPad { cleanup, clauses } => OpKind::EhLandingPad {
-            cleanup,
-            clauses: copy(clauses),
-        },
-        other => other,
+fn clone_kind(func: &mut Function, mut kind: OpKind) -> OpKind {
+    if let Some(e) = kind.extra_mut() {
+        let data: ExtraData = func.dfg.extra(*e).clone();
+        *e = func.dfg.make_extra(data);
     }
+    kind
 }
 
 /// Moves the blocks of `region` (in order) to right after `after` in `after`'s region and

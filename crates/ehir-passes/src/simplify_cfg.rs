@@ -23,10 +23,10 @@
 //! [`merge_straight_line_blocks`] on the blocks their rewrites leave behind.
 
 use crate::manager::Pass;
+use crate::pass::FunctionStep;
 use ehir_core::analysis::{predecessor_counts, reachable_blocks};
 use ehir_core::{
-    Block, Diagnostics, Function, Module, Op, OpKind, Phase, Region, SecondaryMap, Successor,
-    Value, ValueDef,
+    Block, Function, Module, Op, OpKind, Phase, Region, SecondaryMap, Successor, Value, ValueDef,
 };
 
 /// The `simplify-cfg` pass.
@@ -37,11 +37,16 @@ impl Pass for SimplifyCfg {
         "simplify-cfg"
     }
 
-    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
-        for func in module.functions.values_mut() {
-            simplify_function(func);
-        }
-        Ok(())
+    fn function_step(&self, _: &Module) -> Option<FunctionStep<'_>> {
+        Some(FunctionStep {
+            phase: None,
+            body: Box::new(|_, func| {
+                simplify_function(func);
+                Ok(())
+            }),
+            declares_callees: false,
+            compacts: true,
+        })
     }
 }
 

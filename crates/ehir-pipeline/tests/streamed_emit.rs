@@ -6,28 +6,12 @@
 use ehir_core::abi::EhAbi;
 use ehir_llvm::{emit, writer};
 use ehir_pipeline::{emit_options, lower};
-use std::path::{Path, PathBuf};
-
-fn cir_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("file-test directory")
-        .map(|e| e.expect("directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            cir_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "cir") {
-            out.push(path);
-        }
-    }
-}
+use std::path::Path;
 
 #[test]
 fn streamed_text_equals_the_whole_model_text() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/filetests");
-    let mut files = Vec::new();
-    cir_files(&root, &mut files);
+    let files = ehir_testgen::cir_files_under(&root);
     let mut compared = [0usize; 2];
     for path in &files {
         let text = std::fs::read_to_string(path).expect("readable file test");

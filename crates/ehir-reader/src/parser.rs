@@ -76,8 +76,9 @@ pub(crate) struct Parser<'s> {
     pub tok: Token,
     pub module: Module,
     pub diags: Vec<Diagnostic>,
-    /// Bare symbol names already interned.
-    symbol_cache: FxHashMap<&'s str, Symbol>,
+    /// Bare symbol names already interned (owned: a look-up does not read the text of the
+    /// symbol's first occurrence, which the caller may have released).
+    symbol_cache: FxHashMap<Box<str>, Symbol>,
     /// The function being parsed.
     pub func: FuncState<'s>,
     pub origins: FxHashMap<FuncId, FuncOrigin>,
@@ -402,7 +403,7 @@ impl<'s> Parser<'s> {
                 return Ok(s);
             }
             let s = self.module.ctx.sym(name);
-            self.symbol_cache.insert(name, s);
+            self.symbol_cache.insert(name.into(), s);
             return Ok(s);
         }
         let s = self.decode_utf8_string(name, t.start + 1)?;
@@ -477,10 +478,14 @@ impl<'s> Parser<'s> {
 
     // ---- the module ---------------------------------------------------------------------
 
-    pub(crate) fn parse_module(&mut self) {
+    /// Parses the whole text; `progress(offset)` is told, after each top-level item, that
+    /// the parser is done with the text before `offset` (unless a later reference makes
+    /// it scan the whole file for declarations).
+    pub(crate) fn parse_module(&mut self, progress: &mut dyn FnMut(usize)) {
         let mut open_module: Option<Loc> = None;
         while self.tok.kind != TokenKind::Eof {
             let start = self.tok.start;
+            progress(start as usize);
             if self.at_ident("module") && open_module.is_none() && !self.module.wrapped {
                 match self.parse_module_header() {
                     Ok(()) => open_module = Some(Loc(start)),

@@ -22,6 +22,28 @@ pub mod differential;
 pub mod heap;
 pub mod wine;
 
+/// The `.cir` files under `dir` and its subdirectories, sorted by path (the file tests'
+/// inputs, for tests that run something over all of them).
+pub fn cir_files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+            .map(|e| e.expect("directory entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "cir") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files
+}
+
 use std::fmt::Write;
 
 /// A small deterministic PRNG (SplitMix64).

@@ -5,7 +5,8 @@
 //! them: the pages come straight from the page cache in one call, without copying the
 //! file or faulting in a fresh page per 4 KiB (a measurable share of the time of parsing,
 //! verifying and printing hundreds of thousands of ops). The resident set is the same
-//! either way (mapped file pages count). The input must not change while ehir runs.
+//! either way (mapped file pages count), but the pages the parser is done with are given
+//! back as it goes. The input must not change while ehir runs.
 
 use anyhow::{Context, Result};
 use ehir_core::verifier::Rules;
@@ -191,6 +192,10 @@ pub struct MappedSource {
     map: memmap2::Mmap,
 }
 
+/// The input is given back to the system in pieces of this many bytes (a multiple of
+/// the page size).
+const RELEASE_STEP: usize = 1 << 20;
+
 impl MappedSource {
     /// Inputs smaller than this are read: mapping pays off for large files only.
     const MIN_LEN: u64 = 1 << 20;
@@ -235,13 +240,33 @@ impl MappedSource {
     }
 
     /// Parses and verifies under `rules`; on failure prints the diagnostics and returns
-    /// [`Reported`].
+    /// [`Reported`]. The pages of the text the parser is done with are given back to the
+    /// system as it goes (they come back from the page cache if a diagnostic needs them),
+    /// so that the input and the module it becomes are not resident at once.
     pub fn load_with(&self, rules: Rules) -> Result<Module> {
         let text = self.text();
+        let start = self.map.len() - text.len();
+        let mut released = 0;
+        let mut release = |offset: usize| {
+            let end = (start + offset) & !(RELEASE_STEP - 1);
+            if end > released {
+                // SAFETY: the map is a private, read-only map of a file that does not
+                // change while ehir runs: pages dropped here are read from the file
+                // again on their next access, with the same contents.
+                let _ = unsafe {
+                    self.map.unchecked_advise_range(
+                        memmap2::UncheckedAdvice::DontNeed,
+                        released,
+                        end - released,
+                    )
+                };
+                released = end;
+            }
+        };
         load(
             &self.name,
             text,
-            ehir_reader::parse_module(&self.name, text),
+            ehir_reader::parse_module_with_progress(&self.name, text, &mut release),
             rules,
         )
     }

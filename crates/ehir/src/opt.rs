@@ -112,15 +112,15 @@ pub fn opt_command(args: &OptArgs) -> Result<i32> {
     let plain = !args.verify_diagnostics && !args.split_input_file && !args.verify_roundtrip;
     let rules = input_rules(args);
     if plain && let Some(source) = MappedSource::open(&args.input)? {
-        let mut module = source.load_with(rules)?;
-        run_passes_of(args, &mut module, &|d| source.report(d))?;
-        write_output(args.output.as_deref(), |w| {
-            ehir_core::printer::print_module(w, &module)?;
-            Ok(())
-        })?;
-        return Ok(0);
+        let load = || source.load_with(rules);
+        return plain_opt(args, &load, &|d| source.report(d));
     }
     let source = Source::read(&args.input)?;
+    let abi = crate::build::front_end_abi(args.abi, None)?;
+    if plain {
+        let load = || source.load_for_with(abi, rules);
+        return plain_opt(args, &load, &|d| source.report(d));
+    }
     let chunks: Vec<Source> = if args.split_input_file {
         split_input(&source)
     } else {
@@ -134,7 +134,6 @@ pub fn opt_command(args: &OptArgs) -> Result<i32> {
         }
         return Ok(status);
     }
-    let abi = crate::build::front_end_abi(args.abi, None)?;
     let mut outputs = Vec::with_capacity(chunks.len());
     let mut failed = false;
     for chunk in &chunks {
@@ -162,6 +161,72 @@ pub fn opt_command(args: &OptArgs) -> Result<i32> {
         Ok(())
     })?;
     Ok(0)
+}
+
+/// `ehir opt` of one module without `--split-input-file`, `--verify-diagnostics` or
+/// `--verify-roundtrip`: loads it (`load` parses, verifies and reports), runs the passes
+/// and prints it. The passes run function by function where they can
+/// ([`stream_passes`]); when that stops, the module is loaded again and run pass by pass
+/// over the whole module, which reports the errors as usual.
+fn plain_opt(
+    args: &OptArgs,
+    load: &dyn Fn() -> Result<Module>,
+    report: &dyn Fn(&Diagnostics),
+) -> Result<i32> {
+    let mut module = load()?;
+    if !args.print_after_all
+        && let Ok(Some(passes)) = pipeline_for(args, &module)
+        && let Ok(manager) = pipeline_manager(&mut module, &passes)
+    {
+        let output = args.output.as_deref();
+        let streamed = if crate::output::discards_partial_output(output) {
+            write_output(output, |w| stream_passes(&manager, module, w))
+        } else {
+            // Written only once complete: a terminal or a pipe cannot take output back.
+            let mut text = Vec::new();
+            stream_passes(&manager, module, &mut text)
+                .and_then(|()| write_output(output, |w| Ok(w.write_all(&text)?)))
+        };
+        match streamed {
+            Err(e) if e.is::<WholeModuleRunNeeded>() => module = load()?,
+            other => return other.map(|()| 0),
+        }
+    }
+    run_passes_of(args, &mut module, report)?;
+    write_output(args.output.as_deref(), |w| {
+        ehir_core::printer::print_module(w, &module)?;
+        Ok(())
+    })?;
+    Ok(0)
+}
+
+/// The function-by-function run stopped: the whole-module run reports why.
+#[derive(Debug)]
+struct WholeModuleRunNeeded;
+
+impl std::fmt::Display for WholeModuleRunNeeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the passes must run over the whole module")
+    }
+}
+
+impl std::error::Error for WholeModuleRunNeeded {}
+
+/// Runs `manager`'s passes on `module` one function at a time and prints each function
+/// as soon as it is through ([`ehir_passes::function_by_function::print_function_by_function`]).
+/// Fails with [`WholeModuleRunNeeded`] when the whole-module run must report something;
+/// what was written must then be discarded.
+fn stream_passes(
+    manager: &ehir_passes::PassManager,
+    mut module: Module,
+    w: &mut dyn std::io::Write,
+) -> Result<()> {
+    use ehir_passes::FunctionByFunctionError;
+    match ehir_passes::function_by_function::print_function_by_function(manager, &mut module, w) {
+        Ok(()) => Ok(()),
+        Err(FunctionByFunctionError::WholeModuleRunNeeded) => Err(WholeModuleRunNeeded.into()),
+        Err(FunctionByFunctionError::Consumer(e)) => Err(e.into()),
+    }
 }
 
 /// Splits `source` at its `// -----` lines. Each part keeps the whole file's line numbers:
@@ -279,15 +344,27 @@ fn promote_region_free_functions(module: &mut Module) {
     }
 }
 
+/// The pass manager of a pipeline for a module that was verified when it was loaded,
+/// with the module prepared for it.
+fn pipeline_manager(
+    module: &mut Module,
+    passes: &str,
+) -> Result<ehir_passes::PassManager, ehir_passes::PassError> {
+    if passes.starts_with("eh-abi-lowering") {
+        promote_region_free_functions(module);
+    }
+    let mut manager = ehir_passes::PassManager::from_pipeline(passes)?;
+    // Every caller verified the module when it loaded it; verify it once.
+    manager.set_verify_input(false);
+    Ok(manager)
+}
+
 /// Runs a pipeline; the diagnostics of a failing pass name the pass.
 pub fn run_pipeline(
     module: &mut Module,
     passes: &str,
     print_after_all: bool,
 ) -> Result<(), Diagnostics> {
-    if passes.starts_with("eh-abi-lowering") {
-        promote_region_free_functions(module);
-    }
     let fail = |err: ehir_passes::PassError| {
         let mut diagnostics = err.diagnostics();
         if let Some(pass) = err.pass() {
@@ -297,9 +374,7 @@ pub fn run_pipeline(
         }
         diagnostics
     };
-    let mut manager = ehir_passes::PassManager::from_pipeline(passes).map_err(fail)?;
-    // Every caller verified the module when it loaded it; verify it once.
-    manager.set_verify_input(false);
+    let mut manager = pipeline_manager(module, passes).map_err(fail)?;
     if print_after_all {
         manager.set_print_after_each(|pass, module| {
             eprintln!("// -----// IR after {pass} //----- //");

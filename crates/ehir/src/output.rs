@@ -50,6 +50,20 @@ pub fn write_output(
     }
 }
 
+/// Whether output that [`write_output`] is given for `path` goes nowhere when the
+/// producer fails: a file written through a temporary (any path that is not stdout or a
+/// special file), or the null device.
+pub fn discards_partial_output(path: Option<&Path>) -> bool {
+    match path {
+        None => false,
+        Some(p) if p.as_os_str() == "-" => false,
+        Some(p) if is_special_file(p) => {
+            std::fs::canonicalize(p).is_ok_and(|c| c == Path::new("/dev/null"))
+        }
+        Some(_) => true,
+    }
+}
+
 /// Gives the unnamed `file` the name `target`: links it into `dir` under a hidden name and
 /// renames that over `target`. Where the file cannot be linked (no `O_TMPFILE` or no
 /// `/proc`), its contents are copied into a named temporary file that is renamed instead.

@@ -35,24 +35,9 @@ pub fn module_to_string(module: &Module) -> String {
 /// same bytes as on one thread.
 pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
     let ctx = &module.ctx;
-    let mut types = TypeTexts::default();
+    let mut printer = ItemPrinter::new(module);
     let mut o: Vec<u8> = Vec::with_capacity(FLUSH_AT + 4096);
-    let wrapped = module.wrapped || !module.attributes.is_empty();
-    // Inside `module { ... }`: record aliases first (outside the braces), then the rest.
-    let (outside, inside): (Vec<Item>, Vec<Item>) = if wrapped {
-        module
-            .items
-            .iter()
-            .copied()
-            .partition(|item| matches!(item, Item::Record(_)))
-    } else {
-        (module.items.clone(), Vec::new())
-    };
-    let mut items: Vec<Option<Item>> = outside.into_iter().map(Some).collect();
-    if wrapped {
-        items.push(None);
-        items.extend(inside.into_iter().map(Some));
-    }
+    let items = ItemPrinter::order(module);
     let threads = rayon::current_num_threads();
     let mut batch: Vec<&Function> = Vec::new();
     let mut batch_ops = 0;
@@ -76,14 +61,74 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
             }
             continue;
         }
-        let Some(item) = *item else {
+        match *item {
+            Some(Item::Function(f)) => {
+                FunctionPrinter::new(ctx, &module.functions[f], &mut printer.types)
+                    .print(w, &mut o)?
+            }
+            item => printer.item(&mut o, module, item),
+        }
+        if o.len() >= FLUSH_AT {
+            w.write_all(&o)?;
+            o.clear();
+        }
+    }
+    printer.finish(&mut o);
+    w.write_all(&o)
+}
+
+/// Prints the items of a module one by one, for a caller that prints (or has printed)
+/// its functions itself ([`print_function`]) and puts them in [`ItemPrinter::order`]:
+/// together they make the text of [`print_module`].
+pub struct ItemPrinter {
+    types: TypeTexts,
+    wrapped: bool,
+}
+
+impl ItemPrinter {
+    /// A printer of the items of `module`.
+    pub fn new(module: &Module) -> ItemPrinter {
+        ItemPrinter {
+            types: TypeTexts::default(),
+            wrapped: module.wrapped || !module.attributes.is_empty(),
+        }
+    }
+
+    /// The order in which the items of `module` are printed; `None` stands for the
+    /// `module ... {` line that opens a wrapped module (record aliases come before it).
+    pub fn order(module: &Module) -> Vec<Option<Item>> {
+        let wrapped = module.wrapped || !module.attributes.is_empty();
+        // Inside `module { ... }`: record aliases first (outside the braces), then the rest.
+        let (outside, inside): (Vec<Item>, Vec<Item>) = if wrapped {
+            module
+                .items
+                .iter()
+                .copied()
+                .partition(|item| matches!(item, Item::Record(_)))
+        } else {
+            (module.items.clone(), Vec::new())
+        };
+        let mut items: Vec<Option<Item>> = outside.into_iter().map(Some).collect();
+        if wrapped {
+            items.push(None);
+            items.extend(inside.into_iter().map(Some));
+        }
+        items
+    }
+
+    /// Appends the text of `item` (the `module {` line for `None`) to `o`. A function is
+    /// printed with [`print_function`].
+    pub fn item(&mut self, o: &mut Vec<u8>, module: &Module, item: Option<Item>) {
+        let ctx = &module.ctx;
+        let types = &mut self.types;
+        let Some(item) = item else {
             o.s("module ");
             if !module.attributes.is_empty() {
-                push_attribute_dict(&mut o, &module.attributes, false);
+                push_attribute_dict(o, &module.attributes, false);
                 o.s(" ");
             }
             o.s("{\n");
-            continue;
+            return;
         };
         match item {
             Item::Record(i) => {
@@ -95,7 +140,7 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
                 // An anonymous record (empty name) prints without one.
                 if !ctx.name(r.name).is_empty() {
                     o.s(" ");
-                    push_string(&mut o, ctx.name(r.name).as_bytes());
+                    push_string(o, ctx.name(r.name).as_bytes());
                 }
                 if ctx.packed_records.contains(&r.alias) {
                     o.s(" packed");
@@ -120,7 +165,7 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
             Item::TypeInfo(i) => {
                 let t = &ctx.typeinfos[i];
                 o.s("cir.typeinfo ");
-                push_symbol(&mut o, ctx.name(t.symbol));
+                push_symbol(o, ctx.name(t.symbol));
                 o.s(" : ");
                 o.b(types.get(ctx, t.ty));
                 if !t.bases.is_empty() {
@@ -129,7 +174,7 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
                         if i > 0 {
                             o.s(", ");
                         }
-                        push_symbol(&mut o, ctx.name(b));
+                        push_symbol(o, ctx.name(b));
                         o.s(" at ");
                         o.u(off);
                     }
@@ -148,11 +193,11 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
                 }
                 o.s(g.linkage.name());
                 o.s(" ");
-                push_symbol(&mut o, ctx.name(g.name));
+                push_symbol(o, ctx.name(g.name));
                 match g.init {
                     Some(a) => {
                         o.s(" = ");
-                        push_attr(&mut o, &mut types, ctx, a);
+                        push_attr(o, types, ctx, a);
                         // Attributes without their own type get the global's type.
                         if ctx.attrs.get(a).ty(ctx.types.common().bool).is_none() {
                             o.s(" : ");
@@ -172,18 +217,19 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
                 o.s("\n");
             }
             Item::Function(f) => {
-                FunctionPrinter::new(ctx, &module.functions[f], &mut types).print(w, &mut o)?
+                let mut out = Vec::new();
+                let _ = print_function(&mut out, ctx, &module.functions[f]);
+                o.extend_from_slice(&out);
             }
         }
-        if o.len() >= FLUSH_AT {
-            w.write_all(&o)?;
-            o.clear();
+    }
+
+    /// Appends what ends the module: the `}` of a wrapped module.
+    pub fn finish(&self, o: &mut Vec<u8>) {
+        if self.wrapped {
+            o.s("}\n");
         }
     }
-    if wrapped {
-        o.s("}\n");
-    }
-    w.write_all(&o)
 }
 
 /// How many ops per thread [`print_module`] prints in parallel before writing them: enough

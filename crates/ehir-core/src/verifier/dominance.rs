@@ -63,6 +63,10 @@ pub(crate) struct Cfg {
     local: SecondaryMap<Block, u32>,
     dom_pre: SecondaryMap<Block, u32>,
     dom_post: SecondaryMap<Block, u32>,
+    /// Predecessors counted per block while the edges are collected.
+    pred_count: SecondaryMap<Block, u32>,
+    /// The dominator tree of the region being computed (its buffers reused).
+    dominators: DominatorTree,
 }
 
 /// The CFG of one region as a [`DirectedGraph`]: node `i` is the region's block `i`.
@@ -106,21 +110,33 @@ pub(crate) fn edge_kind(kind: &OpKind, index: usize, count: usize) -> EdgeKind {
 }
 
 impl Cfg {
-    /// Builds the CFG of every region. Edges that leave their region or enter a region's
+    /// Builds the CFG of every region in place (the tables keep their allocations from
+    /// the function built before). Edges that leave their region or enter a region's
     /// entry block are left out (the structure checks report them).
-    pub fn build(dfg: &DataFlowGraph, index: &FuncIndex) -> Cfg {
-        let mut cfg = Cfg::default();
+    pub fn rebuild(&mut self, dfg: &DataFlowGraph, index: &FuncIndex) {
+        let cfg = self;
         let num_blocks = dfg.blocks.len();
-        cfg.succ_range.resize(num_blocks);
-        cfg.pred_range.resize(num_blocks);
+        cfg.succ_edges.clear();
+        cfg.pred_edges.clear();
+        for map in [
+            &mut cfg.local,
+            &mut cfg.dom_pre,
+            &mut cfg.dom_post,
+            &mut cfg.pred_count,
+        ] {
+            map.clear();
+            map.resize(num_blocks);
+        }
+        for map in [&mut cfg.succ_range, &mut cfg.pred_range] {
+            map.clear();
+            map.resize(num_blocks);
+        }
+        cfg.reachable.clear();
         cfg.reachable.resize(num_blocks);
-        cfg.local.resize(num_blocks);
-        cfg.dom_pre.resize(num_blocks);
-        cfg.dom_post.resize(num_blocks);
         // Edges in block order (so each block's successors are contiguous), counting the
         // predecessors of each target on the way.
         // Sized once from the entity counts (flat code has about two edges per block).
-        let mut pred_count: SecondaryMap<Block, u32> = SecondaryMap::with_capacity(num_blocks);
+        let pred_count = &mut cfg.pred_count;
         cfg.succ_edges.reserve(2 * index.blocks.len());
         for &region in &index.regions {
             let blocks = index.region_blocks(region);
@@ -163,18 +179,18 @@ impl Cfg {
                 cfg.pred_range[block] = (start, start);
                 start += count;
             }
-            cfg.pred_edges = cfg.succ_edges.clone();
+            cfg.pred_edges.extend_from_slice(&cfg.succ_edges);
             for edge in &cfg.succ_edges {
                 let range = &mut cfg.pred_range[edge.to];
                 cfg.pred_edges[range.1 as usize] = *edge;
                 range.1 += 1;
             }
         }
-        let mut tree = DominatorTree::default();
+        let mut tree = std::mem::take(&mut cfg.dominators);
         for &region in &index.regions {
             cfg.compute_dominators(region, index, &mut tree);
         }
-        cfg
+        cfg.dominators = tree;
     }
 
     /// The edges leaving a block.

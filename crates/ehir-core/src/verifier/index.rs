@@ -45,6 +45,27 @@ pub(crate) struct FuncIndex {
     region_up: SecondaryMap<Region, PackedOption<Region>>,
     /// Jump pointers (Myers' skew-binary scheme) for O(log depth) ancestor queries.
     region_jump: SecondaryMap<Region, PackedOption<Region>>,
+    /// Buffers of [`FuncIndex::rebuild`]'s walk, kept for the next function.
+    walk: WalkScratch,
+}
+
+/// The walk's own tables, reused from one function to the next.
+#[derive(Default)]
+struct WalkScratch {
+    /// Ops seen per block and blocks seen per region; they become the ranges.
+    block_op_count: SecondaryMap<Block, u32>,
+    region_block_count: SecondaryMap<Region, u32>,
+    block_pos: SecondaryMap<Block, u32>,
+    seen_region: SecondaryMap<Region, bool>,
+    /// Regions of an op still to walk, with their positions.
+    pending: Vec<(Region, u32)>,
+    stack: Vec<Frame>,
+}
+
+/// Makes `map` `len` default entries, reusing its allocation.
+fn reset<K: EntityRef, V: Clone + Default>(map: &mut SecondaryMap<K, V>, len: usize) {
+    map.clear();
+    map.resize(len);
 }
 
 struct Frame {
@@ -58,20 +79,54 @@ struct Frame {
 }
 
 impl FuncIndex {
-    /// Walks the body of `func`, reporting layout inconsistencies to `report`.
-    pub fn build(func: &Function, report: &mut dyn FnMut(Diagnostic)) -> FuncIndex {
-        let mut index = FuncIndex::default();
+    /// Walks the body of `func`, reporting layout inconsistencies to `report`: the index
+    /// of `func`, built in place so that its tables keep their allocations from the
+    /// function indexed before.
+    pub fn rebuild(&mut self, func: &Function, report: &mut dyn FnMut(Diagnostic)) {
+        let mut walk = std::mem::take(&mut self.walk);
+        self.clear();
+        self.walk_body(func, report, &mut walk);
+        self.walk = walk;
+    }
+
+    /// Empties every table (keeping its allocation).
+    fn clear(&mut self) {
+        self.ops.clear();
+        self.blocks.clear();
+        self.regions.clear();
+        self.op_block.clear();
+        self.op_pos.clear();
+        self.block_region.clear();
+        self.block_op_range.clear();
+        self.block_op_list.clear();
+        self.block_number.clear();
+        self.region_block_range.clear();
+        self.region_block_list.clear();
+        self.region_parent.clear();
+        self.region_number.clear();
+        self.region_depth.clear();
+        self.region_up.clear();
+        self.region_jump.clear();
+    }
+
+    fn walk_body(
+        &mut self,
+        func: &Function,
+        report: &mut dyn FnMut(Diagnostic),
+        walk: &mut WalkScratch,
+    ) {
+        let index = self;
         let dfg = &func.dfg;
         let layout = &func.layout;
         let Some(body) = func.body else {
-            return index;
+            return;
         };
         if body.index() >= dfg.regions.len() {
             report(Diagnostic::error(
                 func.loc,
                 "the function body region does not exist",
             ));
-            return index;
+            return;
         }
         let (num_ops, num_blocks, num_regions) =
             (dfg.ops.len(), dfg.blocks.len(), dfg.regions.len());
@@ -87,20 +142,23 @@ impl FuncIndex {
         index.region_depth.resize(num_regions);
         index.region_up.resize(num_regions);
         index.region_jump.resize(num_regions);
-        // Ops seen per block and blocks seen per region; they become the ranges.
-        let mut block_op_count: SecondaryMap<Block, u32> = SecondaryMap::new();
-        block_op_count.resize(num_blocks);
-        let mut region_block_count: SecondaryMap<Region, u32> = SecondaryMap::new();
-        region_block_count.resize(num_regions);
-        let mut block_pos: SecondaryMap<Block, u32> = SecondaryMap::new();
-        block_pos.resize(num_blocks);
-        let mut seen_region: SecondaryMap<Region, bool> = SecondaryMap::new();
-        seen_region.resize(num_regions);
+        let WalkScratch {
+            block_op_count,
+            region_block_count,
+            block_pos,
+            seen_region,
+            pending,
+            stack,
+        } = walk;
+        reset(block_op_count, num_blocks);
+        reset(region_block_count, num_regions);
+        reset(block_pos, num_blocks);
+        reset(seen_region, num_regions);
         // An op or block was seen once its `op_block` or `block_region` is set.
         seen_region[body] = true;
-        let mut pending: Vec<(Region, u32)> = Vec::new();
-        let mut stack = Vec::new();
-        index.enter(&mut stack, func, body, None, 0, 0, (0, 0));
+        pending.clear();
+        stack.clear();
+        index.enter(stack, func, body, None, 0, 0, (0, 0));
         while let Some(top) = stack.last_mut() {
             if let Some(first) = top.next_op.take() {
                 let block = top.block.expect("ops are walked inside a block");
@@ -180,7 +238,7 @@ impl FuncIndex {
                     let (first, number) = pending[first_pending];
                     let depth = index.region_depth[top.region] + 1;
                     let rest = (first_pending as u32 + 1, pending.len() as u32);
-                    index.enter(&mut stack, func, first, Some(op), number, depth, rest);
+                    index.enter(stack, func, first, Some(op), number, depth, rest);
                 }
                 continue;
             }
@@ -188,7 +246,7 @@ impl FuncIndex {
                 let region = top.region;
                 if block.index() >= dfg.blocks.len() {
                     report(Diagnostic::error(
-                        region_loc(func, &index, region),
+                        region_loc(func, index, region),
                         format!("region lists {block}, which does not exist"),
                     ));
                     continue;
@@ -223,15 +281,7 @@ impl FuncIndex {
                 let (region, number) = pending[next as usize];
                 let parent = index.region_parent[done.region].expand();
                 let depth = index.region_depth[done.region];
-                index.enter(
-                    &mut stack,
-                    func,
-                    region,
-                    parent,
-                    number,
-                    depth,
-                    (next + 1, end),
-                );
+                index.enter(stack, func, region, parent, number, depth, (next + 1, end));
             }
         }
         // Lay out the ops of each block and the blocks of each region contiguously.
@@ -242,7 +292,9 @@ impl FuncIndex {
             index.block_op_range[block] = (start, start + count);
             start += count;
         }
-        index.block_op_list = vec![Op::reserved_value(); start as usize];
+        index
+            .block_op_list
+            .resize(start as usize, Op::reserved_value());
         for &op in &index.ops {
             let block = index.op_block[op].expect("placed");
             let at = index.block_op_range[block].0 + index.op_pos[op];
@@ -255,13 +307,14 @@ impl FuncIndex {
             index.region_block_range[region] = (start, start + count);
             start += count;
         }
-        index.region_block_list = vec![Block::reserved_value(); start as usize];
+        index
+            .region_block_list
+            .resize(start as usize, Block::reserved_value());
         for &block in &index.blocks {
             let region = index.block_region[block].expect("placed");
             let at = index.region_block_range[region].0 + block_pos[block];
             index.region_block_list[at as usize] = block;
         }
-        index
     }
 
     /// The ops of a block in order (empty for a block the walk did not reach).

@@ -191,12 +191,15 @@ fn verify_module_checking(
     let per_function: Vec<Vec<Diagnostic>> = if rayon::current_num_threads() > 1 {
         funcs
             .par_iter()
-            .map(|func| verify_function_in(&module.ctx, Some(module), func, rules))
+            .map_init(Scratch::default, |scratch, func| {
+                verify_function_in(&module.ctx, Some(module), func, rules, scratch)
+            })
             .collect()
     } else {
+        let mut scratch = Scratch::default();
         funcs
             .iter()
-            .map(|func| verify_function_in(&module.ctx, Some(module), func, rules))
+            .map(|func| verify_function_in(&module.ctx, Some(module), func, rules, &mut scratch))
             .collect()
     };
     for d in per_function {
@@ -258,7 +261,25 @@ pub fn as_input_errors(mut diags: Diagnostics) -> Diagnostics {
 /// Verifies one function. Symbol references (callees, globals) are resolved only by
 /// [`verify_module`], which knows the other functions and globals.
 pub fn verify_function(ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
-    verify_function_in(ctx, None, func, Rules::Executable)
+    with_thread_scratch(|scratch| verify_function_in(ctx, None, func, Rules::Executable, scratch))
+}
+
+/// Verifies one function of `module` that is not stored in it (a function taken out of
+/// its module to be rewritten): symbol references resolve against `module`, types and
+/// attributes against `ctx` (the module's context, or a copy of it that may have grown).
+/// The diagnostics are those [`verify_module`] reports for the function.
+pub fn verify_function_of(module: &Module, ctx: &ModuleCtx, func: &Function) -> Vec<Diagnostic> {
+    with_thread_scratch(|scratch| {
+        verify_function_in(ctx, Some(module), func, Rules::Executable, scratch)
+    })
+}
+
+/// Runs `f` with this thread's [`Scratch`] (taken out while `f` runs).
+fn with_thread_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    let mut scratch = SCRATCH.take();
+    let result = f(&mut scratch);
+    SCRATCH.set(scratch);
+    result
 }
 
 fn verify_function_in(
@@ -266,10 +287,13 @@ fn verify_function_in(
     module: Option<&Module>,
     func: &Function,
     rules: Rules,
+    scratch: &mut Scratch,
 ) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let index = FuncIndex::build(func, &mut |d| diags.push((RuleFamily::Index, d)));
-    let cfg = Cfg::build(&func.dfg, &index);
+    // The tables of the function verified before, rebuilt in place.
+    let Scratch { mut index, mut cfg } = std::mem::take(scratch);
+    index.rebuild(func, &mut |d| diags.push((RuleFamily::Index, d)));
+    cfg.rebuild(&func.dfg, &index);
     let verifier = FuncVerifier {
         ctx,
         module,
@@ -286,11 +310,30 @@ fn verify_function_in(
     if func.body.is_some() && !verifier.index.regions.is_empty() {
         verifier.check_body();
     }
-    let mut diags = verifier.diags.into_inner();
+    let FuncVerifier {
+        index, cfg, diags, ..
+    } = verifier;
+    *scratch = Scratch { index, cfg };
+    let mut diags = diags.into_inner();
     // Source order; at one location (and among unlocated diagnostics, which come last),
     // the order of the rule families, each in the order it found them.
     diags.sort_by_key(|(family, d)| (d.loc.offset().unwrap_or(usize::MAX), *family));
     diags.into_iter().map(|(_, d)| d).collect()
+}
+
+/// The per-function tables of the verifier, kept between functions so that verifying a
+/// module does not allocate and free them once per function.
+#[derive(Default)]
+struct Scratch {
+    index: FuncIndex,
+    cfg: Cfg,
+}
+
+thread_local! {
+    /// The tables of the last function this thread verified on its own
+    /// ([`verify_function`], [`verify_function_of`]: a pass manager verifying a module
+    /// function by function); [`verify_module`] keeps its own for the duration of a call.
+    static SCRATCH: Cell<Scratch> = Cell::new(Scratch::default());
 }
 
 /// The rule families of the verifier: the checks of a function body, in the order their

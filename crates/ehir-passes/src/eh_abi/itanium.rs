@@ -150,12 +150,12 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
     let findings: Vec<Vec<CallFinding>> = if rayon::current_num_threads() > 1 {
         funcs
             .par_iter()
-            .map(|func| call_findings(module, func))
+            .map(|func| call_findings(module, &module.ctx, func))
             .collect()
     } else {
         funcs
             .iter()
-            .map(|func| call_findings(module, func))
+            .map(|func| call_findings(module, &module.ctx, func))
             .collect()
     };
     let mut missing: Vec<(Symbol, Type, Loc)> = Vec::new();
@@ -189,6 +189,25 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
     Ok(())
 }
 
+/// The callees of `func` that [`declare_runtime_functions`] would declare, with the
+/// signature and location of the first call of each, given the declarations `module`
+/// holds now: a function lowered after others sees the declarations added for them.
+/// `Err` when a call disagrees with a runtime function's declaration (the whole-module
+/// run reports it).
+pub(crate) fn undeclared_callees(
+    module: &Module,
+    ctx: &ModuleCtx,
+    func: &Function,
+) -> Result<Vec<(Symbol, Type, Loc)>, ()> {
+    call_findings(module, ctx, func)
+        .into_iter()
+        .map(|finding| match finding {
+            CallFinding::Missing(callee, sig, loc) => Ok((callee, sig, loc)),
+            CallFinding::Conflict(..) => Err(()),
+        })
+        .collect()
+}
+
 /// What [`declare_runtime_functions`] finds at one direct call.
 enum CallFinding {
     /// The callee is a runtime function the module declares (function `id`) with another
@@ -199,8 +218,9 @@ enum CallFinding {
     Missing(Symbol, Type, Loc),
 }
 
-/// The findings of the direct calls of `func`, in op order.
-fn call_findings(module: &Module, func: &Function) -> Vec<CallFinding> {
+/// The findings of the direct calls of `func`, in op order (`ctx` names the callees: the
+/// module's context or a copy of it).
+fn call_findings(module: &Module, ctx: &ModuleCtx, func: &Function) -> Vec<CallFinding> {
     let mut findings = Vec::new();
     for op in func.walk_ops() {
         let (OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. }) =
@@ -214,7 +234,7 @@ fn call_findings(module: &Module, func: &Function) -> Vec<CallFinding> {
         match module.function_by_name(callee) {
             Some(id)
                 if module.functions[id].sig != sig
-                    && runtime_function(module.ctx.name(callee)).is_some() =>
+                    && runtime_function(ctx.name(callee)).is_some() =>
             {
                 findings.push(CallFinding::Conflict(id, callee));
             }

@@ -5,9 +5,9 @@
 pub mod itanium;
 pub mod msvc;
 
-use crate::pass::{Pass, for_each_definition_in};
+use crate::pass::{FunctionStep, Pass};
 use ehir_core::abi::EhAbi;
-use ehir_core::{Diagnostic, Diagnostics, Function, Module, ModuleCtx, Phase};
+use ehir_core::{Diagnostic, Function, Module, ModuleCtx, Phase};
 
 /// The name of the pass that lowers to `abi` (`eh-abi-lowering=itanium`).
 pub fn pass_name(abi: EhAbi) -> &'static str {
@@ -63,20 +63,19 @@ impl Pass for EhAbiLowering {
         Some(self.abi.phase())
     }
 
-    fn run(&self, module: &mut Module) -> Result<(), Diagnostics> {
-        for_each_definition_in(module, Phase::Flat, |ctx, func| {
-            match self.abi {
+    fn function_step(&self, _: &Module) -> Option<FunctionStep<'_>> {
+        let abi = self.abi;
+        let mut step = FunctionStep::on_definitions_in(Phase::Flat, move |ctx, func| {
+            match abi {
                 EhAbi::Itanium => itanium::lower_function(ctx, func)?,
                 EhAbi::Msvc => msvc::lower_function(ctx, func)?,
             }
-            func.phase = self.abi.phase();
+            func.phase = abi.phase();
             Ok(())
-        })?;
+        });
         // The lowering calls runtime functions (`__cxa_begin_catch`, ...) that a single
-        // function cannot declare; declare them module-wide.
-        if self.abi == EhAbi::Itanium {
-            itanium::declare_runtime_functions(module)?;
-        }
-        Ok(())
+        // function cannot declare; they are declared module-wide.
+        step.declares_callees = abi == EhAbi::Itanium;
+        Some(step)
     }
 }

@@ -61,7 +61,7 @@ mod control_flow;
 mod eh;
 mod frames;
 
-use crate::pass::for_each_definition_in;
+use crate::pass::FunctionStep;
 use control_flow::{LabelInfo, LeavingTerminator};
 use ehir_core::{
     Block, CursorPosition, Diagnostic, Diagnostics, FuncCursor, Function, Loc, Module, ModuleCtx,
@@ -72,8 +72,14 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Flattens every structured function definition of the module.
 pub fn flatten_module(module: &mut Module) -> Result<(), Diagnostics> {
+    crate::pass::run_step(module, &flatten_step(module))
+}
+
+/// `flatten-cfg` as a step on one function: [`flatten_function`] on each structured
+/// definition, with the `nothrow` callees of `module`.
+pub fn flatten_step(module: &Module) -> FunctionStep<'static> {
     let nothrow = nothrow_callees(module);
-    for_each_definition_in(module, Phase::Structured, |ctx, func| {
+    FunctionStep::on_definitions_in(Phase::Structured, move |ctx, func| {
         flatten_function(ctx, &nothrow, func)
     })
 }

@@ -1,6 +1,6 @@
 //! `scaling`: the best-of-N time of `lowering-prepare,flatten-cfg` on the benchmark
 //! workloads as size or depth doubles, with the ratio of each step to the previous one
-//! (linear cost: 2.0). `cargo run --release -p ehir-passes --example scaling [-- N]`.
+//! (linear cost: 2.0). `cargo run --release -p ehir-passes --example flatten_scaling [-- N]`.
 
 use ehir_core::Module;
 use ehir_passes::PassManager;
