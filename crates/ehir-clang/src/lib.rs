@@ -71,6 +71,10 @@
 //!   long` there, so a thrown `size_t` has the type code `_K`, as with Clang for Windows.
 //!
 //! # Conventions
+//! Records are named by the C++ type's name as Clang prints it, except that the source
+//! location Clang writes into the name of an entity without one keeps only the file's
+//! name (`(lambda at f.cpp:3:12)`, never the directory Clang was given: output is the
+//! same wherever the input is; `cirgen::State::output_name`).
 //! The module records its target as the `cir.triple` attribute (so the interpreter
 //! treats its undefined functions as the library's, never as probes). Inline functions
 //! (declared `inline`, defined in their class, template instantiations, implicit special

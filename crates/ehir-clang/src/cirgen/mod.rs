@@ -96,6 +96,9 @@ pub struct State<'ast> {
     /// location of their declarations in the module (diagnostics about a function
     /// defined elsewhere point there).
     pub callee_locs: HashMap<String, Loc>,
+    /// The file paths in the names of unnamed entities (`(lambda at /src/f.cpp:3:12)`)
+    /// → what output names them by ([`State::output_name`]).
+    pub location_files: BTreeMap<String, String>,
 }
 
 impl<'ast> State<'ast> {
@@ -178,6 +181,46 @@ impl<'ast> State<'ast> {
         })
     }
 
+    /// The name output gives a C++ type named `name`: each source location Clang writes
+    /// into the name of an entity without one (`(lambda at /src/f.cpp:3:12)`) keeps only
+    /// the file's name (`(lambda at f.cpp:3:12)`), so that output does not depend on
+    /// where the input is; files of one name in different directories are told apart by
+    /// a number, in order of first use (`f.cpp#2`).
+    pub fn output_name(&mut self, name: &str) -> String {
+        let mut out = String::with_capacity(name.len());
+        let mut copied = 0;
+        for range in crate::types::location_paths(name) {
+            out.push_str(&name[copied..range.start]);
+            let path = &name[range.clone()];
+            let short = match self.location_files.get(path) {
+                Some(short) => short.clone(),
+                None => {
+                    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+                    let taken = self.location_files.values().filter(|s| {
+                        s.as_str() == file
+                            || s.strip_prefix(file).is_some_and(|n| n.starts_with('#'))
+                    });
+                    let short = match taken.count() {
+                        0 => file.to_string(),
+                        n => format!("{file}#{}", n + 1),
+                    };
+                    self.location_files.insert(path.to_string(), short.clone());
+                    short
+                }
+            };
+            out.push_str(&short);
+            copied = range.end;
+        }
+        out.push_str(&name[copied..]);
+        out
+    }
+
+    /// The alias (`!rec_…`) of the record of the class named `name`.
+    pub fn record_alias(&mut self, ctx: &mut ModuleCtx, name: &str) -> ehir_core::Symbol {
+        let output = self.output_name(name);
+        ctx.sym(&ehir_core::abi::records::record_alias(&output))
+    }
+
     /// The CIR type of a C++ type (references are pointers).
     pub fn cir_type(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<Type> {
         let common = *ctx.types.common();
@@ -199,7 +242,7 @@ impl<'ast> State<'ast> {
                     // A class pointing to itself (or to a class whose layout is being
                     // computed): its record by name, declared when its layout is done.
                     CType::Named(name) if self.laying_out.contains(name) => {
-                        let alias = ctx.sym(&ehir_core::abi::records::record_alias(name));
+                        let alias = self.record_alias(ctx, name);
                         ctx.types.record(alias)
                     }
                     _ => self.cir_type(ctx, node, inner)?,
@@ -213,9 +256,10 @@ impl<'ast> State<'ast> {
             CType::Function(f) => self.function_cir_type(ctx, node, f, None)?,
             CType::Named(name) if self.class_node(node, name).is_err() => {
                 // An incomplete class (only pointed to): an opaque record.
-                let alias = ctx.sym(&ehir_core::abi::records::record_alias(name));
+                let alias = self.record_alias(ctx, name);
                 if ctx.record(alias).is_none() {
-                    let record_name = ctx.sym(name);
+                    let output = self.output_name(name);
+                    let record_name = ctx.sym(&output);
                     ctx.declare_record(ehir_core::RecordDecl {
                         alias,
                         kind: ehir_core::RecordKind::Struct,
@@ -379,6 +423,7 @@ impl<'ast> State<'ast> {
             rtti_globals: Vec::new(),
             defined_globals: (0, 0),
             callee_locs: HashMap::new(),
+            location_files: BTreeMap::new(),
         }
     }
 }
