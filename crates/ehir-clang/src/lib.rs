@@ -60,8 +60,11 @@
 //!
 //! Names, decided so that `ehir build --abi msvc` links against msvcrt.dll and runs:
 //! - **functions and globals** keep the name Clang gives for the target, the Microsoft
-//!   decoration (`?f@@YAXH@Z`, constructors `??0A@@QEAA@XZ`, destructors `??1A@@QEAA@XZ`,
-//!   `??2@YAPEAX_K@Z` for `operator new`): they are the names msvcrt.dll exports and
+//!   decoration (`?f@@YAXH@Z`, constructors `??0A@@QEAA@XZ`, `??2@YAPEAX_K@Z` for
+//!   `operator new`), except destructors, which the AST names by the "vbase destructor"
+//!   `??_DA@@QEAAXXZ` and Clang's code by `??1A@@QEAA@XZ` (`UEAA` when virtual; `??_D`
+//!   is kept for a class with virtual bases, as Clang does;
+//!   `cirgen::State::function_symbol`): they are the names msvcrt.dll exports and
 //!   ehir's startup object defines, and the names another MSVC-built object would use;
 //! - **types thrown and caught** are named as on every other path of the structured IR,
 //!   by Itanium typeinfo symbols (`_ZTIi`, `_ZTI1A`, computed from the AST), and the

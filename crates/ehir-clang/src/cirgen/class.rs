@@ -422,14 +422,7 @@ impl<'ast> State<'ast> {
     /// The symbol, CIR signature and nothrow-ness of a function declaration, queued for
     /// generation when it is defined here or implicitly.
     pub fn callee(&mut self, ctx: &mut ModuleCtx, decl: &'ast Node) -> R<Callee> {
-        let Some(mangled) = decl.mangled_name.clone() else {
-            return error(decl, "a function without a mangled name");
-        };
-        // `__builtin_strcmp` and the like are the C library's functions.
-        let mangled = match mangled.strip_prefix("__builtin_") {
-            Some(library) => library.to_string(),
-            None => mangled,
-        };
+        let mangled = self.function_symbol(ctx, decl)?;
         let signature = self.signature(ctx, decl)?;
         if decl.main_offset.is_some() {
             self.callee_locs

@@ -158,9 +158,7 @@ pub fn generate_function<'ast>(
     if decl.kind.contains("Template") {
         return unsupported(decl, "templates");
     }
-    let Some(mangled) = decl.mangled_name.clone() else {
-        return error(decl, "a function without a mangled name");
-    };
+    let mangled = state.function_symbol(mb.ctx(), decl)?;
     let signature = state.signature(mb.ctx(), decl)?;
     let param_types: Vec<Type> = mb
         .ctx()

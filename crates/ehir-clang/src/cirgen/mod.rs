@@ -215,6 +215,62 @@ impl<'ast> State<'ast> {
         out
     }
 
+    /// The symbol a function is defined and called by: the mangled name Clang gives
+    /// (`__builtin_strcmp` is the C library's `strcmp`), except for a destructor on the
+    /// Microsoft target, which Clang's AST names by its "vbase destructor" variant
+    /// (`??_DA@@QEAAXXZ`) while Clang's code uses `??1A@@QEAA@XZ` for a class without
+    /// virtual bases ([`ehir_core::abi::type_names::msvc_destructor_symbol`]).
+    pub fn function_symbol(&mut self, ctx: &mut ModuleCtx, decl: &Node) -> R<String> {
+        let Some(mangled) = decl.mangled_name.as_deref() else {
+            return error(decl, "a function without a mangled name");
+        };
+        let mangled = mangled.strip_prefix("__builtin_").unwrap_or(mangled);
+        if self.abi != EhAbi::Msvc || decl.kind != "CXXDestructorDecl" {
+            return Ok(mangled.to_string());
+        }
+        let Some(class) = self.class_of(decl) else {
+            return error(decl, "a destructor outside a class");
+        };
+        let is_virtual = self
+            .layout(ctx, decl, &class)?
+            .virtual_slots
+            .as_ref()
+            .is_some_and(|slots| {
+                slots
+                    .iter()
+                    .any(|s| s.kind == vtable::SlotKind::DeletingDestructor)
+            });
+        let has_virtual_bases = self.has_virtual_bases(decl, &class)?;
+        match ehir_core::abi::type_names::msvc_destructor_symbol(
+            mangled,
+            is_virtual,
+            has_virtual_bases,
+        ) {
+            Some(symbol) => Ok(symbol),
+            None => error(
+                decl,
+                format!("'{mangled}' is not a Microsoft destructor name"),
+            ),
+        }
+    }
+
+    /// Whether the class named `name` has a virtual base, directly or through its bases.
+    fn has_virtual_bases(&mut self, node: &Node, name: &str) -> R<bool> {
+        let class = self.class_node(node, name)?;
+        for base in &class.bases {
+            if base.is_virtual {
+                return Ok(true);
+            }
+            let base_type = self.parse(class, base.ty.canonical())?;
+            if let Some(base_name) = base_type.name()
+                && self.has_virtual_bases(class, base_name)?
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     /// The alias (`!rec_…`) of the record of the class named `name`.
     pub fn record_alias(&mut self, ctx: &mut ModuleCtx, name: &str) -> ehir_core::Symbol {
         let output = self.output_name(name);
@@ -440,9 +496,12 @@ pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
         .copied()
         .filter(|d| function::emitted_without_use(&state, d))
         .collect();
-    for decl in roots {
-        if let Some(symbol) = &decl.mangled_name {
-            state.enqueue(symbol, Pending::Defined(decl));
+    // (A member of a class template defined outside the class is a pattern without a
+    // mangled name: its instantiations are generated when used.)
+    for decl in roots.into_iter().filter(|d| d.mangled_name.is_some()) {
+        match state.function_symbol(mb.ctx(), decl) {
+            Ok(symbol) => state.enqueue(&symbol, Pending::Defined(decl)),
+            Err(e) => errors.push(e),
         }
     }
     // Functions, then the globals they use (whose initializers may use functions).

@@ -363,24 +363,61 @@ pub fn msvc_number(number: i64) -> String {
     format!("{sign}{digits}")
 }
 
+/// The parts of a Microsoft destructor name, `??1In@ns@@QEAA@XZ` or `??_DIn@ns@@QEAAXXZ`:
+/// the class's name (`In@ns@@`) and the access letter (`Q`). Read from both ends, as a
+/// template argument's name may itself contain `@@` (`??1?$H@UA@@@@QEAA@XZ`).
+fn msvc_destructor_parts(destructor: &str) -> Option<(&str, char)> {
+    let rest = match destructor.strip_prefix("??1") {
+        Some(rest) => rest.strip_suffix("EAA@XZ")?,
+        None => destructor.strip_prefix("??_D")?.strip_suffix("EAAXXZ")?,
+    };
+    let access = rest.chars().last()?;
+    let class_name = &rest[..rest.len() - access.len_utf8()];
+    (class_name.ends_with("@@") && access.is_ascii_uppercase()).then_some((class_name, access))
+}
+
+/// The access letter of a virtual member function for the one of a non-virtual member
+/// with the same access (`Q`/`U` public, `I`/`M` protected, `A`/`E` private).
+fn msvc_virtual_access(access: char) -> Option<char> {
+    match access {
+        'Q' | 'U' => Some('U'),
+        'I' | 'M' => Some('M'),
+        'A' | 'E' => Some('E'),
+        _ => None,
+    }
+}
+
+/// The name Clang for Windows defines and calls a destructor by (`??1A@@QEAA@XZ`; `UEAA`
+/// when virtual), from the name Clang's AST gives it: `??_DA@@QEAAXXZ`, the "vbase
+/// destructor" that destroys the virtual bases after running `??1`, which Clang's
+/// CodeGen emits only for a class that has virtual bases (it is then the name of a
+/// complete object's destruction, and is kept). `None` when `clang_name` is not a
+/// Microsoft destructor name.
+pub fn msvc_destructor_symbol(
+    clang_name: &str,
+    is_virtual: bool,
+    has_virtual_bases: bool,
+) -> Option<String> {
+    let (class_name, access) = msvc_destructor_parts(clang_name)?;
+    if has_virtual_bases {
+        return Some(clang_name.to_string());
+    }
+    let access = if is_virtual {
+        msvc_virtual_access(access)?
+    } else {
+        access
+    };
+    Some(format!("??1{class_name}{access}EAA@XZ"))
+}
+
 /// The scalar deleting destructor (`??_GIn@ns@@UEAAPEAXI@Z`: `void *(unsigned flags)`,
 /// which destroys the object and, when bit 0 of the flags is set, releases its storage)
-/// of a destructor named `destructor`: `??1In@ns@@QEAA@XZ`, or `??_DIn@ns@@QEAAXXZ`, the
-/// name Clang's AST gives a complete-object destructor. Its access letter is made virtual
-/// (`Q`/`U` public, `I`/`M` protected, `A`/`E` private), as the function is only ever
-/// called through the vftable.
+/// of a destructor named `destructor`: `??1In@ns@@UEAA@XZ` ([`msvc_destructor_symbol`]),
+/// or `??_DIn@ns@@QEAAXXZ`. Its access letter is made virtual, as the function is only
+/// ever called through the vftable.
 pub fn scalar_deleting_destructor_symbol(destructor: &str) -> Option<String> {
-    let rest = destructor
-        .strip_prefix("??1")
-        .or_else(|| destructor.strip_prefix("??_D"))?;
-    let end = rest.find("@@")? + 2;
-    let (class_name, qualifiers) = rest.split_at(end);
-    let access = match qualifiers.chars().next()? {
-        'Q' | 'U' => 'U',
-        'I' | 'M' => 'M',
-        'A' | 'E' => 'E',
-        _ => return None,
-    };
+    let (class_name, access) = msvc_destructor_parts(destructor)?;
+    let access = msvc_virtual_access(access)?;
     Some(format!("??_G{class_name}{access}EAAPEAXI@Z"))
 }
 
@@ -975,8 +1012,40 @@ mod tests {
                 "{destructor}"
             );
         }
+        assert_eq!(
+            scalar_deleting_destructor_symbol("??1?$H@UA@@@@UEAA@XZ").as_deref(),
+            Some("??_G?$H@UA@@@@UEAAPEAXI@Z")
+        );
         assert_eq!(scalar_deleting_destructor_symbol("_ZN1AD1Ev"), None);
         assert_eq!(scalar_deleting_destructor_symbol("??_DA@@"), None);
+    }
+
+    #[test]
+    fn destructors_are_named_as_clang_for_windows_emits_them() {
+        // (Clang's AST name, virtual, virtual bases) → the name Clang's code uses
+        // (clang++-22 --target=x86_64-pc-windows-msvc -S -emit-llvm).
+        for (clang_name, is_virtual, has_virtual_bases, emitted) in [
+            ("??_DA@@QEAAXXZ", false, false, "??1A@@QEAA@XZ"),
+            ("??_DD@@QEAAXXZ", true, false, "??1D@@UEAA@XZ"),
+            ("??_DP@@AEAAXXZ", false, false, "??1P@@AEAA@XZ"),
+            ("??_DP@@IEAAXXZ", true, false, "??1P@@MEAA@XZ"),
+            ("??_DIn@ns@@QEAAXXZ", false, false, "??1In@ns@@QEAA@XZ"),
+            (
+                "??_D?$H@UA@@@@QEAAXXZ",
+                false,
+                false,
+                "??1?$H@UA@@@@QEAA@XZ",
+            ),
+            ("??_DW@@QEAAXXZ", false, true, "??_DW@@QEAAXXZ"),
+        ] {
+            assert_eq!(
+                msvc_destructor_symbol(clang_name, is_virtual, has_virtual_bases).as_deref(),
+                Some(emitted),
+                "{clang_name}"
+            );
+        }
+        assert_eq!(msvc_destructor_symbol("_ZN1AD1Ev", false, false), None);
+        assert_eq!(msvc_destructor_symbol("?f@@YAXXZ", false, false), None);
     }
 
     #[test]
