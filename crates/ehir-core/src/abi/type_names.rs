@@ -363,6 +363,43 @@ pub fn msvc_number(number: i64) -> String {
     format!("{sign}{digits}")
 }
 
+/// How many pointer levels a Microsoft type code starts with (`PEAH`: 1, `PEAPEBD`: 2).
+fn pointer_levels_of_code(code: &str) -> usize {
+    let mut levels = 0;
+    let mut rest = code;
+    while let Some(after) = rest.strip_prefix("PE") {
+        levels += 1;
+        rest = after.get(1..).unwrap_or("");
+    }
+    levels
+}
+
+/// How many pointer levels the type of the Itanium typeinfo symbol `typeinfo` has
+/// (`_ZTIPi`: 1, `_ZTIPKPc`: 2; a class or a scalar: 0).
+pub fn pointer_levels(ctx: &ModuleCtx, typeinfo: &str) -> usize {
+    pointer_levels_of_code(&msvc_type_code(ctx, typeinfo))
+}
+
+/// Whether a catch handler of the type of typeinfo `typeinfo` whose parameter value
+/// (`cir.catch_param`, `cir.begin_catch`) has the CIR type `param` binds a reference to
+/// the exception object: always for a class or scalar (the value is the object's
+/// address), and for a caught pointer type when the value has one more pointer level
+/// than the type (`catch (int *&)`, as the Clang front end generates it for the
+/// Microsoft target: the address of the thrown pointer, not the pointer). A value with
+/// as many levels is the caught pointer itself (catch by value). The MSVC lowering makes
+/// such a handler's catchpad the reference adjective, and the interpreter gives it the
+/// exception object's address.
+pub fn catch_param_is_reference(ctx: &ModuleCtx, typeinfo: &str, param: crate::Type) -> bool {
+    let levels = pointer_levels(ctx, typeinfo);
+    let mut depth = 0;
+    let mut ty = param;
+    while let Some(pointee) = ctx.types.pointee(ty) {
+        depth += 1;
+        ty = pointee;
+    }
+    levels == 0 || depth > levels
+}
+
 /// The parts of a Microsoft destructor name, `??1In@ns@@QEAA@XZ` or `??_DIn@ns@@QEAAXXZ`:
 /// the class's name (`In@ns@@`) and the access letter (`Q`). Read from both ends, as a
 /// template argument's name may itself contain `@@` (`??1?$H@UA@@@@QEAA@XZ`).
@@ -1018,6 +1055,33 @@ mod tests {
         );
         assert_eq!(scalar_deleting_destructor_symbol("_ZN1AD1Ev"), None);
         assert_eq!(scalar_deleting_destructor_symbol("??_DA@@"), None);
+    }
+
+    #[test]
+    fn pointer_levels_count_the_leading_pointers_of_a_type_code() {
+        assert_eq!(pointer_levels_of_code("H"), 0);
+        assert_eq!(pointer_levels_of_code("PEAH"), 1);
+        assert_eq!(pointer_levels_of_code("PEBD"), 1);
+        assert_eq!(pointer_levels_of_code("PEAPEAVBase@@"), 2);
+        assert_eq!(pointer_levels_of_code("PE"), 1);
+    }
+
+    #[test]
+    fn a_catch_parameter_one_pointer_level_deeper_than_a_caught_pointer_is_a_reference() {
+        let mut ctx = ModuleCtx::default();
+        let s32 = ctx.types.common().s32;
+        let int_ptr = ctx.types.ptr(s32);
+        let int_ptr_ptr = ctx.types.ptr(int_ptr);
+        let int_ptr_ptr_ptr = ctx.types.ptr(int_ptr_ptr);
+        // `catch (int *)` and `catch (int *&)`.
+        assert!(!catch_param_is_reference(&ctx, "_ZTIPi", int_ptr));
+        assert!(catch_param_is_reference(&ctx, "_ZTIPi", int_ptr_ptr));
+        // `catch (int **)` and `catch (int **&)`.
+        assert!(!catch_param_is_reference(&ctx, "_ZTIPPi", int_ptr_ptr));
+        assert!(catch_param_is_reference(&ctx, "_ZTIPPi", int_ptr_ptr_ptr));
+        // `catch (int)`, `catch (int &)`: the object's address.
+        assert!(catch_param_is_reference(&ctx, "_ZTIi", int_ptr));
+        assert_eq!(pointer_levels(&ctx, "_ZTIPKPc"), 2);
     }
 
     #[test]
