@@ -21,7 +21,9 @@
 //! `-fdump-record-layouts`) with constructors, destructors, implicit special members,
 //! bases, arrays, `new`/`delete` (array cookies), temporaries (`CXXBindTemporaryExpr`,
 //! `MaterializeTemporaryExpr` with lifetime extension, elided copies, NRVO), `throw`,
-//! `try`/`catch`, function-try-blocks, `noexcept` and dynamic exception specifications,
+//! `try`/`catch`, function-try-blocks, `noexcept` and dynamic exception specifications
+//! (`throw()` is `noexcept` from C++17 on: [`Standard`], from `--std`, else Clang's default
+//! C++17; the Microsoft target ignores the others, as Clang's CodeGen does),
 //! instantiations of function and class templates, lambdas, placement and `nothrow`
 //! `new`, virtual functions with single inheritance on both ABIs (Itanium: `cirgen::vtable`:
 //! a vtable per dynamic class as an internal CIR global — offset to top, typeinfo,
@@ -97,7 +99,7 @@ pub mod clang;
 pub mod headers;
 pub mod types;
 
-pub use clang::{CLANG_PACKAGE, CLANG_VARIABLE, ClangError, ClangOptions};
+pub use clang::{CLANG_PACKAGE, CLANG_VARIABLE, ClangError, ClangOptions, Standard};
 use ehir_core::abi::EhAbi;
 use ehir_core::{Diagnostic, Diagnostics, Loc, Module};
 use std::path::Path;
@@ -131,15 +133,18 @@ pub fn compile_file(path: &Path, text: &str, options: &Options) -> Result<Module
         ClangError::Rejected(diagnostics) => Diagnostics(diagnostics),
         other => Diagnostics(vec![Diagnostic::error(Loc::NONE, other.to_string())]),
     })?;
-    compile_json(&json, &path.display().to_string(), options.abi)
+    compile_json(&json, &path.display().to_string(), options)
 }
 
-/// Generates a module from Clang's JSON AST of the file `main_file`.
-pub fn compile_json(json: &str, main_file: &str, abi: EhAbi) -> Result<Module, Diagnostics> {
+/// Generates a module from Clang's JSON AST of the file `main_file`, made by Clang for
+/// `options` (the ABI, and the standard of [`ClangOptions::standard`]).
+pub fn compile_json(json: &str, main_file: &str, options: &Options) -> Result<Module, Diagnostics> {
+    let abi = options.abi;
     stacker::grow(COMPILE_STACK, || {
         let root = ast::read_translation_unit(json, main_file)
             .map_err(|e| Diagnostics(vec![Diagnostic::error(Loc::NONE, e.to_string())]))?;
-        let mut module = cirgen::generate(&root, abi).map_err(Diagnostics)?;
+        let mut module =
+            cirgen::generate(&root, abi, options.clang.standard()).map_err(Diagnostics)?;
         // The target the program was compiled for, as upstream CIRGen records it: the
         // module is a program whose undefined functions exist elsewhere (the
         // interpreter runs none it does not model), for this ABI.

@@ -66,6 +66,8 @@ pub struct State<'ast> {
     pub index: DeclIndex<'ast>,
     /// The EH ABI of the target.
     pub abi: EhAbi,
+    /// The C++ standard compiled for.
+    pub standard: crate::Standard,
     /// Class layouts computed so far, by qualified name.
     pub layouts: HashMap<String, Rc<ClassLayout>>,
     /// Functions still to generate.
@@ -441,7 +443,8 @@ pub enum ResultAbi {
 /// The layouts of the classes defined in the main file, by qualified name (or why a
 /// class has none).
 pub fn class_layouts(root: &Node, abi: EhAbi) -> BTreeMap<String, R<ClassLayout>> {
-    let mut state = State::new(root, abi);
+    // (The standard changes no layout.)
+    let mut state = State::new(root, abi, crate::Standard::Cxx17OrLater);
     let mut mb = ModuleBuilder::new();
     let mut names: Vec<(String, &Node)> = state
         .index
@@ -462,10 +465,11 @@ pub fn class_layouts(root: &Node, abi: EhAbi) -> BTreeMap<String, R<ClassLayout>
 
 impl<'ast> State<'ast> {
     /// A generator state for a translation unit.
-    pub fn new(root: &'ast Node, abi: EhAbi) -> Self {
+    pub fn new(root: &'ast Node, abi: EhAbi, standard: crate::Standard) -> Self {
         State {
             index: DeclIndex::build(root),
             abi,
+            standard,
             layouts: HashMap::new(),
             queue: Vec::new(),
             queued: HashSet::new(),
@@ -485,8 +489,12 @@ impl<'ast> State<'ast> {
 }
 
 /// Generates the module of a translation unit.
-pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
-    let mut state = State::new(root, abi);
+pub fn generate(
+    root: &Node,
+    abi: EhAbi,
+    standard: crate::Standard,
+) -> Result<Module, Vec<Diagnostic>> {
+    let mut state = State::new(root, abi, standard);
     let mut mb = ModuleBuilder::new();
     let mut errors = Vec::new();
     let roots: Vec<&Node> = state
