@@ -234,8 +234,10 @@ pub struct Node {
     pub explicitly_defaulted: Option<String>,
     /// `= delete`.
     pub explicitly_deleted: bool,
-    /// The function is `inline`.
+    /// The function is `inline` (as written, or implicitly for an implicit member).
     pub inline: bool,
+    /// The function (or variable) is `constexpr`.
+    pub constexpr: bool,
     /// The `ConstructionKind` of a `CXXConstructExpr` (`complete`, `non-virtual base`, ...).
     pub construction_kind: Option<String>,
     /// The underlying type of an enum with a fixed one.
@@ -298,6 +300,11 @@ impl Drop for Children {
 }
 
 impl Node {
+    /// Whether a function is inline: declared `inline` or `constexpr` (which implies it).
+    pub fn is_inline(&self) -> bool {
+        self.inline || self.constexpr
+    }
+
     /// The type of the node, parsed; `None` when it has none or cannot be modelled.
     pub fn type_text(&self) -> Option<&str> {
         self.ty.as_ref().map(QualType::canonical)

@@ -82,8 +82,12 @@
 //! same wherever the input is; `cirgen::State::output_name`).
 //! The module records its target as the `cir.triple` attribute (so the interpreter
 //! treats its undefined functions as the library's, never as probes). Inline functions
-//! (declared `inline`, defined in their class, template instantiations, implicit special
-//! members) are `linkonce_odr`, `static` ones internal. Constructors and destructors are emitted and called under the mangled name Clang
+//! (declared `inline` or `constexpr`, defined in their class, template instantiations,
+//! implicit special members) are `linkonce_odr`, `static` ones internal; a definition
+//! that cannot throw (`noexcept`, `throw()`) is `nothrow`, Clang's `nounwind`. Globals
+//! are internal when `static` outside a class or `const` at namespace scope (not
+//! `extern`); scalar initializers Clang's constant evaluator folds are folded
+//! (`cirgen::constant`), others are dynamic initializers. Constructors and destructors are emitted and called under the mangled name Clang
 //! gives (the complete-object variant, `C1`/`D1`), also for base subobjects (no virtual
 //! bases yet). Call arguments are evaluated right to left, as g++ does. Class arguments
 //! are passed by the address of a temporary the caller builds; on Itanium the caller

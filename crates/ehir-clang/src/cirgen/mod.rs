@@ -10,6 +10,7 @@
 //! generated: the functions defined in the main file, and what they call, transitively.
 
 pub mod class;
+pub mod constant;
 pub mod eh;
 pub mod eh_msvc;
 pub mod expr;
