@@ -309,7 +309,28 @@ impl State<'_> {
 /// A binary operator on folded operands (already converted to their common type, whose
 /// kind is `operands`); the result is converted to the node's type by the caller.
 fn binary(opcode: &str, a: Constant, b: Constant, operands: Option<Scalar>) -> Option<Constant> {
+    use std::cmp::Ordering::{Equal, Greater, Less};
     let truth = |c: bool| Some(Constant::Int(i128::from(c)));
+    match opcode {
+        "&&" => return truth(a.is_true() && b.is_true()),
+        "||" => return truth(a.is_true() || b.is_true()),
+        _ => {}
+    }
+    // (Unordered floating-point values compare unequal and neither less nor greater.)
+    let ordering = match (a, b) {
+        (Constant::Int(x), Constant::Int(y)) => x.partial_cmp(&y),
+        (Constant::Float(x), Constant::Float(y)) => x.partial_cmp(&y),
+        _ => return None,
+    };
+    match opcode {
+        "==" => return truth(ordering == Some(Equal)),
+        "!=" => return truth(ordering != Some(Equal)),
+        "<" => return truth(ordering == Some(Less)),
+        ">" => return truth(ordering == Some(Greater)),
+        "<=" => return truth(matches!(ordering, Some(Less | Equal))),
+        ">=" => return truth(matches!(ordering, Some(Greater | Equal))),
+        _ => {}
+    }
     match (a, b) {
         (Constant::Int(x), Constant::Int(y)) => match opcode {
             "+" => x.checked_add(y).map(Constant::Int),
@@ -332,14 +353,6 @@ fn binary(opcode: &str, a: Constant, b: Constant, operands: Option<Scalar>) -> O
             "&" => Some(Constant::Int(x & y)),
             "|" => Some(Constant::Int(x | y)),
             "^" => Some(Constant::Int(x ^ y)),
-            "&&" => truth(x != 0 && y != 0),
-            "||" => truth(x != 0 || y != 0),
-            "==" => truth(x == y),
-            "!=" => truth(x != y),
-            "<" => truth(x < y),
-            ">" => truth(x > y),
-            "<=" => truth(x <= y),
-            ">=" => truth(x >= y),
             _ => None,
         },
         (Constant::Float(x), Constant::Float(y)) => match opcode {
@@ -347,21 +360,81 @@ fn binary(opcode: &str, a: Constant, b: Constant, operands: Option<Scalar>) -> O
             "-" => Some(Constant::Float(x - y)),
             "*" => Some(Constant::Float(x * y)),
             "/" if y != 0.0 => Some(Constant::Float(x / y)),
-            "&&" => truth(x != 0.0 && y != 0.0),
-            "||" => truth(x != 0.0 || y != 0.0),
-            "==" => truth(x == y),
-            "!=" => truth(x != y),
-            "<" => truth(x < y),
-            ">" => truth(x > y),
-            "<=" => truth(x <= y),
-            ">=" => truth(x >= y),
             _ => None,
         },
-        // Mixed operands: a logical operator (each operand converted to bool).
-        _ => match opcode {
-            "&&" => truth(a.is_true() && b.is_true()),
-            "||" => truth(a.is_true() || b.is_true()),
-            _ => None,
-        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INT: Option<Scalar> = Some(Scalar::Int {
+        bits: 32,
+        signed: true,
+    });
+
+    #[test]
+    fn what_is_not_a_constant_is_not_folded() {
+        let (one, zero) = (Constant::Int(1), Constant::Int(0));
+        assert_eq!(binary("/", one, zero, INT), None);
+        assert_eq!(binary("%", one, zero, INT), None);
+        assert_eq!(binary("<<", one, Constant::Int(32), INT), None);
+        assert_eq!(binary("<<", one, Constant::Int(-1), INT), None);
+        assert_eq!(
+            binary("/", Constant::Float(1.0), Constant::Float(0.0), None),
+            None
+        );
+        assert_eq!(
+            Constant::Float(3e9).convert(Scalar::Int {
+                bits: 32,
+                signed: true
+            }),
+            None
+        );
+        assert_eq!(Constant::Int(5).convert(Scalar::Pointer), None);
+    }
+
+    #[test]
+    fn operators_and_conversions_follow_cxx() {
+        let nan = Constant::Float(f64::NAN);
+        assert_eq!(binary("==", nan, nan, None), Some(Constant::Int(0)));
+        assert_eq!(binary("!=", nan, nan, None), Some(Constant::Int(1)));
+        assert_eq!(
+            binary("<=", Constant::Int(-1), Constant::Int(-1), INT),
+            Some(Constant::Int(1))
+        );
+        assert_eq!(
+            binary(">>", Constant::Int(-8), Constant::Int(1), INT),
+            Some(Constant::Int(-4))
+        );
+        assert_eq!(
+            binary("&&", Constant::Float(0.5), Constant::Int(2), None),
+            Some(Constant::Int(1))
+        );
+        let unsigned = Scalar::Int {
+            bits: 32,
+            signed: false,
+        };
+        assert_eq!(
+            Constant::Int(-1).convert(unsigned),
+            Some(Constant::Int(4294967295))
+        );
+        assert_eq!(
+            Constant::Float(-3.9).convert(Scalar::Int {
+                bits: 8,
+                signed: true
+            }),
+            Some(Constant::Int(-3))
+        );
+        assert_eq!(
+            Constant::Float(0.1).convert(Scalar::Bool),
+            Some(Constant::Int(1))
+        );
+        assert_eq!(
+            Constant::Float(0.1).convert(Scalar::Float { double: false }),
+            Some(Constant::Float(f64::from(0.1f32)))
+        );
     }
 }
