@@ -79,7 +79,10 @@
 //! Records are named by the C++ type's name as Clang prints it, except that the source
 //! location Clang writes into the name of an entity without one keeps only the file's
 //! name (`(lambda at f.cpp:3:12)`, never the directory Clang was given: output is the
-//! same wherever the input is; `cirgen::State::output_name`).
+//! same wherever the input is; `cirgen::State::output_name`). For the same reason the
+//! Microsoft name of the anonymous namespace (`?A0x…@`, which Clang derives from the
+//! main file's path as given) is made from the file's name alone; entities in an
+//! anonymous namespace are internal.
 //! The module records its target as the `cir.triple` attribute (so the interpreter
 //! treats its undefined functions as the library's, never as probes). Inline functions
 //! (declared `inline` or `constexpr`, defined in their class, template instantiations,

@@ -45,13 +45,15 @@ pub fn emitted_without_use(state: &State<'_>, decl: &Node) -> bool {
 }
 
 /// The linkage of a function definition, as Clang gives it: internal for a `static`
-/// function outside a class; linkonce_odr (one copy kept at link time) for an inline one
+/// function outside a class or one in an anonymous namespace; linkonce_odr (one copy kept at link time) for an inline one
 /// (declared `inline` or `constexpr`, defined in its class's body, a template instantiation or an
 /// implicitly defined special member); else external.
 fn definition_linkage(state: &State<'_>, decl: &Node, pending: Pending<'_>) -> Linkage {
     let in_class_body = state.index.parent_class.contains_key(decl.id.as_str());
     let member = decl.kind != "FunctionDecl";
-    if !member && decl.storage_class.as_deref() == Some("static") {
+    if (!member && decl.storage_class.as_deref() == Some("static"))
+        || state.index.in_anonymous_namespace(decl)
+    {
         Linkage::Internal
     } else if matches!(pending, Pending::Implicit(_))
         || decl.is_inline()
@@ -435,9 +437,9 @@ fn global<'ast>(
         }
     };
     let name = mb.ctx().sym(symbol);
-    // Internal as C++ gives it: `static` outside a class, or a `const` object at
-    // namespace scope that is neither `extern` nor `inline` (a static data member is
-    // external).
+    // Internal as C++ gives it: `static` outside a class, a `const` object at namespace
+    // scope that is neither `extern` nor `inline` (a static data member is external),
+    // anything in an anonymous namespace.
     let member = state.class_of(decl).is_some();
     let mut object = &ty;
     while let CType::Array(element, _) = object {
@@ -448,6 +450,7 @@ fn global<'ast>(
         && !decl.inline;
     let linkage = if internal
         || (!member && (decl.storage_class.as_deref() == Some("static") || const_object))
+        || state.index.in_anonymous_namespace(decl)
     {
         Linkage::Internal
     } else {

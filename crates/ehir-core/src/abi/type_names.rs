@@ -400,6 +400,32 @@ pub fn catch_param_is_reference(ctx: &ModuleCtx, typeinfo: &str, param: crate::T
     levels == 0 || depth > levels
 }
 
+/// `symbol` with the Microsoft name of the translation unit's anonymous namespace
+/// (`?A0x` + a hash of the main file's path as Clang was given it + `@`, as in
+/// `?f@?A0x1B2C3D4E@@YAXXZ`) made `?A0x{hash}@`; `None` when it names none. The
+/// entities there have internal linkage, so the hash only has to be unique within a
+/// program's objects, not equal to Clang's or MSVC's.
+pub fn with_anonymous_namespace_hash(symbol: &str, hash: &str) -> Option<String> {
+    const MARK: &str = "?A0x";
+    let mut out = String::with_capacity(symbol.len());
+    let mut rest = symbol;
+    let mut replaced = false;
+    while let Some(at) = rest.find(MARK) {
+        let after = &rest[at + MARK.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_hexdigit).count();
+        out.push_str(&rest[..at + MARK.len()]);
+        if digits > 0 && after.as_bytes().get(digits) == Some(&b'@') {
+            out.push_str(hash);
+            replaced = true;
+            rest = &after[digits..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    replaced.then_some(out)
+}
+
 /// The parts of a Microsoft destructor name, `??1In@ns@@QEAA@XZ` or `??_DIn@ns@@QEAAXXZ`:
 /// the class's name (`In@ns@@`) and the access letter (`Q`). Read from both ends, as a
 /// template argument's name may itself contain `@@` (`??1?$H@UA@@@@QEAA@XZ`).
@@ -1082,6 +1108,20 @@ mod tests {
         // `catch (int)`, `catch (int &)`: the object's address.
         assert!(catch_param_is_reference(&ctx, "_ZTIi", int_ptr));
         assert_eq!(pointer_levels(&ctx, "_ZTIPKPc"), 2);
+    }
+
+    #[test]
+    fn the_anonymous_namespace_hash_is_replaced() {
+        assert_eq!(
+            with_anonymous_namespace_hash("?anon@?A0x92C26856@@3HA", "0C0FFEE0").as_deref(),
+            Some("?anon@?A0x0C0FFEE0@@3HA")
+        );
+        assert_eq!(
+            with_anonymous_namespace_hash("??1N@?A0xABC@@QEAA@XZ", "12345678").as_deref(),
+            Some("??1N@?A0x12345678@@QEAA@XZ")
+        );
+        assert_eq!(with_anonymous_namespace_hash("?f@@YAXXZ", "12345678"), None);
+        assert_eq!(with_anonymous_namespace_hash("?A0xZZ@", "12345678"), None);
     }
 
     #[test]
