@@ -15,7 +15,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for abi in EhAbi::ALL {
-        if let Ok(module) = ehir_clang::compile_json(json, "fuzz.cpp", abi)
+        let options = ehir_clang::Options {
+            abi,
+            ..Default::default()
+        };
+        if let Ok(module) = ehir_clang::compile_json(json, "fuzz.cpp", &options)
             && let Err(d) = ehir_core::verifier::verify_module(&module)
         {
             panic!(

@@ -7,7 +7,7 @@
 //! the location walk grows it with `stacker`, and dropping a tree is iterative.
 
 use serde::Deserialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A qualified type as Clang prints it.
 #[derive(Deserialize, Default, Clone, Debug)]
@@ -234,8 +234,10 @@ pub struct Node {
     pub explicitly_defaulted: Option<String>,
     /// `= delete`.
     pub explicitly_deleted: bool,
-    /// The function is `inline`.
+    /// The function is `inline` (as written, or implicitly for an implicit member).
     pub inline: bool,
+    /// The function (or variable) is `constexpr`.
+    pub constexpr: bool,
     /// The `ConstructionKind` of a `CXXConstructExpr` (`complete`, `non-virtual base`, ...).
     pub construction_kind: Option<String>,
     /// The underlying type of an enum with a fixed one.
@@ -298,6 +300,11 @@ impl Drop for Children {
 }
 
 impl Node {
+    /// Whether a function is inline: declared `inline` or `constexpr` (which implies it).
+    pub fn is_inline(&self) -> bool {
+        self.inline || self.constexpr
+    }
+
     /// The type of the node, parsed; `None` when it has none or cannot be modelled.
     pub fn type_text(&self) -> Option<&str> {
         self.ty.as_ref().map(QualType::canonical)
@@ -356,6 +363,9 @@ pub fn folded_value(node: &Node) -> Option<String> {
     }
 }
 
+/// How Clang names an anonymous namespace in printed names.
+const ANONYMOUS_NAMESPACE: &str = "(anonymous namespace)";
+
 /// An error reading the JSON.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot read Clang's JSON AST: {0}")]
@@ -396,7 +406,19 @@ fn read_node(json: &str) -> Result<Node, serde_json::Error> {
 /// then the children); a location in a macro expansion counts at its expansion.
 pub fn resolve_locations(root: &mut Node, main_file: &str) {
     let mut current: Option<String> = None;
-    resolve_node(root, main_file, &mut current);
+    let hash = anonymous_namespace_hash(main_file);
+    resolve_node(root, main_file, &hash, &mut current);
+}
+
+/// What names the translation unit's anonymous namespace in Microsoft mangled names in
+/// place of Clang's hash of the main file's path as given (`?A0x…@`, which depends on
+/// the directory): 8 hexadecimal digits of a hash (FNV-1a) of the file's name alone.
+fn anonymous_namespace_hash(main_file: &str) -> String {
+    let file_name = main_file.rsplit(['/', '\\']).next().unwrap_or(main_file);
+    let hash = file_name.bytes().fold(0x811c_9dc5_u32, |hash, byte| {
+        (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+    });
+    format!("{hash:08X}")
 }
 
 /// Below this much stack, recursive walks over the AST grow it...
@@ -404,8 +426,15 @@ pub const RED_ZONE: usize = 256 * 1024;
 /// ...by a segment of this size.
 pub const STACK_SEGMENT: usize = 8 * 1024 * 1024;
 
-fn resolve_node(node: &mut Node, main_file: &str, current: &mut Option<String>) {
+fn resolve_node(node: &mut Node, main_file: &str, hash: &str, current: &mut Option<String>) {
     stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
+        if let Some(stable) = node
+            .mangled_name
+            .as_deref()
+            .and_then(|name| ehir_core::abi::type_names::with_anonymous_namespace_hash(name, hash))
+        {
+            node.mangled_name = Some(stable);
+        }
         let mut offsets = Vec::new();
         if let Some(loc) = &node.loc {
             offsets.push(track(loc, current, main_file));
@@ -416,7 +445,7 @@ fn resolve_node(node: &mut Node, main_file: &str, current: &mut Option<String>) 
         }
         node.main_offset = offsets.into_iter().flatten().next();
         for child in node.inner.iter_mut() {
-            resolve_node(child, main_file, current);
+            resolve_node(child, main_file, hash, current);
         }
     })
 }
@@ -468,6 +497,8 @@ pub struct DeclIndex<'ast> {
     pub captures: HashMap<String, Vec<String>>,
     /// The values of enumerators, by id.
     pub enumerators: HashMap<&'ast str, i128>,
+    /// The declarations inside an anonymous namespace (internal linkage), by id.
+    pub in_anonymous_namespace: HashSet<&'ast str>,
 }
 
 /// The name of a class as Clang prints it in types: `A`, or for a template
@@ -510,6 +541,22 @@ pub fn has_body(node: &Node) -> bool {
 }
 
 impl<'ast> DeclIndex<'ast> {
+    /// Whether a declaration (or one it redeclares) is inside an anonymous namespace,
+    /// which gives it internal linkage.
+    pub fn in_anonymous_namespace(&self, decl: &Node) -> bool {
+        let mut id = Some(decl.id.as_str());
+        while let Some(current) = id {
+            if self.in_anonymous_namespace.contains(current) {
+                return true;
+            }
+            id = self
+                .by_id
+                .get(current)
+                .and_then(|d| d.previous_decl.as_deref());
+        }
+        false
+    }
+
     /// Indexes a translation unit.
     pub fn build(root: &'ast Node) -> Self {
         let mut index = DeclIndex::default();
@@ -549,6 +596,9 @@ impl<'ast> DeclIndex<'ast> {
         stacker::maybe_grow(RED_ZONE, STACK_SEGMENT, || {
             if node.is_decl() && !node.id.is_empty() {
                 self.by_id.insert(&node.id, node);
+                if prefix.contains(ANONYMOUS_NAMESPACE) {
+                    self.in_anonymous_namespace.insert(&node.id);
+                }
                 if let Some(class) = class {
                     self.parent_class.insert(&node.id, class.to_string());
                 }
@@ -560,7 +610,7 @@ impl<'ast> DeclIndex<'ast> {
                     }
                 }
                 "NamespaceDecl" => {
-                    let name = node.name.as_deref().unwrap_or("(anonymous namespace)");
+                    let name = node.name.as_deref().unwrap_or(ANONYMOUS_NAMESPACE);
                     let inner = format!("{prefix}{name}::");
                     self.namespaces.insert(&node.id, format!("{prefix}{name}"));
                     for child in node.children() {

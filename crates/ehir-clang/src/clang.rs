@@ -33,6 +33,31 @@ pub struct ClangOptions {
     pub msvc_include_dir: Option<PathBuf>,
 }
 
+/// The C++ standard Clang compiles for, as far as code generation depends on it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Standard {
+    /// C++98 to C++14: `throw()` is a dynamic exception specification.
+    Cxx14OrEarlier,
+    /// C++17 and later: `throw()` means `noexcept` (and `throw(T...)` is an error).
+    Cxx17OrLater,
+}
+
+impl ClangOptions {
+    /// The standard of [`ClangOptions::std`] (`c++14`, `gnu++1z`, `c++2a`, ...); without
+    /// one, Clang's default (C++17 since Clang 16).
+    pub fn standard(&self) -> Standard {
+        let Some(std) = &self.std else {
+            return Standard::Cxx17OrLater;
+        };
+        let version = std.rsplit("++").next().unwrap_or_default();
+        if std.contains("++") && ["98", "03", "0x", "11", "1y", "14"].contains(&version) {
+            Standard::Cxx14OrEarlier
+        } else {
+            Standard::Cxx17OrLater
+        }
+    }
+}
+
 /// Errors running Clang.
 #[derive(Debug, thiserror::Error)]
 pub enum ClangError {
@@ -258,5 +283,27 @@ mod tests {
         ] {
             assert!(args.iter().any(|a| a == expected), "{expected} in {args:?}");
         }
+    }
+
+    #[test]
+    fn the_standard_is_read_from_the_std_value() {
+        let standard = |std: Option<&str>| {
+            ClangOptions {
+                std: std.map(str::to_string),
+                ..ClangOptions::default()
+            }
+            .standard()
+        };
+        for old in [
+            "c++98", "c++03", "gnu++11", "c++0x", "c++1y", "c++14", "gnu++14",
+        ] {
+            assert_eq!(standard(Some(old)), Standard::Cxx14OrEarlier, "{old}");
+        }
+        for new in [
+            "c++17", "gnu++1z", "c++2a", "c++20", "c++23", "c++2c", "c++26",
+        ] {
+            assert_eq!(standard(Some(new)), Standard::Cxx17OrLater, "{new}");
+        }
+        assert_eq!(standard(None), Standard::Cxx17OrLater);
     }
 }

@@ -21,7 +21,9 @@
 //! `-fdump-record-layouts`) with constructors, destructors, implicit special members,
 //! bases, arrays, `new`/`delete` (array cookies), temporaries (`CXXBindTemporaryExpr`,
 //! `MaterializeTemporaryExpr` with lifetime extension, elided copies, NRVO), `throw`,
-//! `try`/`catch`, function-try-blocks, `noexcept` and dynamic exception specifications,
+//! `try`/`catch`, function-try-blocks, `noexcept` and dynamic exception specifications
+//! (`throw()` is `noexcept` from C++17 on: [`Standard`], from `--std`, else Clang's default
+//! C++17; the Microsoft target ignores the others, as Clang's CodeGen does),
 //! instantiations of function and class templates, lambdas, placement and `nothrow`
 //! `new`, virtual functions with single inheritance on both ABIs (Itanium: `cirgen::vtable`:
 //! a vtable per dynamic class as an internal CIR global — offset to top, typeinfo,
@@ -60,8 +62,11 @@
 //!
 //! Names, decided so that `ehir build --abi msvc` links against msvcrt.dll and runs:
 //! - **functions and globals** keep the name Clang gives for the target, the Microsoft
-//!   decoration (`?f@@YAXH@Z`, constructors `??0A@@QEAA@XZ`, destructors `??1A@@QEAA@XZ`,
-//!   `??2@YAPEAX_K@Z` for `operator new`): they are the names msvcrt.dll exports and
+//!   decoration (`?f@@YAXH@Z`, constructors `??0A@@QEAA@XZ`, `??2@YAPEAX_K@Z` for
+//!   `operator new`), except destructors, which the AST names by the "vbase destructor"
+//!   `??_DA@@QEAAXXZ` and Clang's code by `??1A@@QEAA@XZ` (`UEAA` when virtual; `??_D`
+//!   is kept for a class with virtual bases, as Clang does;
+//!   `cirgen::State::function_symbol`): they are the names msvcrt.dll exports and
 //!   ehir's startup object defines, and the names another MSVC-built object would use;
 //! - **types thrown and caught** are named as on every other path of the structured IR,
 //!   by Itanium typeinfo symbols (`_ZTIi`, `_ZTI1A`, computed from the AST), and the
@@ -71,10 +76,21 @@
 //!   long` there, so a thrown `size_t` has the type code `_K`, as with Clang for Windows.
 //!
 //! # Conventions
+//! Records are named by the C++ type's name as Clang prints it, except that the source
+//! location Clang writes into the name of an entity without one keeps only the file's
+//! name (`(lambda at f.cpp:3:12)`, never the directory Clang was given: output is the
+//! same wherever the input is; `cirgen::State::output_name`). For the same reason the
+//! Microsoft name of the anonymous namespace (`?A0x…@`, which Clang derives from the
+//! main file's path as given) is made from the file's name alone; entities in an
+//! anonymous namespace are internal.
 //! The module records its target as the `cir.triple` attribute (so the interpreter
 //! treats its undefined functions as the library's, never as probes). Inline functions
-//! (declared `inline`, defined in their class, template instantiations, implicit special
-//! members) are `linkonce_odr`, `static` ones internal. Constructors and destructors are emitted and called under the mangled name Clang
+//! (declared `inline` or `constexpr`, defined in their class, template instantiations,
+//! implicit special members) are `linkonce_odr`, `static` ones internal; a definition
+//! that cannot throw (`noexcept`, `throw()`) is `nothrow`, Clang's `nounwind`. Globals
+//! are internal when `static` outside a class or `const` at namespace scope (not
+//! `extern`); scalar initializers Clang's constant evaluator folds are folded
+//! (`cirgen::constant`), others are dynamic initializers. Constructors and destructors are emitted and called under the mangled name Clang
 //! gives (the complete-object variant, `C1`/`D1`), also for base subobjects (no virtual
 //! bases yet). Call arguments are evaluated right to left, as g++ does. Class arguments
 //! are passed by the address of a temporary the caller builds; on Itanium the caller
@@ -90,7 +106,7 @@ pub mod clang;
 pub mod headers;
 pub mod types;
 
-pub use clang::{CLANG_PACKAGE, CLANG_VARIABLE, ClangError, ClangOptions};
+pub use clang::{CLANG_PACKAGE, CLANG_VARIABLE, ClangError, ClangOptions, Standard};
 use ehir_core::abi::EhAbi;
 use ehir_core::{Diagnostic, Diagnostics, Loc, Module};
 use std::path::Path;
@@ -124,15 +140,18 @@ pub fn compile_file(path: &Path, text: &str, options: &Options) -> Result<Module
         ClangError::Rejected(diagnostics) => Diagnostics(diagnostics),
         other => Diagnostics(vec![Diagnostic::error(Loc::NONE, other.to_string())]),
     })?;
-    compile_json(&json, &path.display().to_string(), options.abi)
+    compile_json(&json, &path.display().to_string(), options)
 }
 
-/// Generates a module from Clang's JSON AST of the file `main_file`.
-pub fn compile_json(json: &str, main_file: &str, abi: EhAbi) -> Result<Module, Diagnostics> {
+/// Generates a module from Clang's JSON AST of the file `main_file`, made by Clang for
+/// `options` (the ABI, and the standard of [`ClangOptions::standard`]).
+pub fn compile_json(json: &str, main_file: &str, options: &Options) -> Result<Module, Diagnostics> {
+    let abi = options.abi;
     stacker::grow(COMPILE_STACK, || {
         let root = ast::read_translation_unit(json, main_file)
             .map_err(|e| Diagnostics(vec![Diagnostic::error(Loc::NONE, e.to_string())]))?;
-        let mut module = cirgen::generate(&root, abi).map_err(Diagnostics)?;
+        let mut module =
+            cirgen::generate(&root, abi, options.clang.standard()).map_err(Diagnostics)?;
         // The target the program was compiled for, as upstream CIRGen records it: the
         // module is a program whose undefined functions exist elsewhere (the
         // interpreter runs none it does not model), for this ABI.

@@ -301,6 +301,61 @@ fn tokenize(text: &str) -> Option<Vec<Token>> {
     Some(tokens)
 }
 
+/// The byte ranges of the file paths in the source locations Clang writes into the names
+/// of entities without one: `(lambda at PATH:3:12)`, `(unnamed struct at PATH:1:1)`,
+/// `(anonymous union at PATH:2:5)`. The path is the one Clang was given (absolute when
+/// the input was named so), which output must not carry.
+pub fn location_paths(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut paths = Vec::new();
+    let mut from = 0;
+    while let Some(open) = text[from..].find('(').map(|i| from + i) {
+        from = open + 1;
+        let rest = &text[from..];
+        let words = rest.split(" at ").next().unwrap_or_default();
+        let unnamed = words == "lambda"
+            || ["unnamed ", "anonymous "].iter().any(|prefix| {
+                words
+                    .strip_prefix(prefix)
+                    .is_some_and(|kind| !kind.contains([' ', '(', ')']))
+            });
+        if !unnamed || words.len() == rest.len() {
+            continue;
+        }
+        let start = from + words.len() + " at ".len();
+        // The path ends at the `:LINE:COL)` that closes the group.
+        let Some(end) = location_end(&text[start..]) else {
+            continue;
+        };
+        paths.push(start..start + end);
+        from = start + end;
+    }
+    paths
+}
+
+/// The length of the path in `PATH:LINE:COL)…`: up to the first `:digits:digits)`.
+fn location_end(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(colon) = text[at..].find(':').map(|i| at + i) {
+        let digits = |from: usize| {
+            bytes[from..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count()
+        };
+        let line = digits(colon + 1);
+        if line > 0 && bytes.get(colon + 1 + line) == Some(&b':') {
+            let column_at = colon + 2 + line;
+            let column = digits(column_at);
+            if column > 0 && bytes.get(column_at + column) == Some(&b')') {
+                return Some(colon);
+            }
+        }
+        at = colon + 1;
+    }
+    None
+}
+
 /// Parses a type as Clang prints it; `None` for what this front end does not model
 /// (pointers to members, lambdas' closure types by location, ...).
 pub fn parse_type(text: &str) -> Option<CType> {
@@ -715,5 +770,26 @@ mod tests {
         assert_eq!(Builtin::SizeT.mangling(Itanium), "m");
         assert_eq!(Builtin::SizeT.mangling(Msvc), "y");
         assert_eq!(Builtin::PtrDiffT.mangling(Msvc), "x");
+    }
+
+    #[test]
+    fn location_paths_are_found_in_the_names_of_unnamed_entities() {
+        let paths = |text: &str| -> Vec<String> {
+            location_paths(text)
+                .into_iter()
+                .map(|range| text[range].to_string())
+                .collect()
+        };
+        assert_eq!(paths("(lambda at /src/a b/f.cpp:3:12)"), ["/src/a b/f.cpp"]);
+        assert_eq!(
+            paths("Defer<(lambda at /x/f.cpp:22:20), (unnamed struct at c:\\d:f.h:1:1)>"),
+            ["/x/f.cpp", "c:\\d:f.h"]
+        );
+        assert_eq!(paths("S::(anonymous union at f.cpp:3:12) &"), ["f.cpp"]);
+        assert_eq!(
+            paths("void (int (*)(int), Defer<int>)"),
+            Vec::<String>::new()
+        );
+        assert_eq!(paths("(lambda at f.cpp)"), Vec::<String>::new());
     }
 }

@@ -5,8 +5,6 @@
 //! in the depth, and crashes near 30,000 levels; the reader and generator must not be
 //! the limit.)
 
-use ehir_core::abi::EhAbi;
-
 const DEPTH: usize = 200_000;
 
 /// The JSON AST of the program, `depth` additions deep.
@@ -37,7 +35,7 @@ fn deep_json(depth: usize) -> String {
 #[test]
 fn a_deep_chain_of_additions_is_read_generated_and_run() {
     let json = deep_json(DEPTH);
-    let module = ehir_clang::compile_json(&json, "deep.cpp", EhAbi::Itanium)
+    let module = ehir_clang::compile_json(&json, "deep.cpp", &ehir_clang::Options::default())
         .unwrap_or_else(|ds| panic!("{:?}", ds.0.first()));
     drop(json);
     ehir_core::verifier::verify_module(&module).expect("verifies");
@@ -50,8 +48,9 @@ fn a_deep_chain_of_additions_is_read_generated_and_run() {
 #[test]
 fn a_shallow_chain_computes_the_same_way() {
     // The same generator at depth 3: `0 + 1 + 1 + 1` exits with 3.
-    let module = ehir_clang::compile_json(&deep_json(3), "deep.cpp", EhAbi::Itanium)
-        .unwrap_or_else(|ds| panic!("{:?}", ds.0.first()));
+    let module =
+        ehir_clang::compile_json(&deep_json(3), "deep.cpp", &ehir_clang::Options::default())
+            .unwrap_or_else(|ds| panic!("{:?}", ds.0.first()));
     let outcome =
         ehir_interp::run_module(&module, &ehir_interp::RunConfig::default()).expect("runs");
     assert_eq!(outcome.exit_status, 3);

@@ -180,8 +180,12 @@ fn mutated_clang_asts_give_modules_that_verify_or_diagnostics() {
         for mutant in 0..mutants() {
             let mutated = mutate(&dump, &pool, &mut rng);
             for abi in EhAbi::ALL {
+                let compile_options = ehir_clang::Options {
+                    abi,
+                    clang: options.clone(),
+                };
                 let result = std::panic::catch_unwind(|| {
-                    ehir_clang::compile_json(&mutated, &main_file, abi)
+                    ehir_clang::compile_json(&mutated, &main_file, &compile_options)
                 });
                 match result {
                     Err(_) => panic!(

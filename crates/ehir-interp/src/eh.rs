@@ -29,7 +29,7 @@ use crate::trace::Event;
 use ehir_core::abi::type_names;
 use ehir_core::{
     Attr, AttrData, Block, Extra, ExtraData, HandlerKey, LandingPadClause, Op, OpKind, Phase,
-    Successor, Symbol, Value,
+    Successor, Symbol, Type, Value,
 };
 use std::collections::{HashSet, VecDeque};
 
@@ -288,6 +288,32 @@ impl<'m> Machine<'m> {
         adjusted
     }
 
+    /// The value a catch handler's parameter (`cir.catch_param`, the pointer result of
+    /// `cir.begin_catch`) of CIR type `param` gets for exception `exn`: the pointer the
+    /// handler received (`adjusted`), except that a reference to a caught pointer
+    /// (`catch (int *&)` as the Clang front end generates it for the Microsoft target:
+    /// one more pointer level than the caught type,
+    /// [`type_names::catch_param_is_reference`]) binds to the exception object itself,
+    /// as Microsoft's runtime binds it (the reference adjective).
+    pub(crate) fn catch_param_value(&self, exn: u32, adjusted: u64, param: Type) -> u64 {
+        let Some(e) = self.rt.get(exn) else {
+            return adjusted;
+        };
+        match &e.handler {
+            Some(handler)
+                if cxx_types::parse(&e.ty).is_pointer()
+                    && type_names::catch_param_is_reference(
+                        &self.module.ctx,
+                        &format!("_ZTI{handler}"),
+                        param,
+                    ) =>
+            {
+                e.object
+            }
+            _ => adjusted,
+        }
+    }
+
     /// `__cxa_end_catch`: may destroy the exception (running its destructor).
     pub(crate) fn end_catch(&mut self) -> Result<(), Stop> {
         match self.rt.end_catch() {
@@ -497,7 +523,14 @@ impl<'m> Machine<'m> {
                 let class_slot = self.pointee(slot).is_some_and(|t| {
                     matches!(self.module.ctx.types.get(t), ehir_core::TypeData::Record(_))
                 });
-                if adjectives & 8 != 0 || thrown_is_pointer {
+                if adjectives & type_names::ADJECTIVE_REFERENCE != 0 && thrown_is_pointer {
+                    // A reference to the thrown pointer (`catch (int *&)`): the slot gets
+                    // the exception object's address.
+                    let object = self.rt.get(exn).map_or(adjusted, |e| e.object);
+                    self.mem
+                        .write_uint(dst, 8, object)
+                        .map_err(|e| self.mem_error(e))?;
+                } else if adjectives & type_names::ADJECTIVE_REFERENCE != 0 || thrown_is_pointer {
                     // Catch by reference (or of a pointer): the slot gets the pointer.
                     self.mem
                         .write_uint(dst, 8, adjusted)

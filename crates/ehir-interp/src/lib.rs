@@ -103,7 +103,10 @@
 //! - **Handlers receive libstdc++'s adjusted pointer**: `cir.catch_param`, the pointer
 //!   result of `cir.begin_catch`, `__cxa_begin_catch` and an MSVC catch-by-reference
 //!   slot all get the address of the exception object (of the base subobject for a
-//!   catch by base class), or, for a thrown pointer, the (adjusted) pointer value.
+//!   catch by base class), or, for a thrown pointer, the (adjusted) pointer value —
+//!   except a reference to the caught pointer (`catch (int *&)`: a parameter with one
+//!   pointer level more than the caught type, or the MSVC reference adjective), which
+//!   gets the exception object's address, as Microsoft's runtime gives it.
 //! - **noexcept boundaries** (`terminate` handlers and dispatch keys) follow g++
 //!   (measured with g++ 12; see docs/notes/noexcept-gxx-behaviour.md). When only
 //!   cleanups lie between the throwing call and the boundary, the boundary stops the

@@ -86,8 +86,9 @@ pub(crate) enum CtrlState {
     CleanupRun(Pending),
     /// The body of a `cir.try`.
     TryBody,
-    /// A catch handler of a `cir.try`, holding the caught exception.
-    Catch { adjusted: u64 },
+    /// A catch handler of a `cir.try`: the caught exception and the pointer its handler
+    /// received.
+    Catch { exn: u32, adjusted: u64 },
     /// The `unwind` handler of a `cir.try`, while the exception keeps unwinding.
     UnwindRegion { exn: u32 },
     /// `cir.array.ctor`: constructing element `index` of `count`.
@@ -991,7 +992,9 @@ impl<'m> Machine<'m> {
                 let adjusted = self.begin_catch(exn);
                 self.set(results[0], u64::from(exn));
                 if let Some(&r) = results.get(1) {
-                    self.set(r, adjusted);
+                    let value =
+                        self.catch_param_value(exn, adjusted, self.cur.func.dfg.value_type(r));
+                    self.set(r, value);
                 }
                 self.next(op)
             }

@@ -461,17 +461,19 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// `cir.catch_param`: the pointer the enclosing handler received.
+    /// `cir.catch_param`: the pointer the enclosing handler received
+    /// ([`Machine::catch_param_value`]).
     pub(crate) fn exec_catch_param(&mut self, op: Op) -> Result<(), Stop> {
-        let adjusted = self.cur.ctrl.iter().rev().find_map(|c| match c.state {
-            CtrlState::Catch { adjusted, .. } => Some(adjusted),
+        let caught = self.cur.ctrl.iter().rev().find_map(|c| match c.state {
+            CtrlState::Catch { exn, adjusted } => Some((exn, adjusted)),
             _ => None,
         });
-        let Some(adjusted) = adjusted else {
+        let Some((exn, adjusted)) = caught else {
             return Err(self.error("cir.catch_param outside a catch handler".into()));
         };
         if let Some(&r) = self.cur.func.dfg.results(op).first() {
-            self.set(r, adjusted);
+            let value = self.catch_param_value(exn, adjusted, self.cur.func.dfg.value_type(r));
+            self.set(r, value);
         }
         self.next(op)
     }
@@ -753,7 +755,7 @@ impl<'m> Machine<'m> {
             return Err(self.error("no cir.try to enter a handler of".into()));
         };
         self.free_allocas_to(mark);
-        self.set_top_state(CtrlState::Catch { adjusted })?;
+        self.set_top_state(CtrlState::Catch { exn, adjusted })?;
         self.begin_catch(exn);
         // A handler region that declares a token (`catch all (%t : !cir.eh_token)`)
         // receives the exception's token, as the flat handler block does.

@@ -134,13 +134,6 @@ fn check_interpreted(src: &Path, std: &str, want: &Outcome) -> Result<(), String
 /// that the list stays exact.
 const INTERPRETER_DIFFERS: &[(&str, &str)] = &[
     (
-        "cxx-corpus/29-catch-pointer-reference",
-        "`catch (int*&)` on the Microsoft target: the front end has the handler receive the \
-         address of the thrown pointer (the MSVC lowering makes it the reference adjective), \
-         while the interpreter's `cir.catch_param` yields the thrown pointer itself, as on \
-         Itanium, so the handler reads through a wrong address",
-    ),
-    (
         "cxx-corpus/31-catch-copy-ctor-throws",
         "a by-value catch object's copy constructor throws while the runtime builds it: \
          Microsoft's vcruntime aborts (an `__except` around the copy in \

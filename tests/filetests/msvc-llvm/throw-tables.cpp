@@ -33,7 +33,7 @@ public:
 // CHECK-DAG: @"_CT??_R0?AUA@@@84" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32, i32, i32, i32 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"??_R0?AUA@@@8" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 0, i32 -1, i32 0, i32 4, i32 0 }
 // CHECK-DAG: @"_CT??_R0?AUB@@@84@4" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32, i32, i32, i32 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"??_R0?AUB@@@8" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 4, i32 -1, i32 0, i32 4, i32 0 }
 // CHECK-DAG: @"_CTA3?AVM@@" = linkonce_odr unnamed_addr constant { i32, [3 x i32] } { i32 3, [3 x i32] [i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0?AVM@@@812" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0?AUA@@@84" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0?AUB@@@84@4" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32)] }
-// CHECK-DAG: @"_TI3?AVM@@@??_DM@@QEAAXXZ" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"??_DM@@QEAAXXZ" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CTA3?AVM@@" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32) }
+// CHECK-DAG: @"_TI3?AVM@@@??1M@@QEAA@XZ" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32 } { i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"??1M@@QEAA@XZ" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 0, i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CTA3?AVM@@" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32) }
 
 // CHECK-DAG: @"_CT??_R0PEAUB@@@88@4" = linkonce_odr unnamed_addr constant { i32, i32, i32, i32, i32, i32, i32 } { i32 1, i32 trunc (i64 sub (i64 ptrtoint (ptr @"??_R0PEAUB@@@8" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 4, i32 -1, i32 0, i32 8, i32 0 }
 // CHECK-DAG: @"_CTA4PEAVM@@" = linkonce_odr unnamed_addr constant { i32, [4 x i32] } { i32 4, [4 x i32] [i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0PEAVM@@@88" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0PEAUA@@@88" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0PEAUB@@@88@4" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32), i32 trunc (i64 sub (i64 ptrtoint (ptr @"_CT??_R0PEAX@88" to i64), i64 ptrtoint (ptr @__ImageBase to i64)) to i32)] }
@@ -51,7 +51,7 @@ void throw_int() { throw 7; }
 
 // CHECK-LABEL: define void @"?throw_class@@YAXXZ"()
 // CHECK:         %[[OBJ:.+]] = alloca [12 x i8], align 16
-// CHECK:         call void @_CxxThrowException(ptr %[[OBJ]], ptr @"_TI3?AVM@@@??_DM@@QEAAXXZ")
+// CHECK:         call void @_CxxThrowException(ptr %[[OBJ]], ptr @"_TI3?AVM@@@??1M@@QEAA@XZ")
 void throw_class() { throw M(); }
 
 // CHECK-LABEL: define void @"?throw_pointer@@YAXPEAVM@@@Z"(

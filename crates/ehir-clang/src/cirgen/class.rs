@@ -7,7 +7,7 @@ use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
 use ehir_core::abi::EhAbi;
-use ehir_core::abi::records::{padding_type, record_alias};
+use ehir_core::abi::records::padding_type;
 use ehir_core::{Loc, ModuleCtx, RecordDecl, RecordKind, Symbol, Type, TypeInfoDecl};
 use std::rc::Rc;
 
@@ -330,8 +330,8 @@ impl<'ast> State<'ast> {
         for (field, index) in fields.iter_mut().zip(&index_of[base_count..]) {
             field.index = *index;
         }
-        let alias = ctx.sym(&record_alias(name));
-        let record_name = ctx.sym(name);
+        let alias = self.record_alias(ctx, name);
+        let record_name = ctx.sym(&self.output_name(name));
         let kind = if class.tag_used.as_deref() == Some("class") {
             RecordKind::Class
         } else {
@@ -422,14 +422,7 @@ impl<'ast> State<'ast> {
     /// The symbol, CIR signature and nothrow-ness of a function declaration, queued for
     /// generation when it is defined here or implicitly.
     pub fn callee(&mut self, ctx: &mut ModuleCtx, decl: &'ast Node) -> R<Callee> {
-        let Some(mangled) = decl.mangled_name.clone() else {
-            return error(decl, "a function without a mangled name");
-        };
-        // `__builtin_strcmp` and the like are the C library's functions.
-        let mangled = match mangled.strip_prefix("__builtin_") {
-            Some(library) => library.to_string(),
-            None => mangled,
-        };
+        let mangled = self.function_symbol(ctx, decl)?;
         let signature = self.signature(ctx, decl)?;
         if decl.main_offset.is_some() {
             self.callee_locs

@@ -299,6 +299,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let decl = self.decl;
         let text = decl.ty.as_ref().map(|q| q.qual_type.as_str()).unwrap_or("");
         let mut spec = exception_spec(text).unwrap_or(ExceptionSpec::None);
+        // Since C++17 `throw()` is `noexcept` (Clang's CodeGen treats it so on both ABIs).
+        if spec == ExceptionSpec::Dynamic(Vec::new())
+            && self.st.standard == crate::Standard::Cxx17OrLater
+        {
+            spec = ExceptionSpec::Noexcept;
+        }
         // The Microsoft C++ ABI does not enforce dynamic exception specifications (`throw()`
         // included, before C++17): Clang's CodeGen emits nothing for them on that target.
         if self.st.abi == ehir_core::abi::EhAbi::Msvc && matches!(spec, ExceptionSpec::Dynamic(_)) {

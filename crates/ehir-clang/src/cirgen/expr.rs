@@ -849,16 +849,26 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         }))
     }
 
-    /// The defining declaration of a variable (the one with an initializer, or a
-    /// redeclaration that is not `extern`).
+    /// The defining declaration of a variable: the one with an initializer, else a
+    /// redeclaration that is neither `extern` nor a static data member's declaration in
+    /// its class.
     fn definition_of_variable(&self, decl: &'ast Node) -> &'ast Node {
-        self.st
-            .index
-            .globals
-            .iter()
-            .copied()
-            .filter(|g| g.mangled_name == decl.mangled_name)
-            .find(|g| g.storage_class.as_deref() != Some("extern") || !g.inner.is_empty())
+        let index = &self.st.index;
+        let redeclarations = || {
+            index
+                .globals
+                .iter()
+                .copied()
+                .filter(|g| g.mangled_name == decl.mangled_name)
+        };
+        redeclarations()
+            .find(|g| g.initializer().is_some())
+            .or_else(|| {
+                redeclarations().find(|g| {
+                    g.storage_class.as_deref() != Some("extern")
+                        && !index.parent_class.contains_key(g.id.as_str())
+                })
+            })
             .unwrap_or(decl)
     }
 

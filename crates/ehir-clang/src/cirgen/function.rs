@@ -40,21 +40,23 @@ fn has_this(decl: &Node) -> bool {
 /// functions at namespace scope that are not inline, and out-of-line member definitions.
 pub fn emitted_without_use(state: &State<'_>, decl: &Node) -> bool {
     let in_class_body = state.index.parent_class.contains_key(decl.id.as_str());
-    !in_class_body && !decl.inline && decl.storage_class.as_deref() != Some("static")
+    !in_class_body && !decl.is_inline() && decl.storage_class.as_deref() != Some("static")
         || decl.name.as_deref() == Some("main")
 }
 
 /// The linkage of a function definition, as Clang gives it: internal for a `static`
-/// function outside a class; linkonce_odr (one copy kept at link time) for an inline one
-/// (declared `inline`, defined in its class's body, a template instantiation or an
+/// function outside a class or one in an anonymous namespace; linkonce_odr (one copy kept at link time) for an inline one
+/// (declared `inline` or `constexpr`, defined in its class's body, a template instantiation or an
 /// implicitly defined special member); else external.
 fn definition_linkage(state: &State<'_>, decl: &Node, pending: Pending<'_>) -> Linkage {
     let in_class_body = state.index.parent_class.contains_key(decl.id.as_str());
     let member = decl.kind != "FunctionDecl";
-    if !member && decl.storage_class.as_deref() == Some("static") {
+    if (!member && decl.storage_class.as_deref() == Some("static"))
+        || state.index.in_anonymous_namespace(decl)
+    {
         Linkage::Internal
     } else if matches!(pending, Pending::Implicit(_))
-        || decl.inline
+        || decl.is_inline()
         || in_class_body
         || decl.template_instantiation_pattern.is_some()
     {
@@ -158,9 +160,7 @@ pub fn generate_function<'ast>(
     if decl.kind.contains("Template") {
         return unsupported(decl, "templates");
     }
-    let Some(mangled) = decl.mangled_name.clone() else {
-        return error(decl, "a function without a mangled name");
-    };
+    let mangled = state.function_symbol(mb.ctx(), decl)?;
     let signature = state.signature(mb.ctx(), decl)?;
     let param_types: Vec<Type> = mb
         .ctx()
@@ -170,6 +170,8 @@ pub fn generate_function<'ast>(
         .unwrap_or_default();
     let mut b = mb.function(&mangled, signature.cir, &param_types);
     b.func_mut().linkage = definition_linkage(state, decl, pending);
+    // Clang's `nounwind`: the function cannot throw (`noexcept`, `throw()`).
+    b.func_mut().nothrow = signature.nothrow;
     let mut generator = FnGen {
         st: state,
         b,
@@ -435,7 +437,21 @@ fn global<'ast>(
         }
     };
     let name = mb.ctx().sym(symbol);
-    let linkage = if internal || decl.storage_class.as_deref() == Some("static") {
+    // Internal as C++ gives it: `static` outside a class, a `const` object at namespace
+    // scope that is neither `extern` nor `inline` (a static data member is external),
+    // anything in an anonymous namespace.
+    let member = state.class_of(decl).is_some();
+    let mut object = &ty;
+    while let CType::Array(element, _) = object {
+        object = element;
+    }
+    let const_object = matches!(object, CType::Const(_))
+        && decl.storage_class.as_deref() != Some("extern")
+        && !decl.inline;
+    let linkage = if internal
+        || (!member && (decl.storage_class.as_deref() == Some("static") || const_object))
+        || state.index.in_anonymous_namespace(decl)
+    {
         Linkage::Internal
     } else {
         Linkage::External
@@ -452,16 +468,15 @@ fn global<'ast>(
     })
 }
 
-/// The constant value of an initializer Clang folded or wrote as a literal: numbers,
-/// null pointers, string literals (as pointers or char arrays), addresses of globals
-/// and functions, arrays of those.
+/// The constant value of an initializer: scalars Clang's constant evaluator folds
+/// ([`State::fold_constant`]), null pointers, string literals (as pointers or char
+/// arrays), addresses of globals and functions, arrays of those.
 fn constant_initializer<'ast>(
     state: &mut State<'ast>,
     mb: &mut ModuleBuilder,
     init: &'ast Node,
     ty: Type,
 ) -> R<Option<AttrData>> {
-    let common = *mb.ctx().types.common();
     if init.kind == "InitListExpr" {
         let (element, length) = match mb.ctx().types.get(ty) {
             ehir_core::TypeData::Array(element, length) => (*element, *length),
@@ -485,9 +500,17 @@ fn constant_initializer<'ast>(
             ty,
         }));
     }
+    // A scalar Clang's constant evaluator folds.
+    if let Some(value) = state.fold_constant(mb.ctx(), init)? {
+        return Ok(value.attr(mb.ctx(), ty));
+    }
     let mut node = init;
     loop {
         match node.kind.as_str() {
+            // A load is not an address.
+            "ImplicitCastExpr" if node.cast_kind.as_deref() == Some("LValueToRValue") => {
+                return Ok(None);
+            }
             "ImplicitCastExpr" | "ConstantExpr" | "ParenExpr" | "CStyleCastExpr"
                 if node.value.is_none() =>
             {
@@ -569,41 +592,7 @@ fn constant_initializer<'ast>(
         // storage is zero-initialized and no constructor runs.
         return Ok(Some(AttrData::Zero(ty)));
     }
-    let Some(text) = node.value_text() else {
-        if node.kind == "CXXNullPtrLiteralExpr" || node.kind == "GNUNullExpr" {
-            return Ok(Some(AttrData::Zero(ty)));
-        }
-        return Ok(None);
-    };
-    if ty == common.bool {
-        return Ok(Some(AttrData::Bool(text == "true" || text == "1")));
-    }
-    if mb.ctx().types.is_float(ty) {
-        return Ok(text.parse::<f64>().ok().map(|value| AttrData::Float {
-            bits: value.to_bits(),
-            ty,
-        }));
-    }
-    if mb.ctx().types.is_ptr(ty) {
-        return Ok((text == "0").then_some(AttrData::Zero(ty)));
-    }
-    let value: i128 = match text.as_str() {
-        "true" => 1,
-        "false" => 0,
-        other => match other.parse() {
-            Ok(v) => v,
-            Err(_) => return Ok(None),
-        },
-    };
-    // The literal's value converted to the variable's type (the implicit conversion
-    // Clang's AST shows as a cast of the literal).
-    let Some((width, signed)) = mb.ctx().types.int_info(ty) else {
-        return Ok(None);
-    };
-    Ok(Some(AttrData::Int {
-        value: ehir_core::wrap_int(value, width, signed),
-        ty,
-    }))
+    Ok(None)
 }
 
 /// Whether the `CXXConstructExpr` `node` default-constructs a class (or an array of a

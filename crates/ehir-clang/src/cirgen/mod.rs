@@ -10,6 +10,7 @@
 //! generated: the functions defined in the main file, and what they call, transitively.
 
 pub mod class;
+pub mod constant;
 pub mod eh;
 pub mod eh_msvc;
 pub mod expr;
@@ -66,6 +67,8 @@ pub struct State<'ast> {
     pub index: DeclIndex<'ast>,
     /// The EH ABI of the target.
     pub abi: EhAbi,
+    /// The C++ standard compiled for.
+    pub standard: crate::Standard,
     /// Class layouts computed so far, by qualified name.
     pub layouts: HashMap<String, Rc<ClassLayout>>,
     /// Functions still to generate.
@@ -96,6 +99,9 @@ pub struct State<'ast> {
     /// location of their declarations in the module (diagnostics about a function
     /// defined elsewhere point there).
     pub callee_locs: HashMap<String, Loc>,
+    /// The file paths in the names of unnamed entities (`(lambda at /src/f.cpp:3:12)`)
+    /// → what output names them by ([`State::output_name`]).
+    pub location_files: BTreeMap<String, String>,
 }
 
 impl<'ast> State<'ast> {
@@ -178,6 +184,102 @@ impl<'ast> State<'ast> {
         })
     }
 
+    /// The name output gives a C++ type named `name`: each source location Clang writes
+    /// into the name of an entity without one (`(lambda at /src/f.cpp:3:12)`) keeps only
+    /// the file's name (`(lambda at f.cpp:3:12)`), so that output does not depend on
+    /// where the input is; files of one name in different directories are told apart by
+    /// a number, in order of first use (`f.cpp#2`).
+    pub fn output_name(&mut self, name: &str) -> String {
+        let mut out = String::with_capacity(name.len());
+        let mut copied = 0;
+        for range in crate::types::location_paths(name) {
+            out.push_str(&name[copied..range.start]);
+            let path = &name[range.clone()];
+            let short = match self.location_files.get(path) {
+                Some(short) => short.clone(),
+                None => {
+                    let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
+                    let taken = self.location_files.values().filter(|s| {
+                        s.as_str() == file
+                            || s.strip_prefix(file).is_some_and(|n| n.starts_with('#'))
+                    });
+                    let short = match taken.count() {
+                        0 => file.to_string(),
+                        n => format!("{file}#{}", n + 1),
+                    };
+                    self.location_files.insert(path.to_string(), short.clone());
+                    short
+                }
+            };
+            out.push_str(&short);
+            copied = range.end;
+        }
+        out.push_str(&name[copied..]);
+        out
+    }
+
+    /// The symbol a function is defined and called by: the mangled name Clang gives
+    /// (`__builtin_strcmp` is the C library's `strcmp`), except for a destructor on the
+    /// Microsoft target, which Clang's AST names by its "vbase destructor" variant
+    /// (`??_DA@@QEAAXXZ`) while Clang's code uses `??1A@@QEAA@XZ` for a class without
+    /// virtual bases ([`ehir_core::abi::type_names::msvc_destructor_symbol`]).
+    pub fn function_symbol(&mut self, ctx: &mut ModuleCtx, decl: &Node) -> R<String> {
+        let Some(mangled) = decl.mangled_name.as_deref() else {
+            return error(decl, "a function without a mangled name");
+        };
+        let mangled = mangled.strip_prefix("__builtin_").unwrap_or(mangled);
+        if self.abi != EhAbi::Msvc || decl.kind != "CXXDestructorDecl" {
+            return Ok(mangled.to_string());
+        }
+        let Some(class) = self.class_of(decl) else {
+            return error(decl, "a destructor outside a class");
+        };
+        let is_virtual = self
+            .layout(ctx, decl, &class)?
+            .virtual_slots
+            .as_ref()
+            .is_some_and(|slots| {
+                slots
+                    .iter()
+                    .any(|s| s.kind == vtable::SlotKind::DeletingDestructor)
+            });
+        let has_virtual_bases = self.has_virtual_bases(decl, &class)?;
+        match ehir_core::abi::type_names::msvc_destructor_symbol(
+            mangled,
+            is_virtual,
+            has_virtual_bases,
+        ) {
+            Some(symbol) => Ok(symbol),
+            None => error(
+                decl,
+                format!("'{mangled}' is not a Microsoft destructor name"),
+            ),
+        }
+    }
+
+    /// Whether the class named `name` has a virtual base, directly or through its bases.
+    fn has_virtual_bases(&mut self, node: &Node, name: &str) -> R<bool> {
+        let class = self.class_node(node, name)?;
+        for base in &class.bases {
+            if base.is_virtual {
+                return Ok(true);
+            }
+            let base_type = self.parse(class, base.ty.canonical())?;
+            if let Some(base_name) = base_type.name()
+                && self.has_virtual_bases(class, base_name)?
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The alias (`!rec_…`) of the record of the class named `name`.
+    pub fn record_alias(&mut self, ctx: &mut ModuleCtx, name: &str) -> ehir_core::Symbol {
+        let output = self.output_name(name);
+        ctx.sym(&ehir_core::abi::records::record_alias(&output))
+    }
+
     /// The CIR type of a C++ type (references are pointers).
     pub fn cir_type(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<Type> {
         let common = *ctx.types.common();
@@ -199,7 +301,7 @@ impl<'ast> State<'ast> {
                     // A class pointing to itself (or to a class whose layout is being
                     // computed): its record by name, declared when its layout is done.
                     CType::Named(name) if self.laying_out.contains(name) => {
-                        let alias = ctx.sym(&ehir_core::abi::records::record_alias(name));
+                        let alias = self.record_alias(ctx, name);
                         ctx.types.record(alias)
                     }
                     _ => self.cir_type(ctx, node, inner)?,
@@ -213,9 +315,10 @@ impl<'ast> State<'ast> {
             CType::Function(f) => self.function_cir_type(ctx, node, f, None)?,
             CType::Named(name) if self.class_node(node, name).is_err() => {
                 // An incomplete class (only pointed to): an opaque record.
-                let alias = ctx.sym(&ehir_core::abi::records::record_alias(name));
+                let alias = self.record_alias(ctx, name);
                 if ctx.record(alias).is_none() {
-                    let record_name = ctx.sym(name);
+                    let output = self.output_name(name);
+                    let record_name = ctx.sym(&output);
                     ctx.declare_record(ehir_core::RecordDecl {
                         alias,
                         kind: ehir_core::RecordKind::Struct,
@@ -341,7 +444,8 @@ pub enum ResultAbi {
 /// The layouts of the classes defined in the main file, by qualified name (or why a
 /// class has none).
 pub fn class_layouts(root: &Node, abi: EhAbi) -> BTreeMap<String, R<ClassLayout>> {
-    let mut state = State::new(root, abi);
+    // (The standard changes no layout.)
+    let mut state = State::new(root, abi, crate::Standard::Cxx17OrLater);
     let mut mb = ModuleBuilder::new();
     let mut names: Vec<(String, &Node)> = state
         .index
@@ -362,10 +466,11 @@ pub fn class_layouts(root: &Node, abi: EhAbi) -> BTreeMap<String, R<ClassLayout>
 
 impl<'ast> State<'ast> {
     /// A generator state for a translation unit.
-    pub fn new(root: &'ast Node, abi: EhAbi) -> Self {
+    pub fn new(root: &'ast Node, abi: EhAbi, standard: crate::Standard) -> Self {
         State {
             index: DeclIndex::build(root),
             abi,
+            standard,
             layouts: HashMap::new(),
             queue: Vec::new(),
             queued: HashSet::new(),
@@ -379,13 +484,18 @@ impl<'ast> State<'ast> {
             rtti_globals: Vec::new(),
             defined_globals: (0, 0),
             callee_locs: HashMap::new(),
+            location_files: BTreeMap::new(),
         }
     }
 }
 
 /// Generates the module of a translation unit.
-pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
-    let mut state = State::new(root, abi);
+pub fn generate(
+    root: &Node,
+    abi: EhAbi,
+    standard: crate::Standard,
+) -> Result<Module, Vec<Diagnostic>> {
+    let mut state = State::new(root, abi, standard);
     let mut mb = ModuleBuilder::new();
     let mut errors = Vec::new();
     let roots: Vec<&Node> = state
@@ -395,9 +505,12 @@ pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
         .copied()
         .filter(|d| function::emitted_without_use(&state, d))
         .collect();
-    for decl in roots {
-        if let Some(symbol) = &decl.mangled_name {
-            state.enqueue(symbol, Pending::Defined(decl));
+    // (A member of a class template defined outside the class is a pattern without a
+    // mangled name: its instantiations are generated when used.)
+    for decl in roots.into_iter().filter(|d| d.mangled_name.is_some()) {
+        match state.function_symbol(mb.ctx(), decl) {
+            Ok(symbol) => state.enqueue(&symbol, Pending::Defined(decl)),
+            Err(e) => errors.push(e),
         }
     }
     // Functions, then the globals they use (whose initializers may use functions).

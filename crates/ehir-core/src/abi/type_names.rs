@@ -363,24 +363,124 @@ pub fn msvc_number(number: i64) -> String {
     format!("{sign}{digits}")
 }
 
+/// How many pointer levels a Microsoft type code starts with (`PEAH`: 1, `PEAPEBD`: 2).
+fn pointer_levels_of_code(code: &str) -> usize {
+    let mut levels = 0;
+    let mut rest = code;
+    while let Some(after) = rest.strip_prefix("PE") {
+        levels += 1;
+        rest = after.get(1..).unwrap_or("");
+    }
+    levels
+}
+
+/// How many pointer levels the type of the Itanium typeinfo symbol `typeinfo` has
+/// (`_ZTIPi`: 1, `_ZTIPKPc`: 2; a class or a scalar: 0).
+pub fn pointer_levels(ctx: &ModuleCtx, typeinfo: &str) -> usize {
+    pointer_levels_of_code(&msvc_type_code(ctx, typeinfo))
+}
+
+/// Whether a catch handler of the type of typeinfo `typeinfo` whose parameter value
+/// (`cir.catch_param`, `cir.begin_catch`) has the CIR type `param` binds a reference to
+/// the exception object: always for a class or scalar (the value is the object's
+/// address), and for a caught pointer type when the value has one more pointer level
+/// than the type (`catch (int *&)`, as the Clang front end generates it for the
+/// Microsoft target: the address of the thrown pointer, not the pointer). A value with
+/// as many levels is the caught pointer itself (catch by value). The MSVC lowering makes
+/// such a handler's catchpad the reference adjective, and the interpreter gives it the
+/// exception object's address.
+pub fn catch_param_is_reference(ctx: &ModuleCtx, typeinfo: &str, param: crate::Type) -> bool {
+    let levels = pointer_levels(ctx, typeinfo);
+    let mut depth = 0;
+    let mut ty = param;
+    while let Some(pointee) = ctx.types.pointee(ty) {
+        depth += 1;
+        ty = pointee;
+    }
+    levels == 0 || depth > levels
+}
+
+/// `symbol` with the Microsoft name of the translation unit's anonymous namespace
+/// (`?A0x` + a hash of the main file's path as Clang was given it + `@`, as in
+/// `?f@?A0x1B2C3D4E@@YAXXZ`) made `?A0x{hash}@`; `None` when it names none. The
+/// entities there have internal linkage, so the hash only has to be unique within a
+/// program's objects, not equal to Clang's or MSVC's.
+pub fn with_anonymous_namespace_hash(symbol: &str, hash: &str) -> Option<String> {
+    const MARK: &str = "?A0x";
+    let mut out = String::with_capacity(symbol.len());
+    let mut rest = symbol;
+    let mut replaced = false;
+    while let Some(at) = rest.find(MARK) {
+        let after = &rest[at + MARK.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_hexdigit).count();
+        out.push_str(&rest[..at + MARK.len()]);
+        if digits > 0 && after.as_bytes().get(digits) == Some(&b'@') {
+            out.push_str(hash);
+            replaced = true;
+            rest = &after[digits..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    replaced.then_some(out)
+}
+
+/// The parts of a Microsoft destructor name, `??1In@ns@@QEAA@XZ` or `??_DIn@ns@@QEAAXXZ`:
+/// the class's name (`In@ns@@`) and the access letter (`Q`). Read from both ends, as a
+/// template argument's name may itself contain `@@` (`??1?$H@UA@@@@QEAA@XZ`).
+fn msvc_destructor_parts(destructor: &str) -> Option<(&str, char)> {
+    let rest = match destructor.strip_prefix("??1") {
+        Some(rest) => rest.strip_suffix("EAA@XZ")?,
+        None => destructor.strip_prefix("??_D")?.strip_suffix("EAAXXZ")?,
+    };
+    let access = rest.chars().last()?;
+    let class_name = &rest[..rest.len() - access.len_utf8()];
+    (class_name.ends_with("@@") && access.is_ascii_uppercase()).then_some((class_name, access))
+}
+
+/// The access letter of a virtual member function for the one of a non-virtual member
+/// with the same access (`Q`/`U` public, `I`/`M` protected, `A`/`E` private).
+fn msvc_virtual_access(access: char) -> Option<char> {
+    match access {
+        'Q' | 'U' => Some('U'),
+        'I' | 'M' => Some('M'),
+        'A' | 'E' => Some('E'),
+        _ => None,
+    }
+}
+
+/// The name Clang for Windows defines and calls a destructor by (`??1A@@QEAA@XZ`; `UEAA`
+/// when virtual), from the name Clang's AST gives it: `??_DA@@QEAAXXZ`, the "vbase
+/// destructor" that destroys the virtual bases after running `??1`, which Clang's
+/// CodeGen emits only for a class that has virtual bases (it is then the name of a
+/// complete object's destruction, and is kept). `None` when `clang_name` is not a
+/// Microsoft destructor name.
+pub fn msvc_destructor_symbol(
+    clang_name: &str,
+    is_virtual: bool,
+    has_virtual_bases: bool,
+) -> Option<String> {
+    let (class_name, access) = msvc_destructor_parts(clang_name)?;
+    if has_virtual_bases {
+        return Some(clang_name.to_string());
+    }
+    let access = if is_virtual {
+        msvc_virtual_access(access)?
+    } else {
+        access
+    };
+    Some(format!("??1{class_name}{access}EAA@XZ"))
+}
+
 /// The scalar deleting destructor (`??_GIn@ns@@UEAAPEAXI@Z`: `void *(unsigned flags)`,
 /// which destroys the object and, when bit 0 of the flags is set, releases its storage)
-/// of a destructor named `destructor`: `??1In@ns@@QEAA@XZ`, or `??_DIn@ns@@QEAAXXZ`, the
-/// name Clang's AST gives a complete-object destructor. Its access letter is made virtual
-/// (`Q`/`U` public, `I`/`M` protected, `A`/`E` private), as the function is only ever
-/// called through the vftable.
+/// of a destructor named `destructor`: `??1In@ns@@UEAA@XZ` ([`msvc_destructor_symbol`]),
+/// or `??_DIn@ns@@QEAAXXZ`. Its access letter is made virtual, as the function is only
+/// ever called through the vftable.
 pub fn scalar_deleting_destructor_symbol(destructor: &str) -> Option<String> {
-    let rest = destructor
-        .strip_prefix("??1")
-        .or_else(|| destructor.strip_prefix("??_D"))?;
-    let end = rest.find("@@")? + 2;
-    let (class_name, qualifiers) = rest.split_at(end);
-    let access = match qualifiers.chars().next()? {
-        'Q' | 'U' => 'U',
-        'I' | 'M' => 'M',
-        'A' | 'E' => 'E',
-        _ => return None,
-    };
+    let (class_name, access) = msvc_destructor_parts(destructor)?;
+    let access = msvc_virtual_access(access)?;
     Some(format!("??_G{class_name}{access}EAAPEAXI@Z"))
 }
 
@@ -975,8 +1075,81 @@ mod tests {
                 "{destructor}"
             );
         }
+        assert_eq!(
+            scalar_deleting_destructor_symbol("??1?$H@UA@@@@UEAA@XZ").as_deref(),
+            Some("??_G?$H@UA@@@@UEAAPEAXI@Z")
+        );
         assert_eq!(scalar_deleting_destructor_symbol("_ZN1AD1Ev"), None);
         assert_eq!(scalar_deleting_destructor_symbol("??_DA@@"), None);
+    }
+
+    #[test]
+    fn pointer_levels_count_the_leading_pointers_of_a_type_code() {
+        assert_eq!(pointer_levels_of_code("H"), 0);
+        assert_eq!(pointer_levels_of_code("PEAH"), 1);
+        assert_eq!(pointer_levels_of_code("PEBD"), 1);
+        assert_eq!(pointer_levels_of_code("PEAPEAVBase@@"), 2);
+        assert_eq!(pointer_levels_of_code("PE"), 1);
+    }
+
+    #[test]
+    fn a_catch_parameter_one_pointer_level_deeper_than_a_caught_pointer_is_a_reference() {
+        let mut ctx = ModuleCtx::default();
+        let s32 = ctx.types.common().s32;
+        let int_ptr = ctx.types.ptr(s32);
+        let int_ptr_ptr = ctx.types.ptr(int_ptr);
+        let int_ptr_ptr_ptr = ctx.types.ptr(int_ptr_ptr);
+        // `catch (int *)` and `catch (int *&)`.
+        assert!(!catch_param_is_reference(&ctx, "_ZTIPi", int_ptr));
+        assert!(catch_param_is_reference(&ctx, "_ZTIPi", int_ptr_ptr));
+        // `catch (int **)` and `catch (int **&)`.
+        assert!(!catch_param_is_reference(&ctx, "_ZTIPPi", int_ptr_ptr));
+        assert!(catch_param_is_reference(&ctx, "_ZTIPPi", int_ptr_ptr_ptr));
+        // `catch (int)`, `catch (int &)`: the object's address.
+        assert!(catch_param_is_reference(&ctx, "_ZTIi", int_ptr));
+        assert_eq!(pointer_levels(&ctx, "_ZTIPKPc"), 2);
+    }
+
+    #[test]
+    fn the_anonymous_namespace_hash_is_replaced() {
+        assert_eq!(
+            with_anonymous_namespace_hash("?anon@?A0x92C26856@@3HA", "0C0FFEE0").as_deref(),
+            Some("?anon@?A0x0C0FFEE0@@3HA")
+        );
+        assert_eq!(
+            with_anonymous_namespace_hash("??1N@?A0xABC@@QEAA@XZ", "12345678").as_deref(),
+            Some("??1N@?A0x12345678@@QEAA@XZ")
+        );
+        assert_eq!(with_anonymous_namespace_hash("?f@@YAXXZ", "12345678"), None);
+        assert_eq!(with_anonymous_namespace_hash("?A0xZZ@", "12345678"), None);
+    }
+
+    #[test]
+    fn destructors_are_named_as_clang_for_windows_emits_them() {
+        // (Clang's AST name, virtual, virtual bases) → the name Clang's code uses
+        // (clang++-22 --target=x86_64-pc-windows-msvc -S -emit-llvm).
+        for (clang_name, is_virtual, has_virtual_bases, emitted) in [
+            ("??_DA@@QEAAXXZ", false, false, "??1A@@QEAA@XZ"),
+            ("??_DD@@QEAAXXZ", true, false, "??1D@@UEAA@XZ"),
+            ("??_DP@@AEAAXXZ", false, false, "??1P@@AEAA@XZ"),
+            ("??_DP@@IEAAXXZ", true, false, "??1P@@MEAA@XZ"),
+            ("??_DIn@ns@@QEAAXXZ", false, false, "??1In@ns@@QEAA@XZ"),
+            (
+                "??_D?$H@UA@@@@QEAAXXZ",
+                false,
+                false,
+                "??1?$H@UA@@@@QEAA@XZ",
+            ),
+            ("??_DW@@QEAAXXZ", false, true, "??_DW@@QEAAXXZ"),
+        ] {
+            assert_eq!(
+                msvc_destructor_symbol(clang_name, is_virtual, has_virtual_bases).as_deref(),
+                Some(emitted),
+                "{clang_name}"
+            );
+        }
+        assert_eq!(msvc_destructor_symbol("_ZN1AD1Ev", false, false), None);
+        assert_eq!(msvc_destructor_symbol("?f@@YAXXZ", false, false), None);
     }
 
     #[test]

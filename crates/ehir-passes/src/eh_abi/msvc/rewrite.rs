@@ -5,8 +5,8 @@
 use super::{Action, CleanupExit, ExitKind, Funclet, Lowering, Target};
 use crate::region_utils::remapped;
 use ehir_core::abi::type_names::{
-    ADJECTIVE_ELLIPSIS, ADJECTIVE_REFERENCE, catch_type_descriptor, copy_constructor_symbols,
-    msvc_descriptor_to_itanium, msvc_type_code,
+    ADJECTIVE_ELLIPSIS, ADJECTIVE_REFERENCE, catch_param_is_reference, catch_type_descriptor,
+    copy_constructor_symbols, msvc_descriptor_to_itanium,
 };
 use ehir_core::{
     Block, Diagnostic, HandlerKey, Loc, Op, OpKind, Successor, Symbol, Value, ValueDef,
@@ -212,7 +212,7 @@ impl<'a> Lowering<'a> {
         let switch_token = self.func.dfg.append_result(dispatch, common.eh_token);
         let mut handlers = Vec::new();
         for (key, &succ) in keys.iter().zip(&succs) {
-            let mut pointer_levels = 0;
+            let mut caught = None;
             let mut qualifiers = 0;
             let type_desc = match key {
                 HandlerKey::Catch(attr) => {
@@ -226,9 +226,9 @@ impl<'a> Lowering<'a> {
                         }
                     };
                     let typeinfo = self.ctx.name(typeinfo).to_string();
-                    pointer_levels = pointer_levels_of_code(&msvc_type_code(self.ctx, &typeinfo));
                     let (name, adjectives) = catch_type_descriptor(self.ctx, &typeinfo);
                     qualifiers = adjectives;
+                    caught = Some(typeinfo);
                     Some(self.ctx.sym(&name))
                 }
                 HandlerKey::CatchAll => None,
@@ -239,7 +239,7 @@ impl<'a> Lowering<'a> {
                 succ,
                 switch_token,
                 type_desc,
-                pointer_levels,
+                caught.as_deref(),
                 qualifiers,
                 loc,
             )?;
@@ -255,22 +255,12 @@ impl<'a> Lowering<'a> {
         Ok(())
     }
 
-    /// How many pointer levels a CIR type has (`!cir.ptr<!cir.ptr<!s32i>>`: 2).
-    fn pointer_depth(&self, mut ty: ehir_core::Type) -> usize {
-        let mut depth = 0;
-        while let Some(pointee) = self.ctx.types.pointee(ty) {
-            depth += 1;
-            ty = pointee;
-        }
-        depth
-    }
-
     pub(super) fn rewrite_begin_catch(
         &mut self,
         handler: Block,
         switch_token: Value,
         type_desc: Option<Symbol>,
-        pointer_levels: usize,
+        caught: Option<&str>,
         qualifiers: u32,
         loc: Loc,
     ) -> Result<(), Diagnostic> {
@@ -296,14 +286,9 @@ impl<'a> Lowering<'a> {
                 // pointer yielded with one more level of pointer (`catch (T *&)` from
                 // the Clang front end) is caught by reference.
                 let ptr_ty = self.func.dfg.value_type(v);
-                let caught_pointer =
-                    pointer_levels > 0 && self.pointer_depth(ptr_ty) <= pointer_levels;
-                let adjectives = qualifiers
-                    | if caught_pointer {
-                        0
-                    } else {
-                        ADJECTIVE_REFERENCE
-                    };
+                let by_reference = caught
+                    .is_none_or(|typeinfo| catch_param_is_reference(self.ctx, typeinfo, ptr_ty));
+                let adjectives = qualifiers | if by_reference { ADJECTIVE_REFERENCE } else { 0 };
                 (
                     adjectives,
                     Some(self.entry_alloca(ptr_ty, "__catch_obj", 8, loc)?),
@@ -597,30 +582,5 @@ impl<'a> Lowering<'a> {
             }
         }
         Ok(())
-    }
-}
-
-/// How many pointer levels a Microsoft type code starts with (`PEAH`: 1, `PEAPEBD`: 2).
-fn pointer_levels_of_code(code: &str) -> usize {
-    let mut levels = 0;
-    let mut rest = code;
-    while let Some(after) = rest.strip_prefix("PE") {
-        levels += 1;
-        rest = after.get(1..).unwrap_or("");
-    }
-    levels
-}
-
-#[cfg(test)]
-mod tests {
-    use super::pointer_levels_of_code;
-
-    #[test]
-    fn pointer_levels_count_the_leading_pointers_of_a_type_code() {
-        assert_eq!(pointer_levels_of_code("H"), 0);
-        assert_eq!(pointer_levels_of_code("PEAH"), 1);
-        assert_eq!(pointer_levels_of_code("PEBD"), 1);
-        assert_eq!(pointer_levels_of_code("PEAPEAVBase@@"), 2);
-        assert_eq!(pointer_levels_of_code("PE"), 1);
     }
 }
