@@ -291,7 +291,10 @@ fn add_typeinfo(
     module.add_typeinfo(TypeInfoDecl {
         symbol,
         ty,
-        bases,
+        bases: bases
+            .into_iter()
+            .map(|(base, offset)| ehir_core::TypeInfoBase::public(base, offset))
+            .collect(),
         loc,
     });
 }

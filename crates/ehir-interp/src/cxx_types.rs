@@ -256,10 +256,36 @@ pub fn display_mangled(mangled: &str) -> String {
     parse(mangled).display()
 }
 
-/// Public base classes of classes, keyed by mangled class name: `(base, offset)`.
+/// A direct base class of a class in the [`Hierarchy`].
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct BaseEdge {
+    /// The base class's mangled name (`1A`).
+    pub class: String,
+    /// A non-virtual base: its byte offset; a virtual base: the byte offset, from the
+    /// vtable's address point, of the slot holding the base's offset in the object.
+    pub offset: i64,
+    /// A public base.
+    pub public: bool,
+    /// A virtual base.
+    pub is_virtual: bool,
+}
+
+impl BaseEdge {
+    /// A public non-virtual base at `offset`.
+    pub fn public(class: &str, offset: i64) -> BaseEdge {
+        BaseEdge {
+            class: class.to_string(),
+            offset,
+            public: true,
+            is_virtual: false,
+        }
+    }
+}
+
+/// The direct base classes of classes, keyed by mangled class name.
 #[derive(Default, Debug)]
 pub struct Hierarchy {
-    bases: HashMap<String, Vec<(String, u64)>>,
+    bases: HashMap<String, Vec<BaseEdge>>,
 }
 
 /// The standard library's exception classes, so that `catch (std::exception&)` catches a
@@ -281,85 +307,185 @@ const STD_BASES: &[(&str, &str)] = &[
     ("St15underflow_error", "St13runtime_error"),
 ];
 
-/// How the pointer a handler receives is derived from the exception object.
+/// One step from a class to one of its direct bases.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum PathStep {
+    /// A non-virtual base at this byte offset.
+    Offset(i64),
+    /// A virtual base, whose offset in the object is read from the object's vtable at
+    /// this byte offset from its address point.
+    Virtual(i64),
+}
+
+/// How to get from an object to one of its base subobjects.
+#[derive(Clone, PartialEq, Eq, Debug, Default)]
+pub struct BasePath(pub Vec<PathStep>);
+
+impl BasePath {
+    /// A path of one non-virtual step (the object itself for 0).
+    #[cfg(test)]
+    pub fn offset(offset: i64) -> BasePath {
+        if offset == 0 {
+            BasePath::default()
+        } else {
+            BasePath(vec![PathStep::Offset(offset)])
+        }
+    }
+}
+
+/// How the pointer a handler receives is derived from the exception object.
+#[derive(Clone, PartialEq, Eq, Debug)]
 pub enum Adjust {
-    /// The object's address plus a base-class offset.
-    Object(u64),
-    /// The thrown pointer's value plus a base-class offset (pointer exceptions).
-    PointerValue(u64),
+    /// The object's address, then to a base subobject.
+    Object(BasePath),
+    /// The thrown pointer's value, then to a base subobject (pointer exceptions; a null
+    /// pointer stays null).
+    PointerValue(BasePath),
+}
+
+impl Adjust {
+    /// The exception object itself.
+    pub fn object() -> Adjust {
+        Adjust::Object(BasePath::default())
+    }
+}
+
+/// Whose rules decide what a handler catches, where the runtimes differ.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum CatchRules {
+    /// libstdc++ (the structured and flat phases, and the Itanium ABI): `std::nullptr_t`
+    /// is caught by every pointer handler.
+    Itanium,
+    /// The Microsoft C++ runtime: a `std::nullptr_t` exception's throw info lists only
+    /// `std::nullptr_t` and `void *`.
+    Msvc,
+}
+
+/// Which base subobject a path reaches: past the last virtual base on the path (its
+/// class) the static offset from it, or without one the static offset from the object.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct Subobject {
+    virtual_base: Option<String>,
+    offset: i64,
 }
 
 impl Hierarchy {
-    /// Builds the hierarchy from `cir.typeinfo` declarations `(class typeinfo, bases)`,
-    /// on top of the standard exception classes.
-    pub fn new<'a>(decls: impl Iterator<Item = (&'a str, Vec<(&'a str, u64)>)>) -> Hierarchy {
+    /// Builds the hierarchy from `cir.typeinfo` declarations `(class typeinfo symbol,
+    /// direct bases with their typeinfo symbols as class)`, on top of the standard
+    /// exception classes.
+    pub fn new<'a>(decls: impl Iterator<Item = (&'a str, Vec<BaseEdge>)>) -> Hierarchy {
         let mut h = Hierarchy::default();
         for (d, b) in STD_BASES {
-            h.bases.insert(d.to_string(), vec![(b.to_string(), 0)]);
+            h.bases.insert(d.to_string(), vec![BaseEdge::public(b, 0)]);
         }
         for (sym, bases) in decls {
             let key = type_of_typeinfo_symbol(sym);
             let list = bases
                 .into_iter()
-                .map(|(b, off)| (type_of_typeinfo_symbol(b), off))
+                .map(|b| BaseEdge {
+                    class: type_of_typeinfo_symbol(&b.class),
+                    ..b
+                })
                 .collect();
             h.bases.insert(key, list);
         }
         h
     }
 
-    /// The offset of base class `base` inside `derived` when it is a public,
-    /// unambiguous base (or the class itself); `None` otherwise.
-    pub fn base_offset(&self, derived: &str, base: &str) -> Option<u64> {
+    /// The path to base class `base` inside `derived` when it is an unambiguous base
+    /// (or the class itself) reachable along a public path; `None` otherwise. One
+    /// subobject reached along several paths (a virtual base) is not ambiguous.
+    pub fn base_path(&self, derived: &str, base: &str) -> Option<BasePath> {
         if derived == base {
-            return Some(0);
+            return Some(BasePath::default());
         }
-        let mut found: Option<u64> = None;
-        let mut ambiguous = false;
-        // Iterative walk over every inheritance path (depth-limited against cycles).
-        let mut stack: Vec<(&str, u64, u32)> = vec![(derived, 0, 0)];
+        // Every path from `derived` down to `base`: (subobject, public, path).
+        let mut found: Vec<(Subobject, bool, BasePath)> = Vec::new();
+        // Iterative walk over every inheritance path (bounded against cycles).
+        let mut stack: Vec<(&str, Subobject, bool, Vec<PathStep>)> = vec![(
+            derived,
+            Subobject {
+                virtual_base: None,
+                offset: 0,
+            },
+            true,
+            Vec::new(),
+        )];
         let mut visits = 0u32;
-        while let Some((class, offset, depth)) = stack.pop() {
+        while let Some((class, at, public, path)) = stack.pop() {
             visits += 1;
-            if depth > 64 || visits > 100_000 {
+            if path.len() > 64 || visits > 100_000 {
                 break;
             }
             let Some(bases) = self.bases.get(class) else {
                 continue;
             };
-            for (b, off) in bases {
-                let total = offset.saturating_add(*off);
-                if b == base {
-                    match found {
-                        None => found = Some(total),
-                        Some(f) if f != total => ambiguous = true,
-                        Some(_) => {}
-                    }
+            for edge in bases.iter().rev() {
+                let (next, step) = if edge.is_virtual {
+                    (
+                        Subobject {
+                            virtual_base: Some(edge.class.clone()),
+                            offset: 0,
+                        },
+                        PathStep::Virtual(edge.offset),
+                    )
                 } else {
-                    stack.push((b.as_str(), total, depth + 1));
+                    (
+                        Subobject {
+                            virtual_base: at.virtual_base.clone(),
+                            offset: at.offset.saturating_add(edge.offset),
+                        },
+                        PathStep::Offset(edge.offset),
+                    )
+                };
+                let mut next_path = path.clone();
+                if step != PathStep::Offset(0) {
+                    next_path.push(step);
+                }
+                let next_public = public && edge.public;
+                if edge.class == base {
+                    found.push((next, next_public, BasePath(next_path)));
+                } else {
+                    stack.push((edge.class.as_str(), next, next_public, next_path));
                 }
             }
         }
-        if ambiguous { None } else { found }
+        let (first, ..) = found.first()?;
+        if found.iter().any(|(subobject, ..)| subobject != first) {
+            return None;
+        }
+        found
+            .into_iter()
+            .find(|(_, public, _)| *public)
+            .map(|(.., path)| path)
     }
 
     /// Whether a handler for `catch_type` catches an exception of `thrown_type` (both
-    /// mangled), and how to compute the pointer the handler gets.
-    pub fn catches(&self, catch_type: &str, thrown_type: &str) -> Option<Adjust> {
+    /// mangled) under `rules`, and how to compute the pointer the handler gets.
+    pub fn catches(
+        &self,
+        catch_type: &str,
+        thrown_type: &str,
+        rules: CatchRules,
+    ) -> Option<Adjust> {
         let thrown = parse(thrown_type);
         let thrown_is_pointer = thrown.is_pointer();
         if catch_type == thrown_type {
             return Some(if thrown_is_pointer {
-                Adjust::PointerValue(0)
+                Adjust::PointerValue(BasePath::default())
             } else {
-                Adjust::Object(0)
+                Adjust::object()
             });
         }
         let catch = parse(catch_type);
         match (&catch, &thrown) {
             (CxxType::Class { mangled: c, .. }, CxxType::Class { mangled: t, .. }) => {
-                self.base_offset(t, c).map(Adjust::Object)
+                self.base_path(t, c).map(Adjust::Object)
+            }
+            // `throw nullptr`: a null pointer of the handler's type.
+            (CxxType::Pointer { pointee, .. }, CxxType::Builtin { code, .. }) if code == "Dn" => {
+                (rules == CatchRules::Itanium || pointee.is_void())
+                    .then(|| Adjust::PointerValue(BasePath::default()))
             }
             (
                 CxxType::Pointer {
@@ -378,14 +504,14 @@ impl Hierarchy {
                     return None;
                 }
                 if cp == tp {
-                    return Some(Adjust::PointerValue(0));
+                    return Some(Adjust::PointerValue(BasePath::default()));
                 }
                 if cp.is_void() && !matches!(**tp, CxxType::Pointer { .. } | CxxType::Unknown(_)) {
-                    return Some(Adjust::PointerValue(0));
+                    return Some(Adjust::PointerValue(BasePath::default()));
                 }
                 match (&**cp, &**tp) {
                     (CxxType::Class { mangled: c, .. }, CxxType::Class { mangled: t, .. }) => {
-                        self.base_offset(t, c).map(Adjust::PointerValue)
+                        self.base_path(t, c).map(Adjust::PointerValue)
                     }
                     _ => None,
                 }
@@ -415,47 +541,118 @@ mod tests {
         // `catch (const char *)`: `??_R0PEAD@8` with adjective 1 (const).
         let h = Hierarchy::new(std::iter::empty());
         assert!(
-            h.catches(&msvc_handler_type("??_R0PEAD@8", 1), "PKc")
-                .is_some()
+            h.catches(
+                &msvc_handler_type("??_R0PEAD@8", 1),
+                "PKc",
+                CatchRules::Msvc
+            )
+            .is_some()
         );
-        assert!(h.catches("Pc", "PKc").is_none());
+        assert!(h.catches("Pc", "PKc", CatchRules::Msvc).is_none());
     }
 
     #[test]
     fn matches_bases_pointers_and_qualifiers() {
         let h = Hierarchy::new(
             vec![
-                ("_ZTI1D", vec![("_ZTI1B", 0), ("_ZTI1C", 8)]),
-                ("_ZTI1C", vec![("_ZTI1A", 4)]),
-                ("_ZTI1B", vec![("_ZTI1A", 0)]),
+                (
+                    "_ZTI1D",
+                    vec![BaseEdge::public("_ZTI1B", 0), BaseEdge::public("_ZTI1C", 8)],
+                ),
+                ("_ZTI1C", vec![BaseEdge::public("_ZTI1A", 4)]),
+                ("_ZTI1B", vec![BaseEdge::public("_ZTI1A", 0)]),
             ]
             .into_iter(),
         );
+        let object = |offset| Some(Adjust::Object(BasePath::offset(offset)));
+        let pointer = |offset| Some(Adjust::PointerValue(BasePath::offset(offset)));
         // (handler type, thrown type, the adjustment when it catches)
         let cases = [
-            ("1D", "1D", Some(Adjust::Object(0))),
-            ("1C", "1D", Some(Adjust::Object(8))),
+            ("1D", "1D", object(0)),
+            ("1C", "1D", object(8)),
             ("1D", "1C", None),
             // A is reachable at two offsets through B and C: ambiguous, not caught.
             ("1A", "1D", None),
-            ("1A", "1C", Some(Adjust::Object(4))),
-            ("P1C", "P1D", Some(Adjust::PointerValue(8))),
-            ("PK1C", "P1D", Some(Adjust::PointerValue(8))),
+            ("1A", "1C", object(4)),
+            ("P1C", "P1D", pointer(8)),
+            ("PK1C", "P1D", pointer(8)),
             ("P1C", "PK1D", None),
-            ("Pv", "Pi", Some(Adjust::PointerValue(0))),
-            ("PKv", "PKc", Some(Adjust::PointerValue(0))),
+            ("Pv", "Pi", pointer(0)),
+            ("PKv", "PKc", pointer(0)),
             ("Pv", "PKc", None),
             ("i", "j", None),
-            ("i", "i", Some(Adjust::Object(0))),
-            ("Pi", "Pi", Some(Adjust::PointerValue(0))),
-            ("St9exception", "St13bad_exception", Some(Adjust::Object(0))),
+            ("i", "i", object(0)),
+            ("Pi", "Pi", pointer(0)),
+            ("St9exception", "St13bad_exception", object(0)),
         ];
         for (handler, thrown, expected) in cases {
             assert_eq!(
-                h.catches(handler, thrown),
+                h.catches(handler, thrown, CatchRules::Itanium),
                 expected,
                 "{handler} catching {thrown}"
             );
         }
+    }
+
+    #[test]
+    fn virtual_bases_are_one_subobject_and_private_paths_do_not_catch() {
+        let edge = |class: &str, offset, public, is_virtual| BaseEdge {
+            class: class.to_string(),
+            offset,
+            public,
+            is_virtual,
+        };
+        // E : private B, public C, private D; B, C, D : virtual A (a diamond); F : B, G
+        // with G : private A (A twice, once privately).
+        let h = Hierarchy::new(
+            vec![
+                (
+                    "_ZTI1E",
+                    vec![
+                        edge("_ZTI1B", 0, false, false),
+                        edge("_ZTI1C", 8, true, false),
+                        edge("_ZTI1D", 16, false, false),
+                    ],
+                ),
+                ("_ZTI1B", vec![edge("_ZTI1A", -24, true, true)]),
+                ("_ZTI1C", vec![edge("_ZTI1A", -24, true, true)]),
+                ("_ZTI1D", vec![edge("_ZTI1A", -24, true, true)]),
+                (
+                    "_ZTI1F",
+                    vec![
+                        edge("_ZTI1B", 0, true, false),
+                        edge("_ZTI1G", 8, true, false),
+                    ],
+                ),
+                ("_ZTI1G", vec![edge("_ZTI1A", 0, false, false)]),
+            ]
+            .into_iter(),
+        );
+        let itanium = CatchRules::Itanium;
+        assert_eq!(
+            h.catches("1A", "1E", itanium),
+            Some(Adjust::Object(BasePath(vec![
+                PathStep::Offset(8),
+                PathStep::Virtual(-24)
+            ])))
+        );
+        assert_eq!(h.catches("1B", "1E", itanium), None);
+        assert_eq!(
+            h.catches("P1C", "P1E", itanium),
+            Some(Adjust::PointerValue(BasePath::offset(8)))
+        );
+        // The virtual A through B and the private non-virtual A in G: ambiguous.
+        assert_eq!(h.catches("1A", "1F", itanium), None);
+    }
+
+    #[test]
+    fn nullptr_is_caught_by_every_pointer_handler_only_on_itanium() {
+        let h = Hierarchy::new(std::iter::empty());
+        let null = Some(Adjust::PointerValue(BasePath::default()));
+        assert_eq!(h.catches("P4Node", "Dn", CatchRules::Itanium), null);
+        assert_eq!(h.catches("P4Node", "Dn", CatchRules::Msvc), None);
+        assert_eq!(h.catches("Pv", "Dn", CatchRules::Msvc), null);
+        assert_eq!(h.catches("PKv", "Dn", CatchRules::Itanium), null);
+        assert_eq!(h.catches("i", "Dn", CatchRules::Itanium), None);
     }
 }

@@ -583,9 +583,9 @@ impl Machine<'_> {
             return Err(self.error("__dynamic_cast with a typeinfo that names no symbol".into()));
         };
         let most_derived = memory::offset_by(object, offset_to_top);
-        Ok(match self.hierarchy.base_offset(&dynamic, &target) {
-            Some(offset) => memory::offset_by(most_derived, offset as i64),
-            None => 0,
-        })
+        match self.hierarchy.base_path(&dynamic, &target) {
+            Some(path) => self.follow_base_path(most_derived, &path),
+            None => Ok(0),
+        }
     }
 }

@@ -282,6 +282,10 @@ pub struct RunOutcome {
     /// exception makes g++ treat a `noexcept` boundary beyond it as after a catch — which
     /// the Microsoft C++ ABI does not do.
     pub met_specification: bool,
+    /// Whether a handler caught an exception under libstdc++'s rules that the Microsoft
+    /// runtime's rules would not let it catch (`throw nullptr` caught by `T *`: the
+    /// Microsoft throw info of `std::nullptr_t` lists only `void *`).
+    pub abi_dependent_catch: bool,
 }
 
 /// The function a run starts with.
@@ -368,7 +372,15 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
     let hierarchy = Hierarchy::new(ctx.typeinfos.iter().map(|t| {
         (
             ctx.name(t.symbol),
-            t.bases.iter().map(|&(b, off)| (ctx.name(b), off)).collect(),
+            t.bases
+                .iter()
+                .map(|b| cxx_types::BaseEdge {
+                    class: ctx.name(b.symbol).to_string(),
+                    offset: b.offset,
+                    public: b.public,
+                    is_virtual: b.is_virtual,
+                })
+                .collect(),
         )
     }));
     let mut throw_specs = Vec::new();
@@ -427,6 +439,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         trace_overflow: false,
         trace_bytes: 0,
         met_specification: std::cell::Cell::new(false),
+        abi_dependent_catch: std::cell::Cell::new(false),
     };
     let result = start(&mut m, fid, !is_main);
     // A trace that exhausted the memory budget ends the run as an error even when the
@@ -473,6 +486,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         steps: m.steps,
         peak_memory: m.mem.peak,
         met_specification: m.met_specification.get(),
+        abi_dependent_catch: m.abi_dependent_catch.get(),
         runtime_error,
     })
 }

@@ -262,6 +262,9 @@ pub(crate) struct Machine<'m> {
     /// Set when an exception met a dynamic exception specification (see
     /// `RunOutcome::met_specification`).
     pub met_specification: std::cell::Cell<bool>,
+    /// Set when a handler caught an exception that the Microsoft runtime would not let
+    /// it catch (see `RunOutcome::abi_dependent_catch`).
+    pub abi_dependent_catch: std::cell::Cell<bool>,
 }
 
 /// Marks a runtime error as a budget cut.
@@ -1117,6 +1120,7 @@ impl<'m> Machine<'m> {
                 _ => *bits,
             },
             AttrData::Null(_) => 0,
+            AttrData::IntPtr { value, .. } => *value as u64,
             AttrData::GlobalView {
                 symbol, indices, ..
             } => {

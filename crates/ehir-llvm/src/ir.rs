@@ -64,6 +64,8 @@ pub enum Operand {
     Float(u64),
     /// `null`.
     Null,
+    /// `inttoptr (i64 N to ptr)`: a pointer constant with the bits of an integer.
+    IntToPtr(i64),
     /// `undef`.
     Undef,
     /// `poison`.

@@ -1,7 +1,9 @@
 //! Typeinfo objects of the Itanium C++ ABI, built from `cir.typeinfo` items. A class:
-//! no base → `__class_type_info`, one public base at offset 0 → `__si_class_type_info`,
-//! anything else → `__vmi_class_type_info` (flags, base count, then per base its typeinfo
-//! and `offset << 8 | 2` for "public"). A pointer (`_ZTIP4Node : !cir.ptr<!rec_Node>`) →
+//! no base → `__class_type_info`, one public non-virtual base at offset 0 →
+//! `__si_class_type_info`, anything else → `__vmi_class_type_info` (flags: a base class
+//! repeated, a virtual base reached twice; the base count; then per base its typeinfo and
+//! `offset << 8 | 2 if public | 1 if virtual`, where a virtual base's offset is that of
+//! its vbase-offset slot in the vtable). A pointer (`_ZTIP4Node : !cir.ptr<!rec_Node>`) →
 //! `__pointer_type_info` (qualifier flags of the pointee, `1` for `const`, then the
 //! pointee's typeinfo). Each object's second word points at its `_ZTS`
 //! name string; the first points 16 bytes into libstdc++'s vtable for the class kind.
@@ -10,7 +12,7 @@
 
 use crate::ir::{Global, Operand, Ty};
 use ehir_core::{ModuleCtx, Symbol, TypeData, TypeInfoDecl};
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 
 const CLASS_VTABLE: &str = "_ZTVN10__cxxabiv117__class_type_infoE";
 const SI_CLASS_VTABLE: &str = "_ZTVN10__cxxabiv120__si_class_type_infoE";
@@ -24,6 +26,10 @@ const POINTEE_RESTRICT: i128 = 0x4;
 
 /// `__vmi_class_type_info::__non_diamond_repeat_mask`: a base class occurs twice.
 const NON_DIAMOND_REPEAT: i128 = 0x1;
+/// `__vmi_class_type_info::__diamond_shaped_mask`: a virtual base is reached twice.
+const DIAMOND_SHAPED: i128 = 0x2;
+/// `__base_class_type_info::__virtual_mask`.
+const VIRTUAL_BASE: i128 = 0x1;
 /// `__base_class_type_info::__public_mask`.
 const PUBLIC_BASE: i128 = 0x2;
 
@@ -91,33 +97,35 @@ pub fn class_type_info(ctx: &ModuleCtx, decl: &TypeInfoDecl) -> Result<ClassType
             CLASS_VTABLE,
             vec![(Ty::Ptr, vtable_ptr(CLASS_VTABLE)), (Ty::Ptr, name_ptr)],
         ),
-        [(base, 0)] => (
+        [base] if base.offset == 0 && base.public && !base.is_virtual => (
             SI_CLASS_VTABLE,
             vec![
                 (Ty::Ptr, vtable_ptr(SI_CLASS_VTABLE)),
                 (Ty::Ptr, name_ptr),
-                (Ty::Ptr, Operand::Global(ctx.name(*base).to_string())),
+                (Ty::Ptr, Operand::Global(ctx.name(base.symbol).to_string())),
             ],
         ),
         bases => {
-            let flags = if has_repeated_base(ctx, decl.symbol) {
-                NON_DIAMOND_REPEAT
-            } else {
-                0
-            };
             let mut fields = vec![
                 (Ty::Ptr, vtable_ptr(VMI_CLASS_VTABLE)),
                 (Ty::Ptr, name_ptr),
-                (Ty::i32(), Operand::Int(flags)),
+                (Ty::i32(), Operand::Int(hierarchy_flags(ctx, decl.symbol))),
                 (Ty::i32(), Operand::Int(bases.len() as i128)),
             ];
-            for &(base, offset) in bases {
-                let offset = i128::from(offset);
-                if offset > (i64::MAX >> 8) as i128 {
+            for base in bases {
+                let offset = i128::from(base.offset);
+                if offset.abs() > (i64::MAX >> 8) as i128 {
                     return Err(format!("base offset {offset} is too large"));
                 }
-                fields.push((Ty::Ptr, Operand::Global(ctx.name(base).to_string())));
-                fields.push((Ty::i64(), Operand::Int((offset << 8) | PUBLIC_BASE)));
+                let mut flags = offset << 8;
+                if base.public {
+                    flags |= PUBLIC_BASE;
+                }
+                if base.is_virtual {
+                    flags |= VIRTUAL_BASE;
+                }
+                fields.push((Ty::Ptr, Operand::Global(ctx.name(base.symbol).to_string())));
+                fields.push((Ty::i64(), Operand::Int(flags)));
             }
             (VMI_CLASS_VTABLE, fields)
         }
@@ -128,7 +136,7 @@ pub fn class_type_info(ctx: &ModuleCtx, decl: &TypeInfoDecl) -> Result<ClassType
         referenced: decl
             .bases
             .iter()
-            .map(|&(b, _)| ctx.name(b).to_string())
+            .map(|b| ctx.name(b.symbol).to_string())
             .collect(),
         globals: vec![name_global, object],
     })
@@ -170,24 +178,38 @@ pub fn pointer_parts(symbol: &str) -> Option<(i128, String)> {
     Some((flags, format!("_ZTI{rest}")))
 }
 
-/// Whether some class occurs more than once among the (transitive) bases of `symbol`,
-/// following the module's `cir.typeinfo` items.
-fn has_repeated_base(ctx: &ModuleCtx, symbol: Symbol) -> bool {
-    let mut seen: BTreeMap<Symbol, u32> = BTreeMap::new();
-    let mut stack = vec![symbol];
+/// The `__vmi_class_type_info` flags of `symbol`, following the module's `cir.typeinfo`
+/// items through the bases (as Clang computes them): a non-virtual base seen twice, or
+/// seen both as a virtual and a non-virtual base, is a non-diamond repeat; a virtual base
+/// seen twice makes the class diamond-shaped.
+fn hierarchy_flags(ctx: &ModuleCtx, symbol: Symbol) -> i128 {
+    let mut virtual_seen: BTreeSet<Symbol> = BTreeSet::new();
+    let mut non_virtual_seen: BTreeSet<Symbol> = BTreeSet::new();
+    let mut flags = 0;
+    // Depth-first, in declaration order, as Clang walks them.
+    let mut stack: Vec<ehir_core::TypeInfoBase> = ctx
+        .typeinfo(symbol)
+        .map(|d| d.bases.iter().rev().copied().collect())
+        .unwrap_or_default();
     let mut steps = 0usize;
-    while let Some(s) = stack.pop() {
+    while let Some(base) = stack.pop() {
         steps += 1;
         if steps > 100_000 {
             // A cyclic hierarchy is malformed; do not loop forever over it.
-            return false;
+            break;
         }
-        if let Some(d) = ctx.typeinfo(s) {
-            for &(b, _) in &d.bases {
-                *seen.entry(b).or_default() += 1;
-                stack.push(b);
+        if base.is_virtual {
+            if !virtual_seen.insert(base.symbol) {
+                flags |= DIAMOND_SHAPED;
+            } else if non_virtual_seen.contains(&base.symbol) {
+                flags |= NON_DIAMOND_REPEAT;
             }
+        } else if !non_virtual_seen.insert(base.symbol) || virtual_seen.contains(&base.symbol) {
+            flags |= NON_DIAMOND_REPEAT;
+        }
+        if let Some(d) = ctx.typeinfo(base.symbol) {
+            stack.extend(d.bases.iter().rev().copied());
         }
     }
-    seen.values().any(|&n| n > 1)
+    flags
 }

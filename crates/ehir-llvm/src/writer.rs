@@ -200,6 +200,7 @@ fn write_operand_inner(w: &mut dyn Write, o: &Operand) -> fmt::Result {
         Operand::Bool(b) => write!(w, "{b}"),
         Operand::Float(bits) => write!(w, "0x{bits:016X}"),
         Operand::Null => write!(w, "null"),
+        Operand::IntToPtr(value) => write!(w, "inttoptr (i64 {value} to ptr)"),
         Operand::Undef => write!(w, "undef"),
         Operand::Poison => write!(w, "poison"),
         Operand::Zero => write!(w, "zeroinitializer"),

@@ -816,7 +816,7 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    /// `cir.typeinfo @_ZTI1D : !rec_D bases [@_ZTI1B at 0]`
+    /// `cir.typeinfo @_ZTI1D : !rec_D bases [@_ZTI1B at 0, @_ZTI1V at -24 virtual private]`
     fn parse_typeinfo(&mut self) -> PResult<()> {
         let loc = self.loc();
         self.bump();
@@ -830,8 +830,18 @@ impl<'s> Parser<'s> {
                 loop {
                     let (base, _) = self.expect_symbol("a base-class typeinfo symbol")?;
                     self.expect_ident("at", "'at' and the base's offset")?;
-                    let offset = self.expect_uint("a base offset", u64::MAX)?;
-                    bases.push((base, offset));
+                    let (offset, offset_loc) = self.expect_int("a base offset")?;
+                    let Ok(offset) = i64::try_from(offset) else {
+                        return Err(self.error(offset_loc, "a base offset must fit 64 bits"));
+                    };
+                    let is_virtual = self.eat_ident("virtual");
+                    let public = !self.eat_ident("private");
+                    bases.push(ehir_core::TypeInfoBase {
+                        symbol: base,
+                        offset,
+                        public,
+                        is_virtual,
+                    });
                     if self.eat(TokenKind::RBracket) {
                         break;
                     }

@@ -5,6 +5,7 @@
 
 use super::class::call_function;
 use super::function::{FnGen, Local};
+use super::subobjects::BaseStep;
 use super::vtable::SlotKind;
 use super::{R, error, loc_of, unsupported};
 use crate::ast::{Node, RED_ZONE, STACK_SEGMENT};
@@ -433,38 +434,69 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         } else {
             (from, to)
         };
-        let Some(offset) = self.base_offset(e, derived, base)? else {
+        let Some(path) = self.st.base_path(self.b.ctx, e, derived, base)? else {
             return unsupported(e, format!("conversion from '{from}' to '{to}'"));
         };
+        // Through a virtual base: its offset is in the object's vtable (the derived
+        // class's lists every virtual base), then the rest is static.
+        let last_virtual = path
+            .iter()
+            .rposition(|step| matches!(step, BaseStep::Virtual(_)));
+        let offset_after = |from: usize| -> u64 {
+            path[from..]
+                .iter()
+                .map(|step| match step {
+                    BaseStep::NonVirtual(offset) => *offset,
+                    BaseStep::Virtual(_) => 0,
+                })
+                .sum()
+        };
+        let base_layout = self.st.layout(self.b.ctx, e, base)?;
         if cast_kind == "BaseToDerived" {
-            let derived_layout = self.st.layout(self.b.ctx, e, derived)?;
-            Ok(self
-                .b
-                .derived_class_addr(value, derived_layout.cir, offset as u32, nonnull))
-        } else {
-            let base_layout = self.st.layout(self.b.ctx, e, base)?;
-            Ok(self
-                .b
-                .base_class_addr(value, base_layout.cir, offset as u32, nonnull))
-        }
-    }
-
-    /// The offset of a (unique, non-virtual) base class in a derived class.
-    pub fn base_offset(&mut self, e: &Node, derived: &str, base: &str) -> R<Option<u64>> {
-        if derived == base {
-            return Ok(Some(0));
-        }
-        let layout = self.st.layout(self.b.ctx, e, derived)?;
-        // Names as written (`st::Error`) and qualified ones name one class.
-        if layout.name == self.st.layout(self.b.ctx, e, base)?.name {
-            return Ok(Some(0));
-        }
-        for b in &layout.bases {
-            if let Some(offset) = self.base_offset(e, &b.name, base)? {
-                return Ok(Some(b.offset + offset));
+            if last_virtual.is_some() {
+                return unsupported(
+                    e,
+                    format!("conversion from virtual base '{from}' to '{to}'"),
+                );
             }
+            let derived_layout = self.st.layout(self.b.ctx, e, derived)?;
+            return Ok(self.b.derived_class_addr(
+                value,
+                derived_layout.cir,
+                offset_after(0) as u32,
+                nonnull,
+            ));
         }
-        Ok(None)
+        let Some(k) = last_virtual else {
+            return Ok(self.b.base_class_addr(
+                value,
+                base_layout.cir,
+                offset_after(0) as u32,
+                nonnull,
+            ));
+        };
+        let BaseStep::Virtual(virtual_base) = path[k].clone() else {
+            return error(e, "a virtual base step expected");
+        };
+        let rest = offset_after(k + 1) as u32;
+        if nonnull {
+            let at = self.virtual_base_address(e, value, derived, &virtual_base)?;
+            return Ok(self.b.base_class_addr(at, base_layout.cir, rest, true));
+        }
+        // A null pointer stays null.
+        let result_ty = self.b.ctx.types.ptr(base_layout.cir);
+        let slot = self.b.alloca(result_ty, "vbase.conv", true, 8);
+        let null = self.b.const_null(result_ty);
+        self.b.store(null, slot, 8);
+        let value_ty = self.b.value_type(value);
+        let value_null = self.b.const_null(value_ty);
+        let not_null = self.b.cmp(CmpPredicate::Ne, value, value_null);
+        self.b.begin_if(not_null, false);
+        let at = self.virtual_base_address(e, value, derived, &virtual_base)?;
+        let converted = self.b.base_class_addr(at, base_layout.cir, rest, true);
+        self.b.store(converted, slot, 8);
+        self.b.end_if();
+        Ok(self.b.load(slot, 8))
     }
 
     /// A string literal's address (`!cir.ptr<!s8i>`).
@@ -1292,9 +1324,17 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             }
             return Ok(());
         }
-        let callee = self.st.callee(self.b.ctx, ctor)?;
         let signature = self.st.signature(self.b.ctx, ctor)?;
         let mut values = vec![dest];
+        // A base subobject with virtual bases is built by the base-object constructor,
+        // with the sub-VTT its initializer set.
+        let callee = match self.pending_sub_vtt.take() {
+            Some(vtt) if self.st.has_virtual_bases(self.b.ctx, e, &class)? => {
+                values.push(vtt);
+                self.st.base_variant_callee(self.b.ctx, ctor)?
+            }
+            _ => self.st.callee(self.b.ctx, ctor)?,
+        };
         values.extend(self.arguments(e, &signature.params, &args)?);
         self.b.set_loc(loc_of(e));
         call_function(&mut self.b, callee, &values);
@@ -1434,7 +1474,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             };
             virtual_index = self.st.virtual_slot(self.b.ctx, method, SlotKind::Method)?;
             let base = self.operand(callee_inner, 0)?;
-            if let Some(index) = virtual_index {
+            if virtual_index.is_some() {
                 // Clang's JSON does not say whether the name was qualified: a method that
                 // is not the final overrider in the object's static type (`B::f()` in
                 // `D::f`) can only have been named qualified, and is called directly.
@@ -1451,12 +1491,13 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 };
                 if let CType::Named(class) = object_ty.unqualified() {
                     let layout = self.st.layout(self.b.ctx, e, class)?;
-                    let overrider = layout
-                        .virtual_slots
-                        .as_ref()
-                        .and_then(|slots| slots.get(index))
-                        .map(|slot| slot.id.as_str());
-                    if overrider.is_some_and(|id| id != method.id) {
+                    let key = super::vtable::slot_key(method);
+                    let overrider = layout.virtual_slots.as_ref().and_then(|slots| {
+                        slots
+                            .iter()
+                            .find(|slot| slot.kind == SlotKind::Method && slot.key == key)
+                    });
+                    if overrider.is_some_and(|slot| slot.id != method.id) {
                         virtual_index = None;
                     }
                 }

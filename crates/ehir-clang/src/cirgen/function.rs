@@ -121,6 +121,14 @@ pub struct FnGen<'s, 'ast, 'm> {
     pub extended: Vec<(Value, CType)>,
     /// Names of labels already emitted.
     pub labels: HashMap<String, String>,
+    /// The base-object variant (C2/D2) of a constructor or destructor of a class with
+    /// virtual bases is being generated: it leaves the virtual bases alone.
+    pub base_variant: bool,
+    /// The VTT the base-object variant received.
+    pub vtt: Option<Value>,
+    /// The VTT to pass to the base-object constructor of the base subobject being
+    /// initialized (set by the constructor's initializers, taken by the construction).
+    pub pending_sub_vtt: Option<Value>,
 }
 
 /// Generates a queued function.
@@ -129,10 +137,18 @@ pub fn generate_function<'ast>(
     mb: &mut ModuleBuilder,
     pending: Pending<'ast>,
 ) -> R<()> {
-    let decl = match pending {
-        Pending::Defined(decl) | Pending::Implicit(decl) => decl,
+    let (decl, base_variant) = match pending {
+        Pending::Defined(decl) | Pending::Implicit(decl) => (decl, false),
+        Pending::BaseVariant { decl, .. } => (decl, true),
         Pending::DeletingDestructor(decl) => {
             return super::vtable::generate_deleting_destructor(state, mb, decl);
+        }
+        Pending::Thunk {
+            decl,
+            kind,
+            adjustment,
+        } => {
+            return super::vtable::generate_thunk(state, mb, decl, kind, adjustment);
         }
     };
     if decl.kind.contains("Template") {
@@ -141,7 +157,18 @@ pub fn generate_function<'ast>(
     let Some(mangled) = decl.mangled_name.clone() else {
         return error(decl, "a function without a mangled name");
     };
-    let signature = state.signature(mb.ctx(), decl)?;
+    let mut signature = state.signature(mb.ctx(), decl)?;
+    let mangled = if base_variant {
+        signature.cir = state.base_variant_signature(mb.ctx(), signature.cir);
+        match super::vtable::base_variant_symbol(&mangled) {
+            Some(name) => name,
+            None => {
+                return unsupported(decl, format!("the base-object variant of '{mangled}'"));
+            }
+        }
+    } else {
+        mangled
+    };
     let param_types: Vec<Type> = mb
         .ctx()
         .types
@@ -160,6 +187,9 @@ pub fn generate_function<'ast>(
         decl,
         extended: Vec::new(),
         labels: HashMap::new(),
+        base_variant,
+        vtt: None,
+        pending_sub_vtt: None,
     };
     generator.b.set_loc(loc_of(decl));
     // The parameters' cleanups (by-value class parameters on the Microsoft ABI).
@@ -167,8 +197,11 @@ pub fn generate_function<'ast>(
     generator.prologue(&signature)?;
     let spec = generator.begin_exception_spec()?;
     match pending {
-        Pending::Defined(_) => generator.body()?,
-        Pending::Implicit(_) | Pending::DeletingDestructor(_) => generator.implicit_body()?,
+        Pending::Defined(_)
+        | Pending::BaseVariant {
+            implicit: false, ..
+        } => generator.body()?,
+        _ => generator.implicit_body()?,
     }
     generator.end_exception_spec(&spec)?;
     generator.b.pop_cleanups_to(parameters);
@@ -213,6 +246,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         }
         if signature.this_class.is_some() {
             self.this = values.get(next).copied();
+            next += 1;
+        }
+        if self.base_variant {
+            self.vtt = values.get(next).copied();
             next += 1;
         }
         let decl = self.decl;
@@ -327,8 +364,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         }
     }
 
-    /// Pushes the destruction of the members (in reverse order) and bases of `this`
-    /// class as cleanups that run when the destructor's body is left.
+    /// Pushes the destruction of the members (in reverse order), bases and (in the
+    /// complete-object variant) virtual bases of `this` class as cleanups that run when
+    /// the destructor's body is left.
     pub fn push_member_destruction(&mut self) -> R<()> {
         let decl = self.decl;
         let Some(class) = self.this_class.clone() else {
@@ -338,12 +376,27 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         // The body sees the object as of this class (its virtual calls go here).
         self.store_vptr(decl, &class, this)?;
         let layout = self.st.layout(self.b.ctx, decl, &class)?;
-        for base in &layout.bases {
-            let base_layout = self.st.layout(self.b.ctx, decl, &base.name)?;
+        let mut bases: Vec<(String, u64)> = Vec::new();
+        if !self.base_variant {
+            bases.extend(
+                layout
+                    .virtual_bases
+                    .iter()
+                    .map(|v| (v.name.clone(), v.offset)),
+            );
+        }
+        bases.extend(layout.bases.iter().map(|b| (b.name.clone(), b.offset)));
+        for (base, offset) in bases {
+            let base_layout = self.st.layout(self.b.ctx, decl, &base)?;
             let address = self
                 .b
-                .base_class_addr(this, base_layout.cir, base.offset as u32, true);
-            self.push_destroy(CleanupKind::All, &CType::Named(base.name.clone()), address)?;
+                .base_class_addr(this, base_layout.cir, offset as u32, true);
+            let sub_vtt = if base_layout.virtual_bases.is_empty() {
+                None
+            } else {
+                Some(self.sub_vtt(decl, &base, offset)?)
+            };
+            self.push_base_destroy(CleanupKind::All, &base, address, sub_vtt)?;
         }
         for field in &layout.fields {
             let field_ty = self.st.cir_type(self.b.ctx, decl, &field.ty)?;

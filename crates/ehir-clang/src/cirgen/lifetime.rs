@@ -74,8 +74,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(Some((callee, count, element)))
     }
 
-    /// Runs the member initializers of the constructor being generated (bases, then
-    /// members), each subobject destroyed if a later one throws.
+    /// Runs the member initializers of the constructor being generated (virtual bases in
+    /// the complete-object variant, then bases, then members), each subobject destroyed
+    /// if a later one throws; a delegating constructor runs its target instead.
     pub fn constructor_initializers(&mut self) -> R<()> {
         let decl = self.decl;
         let Some(class) = self.this_class.clone() else {
@@ -90,6 +91,46 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         if initializers.is_empty() && decl.is_implicit {
             return self.implicit_default_construction(&class);
         }
+        if let [init] = initializers.as_slice()
+            && init.base_init.is_none()
+            && init.any_init.is_none()
+        {
+            return self.delegating_construction(init, &class, this);
+        }
+        // The base class an initializer names, and whether it is a virtual base.
+        let base_of = |this_gen: &mut Self, init: &'ast Node| -> R<Option<(String, bool)>> {
+            let Some(base) = &init.base_init else {
+                return Ok(None);
+            };
+            let base_ty = this_gen.st.parse(init, base.canonical())?;
+            let Some(base_name) = base_ty.name().map(str::to_string) else {
+                return unsupported(init, "initializer of a non-class base");
+            };
+            let name = this_gen
+                .st
+                .layout(this_gen.b.ctx, init, &base_name)?
+                .name
+                .clone();
+            let is_virtual = layout.virtual_bases.iter().any(|v| v.name == name)
+                && !layout.bases.iter().any(|b| b.name == name);
+            Ok(Some((name, is_virtual)))
+        };
+        if !self.base_variant {
+            for virtual_base in &layout.virtual_bases {
+                let mut written = None;
+                for &init in &initializers {
+                    if base_of(self, init)?.is_some_and(|(n, v)| v && n == virtual_base.name) {
+                        written = Some(init);
+                    }
+                }
+                self.construct_base(
+                    decl,
+                    &virtual_base.name,
+                    virtual_base.offset,
+                    written.and_then(|i| i.children().next()),
+                )?;
+            }
+        }
         let mut vptr_stored = false;
         for init in initializers {
             let Some(value) = init.children().next() else {
@@ -100,20 +141,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 self.store_vptr(decl, &class, this)?;
                 vptr_stored = true;
             }
-            if let Some(base) = &init.base_init {
-                let base_ty = self.st.parse(init, base.canonical())?;
-                let Some(base_name) = base_ty.name().map(str::to_string) else {
-                    return unsupported(init, "initializer of a non-class base");
-                };
+            if let Some((base_name, is_virtual)) = base_of(self, init)? {
+                if is_virtual {
+                    continue;
+                }
                 let Some(base_layout) = layout.bases.iter().find(|b| b.name == base_name) else {
                     return unsupported(init, format!("initializer of base '{base_name}'"));
                 };
-                let base_cir = self.st.layout(self.b.ctx, init, &base_name)?.cir;
-                let address =
-                    self.b
-                        .base_class_addr(this, base_cir, base_layout.offset as u32, true);
-                self.init_into(value, address, true)?;
-                self.push_destroy(CleanupKind::Eh, &base_ty, address)?;
+                self.construct_base(init, &base_name, base_layout.offset, Some(value))?;
             } else if let Some(member) = &init.any_init {
                 let Some(field) = layout.fields.iter().find(|f| f.id == member.id) else {
                     return unsupported(init, "initializer of an indirect member");
@@ -129,7 +164,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 self.init_into(value, address, true)?;
                 self.push_destroy(CleanupKind::Eh, &field.ty, address)?;
             } else {
-                return unsupported(init, "delegating constructors");
+                return unsupported(init, "a constructor initializer of this kind");
             }
         }
         if !vptr_stored {
@@ -138,20 +173,116 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(())
     }
 
+    /// Constructs the base subobject of class `base` at `offset` in `this` (by
+    /// `initializer`, or its default constructor), to be destroyed if what follows
+    /// throws. A base with virtual bases is built by its base-object constructor with its
+    /// sub-VTT.
+    fn construct_base(
+        &mut self,
+        node: &'ast Node,
+        base: &str,
+        offset: u64,
+        initializer: Option<&'ast Node>,
+    ) -> R<()> {
+        let this = self.this_value(node)?;
+        let base_layout = self.st.layout(self.b.ctx, node, base)?;
+        let address = self
+            .b
+            .base_class_addr(this, base_layout.cir, offset as u32, true);
+        let sub_vtt = if base_layout.virtual_bases.is_empty() {
+            None
+        } else {
+            Some(self.sub_vtt(node, base, offset)?)
+        };
+        let base_ty = CType::Named(base_layout.name.clone());
+        match initializer {
+            Some(value) => {
+                self.pending_sub_vtt = sub_vtt;
+                self.init_into(value, address, true)?;
+                self.pending_sub_vtt = None;
+            }
+            None => self.default_construct(&base_ty, address, sub_vtt)?,
+        }
+        self.push_base_destroy(CleanupKind::Eh, base, address, sub_vtt)
+    }
+
+    /// Pushes the destruction of the base subobject of class `base` at `address`: by its
+    /// base-object destructor with `sub_vtt` when it has virtual bases.
+    pub fn push_base_destroy(
+        &mut self,
+        kind: CleanupKind,
+        base: &str,
+        address: Value,
+        sub_vtt: Option<Value>,
+    ) -> R<()> {
+        let decl = self.decl;
+        let base_ty = CType::Named(base.to_string());
+        let Some(vtt) = sub_vtt else {
+            return self.push_destroy(kind, &base_ty, address);
+        };
+        if self.st.destructor(self.b.ctx, decl, base)?.is_none() {
+            return Ok(());
+        }
+        let class_node = self.st.class_node(decl, base)?;
+        let Some(dtor) = class_node
+            .children()
+            .find(|c| c.kind == "CXXDestructorDecl")
+        else {
+            return unsupported(
+                decl,
+                format!("destructor of '{base}' not declared by Clang"),
+            );
+        };
+        let callee = self.st.base_variant_callee(self.b.ctx, dtor)?;
+        self.b.push_cleanup(kind, move |b| {
+            call_function(b, callee, &[address, vtt]);
+        });
+        Ok(())
+    }
+
+    /// A delegating constructor: the target constructor (of the same variant) builds the
+    /// object, which is then complete: if the body throws, it is destroyed.
+    fn delegating_construction(&mut self, init: &'ast Node, class: &str, this: Value) -> R<()> {
+        let decl = self.decl;
+        let Some(value) = init.children().next() else {
+            return error(init, "a delegating constructor without its target");
+        };
+        self.pending_sub_vtt = self.vtt;
+        self.init_into(value, this, true)?;
+        self.pending_sub_vtt = None;
+        if self.base_variant {
+            let vtt = self.vtt;
+            let class_node = self.st.class_node(decl, class)?;
+            if let Some(dtor) = class_node
+                .children()
+                .find(|c| c.kind == "CXXDestructorDecl")
+                && self.st.destructor(self.b.ctx, decl, class)?.is_some()
+                && let Some(vtt) = vtt
+            {
+                let callee = self.st.base_variant_callee(self.b.ctx, dtor)?;
+                self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                    call_function(b, callee, &[this, vtt]);
+                });
+            }
+            return Ok(());
+        }
+        self.push_destroy(CleanupKind::Eh, &CType::Named(class.to_string()), this)
+    }
+
     /// An implicit default constructor Clang gave no initializers for: default
-    /// constructors of class bases and members, default member initializers.
+    /// constructors of class bases (virtual ones first, in the complete-object variant)
+    /// and members, default member initializers.
     fn implicit_default_construction(&mut self, class: &str) -> R<()> {
         let decl = self.decl;
         let this = self.this_value(decl)?;
         let layout = self.st.layout(self.b.ctx, decl, class)?;
+        if !self.base_variant {
+            for virtual_base in &layout.virtual_bases {
+                self.construct_base(decl, &virtual_base.name, virtual_base.offset, None)?;
+            }
+        }
         for base in &layout.bases {
-            let base_ty = CType::Named(base.name.clone());
-            let base_cir = self.st.layout(self.b.ctx, decl, &base.name)?.cir;
-            let address = self
-                .b
-                .base_class_addr(this, base_cir, base.offset as u32, true);
-            self.default_construct(&base_ty, address)?;
-            self.push_destroy(CleanupKind::Eh, &base_ty, address)?;
+            self.construct_base(decl, &base.name, base.offset, None)?;
         }
         self.store_vptr(decl, class, this)?;
         let class_node = self.st.class_node(decl, class)?;
@@ -164,15 +295,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 .and_then(|f| f.children().next());
             match default_init {
                 Some(init) => self.init_into(init, address, true)?,
-                None => self.default_construct(&field.ty, address)?,
+                None => self.default_construct(&field.ty, address, None)?,
             }
             self.push_destroy(CleanupKind::Eh, &field.ty, address)?;
         }
         Ok(())
     }
 
-    /// Runs the default constructor of a class object (nothing for other types).
-    fn default_construct(&mut self, ty: &CType, address: Value) -> R<()> {
+    /// Runs the default constructor of a class object (nothing for other types); the
+    /// base-object variant with `sub_vtt` when given.
+    fn default_construct(&mut self, ty: &CType, address: Value, sub_vtt: Option<Value>) -> R<()> {
         let decl = self.decl;
         let Some(class) = ty.name().map(str::to_string) else {
             return Ok(());
@@ -181,8 +313,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         if self.is_trivial_special_member(decl, &class, ctor)? {
             return Ok(());
         }
-        let callee = self.st.callee(self.b.ctx, ctor)?;
-        call_function(&mut self.b, callee, &[address]);
+        match sub_vtt {
+            Some(vtt) => {
+                let callee = self.st.base_variant_callee(self.b.ctx, ctor)?;
+                call_function(&mut self.b, callee, &[address, vtt]);
+            }
+            None => {
+                let callee = self.st.callee(self.b.ctx, ctor)?;
+                call_function(&mut self.b, callee, &[address]);
+            }
+        }
         Ok(())
     }
 
@@ -201,6 +341,46 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         };
         let is_move = decl.ty.as_ref().is_some_and(|t| t.qual_type.contains("&&"));
         let layout = self.st.layout(self.b.ctx, decl, &class)?;
+        // The virtual bases: copied by the complete-object copy constructor (the source's
+        // found through its vtable: it may be of a more derived class), assigned by each
+        // assignment that names them.
+        let virtual_bases: Vec<(String, Option<u64>)> = if assign {
+            layout
+                .declared_bases
+                .iter()
+                .filter(|b| b.is_virtual)
+                .map(|b| (b.name.clone(), None))
+                .collect()
+        } else if self.base_variant {
+            Vec::new()
+        } else {
+            layout
+                .virtual_bases
+                .iter()
+                .map(|v| (v.name.clone(), Some(v.offset)))
+                .collect()
+        };
+        for (base, offset) in virtual_bases {
+            let base_ty = CType::Named(base.clone());
+            let base_cir = self.st.layout(self.b.ctx, decl, &base)?.cir;
+            let from = self.virtual_base_address(decl, source, &class, &base)?;
+            let (to, sub_vtt) = match offset {
+                Some(offset) => {
+                    let to = self.b.base_class_addr(this, base_cir, offset as u32, true);
+                    let sub_vtt = if self.st.has_virtual_bases(self.b.ctx, decl, &base)? {
+                        Some(self.sub_vtt(decl, &base, offset)?)
+                    } else {
+                        None
+                    };
+                    (to, sub_vtt)
+                }
+                None => (self.virtual_base_address(decl, this, &class, &base)?, None),
+            };
+            self.copy_object(&base_ty, to, from, assign, is_move, sub_vtt)?;
+            if !assign {
+                self.push_base_destroy(CleanupKind::Eh, &base, to, sub_vtt)?;
+            }
+        }
         for base in &layout.bases {
             let base_ty = CType::Named(base.name.clone());
             let base_cir = self.st.layout(self.b.ctx, decl, &base.name)?.cir;
@@ -210,9 +390,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let from = self
                 .b
                 .base_class_addr(source, base_cir, base.offset as u32, true);
-            self.copy_object(&base_ty, to, from, assign, is_move)?;
+            let sub_vtt = if !assign && self.st.has_virtual_bases(self.b.ctx, decl, &base.name)? {
+                Some(self.sub_vtt(decl, &base.name, base.offset)?)
+            } else {
+                None
+            };
+            self.copy_object(&base_ty, to, from, assign, is_move, sub_vtt)?;
             if !assign {
-                self.push_destroy(CleanupKind::Eh, &base_ty, to)?;
+                self.push_base_destroy(CleanupKind::Eh, &base.name, to, sub_vtt)?;
             }
         }
         if !assign {
@@ -222,7 +407,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let cir = self.cir(decl, &field.ty)?;
             let to = self.b.get_member(this, field.index, &field.name, cir);
             let from = self.b.get_member(source, field.index, &field.name, cir);
-            self.copy_object(&field.ty, to, from, assign, is_move)?;
+            self.copy_object(&field.ty, to, from, assign, is_move, None)?;
             if !assign {
                 self.push_destroy(CleanupKind::Eh, &field.ty, to)?;
             }
@@ -230,7 +415,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(())
     }
 
-    /// Copies (or assigns) one subobject.
+    /// Copies (or assigns) one subobject; a base with virtual bases by its base-object
+    /// copy constructor with `sub_vtt`.
     fn copy_object(
         &mut self,
         ty: &CType,
@@ -238,6 +424,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         from: Value,
         assign: bool,
         is_move: bool,
+        sub_vtt: Option<Value>,
     ) -> R<()> {
         let decl = self.decl;
         if let Some(class) = ty.name().map(str::to_string) {
@@ -265,8 +452,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 .copied();
             match pick {
                 Some(member) if !self.is_trivial_special_member(decl, &class, member)? => {
-                    let callee = self.st.callee(self.b.ctx, member)?;
-                    call_function(&mut self.b, callee, &[to, from]);
+                    match sub_vtt {
+                        Some(vtt) => {
+                            let callee = self.st.base_variant_callee(self.b.ctx, member)?;
+                            call_function(&mut self.b, callee, &[to, vtt, from]);
+                        }
+                        None => {
+                            let callee = self.st.callee(self.b.ctx, member)?;
+                            call_function(&mut self.b, callee, &[to, from]);
+                        }
+                    }
                     return Ok(());
                 }
                 _ => {}

@@ -13,6 +13,7 @@ pub mod expr;
 pub mod function;
 pub mod lifetime;
 pub mod stmt;
+pub mod subobjects;
 pub mod vtable;
 
 use crate::ast::{DeclIndex, Node};
@@ -54,6 +55,24 @@ pub enum Pending<'ast> {
     Implicit(&'ast Node),
     /// The deleting destructor (D0) of a virtual destructor declaration.
     DeletingDestructor(&'ast Node),
+    /// The base-object variant (C2, D2: with a VTT, without the virtual bases) of a
+    /// constructor or destructor of a class with virtual bases.
+    BaseVariant {
+        /// The constructor or destructor.
+        decl: &'ast Node,
+        /// It is implicitly defined.
+        implicit: bool,
+    },
+    /// A thunk: adjusts `this` by `adjustment` bytes, then calls the function a vtable
+    /// slot of kind `kind` holds for `decl`.
+    Thunk {
+        /// The final overrider.
+        decl: &'ast Node,
+        /// What the slot holds.
+        kind: vtable::SlotKind,
+        /// The adjustment of `this`.
+        adjustment: i64,
+    },
 }
 
 /// What the generator knows besides the module under construction.
@@ -88,6 +107,10 @@ pub struct State<'ast> {
     /// Globals of RTTI the code refers to: vtables of dynamic classes, declarations of
     /// the typeinfo objects of fundamental types (in the C++ runtime).
     pub rtti_globals: Vec<ehir_core::Global>,
+    /// Itanium vtable groups built so far, by symbol.
+    pub vtable_groups: HashMap<String, Rc<vtable::VTableGroup>>,
+    /// Itanium VTTs built so far, by class.
+    pub vtts: HashMap<String, Rc<vtable::Vtt>>,
 }
 
 impl<'ast> State<'ast> {
@@ -357,6 +380,8 @@ impl<'ast> State<'ast> {
             laying_out: HashSet::new(),
             address_taken: Vec::new(),
             rtti_globals: Vec::new(),
+            vtable_groups: HashMap::new(),
+            vtts: HashMap::new(),
             defined_globals: (0, 0),
         }
     }

@@ -125,13 +125,19 @@ pub fn print_module(w: &mut dyn Write, module: &Module) -> io::Result<()> {
                 o.b(types.get(ctx, t.ty));
                 if !t.bases.is_empty() {
                     o.s(" bases [");
-                    for (i, &(b, off)) in t.bases.iter().enumerate() {
+                    for (i, base) in t.bases.iter().enumerate() {
                         if i > 0 {
                             o.s(", ");
                         }
-                        push_symbol(&mut o, ctx.name(b));
+                        push_symbol(&mut o, ctx.name(base.symbol));
                         o.s(" at ");
-                        o.u(off);
+                        o.s(&base.offset.to_string());
+                        if base.is_virtual {
+                            o.s(" virtual");
+                        }
+                        if !base.public {
+                            o.s(" private");
+                        }
                     }
                     o.s("]");
                 }

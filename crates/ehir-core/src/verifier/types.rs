@@ -38,6 +38,7 @@ pub(crate) fn check_module_items(module: &Module) -> Vec<Diagnostic> {
                 | AttrData::Float { .. }
                 | AttrData::Bool(_)
                 | AttrData::Null(_)
+                | AttrData::IntPtr { .. }
                 | AttrData::Zero(_)
                 | AttrData::Undef(_)
                 | AttrData::ConstArray { .. }
@@ -848,7 +849,9 @@ impl FuncVerifier<'_> {
         let (desc, pred): (&str, fn(&TypeData) -> bool) = match data {
             AttrData::Int { .. } => ("an integer type", is_int),
             AttrData::Float { .. } => ("a floating-point type", is_float),
-            AttrData::Null(_) | AttrData::GlobalView { .. } => ("a pointer type", is_ptr),
+            AttrData::Null(_) | AttrData::IntPtr { .. } | AttrData::GlobalView { .. } => {
+                ("a pointer type", is_ptr)
+            }
             AttrData::List(_) => {
                 c.err("'cir.const' cannot hold a list attribute");
                 return;

@@ -557,6 +557,7 @@ impl<'m> ModuleEmitter<'m> {
                     _ => return Err(format!("a float cannot initialize {}", type_text(ctx, ty))),
                 },
                 AttrData::Null(_) => Operand::Null,
+                AttrData::IntPtr { value, .. } => Operand::IntToPtr(value),
                 AttrData::GlobalView {
                     symbol, indices, ..
                 } => self.global_view(symbol, &indices, loc)?,
