@@ -316,7 +316,22 @@ impl<'m> Machine<'m> {
         }
         match name {
             // ---- process ----
-            "exit" => Err(self.exit_now(arg(0) as i32)),
+            "exit" => {
+                self.exit_called = true;
+                Err(self.exit_now(arg(0) as i32))
+            }
+            // ---- statics: exit functions and initialization guards ----
+            "__cxa_atexit" => value(self.register_at_exit(arg(0), Some(arg(1)))?),
+            "atexit" => value(self.register_at_exit(arg(0), None)?),
+            "__cxa_guard_acquire" => value(self.guard_acquire(arg(0))?),
+            "__cxa_guard_release" => {
+                self.guard_set(arg(0), true)?;
+                unit()
+            }
+            "__cxa_guard_abort" => {
+                self.guard_set(arg(0), false)?;
+                unit()
+            }
             "_Exit" | "quick_exit" => {
                 // Neither flushes stdio buffers.
                 self.stdout.discard();

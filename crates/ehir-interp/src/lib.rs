@@ -168,6 +168,7 @@ mod printf;
 mod runtime;
 mod scopes;
 mod shapes;
+mod startup;
 mod stdio;
 mod structured;
 mod trace;
@@ -440,8 +441,19 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         trace_bytes: 0,
         met_specification: std::cell::Cell::new(false),
         abi_dependent_catch: std::cell::Cell::new(false),
+        at_exit: Vec::new(),
+        exit_called: false,
     };
     let result = start(&mut m, fid, !is_main);
+    // A program that ends normally (`main` returns, or `exit`) runs its exit functions.
+    let result = match result {
+        Ok(SyncEnd::Returned(v)) if is_main => m.run_at_exit().map(|()| SyncEnd::Returned(v)),
+        Err(Stop::Exit(code)) if m.exit_called => {
+            m.exit_called = false;
+            m.run_at_exit().and(Err(Stop::Exit(code)))
+        }
+        other => other,
+    };
     // A trace that exhausted the memory budget ends the run as an error even when the
     // program finished before its next step.
     let result = match result {
@@ -510,6 +522,7 @@ fn main_argv(m: &mut Machine<'_>) -> Result<u64, Stop> {
 /// Sets up globals and the entry's arguments and runs until the entry returns.
 fn start(m: &mut Machine<'_>, fid: FuncId, catches: bool) -> Result<SyncEnd, Stop> {
     m.init_globals()?;
+    m.run_global_ctors()?;
     let module = m.module;
     let func = &module.functions[fid];
     let mut args = Vec::new();

@@ -265,6 +265,10 @@ pub(crate) struct Machine<'m> {
     /// Set when a handler caught an exception that the Microsoft runtime would not let
     /// it catch (see `RunOutcome::abi_dependent_catch`).
     pub abi_dependent_catch: std::cell::Cell<bool>,
+    /// Functions registered to run at exit, in registration order.
+    pub at_exit: Vec<crate::startup::AtExit>,
+    /// `exit` was called (the functions registered to run at exit then run).
+    pub exit_called: bool,
 }
 
 /// Marks a runtime error as a budget cut.

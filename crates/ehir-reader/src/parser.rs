@@ -53,6 +53,8 @@ pub(crate) struct FuncHeader<'s> {
     pub params: FuncParams<'s>,
     pub phase: Option<Phase>,
     pub personality: Option<Symbol>,
+    /// `global_ctor[(N)]`.
+    pub global_ctor: Option<u32>,
     pub sig: Type,
 }
 
@@ -65,6 +67,7 @@ impl FuncHeader<'_> {
         func.hidden = self.hidden;
         func.attributes = self.attributes.clone();
         func.personality = self.personality;
+        func.global_ctor = self.global_ctor;
         func.loc = loc;
     }
 }
@@ -1012,6 +1015,7 @@ impl<'s> Parser<'s> {
         };
         let mut phase = None;
         let mut personality = None;
+        let mut global_ctor = None;
         let mut attributes = Vec::new();
         loop {
             if self.at_ident("attributes") {
@@ -1026,6 +1030,16 @@ impl<'s> Parser<'s> {
                         attributes.push(a);
                     }
                 }
+                continue;
+            }
+            if self.at_ident("global_ctor") {
+                self.bump();
+                let mut priority = ehir_core::function::DEFAULT_GLOBAL_CTOR_PRIORITY;
+                if self.eat(TokenKind::LParen) {
+                    priority = self.expect_uint("a priority", u64::from(u32::MAX))? as u32;
+                    self.expect(TokenKind::RParen, "')'")?;
+                }
+                global_ctor = Some(priority);
                 continue;
             }
             if self.at_ident("phase") {
@@ -1068,6 +1082,7 @@ impl<'s> Parser<'s> {
             params,
             phase,
             personality,
+            global_ctor,
             sig,
         })
     }

@@ -1379,10 +1379,33 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             if e.zeroing {
                 self.zero_into(e, &element, address)?;
             }
+            if args.is_empty() {
+                call_function(&mut self.b, callee, &[address]);
+                self.push_destroy(CleanupKind::Eh, &element, address)?;
+                continue;
+            }
+            // Each element is its own full expression: the temporaries of its arguments
+            // die after it is built, and if one of their destructors throws, the element
+            // is destroyed with those before it.
+            let bool_ty = self.b.ctx.types.common().bool;
+            let built = self.b.alloca(bool_ty, "arrayinit.element.built", true, 1);
+            let no = self.b.const_bool(false);
+            self.b.store(no, built, 1);
+            if let Some(dtor) = self.st.destructor(self.b.ctx, e, &class)? {
+                self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                    let is_built = b.load(built, 1);
+                    b.begin_if(is_built, false);
+                    call_function(b, dtor, &[address]);
+                    b.end_if();
+                });
+            }
+            let mark = self.b.begin_full_expression();
             let mut values = vec![address];
             values.extend(self.arguments(e, &signature.params, args)?);
             call_function(&mut self.b, callee, &values);
-            self.push_destroy(CleanupKind::Eh, &element, address)?;
+            let yes = self.b.const_bool(true);
+            self.b.store(yes, built, 1);
+            self.b.end_full_expression(mark);
         }
         self.b.pop_cleanups_to(depth);
         self.checked(e)

@@ -6,7 +6,7 @@ use super::{Pending, R, State, error, loc_of, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
-use ehir_core::{AttrData, CleanupKind, Diagnostic, Global, Linkage, Loc, Type};
+use ehir_core::{AttrData, CastKind, CleanupKind, Diagnostic, Global, Linkage, Loc, Type};
 use std::collections::HashMap;
 
 /// A function's CIR signature and what generating calls and bodies needs of it.
@@ -150,6 +150,7 @@ pub fn generate_function<'ast>(
         } => {
             return super::vtable::generate_thunk(state, mb, decl, kind, adjustment);
         }
+        Pending::GlobalInit(decl) => return generate_global_init(state, mb, decl),
     };
     if decl.kind.contains("Template") {
         return unsupported(decl, "templates");
@@ -457,13 +458,27 @@ fn global<'ast>(
     let init = if external {
         None
     } else {
-        let value = match decl.initializer() {
-            None => Some(AttrData::Zero(cir)),
-            Some(init) => constant_initializer(state, mb, init, cir)?,
+        let (value, dynamic) = match decl.initializer() {
+            None => (Some(AttrData::Zero(cir)), false),
+            Some(init) if !is_constant_initializer(state, init) => (None, true),
+            Some(init) => (constant_initializer(state, mb, init, cir)?, false),
         };
         match value {
             Some(attr) => Some(mb.ctx().attrs.intern(attr)),
-            None => return unsupported(decl, "a global with a dynamic initializer"),
+            // A static local's code took its initializer for a constant.
+            None if internal && !dynamic => {
+                return unsupported(decl, "a static local with this initializer");
+            }
+            None => {
+                // Zero until its initialization runs: a static local's on the first pass
+                // through its declaration (guarded), a global's before `main`.
+                if !internal {
+                    let function = format!("__cxx_global_var_init.{}", state.dynamic_inits.len());
+                    state.dynamic_inits.push((decl, function.clone()));
+                    state.enqueue(&function, Pending::GlobalInit(decl));
+                }
+                Some(mb.ctx().attrs.intern(AttrData::Zero(cir)))
+            }
         }
     };
     let name = mb.ctx().sym(symbol);
@@ -482,6 +497,280 @@ fn global<'ast>(
         align: Some(align as u32),
         loc: loc_of(decl),
     })
+}
+
+/// Whether an initializer has a value known before the program runs (which
+/// [`constant_initializer`] then gives): a literal or a value Clang folded, a string
+/// literal, a null pointer, the address of a function or global, an array of those.
+/// Anything else is initialized when the program runs.
+pub fn is_constant_initializer(state: &mut State<'_>, init: &Node) -> bool {
+    if init.kind == "InitListExpr" {
+        let is_array = init
+            .ty
+            .as_ref()
+            .and_then(|t| crate::types::parse_type(t.canonical()))
+            .is_some_and(|t| matches!(t.unqualified(), CType::Array(..)));
+        let (filler, elements) = init.init_list_parts();
+        return is_array
+            && filler.into_iter().chain(elements).all(|item| {
+                item.kind == "ImplicitValueInitExpr" || is_constant_initializer(state, item)
+            });
+    }
+    let mut node = init;
+    loop {
+        match node.kind.as_str() {
+            "ImplicitCastExpr" | "ConstantExpr" | "ParenExpr" | "CStyleCastExpr"
+                if node.value.is_none() =>
+            {
+                match node.children().next() {
+                    Some(inner) => node = inner,
+                    None => return false,
+                }
+            }
+            "UnaryOperator" if node.opcode.as_deref() == Some("&") => {
+                match node.children().next() {
+                    Some(inner) => node = inner,
+                    None => return false,
+                }
+            }
+            _ => break,
+        }
+    }
+    if node.kind == "DeclRefExpr" {
+        return node
+            .referenced_decl
+            .as_ref()
+            .and_then(|d| state.index.by_id.get(d.id.as_str()))
+            .is_some_and(|target| {
+                target.mangled_name.is_some()
+                    && matches!(target.kind.as_str(), "FunctionDecl" | "VarDecl")
+            });
+    }
+    matches!(
+        node.kind.as_str(),
+        "StringLiteral" | "CXXNullPtrLiteralExpr" | "GNUNullExpr"
+    ) || node.value_text().is_some()
+}
+
+/// The function that runs before `main` (`_GLOBAL__sub_I`, a `global_ctor`): the
+/// dynamic initializations of the globals, in the order the translation unit declares
+/// them.
+pub fn define_global_constructor(state: &mut State<'_>, mb: &mut ModuleBuilder) -> R<()> {
+    if state.dynamic_inits.is_empty() {
+        return Ok(());
+    }
+    let mut inits = state.dynamic_inits.clone();
+    inits.sort_by_key(|(decl, _)| {
+        state
+            .index
+            .globals
+            .iter()
+            .position(|g| g.id == decl.id)
+            .unwrap_or(usize::MAX)
+    });
+    let sig = mb.ctx().types.func(vec![], None, false);
+    let mut b = mb.function("_GLOBAL__sub_I", sig, &[]);
+    b.func_mut().linkage = Linkage::Internal;
+    b.func_mut().global_ctor = Some(ehir_core::function::DEFAULT_GLOBAL_CTOR_PRIORITY);
+    for (_, function) in &inits {
+        b.call_named(function, sig, &[], super::expr::call_flags(false));
+    }
+    b.emit_return(None);
+    b.check().map_err(|e| e.to_diagnostic())?;
+    b.define().map_err(|e| e.to_diagnostics().0.remove(0))?;
+    Ok(())
+}
+
+/// Generates the dynamic initialization of global `decl` (`__cxx_global_var_init.N`).
+fn generate_global_init<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    decl: &'ast Node,
+) -> R<()> {
+    let Some((_, name)) = state
+        .dynamic_inits
+        .iter()
+        .find(|(d, _)| d.id == decl.id)
+        .cloned()
+    else {
+        return error(decl, "a global initializer not registered");
+    };
+    let Some(symbol) = decl.mangled_name.clone() else {
+        return error(decl, "a global without a mangled name");
+    };
+    let Some(init) = decl.initializer() else {
+        return error(decl, "a global initializer without an initializer");
+    };
+    let sig = mb.ctx().types.func(vec![], None, false);
+    let b = mb.function(&name, sig, &[]);
+    let mut generator = FnGen {
+        st: state,
+        b,
+        locals: HashMap::new(),
+        this: None,
+        this_class: None,
+        result_ptr: None,
+        result: CType::Builtin(crate::types::Builtin::Void),
+        decl,
+        extended: Vec::new(),
+        labels: HashMap::new(),
+        base_variant: false,
+        vtt: None,
+        pending_sub_vtt: None,
+    };
+    generator.b.func_mut().linkage = Linkage::Internal;
+    generator.b.set_loc(loc_of(decl));
+    let ty = generator.st.node_type(decl)?;
+    if ty.is_reference() {
+        return unsupported(decl, "a global reference with a dynamic initializer");
+    }
+    let cir = generator.cir(decl, &ty)?;
+    let global = generator.b.ctx.sym(&symbol);
+    let address = generator.b.get_global(global, cir);
+    generator.init_into(init, address, true)?;
+    generator.register_destruction_at_exit(decl, &ty, address)?;
+    generator.b.emit_return(None);
+    generator
+        .b
+        .check()
+        .map_err(|e| relocate(e.to_diagnostic(), decl))?;
+    generator
+        .b
+        .define()
+        .map_err(|e| relocate(e.to_diagnostics().0.remove(0), decl))?;
+    Ok(())
+}
+
+impl<'ast> FnGen<'_, 'ast, '_> {
+    /// Registers the destruction of the object of static storage of type `ty` at
+    /// `address` with `__cxa_atexit` (nothing when its destruction is trivial).
+    pub fn register_destruction_at_exit(
+        &mut self,
+        node: &Node,
+        ty: &CType,
+        address: Value,
+    ) -> R<()> {
+        let Some(class) = ty.name().map(str::to_string) else {
+            if let CType::Array(..) = ty.unqualified()
+                && self.st.is_class(ty.non_reference())
+            {
+                return unsupported(node, "an array of classes with static storage");
+            }
+            return Ok(());
+        };
+        let Some(dtor) = self.st.destructor(self.b.ctx, node, &class)? else {
+            return Ok(());
+        };
+        let common = *self.b.ctx.types.common();
+        let name = self.b.ctx.name(dtor.symbol).to_string();
+        self.st.address_taken.push((name, dtor.sig, dtor.nothrow));
+        let function = self.b.get_global(dtor.symbol, dtor.sig);
+        let exit_fn = self.b.ctx.types.func(vec![common.void_ptr], None, false);
+        let exit_fn_ptr = self.b.ctx.types.ptr(exit_fn);
+        let function = self.b.cast(CastKind::Bitcast, function, exit_fn_ptr);
+        let object = self.b.cast(CastKind::Bitcast, address, common.void_ptr);
+        let dso = self.dso_handle();
+        let sig = self.b.ctx.types.func(
+            vec![exit_fn_ptr, common.void_ptr, common.void_ptr],
+            Some(common.s32),
+            false,
+        );
+        self.b.call_named(
+            "__cxa_atexit",
+            sig,
+            &[function, object, dso],
+            super::expr::call_flags(true),
+        );
+        Ok(())
+    }
+
+    /// The address of `__dso_handle`, which identifies this module to `__cxa_atexit`.
+    fn dso_handle(&mut self) -> Value {
+        let u8_ty = self.b.ctx.types.common().u8;
+        let symbol = self.b.ctx.sym("__dso_handle");
+        if !self.st.guards.iter().any(|g| g.name == symbol) {
+            self.st.guards.push(Global {
+                name: symbol,
+                ty: u8_ty,
+                init: None,
+                constant: false,
+                linkage: Linkage::External,
+                private_visibility: false,
+                align: None,
+                loc: Loc::NONE,
+            });
+        }
+        let address = self.b.get_global(symbol, u8_ty);
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        self.b.cast(CastKind::Bitcast, address, void_ptr)
+    }
+
+    /// The guarded first initialization of static local `var` at `address`: done
+    /// once, unless it throws (then the next pass tries again), its destruction then
+    /// registered at exit; through `__cxa_guard_acquire`/`_release`/`_abort` on its
+    /// 64-bit guard variable (`_ZGV...`).
+    pub fn guarded_static_init(
+        &mut self,
+        var: &'ast Node,
+        symbol: &str,
+        ty: &CType,
+        address: Value,
+        init: &'ast Node,
+    ) -> R<()> {
+        let Some(encoding) = symbol.strip_prefix("_Z") else {
+            return unsupported(var, format!("a guard for '{symbol}'"));
+        };
+        let guard_symbol = self.b.ctx.sym(&format!("_ZGV{encoding}"));
+        let common = *self.b.ctx.types.common();
+        if !self.st.guards.iter().any(|g| g.name == guard_symbol) {
+            let zero = self.b.ctx.attrs.intern(AttrData::Zero(common.s64));
+            self.st.guards.push(Global {
+                name: guard_symbol,
+                ty: common.s64,
+                init: Some(zero),
+                constant: false,
+                linkage: Linkage::Internal,
+                private_visibility: false,
+                align: Some(8),
+                loc: Loc::NONE,
+            });
+        }
+        let guard = self.b.get_global(guard_symbol, common.s64);
+        let u8_ptr = self.b.ctx.types.ptr(common.u8);
+        let first_byte = self.b.cast(CastKind::Bitcast, guard, u8_ptr);
+        let done = self.b.load(first_byte, 1);
+        let zero = self.b.const_int(common.u8, 0);
+        let not_done = self.b.cmp(ehir_core::CmpPredicate::Eq, done, zero);
+        self.b.begin_if(not_done, false);
+        let guard_ptr = self.b.cast(CastKind::Bitcast, guard, common.void_ptr);
+        let acquire_sig = self
+            .b
+            .ctx
+            .types
+            .func(vec![common.void_ptr], Some(common.s32), false);
+        let flags = super::expr::call_flags(true);
+        let acquired = self
+            .b
+            .call_named("__cxa_guard_acquire", acquire_sig, &[guard_ptr], flags);
+        let Some(acquired) = acquired else {
+            return error(var, "__cxa_guard_acquire without a result");
+        };
+        let zero = self.b.const_int(common.s32, 0);
+        let ours = self.b.cmp(ehir_core::CmpPredicate::Ne, acquired, zero);
+        self.b.begin_if(ours, false);
+        let release_sig = self.b.ctx.types.func(vec![common.void_ptr], None, false);
+        let abort = self.b.push_cleanup(CleanupKind::Eh, move |b| {
+            b.call_named("__cxa_guard_abort", release_sig, &[guard_ptr], flags);
+        });
+        self.init_into(init, address, true)?;
+        self.register_destruction_at_exit(var, ty, address)?;
+        self.b.deactivate_cleanup(abort);
+        self.b
+            .call_named("__cxa_guard_release", release_sig, &[guard_ptr], flags);
+        self.b.end_if();
+        self.b.end_if();
+        Ok(())
+    }
 }
 
 /// The constant value of an initializer Clang folded or wrote as a literal: numbers,

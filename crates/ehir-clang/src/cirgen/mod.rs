@@ -63,6 +63,9 @@ pub enum Pending<'ast> {
         /// It is implicitly defined.
         implicit: bool,
     },
+    /// The dynamic initialization of a global (`__cxx_global_var_init.N`): constructs
+    /// it and registers its destruction at exit.
+    GlobalInit(&'ast Node),
     /// A thunk: adjusts `this` by `adjustment` bytes, then calls the function a vtable
     /// slot of kind `kind` holds for `decl`.
     Thunk {
@@ -111,6 +114,10 @@ pub struct State<'ast> {
     pub vtable_groups: HashMap<String, Rc<vtable::VTableGroup>>,
     /// Itanium VTTs built so far, by class.
     pub vtts: HashMap<String, Rc<vtable::Vtt>>,
+    /// Globals with dynamic initializers and the functions that initialize them.
+    pub dynamic_inits: Vec<(&'ast Node, String)>,
+    /// The guard variables of static locals with dynamic initializers.
+    pub guards: Vec<ehir_core::Global>,
 }
 
 impl<'ast> State<'ast> {
@@ -382,6 +389,8 @@ impl<'ast> State<'ast> {
             rtti_globals: Vec::new(),
             vtable_groups: HashMap::new(),
             vtts: HashMap::new(),
+            dynamic_inits: Vec::new(),
+            guards: Vec::new(),
             defined_globals: (0, 0),
         }
     }
@@ -404,6 +413,25 @@ pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
             state.enqueue(symbol, Pending::Defined(decl));
         }
     }
+    // The main file's variables are defined (and initialized) even when unused.
+    let variables: Vec<&Node> = state
+        .index
+        .globals
+        .iter()
+        .copied()
+        .filter(|v| {
+            v.main_offset.is_some() && !state.index.parent_class.contains_key(v.id.as_str())
+        })
+        .filter(|v| v.storage_class.as_deref() != Some("extern") || v.initializer().is_some())
+        .collect();
+    for variable in variables {
+        if let Some(symbol) = &variable.mangled_name
+            && !state.globals.contains_key(symbol)
+        {
+            state.globals.insert(symbol.clone(), variable);
+            state.global_order.push(symbol.clone());
+        }
+    }
     // Functions, then the globals they use (whose initializers may use functions).
     let mut next = 0;
     loop {
@@ -421,7 +449,13 @@ pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
             break;
         }
     }
+    if let Err(e) = function::define_global_constructor(&mut state, &mut mb) {
+        errors.push(e);
+    }
     vtable::define_vtables(&mut state, &mut mb);
+    for guard in std::mem::take(&mut state.guards) {
+        mb.module_mut().add_global(guard);
+    }
     for (name, sig, nothrow) in std::mem::take(&mut state.address_taken) {
         if let Err(e) = mb.declare_function(&name, sig, nothrow) {
             errors.push(e.to_diagnostic());

@@ -616,6 +616,15 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             o.s(" -> ");
             self.ty(o, r);
         }
+        match func.global_ctor {
+            Some(crate::function::DEFAULT_GLOBAL_CTOR_PRIORITY) => o.s(" global_ctor"),
+            Some(priority) => {
+                o.s(" global_ctor(");
+                o.u(u64::from(priority));
+                o.s(")");
+            }
+            None => {}
+        }
         let personality = func.personality.map(|p| self.ctx.name(p));
         if func.body.is_some() && self.evidence.phase(func, personality) != func.phase {
             o.s(" phase(");
