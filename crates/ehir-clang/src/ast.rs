@@ -240,6 +240,8 @@ pub struct Node {
     pub construction_kind: Option<String>,
     /// The underlying type of an enum with a fixed one.
     pub fixed_underlying_type: Option<QualType>,
+    /// The declaration an `EnumType` or `RecordType` names.
+    pub decl: Option<DeclRef>,
     /// `MemberExpr` of a bit field, `FieldDecl` bit width.
     pub is_bitfield: bool,
     /// An elidable copy or move (`CXXConstructExpr`).
@@ -636,6 +638,28 @@ impl<'ast> DeclIndex<'ast> {
                 "TypedefDecl" | "TypeAliasDecl" => {
                     if let Some(name) = &node.name {
                         self.typedefs.insert(format!("{prefix}{name}"), node);
+                        // `typedef enum { ... } E;`, `typedef struct { ... } S;`: the
+                        // unnamed type is known by the typedef's name.
+                        let named = node.children().find_map(|t| t.decl.as_ref());
+                        if let Some(target) = named
+                            && target.name.as_deref().is_none_or(str::is_empty)
+                            && let Some(&decl) = self.by_id.get(target.id.as_str())
+                        {
+                            match decl.kind.as_str() {
+                                "EnumDecl" => {
+                                    self.enums.insert(format!("{prefix}{name}"), decl);
+                                }
+                                "CXXRecordDecl" if decl.complete_definition => {
+                                    let qualified = format!("{prefix}{name}");
+                                    self.classes.insert(qualified.clone(), decl);
+                                    let inner = format!("{qualified}::");
+                                    for child in decl.children() {
+                                        self.visit(child, &inner, Some(&qualified));
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
                     }
                 }
                 _ => {}

@@ -118,15 +118,26 @@ pub fn compile_file(path: &Path, text: &str, options: &Options) -> Result<Module
         ClangError::Rejected(diagnostics) => Diagnostics(diagnostics),
         other => Diagnostics(vec![Diagnostic::error(Loc::NONE, other.to_string())]),
     })?;
-    compile_json(&json, &path.display().to_string(), options.abi)
+    let dialect = cirgen::Dialect::of_standard(options.clang.std.as_deref());
+    compile_json_in(&json, &path.display().to_string(), options.abi, dialect)
 }
 
-/// Generates a module from Clang's JSON AST of the file `main_file`.
+/// Generates a module from Clang's JSON AST of the file `main_file` (in Clang's default
+/// dialect, C++17).
 pub fn compile_json(json: &str, main_file: &str, abi: EhAbi) -> Result<Module, Diagnostics> {
+    compile_json_in(json, main_file, abi, cirgen::Dialect::default())
+}
+
+fn compile_json_in(
+    json: &str,
+    main_file: &str,
+    abi: EhAbi,
+    dialect: cirgen::Dialect,
+) -> Result<Module, Diagnostics> {
     stacker::grow(COMPILE_STACK, || {
         let root = ast::read_translation_unit(json, main_file)
             .map_err(|e| Diagnostics(vec![Diagnostic::error(Loc::NONE, e.to_string())]))?;
-        cirgen::generate(&root, abi).map_err(Diagnostics)
+        cirgen::generate_in(&root, abi, dialect).map_err(Diagnostics)
     })
 }
 

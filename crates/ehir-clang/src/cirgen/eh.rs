@@ -267,7 +267,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     pub fn begin_exception_spec(&mut self) -> R<ExceptionSpec> {
         let decl = self.decl;
         let text = decl.ty.as_ref().map(|q| q.qual_type.as_str()).unwrap_or("");
-        let spec = exception_spec(text).unwrap_or(ExceptionSpec::None);
+        let mut spec = exception_spec(text).unwrap_or(ExceptionSpec::None);
+        if spec == ExceptionSpec::Dynamic(Vec::new()) && self.st.dialect.empty_throw_is_noexcept {
+            // C++17: `throw()` is `noexcept`.
+            spec = ExceptionSpec::Noexcept;
+        }
         if spec != ExceptionSpec::None {
             self.b.enter_try();
         }

@@ -1554,7 +1554,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                         "__builtin_is_constant_evaluated" => {
                             return Ok(Some(self.b.const_bool(false)));
                         }
-                        "__builtin_strcmp" | "__builtin_strlen" => {}
+                        // `__builtin_expect(value, expected)`: the value.
+                        "__builtin_expect" => {
+                            let [value, expected] = args.as_slice() else {
+                                return error(e, "__builtin_expect takes two arguments");
+                            };
+                            self.ignored(expected)?;
+                            return Ok(Some(self.scalar(value)?));
+                        }
+                        // The C library's functions of the same name.
+                        "__builtin_strcmp" | "__builtin_strlen" | "__builtin_abort" => {}
                         _ => return unsupported(e, format!("builtin '{name}'")),
                     }
                 }

@@ -104,6 +104,10 @@ pub struct State<'ast> {
     pub parsed: HashMap<String, CType>,
     /// Classes whose layout is being computed.
     pub laying_out: HashSet<String>,
+    /// Typedef names being resolved.
+    pub resolving: HashSet<String>,
+    /// The C++ dialect.
+    pub dialect: Dialect,
     /// Functions whose address is taken: name, signature, nothrow (declared in the
     /// module unless defined).
     pub address_taken: Vec<(String, Type, bool)>,
@@ -166,7 +170,17 @@ impl<'ast> State<'ast> {
                     let Some(text) = typedef.type_text() else {
                         return error(node, format!("typedef '{name}' without a type"));
                     };
-                    self.parse(node, text)?
+                    // `typedef struct X X;` names the class; a cycle of typedefs names
+                    // nothing.
+                    if parse_type(text).is_some_and(|t| t == CType::Named(name.clone())) {
+                        return Ok(CType::Named(name));
+                    }
+                    if !self.resolving.insert(name.clone()) {
+                        return unsupported(node, format!("typedef '{name}' that names itself"));
+                    }
+                    let resolved = self.parse(node, text);
+                    self.resolving.remove(&name);
+                    resolved?
                 } else {
                     CType::Named(name)
                 }
@@ -385,6 +399,8 @@ impl<'ast> State<'ast> {
             static_locals: Vec::new(),
             parsed: HashMap::new(),
             laying_out: HashSet::new(),
+            resolving: HashSet::new(),
+            dialect: Dialect::default(),
             address_taken: Vec::new(),
             rtti_globals: Vec::new(),
             vtable_groups: HashMap::new(),
@@ -396,9 +412,49 @@ impl<'ast> State<'ast> {
     }
 }
 
-/// Generates the module of a translation unit.
+/// What of the C++ dialect the generated code depends on (the AST does not say it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dialect {
+    /// C++17 or later: `throw()` means `noexcept` (an exception leaving terminates
+    /// rather than calling `std::unexpected`).
+    pub empty_throw_is_noexcept: bool,
+}
+
+impl Default for Dialect {
+    /// Clang's default dialect (`gnu++17`).
+    fn default() -> Self {
+        Dialect {
+            empty_throw_is_noexcept: true,
+        }
+    }
+}
+
+impl Dialect {
+    /// The dialect of a `-std=` value (`c++14`, `gnu++17`, ...; `None`: Clang's default).
+    pub fn of_standard(std: Option<&str>) -> Dialect {
+        let Some(std) = std else {
+            return Dialect::default();
+        };
+        let version = std
+            .trim_start_matches("gnu++")
+            .trim_start_matches("c++")
+            .trim_start_matches("iso9899:");
+        let before_17 = matches!(version, "98" | "03" | "0x" | "11" | "1y" | "14");
+        Dialect {
+            empty_throw_is_noexcept: !before_17,
+        }
+    }
+}
+
+/// Generates the module of a translation unit (in Clang's default dialect).
 pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
+    generate_in(root, abi, Dialect::default())
+}
+
+/// Generates the module of a translation unit in a dialect.
+pub fn generate_in(root: &Node, abi: EhAbi, dialect: Dialect) -> Result<Module, Vec<Diagnostic>> {
     let mut state = State::new(root, abi);
+    state.dialect = dialect;
     let mut mb = ModuleBuilder::new();
     let mut errors = Vec::new();
     let roots: Vec<&Node> = state
@@ -471,4 +527,31 @@ pub fn generate(root: &Node, abi: EhAbi) -> Result<Module, Vec<Diagnostic>> {
         module.add_typeinfo(decl);
     }
     Ok(module)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Dialect;
+
+    #[test]
+    fn throw_means_noexcept_from_cxx17_on() {
+        for (std, noexcept) in [
+            (None, true),
+            (Some("c++98"), false),
+            (Some("gnu++98"), false),
+            (Some("c++11"), false),
+            (Some("gnu++14"), false),
+            (Some("c++1y"), false),
+            (Some("c++17"), true),
+            (Some("gnu++17"), true),
+            (Some("c++20"), true),
+            (Some("c++2c"), true),
+        ] {
+            assert_eq!(
+                Dialect::of_standard(std).empty_throw_is_noexcept,
+                noexcept,
+                "{std:?}"
+            );
+        }
+    }
 }
