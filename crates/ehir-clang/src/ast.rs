@@ -515,11 +515,21 @@ impl<'ast> DeclIndex<'ast> {
         index
     }
 
-    /// Indexes the closure classes of the lambdas in a function body (named by their
-    /// type, `(lambda at f.cpp:3:12)`), with their members.
+    /// Indexes the classes declared in a function body: local classes (by their name,
+    /// the first of one name) and the closure classes of lambdas (named by their type,
+    /// `(lambda at f.cpp:3:12)`), with their members.
     fn closures_in(&mut self, function: &'ast Node) {
         let mut pending: Vec<&'ast Node> = function.children().collect();
         while let Some(node) = pending.pop() {
+            if node.kind == "CXXRecordDecl"
+                && !node.is_implicit
+                && node.complete_definition
+                && let Some(name) = &node.name
+                && !self.classes.contains_key(name)
+            {
+                self.visit(node, "", None);
+                continue;
+            }
             if node.kind == "LambdaExpr"
                 && let (Some(name), Some(closure)) = (
                     node.type_text().map(str::to_string),

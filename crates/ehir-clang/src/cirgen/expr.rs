@@ -137,14 +137,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     fn void_conditional(&mut self, e: &'ast Node) -> R<()> {
         let cond = self.scalar(self.operand(e, 0)?)?;
-        let if_op = self.b.begin_if(cond, true);
-        let _ = if_op;
+        // The temporaries of each arm exist only on its path.
         self.b.begin_conditional();
+        let if_op = self.b.begin_if(cond, true);
         self.ignored(self.operand(e, 1)?)?;
         self.b.begin_else(if_op);
         self.ignored(self.operand(e, 2)?)?;
-        self.b.end_conditional();
         self.b.end_if();
+        self.b.end_conditional();
         Ok(())
     }
 
@@ -1089,15 +1089,18 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             }
             "ConditionalOperator" if self.st.is_class(&ty) => {
                 let cond = self.scalar(self.operand(e, 0)?)?;
-                let if_op = self.b.begin_if(cond, true);
+                // The temporaries of each arm exist only on its path.
                 self.b.begin_conditional();
+                let if_op = self.b.begin_if(cond, true);
                 self.init_into(self.operand(e, 1)?, dest, externally_destructed)?;
                 self.b.begin_else(if_op);
                 self.init_into(self.operand(e, 2)?, dest, externally_destructed)?;
-                self.b.end_conditional();
                 self.b.end_if();
+                self.b.end_conditional();
                 return Ok(());
             }
+            // An arm of a conditional that throws: nothing is built.
+            "CXXThrowExpr" => return self.throw_expr(e),
             "InitListExpr" => return self.init_list(e, &ty, dest),
             "LambdaExpr" => return self.lambda(e, &ty, dest),
             "ImplicitValueInitExpr" | "CXXScalarValueInitExpr" => {
