@@ -574,6 +574,48 @@ impl<'m> Machine<'m> {
     }
 }
 
+/// What libstdc++'s default allocation functions call: the replaceable function each
+/// forwards to and how many of its arguments it passes on (`operator new[](size_t)`
+/// calls `operator new(size_t)`; the sized, array and nothrow deletes end in
+/// `operator delete(void *)`).
+const ALLOCATION_FORWARDS: &[(&str, &str, usize)] = &[
+    ("_Znam", "_Znwm", 1),
+    ("_ZdlPvm", "_ZdlPv", 1),
+    ("_ZdaPv", "_ZdlPv", 1),
+    ("_ZdaPvm", "_ZdaPv", 1),
+    ("_ZdlPvRKSt9nothrow_t", "_ZdlPv", 1),
+    ("_ZdaPvRKSt9nothrow_t", "_ZdaPv", 1),
+];
+
+/// When the module replaces the function a library allocation function `callee`
+/// (not defined in the module) ends up calling: the replacement and how many of the
+/// call's arguments it takes.
+pub(crate) fn replaced_allocation(module: &Module, callee: Symbol) -> Option<(Symbol, usize)> {
+    let defined = |s: Symbol| {
+        module
+            .function_by_name(s)
+            .is_some_and(|f| !module.functions[f].is_declaration())
+    };
+    if defined(callee) {
+        return None;
+    }
+    let mut name = module.ctx.name(callee);
+    let mut kept = usize::MAX;
+    // Follow the chain of defaults to the first function the module defines.
+    for _ in 0..ALLOCATION_FORWARDS.len() {
+        let &(_, next, keep) = ALLOCATION_FORWARDS
+            .iter()
+            .find(|(from, ..)| *from == name)?;
+        kept = kept.min(keep);
+        let symbol = module.ctx.symbols.lookup(next)?;
+        if defined(symbol) {
+            return Some((symbol, kept));
+        }
+        name = next;
+    }
+    None
+}
+
 impl Machine<'_> {
     /// `__dynamic_cast(object, source typeinfo, target typeinfo, hint)`: the most derived
     /// object (at the vtable's offset to top from `object`), whose dynamic type is the

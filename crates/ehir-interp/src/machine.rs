@@ -1437,6 +1437,12 @@ impl<'m> Machine<'m> {
         }
 
         let module: &'m Module = self.module;
+        // A library allocation function whose default calls one the program replaced
+        // (`operator delete(void *, size_t)` calls `operator delete(void *)`): that one.
+        let (callee, args) = match crate::externals::replaced_allocation(module, callee) {
+            Some((replacement, kept)) => (replacement, args[..kept.min(args.len())].to_vec()),
+            None => (callee, args),
+        };
         if let Some(fid) = module.function_by_name(callee)
             && !module.functions[fid].is_declaration()
         {

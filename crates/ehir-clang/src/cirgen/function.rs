@@ -28,12 +28,19 @@ pub struct Signature {
     pub variadic: bool,
 }
 
-/// The function kinds that have `this`.
+/// The function kinds that have `this` (a class's allocation and deallocation
+/// functions are static members without being declared so).
 fn has_this(decl: &Node) -> bool {
+    let allocation = matches!(
+        decl.name.as_deref(),
+        Some("operator new" | "operator new[]" | "operator delete" | "operator delete[]")
+    );
     matches!(
         decl.kind.as_str(),
         "CXXConstructorDecl" | "CXXDestructorDecl" | "CXXConversionDecl"
-    ) || (decl.kind == "CXXMethodDecl" && decl.storage_class.as_deref() != Some("static"))
+    ) || (decl.kind == "CXXMethodDecl"
+        && decl.storage_class.as_deref() != Some("static")
+        && !allocation)
 }
 
 /// Whether a definition in the main file is emitted even when nothing here uses it:

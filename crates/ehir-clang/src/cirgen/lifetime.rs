@@ -515,14 +515,19 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let object_cir = self.cir(e, &object_ty)?;
         let pointer_cir = self.b.ctx.types.ptr(object_cir);
         if let Some(count_expr) = size_expr {
-            return self.new_array(
-                e,
-                new_callee,
-                &placement,
-                &object_ty,
-                count_expr,
-                initializer,
-            );
+            // The reserved placement form `::operator new[](size_t, void *)` (as in
+            // `new (p) T[n]`) leaves no room for a cookie.
+            let reserved_placement = new_decl.main_offset.is_none()
+                && matches!(
+                    placement_types.as_slice(),
+                    [CType::Pointer(pointee)] if pointee.is_void()
+                );
+            let allocation = Allocation {
+                callee: new_callee,
+                placement: &placement,
+                reserved_placement,
+            };
+            return self.new_array(e, allocation, &object_ty, count_expr, initializer);
         }
         let bytes = self.b.const_int(size_t, size as i128);
         let mut new_args = vec![bytes];
@@ -591,19 +596,26 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     fn new_array(
         &mut self,
         e: &'ast Node,
-        new_callee: super::class::Callee,
-        placement: &[Value],
+        allocation: Allocation<'_>,
         element_ty: &CType,
         count_expr: &'ast Node,
         initializer: Option<&'ast Node>,
     ) -> R<Value> {
         let size_t = self.b.ctx.types.common().u64;
-        let u8_ty = self.b.ctx.types.common().u8;
         let (element_size, _) = self.st.size_align(self.b.ctx, e, element_ty)?;
         let element_cir = self.cir(e, element_ty)?;
         let element_ptr = self.b.ctx.types.ptr(element_cir);
+        let Allocation {
+            callee: new_callee,
+            placement,
+            reserved_placement,
+        } = allocation;
         let destruction = self.destruction(element_ty)?;
-        let cookie = if destruction.is_some() { 8 } else { 0 };
+        let cookie = if destruction.is_some() && !reserved_placement {
+            8
+        } else {
+            0
+        };
         let count_ty = self.ty(count_expr)?;
         let count = self.scalar(count_expr)?;
         let count = self.convert(
@@ -618,14 +630,57 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             .binop(ehir_core::BinaryOp::Mul, count, element_size_value);
         let cookie_value = self.b.const_int(size_t, cookie as i128);
         let bytes = self.b.binop(ehir_core::BinaryOp::Add, bytes, cookie_value);
-        if !placement.is_empty() && (cookie > 0 || initializer.is_some()) {
-            return unsupported(e, "placement new of an array that needs initialization");
-        }
         let mut new_args = vec![bytes];
         new_args.extend(placement);
         let Some(raw) = call_function(&mut self.b, new_callee, &new_args) else {
             return error(e, "operator new[] without a result");
         };
+        let parts = NewArray {
+            raw,
+            bytes,
+            count,
+            cookie,
+        };
+        if !new_callee.nothrow {
+            return self.new_array_elements(e, parts, element_ty, initializer, destruction);
+        }
+        // A non-throwing allocation function reports failure by a null pointer: nothing
+        // is initialized then.
+        let slot = self.b.alloca(element_ptr, "new.array", true, 8);
+        let null = self.b.const_null(element_ptr);
+        self.b.store(null, slot, 8);
+        let void_null = self.b.const_null(self.b.ctx.types.common().void_ptr);
+        let raw_void = self
+            .b
+            .cast(CastKind::Bitcast, raw, self.b.ctx.types.common().void_ptr);
+        let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, raw_void, void_null);
+        self.b.begin_if(not_null, false);
+        let array = self.new_array_elements(e, parts, element_ty, initializer, destruction)?;
+        self.b.store(array, slot, 8);
+        self.b.end_if();
+        Ok(self.b.load(slot, 8))
+    }
+
+    /// The rest of `new T[n]` once the storage is allocated: the cookie, then the
+    /// elements constructed (see [`FnGen::new_array`]).
+    fn new_array_elements(
+        &mut self,
+        e: &'ast Node,
+        parts: NewArray,
+        element_ty: &CType,
+        initializer: Option<&'ast Node>,
+        destruction: Option<Destruction>,
+    ) -> R<Value> {
+        let NewArray {
+            raw,
+            bytes,
+            count,
+            cookie,
+        } = parts;
+        let size_t = self.b.ctx.types.common().u64;
+        let u8_ty = self.b.ctx.types.common().u8;
+        let element_cir = self.cir(e, element_ty)?;
+        let element_ptr = self.b.ctx.types.ptr(element_cir);
         let array = if cookie > 0 {
             let size_ptr = self.b.ctx.types.ptr(size_t);
             let count_slot = self.b.cast(CastKind::Bitcast, raw, size_ptr);
@@ -639,6 +694,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         } else {
             self.b.cast(CastKind::Bitcast, raw, element_ptr)
         };
+        // The constructor, with the arguments each element's construction evaluates
+        // (default arguments).
+        let mut ctor_args: Vec<&'ast Node> = Vec::new();
+        let mut ctor_params = Vec::new();
         let constructor = match initializer {
             None => None,
             Some(init) if init.kind == "CXXConstructExpr" => {
@@ -646,12 +705,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     return unsupported(init, "new[] with a constructor of a non-class");
                 };
                 let ctor = self.st.constructor_called(init, &class)?;
-                if init.children().next().is_some() {
-                    return unsupported(init, "new[] with constructor arguments");
-                }
-                if self.is_trivial_special_member(init, &class, ctor)? {
+                ctor_args = init.children().collect();
+                if self.is_trivial_special_member(init, &class, ctor)? && ctor_args.is_empty() {
                     None
                 } else {
+                    ctor_params = self.st.signature(self.b.ctx, ctor)?.params;
                     Some(self.st.callee(self.b.ctx, ctor)?)
                 }
             }
@@ -696,10 +754,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         lp.condition(&mut self.b, more);
         let index = self.b.load(built, 8);
         let element = self.b.ptr_stride(array, index);
-        call_function(&mut self.b, constructor, &[element]);
+        // Each element is its own full expression (the temporaries of its arguments die
+        // after it is built, which counts it as built).
+        let mark = self.b.begin_full_expression();
+        let mut values = vec![element];
+        values.extend(self.arguments(e, &ctor_params, &ctor_args)?);
+        call_function(&mut self.b, constructor, &values);
         let one = self.b.const_int(size_t, 1);
         let next = self.b.binop(ehir_core::BinaryOp::Add, index, one);
         self.b.store(next, built, 8);
+        self.b.end_full_expression(mark);
         lp.end_body(&mut self.b);
         self.b.pop_cleanups_to(depth);
         if let Some(release) = release {
@@ -754,6 +818,51 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let null = self.b.const_null(pointer_cir);
             let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, pointer, null);
             self.b.begin_if(not_null, false);
+            if e.is_global {
+                // `::delete`: the global operator delete releases the complete object
+                // (found by the offset to top), even if the destructor throws.
+                let delete = self.st.callee(self.b.ctx, delete_decl)?;
+                let common = *self.b.ctx.types.common();
+                let s64_ptr = self.b.ctx.types.ptr(common.s64);
+                let vptr_slot_ty = self.b.ctx.types.ptr(s64_ptr);
+                let vptr_slot = self.b.cast(CastKind::Bitcast, pointer, vptr_slot_ty);
+                let vptr = self.b.load(vptr_slot, 8);
+                let back = self.b.const_int(common.s64, -2);
+                let to_top_slot = self.b.ptr_stride(vptr, back);
+                let to_top = self.b.load(to_top_slot, 8);
+                let u8_ptr = self.b.ctx.types.ptr(common.u8);
+                let bytes = self.b.cast(CastKind::Bitcast, pointer, u8_ptr);
+                let complete = self.b.ptr_stride(bytes, to_top);
+                let raw = self.b.cast(CastKind::Bitcast, complete, common.void_ptr);
+                let args = if self.takes_size(delete) {
+                    let (size, _) = self.st.size_align(self.b.ctx, e, &object_ty)?;
+                    vec![raw, self.b.const_int(common.u64, size as i128)]
+                } else {
+                    vec![raw]
+                };
+                self.b.push_cleanup(CleanupKind::All, move |b| {
+                    call_function(b, delete, &args);
+                });
+                let complete_index = self
+                    .st
+                    .layout(self.b.ctx, e, class)?
+                    .virtual_slots
+                    .as_ref()
+                    .and_then(|slots| {
+                        slots
+                            .iter()
+                            .position(|s| s.kind == super::vtable::SlotKind::CompleteDestructor)
+                    })
+                    .unwrap_or(index);
+                let function = self.virtual_function(pointer, complete_index);
+                let function_ty = self.b.ctx.types.ptr(dtor.sig);
+                let function = self.b.cast(CastKind::Bitcast, function, function_ty);
+                let flags = super::expr::call_flags(dtor.nothrow);
+                self.b.call_indirect(function, dtor.sig, &[pointer], flags);
+                self.b.pop_cleanup();
+                self.b.end_if();
+                return self.checked(e);
+            }
             let function = self.virtual_function(pointer, index);
             let function_ty = self.b.ctx.types.ptr(dtor.sig);
             let function = self.b.cast(CastKind::Bitcast, function, function_ty);
@@ -845,12 +954,44 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     }
 }
 
-/// Destroys elements `[0, *left)` of an array, last first, decrementing `*left`.
+/// How `new T[n]` allocates: the allocation function, its placement arguments, and
+/// whether it is the reserved placement form (no cookie).
+struct Allocation<'v> {
+    callee: super::class::Callee,
+    placement: &'v [Value],
+    reserved_placement: bool,
+}
+
+/// What the allocation of `new T[n]` gave: the storage, its size, the element count and
+/// the cookie's size (0 or 8).
+#[derive(Clone, Copy)]
+struct NewArray {
+    raw: Value,
+    bytes: Value,
+    count: Value,
+    cookie: u64,
+}
+
+/// Destroys elements `[0, *left)` of an array, last first, decrementing `*left`. When
+/// the destructor may throw, the elements before the one whose destructor threw are
+/// destroyed too (a second exception then terminates).
 fn destroy_backwards(
     b: &mut ehir_builder::FunctionBuilder<'_>,
     dtor: super::class::Callee,
     array: Value,
     left: Value,
+) {
+    destroy_backwards_loop(b, dtor, array, left, !dtor.nothrow);
+}
+
+/// The loop of [`destroy_backwards`]; `partial`: each destructor call is covered by the
+/// destruction of the elements left (which itself is not).
+fn destroy_backwards_loop(
+    b: &mut ehir_builder::FunctionBuilder<'_>,
+    dtor: super::class::Callee,
+    array: Value,
+    left: Value,
+    partial: bool,
 ) {
     let size_t = b.ctx.types.common().u64;
     let lp = b.begin_while();
@@ -863,15 +1004,50 @@ fn destroy_backwards(
     let index = b.binop(ehir_core::BinaryOp::Sub, remaining, one);
     b.store(index, left, 8);
     let element = b.ptr_stride(array, index);
+    if partial {
+        b.push_cleanup(CleanupKind::Eh, move |b| {
+            destroy_backwards_loop(b, dtor, array, left, false);
+        });
+    }
     call_function(b, dtor, &[element]);
+    if partial {
+        b.pop_cleanup();
+    }
     lp.end_body(b);
+}
+
+/// Destroys elements `[0, count)` from `first`, last first; `partial`: each destructor
+/// call is covered by the destruction of the elements before it.
+fn destroy_first_elements(
+    b: &mut ehir_builder::FunctionBuilder<'_>,
+    callee: super::class::Callee,
+    first: Value,
+    count: u64,
+    partial: bool,
+) {
+    let long = b.ctx.types.common().s64;
+    for i in (0..count).rev() {
+        let index = b.const_int(long, i as i128);
+        let at = b.ptr_stride(first, index);
+        if partial && i > 0 {
+            b.push_cleanup(CleanupKind::Eh, move |b| {
+                destroy_first_elements(b, callee, first, i, false);
+            });
+            call_function(b, callee, &[at]);
+            b.pop_cleanup();
+        } else {
+            call_function(b, callee, &[at]);
+        }
+    }
 }
 
 /// How to destroy an object: its destructor, and for arrays the element count and CIR
 /// element type.
 type Destruction = (super::class::Callee, Option<u64>, Option<ehir_core::Type>);
 
-/// Calls a destructor on one object, or on `count` array elements, last first.
+/// Calls a destructor on one object, or on `count` array elements, last first (when the
+/// destructor may throw, the elements before one whose destructor threw are destroyed
+/// too).
 fn destroy_elements(
     b: &mut ehir_builder::FunctionBuilder<'_>,
     callee: super::class::Callee,
@@ -885,12 +1061,7 @@ fn destroy_elements(
                 let ptr = b.ctx.types.ptr(element);
                 b.cast(CastKind::ArrayToPtrDecay, address, ptr)
             };
-            let long = b.ctx.types.common().s64;
-            for i in (0..count).rev() {
-                let index = b.const_int(long, i as i128);
-                let at = b.ptr_stride(first, index);
-                call_function(b, callee, &[at]);
-            }
+            destroy_first_elements(b, callee, first, count, !callee.nothrow);
         }
         _ => {
             call_function(b, callee, &[address]);

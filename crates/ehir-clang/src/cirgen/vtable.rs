@@ -612,6 +612,41 @@ impl<'ast> State<'ast> {
         }))
     }
 
+    /// The usual `operator delete` a class declares, or the nearest of its bases
+    /// (`operator delete(void *)`, else `operator delete(void *, size_t)`).
+    pub fn class_operator_delete(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+    ) -> R<Option<&'ast Node>> {
+        let mut pending = vec![self.layout(ctx, node, class)?.name.clone()];
+        while !pending.is_empty() {
+            let mut next = Vec::new();
+            for name in pending {
+                let class_node = self.class_node(node, &name)?;
+                let deletes: Vec<&'ast Node> = class_node
+                    .children()
+                    .filter(|c| {
+                        c.kind == "CXXMethodDecl" && c.name.as_deref() == Some("operator delete")
+                    })
+                    .collect();
+                let usual = |params: usize| {
+                    deletes.iter().copied().find(|d| {
+                        d.children().filter(|p| p.kind == "ParmVarDecl").count() == params
+                    })
+                };
+                if let Some(found) = usual(1).or_else(|| usual(2)) {
+                    return Ok(Some(found));
+                }
+                let layout = self.layout(ctx, node, &name)?;
+                next.extend(layout.declared_bases.iter().map(|b| b.name.clone()));
+            }
+            pending = next;
+        }
+        Ok(None)
+    }
+
     /// Whether `base` has virtual bases (its constructors and destructors then come in a
     /// complete-object and a base-object variant, the latter taking a VTT).
     pub fn has_virtual_bases(&mut self, ctx: &mut ModuleCtx, node: &Node, class: &str) -> R<bool> {
@@ -1126,6 +1161,11 @@ pub fn generate_deleting_destructor<'ast>(
         return unsupported(decl, format!("deleting destructor of '{complete_name}'"));
     };
     let size = state.layout(mb.ctx(), decl, &class)?.size;
+    // The class's own `operator delete` (or a base's), else the global one.
+    let class_delete = match state.class_operator_delete(mb.ctx(), decl, &class)? {
+        Some(found) => Some(state.callee(mb.ctx(), found)?),
+        None => None,
+    };
     let params: Vec<ehir_core::Type> = mb
         .ctx()
         .types
@@ -1145,14 +1185,23 @@ pub fn generate_deleting_destructor<'ast>(
         .ctx
         .types
         .func(vec![common.void_ptr, common.u64], None, false);
-    let delete = Callee {
+    let delete = class_delete.unwrap_or(Callee {
         symbol: b.ctx.sym("_ZdlPvm"),
         sig: delete_sig,
         nothrow: true,
-    };
+    });
+    let takes_size = b
+        .ctx
+        .types
+        .func_info(delete.sig)
+        .is_some_and(|(params, _, _)| params.len() == 2);
     let raw = b.cast(CastKind::Bitcast, this, common.void_ptr);
     let size = b.const_int(common.u64, size as i128);
-    let delete_args = [raw, size];
+    let delete_args = if takes_size {
+        vec![raw, size]
+    } else {
+        vec![raw]
+    };
     b.push_cleanup(ehir_core::CleanupKind::All, move |b| {
         call_function(b, delete, &delete_args);
     });
