@@ -506,7 +506,9 @@ impl Hierarchy {
                 if cp == tp {
                     return Some(Adjust::PointerValue(BasePath::default()));
                 }
-                if cp.is_void() && !matches!(**tp, CxxType::Pointer { .. } | CxxType::Unknown(_)) {
+                // `void *` catches a pointer to any object (a pointer too, but not a
+                // function, which this model does not parse).
+                if cp.is_void() && !matches!(**tp, CxxType::Unknown(_)) {
                     return Some(Adjust::PointerValue(BasePath::default()));
                 }
                 match (&**cp, &**tp) {
@@ -580,6 +582,9 @@ mod tests {
             ("Pv", "Pi", pointer(0)),
             ("PKv", "PKc", pointer(0)),
             ("Pv", "PKc", None),
+            // `void *` catches a pointer to a pointer; `void **` does not catch `int **`.
+            ("Pv", "PPi", pointer(0)),
+            ("PPv", "PPi", None),
             ("i", "j", None),
             ("i", "i", object(0)),
             ("Pi", "Pi", pointer(0)),

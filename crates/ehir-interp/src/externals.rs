@@ -491,6 +491,11 @@ impl<'m> Machine<'m> {
                 value(self.rt.uncaught.max(0) as u64)
             }
             STD_UNCAUGHT_EXCEPTION => value(u64::from(self.rt.uncaught > 0)),
+            // `what()` of the standard exception classes (libstdc++'s texts).
+            _ if standard_what(name).is_some() => {
+                let text = standard_what(name).unwrap_or_default();
+                value(self.harness_string(text.as_bytes())?)
+            }
             // ---- anything else: recorded, scripted or zero ----
             _ => self.unknown_call(call),
         }
@@ -572,6 +577,20 @@ impl<'m> Machine<'m> {
         }
         Ok(ExternalResult::Value(v))
     }
+}
+
+/// The text `what()` of a standard exception class returns, by the function's symbol
+/// (`std::exception::what()` is `"std::exception"`).
+fn standard_what(symbol: &str) -> Option<&'static str> {
+    Some(match symbol {
+        "_ZNKSt9exception4whatEv" => "std::exception",
+        "_ZNKSt13bad_exception4whatEv" => "std::bad_exception",
+        "_ZNKSt9bad_alloc4whatEv" => "std::bad_alloc",
+        "_ZNKSt20bad_array_new_length4whatEv" => "std::bad_array_new_length",
+        "_ZNKSt8bad_cast4whatEv" => "std::bad_cast",
+        "_ZNKSt10bad_typeid4whatEv" => "std::bad_typeid",
+        _ => return None,
+    })
 }
 
 /// What libstdc++'s default allocation functions call: the replaceable function each

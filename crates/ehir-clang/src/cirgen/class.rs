@@ -795,8 +795,10 @@ impl<'ast> State<'ast> {
                 },
             );
         }
+        // A pointer to a class, or to another pointer: the C++ runtime has typeinfo
+        // objects only for pointers to fundamental types.
         if let Some(pointee) = t.unqualified().pointee()
-            && let CType::Named(_) = pointee.unqualified()
+            && matches!(pointee.unqualified(), CType::Named(_) | CType::Pointer(_))
             && !self.typeinfos.contains_key(&name)
         {
             self.typeinfo(ctx, node, pointee.unqualified())?;

@@ -46,13 +46,43 @@ pub struct VirtualSlot {
     pub pure: bool,
 }
 
-/// The slot key of a method: its name and function type.
+/// The slot key of a method: its name and function type without the exception
+/// specification (an overrider may spell it `throw()` where the base says `noexcept`).
 pub fn slot_key(method: &Node) -> String {
+    let text = method.ty.as_ref().map_or("", |t| t.qual_type.as_str());
     format!(
         "{}:{}",
         method.name.as_deref().unwrap_or_default(),
-        method.ty.as_ref().map_or("", |t| t.qual_type.as_str())
+        without_exception_spec(text)
     )
+}
+
+/// A function type's text without its trailing exception specification
+/// (` noexcept`, ` noexcept(...)`, ` throw(...)`).
+fn without_exception_spec(text: &str) -> &str {
+    let text = text.trim_end();
+    if let Some(stripped) = text.strip_suffix(" noexcept") {
+        return stripped;
+    }
+    // ` noexcept(...)` or ` throw(...)` whose parenthesis closes at the end.
+    for marker in [" noexcept(", " throw("] {
+        if let Some(at) = text.rfind(marker) {
+            let list = &text[at + marker.len() - 1..];
+            let mut depth = 0i32;
+            let closes_at_end = list.char_indices().all(|(i, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+                depth > 0 || i == list.len() - 1
+            });
+            if closes_at_end && depth == 0 {
+                return &text[..at];
+            }
+        }
+    }
+    text
 }
 
 /// The slot key of destructors.
@@ -1332,6 +1362,19 @@ mod tests {
         ];
         for (complete, base) in cases {
             assert_eq!(base_variant_symbol(complete).as_deref(), base, "{complete}");
+        }
+    }
+
+    #[test]
+    fn slot_keys_ignore_the_exception_specification() {
+        for (text, stripped) in [
+            ("const char *() const noexcept", "const char *() const"),
+            ("const char *() const throw()", "const char *() const"),
+            ("void (int) noexcept(false)", "void (int)"),
+            ("int (int (*)(int))", "int (int (*)(int))"),
+            ("void () throw(int, A *)", "void ()"),
+        ] {
+            assert_eq!(super::without_exception_spec(text), stripped, "{text}");
         }
     }
 }
