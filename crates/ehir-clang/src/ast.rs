@@ -590,7 +590,30 @@ impl<'ast> DeclIndex<'ast> {
                         self.classes.insert(qualified.clone(), node);
                     }
                     let inner = format!("{qualified}::");
-                    for child in node.children() {
+                    let children: Vec<&'ast Node> = node.children().collect();
+                    for (i, child) in children.iter().enumerate() {
+                        // An anonymous union or struct member: known by the type of the
+                        // implicit field after it (`S::(anonymous union at f.cpp:2:3)`).
+                        if child.kind == "CXXRecordDecl"
+                            && child.name.is_none()
+                            && child.complete_definition
+                            && let Some(field) = children.get(i + 1)
+                            && field.kind == "FieldDecl"
+                            && field.is_implicit
+                            && let Some(name) = field.type_text()
+                        {
+                            let name = name
+                                .trim_start_matches("union ")
+                                .trim_start_matches("struct ")
+                                .to_string();
+                            self.by_id.insert(&child.id, child);
+                            self.classes.insert(name.clone(), child);
+                            let nested = format!("{name}::");
+                            for member in child.children() {
+                                self.visit(member, &nested, Some(&name));
+                            }
+                            continue;
+                        }
                         self.visit(child, &inner, Some(&qualified));
                     }
                 }

@@ -219,6 +219,17 @@ enum Token {
     Number(u64),
 }
 
+/// How Clang names a class that has no name: a lambda's closure, an anonymous union or
+/// struct member, an unnamed class.
+const UNNAMED_CLASS_PREFIXES: &[&str] = &[
+    "(lambda at ",
+    "(anonymous union at ",
+    "(anonymous struct at ",
+    "(unnamed union at ",
+    "(unnamed struct at ",
+    "(unnamed class at ",
+];
+
 fn tokenize(text: &str) -> Option<Vec<Token>> {
     let bytes = text.as_bytes();
     let mut tokens = Vec::new();
@@ -233,8 +244,12 @@ fn tokenize(text: &str) -> Option<Vec<Token>> {
                 at += 1;
             }
             tokens.push(Token::Number(text[start..at].parse().ok()?));
-        } else if text[at..].starts_with("(lambda at ") {
-            // A closure type: named by where the lambda is (`(lambda at f.cpp:3:12)`).
+        } else if UNNAMED_CLASS_PREFIXES
+            .iter()
+            .any(|p| text[at..].starts_with(p))
+        {
+            // A closure type, or an unnamed class: named by where it is
+            // (`(lambda at f.cpp:3:12)`, `(anonymous union at f.cpp:2:3)`).
             let end = at + text[at..].find(')')? + 1;
             tokens.push(Token::Word(text[at..end].to_string()));
             at = end;
@@ -269,6 +284,16 @@ fn tokenize(text: &str) -> Option<Vec<Token>> {
                         return None;
                     }
                     depth -= 1;
+                } else if depth == 0
+                    && c == b'('
+                    && text[start..at].ends_with("::")
+                    && UNNAMED_CLASS_PREFIXES
+                        .iter()
+                        .any(|p| text[at..].starts_with(p))
+                {
+                    // `S::(anonymous union at f.cpp:2:3)`: a member's unnamed class.
+                    at += text[at..].find(')')? + 1;
+                    continue;
                 } else if depth == 0 && !(c.is_ascii_alphanumeric() || c == b'_' || c == b':') {
                     break;
                 }

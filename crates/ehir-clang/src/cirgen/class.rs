@@ -386,7 +386,7 @@ impl<'ast> State<'ast> {
             );
         }
         if class.tag_used.as_deref() == Some("union") {
-            return unsupported(class, format!("union '{name}'"));
+            return self.union_layout(ctx, class, name);
         }
         let bases = self.base_layouts(ctx, class)?;
         if msvc && let Some((base, _)) = bases.iter().find(|(b, _)| b.is_virtual) {
@@ -642,6 +642,78 @@ impl<'ast> State<'ast> {
             virtual_slots,
             leads_with_zero_sized_base: data.is_empty || leads_with_zero_sized_base,
             ends_with_zero_sized,
+        })
+    }
+
+    /// The layout of a union: every member at offset 0; as large and as aligned as its
+    /// largest and most aligned member.
+    fn union_layout(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        class: &'ast Node,
+        name: &str,
+    ) -> R<ClassLayout> {
+        let data = class.definition_data.clone().unwrap_or_default();
+        let (mut size, mut align) = (0u64, 1u64);
+        let mut fields = Vec::new();
+        let mut types = Vec::new();
+        for field in class.children().filter(|c| c.kind == "FieldDecl") {
+            if field.is_bitfield {
+                return unsupported(field, "bit fields");
+            }
+            let ty = self.node_type(field)?;
+            let (field_size, field_align) = self.size_align(ctx, field, &ty)?;
+            size = size.max(field_size);
+            align = align.max(field_align);
+            types.push(self.cir_type(ctx, field, &ty)?);
+            fields.push(FieldLayout {
+                id: field.id.clone(),
+                name: field.name.clone().unwrap_or_default(),
+                ty,
+                offset: 0,
+                index: fields.len() as u32,
+            });
+        }
+        let size = align_up(size.max(1), align);
+        let alias = ctx.sym(&record_alias(name));
+        let record_name = ctx.sym(name);
+        ctx.declare_record(RecordDecl {
+            alias,
+            kind: RecordKind::Union,
+            name: record_name,
+            fields: Some(types),
+            loc: Loc::NONE,
+        });
+        let cir = ctx.types.record(alias);
+        Ok(ClassLayout {
+            name: name.to_string(),
+            cir,
+            size,
+            align,
+            dsize: size,
+            nv_size: size,
+            nv_align: align,
+            nv_items: vec![PlacedItem {
+                offset: 0,
+                ty: cir,
+                size,
+                align,
+            }],
+            pod: data.is_pod,
+            empty: false,
+            fields,
+            bases: Vec::new(),
+            declared_bases: Vec::new(),
+            virtual_bases: Vec::new(),
+            primary_base: None,
+            dynamic: false,
+            virtual_keys: std::collections::BTreeSet::new(),
+            trivial_dtor: data.dtor.trivial,
+            by_value: data.dtor.trivial && data.copy_ctor.trivial,
+            empty_subobjects: Vec::new(),
+            virtual_slots: None,
+            leads_with_zero_sized_base: false,
+            ends_with_zero_sized: false,
         })
     }
 

@@ -2,7 +2,7 @@
 //! elements), constructor initializer lists, implicitly defined copy constructors and
 //! assignments, `new` and `delete`.
 
-use super::class::call_function;
+use super::class::{ClassLayout, FieldLayout, call_function};
 use super::function::{FnGen, Local};
 use super::{R, error, unsupported};
 use crate::ast::Node;
@@ -150,12 +150,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 };
                 self.construct_base(init, &base_name, base_layout.offset, Some(value))?;
             } else if let Some(member) = &init.any_init {
-                let Some(field) = layout.fields.iter().find(|f| f.id == member.id) else {
-                    return unsupported(init, "initializer of an indirect member");
+                let Some(path) = self.member_path(init, &layout, &member.id)? else {
+                    return unsupported(init, "initializer of an unknown member");
                 };
-                let field = field.clone();
-                let cir = self.cir(init, &field.ty)?;
-                let address = self.b.get_member(this, field.index, &field.name, cir);
+                let mut address = this;
+                for field in &path {
+                    let cir = self.cir(init, &field.ty)?;
+                    address = self.b.get_member(address, field.index, &field.name, cir);
+                }
+                let field = path.last().expect("a member path is never empty").clone();
                 if field.ty.is_reference() {
                     let target = self.lvalue(value)?;
                     self.b.store(target, address, 8);
@@ -171,6 +174,34 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             self.store_vptr(decl, &class, this)?;
         }
         Ok(())
+    }
+
+    /// The fields from `layout` down to the member with `FieldDecl` id `id`: the member
+    /// itself, or a member of an anonymous union or struct (`: code(c)` for
+    /// `union { int code; … };`) after the anonymous members that hold it.
+    fn member_path(
+        &mut self,
+        node: &'ast Node,
+        layout: &ClassLayout,
+        id: &str,
+    ) -> R<Option<Vec<FieldLayout>>> {
+        if let Some(field) = layout.fields.iter().find(|f| f.id == id) {
+            return Ok(Some(vec![field.clone()]));
+        }
+        for field in &layout.fields {
+            let Some(name) = field.ty.name() else {
+                continue;
+            };
+            if !name.contains("(anonymous ") {
+                continue;
+            }
+            let inner = self.st.layout(self.b.ctx, node, name)?;
+            if let Some(mut path) = self.member_path(node, &inner, id)? {
+                path.insert(0, field.clone());
+                return Ok(Some(path));
+            }
+        }
+        Ok(None)
     }
 
     /// Constructs the base subobject of class `base` at `offset` in `this` (by
@@ -309,6 +340,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let Some(class) = ty.name().map(str::to_string) else {
             return Ok(());
         };
+        let trivial = self
+            .st
+            .class_node(decl, &class)?
+            .definition_data
+            .as_ref()
+            .is_some_and(|d| d.default_ctor.trivial);
+        if trivial && sub_vtt.is_none() {
+            return Ok(());
+        }
         let ctor = self.st.constructor(decl, &class, "void ()")?;
         if self.is_trivial_special_member(decl, &class, ctor)? {
             return Ok(());

@@ -151,7 +151,16 @@ impl<'ast> State<'ast> {
     fn resolve_names(&mut self, node: &Node, t: CType) -> R<CType> {
         Ok(match t {
             CType::Named(name) => {
-                if let Some(e) = self.index.enums.get(&name) {
+                let enumeration = self.index.enums.get(&name).or_else(|| {
+                    // An enum named inside its class or namespace (`Kind` for `S::Kind`),
+                    // unless a class has that name.
+                    if self.index.classes.contains_key(&name) {
+                        return None;
+                    }
+                    let qualified = self.qualified(&name, &self.index.enums)?;
+                    self.index.enums.get(&qualified)
+                });
+                if let Some(e) = enumeration {
                     let underlying = e
                         .fixed_underlying_type
                         .as_ref()
