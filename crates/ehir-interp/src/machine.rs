@@ -158,6 +158,10 @@ pub(crate) struct Frame<'m> {
     pub ctrl: Vec<Ctrl>,
     /// Live allocas of the frame, in creation order.
     pub allocas: Vec<u64>,
+    /// What a dynamic alloca of no bytes returns: the frame's "stack pointer", the same
+    /// address each time (`__builtin_alloca(0)` before and after a `try`); 0 until
+    /// there is one.
+    pub stack_top: u64,
     /// Lowered phases: the frame's block-scope allocas, whose lifetime follows the
     /// source span of their scope (see `crate::scopes`).
     pub scoped: Vec<ScopedSlot>,
@@ -192,6 +196,7 @@ impl<'m> Frame<'m> {
             regs,
             ctrl: Vec::new(),
             allocas: Vec::new(),
+            stack_top: 0,
             scoped: Vec::new(),
             landed: None,
             selector: 0,
@@ -760,7 +765,27 @@ impl<'m> Machine<'m> {
             }
             OpKind::Alloca { alloc_ty, name, .. } => {
                 let r = data.results.as_slice(pool)[0];
-                let size = self.layouts.size(alloc_ty);
+                let mut size = self.layouts.size(alloc_ty);
+                if let [count] = data.operands.as_slice(pool) {
+                    // Dynamic: `count` elements where the op is, alive until the return.
+                    size = size.saturating_mul(self.get(*count));
+                    let p = match self.cur.stack_top {
+                        p if size == 0 && p != 0 => p,
+                        _ => {
+                            let p = self
+                                .mem
+                                .allocate(size, AllocKind::Stack(name), self.frame_bytes)
+                                .map_err(|e| self.mem_error(e))?;
+                            self.cur.allocas.push(p);
+                            if size == 0 {
+                                self.cur.stack_top = p;
+                            }
+                            p
+                        }
+                    };
+                    self.set(r, p);
+                    return self.next(op);
+                }
                 let p = self
                     .mem
                     .allocate(size, AllocKind::Stack(name), self.frame_bytes)

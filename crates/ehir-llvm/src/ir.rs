@@ -280,6 +280,19 @@ pub enum Inst {
         /// Alignment in bytes.
         align: u32,
     },
+    /// `%r = alloca T, I %n, align N`: `n` `T`s on the stack, where the instruction is.
+    DynamicAlloca {
+        /// The local name of the result, without `%`.
+        result: String,
+        /// The allocated type.
+        ty: Ty,
+        /// The type of the element count.
+        count_ty: Ty,
+        /// The element count.
+        count: Operand,
+        /// Alignment in bytes.
+        align: u32,
+    },
     /// `%r = load [volatile] T, ptr %p, align N`.
     Load {
         /// The local name of the result, without `%`.

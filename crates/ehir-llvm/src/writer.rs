@@ -468,6 +468,22 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             write_ty(w, ty)?;
             align_suffix(w, *align)
         }
+        Inst::DynamicAlloca {
+            result,
+            ty,
+            count_ty,
+            count,
+            align,
+        } => {
+            write_result(w, result)?;
+            write!(w, "alloca ")?;
+            write_ty(w, ty)?;
+            write!(w, ", ")?;
+            write_ty(w, count_ty)?;
+            write!(w, " ")?;
+            write_operand(w, count)?;
+            align_suffix(w, *align)
+        }
         Inst::Load {
             result,
             ty,

@@ -1565,6 +1565,17 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                             self.ignored(expected)?;
                             return Ok(Some(self.scalar(value)?));
                         }
+                        // `__builtin_alloca(size)`: `size` bytes in this frame, 16-aligned.
+                        "__builtin_alloca" => {
+                            let [size] = args.as_slice() else {
+                                return error(e, "__builtin_alloca takes one argument");
+                            };
+                            let size = self.scalar(size)?;
+                            let u8_ty = self.b.ctx.types.common().u8;
+                            let bytes = self.b.dynamic_alloca(u8_ty, size, "bi_alloca", 16);
+                            let void_ptr = self.b.ctx.types.common().void_ptr;
+                            return Ok(Some(self.b.cast(CastKind::Bitcast, bytes, void_ptr)));
+                        }
                         // The C library's functions of the same name.
                         "__builtin_strcmp" | "__builtin_strlen" | "__builtin_abort" => {}
                         _ => return unsupported(e, format!("builtin '{name}'")),

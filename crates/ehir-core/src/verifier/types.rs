@@ -489,6 +489,10 @@ impl FuncVerifier<'_> {
                         }
                     }
                 }
+                if c.operands().len() == 1 {
+                    let count = c.operand(0);
+                    c.expect("the element count", count, "an integer", is_int);
+                }
             }
             OpKind::Load { .. } => {
                 if !shape_ok {
