@@ -6,6 +6,7 @@ use super::{Pending, R, State, error, loc_of, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
+use ehir_core::abi::EhAbi;
 use ehir_core::{AttrData, CastKind, CleanupKind, Diagnostic, Global, Linkage, Loc, Type};
 use std::collections::HashMap;
 
@@ -645,7 +646,35 @@ fn generate_global_init<'ast>(
         .b
         .define()
         .map_err(|e| relocate(e.to_diagnostics().0.remove(0), decl))?;
+    for (name, global, ty, dtor) in std::mem::take(&mut state.exit_stubs) {
+        // `void ??__Fg@@YAXXZ()`: destroys global `g`.
+        let sig = mb.ctx().types.func(vec![], None, false);
+        let mut b = mb.function(&name, sig, &[]);
+        b.func_mut().linkage = Linkage::Internal;
+        b.set_loc(loc_of(decl));
+        let symbol = b.ctx.sym(&global);
+        let object = b.get_global(symbol, ty);
+        let dtor_name = b.ctx.name(dtor.symbol).to_string();
+        b.call_named(
+            &dtor_name,
+            dtor.sig,
+            &[object],
+            super::expr::call_flags(dtor.nothrow),
+        );
+        b.emit_return(None);
+        b.check().map_err(|e| relocate(e.to_diagnostic(), decl))?;
+        b.define()
+            .map_err(|e| relocate(e.to_diagnostics().0.remove(0), decl))?;
+    }
     Ok(())
+}
+
+/// The name of the function the Microsoft ABI registers with `atexit` to destroy global
+/// `global` (`?g@@3UT@@A` → `??__Fg@@YAXXZ`).
+fn msvc_exit_stub_name(global: &str) -> String {
+    let name = global.strip_prefix('?').unwrap_or(global);
+    let name = name.split("@@").next().unwrap_or(name);
+    format!("??__F{name}@@YAXXZ")
 }
 
 impl<'ast> FnGen<'_, 'ast, '_> {
@@ -669,6 +698,28 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             return Ok(());
         };
         let common = *self.b.ctx.types.common();
+        if self.st.abi == EhAbi::Msvc {
+            // `atexit` of a function that destroys the global.
+            let Some(global) = node.mangled_name.clone() else {
+                return error(node, "a global without a mangled name");
+            };
+            let stub = msvc_exit_stub_name(&global);
+            let ty = self.cir(node, ty)?;
+            self.st.exit_stubs.push((stub.clone(), global, ty, dtor));
+            let stub_sig = self.b.ctx.types.func(vec![], None, false);
+            let stub_symbol = self.b.ctx.sym(&stub);
+            let function = self.b.get_global(stub_symbol, stub_sig);
+            let stub_ptr = self.b.ctx.types.ptr(stub_sig);
+            let function = self.b.cast(CastKind::Bitcast, function, stub_ptr);
+            let sig = self
+                .b
+                .ctx
+                .types
+                .func(vec![stub_ptr], Some(common.s32), false);
+            self.b
+                .call_named("atexit", sig, &[function], super::expr::call_flags(true));
+            return Ok(());
+        }
         let name = self.b.ctx.name(dtor.symbol).to_string();
         self.st.address_taken.push((name, dtor.sig, dtor.nothrow));
         let function = self.b.get_global(dtor.symbol, dtor.sig);

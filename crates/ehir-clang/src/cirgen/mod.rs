@@ -122,6 +122,9 @@ pub struct State<'ast> {
     pub dynamic_inits: Vec<(&'ast Node, String)>,
     /// The guard variables of static locals with dynamic initializers.
     pub guards: Vec<ehir_core::Global>,
+    /// Microsoft ABI: the functions `atexit` is to run (`??__F…`), each destroying one
+    /// global: (its name, the global's symbol and CIR type, the destructor).
+    pub exit_stubs: Vec<(String, String, Type, class::Callee)>,
 }
 
 impl<'ast> State<'ast> {
@@ -416,6 +419,7 @@ impl<'ast> State<'ast> {
             vtts: HashMap::new(),
             dynamic_inits: Vec::new(),
             guards: Vec::new(),
+            exit_stubs: Vec::new(),
             defined_globals: (0, 0),
         }
     }
