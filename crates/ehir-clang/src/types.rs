@@ -124,6 +124,9 @@ pub enum CType {
     Function(Box<FunctionType>),
     /// A class or enum by its qualified name as Clang prints it (`A`, `ns::B`).
     Named(String),
+    /// `T C::*`: a pointer to a member of class `C` (a data member, or a member
+    /// function when `T` is a function type).
+    MemberPointer(Box<CType>, String),
 }
 
 /// A function type: result, parameters, `...`, `noexcept`.
@@ -207,6 +210,7 @@ impl fmt::Display for CType {
             }
             CType::Function(func) => write!(f, "{} (...)", func.result),
             CType::Named(n) => f.write_str(n),
+            CType::MemberPointer(t, class) => write!(f, "{t} {class}::*"),
         }
     }
 }
@@ -215,6 +219,8 @@ impl fmt::Display for CType {
 #[derive(Clone, PartialEq, Debug)]
 enum Token {
     Word(String),
+    /// `C::` before a `*`: the class of a pointer to member.
+    MemberOf(String),
     Punct(&'static str),
     Number(u64),
 }
@@ -300,9 +306,13 @@ fn tokenize(text: &str) -> Option<Vec<Token>> {
                 at += 1;
             }
             let word = text[start..at].trim_end();
-            if word.ends_with("::") {
+            if let Some(class) = word.strip_suffix("::") {
                 // `A::*`: a pointer to member.
-                return None;
+                if !text[at..].trim_start().starts_with('*') {
+                    return None;
+                }
+                tokens.push(Token::MemberOf(class.to_string()));
+                continue;
             }
             tokens.push(Token::Word(word.to_string()));
         } else {
@@ -326,8 +336,7 @@ fn tokenize(text: &str) -> Option<Vec<Token>> {
     Some(tokens)
 }
 
-/// Parses a type as Clang prints it; `None` for what this front end does not model
-/// (pointers to members, lambdas' closure types by location, ...).
+/// Parses a type as Clang prints it; `None` for what this front end does not model.
 pub fn parse_type(text: &str) -> Option<CType> {
     let tokens = tokenize(text)?;
     let mut parser = TypeParser { tokens, at: 0 };
@@ -343,6 +352,7 @@ struct TypeParser {
 /// A pointer-like declarator operator.
 enum PtrOp {
     Pointer,
+    Member(String),
     Reference,
     Const,
 }
@@ -416,6 +426,11 @@ impl TypeParser {
         loop {
             if self.eat_punct("*") {
                 ops.push(PtrOp::Pointer);
+            } else if let Some(Token::MemberOf(class)) = self.peek()
+                && matches!(self.tokens.get(self.at + 1), Some(Token::Punct("*")))
+            {
+                ops.push(PtrOp::Member(class.clone()));
+                self.at += 2;
             } else if self.eat_punct("&") || self.eat_punct("&&") {
                 ops.push(PtrOp::Reference);
             } else if self.eat_word("const") {
@@ -433,6 +448,7 @@ impl TypeParser {
         for op in self.ptr_ops() {
             ty = match op {
                 PtrOp::Pointer => CType::Pointer(Box::new(ty)),
+                PtrOp::Member(class) => CType::MemberPointer(Box::new(ty), class),
                 PtrOp::Reference => CType::Reference(Box::new(ty)),
                 PtrOp::Const => CType::Const(Box::new(ty)),
             };
@@ -440,7 +456,7 @@ impl TypeParser {
         let nested = matches!(self.peek(), Some(Token::Punct("(")))
             && matches!(
                 self.tokens.get(self.at + 1),
-                Some(Token::Punct("*" | "&" | "&&"))
+                Some(Token::Punct("*" | "&" | "&&") | Token::MemberOf(_))
             );
         if nested {
             // `T (*)(args)`: the suffixes after the parentheses apply first.
@@ -704,7 +720,6 @@ mod tests {
             parse_type("ns::Box<int, ns::B>"),
             Some(named("ns::Box<int, ns::B>"))
         );
-        assert_eq!(parse_type("int A::*"), None);
         let trailing = parse_type("auto (int) const -> int").unwrap();
         assert_eq!(
             trailing.function().unwrap().result,
@@ -727,6 +742,26 @@ mod tests {
             vec![CType::Builtin(Builtin::SizeT)]
         );
         assert_eq!(parse_type("long double"), None);
+        // Pointers to members.
+        let int = CType::Builtin(Builtin::Int);
+        assert_eq!(
+            parse_type("int Point::*"),
+            Some(CType::MemberPointer(Box::new(int.clone()), "Point".into()))
+        );
+        assert_eq!(
+            parse_type("const double ns::Point::*"),
+            Some(CType::MemberPointer(
+                Box::new(CType::Const(Box::new(CType::Builtin(Builtin::Double)))),
+                "ns::Point".into()
+            ))
+        );
+        let method = parse_type("void (A::*)() throw()").unwrap();
+        let CType::MemberPointer(function, class) = &method else {
+            panic!("{method:?}");
+        };
+        assert_eq!(class, "A");
+        assert!(function.function().is_some_and(|f| f.params.is_empty()));
+        assert_eq!(parse_type("A::"), None);
     }
 
     #[test]

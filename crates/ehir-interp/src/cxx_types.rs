@@ -26,6 +26,16 @@ pub enum CxxType {
         is_const: bool,
         is_volatile: bool,
     },
+    /// A pointer to a member of a class (`M5Pointi`, `int Point::*`), with the
+    /// qualifiers of the member's type.
+    MemberPointer {
+        /// The class, by its mangled name.
+        class: Box<CxxType>,
+        /// The member's type without its qualifiers.
+        member: Box<CxxType>,
+        is_const: bool,
+        is_volatile: bool,
+    },
     /// Something this model does not understand; matched only by exact name.
     Unknown(String),
 }
@@ -131,25 +141,25 @@ impl Parser<'_> {
         match self.peek()? {
             b'P' => {
                 self.pos += 1;
-                let mut is_const = false;
-                let mut is_volatile = false;
-                loop {
-                    match self.peek()? {
-                        b'r' => self.pos += 1,
-                        b'V' => {
-                            is_volatile = true;
-                            self.pos += 1
-                        }
-                        b'K' => {
-                            is_const = true;
-                            self.pos += 1
-                        }
-                        _ => break,
-                    }
-                }
+                let (is_const, is_volatile) = self.qualifiers()?;
                 let pointee = self.ty(depth + 1)?;
                 Some(CxxType::Pointer {
                     pointee: Box::new(pointee),
+                    is_const,
+                    is_volatile,
+                })
+            }
+            b'M' => {
+                self.pos += 1;
+                let class = self.ty(depth + 1)?;
+                if !matches!(class, CxxType::Class { .. }) {
+                    return None;
+                }
+                let (is_const, is_volatile) = self.qualifiers()?;
+                let member = self.ty(depth + 1)?;
+                Some(CxxType::MemberPointer {
+                    class: Box::new(class),
+                    member: Box::new(member),
                     is_const,
                     is_volatile,
                 })
@@ -163,6 +173,20 @@ impl Parser<'_> {
                 })
             }
             _ => None,
+        }
+    }
+
+    /// The qualifiers of a pointee: (const, volatile).
+    fn qualifiers(&mut self) -> Option<(bool, bool)> {
+        let (mut is_const, mut is_volatile) = (false, false);
+        loop {
+            match self.peek()? {
+                b'r' => {}
+                b'V' => is_volatile = true,
+                b'K' => is_const = true,
+                _ => return Some((is_const, is_volatile)),
+            }
+            self.pos += 1;
         }
     }
 
@@ -237,6 +261,21 @@ impl CxxType {
                 }
                 s.push('*');
                 s
+            }
+            CxxType::MemberPointer {
+                class,
+                member,
+                is_const,
+                is_volatile,
+            } => {
+                let mut s = member.display();
+                if *is_const {
+                    s.push_str(" const");
+                }
+                if *is_volatile {
+                    s.push_str(" volatile");
+                }
+                format!("{s} {}::*", class.display())
             }
             CxxType::Unknown(m) => m.clone(),
         }
@@ -488,6 +527,23 @@ impl Hierarchy {
                     .then(|| Adjust::PointerValue(BasePath::default()))
             }
             (
+                CxxType::MemberPointer {
+                    class: cc,
+                    member: cm,
+                    is_const: ck,
+                    is_volatile: cv,
+                },
+                CxxType::MemberPointer {
+                    class: tc,
+                    member: tm,
+                    is_const: tk,
+                    is_volatile: tv,
+                },
+            ) => {
+                // The same class and member type; the handler may add cv-qualifiers.
+                (cc == tc && cm == tm && (!*tk || *ck) && (!*tv || *cv)).then(Adjust::object)
+            }
+            (
                 CxxType::Pointer {
                     pointee: cp,
                     is_const: cc,
@@ -536,6 +592,19 @@ mod tests {
         assert_eq!(display_mangled("N2ns5InnerE"), "ns::Inner");
         assert_eq!(display_mangled("P9SomeClass"), "SomeClass*");
         assert_eq!(display_mangled("Dn"), "decltype(nullptr)");
+        assert_eq!(display_mangled("M5Pointi"), "int Point::*");
+        assert_eq!(display_mangled("M5PointKd"), "double const Point::*");
+    }
+
+    #[test]
+    fn pointers_to_members_match_their_class_and_type_adding_qualifiers() {
+        let h = Hierarchy::new(std::iter::empty());
+        let rules = CatchRules::Itanium;
+        assert!(h.catches("M5Pointi", "M5Pointi", rules).is_some());
+        assert!(h.catches("M5PointKd", "M5Pointd", rules).is_some());
+        assert!(h.catches("M5Pointd", "M5PointKd", rules).is_none());
+        assert!(h.catches("M5Pointi", "M5Otheri", rules).is_none());
+        assert!(h.catches("M5Pointi", "M5Pointl", rules).is_none());
     }
 
     #[test]

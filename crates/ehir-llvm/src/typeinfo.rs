@@ -5,7 +5,9 @@
 //! `offset << 8 | 2 if public | 1 if virtual`, where a virtual base's offset is that of
 //! its vbase-offset slot in the vtable). A pointer (`_ZTIP4Node : !cir.ptr<!rec_Node>`) →
 //! `__pointer_type_info` (qualifier flags of the pointee, `1` for `const`, then the
-//! pointee's typeinfo). Each object's second word points at its `_ZTS`
+//! pointee's typeinfo). A pointer to member (`_ZTIM1Ai`) → `__pointer_to_member_type_info`
+//! (the same, then the class's typeinfo); a function type (`_ZTIFvvE : !cir.func<...>`)
+//! → `__function_type_info`. Each object's second word points at its `_ZTS`
 //! name string; the first points 16 bytes into libstdc++'s vtable for the class kind.
 //! Objects and names are `linkonce_odr` in comdats named after them, as g++ emits them,
 //! so the same class's typeinfo from g++-compiled code merges with ours at link time.
@@ -18,6 +20,8 @@ const CLASS_VTABLE: &str = "_ZTVN10__cxxabiv117__class_type_infoE";
 const SI_CLASS_VTABLE: &str = "_ZTVN10__cxxabiv120__si_class_type_infoE";
 const VMI_CLASS_VTABLE: &str = "_ZTVN10__cxxabiv121__vmi_class_type_infoE";
 const POINTER_VTABLE: &str = "_ZTVN10__cxxabiv119__pointer_type_infoE";
+const MEMBER_POINTER_VTABLE: &str = "_ZTVN10__cxxabiv129__pointer_to_member_type_infoE";
+const FUNCTION_VTABLE: &str = "_ZTVN10__cxxabiv120__function_type_infoE";
 
 /// `__pbase_type_info` flags: the pointee is `const`, `volatile`, `restrict`.
 const POINTEE_CONST: i128 = 0x1;
@@ -75,6 +79,30 @@ pub fn class_type_info(ctx: &ModuleCtx, decl: &TypeInfoDecl) -> Result<ClassType
         indices: vec![(Ty::i64(), Operand::Int(2))],
     };
     let name_ptr = Operand::Global(name_symbol);
+    if let Some((flags, pointee, class)) = member_pointer_parts(&symbol) {
+        let fields = vec![
+            (Ty::Ptr, vtable_ptr(MEMBER_POINTER_VTABLE)),
+            (Ty::Ptr, name_ptr),
+            (Ty::i32(), Operand::Int(flags)),
+            (Ty::Ptr, Operand::Global(pointee.clone())),
+            (Ty::Ptr, Operand::Global(class.clone())),
+        ];
+        let object = typeinfo_object(symbol, fields);
+        return Ok(ClassTypeInfo {
+            vtable: MEMBER_POINTER_VTABLE,
+            referenced: vec![pointee, class],
+            globals: vec![name_global, object],
+        });
+    }
+    if matches!(ctx.types.get(decl.ty), TypeData::Func { .. }) {
+        let fields = vec![(Ty::Ptr, vtable_ptr(FUNCTION_VTABLE)), (Ty::Ptr, name_ptr)];
+        let object = typeinfo_object(symbol, fields);
+        return Ok(ClassTypeInfo {
+            vtable: FUNCTION_VTABLE,
+            referenced: Vec::new(),
+            globals: vec![name_global, object],
+        });
+    }
     let is_pointer = matches!(ctx.types.get(decl.ty), TypeData::Ptr(_));
     if is_pointer {
         let (flags, pointee) = pointer_parts(&symbol)
@@ -178,6 +206,61 @@ pub fn pointer_parts(symbol: &str) -> Option<(i128, String)> {
     Some((flags, format!("_ZTI{rest}")))
 }
 
+/// The `__pbase_type_info` flags, the member type's typeinfo symbol and the class's of a
+/// pointer-to-member typeinfo symbol: `_ZTIM1AKi` → (const, `_ZTIi`, `_ZTI1A`).
+pub fn member_pointer_parts(symbol: &str) -> Option<(i128, String, String)> {
+    let rest = symbol.strip_prefix("_ZTIM")?;
+    let class_len = mangled_class_len(rest)?;
+    let (class, mut member) = rest.split_at(class_len);
+    let mut flags = 0;
+    loop {
+        let flag = match member.as_bytes().first()? {
+            b'r' => POINTEE_RESTRICT,
+            b'V' => POINTEE_VOLATILE,
+            b'K' => POINTEE_CONST,
+            _ => break,
+        };
+        flags |= flag;
+        member = &member[1..];
+    }
+    if member.is_empty() {
+        return None;
+    }
+    Some((flags, format!("_ZTI{member}"), format!("_ZTI{class}")))
+}
+
+/// The length of the class name mangling `text` starts with: `1A…`, `St1A…`, `N2ns1AE…`.
+fn mangled_class_len(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    // `<length><identifier>` at `at`: the position after it.
+    let source_name = |at: usize| -> Option<usize> {
+        let digits = bytes[at..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if digits == 0 {
+            return None;
+        }
+        let len: usize = text[at..at + digits].parse().ok()?;
+        let end = at + digits + len;
+        (end <= bytes.len()).then_some(end)
+    };
+    match bytes.first()? {
+        b'N' => {
+            let mut at = 1;
+            if text[at..].starts_with("St") {
+                at += 2;
+            }
+            while bytes.get(at)? != &b'E' {
+                at = source_name(at)?;
+            }
+            Some(at + 1)
+        }
+        b'S' if text.starts_with("St") => source_name(2),
+        _ => source_name(0),
+    }
+}
+
 /// The `__vmi_class_type_info` flags of `symbol`, following the module's `cir.typeinfo`
 /// items through the bases (as Clang computes them): a non-virtual base seen twice, or
 /// seen both as a virtual and a non-virtual base, is a non-diamond repeat; a virtual base
@@ -212,4 +295,32 @@ fn hierarchy_flags(ctx: &ModuleCtx, symbol: Symbol) -> i128 {
         }
     }
     flags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn member_pointer_symbols_split_into_class_and_member() {
+        let parts = |s: &str| member_pointer_parts(s);
+        assert_eq!(
+            parts("_ZTIM1Ai"),
+            Some((0, "_ZTIi".to_string(), "_ZTI1A".to_string()))
+        );
+        assert_eq!(
+            parts("_ZTIM5PointKd"),
+            Some((POINTEE_CONST, "_ZTId".to_string(), "_ZTI5Point".to_string()))
+        );
+        assert_eq!(
+            parts("_ZTIMN2ns1AEPc"),
+            Some((0, "_ZTIPc".to_string(), "_ZTIN2ns1AE".to_string()))
+        );
+        assert_eq!(
+            parts("_ZTIMSt9exceptioni"),
+            Some((0, "_ZTIi".to_string(), "_ZTISt9exception".to_string()))
+        );
+        assert_eq!(parts("_ZTIM1A"), None);
+        assert_eq!(parts("_ZTIPi"), None);
+    }
 }

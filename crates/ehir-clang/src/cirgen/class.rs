@@ -867,10 +867,36 @@ impl<'ast> State<'ast> {
                 },
             );
         }
-        // A pointer to a class, or to another pointer: the C++ runtime has typeinfo
-        // objects only for pointers to fundamental types.
+        // A function type (`__function_type_info`) and a pointer to member
+        // (`__pointer_to_member_type_info`, naming its class): the program defines them.
+        if matches!(
+            t.unqualified(),
+            CType::Function(_) | CType::MemberPointer(..)
+        ) && !self.typeinfos.contains_key(&name)
+        {
+            if let CType::MemberPointer(member, class) = t.unqualified() {
+                self.typeinfo(ctx, node, &CType::Named(class.clone()))?;
+                self.typeinfo(ctx, node, member.unqualified())?;
+            }
+            let ty = self.cir_type(ctx, node, t.unqualified())?;
+            self.typeinfos.insert(
+                name,
+                TypeInfoDecl {
+                    symbol,
+                    ty,
+                    bases: Vec::new(),
+                    loc: Loc::NONE,
+                },
+            );
+            return Ok(symbol);
+        }
+        // A pointer to a class, to another pointer or to a function: the C++ runtime has
+        // typeinfo objects only for pointers to fundamental types.
         if let Some(pointee) = t.unqualified().pointee()
-            && matches!(pointee.unqualified(), CType::Named(_) | CType::Pointer(_))
+            && matches!(
+                pointee.unqualified(),
+                CType::Named(_) | CType::Pointer(_) | CType::Function(_) | CType::MemberPointer(..)
+            )
             && !self.typeinfos.contains_key(&name)
         {
             self.typeinfo(ctx, node, pointee.unqualified())?;
@@ -906,6 +932,25 @@ impl<'ast> State<'ast> {
             CType::Named(name) => mangle_class_name(name)
                 .ok_or(())
                 .or_else(|_| unsupported(node, format!("typeinfo of '{name}'")))?,
+            CType::MemberPointer(member, class) => format!(
+                "M{}{}",
+                self.mangle_type(node, &CType::Named(class.clone()))?,
+                self.mangle_type(node, member)?
+            ),
+            CType::Function(f) if !f.noexcept => {
+                let mut out = format!("F{}", self.mangle_type(node, &f.result)?);
+                if f.params.is_empty() && !f.variadic {
+                    out.push('v');
+                }
+                for param in &f.params {
+                    out.push_str(&self.mangle_type(node, param)?);
+                }
+                if f.variadic {
+                    out.push('z');
+                }
+                out.push('E');
+                out
+            }
             CType::Array(..) | CType::Function(_) => {
                 return unsupported(node, format!("typeinfo of '{t}'"));
             }

@@ -210,6 +210,9 @@ impl<'ast> State<'ast> {
                 f.params = params;
                 CType::Function(f)
             }
+            CType::MemberPointer(t, class) => {
+                CType::MemberPointer(Box::new(self.resolve_names(node, *t)?), class)
+            }
             other => other,
         })
     }
@@ -247,6 +250,10 @@ impl<'ast> State<'ast> {
                 ctx.types.array(element, n.unwrap_or(0))
             }
             CType::Function(f) => self.function_cir_type(ctx, node, f, None)?,
+            CType::MemberPointer(..) => {
+                self.check_member_pointer(node, t)?;
+                common.s64
+            }
             CType::Named(name) if self.class_node(node, name).is_err() => {
                 // An incomplete class (only pointed to): an opaque record.
                 let alias = ctx.sym(&ehir_core::abi::records::record_alias(name));
@@ -339,6 +346,25 @@ impl<'ast> State<'ast> {
         matches!(t.unqualified(), CType::Named(_))
     }
 
+    /// Pointers to data members on the Itanium ABI (a 64-bit offset, -1 for null) are
+    /// what this front end models; not pointers to member functions, nor the Microsoft
+    /// representations.
+    fn check_member_pointer(&self, node: &Node, t: &CType) -> R<()> {
+        let CType::MemberPointer(member, _) = t.unqualified() else {
+            return Ok(());
+        };
+        if member.function().is_some() {
+            return unsupported(node, format!("pointer to member function '{t}'"));
+        }
+        if self.abi == EhAbi::Msvc {
+            return unsupported(
+                node,
+                format!("pointer to member '{t}' on the Microsoft ABI"),
+            );
+        }
+        Ok(())
+    }
+
     /// Size and alignment of a type.
     pub fn size_align(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<(u64, u64)> {
         Ok(match t {
@@ -351,6 +377,10 @@ impl<'ast> State<'ast> {
                 (size * n.unwrap_or(0), align)
             }
             CType::Function(_) => (1, 1),
+            CType::MemberPointer(..) => {
+                self.check_member_pointer(node, t)?;
+                (8, 8)
+            }
             CType::Named(name) => {
                 let layout = self.layout(ctx, node, name)?;
                 (layout.size, layout.align)
