@@ -2,7 +2,8 @@
 // specification before C++17 (a violation calls std::unexpected) and means `noexcept`
 // from C++17 on (a violation terminates); a `typedef enum { ... } E;` or
 // `typedef struct { ... } S;` names its type by the typedef (also one that refers to
-// itself, as <unwind.h> does); `__builtin_expect` and `__builtin_abort`. Checked against
+// itself, as <unwind.h> does); `__builtin_expect` and `__builtin_abort`; `register`
+// (removed in C++17, which g++ accepts with a warning and so does ehir). Checked against
 // g++ in both dialects, at every interpreter phase and natively.
 // RUN: g++ -std=c++14 -w -o %t.gxx14 %s && %t.gxx14 > %t.expected14; test $? -eq 2
 // RUN: %ehir --frontend clang --std=c++14 run --phase all %s > %t.run14; test $? -eq 2
@@ -54,7 +55,8 @@ int main() {
   std::set_terminate(on_terminate);
   Node tail = {nullptr, 2};
   Node head = {&tail, 1};
-  Ball red = {RED, head.value + head.next->value};
+  register int sum = head.value + head.next->value;
+  Ball red = {RED, sum};
   std::printf("red weighs %d\n", weigh(red));
   Ball green = {GREEN, 5};
   std::printf("green weighs %d\n", weigh(green));
