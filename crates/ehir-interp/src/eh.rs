@@ -345,6 +345,7 @@ impl<'m> Machine<'m> {
     /// Throws a new `std::bad_exception` (from `std::unexpected`).
     fn throw_bad_exception(&mut self) -> Result<u32, Stop> {
         let p = self.allocate_exception(8)?;
+        self.init_standard_exception(p, "St13bad_exception")?;
         let exn = self.exception_of_pointer(p)?;
         self.announce_throw(exn, "St13bad_exception".into(), None);
         Ok(exn)

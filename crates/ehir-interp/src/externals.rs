@@ -314,6 +314,9 @@ impl<'m> Machine<'m> {
         if let Some(result) = self.call_c_library(name, args, call.arg_values, call.result_ty)? {
             return Ok(result);
         }
+        if let Some(result) = self.call_library_member(name, args)? {
+            return Ok(result);
+        }
         match name {
             // ---- process ----
             "exit" => {
@@ -379,6 +382,7 @@ impl<'m> Machine<'m> {
             }
             "__cxa_bad_cast" => {
                 let p = self.allocate_exception(8)?;
+                self.init_standard_exception(p, "St8bad_cast")?;
                 let exn = self.exception_of_pointer(p)?;
                 self.announce_throw(exn, "St8bad_cast".into(), None);
                 Ok(ExternalResult::Threw(exn))
@@ -492,6 +496,14 @@ impl<'m> Machine<'m> {
             }
             STD_UNCAUGHT_EXCEPTION => value(u64::from(self.rt.uncaught > 0)),
             // `what()` of the standard exception classes (libstdc++'s texts).
+            // `what()` of the classes with a message: the message after the vtable pointer.
+            "_ZNKSt11logic_error4whatEv" | "_ZNKSt13runtime_error4whatEv" => {
+                let message = self
+                    .mem
+                    .read_uint(memory::offset_by(arg(0), 8), 8)
+                    .map_err(|e| self.mem_error(e))?;
+                value(message)
+            }
             _ if standard_what(name).is_some() => {
                 let text = standard_what(name).unwrap_or_default();
                 value(self.harness_string(text.as_bytes())?)

@@ -162,6 +162,7 @@ mod cxx_types;
 mod eh;
 mod externals;
 mod libc;
+mod library;
 mod machine;
 mod memory;
 mod printf;
@@ -425,6 +426,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         steps: 0,
         globals: HashMap::new(),
         fn_ptrs: HashMap::new(),
+        library: HashMap::new(),
         aggregates: Vec::new(),
         call_counts: HashMap::new(),
         throw_specs,

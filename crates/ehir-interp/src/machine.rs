@@ -237,6 +237,9 @@ pub(crate) struct Machine<'m> {
     pub globals: HashMap<Symbol, u64>,
     /// Function pointers: allocation slot → function symbol.
     pub fn_ptrs: HashMap<u32, Symbol>,
+    /// The functions and vtables of the standard exception classes made so far, by key
+    /// (`crate::library`).
+    pub library: HashMap<u16, u64>,
     /// Aggregate register values.
     pub aggregates: Vec<Vec<u8>>,
     /// Calls counted per callee that a `--throw-at` spec names.
@@ -1433,6 +1436,11 @@ impl<'m> Machine<'m> {
                 let p = self.get(first);
                 match self.mem.kind_of(p) {
                     Some((AllocKind::Function(s), _)) => (*s, rest),
+                    Some((&AllocKind::Library(index), _)) => {
+                        let args: Vec<u64> = rest.iter().map(|&v| self.get(v)).collect();
+                        let result = self.call_library(index, &args)?;
+                        return self.finish_external_call(op, result);
+                    }
                     _ if p == 0 => {
                         return Err(self.error("call through a null function pointer".into()));
                     }
@@ -1479,14 +1487,24 @@ impl<'m> Machine<'m> {
         }
         let results = func.dfg.results(op);
         let result_ty = results.first().map(|&r| func.dfg.value_type(r));
-        match self.call_external(ExternalCall {
+        let result = self.call_external(ExternalCall {
             callee,
             args: &args,
             arg_values: Some(arg_values),
             result_ty,
-        })? {
+        })?;
+        self.finish_external_call(op, result)
+    }
+
+    /// Continues after call op `op` of a function the interpreter provides.
+    fn finish_external_call(
+        &mut self,
+        op: Op,
+        result: crate::externals::ExternalResult,
+    ) -> Result<(), Stop> {
+        match result {
             crate::externals::ExternalResult::Value(v) => {
-                if let (Some(&r), Some(v)) = (results.first(), v) {
+                if let (Some(&r), Some(v)) = (self.cur.func.dfg.results(op).first(), v) {
                     self.set(r, v);
                 }
                 self.after_call(op)
@@ -1596,6 +1614,7 @@ impl<'m> Machine<'m> {
             AllocKind::Heap(n) => format!("heap#{n}"),
             AllocKind::Exception(n) => format!("exn#{n}"),
             AllocKind::Function(s) => format!("@{}", ctx.name(*s)),
+            AllocKind::Library(key) => Machine::library_name(*key),
             AllocKind::HarnessString(n) => format!("str#{n}"),
             AllocKind::Label(f, l) => format!("<@{}, \"{}\">", ctx.name(*f), ctx.name(*l)),
             AllocKind::Nothing => "<freed object>".to_string(),
@@ -1608,9 +1627,10 @@ impl<'m> Machine<'m> {
             return "null".into();
         }
         match self.mem.kind_of(p) {
-            Some((kind @ (AllocKind::Function(_) | AllocKind::Label(..)), _)) => {
-                self.alloc_name(kind)
-            }
+            Some((
+                kind @ (AllocKind::Function(_) | AllocKind::Library(_) | AllocKind::Label(..)),
+                _,
+            )) => self.alloc_name(kind),
             Some((kind, _)) => {
                 let off = memory::decode(p).offset as i32;
                 if off < 0 {
