@@ -140,6 +140,8 @@ pub struct FunctionType {
     pub variadic: bool,
     /// Whether it is `noexcept` (or `throw()`).
     pub noexcept: bool,
+    /// The cv-qualifiers of a member function's type (`int () const`): const, volatile.
+    pub qualifiers: (bool, bool),
 }
 
 impl CType {
@@ -500,7 +502,7 @@ impl TypeParser {
     fn suffixes(&mut self, base: CType) -> Option<CType> {
         enum Suffix {
             Array(Option<u64>),
-            Function(Vec<CType>, bool, bool, Option<CType>),
+            Function(Vec<CType>, bool, bool, (bool, bool), Option<CType>),
         }
         let mut suffixes = Vec::new();
         loop {
@@ -540,8 +542,14 @@ impl TypeParser {
                 }
                 // Method qualifiers and exception specifications.
                 let mut noexcept = false;
+                let mut qualifiers = (false, false);
                 loop {
-                    if self.eat_word("const") || self.eat_word("volatile") {
+                    if self.eat_word("const") {
+                        qualifiers.0 = true;
+                        continue;
+                    }
+                    if self.eat_word("volatile") {
+                        qualifiers.1 = true;
                         continue;
                     }
                     if self.eat_punct("&") || self.eat_punct("&&") {
@@ -582,7 +590,9 @@ impl TypeParser {
                 } else {
                     None
                 };
-                suffixes.push(Suffix::Function(params, variadic, noexcept, trailing));
+                suffixes.push(Suffix::Function(
+                    params, variadic, noexcept, qualifiers, trailing,
+                ));
             } else {
                 break;
             }
@@ -591,12 +601,13 @@ impl TypeParser {
         for suffix in suffixes.into_iter().rev() {
             ty = match suffix {
                 Suffix::Array(n) => CType::Array(Box::new(ty), n),
-                Suffix::Function(params, variadic, noexcept, trailing) => {
+                Suffix::Function(params, variadic, noexcept, qualifiers, trailing) => {
                     CType::Function(Box::new(FunctionType {
                         result: trailing.unwrap_or(ty),
                         params,
                         variadic,
                         noexcept,
+                        qualifiers,
                     }))
                 }
             };

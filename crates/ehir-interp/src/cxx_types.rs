@@ -499,6 +499,52 @@ impl Hierarchy {
             .map(|(.., path)| path)
     }
 
+    /// Whether a handler of pointer type `catch` catches a pointer of type `thrown`, as
+    /// libstdc++'s `__pbase_type_info::__do_catch` decides it, and the path to the base
+    /// class a pointer to class is converted to. `outer`: bit 0 is set while every level
+    /// of the handler's type above this one is `const` (a level may add qualifiers only
+    /// then), and it grows by 2 per level (`void *` catches at the first level only, a
+    /// base class pointer at the first level only).
+    fn pointer_catch(&self, catch: &CxxType, thrown: &CxxType, outer: u32) -> Option<BasePath> {
+        if catch == thrown {
+            return Some(BasePath::default());
+        }
+        if outer > 64 {
+            return None;
+        }
+        match (catch, thrown) {
+            (
+                CxxType::Pointer {
+                    pointee: cp,
+                    is_const: cc,
+                    is_volatile: cv,
+                },
+                CxxType::Pointer {
+                    pointee: tp,
+                    is_const: tc,
+                    is_volatile: tv,
+                },
+            ) => {
+                // Qualification conversion: the handler may add cv-qualifiers only,
+                // and below the first level only where every level above is const.
+                if outer & 1 == 0 || (*tc && !*cc) || (*tv && !*cv) {
+                    return None;
+                }
+                let outer = if *cc { outer } else { outer & !1 };
+                // `void *` catches a pointer to any object (a pointer too, not a
+                // function, which this model does not parse).
+                if outer < 2 && cp.is_void() {
+                    return (!matches!(**tp, CxxType::Unknown(_))).then(BasePath::default);
+                }
+                self.pointer_catch(cp, tp, outer + 2)
+            }
+            (CxxType::Class { mangled: c, .. }, CxxType::Class { mangled: t, .. }) if outer < 4 => {
+                self.base_path(t, c)
+            }
+            _ => None,
+        }
+    }
+
     /// Whether a handler for `catch_type` catches an exception of `thrown_type` (both
     /// mangled) under `rules`, and how to compute the pointer the handler gets.
     pub fn catches(
@@ -543,37 +589,9 @@ impl Hierarchy {
                 // The same class and member type; the handler may add cv-qualifiers.
                 (cc == tc && cm == tm && (!*tk || *ck) && (!*tv || *cv)).then(Adjust::object)
             }
-            (
-                CxxType::Pointer {
-                    pointee: cp,
-                    is_const: cc,
-                    is_volatile: cv,
-                },
-                CxxType::Pointer {
-                    pointee: tp,
-                    is_const: tc,
-                    is_volatile: tv,
-                },
-            ) => {
-                // Qualification conversion: the handler may add cv-qualifiers only.
-                if (*tc && !*cc) || (*tv && !*cv) {
-                    return None;
-                }
-                if cp == tp {
-                    return Some(Adjust::PointerValue(BasePath::default()));
-                }
-                // `void *` catches a pointer to any object (a pointer too, but not a
-                // function, which this model does not parse).
-                if cp.is_void() && !matches!(**tp, CxxType::Unknown(_)) {
-                    return Some(Adjust::PointerValue(BasePath::default()));
-                }
-                match (&**cp, &**tp) {
-                    (CxxType::Class { mangled: c, .. }, CxxType::Class { mangled: t, .. }) => {
-                        self.base_path(t, c).map(Adjust::PointerValue)
-                    }
-                    _ => None,
-                }
-            }
+            (CxxType::Pointer { .. }, CxxType::Pointer { .. }) => self
+                .pointer_catch(&catch, &thrown, 1)
+                .map(Adjust::PointerValue),
             _ => None,
         }
     }
@@ -594,6 +612,24 @@ mod tests {
         assert_eq!(display_mangled("Dn"), "decltype(nullptr)");
         assert_eq!(display_mangled("M5Pointi"), "int Point::*");
         assert_eq!(display_mangled("M5PointKd"), "double const Point::*");
+    }
+
+    #[test]
+    fn multi_level_pointers_add_qualifiers_only_below_const_levels() {
+        let h = Hierarchy::new(std::iter::empty());
+        let rules = CatchRules::Itanium;
+        // `void ***` is caught by `void *const *const *`, not by `void const **const *`.
+        assert!(h.catches("PKPKPv", "PPPv", rules).is_some());
+        assert!(h.catches("PKPPKv", "PPPv", rules).is_none());
+        assert!(h.catches("PPKPKv", "PPPv", rules).is_none());
+        // `B **` by `B const *const *`, not by `B const **`.
+        assert!(h.catches("PKPK1B", "PP1B", rules).is_some());
+        assert!(h.catches("PPK1B", "PP1B", rules).is_none());
+        // `void *` catches a pointer to a pointer, not a pointer to a function.
+        assert!(h.catches("Pv", "PPi", rules).is_some());
+        assert!(h.catches("Pv", "PFvvE", rules).is_none());
+        // Dropping a qualifier is never allowed.
+        assert!(h.catches("PPv", "PKPv", rules).is_none());
     }
 
     #[test]

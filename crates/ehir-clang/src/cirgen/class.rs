@@ -8,7 +8,7 @@ use crate::ast::Node;
 use crate::types::CType;
 use ehir_core::abi::EhAbi;
 use ehir_core::abi::records::{padding_type, record_alias};
-use ehir_core::{Loc, ModuleCtx, RecordDecl, RecordKind, Symbol, Type, TypeInfoDecl};
+use ehir_core::{AttrData, Loc, ModuleCtx, RecordDecl, RecordKind, Symbol, Type, TypeInfoDecl};
 use std::rc::Rc;
 
 /// A field of a class layout.
@@ -815,6 +815,28 @@ impl<'ast> State<'ast> {
         })
     }
 
+    /// The first word of an Itanium pointer to member function `&C::f`: the function's
+    /// address, or for a virtual function 1 + the byte offset of its slot in the vtable
+    /// (the address is odd for no function). The second word, the adjustment of `this`,
+    /// is 0 for a member of the pointer's own class.
+    pub fn member_function_word(&mut self, ctx: &mut ModuleCtx, method: &'ast Node) -> R<AttrData> {
+        let void_ptr = ctx.types.common().void_ptr;
+        if let Some(index) = self.virtual_slot(ctx, method, super::vtable::SlotKind::Method)? {
+            return Ok(AttrData::IntPtr {
+                value: 1 + 8 * index as i64,
+                ty: void_ptr,
+            });
+        }
+        let callee = self.callee(ctx, method)?;
+        let name = ctx.name(callee.symbol).to_string();
+        self.address_taken.push((name, callee.sig, callee.nothrow));
+        Ok(AttrData::GlobalView {
+            symbol: callee.symbol,
+            indices: vec![],
+            ty: Some(void_ptr),
+        })
+    }
+
     /// The typeinfo symbol of a type thrown or caught (declaring class typeinfos).
     pub fn typeinfo(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<Symbol> {
         let mangled = self.mangle_type(node, t)?;
@@ -876,7 +898,13 @@ impl<'ast> State<'ast> {
         {
             if let CType::MemberPointer(member, class) = t.unqualified() {
                 self.typeinfo(ctx, node, &CType::Named(class.clone()))?;
-                self.typeinfo(ctx, node, member.unqualified())?;
+                // The member's type without its qualifiers (they are flags of the
+                // pointer-to-member typeinfo): `int ()` for `int (C::*)() const`.
+                let mut member = member.unqualified().clone();
+                if let CType::Function(f) = &mut member {
+                    f.qualifiers = (false, false);
+                }
+                self.typeinfo(ctx, node, &member)?;
             }
             let ty = self.cir_type(ctx, node, t.unqualified())?;
             self.typeinfos.insert(
@@ -938,7 +966,14 @@ impl<'ast> State<'ast> {
                 self.mangle_type(node, member)?
             ),
             CType::Function(f) if !f.noexcept => {
-                let mut out = format!("F{}", self.mangle_type(node, &f.result)?);
+                let mut out = String::new();
+                if f.qualifiers.1 {
+                    out.push('V');
+                }
+                if f.qualifiers.0 {
+                    out.push('K');
+                }
+                out.push_str(&format!("F{}", self.mangle_type(node, &f.result)?));
                 if f.params.is_empty() && !f.variadic {
                     out.push('v');
                 }

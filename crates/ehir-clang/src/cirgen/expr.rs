@@ -378,20 +378,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             }
             // A null pointer to data member is -1 (0 is the first member's offset).
             "NullToMemberPointer" => {
-                self.check_member_pointer(e, &to)?;
                 if !is_glvalue(operand) {
                     self.ignored_if_side_effects(operand)?;
                 }
-                let s64 = self.b.ctx.types.common().s64;
-                Ok(self.b.const_int(s64, -1))
+                self.null_member_pointer(e, &to)
             }
             "MemberPointerToBoolean" => {
                 let from = self.ty(operand)?;
-                self.check_member_pointer(e, &from)?;
                 let value = self.scalar(operand)?;
-                let s64 = self.b.ctx.types.common().s64;
-                let null = self.b.const_int(s64, -1);
-                Ok(self.b.cmp(CmpPredicate::Ne, value, null))
+                self.member_pointer_is_set(e, &from, value)
             }
             "NullToPointer" => {
                 if !is_glvalue(operand) {
@@ -516,63 +511,6 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(self.b.load(slot, 8))
     }
 
-    /// `&C::m` for data member `m`: its offset in `C`.
-    fn data_member_pointer(&mut self, e: &'ast Node, operand: &'ast Node) -> R<Value> {
-        let ty = self.ty(e)?;
-        self.check_member_pointer(e, &ty)?;
-        let CType::MemberPointer(_, class) = ty.unqualified() else {
-            return error(e, "'&' of a member without a member pointer type");
-        };
-        let Some(field) = strip_parens(operand)
-            .referenced_decl
-            .as_ref()
-            .filter(|d| d.kind == "FieldDecl")
-        else {
-            return unsupported(e, "a pointer to member of this kind");
-        };
-        let layout = self.st.layout(self.b.ctx, e, class)?;
-        let Some(offset) = layout
-            .fields
-            .iter()
-            .find(|f| f.id == field.id)
-            .map(|f| f.offset)
-        else {
-            return unsupported(
-                e,
-                format!("a pointer to a member not declared in '{class}'"),
-            );
-        };
-        let s64 = self.b.ctx.types.common().s64;
-        Ok(self.b.const_int(s64, offset as i128))
-    }
-
-    /// `object.*pm` and `pointer->*pm` for a pointer to data member: the member's address,
-    /// `pm` bytes into the object.
-    fn member_through_pointer(&mut self, e: &'ast Node, arrow: bool) -> R<Value> {
-        let (object, member) = (self.operand(e, 0)?, self.operand(e, 1)?);
-        let member_ty = self.ty(member)?;
-        self.check_member_pointer(e, &member_ty)?;
-        let base = if arrow {
-            self.scalar(object)?
-        } else {
-            self.lvalue(object)?
-        };
-        let offset = self.scalar(member)?;
-        let u8_ptr = self.b.ctx.types.ptr(self.b.ctx.types.common().u8);
-        let bytes = self.b.cast(CastKind::Bitcast, base, u8_ptr);
-        let address = self.b.ptr_stride(bytes, offset);
-        let ty = self.ty(e)?;
-        let cir = self.cir(e, &ty)?;
-        let pointer = self.b.ctx.types.ptr(cir);
-        Ok(self.b.cast(CastKind::Bitcast, address, pointer))
-    }
-
-    /// Pointers to data members are what this front end models (see
-    /// `State::check_member_pointer`).
-    fn check_member_pointer(&mut self, e: &Node, t: &CType) -> R<()> {
-        self.st.cir_type(self.b.ctx, e, t).map(|_| ())
-    }
-
     /// A string literal's address (`!cir.ptr<!s8i>`).
     fn string_literal(&mut self, e: &Node) -> R<Value> {
         let text = e.value_text().unwrap_or_default();
@@ -587,7 +525,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let opcode = e.opcode.as_deref().unwrap_or("");
         match opcode {
             "&" if matches!(self.ty(e)?.unqualified(), CType::MemberPointer(..)) => {
-                self.data_member_pointer(e, operand)
+                self.member_pointer_of(e, operand)
             }
             "&" => self.lvalue(operand),
             "+" => self.scalar(operand),
@@ -651,6 +589,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let lhs_ty = self.ty(lhs)?;
         let rhs_ty = self.ty(rhs)?;
         if let Some(predicate) = comparison(opcode) {
+            if let CType::MemberPointer(member, _) = lhs_ty.unqualified()
+                && member.function().is_some()
+            {
+                return unsupported(e, "comparing pointers to member functions");
+            }
             let l = self.scalar(lhs)?;
             let r = self.scalar(rhs)?;
             return Ok(self.b.cmp(predicate, l, r));
@@ -1565,6 +1508,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         // The vtable slot of a virtual member function called.
         let mut virtual_index = None;
         let callee_inner = strip_parens(callee_expr);
+        if e.kind == "CXXMemberCallExpr"
+            && callee_inner.kind == "BinaryOperator"
+            && matches!(callee_inner.opcode.as_deref(), Some(".*" | "->*"))
+        {
+            return self.member_function_pointer_call(e, callee_inner, rest, dest);
+        }
         if e.kind == "CXXMemberCallExpr" {
             if callee_inner.kind != "MemberExpr" {
                 return unsupported(e, format!("member call through '{}'", callee_inner.kind));

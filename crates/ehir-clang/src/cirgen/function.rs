@@ -527,6 +527,11 @@ pub fn is_constant_initializer(state: &mut State<'_>, init: &Node) -> bool {
     let mut node = init;
     loop {
         match node.kind.as_str() {
+            "ImplicitCastExpr" | "CStyleCastExpr"
+                if node.cast_kind.as_deref() == Some("NullToMemberPointer") =>
+            {
+                return true;
+            }
             "ImplicitCastExpr" | "ConstantExpr" | "ParenExpr" | "CStyleCastExpr"
                 if node.value.is_none() =>
             {
@@ -551,7 +556,10 @@ pub fn is_constant_initializer(state: &mut State<'_>, init: &Node) -> bool {
             .and_then(|d| state.index.by_id.get(d.id.as_str()))
             .is_some_and(|target| {
                 target.mangled_name.is_some()
-                    && matches!(target.kind.as_str(), "FunctionDecl" | "VarDecl")
+                    && matches!(
+                        target.kind.as_str(),
+                        "FunctionDecl" | "VarDecl" | "CXXMethodDecl"
+                    )
             });
     }
     matches!(
@@ -867,6 +875,13 @@ fn constant_initializer<'ast>(
     let mut node = init;
     loop {
         match node.kind.as_str() {
+            // A null pointer to data member is -1.
+            "ImplicitCastExpr" | "CStyleCastExpr"
+                if node.cast_kind.as_deref() == Some("NullToMemberPointer")
+                    && mb.ctx().types.int_info(ty).is_some() =>
+            {
+                return Ok(Some(AttrData::Int { value: -1, ty }));
+            }
             "ImplicitCastExpr" | "ConstantExpr" | "ParenExpr" | "CStyleCastExpr"
                 if node.value.is_none() =>
             {
@@ -895,7 +910,22 @@ fn constant_initializer<'ast>(
             return Ok(None);
         };
         match target.kind.as_str() {
-            "FunctionDecl" => {
+            // `&C::f`: a pointer to member function, `{ptr, 0}`.
+            "CXXMethodDecl"
+                if matches!(mb.ctx().types.get(ty), ehir_core::TypeData::Array(_, 2)) =>
+            {
+                let word = state.member_function_word(mb.ctx(), target)?;
+                let void_ptr = mb.ctx().types.common().void_ptr;
+                let items = vec![
+                    mb.ctx().attrs.intern(word),
+                    mb.ctx().attrs.intern(AttrData::Null(void_ptr)),
+                ];
+                return Ok(Some(AttrData::ConstArray {
+                    elements: ehir_core::ConstArrayElements::Attrs(items),
+                    ty,
+                }));
+            }
+            "FunctionDecl" | "CXXMethodDecl" => {
                 let callee = state.callee(mb.ctx(), target)?;
                 state
                     .address_taken

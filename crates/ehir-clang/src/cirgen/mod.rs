@@ -12,6 +12,7 @@ pub mod eh;
 pub mod expr;
 pub mod function;
 pub mod lifetime;
+pub mod member_pointer;
 pub mod stmt;
 pub mod subobjects;
 pub mod vtable;
@@ -250,9 +251,15 @@ impl<'ast> State<'ast> {
                 ctx.types.array(element, n.unwrap_or(0))
             }
             CType::Function(f) => self.function_cir_type(ctx, node, f, None)?,
-            CType::MemberPointer(..) => {
+            CType::MemberPointer(member, _) => {
                 self.check_member_pointer(node, t)?;
-                common.s64
+                if member.function().is_some() {
+                    // `{ptr, adj}`: the function (or 1 + its vtable offset), then the
+                    // adjustment of `this`, each a pointer-sized word.
+                    ctx.types.array(common.void_ptr, 2)
+                } else {
+                    common.s64
+                }
             }
             CType::Named(name) if self.class_node(node, name).is_err() => {
                 // An incomplete class (only pointed to): an opaque record.
@@ -346,15 +353,12 @@ impl<'ast> State<'ast> {
         matches!(t.unqualified(), CType::Named(_))
     }
 
-    /// Pointers to data members on the Itanium ABI (a 64-bit offset, -1 for null) are
-    /// what this front end models; not pointers to member functions, nor the Microsoft
+    /// Pointers to members on the Itanium ABI (to data: a 64-bit offset, -1 for null; to
+    /// functions: `{ptr, adj}`) are what this front end models, not the Microsoft
     /// representations.
     fn check_member_pointer(&self, node: &Node, t: &CType) -> R<()> {
-        let CType::MemberPointer(member, _) = t.unqualified() else {
+        if !matches!(t.unqualified(), CType::MemberPointer(..)) {
             return Ok(());
-        };
-        if member.function().is_some() {
-            return unsupported(node, format!("pointer to member function '{t}'"));
         }
         if self.abi == EhAbi::Msvc {
             return unsupported(
@@ -377,9 +381,13 @@ impl<'ast> State<'ast> {
                 (size * n.unwrap_or(0), align)
             }
             CType::Function(_) => (1, 1),
-            CType::MemberPointer(..) => {
+            CType::MemberPointer(member, _) => {
                 self.check_member_pointer(node, t)?;
-                (8, 8)
+                if member.function().is_some() {
+                    (16, 8)
+                } else {
+                    (8, 8)
+                }
             }
             CType::Named(name) => {
                 let layout = self.layout(ctx, node, name)?;
