@@ -51,7 +51,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 _ => return error(e, "a member function pointer word of an unknown kind"),
             };
             let adj = self.b.const_null(void_ptr);
-            return Ok(self.member_function_pointer_value(e, &ty, ptr, adj)?);
+            return self.member_function_pointer_value(e, &ty, ptr, adj);
         }
         if decl.kind != "FieldDecl" {
             return unsupported(e, "a pointer to member of this kind");
