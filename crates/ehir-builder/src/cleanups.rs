@@ -443,7 +443,9 @@ impl FunctionBuilder<'_> {
         };
         while let Some(op) = cur {
             cur = layout.next_op(op);
-            if !matches!(self.state.func.dfg.kind(op), OpKind::Alloca { .. }) {
+            let hoisted = matches!(self.state.func.dfg.kind(op), OpKind::Alloca { .. })
+                && self.state.func.dfg.operands(op).is_empty();
+            if !hoisted {
                 to_move.push(op);
             }
         }

@@ -814,6 +814,26 @@ impl<'m> FunctionBuilder<'m> {
         self.value_handle(value)
     }
 
+    /// `cir.alloca T, !cir.ptr<T>, %count : I, ["name"]`: `count` `T`s allocated here
+    /// (`__builtin_alloca`, a variable-length array), not at the start of the scope.
+    pub fn dynamic_alloca(&mut self, ty: Type, count: Value, name: &str, align: u16) -> Value {
+        if !self.check_type(ty, "alloca") {
+            return self.poison();
+        }
+        let Some(v) = self.values(&[count], "alloca") else {
+            return self.poison();
+        };
+        let count_ty = self.core_type(v[0]);
+        if !self.ctx.types.is_int(count_ty) {
+            self.mismatch("alloca", "an integer element count", count_ty);
+            return self.poison();
+        }
+        let name = self.ctx.sym(name);
+        let ptr = self.ctx.types.ptr(ty);
+        let value = self.cursor().dynamic_alloca(ty, ptr, v[0], name, align);
+        self.value_handle(value)
+    }
+
     pub(crate) fn constant(&mut self, data: AttrData, ty: Type) -> Value {
         if !self.check_type(ty, "const") {
             return self.poison();

@@ -242,6 +242,8 @@ pub struct Node {
     pub construction_kind: Option<String>,
     /// The underlying type of an enum with a fixed one.
     pub fixed_underlying_type: Option<QualType>,
+    /// The declaration an `EnumType` or `RecordType` names.
+    pub decl: Option<DeclRef>,
     /// `MemberExpr` of a bit field, `FieldDecl` bit width.
     pub is_bitfield: bool,
     /// An elidable copy or move (`CXXConstructExpr`).
@@ -564,11 +566,21 @@ impl<'ast> DeclIndex<'ast> {
         index
     }
 
-    /// Indexes the closure classes of the lambdas in a function body (named by their
-    /// type, `(lambda at f.cpp:3:12)`), with their members.
+    /// Indexes the classes declared in a function body: local classes (by their name,
+    /// the first of one name) and the closure classes of lambdas (named by their type,
+    /// `(lambda at f.cpp:3:12)`), with their members.
     fn closures_in(&mut self, function: &'ast Node) {
         let mut pending: Vec<&'ast Node> = function.children().collect();
         while let Some(node) = pending.pop() {
+            if node.kind == "CXXRecordDecl"
+                && !node.is_implicit
+                && node.complete_definition
+                && let Some(name) = &node.name
+                && !self.classes.contains_key(name)
+            {
+                self.visit(node, "", None);
+                continue;
+            }
             if node.kind == "LambdaExpr"
                 && let (Some(name), Some(closure)) = (
                     node.type_text().map(str::to_string),
@@ -632,7 +644,30 @@ impl<'ast> DeclIndex<'ast> {
                         self.classes.insert(qualified.clone(), node);
                     }
                     let inner = format!("{qualified}::");
-                    for child in node.children() {
+                    let children: Vec<&'ast Node> = node.children().collect();
+                    for (i, child) in children.iter().enumerate() {
+                        // An anonymous union or struct member: known by the type of the
+                        // implicit field after it (`S::(anonymous union at f.cpp:2:3)`).
+                        if child.kind == "CXXRecordDecl"
+                            && child.name.is_none()
+                            && child.complete_definition
+                            && let Some(field) = children.get(i + 1)
+                            && field.kind == "FieldDecl"
+                            && field.is_implicit
+                            && let Some(name) = field.type_text()
+                        {
+                            let name = name
+                                .trim_start_matches("union ")
+                                .trim_start_matches("struct ")
+                                .to_string();
+                            self.by_id.insert(&child.id, child);
+                            self.classes.insert(name.clone(), child);
+                            let nested = format!("{name}::");
+                            for member in child.children() {
+                                self.visit(member, &nested, Some(&name));
+                            }
+                            continue;
+                        }
                         self.visit(child, &inner, Some(&qualified));
                     }
                 }
@@ -690,6 +725,28 @@ impl<'ast> DeclIndex<'ast> {
                 "TypedefDecl" | "TypeAliasDecl" => {
                     if let Some(name) = &node.name {
                         self.typedefs.insert(format!("{prefix}{name}"), node);
+                        // `typedef enum { ... } E;`, `typedef struct { ... } S;`: the
+                        // unnamed type is known by the typedef's name.
+                        let named = node.children().find_map(|t| t.decl.as_ref());
+                        if let Some(target) = named
+                            && target.name.as_deref().is_none_or(str::is_empty)
+                            && let Some(&decl) = self.by_id.get(target.id.as_str())
+                        {
+                            match decl.kind.as_str() {
+                                "EnumDecl" => {
+                                    self.enums.insert(format!("{prefix}{name}"), decl);
+                                }
+                                "CXXRecordDecl" if decl.complete_definition => {
+                                    let qualified = format!("{prefix}{name}");
+                                    self.classes.insert(qualified.clone(), decl);
+                                    let inner = format!("{qualified}::");
+                                    for child in decl.children() {
+                                        self.visit(child, &inner, Some(&qualified));
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
                     }
                 }
                 "UsingDecl" => {

@@ -124,6 +124,9 @@ pub enum CType {
     Function(Box<FunctionType>),
     /// A class or enum by its qualified name as Clang prints it (`A`, `ns::B`).
     Named(String),
+    /// `T C::*`: a pointer to a member of class `C` (a data member, or a member
+    /// function when `T` is a function type).
+    MemberPointer(Box<CType>, String),
 }
 
 /// A function type: result, parameters, `...`, `noexcept`.
@@ -137,6 +140,8 @@ pub struct FunctionType {
     pub variadic: bool,
     /// Whether it is `noexcept` (or `throw()`).
     pub noexcept: bool,
+    /// The cv-qualifiers of a member function's type (`int () const`): const, volatile.
+    pub qualifiers: (bool, bool),
 }
 
 impl CType {
@@ -207,6 +212,7 @@ impl fmt::Display for CType {
             }
             CType::Function(func) => write!(f, "{} (...)", func.result),
             CType::Named(n) => f.write_str(n),
+            CType::MemberPointer(t, class) => write!(f, "{t} {class}::*"),
         }
     }
 }
@@ -215,9 +221,22 @@ impl fmt::Display for CType {
 #[derive(Clone, PartialEq, Debug)]
 enum Token {
     Word(String),
+    /// `C::` before a `*`: the class of a pointer to member.
+    MemberOf(String),
     Punct(&'static str),
     Number(u64),
 }
+
+/// How Clang names a class that has no name: a lambda's closure, an anonymous union or
+/// struct member, an unnamed class.
+const UNNAMED_CLASS_PREFIXES: &[&str] = &[
+    "(lambda at ",
+    "(anonymous union at ",
+    "(anonymous struct at ",
+    "(unnamed union at ",
+    "(unnamed struct at ",
+    "(unnamed class at ",
+];
 
 fn tokenize(text: &str) -> Option<Vec<Token>> {
     let bytes = text.as_bytes();
@@ -233,8 +252,12 @@ fn tokenize(text: &str) -> Option<Vec<Token>> {
                 at += 1;
             }
             tokens.push(Token::Number(text[start..at].parse().ok()?));
-        } else if text[at..].starts_with("(lambda at ") {
-            // A closure type: named by where the lambda is (`(lambda at f.cpp:3:12)`).
+        } else if UNNAMED_CLASS_PREFIXES
+            .iter()
+            .any(|p| text[at..].starts_with(p))
+        {
+            // A closure type, or an unnamed class: named by where it is
+            // (`(lambda at f.cpp:3:12)`, `(anonymous union at f.cpp:2:3)`).
             let end = at + text[at..].find(')')? + 1;
             tokens.push(Token::Word(text[at..end].to_string()));
             at = end;
@@ -269,15 +292,29 @@ fn tokenize(text: &str) -> Option<Vec<Token>> {
                         return None;
                     }
                     depth -= 1;
+                } else if depth == 0
+                    && c == b'('
+                    && text[start..at].ends_with("::")
+                    && UNNAMED_CLASS_PREFIXES
+                        .iter()
+                        .any(|p| text[at..].starts_with(p))
+                {
+                    // `S::(anonymous union at f.cpp:2:3)`: a member's unnamed class.
+                    at += text[at..].find(')')? + 1;
+                    continue;
                 } else if depth == 0 && !(c.is_ascii_alphanumeric() || c == b'_' || c == b':') {
                     break;
                 }
                 at += 1;
             }
             let word = text[start..at].trim_end();
-            if word.ends_with("::") {
+            if let Some(class) = word.strip_suffix("::") {
                 // `A::*`: a pointer to member.
-                return None;
+                if !text[at..].trim_start().starts_with('*') {
+                    return None;
+                }
+                tokens.push(Token::MemberOf(class.to_string()));
+                continue;
             }
             tokens.push(Token::Word(word.to_string()));
         } else {
@@ -356,8 +393,7 @@ fn location_end(text: &str) -> Option<usize> {
     None
 }
 
-/// Parses a type as Clang prints it; `None` for what this front end does not model
-/// (pointers to members, lambdas' closure types by location, ...).
+/// Parses a type as Clang prints it; `None` for what this front end does not model.
 pub fn parse_type(text: &str) -> Option<CType> {
     let tokens = tokenize(text)?;
     let mut parser = TypeParser { tokens, at: 0 };
@@ -373,6 +409,7 @@ struct TypeParser {
 /// A pointer-like declarator operator.
 enum PtrOp {
     Pointer,
+    Member(String),
     Reference,
     Const,
 }
@@ -446,6 +483,11 @@ impl TypeParser {
         loop {
             if self.eat_punct("*") {
                 ops.push(PtrOp::Pointer);
+            } else if let Some(Token::MemberOf(class)) = self.peek()
+                && matches!(self.tokens.get(self.at + 1), Some(Token::Punct("*")))
+            {
+                ops.push(PtrOp::Member(class.clone()));
+                self.at += 2;
             } else if self.eat_punct("&") || self.eat_punct("&&") {
                 ops.push(PtrOp::Reference);
             } else if self.eat_word("const") {
@@ -463,6 +505,7 @@ impl TypeParser {
         for op in self.ptr_ops() {
             ty = match op {
                 PtrOp::Pointer => CType::Pointer(Box::new(ty)),
+                PtrOp::Member(class) => CType::MemberPointer(Box::new(ty), class),
                 PtrOp::Reference => CType::Reference(Box::new(ty)),
                 PtrOp::Const => CType::Const(Box::new(ty)),
             };
@@ -470,7 +513,7 @@ impl TypeParser {
         let nested = matches!(self.peek(), Some(Token::Punct("(")))
             && matches!(
                 self.tokens.get(self.at + 1),
-                Some(Token::Punct("*" | "&" | "&&"))
+                Some(Token::Punct("*" | "&" | "&&") | Token::MemberOf(_))
             );
         if nested {
             // `T (*)(args)`: the suffixes after the parentheses apply first.
@@ -514,7 +557,7 @@ impl TypeParser {
     fn suffixes(&mut self, base: CType) -> Option<CType> {
         enum Suffix {
             Array(Option<u64>),
-            Function(Vec<CType>, bool, bool, Option<CType>),
+            Function(Vec<CType>, bool, bool, (bool, bool), Option<CType>),
         }
         let mut suffixes = Vec::new();
         loop {
@@ -554,8 +597,14 @@ impl TypeParser {
                 }
                 // Method qualifiers and exception specifications.
                 let mut noexcept = false;
+                let mut qualifiers = (false, false);
                 loop {
-                    if self.eat_word("const") || self.eat_word("volatile") {
+                    if self.eat_word("const") {
+                        qualifiers.0 = true;
+                        continue;
+                    }
+                    if self.eat_word("volatile") {
+                        qualifiers.1 = true;
                         continue;
                     }
                     if self.eat_punct("&") || self.eat_punct("&&") {
@@ -596,7 +645,9 @@ impl TypeParser {
                 } else {
                     None
                 };
-                suffixes.push(Suffix::Function(params, variadic, noexcept, trailing));
+                suffixes.push(Suffix::Function(
+                    params, variadic, noexcept, qualifiers, trailing,
+                ));
             } else {
                 break;
             }
@@ -605,12 +656,13 @@ impl TypeParser {
         for suffix in suffixes.into_iter().rev() {
             ty = match suffix {
                 Suffix::Array(n) => CType::Array(Box::new(ty), n),
-                Suffix::Function(params, variadic, noexcept, trailing) => {
+                Suffix::Function(params, variadic, noexcept, qualifiers, trailing) => {
                     CType::Function(Box::new(FunctionType {
                         result: trailing.unwrap_or(ty),
                         params,
                         variadic,
                         noexcept,
+                        qualifiers,
                     }))
                 }
             };
@@ -734,7 +786,6 @@ mod tests {
             parse_type("ns::Box<int, ns::B>"),
             Some(named("ns::Box<int, ns::B>"))
         );
-        assert_eq!(parse_type("int A::*"), None);
         let trailing = parse_type("auto (int) const -> int").unwrap();
         assert_eq!(
             trailing.function().unwrap().result,
@@ -757,6 +808,26 @@ mod tests {
             vec![CType::Builtin(Builtin::SizeT)]
         );
         assert_eq!(parse_type("long double"), None);
+        // Pointers to members.
+        let int = CType::Builtin(Builtin::Int);
+        assert_eq!(
+            parse_type("int Point::*"),
+            Some(CType::MemberPointer(Box::new(int.clone()), "Point".into()))
+        );
+        assert_eq!(
+            parse_type("const double ns::Point::*"),
+            Some(CType::MemberPointer(
+                Box::new(CType::Const(Box::new(CType::Builtin(Builtin::Double)))),
+                "ns::Point".into()
+            ))
+        );
+        let method = parse_type("void (A::*)() throw()").unwrap();
+        let CType::MemberPointer(function, class) = &method else {
+            panic!("{method:?}");
+        };
+        assert_eq!(class, "A");
+        assert!(function.function().is_some_and(|f| f.params.is_empty()));
+        assert_eq!(parse_type("A::"), None);
     }
 
     #[test]

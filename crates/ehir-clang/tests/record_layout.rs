@@ -1,13 +1,12 @@
 //! Class layout equals Clang's: the layouts ehir-clang computes from the AST (size,
-//! alignment, offsets of bases and members) against what
+//! alignment, offsets of bases, virtual bases and members, and on Itanium the data size
+//! and the size and alignment as a base) against what
 //! `clang -Xclang -fdump-record-layouts-complete` prints for x86-64 Linux (Itanium) and
 //! for x86-64 Windows (Microsoft layout, LLP64), for classes with empty bases, padding,
-//! multiple and nested bases, tail padding of POD bases, arrays and class members.
-//! Needs `clang++-22` (or `$EHIR_CLANG`).
-//!
-//! Not supported yet on Itanium, and checked to be reported as such: a class that places
-//! a member in the tail padding of a non-POD base (`K`): its CIR record cannot hold the
-//! base as a field. (The Microsoft layout never reuses a base's tail padding.)
+//! multiple and nested bases, tail padding of POD and non-POD bases, arrays and class
+//! members; on Itanium also dynamic classes, primary bases and virtual bases (a nearly
+//! empty one as the primary base, an empty one, a diamond). Needs `clang++-22` (or
+//! `$EHIR_CLANG`).
 
 use ehir_core::abi::EhAbi;
 use std::collections::BTreeMap;
@@ -34,13 +33,31 @@ struct O : Empty, C { char z; };
 struct P : C, Empty {};
 ";
 
-/// Clang's layout of one record: sizeof, align, and (offset, name) of its direct bases
-/// and members.
+/// Dynamic classes and virtual bases (Itanium only: the Microsoft target has no virtual
+/// functions yet).
+const DYNAMIC_SOURCE: &str = "
+struct Empty {};
+struct NE { virtual ~NE(); };
+struct V { int v; virtual void f(); };
+struct VA : virtual V { int a; };
+struct VB : virtual NE { char b; };
+struct VC : VA, VB { int c; virtual void g(); };
+struct T { virtual ~T(); int m; char t; };
+struct U : T { char u; };
+struct W : virtual Empty, T { char w; };
+struct X : VA, virtual V { short x; };
+struct Y : Empty, VB, virtual VA { long y; };
+struct Z : U, X, Y {};
+";
+
+/// Clang's layout of one record: sizeof, align, (offset, name) of its direct bases,
+/// virtual bases and members, and on Itanium (dsize, nvsize, nvalign).
 #[derive(Debug, PartialEq)]
 struct Dumped {
     size: u64,
     align: u64,
     subobjects: Vec<(u64, String)>,
+    sizes_as_base: Option<(u64, u64, u64)>,
 }
 
 fn parse_dump(text: &str) -> BTreeMap<String, Dumped> {
@@ -58,38 +75,57 @@ fn parse_dump(text: &str) -> BTreeMap<String, Dumped> {
             size: 0,
             align: 0,
             subobjects: Vec::new(),
+            sizes_as_base: None,
+        };
+        let number = |fields: &[&str], key: &str| -> Option<u64> {
+            fields.iter().find_map(|f| {
+                f.trim()
+                    .strip_prefix(key)
+                    .map(|v| v.trim_end_matches([',', ']']).parse().unwrap())
+            })
         };
         for line in lines {
             let (offset, rest) = line.split_once('|').unwrap();
-            if let Some(sizes) = rest.trim().strip_prefix("[sizeof=") {
-                let fields: Vec<&str> = sizes.split(", ").collect();
-                dumped.size = fields[0].parse().unwrap();
-                // `[sizeof=S, dsize=D, align=A,` (Linux) or `[sizeof=S, align=A,` (Windows).
-                dumped.align = fields
-                    .iter()
-                    .find_map(|f| f.strip_prefix("align="))
-                    .unwrap()
-                    .trim_end_matches(',')
-                    .parse()
-                    .unwrap();
+            let text = rest.trim();
+            if text.starts_with("[sizeof=") || text.starts_with("nvsize=") {
+                let fields: Vec<&str> = text.trim_start_matches('[').split(", ").collect();
+                // `[sizeof=S, dsize=D, align=A,` then ` nvsize=N, nvalign=M]` (Linux), or
+                // `[sizeof=S, align=A,` (Windows).
+                if let Some(size) = number(&fields, "sizeof=") {
+                    dumped.size = size;
+                    dumped.align = number(&fields, "align=").unwrap();
+                    if let Some(dsize) = number(&fields, "dsize=") {
+                        dumped.sizes_as_base = Some((dsize, 0, 0));
+                    }
+                }
+                if let (Some(nvsize), Some(nvalign), Some((dsize, _, _))) = (
+                    number(&fields, "nvsize="),
+                    number(&fields, "nvalign="),
+                    dumped.sizes_as_base,
+                ) {
+                    dumped.sizes_as_base = Some((dsize, nvsize, nvalign));
+                }
                 continue;
             }
             let depth = rest.len() - rest.trim_start().len();
-            if depth != 3 || offset.trim().is_empty() {
+            if depth != 3 || offset.trim().is_empty() || text.ends_with("vtable pointer)") {
                 continue;
             }
-            let entry = rest.trim();
-            let entry_name = if entry.contains("(base)") {
-                entry
+            let entry = text.trim_end_matches(" (empty)");
+            let entry_name = if let Some((class, kind)) = entry.split_once(" (")
+                && kind.ends_with("base)")
+            {
+                let class = class
                     .trim_start_matches("struct ")
                     .trim_start_matches("class ")
-                    .split(" (base)")
-                    .next()
-                    .unwrap()
                     .rsplit("::")
                     .next()
-                    .unwrap()
-                    .to_string()
+                    .unwrap();
+                if kind.contains("virtual") {
+                    format!("virtual {class}")
+                } else {
+                    class.to_string()
+                }
             } else {
                 entry
                     .trim_end_matches(" (empty)")
@@ -113,19 +149,24 @@ fn clang() -> String {
 
 #[test]
 fn computed_layouts_equal_clangs_record_layouts() {
-    layouts_equal_clangs(EhAbi::Itanium);
+    layouts_equal_clangs(EhAbi::Itanium, SOURCE, 18);
 }
 
 #[test]
 fn computed_layouts_equal_clangs_record_layouts_on_windows() {
-    layouts_equal_clangs(EhAbi::Msvc);
+    layouts_equal_clangs(EhAbi::Msvc, SOURCE, 18);
 }
 
-/// Checks every class of [`SOURCE`] on the target of `abi`.
-fn layouts_equal_clangs(abi: EhAbi) {
+#[test]
+fn computed_layouts_of_dynamic_classes_and_virtual_bases_equal_clangs() {
+    layouts_equal_clangs(EhAbi::Itanium, DYNAMIC_SOURCE, 12);
+}
+
+/// Checks every class of `text` (`classes` of them) on the target of `abi`.
+fn layouts_equal_clangs(abi: EhAbi, text: &str, classes: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
     let source = dir.path().join("layouts.cpp");
-    std::fs::write(&source, SOURCE).expect("writable");
+    std::fs::write(&source, text).expect("writable");
     let target = format!("--target={}", ehir_clang::clang::target_triple(abi));
     let args = ["-fsyntax-only", target.as_str(), "-Xclang"];
     let dump = Command::new(clang())
@@ -153,21 +194,14 @@ fn layouts_equal_clangs(abi: EhAbi) {
             .unwrap_or_else(|ds| panic!("{:?}", ds.0));
     assert_eq!(
         layouts.len(),
-        18,
+        classes,
         "{:?}",
         layouts.keys().collect::<Vec<_>>()
     );
     for (name, layout) in &layouts {
-        let layout = match (name.as_str(), layout) {
-            ("K", Err(e)) if abi == EhAbi::Itanium => {
-                assert_eq!(
-                    e.message,
-                    "unsupported: class 'K' reuses the tail padding of a base class"
-                );
-                continue;
-            }
-            (_, Err(e)) => panic!("no layout of '{name}': {}", e.message),
-            (_, Ok(layout)) => layout,
+        let layout = match layout {
+            Err(e) => panic!("no layout of '{name}': {}", e.message),
+            Ok(layout) => layout,
         };
         let Some(dumped) = expected.get(name) else {
             panic!("Clang dumped no layout of '{name}'");
@@ -177,6 +211,12 @@ fn layouts_equal_clangs(abi: EhAbi) {
             .iter()
             .map(|b| (b.offset, b.name.rsplit("::").next().unwrap().to_string()))
             .chain(layout.fields.iter().map(|f| (f.offset, f.name.clone())))
+            .chain(
+                layout
+                    .virtual_bases
+                    .iter()
+                    .map(|v| (v.offset, format!("virtual {}", v.name))),
+            )
             .collect();
         subobjects.sort();
         let mut clang_subobjects = dumped.subobjects.clone();
@@ -185,6 +225,9 @@ fn layouts_equal_clangs(abi: EhAbi) {
             size: layout.size,
             align: layout.align,
             subobjects,
+            sizes_as_base: dumped
+                .sizes_as_base
+                .map(|_| (layout.dsize, layout.nv_size, layout.nv_align)),
         };
         let dumped = Dumped {
             subobjects: clang_subobjects,

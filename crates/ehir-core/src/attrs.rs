@@ -25,6 +25,14 @@ pub enum AttrData {
     },
     /// `#cir.ptr<null> : T`
     Null(Type),
+    /// `#cir.ptr<N : i64> : T`: a pointer whose bits are the integer `N` (the offsets in
+    /// a vtable, before its address point, are such pointers).
+    IntPtr {
+        /// The integer value of the pointer.
+        value: i64,
+        /// A pointer type.
+        ty: Type,
+    },
     /// `#cir.global_view<@sym[, [i, j]]> [: T]`: the address of a global (or typeinfo object).
     GlobalView {
         /// The global, function or typeinfo object.
@@ -68,6 +76,7 @@ impl AttrData {
             AttrData::Int { ty, .. }
             | AttrData::Float { ty, .. }
             | AttrData::Null(ty)
+            | AttrData::IntPtr { ty, .. }
             | AttrData::ConstArray { ty, .. }
             | AttrData::Zero(ty)
             | AttrData::Undef(ty) => Some(*ty),

@@ -279,6 +279,27 @@ impl FuncCursor<'_> {
         self.value(kind, &[], ptr_ty)
     }
 
+    /// `%p = cir.alloca T, ptr_ty, %count : I, ["name"] [align(N)]`: `count` `T`s
+    /// allocated where the op is.
+    #[inline]
+    pub fn dynamic_alloca(
+        &mut self,
+        alloc_ty: Type,
+        ptr_ty: Type,
+        count: Value,
+        name: Symbol,
+        align: u16,
+    ) -> Value {
+        let kind = OpKind::Alloca {
+            alloc_ty,
+            name,
+            init: false,
+            align,
+            dest_slot: false,
+        };
+        self.value(kind, &[count], ptr_ty)
+    }
+
     /// `%r = cir.cast kind %value : T -> ty`.
     pub fn cast(&mut self, kind: CastKind, value: Value, ty: Type) -> Value {
         self.value(OpKind::Cast(kind), &[value], ty)

@@ -164,6 +164,9 @@ impl PhaseEvidence {
     }
 }
 
+/// The priority of a `global_ctor` without one: it runs after those with one.
+pub const DEFAULT_GLOBAL_CTOR_PRIORITY: u32 = 65535;
+
 /// A function definition or declaration.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -183,6 +186,9 @@ pub struct Function {
     pub dso_local: bool,
     /// Upstream's `hidden` visibility (kept and printed back).
     pub hidden: bool,
+    /// `global_ctor(N)`: the program runs the function before `main`, in the order of
+    /// the priorities `N` (`global_ctor` alone: 65535, the last).
+    pub global_ctor: Option<u32>,
     /// Upstream's `attributes {...}` other than `nothrow` (which sets [`Function::nothrow`]),
     /// kept as written and printed back (`cir.eh.catch_copy_thunk`, ...). A unit attribute
     /// has the value `unit`.
@@ -209,6 +215,7 @@ impl Function {
             nothrow: false,
             dso_local: false,
             hidden: false,
+            global_ctor: None,
             attributes: Vec::new(),
             dfg: DataFlowGraph::new(),
             layout: Layout::new(),

@@ -46,18 +46,46 @@ pub struct RecordDecl {
     pub loc: Loc,
 }
 
-/// `cir.typeinfo @_ZTI1D : !rec_D bases [@_ZTI1B at 0]`: a class typeinfo object and
-/// its public base classes, which is what catch-by-base matching needs.
+/// `cir.typeinfo @_ZTI1D : !rec_D bases [@_ZTI1B at 0, @_ZTI1V at -24 virtual]`: a class
+/// typeinfo object and its direct base classes, which is what catch-by-base matching
+/// needs.
 #[derive(Clone, Debug)]
 pub struct TypeInfoDecl {
     /// The typeinfo object's symbol (`_ZTI1D`).
     pub symbol: Symbol,
     /// The class type the typeinfo describes.
     pub ty: Type,
-    /// Public base-class typeinfos with the byte offset of the base subobject.
-    pub bases: Vec<(Symbol, u64)>,
+    /// The direct base classes, in declaration order.
+    pub bases: Vec<TypeInfoBase>,
     /// Where the declaration is.
     pub loc: Loc,
+}
+
+/// A direct base class of a `cir.typeinfo` (an Itanium `__base_class_type_info`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeInfoBase {
+    /// The base class's typeinfo symbol.
+    pub symbol: Symbol,
+    /// A non-virtual base: the byte offset of the base subobject. A virtual base: the
+    /// byte offset, from the vtable's address point, of the slot that holds the base's
+    /// offset in the object (negative, `-24` for the first virtual base).
+    pub offset: i64,
+    /// A public base (`private`/`protected` bases are written `private`).
+    pub public: bool,
+    /// A virtual base (written `virtual`).
+    pub is_virtual: bool,
+}
+
+impl TypeInfoBase {
+    /// A public, non-virtual base at `offset`.
+    pub fn public(symbol: Symbol, offset: u64) -> TypeInfoBase {
+        TypeInfoBase {
+            symbol,
+            offset: offset as i64,
+            public: true,
+            is_virtual: false,
+        }
+    }
 }
 
 /// `cir.global [constant] [linkage] @name = INIT : T` or `cir.global @name : T`.

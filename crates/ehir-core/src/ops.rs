@@ -21,8 +21,10 @@ pub enum OpKind {
     // ---- common to all phases -------------------------------------------------------
     /// `cir.return [%v : T]`. Operands: the returned value, if any.
     Return,
-    /// `%p = cir.alloca T, !cir.ptr<T>, ["name"(, init)(, cleanup_dest_slot)] [align(N)]`.
-    /// Result: the pointer.
+    /// `%p = cir.alloca T, !cir.ptr<T>, [%n : I,] ["name"(, init)(, cleanup_dest_slot)]
+    /// [align(N)]`. Operands: for a dynamic allocation (`__builtin_alloca`, a
+    /// variable-length array), the number of `T`s, an integer; it stays where it is written
+    /// (it is not hoisted to the entry block). Result: the pointer.
     Alloca {
         /// The type of the allocated object (the pointee of the result).
         alloc_ty: Type,

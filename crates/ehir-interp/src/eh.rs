@@ -21,7 +21,7 @@
 //!   matches or the pad is a `cleanup` pad, with the selector libstdc++'s personality
 //!   computes (type id of the matching clause, 0 for cleanup, negative for a filter).
 
-use crate::cxx_types::{self, Adjust};
+use crate::cxx_types::{self, Adjust, BasePath, CatchRules, PathStep};
 use crate::machine::{Boundary, Frame, Machine, Pad, Slot, Stop, SyncEnd};
 use crate::memory::{self, AllocKind};
 use crate::runtime::EndCatch;
@@ -98,10 +98,27 @@ impl<'m> Machine<'m> {
         cxx_types::display_mangled(&self.exn_type(exn))
     }
 
-    /// Whether a handler for `catch_type` catches `exn`, and how its pointer is made.
+    /// Whether a handler for `catch_type` catches `exn`, and how its pointer is made:
+    /// by the Microsoft runtime's rules in the MSVC phase, by libstdc++'s elsewhere. A
+    /// match where the two differ is remembered (`RunOutcome::abi_dependent_catch`).
     pub(crate) fn catch_adjust(&self, catch_type: &str, exn: u32) -> Option<Adjust> {
         let ty = self.rt.get(exn)?.ty.as_str();
-        self.hierarchy.catches(catch_type, ty)
+        let rules = if self.cur.phase == Phase::Msvc {
+            CatchRules::Msvc
+        } else {
+            CatchRules::Itanium
+        };
+        let adjust = self.hierarchy.catches(catch_type, ty, rules);
+        if rules == CatchRules::Itanium
+            && adjust.is_some()
+            && self
+                .hierarchy
+                .catches(catch_type, ty, CatchRules::Msvc)
+                .is_none()
+        {
+            self.abi_dependent_catch.set(true);
+        }
+        adjust
     }
 
     /// Whether handler key `key` handles exception `exn` on its own: a matching typed
@@ -138,8 +155,8 @@ impl<'m> Machine<'m> {
             return Err(self.error(format!("unknown exception exn#{exn}")));
         };
         let adjusted = match adjust {
-            Adjust::Object(off) => memory::offset_by(object, off as i64),
-            Adjust::PointerValue(off) => {
+            Adjust::Object(path) => self.follow_base_path(object, &path)?,
+            Adjust::PointerValue(path) => {
                 let p = self
                     .mem
                     .read_uint(object, 8)
@@ -147,7 +164,7 @@ impl<'m> Machine<'m> {
                 if p == 0 {
                     0
                 } else {
-                    memory::offset_by(p, off as i64)
+                    self.follow_base_path(p, &path)?
                 }
             }
         };
@@ -156,6 +173,26 @@ impl<'m> Machine<'m> {
             e.handler = handler;
         }
         Ok(adjusted)
+    }
+
+    /// The address of the base subobject `path` leads to from the object at `object`: a
+    /// virtual base's offset is read from the vtable of the subobject that names it.
+    pub(crate) fn follow_base_path(&self, object: u64, path: &BasePath) -> Result<u64, Stop> {
+        let mut at = object;
+        for step in &path.0 {
+            at = match *step {
+                PathStep::Offset(offset) => memory::offset_by(at, offset),
+                PathStep::Virtual(slot) => {
+                    let vptr = self.mem.read_uint(at, 8).map_err(|e| self.mem_error(e))?;
+                    let offset = self
+                        .mem
+                        .read_uint(memory::offset_by(vptr, slot), 8)
+                        .map_err(|e| self.mem_error(e))?;
+                    memory::offset_by(at, offset as i64)
+                }
+            };
+        }
+        Ok(at)
     }
 
     /// The unwind destination of the op a frame stands at (`cir.try_call`'s second
@@ -348,10 +385,7 @@ impl<'m> Machine<'m> {
 
     /// Throws a new `std::bad_exception` (from `std::unexpected`).
     fn throw_bad_exception(&mut self) -> Result<u32, Stop> {
-        let p = self.allocate_exception(8)?;
-        let exn = self.exception_of_pointer(p)?;
-        self.announce_throw(exn, "St13bad_exception".into(), None);
-        Ok(exn)
+        self.throw_standard_exception("St13bad_exception")
     }
 
     // ---- ops ----------------------------------------------------------------------------
@@ -439,7 +473,7 @@ impl<'m> Machine<'m> {
                     }
                 }
                 HandlerKey::CatchAll => {
-                    self.select_handler(exn, Adjust::Object(0), None)?;
+                    self.select_handler(exn, Adjust::object(), None)?;
                     return self.jump(succ, Some(u64::from(exn)));
                 }
                 HandlerKey::Unwind => {
@@ -484,7 +518,7 @@ impl<'m> Machine<'m> {
                 return Err(self.error("a catchswitch handler must start with cir.catchpad".into()));
             };
             let (adjust, handler) = match type_desc.expand() {
-                None => (Some(Adjust::Object(0)), None),
+                None => (Some(Adjust::object()), None),
                 Some(desc) => {
                     let ty = cxx_types::msvc_handler_type(self.module.ctx.name(desc), adjectives);
                     (self.catch_adjust(&ty, exn), Some(ty))
@@ -651,13 +685,13 @@ impl<'m> Machine<'m> {
         let Some(target) = self.catch_object(exn) else {
             return Ok(());
         };
-        let (Some(Adjust::Object(offset)), Some(object)) = (
+        let (Some(Adjust::Object(path)), Some(object)) = (
             self.catch_adjust(&target.handler, exn),
             self.rt.get(exn).map(|e| e.object),
         ) else {
             return Ok(());
         };
-        let source = memory::offset_by(object, offset as i64);
+        let source = self.follow_base_path(object, &path)?;
         self.built_catch_objects.push(target.address);
         match target.ctor {
             Some(ctor) => match self.call_sync(Boundary::Dtor, ctor, &[target.address, source])? {
@@ -1082,7 +1116,7 @@ impl<'m> Machine<'m> {
                     }
                 }
                 LandingPadClause::Catch(None) => {
-                    return Some(Landing::Catch(Adjust::Object(0), None));
+                    return Some(Landing::Catch(Adjust::object(), None));
                 }
                 LandingPadClause::Filter(list) => {
                     let allowed: Vec<String> = list
@@ -1356,10 +1390,11 @@ impl<'m> Machine<'m> {
                     self.end_catch()?;
                     self.end_catch()?;
                     self.raise(e2)
-                } else if allowed
-                    .iter()
-                    .any(|t| self.hierarchy.catches(t, "St13bad_exception").is_some())
-                {
+                } else if allowed.iter().any(|t| {
+                    self.hierarchy
+                        .catches(t, "St13bad_exception", CatchRules::Itanium)
+                        .is_some()
+                }) {
                     self.end_catch()?;
                     self.end_catch()?;
                     let bad = self.throw_bad_exception()?;

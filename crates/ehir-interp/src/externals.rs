@@ -40,74 +40,6 @@ use ehir_core::abi::runtime::{
 };
 use ehir_core::{Module, Symbol, Type, TypeData, Value};
 
-/// A class of libstdc++'s `<exception>`, `<new>` and `<typeinfo>` whose members are
-/// defined in the library (not inline in its headers), which the interpreter models.
-pub(crate) struct StdException {
-    /// The class's name in Itanium manglings (`9exception`: `_ZNSt9exceptionD1Ev`).
-    mangled: &'static str,
-    /// What its `what()` returns, as libstdc++'s does.
-    what: &'static str,
-}
-
-/// The modelled classes.
-const STD_EXCEPTIONS: &[StdException] = &[
-    StdException {
-        mangled: "9exception",
-        what: "std::exception",
-    },
-    StdException {
-        mangled: "13bad_exception",
-        what: "std::bad_exception",
-    },
-    StdException {
-        mangled: "9bad_alloc",
-        what: "std::bad_alloc",
-    },
-    StdException {
-        mangled: "20bad_array_new_length",
-        what: "std::bad_array_new_length",
-    },
-    StdException {
-        mangled: "8bad_cast",
-        what: "std::bad_cast",
-    },
-    StdException {
-        mangled: "10bad_typeid",
-        what: "std::bad_typeid",
-    },
-];
-
-/// A member of a modelled libstdc++ exception class.
-pub(crate) enum StdExceptionMember {
-    /// The complete or base-object destructor (`D1`, `D2`): nothing to do.
-    Destructor,
-    /// The deleting destructor (`D0`): destroys, then `operator delete(this)`.
-    DeletingDestructor,
-    /// `what() const`.
-    What,
-}
-
-/// The modelled libstdc++ exception class member `name` is, if it is one.
-fn std_exception_member(name: &str) -> Option<(&'static StdException, StdExceptionMember)> {
-    let (rest, member) = if let Some(rest) = name.strip_prefix("_ZNKSt") {
-        (rest.strip_suffix("4whatEv")?, StdExceptionMember::What)
-    } else {
-        let rest = name.strip_prefix("_ZNSt")?;
-        if let Some(class) = rest.strip_suffix("D0Ev") {
-            (class, StdExceptionMember::DeletingDestructor)
-        } else {
-            let class = rest
-                .strip_suffix("D1Ev")
-                .or_else(|| rest.strip_suffix("D2Ev"))?;
-            (class, StdExceptionMember::Destructor)
-        }
-    };
-    STD_EXCEPTIONS
-        .iter()
-        .find(|class| class.mangled == rest)
-        .map(|class| (class, member))
-}
-
 /// What an external call did.
 pub(crate) enum ExternalResult {
     /// Returned (with a value when it has one).
@@ -327,7 +259,7 @@ impl<'m> Machine<'m> {
             .map_err(|e| self.mem_error(e))
     }
 
-    fn heap_free(&mut self, p: u64, what: &str) -> Result<(), Stop> {
+    pub(crate) fn heap_free(&mut self, p: u64, what: &str) -> Result<(), Stop> {
         if p == 0 {
             return Ok(());
         }
@@ -402,9 +334,27 @@ impl<'m> Machine<'m> {
         if let Some(result) = self.call_msvc_rtti(name, args)? {
             return Ok(result);
         }
+        if let Some(result) = self.call_library_member(name, args)? {
+            return Ok(result);
+        }
         match name {
             // ---- process ----
-            "exit" => Err(self.exit_now(arg(0) as i32)),
+            "exit" => {
+                self.exit_called = true;
+                Err(self.exit_now(arg(0) as i32))
+            }
+            // ---- statics: exit functions and initialization guards ----
+            "__cxa_atexit" => value(self.register_at_exit(arg(0), Some(arg(1)))?),
+            "atexit" => value(self.register_at_exit(arg(0), None)?),
+            "__cxa_guard_acquire" => value(self.guard_acquire(arg(0))?),
+            "__cxa_guard_release" => {
+                self.guard_set(arg(0), true)?;
+                unit()
+            }
+            "__cxa_guard_abort" => {
+                self.guard_set(arg(0), false)?;
+                unit()
+            }
             "_Exit" | "quick_exit" => {
                 // Neither flushes stdio buffers.
                 self.stdout.discard();
@@ -456,12 +406,9 @@ impl<'m> Machine<'m> {
                 let p = self.dynamic_cast(arg(0), arg(2))?;
                 value(p)
             }
-            "__cxa_bad_cast" => {
-                let p = self.allocate_exception(8)?;
-                let exn = self.exception_of_pointer(p)?;
-                self.announce_throw(exn, "St8bad_cast".into(), None);
-                Ok(ExternalResult::Threw(exn))
-            }
+            "__cxa_bad_cast" => Ok(ExternalResult::Threw(
+                self.throw_standard_exception("St8bad_cast")?,
+            )),
             "__cxa_allocate_exception" => {
                 let p = self.allocate_exception(arg(0))?;
                 value(p)
@@ -570,25 +517,6 @@ impl<'m> Machine<'m> {
                 value(self.rt.uncaught.max(0) as u64)
             }
             STD_UNCAUGHT_EXCEPTION => value(u64::from(self.rt.uncaught > 0)),
-            // ---- libstdc++'s exception classes ----
-            _ if let Some((class, member)) = std_exception_member(name) => match member {
-                StdExceptionMember::Destructor => unit(),
-                StdExceptionMember::DeletingDestructor => {
-                    self.heap_free(arg(0), "delete")?;
-                    unit()
-                }
-                StdExceptionMember::What => {
-                    let text = match self.what_strings.get(&call.callee) {
-                        Some(&text) => text,
-                        None => {
-                            let text = self.harness_string(class.what.as_bytes())?;
-                            self.what_strings.insert(call.callee, text);
-                            text
-                        }
-                    };
-                    value(text)
-                }
-            },
             // ---- anything else: a probe, or an error ----
             _ => self.unknown_call(call),
         }
@@ -676,6 +604,48 @@ impl<'m> Machine<'m> {
     }
 }
 
+/// What libstdc++'s default allocation functions call: the replaceable function each
+/// forwards to and how many of its arguments it passes on (`operator new[](size_t)`
+/// calls `operator new(size_t)`; the sized, array and nothrow deletes end in
+/// `operator delete(void *)`).
+const ALLOCATION_FORWARDS: &[(&str, &str, usize)] = &[
+    ("_Znam", "_Znwm", 1),
+    ("_ZdlPvm", "_ZdlPv", 1),
+    ("_ZdaPv", "_ZdlPv", 1),
+    ("_ZdaPvm", "_ZdaPv", 1),
+    ("_ZdlPvRKSt9nothrow_t", "_ZdlPv", 1),
+    ("_ZdaPvRKSt9nothrow_t", "_ZdaPv", 1),
+];
+
+/// When the module replaces the function a library allocation function `callee`
+/// (not defined in the module) ends up calling: the replacement and how many of the
+/// call's arguments it takes.
+pub(crate) fn replaced_allocation(module: &Module, callee: Symbol) -> Option<(Symbol, usize)> {
+    let defined = |s: Symbol| {
+        module
+            .function_by_name(s)
+            .is_some_and(|f| !module.functions[f].is_declaration())
+    };
+    if defined(callee) {
+        return None;
+    }
+    let mut name = module.ctx.name(callee);
+    let mut kept = usize::MAX;
+    // Follow the chain of defaults to the first function the module defines.
+    for _ in 0..ALLOCATION_FORWARDS.len() {
+        let &(_, next, keep) = ALLOCATION_FORWARDS
+            .iter()
+            .find(|(from, ..)| *from == name)?;
+        kept = kept.min(keep);
+        let symbol = module.ctx.symbols.lookup(next)?;
+        if defined(symbol) {
+            return Some((symbol, kept));
+        }
+        name = next;
+    }
+    None
+}
+
 impl Machine<'_> {
     /// `__dynamic_cast(object, source typeinfo, target typeinfo, hint)`: the most derived
     /// object (at the vtable's offset to top from `object`), whose dynamic type is the
@@ -700,9 +670,9 @@ impl Machine<'_> {
             return Err(self.error("__dynamic_cast with a typeinfo that names no symbol".into()));
         };
         let most_derived = memory::offset_by(object, offset_to_top);
-        Ok(match self.hierarchy.base_offset(&dynamic, &target) {
-            Some(offset) => memory::offset_by(most_derived, offset as i64),
-            None => 0,
-        })
+        match self.hierarchy.base_path(&dynamic, &target) {
+            Some(path) => self.follow_base_path(most_derived, &path),
+            None => Ok(0),
+        }
     }
 }

@@ -178,6 +178,7 @@ mod cxx_types;
 mod eh;
 mod externals;
 mod libc;
+mod library;
 mod machine;
 mod memory;
 mod msvc_rtti;
@@ -185,6 +186,7 @@ mod printf;
 mod runtime;
 mod scopes;
 mod shapes;
+mod startup;
 mod stdio;
 mod structured;
 mod trace;
@@ -320,6 +322,10 @@ pub struct RunOutcome {
     /// exception makes g++ treat a `noexcept` boundary beyond it as after a catch — which
     /// the Microsoft C++ ABI does not do.
     pub met_specification: bool,
+    /// Whether a handler caught an exception under libstdc++'s rules that the Microsoft
+    /// runtime's rules would not let it catch (`throw nullptr` caught by `T *`: the
+    /// Microsoft throw info of `std::nullptr_t` lists only `void *`).
+    pub abi_dependent_catch: bool,
 }
 
 /// The function a run starts with.
@@ -406,7 +412,15 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
     let hierarchy = Hierarchy::new(ctx.typeinfos.iter().map(|t| {
         (
             ctx.name(t.symbol),
-            t.bases.iter().map(|&(b, off)| (ctx.name(b), off)).collect(),
+            t.bases
+                .iter()
+                .map(|b| cxx_types::BaseEdge {
+                    class: ctx.name(b.symbol).to_string(),
+                    offset: b.offset,
+                    public: b.public,
+                    is_virtual: b.is_virtual,
+                })
+                .collect(),
         )
     }));
     let mut throw_specs = Vec::new();
@@ -450,6 +464,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         steps: 0,
         globals: HashMap::new(),
         fn_ptrs: HashMap::new(),
+        library: HashMap::new(),
         aggregates: Vec::new(),
         call_counts: HashMap::new(),
         throw_specs,
@@ -460,7 +475,6 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         heap_count: 0,
         string_count: 0,
         msvc_iob: None,
-        what_strings: HashMap::new(),
         entry_name,
         scratch: Vec::new(),
         step_limit: config.step_limit,
@@ -468,8 +482,20 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         trace_bytes: 0,
         met_specification: std::cell::Cell::new(false),
         built_catch_objects: Vec::new(),
+        abi_dependent_catch: std::cell::Cell::new(false),
+        at_exit: Vec::new(),
+        exit_called: false,
     };
     let result = start(&mut m, fid, !is_main);
+    // A program that ends normally (`main` returns, or `exit`) runs its exit functions.
+    let result = match result {
+        Ok(SyncEnd::Returned(v)) if is_main => m.run_at_exit().map(|()| SyncEnd::Returned(v)),
+        Err(Stop::Exit(code)) if m.exit_called => {
+            m.exit_called = false;
+            m.run_at_exit().and(Err(Stop::Exit(code)))
+        }
+        other => other,
+    };
     // A trace that exhausted the memory budget ends the run as an error even when the
     // program finished before its next step.
     let result = match result {
@@ -514,6 +540,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
         steps: m.steps,
         peak_memory: m.mem.peak,
         met_specification: m.met_specification.get(),
+        abi_dependent_catch: m.abi_dependent_catch.get(),
         runtime_error,
     })
 }
@@ -537,6 +564,7 @@ fn main_argv(m: &mut Machine<'_>) -> Result<u64, Stop> {
 /// Sets up globals and the entry's arguments and runs until the entry returns.
 fn start(m: &mut Machine<'_>, fid: FuncId, catches: bool) -> Result<SyncEnd, Stop> {
     m.init_globals()?;
+    m.run_global_ctors()?;
     let module = m.module;
     let func = &module.functions[fid];
     let mut args = Vec::new();

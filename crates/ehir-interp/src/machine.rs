@@ -156,6 +156,10 @@ pub(crate) struct Frame<'m> {
     pub ctrl: Vec<Ctrl>,
     /// Live allocas of the frame, in creation order.
     pub allocas: Vec<u64>,
+    /// What a dynamic alloca of no bytes returns: the frame's "stack pointer", the same
+    /// address each time (`__builtin_alloca(0)` before and after a `try`); 0 until
+    /// there is one.
+    pub stack_top: u64,
     /// Lowered phases: the frame's block-scope allocas, whose lifetime follows the
     /// source span of their scope (see `crate::scopes`).
     pub scoped: Vec<ScopedSlot>,
@@ -190,6 +194,7 @@ impl<'m> Frame<'m> {
             regs,
             ctrl: Vec::new(),
             allocas: Vec::new(),
+            stack_top: 0,
             scoped: Vec::new(),
             landed: None,
             selector: 0,
@@ -230,6 +235,9 @@ pub(crate) struct Machine<'m> {
     pub globals: HashMap<Symbol, u64>,
     /// Function pointers: allocation slot → function symbol.
     pub fn_ptrs: HashMap<u32, Symbol>,
+    /// The functions and vtables of the standard exception classes made so far, by key
+    /// (`crate::library`).
+    pub library: HashMap<u16, u64>,
     /// Aggregate register values.
     pub aggregates: Vec<Vec<u8>>,
     /// Calls counted per callee that a `--throw-at` spec names.
@@ -248,8 +256,6 @@ pub(crate) struct Machine<'m> {
     /// msvcrt's array of the standard streams (`FILE _iob[3]`, what `__iob_func` returns:
     /// `stdout` is `&__iob_func()[1]` on Windows), made on first use.
     pub msvc_iob: Option<u64>,
-    /// The strings `what()` of libstdc++'s exception classes returns, by function.
-    pub what_strings: HashMap<Symbol, u64>,
     /// The entry function's name (for the harness's report).
     pub entry_name: String,
     /// Reused buffer for block-argument copies.
@@ -268,6 +274,13 @@ pub(crate) struct Machine<'m> {
     /// By-value catch parameters built when their handler was chosen
     /// (`cir.copy_catch_param`), by address, not yet reached.
     pub built_catch_objects: Vec<u64>,
+    /// Set when a handler caught an exception that the Microsoft runtime would not let
+    /// it catch (see `RunOutcome::abi_dependent_catch`).
+    pub abi_dependent_catch: std::cell::Cell<bool>,
+    /// Functions registered to run at exit, in registration order.
+    pub at_exit: Vec<crate::startup::AtExit>,
+    /// `exit` was called (the functions registered to run at exit then run).
+    pub exit_called: bool,
 }
 
 /// Marks a runtime error as a budget cut.
@@ -580,6 +593,27 @@ impl<'m> Machine<'m> {
             return Err(self.error("cir.alloca without a result".into()));
         };
         let size = self.layouts.size(alloc_ty);
+        if let &[count] = func.dfg.operands(op) {
+            // Dynamic: `count` elements where the op is, alive until the return; every
+            // empty one shares one address.
+            let size = size.saturating_mul(self.get(count));
+            let p = match self.cur.stack_top {
+                p if size == 0 && p != 0 => p,
+                _ => {
+                    let p = self
+                        .mem
+                        .allocate(size, AllocKind::Stack(name), self.frame_bytes)
+                        .map_err(|e| self.mem_error(e))?;
+                    self.cur.allocas.push(p);
+                    if size == 0 {
+                        self.cur.stack_top = p;
+                    }
+                    p
+                }
+            };
+            self.set(r, p);
+            return Ok(());
+        }
         let p = self
             .mem
             .allocate(size, AllocKind::Stack(name), self.frame_bytes)
@@ -1192,6 +1226,7 @@ impl<'m> Machine<'m> {
                 _ => *bits,
             },
             AttrData::Null(_) => 0,
+            AttrData::IntPtr { value, .. } => *value as u64,
             AttrData::GlobalView {
                 symbol, indices, ..
             } => {
@@ -1476,6 +1511,11 @@ impl<'m> Machine<'m> {
                 let p = self.get(first);
                 match self.mem.kind_of(p) {
                     Some((AllocKind::Function(s), _)) => (*s, rest),
+                    Some((&AllocKind::Library(index), _)) => {
+                        let args: Vec<u64> = rest.iter().map(|&v| self.get(v)).collect();
+                        let result = self.call_library(index, &args)?;
+                        return self.finish_external_call(op, result);
+                    }
                     _ if p == 0 => {
                         return Err(self.error("call through a null function pointer".into()));
                     }
@@ -1505,6 +1545,12 @@ impl<'m> Machine<'m> {
         }
 
         let module: &'m Module = self.module;
+        // A library allocation function whose default calls one the program replaced
+        // (`operator delete(void *, size_t)` calls `operator delete(void *)`): that one.
+        let (callee, args) = match crate::externals::replaced_allocation(module, callee) {
+            Some((replacement, kept)) => (replacement, args[..kept.min(args.len())].to_vec()),
+            None => (callee, args),
+        };
         if let Some(fid) = module.function_by_name(callee)
             && !module.functions[fid].is_declaration()
         {
@@ -1516,14 +1562,24 @@ impl<'m> Machine<'m> {
         }
         let results = func.dfg.results(op);
         let result_ty = results.first().map(|&r| func.dfg.value_type(r));
-        match self.call_external(ExternalCall {
+        let result = self.call_external(ExternalCall {
             callee,
             args: &args,
             arg_values: Some(arg_values),
             result_ty,
-        })? {
+        })?;
+        self.finish_external_call(op, result)
+    }
+
+    /// Continues after call op `op` of a function the interpreter provides.
+    fn finish_external_call(
+        &mut self,
+        op: Op,
+        result: crate::externals::ExternalResult,
+    ) -> Result<(), Stop> {
+        match result {
             crate::externals::ExternalResult::Value(v) => {
-                if let (Some(&r), Some(v)) = (results.first(), v) {
+                if let (Some(&r), Some(v)) = (self.cur.func.dfg.results(op).first(), v) {
                     self.set(r, v);
                 }
                 self.after_call(op)
@@ -1633,6 +1689,7 @@ impl<'m> Machine<'m> {
             AllocKind::Heap(n) => format!("heap#{n}"),
             AllocKind::Exception(n) => format!("exn#{n}"),
             AllocKind::Function(s) => format!("@{}", ctx.name(*s)),
+            AllocKind::Library(key) => Machine::library_name(*key),
             AllocKind::HarnessString(n) => format!("str#{n}"),
             AllocKind::Label(f, l) => format!("<@{}, \"{}\">", ctx.name(*f), ctx.name(*l)),
             AllocKind::Nothing => "<freed object>".to_string(),
@@ -1645,9 +1702,10 @@ impl<'m> Machine<'m> {
             return "null".into();
         }
         match self.mem.kind_of(p) {
-            Some((kind @ (AllocKind::Function(_) | AllocKind::Label(..)), _)) => {
-                self.alloc_name(kind)
-            }
+            Some((
+                kind @ (AllocKind::Function(_) | AllocKind::Library(_) | AllocKind::Label(..)),
+                _,
+            )) => self.alloc_name(kind),
             Some((kind, _)) => {
                 let off = memory::decode(p).offset as i32;
                 if off < 0 {

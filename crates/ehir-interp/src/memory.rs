@@ -35,6 +35,9 @@ pub enum AllocKind {
     Exception(u32),
     /// A function, as the target of function pointers.
     Function(Symbol),
+    /// A function or vtable of the standard exception classes the interpreter provides
+    /// (see `crate::library`), by key.
+    Library(u16),
     /// The address of a label (`cir.block_address`).
     Label(Symbol, Symbol),
     /// Placeholder of slot 0 and of recycled slots.

@@ -66,8 +66,8 @@ impl Machine<'_> {
                 let dynamic = self.dynamic_class(object)?;
                 // The locators of single inheritance put the vftable pointer at offset 0.
                 let most_derived = memory::offset_by(object, -(arg(1) as i32 as i64));
-                match self.hierarchy.base_offset(&dynamic, &target) {
-                    Some(offset) => value(memory::offset_by(most_derived, offset as i64)),
+                match self.hierarchy.base_path(&dynamic, &target) {
+                    Some(path) => value(self.follow_base_path(most_derived, &path)?),
                     None if arg(4) != 0 => self.throw_runtime_exception("8bad_cast").map(Some),
                     None => value(0),
                 }
@@ -91,7 +91,8 @@ impl Machine<'_> {
     }
 
     /// msvcrt throws one of its own exceptions (`bad_cast`, `bad_typeid`: `class` in
-    /// Itanium mangling), an object the program only catches by type.
+    /// Itanium mangling; msvcrt's classes are in the global namespace), an object the
+    /// program only catches by type.
     fn throw_runtime_exception(&mut self, class: &str) -> Result<ExternalResult, Stop> {
         let p = self.allocate_exception(8)?;
         let exn = self.exception_of_pointer(p)?;

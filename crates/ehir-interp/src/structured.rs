@@ -655,7 +655,7 @@ impl<'m> Machine<'m> {
                             HandlerKey::CatchAll => {
                                 let adjusted = self.select_handler(
                                     exn,
-                                    crate::cxx_types::Adjust::Object(0),
+                                    crate::cxx_types::Adjust::object(),
                                     None,
                                 )?;
                                 return self.enter_handler(exn, adjusted, region).map(|_| true);

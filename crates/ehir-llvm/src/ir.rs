@@ -64,6 +64,8 @@ pub enum Operand {
     Float(u64),
     /// `null`.
     Null,
+    /// `inttoptr (i64 N to ptr)`: a pointer constant with the bits of an integer.
+    IntToPtr(i64),
     /// `undef`.
     Undef,
     /// `poison`.
@@ -275,6 +277,19 @@ pub enum Inst {
         result: String,
         /// The allocated type.
         ty: Ty,
+        /// Alignment in bytes.
+        align: u32,
+    },
+    /// `%r = alloca T, I %n, align N`: `n` `T`s on the stack, where the instruction is.
+    DynamicAlloca {
+        /// The local name of the result, without `%`.
+        result: String,
+        /// The allocated type.
+        ty: Ty,
+        /// The type of the element count.
+        count_ty: Ty,
+        /// The element count.
+        count: Operand,
         /// Alignment in bytes.
         align: u32,
     },

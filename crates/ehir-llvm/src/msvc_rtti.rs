@@ -469,8 +469,12 @@ fn class_hierarchy(ctx: &ModuleCtx, class: Symbol) -> Result<Vec<HierarchyMember
             contained: 0,
         });
         if let Some(decl) = ctx.typeinfo(symbol) {
-            for &(base, base_offset) in decl.bases.iter().rev() {
-                stack.push((base, offset.saturating_add(base_offset), depth + 1));
+            for base in decl.bases.iter().rev() {
+                stack.push((
+                    base.symbol,
+                    offset.saturating_add_signed(base.offset),
+                    depth + 1,
+                ));
             }
         }
     }
@@ -479,29 +483,35 @@ fn class_hierarchy(ctx: &ModuleCtx, class: Symbol) -> Result<Vec<HierarchyMember
 
 /// The unambiguous public bases of a class, transitively, with their offsets: depth
 /// first, each base after the class that names it. A class that occurs more than once is
-/// ambiguous and left out (a handler for it cannot catch the object).
+/// ambiguous and left out (a handler for it cannot catch the object); one reached only
+/// through a non-public base is left out too, but still makes another occurrence
+/// ambiguous.
 fn unambiguous_bases(ctx: &ModuleCtx, class: Symbol) -> Vec<(Symbol, u64)> {
-    let mut all: Vec<(Symbol, u64)> = Vec::new();
-    let mut stack: Vec<(Symbol, u64)> = vec![(class, 0)];
-    while let Some((s, offset)) = stack.pop() {
+    let mut all: Vec<(Symbol, u64, bool)> = Vec::new();
+    let mut stack: Vec<(Symbol, u64, bool)> = vec![(class, 0, true)];
+    while let Some((s, offset, public)) = stack.pop() {
         if all.len() > 10_000 {
             // A cyclic hierarchy is malformed; stop rather than loop.
             break;
         }
         if let Some(decl) = ctx.typeinfo(s) {
-            for &(b, o) in decl.bases.iter().rev() {
-                stack.push((b, offset.saturating_add(o)));
+            for base in decl.bases.iter().rev() {
+                let at = offset.saturating_add_signed(base.offset);
+                stack.push((base.symbol, at, public && base.public));
             }
         }
         if s != class {
-            all.push((s, offset));
+            all.push((s, offset, public));
         }
     }
     let mut counts: BTreeMap<Symbol, usize> = BTreeMap::new();
-    for &(s, _) in &all {
+    for &(s, _, _) in &all {
         *counts.entry(s).or_default() += 1;
     }
-    all.into_iter().filter(|(s, _)| counts[s] == 1).collect()
+    all.into_iter()
+        .filter(|&(s, _, public)| public && counts[&s] == 1)
+        .map(|(s, offset, _)| (s, offset))
+        .collect()
 }
 
 /// The catchable type `void *` of a thrown pointer (or `std::nullptr_t`) of `size` bytes.

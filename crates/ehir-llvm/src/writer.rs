@@ -200,6 +200,7 @@ fn write_operand_inner(w: &mut dyn Write, o: &Operand) -> fmt::Result {
         Operand::Bool(b) => write!(w, "{b}"),
         Operand::Float(bits) => write!(w, "0x{bits:016X}"),
         Operand::Null => write!(w, "null"),
+        Operand::IntToPtr(value) => write!(w, "inttoptr (i64 {value} to ptr)"),
         Operand::Undef => write!(w, "undef"),
         Operand::Poison => write!(w, "poison"),
         Operand::Zero => write!(w, "zeroinitializer"),
@@ -481,6 +482,22 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             write_result(w, result)?;
             write!(w, "alloca ")?;
             write_ty(w, ty)?;
+            align_suffix(w, *align)
+        }
+        Inst::DynamicAlloca {
+            result,
+            ty,
+            count_ty,
+            count,
+            align,
+        } => {
+            write_result(w, result)?;
+            write!(w, "alloca ")?;
+            write_ty(w, ty)?;
+            write!(w, ", ")?;
+            write_ty(w, count_ty)?;
+            write!(w, " ")?;
+            write_operand(w, count)?;
             align_suffix(w, *align)
         }
         Inst::Load {

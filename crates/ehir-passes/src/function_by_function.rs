@@ -113,8 +113,7 @@ impl PassManager {
         if !self.runs_function_by_function() {
             return Err(WholeModuleRunNeeded);
         }
-        // Upstream's structured catch handlers become ehir's before any pass meets them.
-        if !self.passes.is_empty() && module.rewrite_structured_catches().is_err() {
+        if !self.passes.is_empty() && self.prepare_catches(module).is_err() {
             return Err(WholeModuleRunNeeded);
         }
         let mut steps = Vec::with_capacity(self.passes.len());

@@ -245,6 +245,25 @@ impl PassManager {
         self.passes.is_empty()
     }
 
+    /// Readies upstream's structured catch handlers for the pipeline: `flatten-cfg`
+    /// flattens them as written (upstream's block structure) when only passes that leave
+    /// catch handlers alone come before it; otherwise they become ehir's before any pass
+    /// meets them. Both [`PassManager::run`] and
+    /// [`PassManager::run_function_by_function`] start with it.
+    pub(crate) fn prepare_catches(&self, module: &mut Module) -> Result<(), Diagnostics> {
+        let native = self
+            .passes
+            .iter()
+            .map(|p| p.name())
+            .take_while(|&n| n == "lowering-prepare" || n == "canonicalize" || n == "flatten-cfg")
+            .any(|n| n == "flatten-cfg");
+        if native {
+            module.expand_catch_param_constructions().map(|_| ())
+        } else {
+            module.rewrite_structured_catches().map(|_| ())
+        }
+    }
+
     /// Runs the pipeline: verifies the input ([`PassError::Input`] if it does not verify,
     /// before any pass touched it), then runs each pass, checks the phase it promises and
     /// verifies its output. On error the module may be partly rewritten.
@@ -265,28 +284,12 @@ impl PassManager {
         if self.verify_each && self.verify_input {
             verify_module(module).map_err(|diagnostics| PassError::Input { diagnostics })?;
         }
-        // Upstream's structured catch handlers: flatten-cfg flattens them as written
-        // (upstream's block structure) when only passes that leave catch handlers alone
-        // come before it; otherwise they become ehir's before any pass meets them.
         if let Some(first) = self.passes.first() {
-            let name = first.name();
-            let native = self
-                .passes
-                .iter()
-                .map(|p| p.name())
-                .take_while(|&n| {
-                    n == "lowering-prepare" || n == "canonicalize" || n == "flatten-cfg"
-                })
-                .any(|n| n == "flatten-cfg");
-            let checked = if native {
-                module.expand_catch_param_constructions().map(|_| ())
-            } else {
-                module.rewrite_structured_catches().map(|_| ())
-            };
-            checked.map_err(|diagnostics| PassError::Failed {
-                pass: name,
-                diagnostics,
-            })?;
+            self.prepare_catches(module)
+                .map_err(|diagnostics| PassError::Failed {
+                    pass: first.name(),
+                    diagnostics,
+                })?;
         }
         for pass in &self.passes {
             let name = pass.name();

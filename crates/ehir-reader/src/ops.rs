@@ -774,10 +774,11 @@ impl<'s> Parser<'s> {
 
     /// `cir.alloca`, in either spelling.
     fn parse_alloca(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let mut count = Vec::new();
         let (alloc_ty, ty, name, init, align, dest_slot) = if self.at(TokenKind::String) {
             self.parse_named_alloca()?
         } else {
-            self.parse_typed_alloca()?
+            self.parse_typed_alloca(&mut count)?
         };
         let kind = OpKind::Alloca {
             alloc_ty,
@@ -786,15 +787,23 @@ impl<'s> Parser<'s> {
             align,
             dest_slot,
         };
-        self.emit(kind, &[], &[ty], n, loc);
+        self.emit(kind, &count, &[ty], n, loc);
         Ok(())
     }
 
-    /// `cir.alloca T, !cir.ptr<T>, ["name"(, init)] [{alignment = N : i64} | align(N)]`
-    fn parse_typed_alloca(&mut self) -> PResult<AllocaParts> {
+    /// `cir.alloca T, !cir.ptr<T>, [%n : I,] ["name"(, init)] [{alignment = N : i64} |
+    /// align(N)]`; the element count of a dynamic allocation goes to `count`.
+    fn parse_typed_alloca(&mut self, count: &mut Vec<Value>) -> PResult<AllocaParts> {
         let alloc_ty = self.parse_type()?;
         self.expect(TokenKind::Comma, "',' and the result type")?;
         let ty = self.parse_type()?;
+        if self.at(TokenKind::Comma) && self.peek().kind == TokenKind::ValueId {
+            self.bump();
+            let n = self.expect(TokenKind::ValueId, "the element count ('%name')")?;
+            self.expect(TokenKind::Colon, "':' and the count's type")?;
+            let count_ty = self.parse_type()?;
+            count.push(self.use_value(n, Some(count_ty)));
+        }
         let mut name = None;
         let mut init = false;
         let mut dest_slot = false;

@@ -53,6 +53,8 @@ pub(crate) struct FuncHeader<'s> {
     pub params: FuncParams<'s>,
     pub phase: Option<Phase>,
     pub personality: Option<Symbol>,
+    /// `global_ctor[(N)]`.
+    pub global_ctor: Option<u32>,
     pub sig: Type,
 }
 
@@ -65,6 +67,7 @@ impl FuncHeader<'_> {
         func.hidden = self.hidden;
         func.attributes = self.attributes.clone();
         func.personality = self.personality;
+        func.global_ctor = self.global_ctor;
         func.loc = loc;
     }
 }
@@ -821,7 +824,7 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    /// `cir.typeinfo @_ZTI1D : !rec_D bases [@_ZTI1B at 0]`
+    /// `cir.typeinfo @_ZTI1D : !rec_D bases [@_ZTI1B at 0, @_ZTI1V at -24 virtual private]`
     fn parse_typeinfo(&mut self) -> PResult<()> {
         let loc = self.loc();
         self.bump();
@@ -835,8 +838,18 @@ impl<'s> Parser<'s> {
                 loop {
                     let (base, _) = self.expect_symbol("a base-class typeinfo symbol")?;
                     self.expect_ident("at", "'at' and the base's offset")?;
-                    let offset = self.expect_uint("a base offset", u64::MAX)?;
-                    bases.push((base, offset));
+                    let (offset, offset_loc) = self.expect_int("a base offset")?;
+                    let Ok(offset) = i64::try_from(offset) else {
+                        return Err(self.error(offset_loc, "a base offset must fit 64 bits"));
+                    };
+                    let is_virtual = self.eat_ident("virtual");
+                    let public = !self.eat_ident("private");
+                    bases.push(ehir_core::TypeInfoBase {
+                        symbol: base,
+                        offset,
+                        public,
+                        is_virtual,
+                    });
                     if self.eat(TokenKind::RBracket) {
                         break;
                     }
@@ -1007,6 +1020,7 @@ impl<'s> Parser<'s> {
         };
         let mut phase = None;
         let mut personality = None;
+        let mut global_ctor = None;
         let mut attributes = Vec::new();
         loop {
             if self.at_ident("attributes") {
@@ -1021,6 +1035,16 @@ impl<'s> Parser<'s> {
                         attributes.push(a);
                     }
                 }
+                continue;
+            }
+            if self.at_ident("global_ctor") {
+                self.bump();
+                let mut priority = ehir_core::function::DEFAULT_GLOBAL_CTOR_PRIORITY;
+                if self.eat(TokenKind::LParen) {
+                    priority = self.expect_uint("a priority", u64::from(u32::MAX))? as u32;
+                    self.expect(TokenKind::RParen, "')'")?;
+                }
+                global_ctor = Some(priority);
                 continue;
             }
             if self.at_ident("phase") {
@@ -1063,6 +1087,7 @@ impl<'s> Parser<'s> {
             params,
             phase,
             personality,
+            global_ctor,
             sig,
         })
     }

@@ -302,14 +302,30 @@ impl Parser<'_> {
             "#cir.ptr" => {
                 self.bump();
                 self.expect(TokenKind::Less, "'<'")?;
-                self.expect_ident("null", "'null'")?;
+                // `null`, or an integer value with its type (`-24 : i64`).
+                let value = if self.eat_ident("null") {
+                    None
+                } else {
+                    let (value, value_loc) = self.expect_int("'null' or an integer")?;
+                    self.expect(TokenKind::Colon, "':' and 'i64'")?;
+                    self.expect_ident("i64", "'i64'")?;
+                    match i64::try_from(value) {
+                        Ok(v) => Some(v),
+                        Err(_) => {
+                            return Err(self.error(value_loc, "the pointer value must fit 64 bits"));
+                        }
+                    }
+                };
                 self.expect(TokenKind::Greater, "'>'")?;
                 let ty_loc = self.loc();
                 let ty = self.expect_colon_type()?;
                 if !self.module.ctx.types.is_ptr(ty) {
-                    return Err(self.error(ty_loc, "'#cir.ptr<null>' needs a pointer type"));
+                    return Err(self.error(ty_loc, "'#cir.ptr' needs a pointer type"));
                 }
-                Ok(AttrData::Null(ty))
+                Ok(match value {
+                    None | Some(0) => AttrData::Null(ty),
+                    Some(value) => AttrData::IntPtr { value, ty },
+                })
             }
             "#cir.global_view" => {
                 self.bump();

@@ -13,6 +13,7 @@ void __cdecl free(void *block);
 __declspec(noreturn) void __cdecl exit(int status);
 __declspec(noreturn) void __cdecl _exit(int status);
 __declspec(noreturn) void __cdecl abort(void);
+int __cdecl atexit(void(__cdecl *function)(void));
 int __cdecl atoi(const char *text);
 long __cdecl atol(const char *text);
 double __cdecl atof(const char *text);

@@ -8,7 +8,7 @@ use crate::ast::Node;
 use crate::types::CType;
 use ehir_core::abi::EhAbi;
 use ehir_core::abi::records::padding_type;
-use ehir_core::{Loc, ModuleCtx, RecordDecl, RecordKind, Symbol, Type, TypeInfoDecl};
+use ehir_core::{AttrData, Loc, ModuleCtx, RecordDecl, RecordKind, Symbol, Type, TypeInfoDecl};
 use std::rc::Rc;
 
 /// A field of a class layout.
@@ -37,6 +37,39 @@ pub struct BaseLayout {
     pub public: bool,
 }
 
+/// A direct base class as the class declares it (RTTI lists them all, in this order).
+#[derive(Clone, Debug)]
+pub struct DeclaredBase {
+    /// The base class's qualified name.
+    pub name: String,
+    /// A virtual base.
+    pub is_virtual: bool,
+    /// A public base.
+    pub public: bool,
+}
+
+/// A virtual base class and its offset in an object whose complete type is the class.
+#[derive(Clone, Debug)]
+pub struct VirtualBaseLayout {
+    /// The base class's qualified name.
+    pub name: String,
+    /// Its byte offset in the complete object.
+    pub offset: u64,
+}
+
+/// Something placed in a class layout: its offset, CIR type, size and alignment.
+#[derive(Clone, Copy, Debug)]
+pub struct PlacedItem {
+    /// Byte offset in the class.
+    pub offset: u64,
+    /// The CIR type.
+    pub ty: Type,
+    /// Its size.
+    pub size: u64,
+    /// Its alignment.
+    pub align: u64,
+}
+
 /// The layout of a class: the x86-64 Itanium C++ ABI, or on the Microsoft target
 /// Microsoft's rules for classes without virtual functions or bases (an empty base takes
 /// no room, one following a base that ends in a zero-sized subobject is moved one byte
@@ -52,16 +85,38 @@ pub struct ClassLayout {
     pub size: u64,
     /// `alignof`.
     pub align: u64,
-    /// The data size (size without tail padding).
+    /// The data size (Itanium `dsize`: the size without tail padding, all of it for a
+    /// POD or an empty class).
     pub dsize: u64,
+    /// The size the class takes as a base subobject: its non-virtual part without tail
+    /// padding (Itanium `nvsize`), or all of it for a POD.
+    pub nv_size: u64,
+    /// The alignment of the class as a base subobject (without its virtual bases).
+    pub nv_align: u64,
+    /// What the non-virtual part holds, for a class that embeds this one as a base where
+    /// its whole record does not fit (virtual bases, tail padding reused).
+    pub nv_items: Vec<PlacedItem>,
     /// POD for the purpose of layout.
     pub pod: bool,
     /// An empty class.
     pub empty: bool,
     /// Non-static data members, in order.
     pub fields: Vec<FieldLayout>,
-    /// Non-virtual bases, in order.
+    /// Non-virtual bases, in declaration order.
     pub bases: Vec<BaseLayout>,
+    /// Every direct base, in declaration order.
+    pub declared_bases: Vec<DeclaredBase>,
+    /// Every virtual base (direct or not), in the order they are constructed, with their
+    /// offsets when this class is the complete object.
+    pub virtual_bases: Vec<VirtualBaseLayout>,
+    /// The Itanium primary base (it shares the vptr at offset 0) and whether it is
+    /// virtual.
+    pub primary_base: Option<(String, bool)>,
+    /// A dynamic class: it has a vptr (virtual functions or virtual bases).
+    pub dynamic: bool,
+    /// The slot keys of the virtual functions of the class and of all its bases (a
+    /// method with one of them is virtual, declared so or not).
+    pub virtual_keys: std::collections::BTreeSet<String>,
     /// The destructor is trivial.
     pub trivial_dtor: bool,
     /// Passed and returned in registers by the C ABI (trivial copy constructor and
@@ -70,8 +125,8 @@ pub struct ClassLayout {
     /// For an empty class: the empty subobjects at each offset (itself included), which
     /// another empty subobject of the same type may not share.
     pub empty_subobjects: Vec<(u64, String)>,
-    /// For a dynamic class: its vtable's function slots (its vptr is at offset 0, its
-    /// own or its primary base's).
+    /// For a dynamic class: the function slots of its primary vtable (its vptr is at
+    /// offset 0, its own or its primary base's).
     pub virtual_slots: Option<Vec<VirtualSlot>>,
     /// Microsoft layout: the class is empty or its first base leads with a zero-sized
     /// base.
@@ -80,8 +135,97 @@ pub struct ClassLayout {
     pub ends_with_zero_sized: bool,
 }
 
+impl ClassLayout {
+    /// The offset of virtual base `name` when this class is the complete object.
+    pub fn virtual_base_offset(&self, name: &str) -> Option<u64> {
+        self.virtual_bases
+            .iter()
+            .find(|v| v.name == name)
+            .map(|v| v.offset)
+    }
+}
+
 fn align_up(x: u64, a: u64) -> u64 {
     if a <= 1 { x } else { x.div_ceil(a) * a }
+}
+
+/// The subobjects placed so far while laying out a class.
+#[derive(Default)]
+struct Placement {
+    items: Vec<PlacedItem>,
+    dsize: u64,
+    align: u64,
+    /// Empty subobjects placed so far: (offset, class).
+    empty_at: Vec<(u64, String)>,
+    /// Virtual bases placed so far, with their offsets.
+    virtual_bases: Vec<(String, u64)>,
+}
+
+impl Placement {
+    /// Places a base subobject (the non-virtual part of `base`) by the Itanium rules: an
+    /// empty one at the first offset from 0 where no other empty subobject of its type
+    /// is, another one at the data size so far, aligned, not reusing a POD's tail padding.
+    fn place_base(&mut self, name: &str, base: &ClassLayout) -> u64 {
+        self.align = self.align.max(base.nv_align);
+        if base.empty {
+            // Two empty subobjects of one type never share an address.
+            let mut offset = 0;
+            while self.empty_at.contains(&(offset, name.to_string())) {
+                offset += 1;
+            }
+            self.empty_at.push((offset, name.to_string()));
+            for inner in &base.empty_subobjects {
+                self.empty_at.push((offset + inner.0, inner.1.clone()));
+            }
+            if offset > 0 {
+                self.dsize = self.dsize.max(offset + 1);
+            }
+            return offset;
+        }
+        let offset = align_up(self.dsize, base.nv_align);
+        if base.nv_size == base.size {
+            self.items.push(PlacedItem {
+                offset,
+                ty: base.cir,
+                size: base.size,
+                align: base.align,
+            });
+        } else {
+            // Only its non-virtual part, item by item: what follows may use its tail.
+            for item in &base.nv_items {
+                self.items.push(PlacedItem {
+                    offset: offset + item.offset,
+                    ..*item
+                });
+            }
+        }
+        self.dsize = offset + base.nv_size;
+        offset
+    }
+
+    /// Records where the virtual bases that are primary bases of the subobject of class
+    /// `layout` at `offset` (and of its non-virtual bases) are: with that subobject,
+    /// sharing its vptr, unless placed already.
+    fn add_primary_virtual_bases(
+        &mut self,
+        layouts: &std::collections::HashMap<String, Rc<ClassLayout>>,
+        layout: &ClassLayout,
+        offset: u64,
+    ) {
+        if let Some((primary, true)) = &layout.primary_base
+            && !self.virtual_bases.iter().any(|(v, _)| v == primary)
+        {
+            self.virtual_bases.push((primary.clone(), offset));
+            if let Some(primary_layout) = layouts.get(primary) {
+                self.add_primary_virtual_bases(layouts, primary_layout, offset);
+            }
+        }
+        for base in &layout.bases {
+            if let Some(base_layout) = layouts.get(&base.name) {
+                self.add_primary_virtual_bases(layouts, base_layout, offset + base.offset);
+            }
+        }
+    }
 }
 
 impl<'ast> State<'ast> {
@@ -156,6 +300,75 @@ impl<'ast> State<'ast> {
         Ok(layout)
     }
 
+    /// The direct bases of a class with their layouts, in declaration order.
+    fn base_layouts(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        class: &'ast Node,
+    ) -> R<Vec<(DeclaredBase, Rc<ClassLayout>)>> {
+        let mut bases = Vec::new();
+        for base in &class.bases {
+            let base_name = self.parse(class, base.ty.canonical())?;
+            let Some(base_name) = base_name.name().map(str::to_string) else {
+                return error(class, "a base class that is not a class");
+            };
+            let layout = self.layout(ctx, class, &base_name)?;
+            bases.push((
+                DeclaredBase {
+                    name: layout.name.clone(),
+                    is_virtual: base.is_virtual,
+                    public: base.access == "public",
+                },
+                layout,
+            ));
+        }
+        Ok(bases)
+    }
+
+    /// The Itanium primary base of a dynamic class: its first non-virtual dynamic base;
+    /// else its first nearly empty virtual base (a vptr and nothing else) in inheritance
+    /// graph order that is not the primary base of another base, or failing that the
+    /// first nearly empty virtual base.
+    fn itanium_primary_base(
+        &self,
+        bases: &[(DeclaredBase, Rc<ClassLayout>)],
+    ) -> Option<(String, bool)> {
+        if let Some((base, _)) = bases
+            .iter()
+            .find(|(base, layout)| !base.is_virtual && layout.dynamic)
+        {
+            return Some((base.name.clone(), false));
+        }
+        let indirect_primary = self.primary_virtual_bases_in(bases);
+        let nearly_empty = |layout: &ClassLayout| layout.dynamic && layout.nv_size == 8;
+        let mut first_nearly_empty: Option<String> = None;
+        // Depth first, in declaration order.
+        let mut stack: Vec<(String, bool)> = bases
+            .iter()
+            .rev()
+            .map(|(b, _)| (b.name.clone(), b.is_virtual))
+            .collect();
+        while let Some((name, is_virtual)) = stack.pop() {
+            let Some(layout) = self.layouts.get(&name) else {
+                continue;
+            };
+            if is_virtual && nearly_empty(layout) {
+                if !indirect_primary.contains(&name) {
+                    return Some((name, true));
+                }
+                first_nearly_empty.get_or_insert(name.clone());
+            }
+            stack.extend(
+                layout
+                    .declared_bases
+                    .iter()
+                    .rev()
+                    .map(|b| (b.name.clone(), b.is_virtual)),
+            );
+        }
+        first_nearly_empty.map(|name| (name, true))
+    }
+
     /// Computes the layout of a class and declares its record.
     fn compute_layout(
         &mut self,
@@ -164,110 +377,156 @@ impl<'ast> State<'ast> {
         name: &str,
     ) -> R<ClassLayout> {
         let data = class.definition_data.clone().unwrap_or_default();
+        let msvc = self.abi == EhAbi::Msvc;
         if class.tag_used.as_deref() == Some("union") {
-            return unsupported(class, format!("union '{name}'"));
+            return self.union_layout(ctx, class, name);
         }
-        // Placed subobjects: (offset, CIR type, size, alignment).
-        let mut placed: Vec<(u64, Type, u64, u64)> = Vec::new();
-        let mut bases = Vec::new();
-        let (mut dsize, mut align) = (0u64, 1u64);
-        // Empty subobjects placed so far: (offset, class).
-        let mut empty_at: Vec<(u64, String)> = Vec::new();
-        // The vtable slots inherited from the primary base (the first base, when dynamic).
+        let bases = self.base_layouts(ctx, class)?;
+        if msvc && let Some((base, _)) = bases.iter().find(|(b, _)| b.is_virtual) {
+            return unsupported(
+                class,
+                format!(
+                    "virtual base classes on the Microsoft ABI (class '{name}', base '{}')",
+                    base.name
+                ),
+            );
+        }
+        // Every virtual base, in construction order: those of each base, then the base
+        // itself when it is virtual.
+        let mut virtual_order: Vec<String> = Vec::new();
+        for (base, layout) in &bases {
+            for inner in &layout.virtual_bases {
+                if !virtual_order.contains(&inner.name) {
+                    virtual_order.push(inner.name.clone());
+                }
+            }
+            if base.is_virtual && !virtual_order.contains(&base.name) {
+                virtual_order.push(base.name.clone());
+            }
+        }
+        let dynamic = data.is_polymorphic || !virtual_order.is_empty();
+        let mut virtual_keys = std::collections::BTreeSet::new();
+        for (_, layout) in &bases {
+            virtual_keys.extend(layout.virtual_keys.iter().cloned());
+        }
+        let primary_base = if msvc || !dynamic {
+            None
+        } else {
+            self.itanium_primary_base(&bases)
+        };
+        let mut placement = Placement {
+            align: 1,
+            ..Placement::default()
+        };
+        let mut base_offsets: Vec<Option<u64>> = vec![None; bases.len()];
+        // The vtable slots inherited from the primary base.
         let mut inherited: Option<Vec<VirtualSlot>> = None;
         // Microsoft layout: whether the first base leads with a zero-sized base, and the
         // last one ends with a zero-sized object.
         let mut leads_with_zero_sized_base = false;
         let mut previous_ends_with_zero_sized = false;
-        for (position, base) in class.bases.iter().enumerate() {
-            if base.is_virtual {
-                return unsupported(class, format!("virtual base classes (class '{name}')"));
+        let vptr_item = |ctx: &mut ModuleCtx| {
+            let void_ptr = ctx.types.common().void_ptr;
+            PlacedItem {
+                offset: 0,
+                ty: ctx.types.ptr(void_ptr),
+                size: 8,
+                align: 8,
             }
-            let base_name = self.parse(class, base.ty.canonical())?;
-            let Some(base_name) = base_name.name().map(str::to_string) else {
-                return error(class, "a base class that is not a class");
-            };
-            let base_layout = self.layout(ctx, class, &base_name)?;
-            if let Some(slots) = &base_layout.virtual_slots {
-                if position > 0 {
-                    return unsupported(
-                        class,
-                        format!("a dynamic base class that is not the first (class '{name}')"),
-                    );
+        };
+        if dynamic && !msvc {
+            // The vptr comes first: the class's own, or its primary base's.
+            match &primary_base {
+                None => {
+                    placement.items.push(vptr_item(ctx));
+                    placement.dsize = 8;
+                    placement.align = 8;
                 }
-                inherited = Some(slots.clone());
+                Some((primary, is_virtual)) => {
+                    let index = bases
+                        .iter()
+                        .position(|(b, _)| &b.name == primary && b.is_virtual == *is_virtual);
+                    let primary_layout = match index {
+                        Some(i) => bases[i].1.clone(),
+                        None => self.layout(ctx, class, primary)?,
+                    };
+                    let offset = placement.place_base(primary, &primary_layout);
+                    if *is_virtual {
+                        placement.virtual_bases.push((primary.clone(), offset));
+                    } else if let Some(i) = index {
+                        base_offsets[i] = Some(offset);
+                    }
+                    placement.add_primary_virtual_bases(&self.layouts, &primary_layout, offset);
+                    inherited = primary_layout.virtual_slots.clone();
+                }
             }
-            if position == 0 && data.is_polymorphic && inherited.is_none() {
-                // The class's own vptr comes first.
-                let vptr = ctx.types.common().void_ptr;
-                let vptr = ctx.types.ptr(vptr);
-                placed.push((0, vptr, 8, 8));
-                dsize = 8;
-                align = 8;
+        }
+        if msvc {
+            // Microsoft: the first base's vfptr is the class's; a dynamic class whose
+            // first base has none gets its own at offset 0, before its bases.
+            if let Some((base, _)) = bases
+                .iter()
+                .skip(1)
+                .find(|(_, layout)| layout.virtual_slots.is_some())
+            {
+                return unsupported(
+                    class,
+                    format!(
+                        "a dynamic base class that is not the first on the Microsoft ABI (class '{name}', base '{}')",
+                        base.name
+                    ),
+                );
             }
-            let offset = if self.abi == EhAbi::Msvc {
+            inherited = bases
+                .first()
+                .and_then(|(_, layout)| layout.virtual_slots.clone());
+            if dynamic && inherited.is_none() {
+                placement.items.push(vptr_item(ctx));
+                placement.dsize = 8;
+                placement.align = 8;
+            }
+        }
+        for (position, (base, base_layout)) in bases.iter().enumerate() {
+            if base.is_virtual || base_offsets[position].is_some() {
+                continue;
+            }
+            let offset = if msvc {
                 // Microsoft: an empty base takes no room; two zero-sized objects in a
                 // row are a byte apart; a base's tail padding is never reused.
                 if previous_ends_with_zero_sized && base_layout.leads_with_zero_sized_base {
-                    dsize += 1;
+                    placement.dsize += 1;
                 }
-                let offset = align_up(dsize, base_layout.align);
+                let offset = align_up(placement.dsize, base_layout.align);
                 if !base_layout.empty {
-                    placed.push((offset, base_layout.cir, base_layout.size, base_layout.align));
-                    dsize = offset + base_layout.size;
+                    placement.items.push(PlacedItem {
+                        offset,
+                        ty: base_layout.cir,
+                        size: base_layout.size,
+                        align: base_layout.align,
+                    });
+                    placement.dsize = offset + base_layout.size;
                 } else {
-                    dsize = offset;
+                    placement.dsize = offset;
                 }
-                if bases.is_empty() {
+                if position == 0 {
                     leads_with_zero_sized_base = base_layout.leads_with_zero_sized_base;
                 }
                 previous_ends_with_zero_sized = base_layout.ends_with_zero_sized;
-                offset
-            } else if base_layout.empty {
-                // Two empty subobjects of one type never share an address.
-                let mut offset = 0;
-                while empty_at.contains(&(offset, base_name.clone())) {
-                    offset += 1;
-                }
-                empty_at.push((offset, base_name.clone()));
-                for inner in &base_layout.empty_subobjects {
-                    empty_at.push((offset + inner.0, inner.1.clone()));
-                }
-                if offset > 0 {
-                    dsize = dsize.max(offset + 1);
-                }
+                placement.align = placement.align.max(base_layout.align);
                 offset
             } else {
-                let offset = align_up(dsize, base_layout.align);
-                placed.push((offset, base_layout.cir, base_layout.size, base_layout.align));
-                dsize = offset
-                    + if base_layout.pod {
-                        base_layout.size
-                    } else {
-                        base_layout.dsize
-                    };
+                let offset = placement.place_base(&base.name, base_layout);
+                placement.add_primary_virtual_bases(&self.layouts, base_layout, offset);
                 offset
             };
-            align = align.max(base_layout.align);
-            bases.push(BaseLayout {
-                name: base_name,
-                offset,
-                public: base.access == "public",
-            });
+            base_offsets[position] = Some(offset);
         }
-        if class.bases.is_empty() && data.is_polymorphic {
-            let vptr = ctx.types.common().void_ptr;
-            let vptr = ctx.types.ptr(vptr);
-            placed.push((0, vptr, 8, 8));
-            dsize = 8;
-            align = 8;
-        }
-        let virtual_slots = data.is_polymorphic.then(|| {
+        let virtual_slots = dynamic.then(|| {
             let inherited = inherited.unwrap_or_default();
-            if self.abi == EhAbi::Msvc {
+            if msvc {
                 super::vtable_msvc::virtual_slots(class, inherited)
             } else {
-                virtual_slots(class, inherited)
+                virtual_slots(class, inherited, &mut virtual_keys)
             }
         });
         let mut fields = Vec::new();
@@ -278,19 +537,24 @@ impl<'ast> State<'ast> {
             let ty = self.node_type(field)?;
             let (size, field_align) = self.size_align(ctx, field, &ty)?;
             let cir = self.cir_type(ctx, field, &ty)?;
-            let mut offset = align_up(dsize, field_align);
-            if self.abi != EhAbi::Msvc
+            let mut offset = align_up(placement.dsize, field_align);
+            if !msvc
                 && let CType::Named(field_class) = ty.unqualified()
                 && self.layout(ctx, field, field_class)?.empty
             {
-                while empty_at.contains(&(offset, field_class.clone())) {
+                while placement.empty_at.contains(&(offset, field_class.clone())) {
                     offset += field_align;
                 }
-                empty_at.push((offset, field_class.clone()));
+                placement.empty_at.push((offset, field_class.clone()));
             }
-            placed.push((offset, cir, size, field_align));
-            dsize = offset + size;
-            align = align.max(field_align);
+            placement.items.push(PlacedItem {
+                offset,
+                ty: cir,
+                size,
+                align: field_align,
+            });
+            placement.dsize = offset + size;
+            placement.align = placement.align.max(field_align);
             fields.push(FieldLayout {
                 id: field.id.clone(),
                 name: field.name.clone().unwrap_or_default(),
@@ -299,67 +563,109 @@ impl<'ast> State<'ast> {
                 index: 0,
             });
         }
-        let size = align_up(dsize.max(1), align);
-        // The CIR record: the subobjects laid out naturally, with padding for the gaps
-        // the Itanium layout leaves.
-        let mut record_fields = Vec::new();
-        let mut index_of = Vec::new();
-        let mut at = 0u64;
-        for &(offset, ty, subobject_size, subobject_align) in &placed {
-            let natural = align_up(at, subobject_align);
-            if natural > offset {
-                return unsupported(
-                    class,
-                    format!("class '{name}' reuses the tail padding of a base class"),
-                );
+        // The non-virtual part ends here.
+        let nv_dsize = placement.dsize;
+        let nv_align = placement.align;
+        let nv_items = placement.items.clone();
+        // The virtual bases, in inheritance graph order (each where it is first met,
+        // before its own bases), except those placed with a subobject whose primary base
+        // they are.
+        if !virtual_order.is_empty() {
+            let indirect_primary = self.primary_virtual_bases_in(&bases);
+            let mut stack: Vec<(String, bool)> = bases
+                .iter()
+                .rev()
+                .map(|(b, _)| (b.name.clone(), b.is_virtual))
+                .collect();
+            while let Some((base, is_virtual)) = stack.pop() {
+                let base_layout = self.layout(ctx, class, &base)?;
+                if is_virtual
+                    && !placement.virtual_bases.iter().any(|(v, _)| *v == base)
+                    && !indirect_primary.contains(&base)
+                {
+                    let offset = placement.place_base(&base, &base_layout);
+                    placement.virtual_bases.push((base.clone(), offset));
+                    placement.add_primary_virtual_bases(&self.layouts, &base_layout, offset);
+                }
+                if !base_layout.virtual_bases.is_empty() {
+                    stack.extend(
+                        base_layout
+                            .declared_bases
+                            .iter()
+                            .rev()
+                            .map(|b| (b.name.clone(), b.is_virtual)),
+                    );
+                }
             }
-            if natural < offset {
-                record_fields.push(padding_type(ctx, offset - at));
-            }
-            index_of.push(record_fields.len() as u32);
-            record_fields.push(ty);
-            at = offset + subobject_size;
         }
-        if record_fields.is_empty() {
-            at = 1;
+        let mut virtual_bases = Vec::new();
+        for v in &virtual_order {
+            let Some((_, offset)) = placement.virtual_bases.iter().find(|(p, _)| p == v) else {
+                return error(class, format!("virtual base '{v}' of '{name}' not placed"));
+            };
+            virtual_bases.push(VirtualBaseLayout {
+                name: v.clone(),
+                offset: *offset,
+            });
         }
-        if align_up(at, align) < size {
-            record_fields.push(padding_type(ctx, size - at));
-        }
-        let base_count = placed.len() - fields.len();
-        for (field, index) in fields.iter_mut().zip(&index_of[base_count..]) {
-            field.index = *index;
-        }
+        let align = placement.align;
+        let size = align_up(placement.dsize.max(1), align);
+        // A POD's tail padding is its data (never reused); an empty class's byte too.
+        let dsize = if data.is_pod || placement.dsize == 0 {
+            size
+        } else {
+            placement.dsize
+        };
         let alias = self.record_alias(ctx, name);
         let record_name = ctx.sym(&self.output_name(name));
-        let kind = if class.tag_used.as_deref() == Some("class") {
-            RecordKind::Class
-        } else {
-            RecordKind::Struct
-        };
-        ctx.declare_record(RecordDecl {
-            alias,
-            kind,
-            name: record_name,
-            fields: Some(record_fields),
-            loc: Loc::NONE,
-        });
+        let index_of = declare_record(
+            ctx,
+            class,
+            (alias, record_name),
+            &placement.items,
+            size,
+            align,
+        )?;
+        // The fields are the last items of the non-virtual part.
+        let first_field = nv_items.len() - fields.len();
+        for (field, index) in fields.iter_mut().zip(&index_of[first_field..]) {
+            field.index = *index;
+        }
         let ends_with_zero_sized =
             data.is_empty || (fields.is_empty() && previous_ends_with_zero_sized);
+        let nv_size = if data.is_pod { size } else { nv_dsize };
+        let mut base_layouts_out = Vec::new();
+        for ((base, _), offset) in bases.iter().zip(&base_offsets) {
+            if let Some(offset) = offset {
+                base_layouts_out.push(BaseLayout {
+                    name: base.name.clone(),
+                    offset: *offset,
+                    public: base.public,
+                });
+            }
+        }
         Ok(ClassLayout {
             name: name.to_string(),
             cir: ctx.types.record(alias),
             size,
             align,
             dsize,
+            nv_size,
+            nv_align,
+            nv_items,
             pod: data.is_pod,
             empty: data.is_empty,
             fields,
-            bases,
+            bases: base_layouts_out,
+            declared_bases: bases.iter().map(|(b, _)| b.clone()).collect(),
+            virtual_bases,
+            primary_base,
+            dynamic,
+            virtual_keys,
             trivial_dtor: data.dtor.trivial,
             by_value: data.dtor.trivial && data.copy_ctor.trivial,
             empty_subobjects: if data.is_empty {
-                let mut own = empty_at.clone();
+                let mut own = placement.empty_at.clone();
                 own.push((0, name.to_string()));
                 own
             } else {
@@ -369,6 +675,101 @@ impl<'ast> State<'ast> {
             leads_with_zero_sized_base: data.is_empty || leads_with_zero_sized_base,
             ends_with_zero_sized,
         })
+    }
+
+    /// The layout of a union: every member at offset 0; as large and as aligned as its
+    /// largest and most aligned member.
+    fn union_layout(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        class: &'ast Node,
+        name: &str,
+    ) -> R<ClassLayout> {
+        let data = class.definition_data.clone().unwrap_or_default();
+        let (mut size, mut align) = (0u64, 1u64);
+        let mut fields = Vec::new();
+        let mut types = Vec::new();
+        for field in class.children().filter(|c| c.kind == "FieldDecl") {
+            if field.is_bitfield {
+                return unsupported(field, "bit fields");
+            }
+            let ty = self.node_type(field)?;
+            let (field_size, field_align) = self.size_align(ctx, field, &ty)?;
+            size = size.max(field_size);
+            align = align.max(field_align);
+            types.push(self.cir_type(ctx, field, &ty)?);
+            fields.push(FieldLayout {
+                id: field.id.clone(),
+                name: field.name.clone().unwrap_or_default(),
+                ty,
+                offset: 0,
+                index: fields.len() as u32,
+            });
+        }
+        let size = align_up(size.max(1), align);
+        let alias = self.record_alias(ctx, name);
+        let record_name = ctx.sym(&self.output_name(name));
+        ctx.declare_record(RecordDecl {
+            alias,
+            kind: RecordKind::Union,
+            name: record_name,
+            fields: Some(types),
+            loc: Loc::NONE,
+        });
+        let cir = ctx.types.record(alias);
+        Ok(ClassLayout {
+            name: name.to_string(),
+            cir,
+            size,
+            align,
+            dsize: size,
+            nv_size: size,
+            nv_align: align,
+            nv_items: vec![PlacedItem {
+                offset: 0,
+                ty: cir,
+                size,
+                align,
+            }],
+            pod: data.is_pod,
+            empty: false,
+            fields,
+            bases: Vec::new(),
+            declared_bases: Vec::new(),
+            virtual_bases: Vec::new(),
+            primary_base: None,
+            dynamic: false,
+            virtual_keys: std::collections::BTreeSet::new(),
+            trivial_dtor: data.dtor.trivial,
+            by_value: data.dtor.trivial && data.copy_ctor.trivial,
+            empty_subobjects: Vec::new(),
+            virtual_slots: None,
+            leads_with_zero_sized_base: false,
+            ends_with_zero_sized: false,
+        })
+    }
+
+    /// The virtual bases that are the primary base of some class in the hierarchy of
+    /// `bases` (they share that class's vptr, and are placed with it).
+    fn primary_virtual_bases_in(
+        &self,
+        bases: &[(DeclaredBase, Rc<ClassLayout>)],
+    ) -> std::collections::BTreeSet<String> {
+        let mut found = std::collections::BTreeSet::new();
+        let mut pending: Vec<&ClassLayout> = bases.iter().map(|(_, l)| l.as_ref()).collect();
+        while let Some(layout) = pending.pop() {
+            if let Some((primary, true)) = &layout.primary_base {
+                found.insert(primary.clone());
+            }
+            pending.extend(
+                layout
+                    .declared_bases
+                    .iter()
+                    .filter_map(|b| self.layouts.get(&b.name))
+                    .map(Rc::as_ref),
+            );
+        }
+        found
     }
 
     /// The destructor of a class when it is not trivial (queued for generation).
@@ -444,6 +845,28 @@ impl<'ast> State<'ast> {
         })
     }
 
+    /// The first word of an Itanium pointer to member function `&C::f`: the function's
+    /// address, or for a virtual function 1 + the byte offset of its slot in the vtable
+    /// (the address is odd for no function). The second word, the adjustment of `this`,
+    /// is 0 for a member of the pointer's own class.
+    pub fn member_function_word(&mut self, ctx: &mut ModuleCtx, method: &'ast Node) -> R<AttrData> {
+        let void_ptr = ctx.types.common().void_ptr;
+        if let Some(index) = self.virtual_slot(ctx, method, super::vtable::SlotKind::Method)? {
+            return Ok(AttrData::IntPtr {
+                value: 1 + 8 * index as i64,
+                ty: void_ptr,
+            });
+        }
+        let callee = self.callee(ctx, method)?;
+        let name = ctx.name(callee.symbol).to_string();
+        self.address_taken.push((name, callee.sig, callee.nothrow));
+        Ok(AttrData::GlobalView {
+            symbol: callee.symbol,
+            indices: vec![],
+            ty: Some(void_ptr),
+        })
+    }
+
     /// The typeinfo symbol of a type thrown or caught (declaring class typeinfos).
     pub fn typeinfo(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<Symbol> {
         let mangled = self.mangle_type(node, t)?;
@@ -452,11 +875,39 @@ impl<'ast> State<'ast> {
         if let CType::Named(class) = t.unqualified()
             && !self.typeinfos.contains_key(&name)
         {
+            if self.class_node(node, class).is_err() {
+                // An incomplete class (a pointer to it is thrown or caught): no bases.
+                let ty = self.cir_type(ctx, node, t.unqualified())?;
+                self.typeinfos.insert(
+                    name.clone(),
+                    TypeInfoDecl {
+                        symbol,
+                        ty,
+                        bases: Vec::new(),
+                        loc: Loc::NONE,
+                    },
+                );
+                return Ok(symbol);
+            }
             let layout = self.layout(ctx, node, class)?;
             let mut bases = Vec::new();
-            for base in layout.bases.iter().filter(|b| b.public) {
+            let mut non_virtual = layout.bases.iter();
+            for base in &layout.declared_bases {
                 let base_symbol = self.typeinfo(ctx, node, &CType::Named(base.name.clone()))?;
-                bases.push((base_symbol, base.offset));
+                let offset = if base.is_virtual {
+                    self.virtual_base_offset_offset(ctx, node, &layout.name, &base.name)?
+                } else {
+                    match non_virtual.next() {
+                        Some(b) => b.offset as i64,
+                        None => return error(node, format!("a base of '{class}' not laid out")),
+                    }
+                };
+                bases.push(ehir_core::TypeInfoBase {
+                    symbol: base_symbol,
+                    offset,
+                    public: base.public,
+                    is_virtual: base.is_virtual,
+                });
             }
             self.typeinfos.insert(
                 name.clone(),
@@ -468,8 +919,42 @@ impl<'ast> State<'ast> {
                 },
             );
         }
+        // A function type (`__function_type_info`) and a pointer to member
+        // (`__pointer_to_member_type_info`, naming its class): the program defines them.
+        if matches!(
+            t.unqualified(),
+            CType::Function(_) | CType::MemberPointer(..)
+        ) && !self.typeinfos.contains_key(&name)
+        {
+            if let CType::MemberPointer(member, class) = t.unqualified() {
+                self.typeinfo(ctx, node, &CType::Named(class.clone()))?;
+                // The member's type without its qualifiers (they are flags of the
+                // pointer-to-member typeinfo): `int ()` for `int (C::*)() const`.
+                let mut member = member.unqualified().clone();
+                if let CType::Function(f) = &mut member {
+                    f.qualifiers = (false, false);
+                }
+                self.typeinfo(ctx, node, &member)?;
+            }
+            let ty = self.cir_type(ctx, node, t.unqualified())?;
+            self.typeinfos.insert(
+                name,
+                TypeInfoDecl {
+                    symbol,
+                    ty,
+                    bases: Vec::new(),
+                    loc: Loc::NONE,
+                },
+            );
+            return Ok(symbol);
+        }
+        // A pointer to a class, to another pointer or to a function: the C++ runtime has
+        // typeinfo objects only for pointers to fundamental types.
         if let Some(pointee) = t.unqualified().pointee()
-            && let CType::Named(_) = pointee.unqualified()
+            && matches!(
+                pointee.unqualified(),
+                CType::Named(_) | CType::Pointer(_) | CType::Function(_) | CType::MemberPointer(..)
+            )
             && !self.typeinfos.contains_key(&name)
         {
             self.typeinfo(ctx, node, pointee.unqualified())?;
@@ -505,11 +990,90 @@ impl<'ast> State<'ast> {
             CType::Named(name) => mangle_class_name(name)
                 .ok_or(())
                 .or_else(|_| unsupported(node, format!("typeinfo of '{name}'")))?,
+            CType::MemberPointer(member, class) => format!(
+                "M{}{}",
+                self.mangle_type(node, &CType::Named(class.clone()))?,
+                self.mangle_type(node, member)?
+            ),
+            CType::Function(f) if !f.noexcept => {
+                let mut out = String::new();
+                if f.qualifiers.1 {
+                    out.push('V');
+                }
+                if f.qualifiers.0 {
+                    out.push('K');
+                }
+                out.push_str(&format!("F{}", self.mangle_type(node, &f.result)?));
+                if f.params.is_empty() && !f.variadic {
+                    out.push('v');
+                }
+                for param in &f.params {
+                    out.push_str(&self.mangle_type(node, param)?);
+                }
+                if f.variadic {
+                    out.push('z');
+                }
+                out.push('E');
+                out
+            }
             CType::Array(..) | CType::Function(_) => {
                 return unsupported(node, format!("typeinfo of '{t}'"));
             }
         })
     }
+}
+
+/// Declares the CIR record of a class: its placed items laid out naturally, with padding
+/// for the gaps the class layout leaves. Returns the record field index of each item.
+fn declare_record(
+    ctx: &mut ModuleCtx,
+    class: &Node,
+    (alias, record_name): (Symbol, Symbol),
+    items: &[PlacedItem],
+    size: u64,
+    align: u64,
+) -> R<Vec<u32>> {
+    let name = ctx.name(record_name).to_string();
+    let mut record_fields = Vec::new();
+    let mut index_of = Vec::new();
+    let mut at = 0u64;
+    for item in items {
+        let natural = align_up(at, item.align);
+        if natural > item.offset {
+            return unsupported(
+                class,
+                format!(
+                    "class '{name}': a subobject at offset {} overlaps",
+                    item.offset
+                ),
+            );
+        }
+        if natural < item.offset {
+            record_fields.push(padding_type(ctx, item.offset - at));
+        }
+        index_of.push(record_fields.len() as u32);
+        record_fields.push(item.ty);
+        at = item.offset + item.size;
+    }
+    if record_fields.is_empty() {
+        at = 1;
+    }
+    if align_up(at, align) < size {
+        record_fields.push(padding_type(ctx, size - at));
+    }
+    let kind = if class.tag_used.as_deref() == Some("class") {
+        RecordKind::Class
+    } else {
+        RecordKind::Struct
+    };
+    ctx.declare_record(RecordDecl {
+        alias,
+        kind,
+        name: record_name,
+        fields: Some(record_fields),
+        loc: Loc::NONE,
+    });
+    Ok(index_of)
 }
 
 /// The mangled name of a class: `A` → `1A`, `ns::A` → `N2ns1AE`, `std::A` → `St1A`.

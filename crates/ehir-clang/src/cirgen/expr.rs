@@ -5,6 +5,7 @@
 
 use super::class::call_function;
 use super::function::{FnGen, Local};
+use super::subobjects::BaseStep;
 use super::vtable::SlotKind;
 use super::{R, error, loc_of, unsupported};
 use crate::ast::{Node, RED_ZONE, STACK_SEGMENT};
@@ -136,14 +137,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     fn void_conditional(&mut self, e: &'ast Node) -> R<()> {
         let cond = self.scalar(self.operand(e, 0)?)?;
-        let if_op = self.b.begin_if(cond, true);
-        let _ = if_op;
+        // The temporaries of each arm exist only on its path.
         self.b.begin_conditional();
+        let if_op = self.b.begin_if(cond, true);
         self.ignored(self.operand(e, 1)?)?;
         self.b.begin_else(if_op);
         self.ignored(self.operand(e, 2)?)?;
-        self.b.end_conditional();
         self.b.end_if();
+        self.b.end_conditional();
         Ok(())
     }
 
@@ -375,6 +376,18 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 let value = self.scalar(operand)?;
                 self.convert(e, value, &from, &to)
             }
+            // A null pointer to data member is -1 (0 is the first member's offset).
+            "NullToMemberPointer" => {
+                if !is_glvalue(operand) {
+                    self.ignored_if_side_effects(operand)?;
+                }
+                self.null_member_pointer(e, &to)
+            }
+            "MemberPointerToBoolean" => {
+                let from = self.ty(operand)?;
+                let value = self.scalar(operand)?;
+                self.member_pointer_is_set(e, &from, value)
+            }
             "NullToPointer" => {
                 if !is_glvalue(operand) {
                     self.ignored_if_side_effects(operand)?;
@@ -433,38 +446,69 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         } else {
             (from, to)
         };
-        let Some(offset) = self.base_offset(e, derived, base)? else {
+        let Some(path) = self.st.base_path(self.b.ctx, e, derived, base)? else {
             return unsupported(e, format!("conversion from '{from}' to '{to}'"));
         };
+        // Through a virtual base: its offset is in the object's vtable (the derived
+        // class's lists every virtual base), then the rest is static.
+        let last_virtual = path
+            .iter()
+            .rposition(|step| matches!(step, BaseStep::Virtual(_)));
+        let offset_after = |from: usize| -> u64 {
+            path[from..]
+                .iter()
+                .map(|step| match step {
+                    BaseStep::NonVirtual(offset) => *offset,
+                    BaseStep::Virtual(_) => 0,
+                })
+                .sum()
+        };
+        let base_layout = self.st.layout(self.b.ctx, e, base)?;
         if cast_kind == "BaseToDerived" {
-            let derived_layout = self.st.layout(self.b.ctx, e, derived)?;
-            Ok(self
-                .b
-                .derived_class_addr(value, derived_layout.cir, offset as u32, nonnull))
-        } else {
-            let base_layout = self.st.layout(self.b.ctx, e, base)?;
-            Ok(self
-                .b
-                .base_class_addr(value, base_layout.cir, offset as u32, nonnull))
-        }
-    }
-
-    /// The offset of a (unique, non-virtual) base class in a derived class.
-    pub fn base_offset(&mut self, e: &Node, derived: &str, base: &str) -> R<Option<u64>> {
-        if derived == base {
-            return Ok(Some(0));
-        }
-        let layout = self.st.layout(self.b.ctx, e, derived)?;
-        // Names as written (`st::Error`) and qualified ones name one class.
-        if layout.name == self.st.layout(self.b.ctx, e, base)?.name {
-            return Ok(Some(0));
-        }
-        for b in &layout.bases {
-            if let Some(offset) = self.base_offset(e, &b.name, base)? {
-                return Ok(Some(b.offset + offset));
+            if last_virtual.is_some() {
+                return unsupported(
+                    e,
+                    format!("conversion from virtual base '{from}' to '{to}'"),
+                );
             }
+            let derived_layout = self.st.layout(self.b.ctx, e, derived)?;
+            return Ok(self.b.derived_class_addr(
+                value,
+                derived_layout.cir,
+                offset_after(0) as u32,
+                nonnull,
+            ));
         }
-        Ok(None)
+        let Some(k) = last_virtual else {
+            return Ok(self.b.base_class_addr(
+                value,
+                base_layout.cir,
+                offset_after(0) as u32,
+                nonnull,
+            ));
+        };
+        let BaseStep::Virtual(virtual_base) = path[k].clone() else {
+            return error(e, "a virtual base step expected");
+        };
+        let rest = offset_after(k + 1) as u32;
+        if nonnull {
+            let at = self.virtual_base_address(e, value, derived, &virtual_base)?;
+            return Ok(self.b.base_class_addr(at, base_layout.cir, rest, true));
+        }
+        // A null pointer stays null.
+        let result_ty = self.b.ctx.types.ptr(base_layout.cir);
+        let slot = self.b.alloca(result_ty, "vbase.conv", true, 8);
+        let null = self.b.const_null(result_ty);
+        self.b.store(null, slot, 8);
+        let value_ty = self.b.value_type(value);
+        let value_null = self.b.const_null(value_ty);
+        let not_null = self.b.cmp(CmpPredicate::Ne, value, value_null);
+        self.b.begin_if(not_null, false);
+        let at = self.virtual_base_address(e, value, derived, &virtual_base)?;
+        let converted = self.b.base_class_addr(at, base_layout.cir, rest, true);
+        self.b.store(converted, slot, 8);
+        self.b.end_if();
+        Ok(self.b.load(slot, 8))
     }
 
     /// A string literal's address (`!cir.ptr<!s8i>`).
@@ -480,6 +524,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let operand = self.operand(e, 0)?;
         let opcode = e.opcode.as_deref().unwrap_or("");
         match opcode {
+            "&" if matches!(self.ty(e)?.unqualified(), CType::MemberPointer(..)) => {
+                self.member_pointer_of(e, operand)
+            }
             "&" => self.lvalue(operand),
             "+" => self.scalar(operand),
             "-" => {
@@ -542,6 +589,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let lhs_ty = self.ty(lhs)?;
         let rhs_ty = self.ty(rhs)?;
         if let Some(predicate) = comparison(opcode) {
+            if let CType::MemberPointer(member, _) = lhs_ty.unqualified()
+                && member.function().is_some()
+            {
+                return unsupported(e, "comparing pointers to member functions");
+            }
             let l = self.scalar(lhs)?;
             let r = self.scalar(rhs)?;
             return Ok(self.b.cmp(predicate, l, r));
@@ -714,6 +766,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     self.ignored(self.operand(e, 0)?)?;
                     self.lvalue(self.operand(e, 1)?)
                 }
+                Some(op @ (".*" | "->*")) => self.member_through_pointer(e, op == "->*"),
                 other => unsupported(e, format!("lvalue of '{}'", other.unwrap_or(""))),
             },
             "CompoundAssignOperator" => self.compound_assign(e),
@@ -1067,15 +1120,18 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             }
             "ConditionalOperator" if self.st.is_class(&ty) => {
                 let cond = self.scalar(self.operand(e, 0)?)?;
-                let if_op = self.b.begin_if(cond, true);
+                // The temporaries of each arm exist only on its path.
                 self.b.begin_conditional();
+                let if_op = self.b.begin_if(cond, true);
                 self.init_into(self.operand(e, 1)?, dest, externally_destructed)?;
                 self.b.begin_else(if_op);
                 self.init_into(self.operand(e, 2)?, dest, externally_destructed)?;
-                self.b.end_conditional();
                 self.b.end_if();
+                self.b.end_conditional();
                 return Ok(());
             }
+            // An arm of a conditional that throws: nothing is built.
+            "CXXThrowExpr" => return self.throw_expr(e),
             "InitListExpr" => return self.init_list(e, &ty, dest),
             // An array member copied by an implicit copy constructor (element by element
             // from the source array, the `OpaqueValueExpr`): a bitwise copy when the
@@ -1332,9 +1388,17 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             }
             return Ok(());
         }
-        let callee = self.st.callee(self.b.ctx, ctor)?;
         let signature = self.st.signature(self.b.ctx, ctor)?;
         let mut values = vec![dest];
+        // A base subobject with virtual bases is built by the base-object constructor,
+        // with the sub-VTT its initializer set.
+        let callee = match self.pending_sub_vtt.take() {
+            Some(vtt) if self.st.has_virtual_bases(self.b.ctx, e, &class)? => {
+                values.push(vtt);
+                self.st.base_variant_callee(self.b.ctx, ctor)?
+            }
+            _ => self.st.callee(self.b.ctx, ctor)?,
+        };
         values.extend(self.arguments(e, &signature.params, &args)?);
         self.b.set_loc(loc_of(e));
         call_function(&mut self.b, callee, &values);
@@ -1379,10 +1443,33 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             if e.zeroing {
                 self.zero_into(e, &element, address)?;
             }
+            if args.is_empty() {
+                call_function(&mut self.b, callee, &[address]);
+                self.push_destroy(CleanupKind::Eh, &element, address)?;
+                continue;
+            }
+            // Each element is its own full expression: the temporaries of its arguments
+            // die after it is built, and if one of their destructors throws, the element
+            // is destroyed with those before it.
+            let bool_ty = self.b.ctx.types.common().bool;
+            let built = self.b.alloca(bool_ty, "arrayinit.element.built", true, 1);
+            let no = self.b.const_bool(false);
+            self.b.store(no, built, 1);
+            if let Some(dtor) = self.st.destructor(self.b.ctx, e, &class)? {
+                self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                    let is_built = b.load(built, 1);
+                    b.begin_if(is_built, false);
+                    call_function(b, dtor, &[address]);
+                    b.end_if();
+                });
+            }
+            let mark = self.b.begin_full_expression();
             let mut values = vec![address];
             values.extend(self.arguments(e, &signature.params, args)?);
             call_function(&mut self.b, callee, &values);
-            self.push_destroy(CleanupKind::Eh, &element, address)?;
+            let yes = self.b.const_bool(true);
+            self.b.store(yes, built, 1);
+            self.b.end_full_expression(mark);
         }
         self.b.pop_cleanups_to(depth);
         self.checked(e)
@@ -1461,6 +1548,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         // The vtable slot of a virtual member function called.
         let mut virtual_index = None;
         let callee_inner = strip_parens(callee_expr);
+        if e.kind == "CXXMemberCallExpr"
+            && callee_inner.kind == "BinaryOperator"
+            && matches!(callee_inner.opcode.as_deref(), Some(".*" | "->*"))
+        {
+            return self.member_function_pointer_call(e, callee_inner, rest, dest);
+        }
         if e.kind == "CXXMemberCallExpr" {
             if callee_inner.kind != "MemberExpr" {
                 return unsupported(e, format!("member call through '{}'", callee_inner.kind));
@@ -1474,7 +1567,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             };
             virtual_index = self.st.virtual_slot(self.b.ctx, method, SlotKind::Method)?;
             let base = self.operand(callee_inner, 0)?;
-            if let Some(index) = virtual_index {
+            if virtual_index.is_some() {
                 // Clang's JSON does not say whether the name was qualified: a method that
                 // is not the final overrider in the object's static type (`B::f()` in
                 // `D::f`) can only have been named qualified, and is called directly.
@@ -1491,12 +1584,13 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 };
                 if let CType::Named(class) = object_ty.unqualified() {
                     let layout = self.st.layout(self.b.ctx, e, class)?;
-                    let overrider = layout
-                        .virtual_slots
-                        .as_ref()
-                        .and_then(|slots| slots.get(index))
-                        .map(|slot| slot.id.as_str());
-                    if overrider.is_some_and(|id| id != method.id) {
+                    let key = super::vtable::slot_key(method);
+                    let overrider = layout.virtual_slots.as_ref().and_then(|slots| {
+                        slots
+                            .iter()
+                            .find(|slot| slot.kind == SlotKind::Method && slot.key == key)
+                    });
+                    if overrider.is_some_and(|slot| slot.id != method.id) {
                         virtual_index = None;
                     }
                 }
@@ -1530,7 +1624,27 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                         "__builtin_is_constant_evaluated" => {
                             return Ok(Some(self.b.const_bool(false)));
                         }
-                        "__builtin_strcmp" | "__builtin_strlen" => {}
+                        // `__builtin_expect(value, expected)`: the value.
+                        "__builtin_expect" => {
+                            let [value, expected] = args.as_slice() else {
+                                return error(e, "__builtin_expect takes two arguments");
+                            };
+                            self.ignored(expected)?;
+                            return Ok(Some(self.scalar(value)?));
+                        }
+                        // `__builtin_alloca(size)`: `size` bytes in this frame, 16-aligned.
+                        "__builtin_alloca" => {
+                            let [size] = args.as_slice() else {
+                                return error(e, "__builtin_alloca takes one argument");
+                            };
+                            let size = self.scalar(size)?;
+                            let u8_ty = self.b.ctx.types.common().u8;
+                            let bytes = self.b.dynamic_alloca(u8_ty, size, "bi_alloca", 16);
+                            let void_ptr = self.b.ctx.types.common().void_ptr;
+                            return Ok(Some(self.b.cast(CastKind::Bitcast, bytes, void_ptr)));
+                        }
+                        // The C library's functions of the same name.
+                        "__builtin_strcmp" | "__builtin_strlen" | "__builtin_abort" => {}
                         _ => return unsupported(e, format!("builtin '{name}'")),
                     }
                 }

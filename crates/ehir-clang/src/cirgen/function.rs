@@ -6,7 +6,8 @@ use super::{Pending, R, State, error, loc_of, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
-use ehir_core::{AttrData, CleanupKind, Diagnostic, Global, Linkage, Loc, Type};
+use ehir_core::abi::EhAbi;
+use ehir_core::{AttrData, CastKind, CleanupKind, Diagnostic, Global, Linkage, Loc, Type};
 use std::collections::HashMap;
 
 /// A function's CIR signature and what generating calls and bodies needs of it.
@@ -28,12 +29,19 @@ pub struct Signature {
     pub variadic: bool,
 }
 
-/// The function kinds that have `this`.
+/// The function kinds that have `this` (a class's allocation and deallocation
+/// functions are static members without being declared so).
 fn has_this(decl: &Node) -> bool {
+    let allocation = matches!(
+        decl.name.as_deref(),
+        Some("operator new" | "operator new[]" | "operator delete" | "operator delete[]")
+    );
     matches!(
         decl.kind.as_str(),
         "CXXConstructorDecl" | "CXXDestructorDecl" | "CXXConversionDecl"
-    ) || (decl.kind == "CXXMethodDecl" && decl.storage_class.as_deref() != Some("static"))
+    ) || (decl.kind == "CXXMethodDecl"
+        && decl.storage_class.as_deref() != Some("static")
+        && !allocation)
 }
 
 /// Whether a definition in the main file is emitted even when nothing here uses it:
@@ -143,6 +151,14 @@ pub struct FnGen<'s, 'ast, 'm> {
     pub extended: Vec<(Value, CType)>,
     /// The CIR names of the labels met so far, by declaration id.
     pub labels: HashMap<String, String>,
+    /// The base-object variant (C2/D2) of a constructor or destructor of a class with
+    /// virtual bases is being generated: it leaves the virtual bases alone.
+    pub base_variant: bool,
+    /// The VTT the base-object variant received.
+    pub vtt: Option<Value>,
+    /// The VTT to pass to the base-object constructor of the base subobject being
+    /// initialized (set by the constructor's initializers, taken by the construction).
+    pub pending_sub_vtt: Option<Value>,
 }
 
 /// Generates a queued function.
@@ -151,17 +167,37 @@ pub fn generate_function<'ast>(
     mb: &mut ModuleBuilder,
     pending: Pending<'ast>,
 ) -> R<()> {
-    let decl = match pending {
-        Pending::Defined(decl) | Pending::Implicit(decl) => decl,
+    let (decl, base_variant) = match pending {
+        Pending::Defined(decl) | Pending::Implicit(decl) => (decl, false),
+        Pending::BaseVariant { decl, .. } => (decl, true),
         Pending::DeletingDestructor(decl) => {
             return super::vtable::generate_deleting_destructor(state, mb, decl);
         }
+        Pending::Thunk {
+            decl,
+            kind,
+            adjustment,
+        } => {
+            return super::vtable::generate_thunk(state, mb, decl, kind, adjustment);
+        }
+        Pending::GlobalInit(decl) => return generate_global_init(state, mb, decl),
     };
     if decl.kind.contains("Template") {
         return unsupported(decl, "templates");
     }
     let mangled = state.function_symbol(mb.ctx(), decl)?;
-    let signature = state.signature(mb.ctx(), decl)?;
+    let mut signature = state.signature(mb.ctx(), decl)?;
+    let mangled = if base_variant {
+        signature.cir = state.base_variant_signature(mb.ctx(), signature.cir);
+        match super::vtable::base_variant_symbol(&mangled) {
+            Some(name) => name,
+            None => {
+                return unsupported(decl, format!("the base-object variant of '{mangled}'"));
+            }
+        }
+    } else {
+        mangled
+    };
     let param_types: Vec<Type> = mb
         .ctx()
         .types
@@ -183,6 +219,9 @@ pub fn generate_function<'ast>(
         decl,
         extended: Vec::new(),
         labels: HashMap::new(),
+        base_variant,
+        vtt: None,
+        pending_sub_vtt: None,
     };
     generator.b.set_loc(loc_of(decl));
     // The parameters' cleanups (by-value class parameters on the Microsoft ABI).
@@ -190,8 +229,11 @@ pub fn generate_function<'ast>(
     generator.prologue(&signature)?;
     let spec = generator.begin_exception_spec()?;
     match pending {
-        Pending::Defined(_) => generator.body()?,
-        Pending::Implicit(_) | Pending::DeletingDestructor(_) => generator.implicit_body()?,
+        Pending::Defined(_)
+        | Pending::BaseVariant {
+            implicit: false, ..
+        } => generator.body()?,
+        _ => generator.implicit_body()?,
     }
     generator.end_exception_spec(&spec)?;
     generator.b.pop_cleanups_to(parameters);
@@ -236,6 +278,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         }
         if signature.this_class.is_some() {
             self.this = values.get(next).copied();
+            next += 1;
+        }
+        if self.base_variant {
+            self.vtt = values.get(next).copied();
             next += 1;
         }
         let decl = self.decl;
@@ -350,8 +396,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         }
     }
 
-    /// Pushes the destruction of the members (in reverse order) and bases of `this`
-    /// class as cleanups that run when the destructor's body is left.
+    /// Pushes the destruction of the members (in reverse order), bases and (in the
+    /// complete-object variant) virtual bases of `this` class as cleanups that run when
+    /// the destructor's body is left.
     pub fn push_member_destruction(&mut self) -> R<()> {
         let decl = self.decl;
         let Some(class) = self.this_class.clone() else {
@@ -361,12 +408,27 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         // The body sees the object as of this class (its virtual calls go here).
         self.store_vptr(decl, &class, this)?;
         let layout = self.st.layout(self.b.ctx, decl, &class)?;
-        for base in &layout.bases {
-            let base_layout = self.st.layout(self.b.ctx, decl, &base.name)?;
+        let mut bases: Vec<(String, u64)> = Vec::new();
+        if !self.base_variant {
+            bases.extend(
+                layout
+                    .virtual_bases
+                    .iter()
+                    .map(|v| (v.name.clone(), v.offset)),
+            );
+        }
+        bases.extend(layout.bases.iter().map(|b| (b.name.clone(), b.offset)));
+        for (base, offset) in bases {
+            let base_layout = self.st.layout(self.b.ctx, decl, &base)?;
             let address = self
                 .b
-                .base_class_addr(this, base_layout.cir, base.offset as u32, true);
-            self.push_destroy(CleanupKind::All, &CType::Named(base.name.clone()), address)?;
+                .base_class_addr(this, base_layout.cir, offset as u32, true);
+            let sub_vtt = if base_layout.virtual_bases.is_empty() {
+                None
+            } else {
+                Some(self.sub_vtt(decl, &base, offset)?)
+            };
+            self.push_base_destroy(CleanupKind::All, &base, address, sub_vtt)?;
         }
         for field in &layout.fields {
             let field_ty = self.st.cir_type(self.b.ctx, decl, &field.ty)?;
@@ -427,13 +489,31 @@ fn global<'ast>(
     let init = if external {
         None
     } else {
-        let value = match decl.initializer() {
-            None => Some(AttrData::Zero(cir)),
-            Some(init) => constant_initializer(state, mb, init, cir)?,
+        let (value, dynamic) = match decl.initializer() {
+            None => (Some(AttrData::Zero(cir)), false),
+            // A value known before the program runs (one Clang's constant evaluator
+            // folds included), or else a dynamic initialization.
+            Some(init) => match constant_initializer(state, mb, init, cir)? {
+                Some(value) => (Some(value), false),
+                None => (None, !is_constant_initializer(state, init)),
+            },
         };
         match value {
             Some(attr) => Some(mb.ctx().attrs.intern(attr)),
-            None => return unsupported(decl, "a global with a dynamic initializer"),
+            // A static local's code took its initializer for a constant.
+            None if internal && !dynamic => {
+                return unsupported(decl, "a static local with this initializer");
+            }
+            None => {
+                // Zero until its initialization runs: a static local's on the first pass
+                // through its declaration (guarded), a global's before `main`.
+                if !internal {
+                    let function = format!("__cxx_global_var_init.{}", state.dynamic_inits.len());
+                    state.dynamic_inits.push((decl, function.clone()));
+                    state.enqueue(&function, Pending::GlobalInit(decl));
+                }
+                Some(mb.ctx().attrs.intern(AttrData::Zero(cir)))
+            }
         }
     };
     let name = mb.ctx().sym(symbol);
@@ -466,6 +546,338 @@ fn global<'ast>(
         align: Some(align as u32),
         loc: loc_of(decl),
     })
+}
+
+/// Whether an initializer has a value known before the program runs (which
+/// [`constant_initializer`] then gives): a literal or a value Clang folded, a string
+/// literal, a null pointer, the address of a function or global, an array of those.
+/// Anything else is initialized when the program runs.
+pub fn is_constant_initializer(state: &mut State<'_>, init: &Node) -> bool {
+    if init.kind == "InitListExpr" {
+        let is_array = init
+            .ty
+            .as_ref()
+            .and_then(|t| crate::types::parse_type(t.canonical()))
+            .is_some_and(|t| matches!(t.unqualified(), CType::Array(..)));
+        let (filler, elements) = init.init_list_parts();
+        return is_array
+            && filler.into_iter().chain(elements).all(|item| {
+                item.kind == "ImplicitValueInitExpr" || is_constant_initializer(state, item)
+            });
+    }
+    let mut node = init;
+    loop {
+        match node.kind.as_str() {
+            "ImplicitCastExpr" | "CStyleCastExpr"
+                if node.cast_kind.as_deref() == Some("NullToMemberPointer") =>
+            {
+                return true;
+            }
+            "ImplicitCastExpr" | "ConstantExpr" | "ParenExpr" | "CStyleCastExpr"
+                if node.value.is_none() =>
+            {
+                match node.children().next() {
+                    Some(inner) => node = inner,
+                    None => return false,
+                }
+            }
+            "UnaryOperator" if node.opcode.as_deref() == Some("&") => {
+                match node.children().next() {
+                    Some(inner) => node = inner,
+                    None => return false,
+                }
+            }
+            _ => break,
+        }
+    }
+    if node.kind == "DeclRefExpr" {
+        return node
+            .referenced_decl
+            .as_ref()
+            .and_then(|d| state.index.by_id.get(d.id.as_str()))
+            .is_some_and(|target| {
+                target.mangled_name.is_some()
+                    && matches!(
+                        target.kind.as_str(),
+                        "FunctionDecl" | "VarDecl" | "CXXMethodDecl"
+                    )
+            });
+    }
+    matches!(
+        node.kind.as_str(),
+        "StringLiteral" | "CXXNullPtrLiteralExpr" | "GNUNullExpr"
+    ) || node.value_text().is_some()
+}
+
+/// The function that runs before `main` (`_GLOBAL__sub_I`, a `global_ctor`): the
+/// dynamic initializations of the globals, in the order the translation unit declares
+/// them.
+pub fn define_global_constructor(state: &mut State<'_>, mb: &mut ModuleBuilder) -> R<()> {
+    if state.dynamic_inits.is_empty() {
+        return Ok(());
+    }
+    let mut inits = state.dynamic_inits.clone();
+    inits.sort_by_key(|(decl, _)| {
+        state
+            .index
+            .globals
+            .iter()
+            .position(|g| g.id == decl.id)
+            .unwrap_or(usize::MAX)
+    });
+    let sig = mb.ctx().types.func(vec![], None, false);
+    let mut b = mb.function("_GLOBAL__sub_I", sig, &[]);
+    b.func_mut().linkage = Linkage::Internal;
+    b.func_mut().global_ctor = Some(ehir_core::function::DEFAULT_GLOBAL_CTOR_PRIORITY);
+    for (_, function) in &inits {
+        b.call_named(function, sig, &[], super::expr::call_flags(false));
+    }
+    b.emit_return(None);
+    b.check().map_err(|e| e.to_diagnostic())?;
+    b.define().map_err(|e| e.to_diagnostics().0.remove(0))?;
+    Ok(())
+}
+
+/// Generates the dynamic initialization of global `decl` (`__cxx_global_var_init.N`).
+fn generate_global_init<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    decl: &'ast Node,
+) -> R<()> {
+    let Some((_, name)) = state
+        .dynamic_inits
+        .iter()
+        .find(|(d, _)| d.id == decl.id)
+        .cloned()
+    else {
+        return error(decl, "a global initializer not registered");
+    };
+    let Some(symbol) = decl.mangled_name.clone() else {
+        return error(decl, "a global without a mangled name");
+    };
+    let Some(init) = decl.initializer() else {
+        return error(decl, "a global initializer without an initializer");
+    };
+    let sig = mb.ctx().types.func(vec![], None, false);
+    let b = mb.function(&name, sig, &[]);
+    let mut generator = FnGen {
+        st: state,
+        b,
+        locals: HashMap::new(),
+        this: None,
+        this_class: None,
+        result_ptr: None,
+        result: CType::Builtin(crate::types::Builtin::Void),
+        decl,
+        extended: Vec::new(),
+        labels: HashMap::new(),
+        base_variant: false,
+        vtt: None,
+        pending_sub_vtt: None,
+    };
+    generator.b.func_mut().linkage = Linkage::Internal;
+    generator.b.set_loc(loc_of(decl));
+    let ty = generator.st.node_type(decl)?;
+    if ty.is_reference() {
+        return unsupported(decl, "a global reference with a dynamic initializer");
+    }
+    let cir = generator.cir(decl, &ty)?;
+    let global = generator.b.ctx.sym(&symbol);
+    let address = generator.b.get_global(global, cir);
+    generator.init_into(init, address, true)?;
+    generator.register_destruction_at_exit(decl, &ty, address)?;
+    generator.b.emit_return(None);
+    generator
+        .b
+        .check()
+        .map_err(|e| relocate(e.to_diagnostic(), decl))?;
+    generator
+        .b
+        .define()
+        .map_err(|e| relocate(e.to_diagnostics().0.remove(0), decl))?;
+    for (name, global, ty, dtor) in std::mem::take(&mut state.exit_stubs) {
+        // `void ??__Fg@@YAXXZ()`: destroys global `g`.
+        let sig = mb.ctx().types.func(vec![], None, false);
+        let mut b = mb.function(&name, sig, &[]);
+        b.func_mut().linkage = Linkage::Internal;
+        b.set_loc(loc_of(decl));
+        let symbol = b.ctx.sym(&global);
+        let object = b.get_global(symbol, ty);
+        let dtor_name = b.ctx.name(dtor.symbol).to_string();
+        b.call_named(
+            &dtor_name,
+            dtor.sig,
+            &[object],
+            super::expr::call_flags(dtor.nothrow),
+        );
+        b.emit_return(None);
+        b.check().map_err(|e| relocate(e.to_diagnostic(), decl))?;
+        b.define()
+            .map_err(|e| relocate(e.to_diagnostics().0.remove(0), decl))?;
+    }
+    Ok(())
+}
+
+/// The name of the function the Microsoft ABI registers with `atexit` to destroy global
+/// `global` (`?g@@3UT@@A` → `??__Fg@@YAXXZ`).
+fn msvc_exit_stub_name(global: &str) -> String {
+    let name = global.strip_prefix('?').unwrap_or(global);
+    let name = name.split("@@").next().unwrap_or(name);
+    format!("??__F{name}@@YAXXZ")
+}
+
+impl<'ast> FnGen<'_, 'ast, '_> {
+    /// Registers the destruction of the object of static storage of type `ty` at
+    /// `address` with `__cxa_atexit` (nothing when its destruction is trivial).
+    pub fn register_destruction_at_exit(
+        &mut self,
+        node: &Node,
+        ty: &CType,
+        address: Value,
+    ) -> R<()> {
+        let Some(class) = ty.name().map(str::to_string) else {
+            if let CType::Array(..) = ty.unqualified()
+                && self.st.is_class(ty.non_reference())
+            {
+                return unsupported(node, "an array of classes with static storage");
+            }
+            return Ok(());
+        };
+        let Some(dtor) = self.st.destructor(self.b.ctx, node, &class)? else {
+            return Ok(());
+        };
+        let common = *self.b.ctx.types.common();
+        if self.st.abi == EhAbi::Msvc {
+            // `atexit` of a function that destroys the global.
+            let Some(global) = node.mangled_name.clone() else {
+                return error(node, "a global without a mangled name");
+            };
+            let stub = msvc_exit_stub_name(&global);
+            let ty = self.cir(node, ty)?;
+            self.st.exit_stubs.push((stub.clone(), global, ty, dtor));
+            let stub_sig = self.b.ctx.types.func(vec![], None, false);
+            let stub_symbol = self.b.ctx.sym(&stub);
+            let function = self.b.get_global(stub_symbol, stub_sig);
+            let stub_ptr = self.b.ctx.types.ptr(stub_sig);
+            let function = self.b.cast(CastKind::Bitcast, function, stub_ptr);
+            let sig = self
+                .b
+                .ctx
+                .types
+                .func(vec![stub_ptr], Some(common.s32), false);
+            self.b
+                .call_named("atexit", sig, &[function], super::expr::call_flags(true));
+            return Ok(());
+        }
+        let name = self.b.ctx.name(dtor.symbol).to_string();
+        self.st.address_taken.push((name, dtor.sig, dtor.nothrow));
+        let function = self.b.get_global(dtor.symbol, dtor.sig);
+        let exit_fn = self.b.ctx.types.func(vec![common.void_ptr], None, false);
+        let exit_fn_ptr = self.b.ctx.types.ptr(exit_fn);
+        let function = self.b.cast(CastKind::Bitcast, function, exit_fn_ptr);
+        let object = self.b.cast(CastKind::Bitcast, address, common.void_ptr);
+        let dso = self.dso_handle();
+        let sig = self.b.ctx.types.func(
+            vec![exit_fn_ptr, common.void_ptr, common.void_ptr],
+            Some(common.s32),
+            false,
+        );
+        self.b.call_named(
+            "__cxa_atexit",
+            sig,
+            &[function, object, dso],
+            super::expr::call_flags(true),
+        );
+        Ok(())
+    }
+
+    /// The address of `__dso_handle`, which identifies this module to `__cxa_atexit`.
+    fn dso_handle(&mut self) -> Value {
+        let u8_ty = self.b.ctx.types.common().u8;
+        let symbol = self.b.ctx.sym("__dso_handle");
+        if !self.st.guards.iter().any(|g| g.name == symbol) {
+            self.st.guards.push(Global {
+                name: symbol,
+                ty: u8_ty,
+                init: None,
+                constant: false,
+                linkage: Linkage::External,
+                private_visibility: false,
+                align: None,
+                loc: Loc::NONE,
+            });
+        }
+        let address = self.b.get_global(symbol, u8_ty);
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        self.b.cast(CastKind::Bitcast, address, void_ptr)
+    }
+
+    /// The guarded first initialization of static local `var` at `address`: done
+    /// once, unless it throws (then the next pass tries again), its destruction then
+    /// registered at exit; through `__cxa_guard_acquire`/`_release`/`_abort` on its
+    /// 64-bit guard variable (`_ZGV...`).
+    pub fn guarded_static_init(
+        &mut self,
+        var: &'ast Node,
+        symbol: &str,
+        ty: &CType,
+        address: Value,
+        init: &'ast Node,
+    ) -> R<()> {
+        let Some(encoding) = symbol.strip_prefix("_Z") else {
+            return unsupported(var, format!("a guard for '{symbol}'"));
+        };
+        let guard_symbol = self.b.ctx.sym(&format!("_ZGV{encoding}"));
+        let common = *self.b.ctx.types.common();
+        if !self.st.guards.iter().any(|g| g.name == guard_symbol) {
+            let zero = self.b.ctx.attrs.intern(AttrData::Zero(common.s64));
+            self.st.guards.push(Global {
+                name: guard_symbol,
+                ty: common.s64,
+                init: Some(zero),
+                constant: false,
+                linkage: Linkage::Internal,
+                private_visibility: false,
+                align: Some(8),
+                loc: Loc::NONE,
+            });
+        }
+        let guard = self.b.get_global(guard_symbol, common.s64);
+        let u8_ptr = self.b.ctx.types.ptr(common.u8);
+        let first_byte = self.b.cast(CastKind::Bitcast, guard, u8_ptr);
+        let done = self.b.load(first_byte, 1);
+        let zero = self.b.const_int(common.u8, 0);
+        let not_done = self.b.cmp(ehir_core::CmpPredicate::Eq, done, zero);
+        self.b.begin_if(not_done, false);
+        let guard_ptr = self.b.cast(CastKind::Bitcast, guard, common.void_ptr);
+        let acquire_sig = self
+            .b
+            .ctx
+            .types
+            .func(vec![common.void_ptr], Some(common.s32), false);
+        let flags = super::expr::call_flags(true);
+        let acquired = self
+            .b
+            .call_named("__cxa_guard_acquire", acquire_sig, &[guard_ptr], flags);
+        let Some(acquired) = acquired else {
+            return error(var, "__cxa_guard_acquire without a result");
+        };
+        let zero = self.b.const_int(common.s32, 0);
+        let ours = self.b.cmp(ehir_core::CmpPredicate::Ne, acquired, zero);
+        self.b.begin_if(ours, false);
+        let release_sig = self.b.ctx.types.func(vec![common.void_ptr], None, false);
+        let abort = self.b.push_cleanup(CleanupKind::Eh, move |b| {
+            b.call_named("__cxa_guard_abort", release_sig, &[guard_ptr], flags);
+        });
+        self.init_into(init, address, true)?;
+        self.register_destruction_at_exit(var, ty, address)?;
+        self.b.deactivate_cleanup(abort);
+        self.b
+            .call_named("__cxa_guard_release", release_sig, &[guard_ptr], flags);
+        self.b.end_if();
+        self.b.end_if();
+        Ok(())
+    }
 }
 
 /// The constant value of an initializer: scalars Clang's constant evaluator folds
@@ -507,6 +919,13 @@ fn constant_initializer<'ast>(
     let mut node = init;
     loop {
         match node.kind.as_str() {
+            // A null pointer to data member is -1.
+            "ImplicitCastExpr" | "CStyleCastExpr"
+                if node.cast_kind.as_deref() == Some("NullToMemberPointer")
+                    && mb.ctx().types.int_info(ty).is_some() =>
+            {
+                return Ok(Some(AttrData::Int { value: -1, ty }));
+            }
             // A load is not an address.
             "ImplicitCastExpr" if node.cast_kind.as_deref() == Some("LValueToRValue") => {
                 return Ok(None);
@@ -539,7 +958,22 @@ fn constant_initializer<'ast>(
             return Ok(None);
         };
         match target.kind.as_str() {
-            "FunctionDecl" => {
+            // `&C::f`: a pointer to member function, `{ptr, 0}`.
+            "CXXMethodDecl"
+                if matches!(mb.ctx().types.get(ty), ehir_core::TypeData::Array(_, 2)) =>
+            {
+                let word = state.member_function_word(mb.ctx(), target)?;
+                let void_ptr = mb.ctx().types.common().void_ptr;
+                let items = vec![
+                    mb.ctx().attrs.intern(word),
+                    mb.ctx().attrs.intern(AttrData::Null(void_ptr)),
+                ];
+                return Ok(Some(AttrData::ConstArray {
+                    elements: ehir_core::ConstArrayElements::Attrs(items),
+                    ty,
+                }));
+            }
+            "FunctionDecl" | "CXXMethodDecl" => {
                 let callee = state.callee(mb.ctx(), target)?;
                 state
                     .address_taken

@@ -2,7 +2,7 @@
 //! elements), constructor initializer lists, implicitly defined copy constructors and
 //! assignments, `new` and `delete`.
 
-use super::class::call_function;
+use super::class::{ClassLayout, FieldLayout, call_function};
 use super::function::{FnGen, Local};
 use super::{R, error, unsupported};
 use crate::ast::Node;
@@ -74,8 +74,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(Some((callee, count, element)))
     }
 
-    /// Runs the member initializers of the constructor being generated (bases, then
-    /// members), each subobject destroyed if a later one throws.
+    /// Runs the member initializers of the constructor being generated (virtual bases in
+    /// the complete-object variant, then bases, then members), each subobject destroyed
+    /// if a later one throws; a delegating constructor runs its target instead.
     pub fn constructor_initializers(&mut self) -> R<()> {
         let decl = self.decl;
         let Some(class) = self.this_class.clone() else {
@@ -90,6 +91,46 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         if initializers.is_empty() && decl.is_implicit {
             return self.implicit_default_construction(&class);
         }
+        if let [init] = initializers.as_slice()
+            && init.base_init.is_none()
+            && init.any_init.is_none()
+        {
+            return self.delegating_construction(init, &class, this);
+        }
+        // The base class an initializer names, and whether it is a virtual base.
+        let base_of = |this_gen: &mut Self, init: &'ast Node| -> R<Option<(String, bool)>> {
+            let Some(base) = &init.base_init else {
+                return Ok(None);
+            };
+            let base_ty = this_gen.st.parse(init, base.canonical())?;
+            let Some(base_name) = base_ty.name().map(str::to_string) else {
+                return unsupported(init, "initializer of a non-class base");
+            };
+            let name = this_gen
+                .st
+                .layout(this_gen.b.ctx, init, &base_name)?
+                .name
+                .clone();
+            let is_virtual = layout.virtual_bases.iter().any(|v| v.name == name)
+                && !layout.bases.iter().any(|b| b.name == name);
+            Ok(Some((name, is_virtual)))
+        };
+        if !self.base_variant {
+            for virtual_base in &layout.virtual_bases {
+                let mut written = None;
+                for &init in &initializers {
+                    if base_of(self, init)?.is_some_and(|(n, v)| v && n == virtual_base.name) {
+                        written = Some(init);
+                    }
+                }
+                self.construct_base(
+                    decl,
+                    &virtual_base.name,
+                    virtual_base.offset,
+                    written.and_then(|i| i.children().next()),
+                )?;
+            }
+        }
         let mut vptr_stored = false;
         for init in initializers {
             let Some(value) = init.children().next() else {
@@ -100,27 +141,24 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 self.store_vptr(decl, &class, this)?;
                 vptr_stored = true;
             }
-            if let Some(base) = &init.base_init {
-                let base_ty = self.st.parse(init, base.canonical())?;
-                let Some(base_name) = base_ty.name().map(str::to_string) else {
-                    return unsupported(init, "initializer of a non-class base");
-                };
+            if let Some((base_name, is_virtual)) = base_of(self, init)? {
+                if is_virtual {
+                    continue;
+                }
                 let Some(base_layout) = layout.bases.iter().find(|b| b.name == base_name) else {
                     return unsupported(init, format!("initializer of base '{base_name}'"));
                 };
-                let base_cir = self.st.layout(self.b.ctx, init, &base_name)?.cir;
-                let address =
-                    self.b
-                        .base_class_addr(this, base_cir, base_layout.offset as u32, true);
-                self.init_into(value, address, true)?;
-                self.push_destroy(CleanupKind::Eh, &base_ty, address)?;
+                self.construct_base(init, &base_name, base_layout.offset, Some(value))?;
             } else if let Some(member) = &init.any_init {
-                let Some(field) = layout.fields.iter().find(|f| f.id == member.id) else {
-                    return unsupported(init, "initializer of an indirect member");
+                let Some(path) = self.member_path(init, &layout, &member.id)? else {
+                    return unsupported(init, "initializer of an unknown member");
                 };
-                let field = field.clone();
-                let cir = self.cir(init, &field.ty)?;
-                let address = self.b.get_member(this, field.index, &field.name, cir);
+                let mut address = this;
+                for field in &path {
+                    let cir = self.cir(init, &field.ty)?;
+                    address = self.b.get_member(address, field.index, &field.name, cir);
+                }
+                let field = path.last().expect("a member path is never empty").clone();
                 if field.ty.is_reference() {
                     let target = self.lvalue(value)?;
                     self.b.store(target, address, 8);
@@ -129,7 +167,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 self.init_into(value, address, true)?;
                 self.push_destroy(CleanupKind::Eh, &field.ty, address)?;
             } else {
-                return unsupported(init, "delegating constructors");
+                return unsupported(init, "a constructor initializer of this kind");
             }
         }
         if !vptr_stored {
@@ -138,20 +176,144 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(())
     }
 
+    /// The fields from `layout` down to the member with `FieldDecl` id `id`: the member
+    /// itself, or a member of an anonymous union or struct (`: code(c)` for
+    /// `union { int code; … };`) after the anonymous members that hold it.
+    fn member_path(
+        &mut self,
+        node: &'ast Node,
+        layout: &ClassLayout,
+        id: &str,
+    ) -> R<Option<Vec<FieldLayout>>> {
+        if let Some(field) = layout.fields.iter().find(|f| f.id == id) {
+            return Ok(Some(vec![field.clone()]));
+        }
+        for field in &layout.fields {
+            let Some(name) = field.ty.name() else {
+                continue;
+            };
+            if !name.contains("(anonymous ") {
+                continue;
+            }
+            let inner = self.st.layout(self.b.ctx, node, name)?;
+            if let Some(mut path) = self.member_path(node, &inner, id)? {
+                path.insert(0, field.clone());
+                return Ok(Some(path));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Constructs the base subobject of class `base` at `offset` in `this` (by
+    /// `initializer`, or its default constructor), to be destroyed if what follows
+    /// throws. A base with virtual bases is built by its base-object constructor with its
+    /// sub-VTT.
+    fn construct_base(
+        &mut self,
+        node: &'ast Node,
+        base: &str,
+        offset: u64,
+        initializer: Option<&'ast Node>,
+    ) -> R<()> {
+        let this = self.this_value(node)?;
+        let base_layout = self.st.layout(self.b.ctx, node, base)?;
+        let address = self
+            .b
+            .base_class_addr(this, base_layout.cir, offset as u32, true);
+        let sub_vtt = if base_layout.virtual_bases.is_empty() {
+            None
+        } else {
+            Some(self.sub_vtt(node, base, offset)?)
+        };
+        let base_ty = CType::Named(base_layout.name.clone());
+        match initializer {
+            Some(value) => {
+                self.pending_sub_vtt = sub_vtt;
+                self.init_into(value, address, true)?;
+                self.pending_sub_vtt = None;
+            }
+            None => self.default_construct(&base_ty, address, sub_vtt)?,
+        }
+        self.push_base_destroy(CleanupKind::Eh, base, address, sub_vtt)
+    }
+
+    /// Pushes the destruction of the base subobject of class `base` at `address`: by its
+    /// base-object destructor with `sub_vtt` when it has virtual bases.
+    pub fn push_base_destroy(
+        &mut self,
+        kind: CleanupKind,
+        base: &str,
+        address: Value,
+        sub_vtt: Option<Value>,
+    ) -> R<()> {
+        let decl = self.decl;
+        let base_ty = CType::Named(base.to_string());
+        let Some(vtt) = sub_vtt else {
+            return self.push_destroy(kind, &base_ty, address);
+        };
+        if self.st.destructor(self.b.ctx, decl, base)?.is_none() {
+            return Ok(());
+        }
+        let class_node = self.st.class_node(decl, base)?;
+        let Some(dtor) = class_node
+            .children()
+            .find(|c| c.kind == "CXXDestructorDecl")
+        else {
+            return unsupported(
+                decl,
+                format!("destructor of '{base}' not declared by Clang"),
+            );
+        };
+        let callee = self.st.base_variant_callee(self.b.ctx, dtor)?;
+        self.b.push_cleanup(kind, move |b| {
+            call_function(b, callee, &[address, vtt]);
+        });
+        Ok(())
+    }
+
+    /// A delegating constructor: the target constructor (of the same variant) builds the
+    /// object, which is then complete: if the body throws, it is destroyed.
+    fn delegating_construction(&mut self, init: &'ast Node, class: &str, this: Value) -> R<()> {
+        let decl = self.decl;
+        let Some(value) = init.children().next() else {
+            return error(init, "a delegating constructor without its target");
+        };
+        self.pending_sub_vtt = self.vtt;
+        self.init_into(value, this, true)?;
+        self.pending_sub_vtt = None;
+        if self.base_variant {
+            let vtt = self.vtt;
+            let class_node = self.st.class_node(decl, class)?;
+            if let Some(dtor) = class_node
+                .children()
+                .find(|c| c.kind == "CXXDestructorDecl")
+                && self.st.destructor(self.b.ctx, decl, class)?.is_some()
+                && let Some(vtt) = vtt
+            {
+                let callee = self.st.base_variant_callee(self.b.ctx, dtor)?;
+                self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                    call_function(b, callee, &[this, vtt]);
+                });
+            }
+            return Ok(());
+        }
+        self.push_destroy(CleanupKind::Eh, &CType::Named(class.to_string()), this)
+    }
+
     /// An implicit default constructor Clang gave no initializers for: default
-    /// constructors of class bases and members, default member initializers.
+    /// constructors of class bases (virtual ones first, in the complete-object variant)
+    /// and members, default member initializers.
     fn implicit_default_construction(&mut self, class: &str) -> R<()> {
         let decl = self.decl;
         let this = self.this_value(decl)?;
         let layout = self.st.layout(self.b.ctx, decl, class)?;
+        if !self.base_variant {
+            for virtual_base in &layout.virtual_bases {
+                self.construct_base(decl, &virtual_base.name, virtual_base.offset, None)?;
+            }
+        }
         for base in &layout.bases {
-            let base_ty = CType::Named(base.name.clone());
-            let base_cir = self.st.layout(self.b.ctx, decl, &base.name)?.cir;
-            let address = self
-                .b
-                .base_class_addr(this, base_cir, base.offset as u32, true);
-            self.default_construct(&base_ty, address)?;
-            self.push_destroy(CleanupKind::Eh, &base_ty, address)?;
+            self.construct_base(decl, &base.name, base.offset, None)?;
         }
         self.store_vptr(decl, class, this)?;
         let class_node = self.st.class_node(decl, class)?;
@@ -164,25 +326,43 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 .and_then(|f| f.children().next());
             match default_init {
                 Some(init) => self.init_into(init, address, true)?,
-                None => self.default_construct(&field.ty, address)?,
+                None => self.default_construct(&field.ty, address, None)?,
             }
             self.push_destroy(CleanupKind::Eh, &field.ty, address)?;
         }
         Ok(())
     }
 
-    /// Runs the default constructor of a class object (nothing for other types).
-    fn default_construct(&mut self, ty: &CType, address: Value) -> R<()> {
+    /// Runs the default constructor of a class object (nothing for other types); the
+    /// base-object variant with `sub_vtt` when given.
+    fn default_construct(&mut self, ty: &CType, address: Value, sub_vtt: Option<Value>) -> R<()> {
         let decl = self.decl;
         let Some(class) = ty.name().map(str::to_string) else {
             return Ok(());
         };
+        let trivial = self
+            .st
+            .class_node(decl, &class)?
+            .definition_data
+            .as_ref()
+            .is_some_and(|d| d.default_ctor.trivial);
+        if trivial && sub_vtt.is_none() {
+            return Ok(());
+        }
         let ctor = self.st.constructor(decl, &class, "void ()")?;
         if self.is_trivial_special_member(decl, &class, ctor)? {
             return Ok(());
         }
-        let callee = self.st.callee(self.b.ctx, ctor)?;
-        call_function(&mut self.b, callee, &[address]);
+        match sub_vtt {
+            Some(vtt) => {
+                let callee = self.st.base_variant_callee(self.b.ctx, ctor)?;
+                call_function(&mut self.b, callee, &[address, vtt]);
+            }
+            None => {
+                let callee = self.st.callee(self.b.ctx, ctor)?;
+                call_function(&mut self.b, callee, &[address]);
+            }
+        }
         Ok(())
     }
 
@@ -201,6 +381,46 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         };
         let is_move = decl.ty.as_ref().is_some_and(|t| t.qual_type.contains("&&"));
         let layout = self.st.layout(self.b.ctx, decl, &class)?;
+        // The virtual bases: copied by the complete-object copy constructor (the source's
+        // found through its vtable: it may be of a more derived class), assigned by each
+        // assignment that names them.
+        let virtual_bases: Vec<(String, Option<u64>)> = if assign {
+            layout
+                .declared_bases
+                .iter()
+                .filter(|b| b.is_virtual)
+                .map(|b| (b.name.clone(), None))
+                .collect()
+        } else if self.base_variant {
+            Vec::new()
+        } else {
+            layout
+                .virtual_bases
+                .iter()
+                .map(|v| (v.name.clone(), Some(v.offset)))
+                .collect()
+        };
+        for (base, offset) in virtual_bases {
+            let base_ty = CType::Named(base.clone());
+            let base_cir = self.st.layout(self.b.ctx, decl, &base)?.cir;
+            let from = self.virtual_base_address(decl, source, &class, &base)?;
+            let (to, sub_vtt) = match offset {
+                Some(offset) => {
+                    let to = self.b.base_class_addr(this, base_cir, offset as u32, true);
+                    let sub_vtt = if self.st.has_virtual_bases(self.b.ctx, decl, &base)? {
+                        Some(self.sub_vtt(decl, &base, offset)?)
+                    } else {
+                        None
+                    };
+                    (to, sub_vtt)
+                }
+                None => (self.virtual_base_address(decl, this, &class, &base)?, None),
+            };
+            self.copy_object(&base_ty, to, from, assign, is_move, sub_vtt)?;
+            if !assign {
+                self.push_base_destroy(CleanupKind::Eh, &base, to, sub_vtt)?;
+            }
+        }
         for base in &layout.bases {
             let base_ty = CType::Named(base.name.clone());
             let base_cir = self.st.layout(self.b.ctx, decl, &base.name)?.cir;
@@ -210,9 +430,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let from = self
                 .b
                 .base_class_addr(source, base_cir, base.offset as u32, true);
-            self.copy_object(&base_ty, to, from, assign, is_move)?;
+            let sub_vtt = if !assign && self.st.has_virtual_bases(self.b.ctx, decl, &base.name)? {
+                Some(self.sub_vtt(decl, &base.name, base.offset)?)
+            } else {
+                None
+            };
+            self.copy_object(&base_ty, to, from, assign, is_move, sub_vtt)?;
             if !assign {
-                self.push_destroy(CleanupKind::Eh, &base_ty, to)?;
+                self.push_base_destroy(CleanupKind::Eh, &base.name, to, sub_vtt)?;
             }
         }
         if !assign {
@@ -222,7 +447,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let cir = self.cir(decl, &field.ty)?;
             let to = self.b.get_member(this, field.index, &field.name, cir);
             let from = self.b.get_member(source, field.index, &field.name, cir);
-            self.copy_object(&field.ty, to, from, assign, is_move)?;
+            self.copy_object(&field.ty, to, from, assign, is_move, None)?;
             if !assign {
                 self.push_destroy(CleanupKind::Eh, &field.ty, to)?;
             }
@@ -230,7 +455,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(())
     }
 
-    /// Copies (or assigns) one subobject.
+    /// Copies (or assigns) one subobject; a base with virtual bases by its base-object
+    /// copy constructor with `sub_vtt`.
     fn copy_object(
         &mut self,
         ty: &CType,
@@ -238,6 +464,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         from: Value,
         assign: bool,
         is_move: bool,
+        sub_vtt: Option<Value>,
     ) -> R<()> {
         let decl = self.decl;
         if let Some(class) = ty.name().map(str::to_string) {
@@ -265,8 +492,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 .copied();
             match pick {
                 Some(member) if !self.is_trivial_special_member(decl, &class, member)? => {
-                    let callee = self.st.callee(self.b.ctx, member)?;
-                    call_function(&mut self.b, callee, &[to, from]);
+                    match sub_vtt {
+                        Some(vtt) => {
+                            let callee = self.st.base_variant_callee(self.b.ctx, member)?;
+                            call_function(&mut self.b, callee, &[to, vtt, from]);
+                        }
+                        None => {
+                            let callee = self.st.callee(self.b.ctx, member)?;
+                            call_function(&mut self.b, callee, &[to, from]);
+                        }
+                    }
                     return Ok(());
                 }
                 _ => {}
@@ -320,14 +555,19 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let object_cir = self.cir(e, &object_ty)?;
         let pointer_cir = self.b.ctx.types.ptr(object_cir);
         if let Some(count_expr) = size_expr {
-            return self.new_array(
-                e,
-                new_callee,
-                &placement,
-                &object_ty,
-                count_expr,
-                initializer,
-            );
+            // The reserved placement form `::operator new[](size_t, void *)` (as in
+            // `new (p) T[n]`) leaves no room for a cookie.
+            let reserved_placement = new_decl.main_offset.is_none()
+                && matches!(
+                    placement_types.as_slice(),
+                    [CType::Pointer(pointee)] if pointee.is_void()
+                );
+            let allocation = Allocation {
+                callee: new_callee,
+                placement: &placement,
+                reserved_placement,
+            };
+            return self.new_array(e, allocation, &object_ty, count_expr, initializer);
         }
         let bytes = self.b.const_int(size_t, size as i128);
         let mut new_args = vec![bytes];
@@ -396,19 +636,26 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     fn new_array(
         &mut self,
         e: &'ast Node,
-        new_callee: super::class::Callee,
-        placement: &[Value],
+        allocation: Allocation<'_>,
         element_ty: &CType,
         count_expr: &'ast Node,
         initializer: Option<&'ast Node>,
     ) -> R<Value> {
         let size_t = self.b.ctx.types.common().u64;
-        let u8_ty = self.b.ctx.types.common().u8;
         let (element_size, _) = self.st.size_align(self.b.ctx, e, element_ty)?;
         let element_cir = self.cir(e, element_ty)?;
         let element_ptr = self.b.ctx.types.ptr(element_cir);
+        let Allocation {
+            callee: new_callee,
+            placement,
+            reserved_placement,
+        } = allocation;
         let destruction = self.destruction(element_ty)?;
-        let cookie = if destruction.is_some() { 8 } else { 0 };
+        let cookie = if destruction.is_some() && !reserved_placement {
+            8
+        } else {
+            0
+        };
         let count_ty = self.ty(count_expr)?;
         let count = self.scalar(count_expr)?;
         let count = self.convert(
@@ -423,14 +670,57 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             .binop(ehir_core::BinaryOp::Mul, count, element_size_value);
         let cookie_value = self.b.const_int(size_t, cookie as i128);
         let bytes = self.b.binop(ehir_core::BinaryOp::Add, bytes, cookie_value);
-        if !placement.is_empty() && (cookie > 0 || initializer.is_some()) {
-            return unsupported(e, "placement new of an array that needs initialization");
-        }
         let mut new_args = vec![bytes];
         new_args.extend(placement);
         let Some(raw) = call_function(&mut self.b, new_callee, &new_args) else {
             return error(e, "operator new[] without a result");
         };
+        let parts = NewArray {
+            raw,
+            bytes,
+            count,
+            cookie,
+        };
+        if !new_callee.nothrow {
+            return self.new_array_elements(e, parts, element_ty, initializer, destruction);
+        }
+        // A non-throwing allocation function reports failure by a null pointer: nothing
+        // is initialized then.
+        let slot = self.b.alloca(element_ptr, "new.array", true, 8);
+        let null = self.b.const_null(element_ptr);
+        self.b.store(null, slot, 8);
+        let void_null = self.b.const_null(self.b.ctx.types.common().void_ptr);
+        let raw_void = self
+            .b
+            .cast(CastKind::Bitcast, raw, self.b.ctx.types.common().void_ptr);
+        let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, raw_void, void_null);
+        self.b.begin_if(not_null, false);
+        let array = self.new_array_elements(e, parts, element_ty, initializer, destruction)?;
+        self.b.store(array, slot, 8);
+        self.b.end_if();
+        Ok(self.b.load(slot, 8))
+    }
+
+    /// The rest of `new T[n]` once the storage is allocated: the cookie, then the
+    /// elements constructed (see [`FnGen::new_array`]).
+    fn new_array_elements(
+        &mut self,
+        e: &'ast Node,
+        parts: NewArray,
+        element_ty: &CType,
+        initializer: Option<&'ast Node>,
+        destruction: Option<Destruction>,
+    ) -> R<Value> {
+        let NewArray {
+            raw,
+            bytes,
+            count,
+            cookie,
+        } = parts;
+        let size_t = self.b.ctx.types.common().u64;
+        let u8_ty = self.b.ctx.types.common().u8;
+        let element_cir = self.cir(e, element_ty)?;
+        let element_ptr = self.b.ctx.types.ptr(element_cir);
         let array = if cookie > 0 {
             let size_ptr = self.b.ctx.types.ptr(size_t);
             let count_slot = self.b.cast(CastKind::Bitcast, raw, size_ptr);
@@ -444,6 +734,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         } else {
             self.b.cast(CastKind::Bitcast, raw, element_ptr)
         };
+        // The constructor, with the arguments each element's construction evaluates
+        // (default arguments).
+        let mut ctor_args: Vec<&'ast Node> = Vec::new();
+        let mut ctor_params = Vec::new();
         let constructor = match initializer {
             None => None,
             Some(init) if init.kind == "CXXConstructExpr" => {
@@ -451,12 +745,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     return unsupported(init, "new[] with a constructor of a non-class");
                 };
                 let ctor = self.st.constructor_called(init, &class)?;
-                if init.children().next().is_some() {
-                    return unsupported(init, "new[] with constructor arguments");
-                }
-                if self.is_trivial_special_member(init, &class, ctor)? {
+                ctor_args = init.children().collect();
+                if self.is_trivial_special_member(init, &class, ctor)? && ctor_args.is_empty() {
                     None
                 } else {
+                    ctor_params = self.st.signature(self.b.ctx, ctor)?.params;
                     Some(self.st.callee(self.b.ctx, ctor)?)
                 }
             }
@@ -501,10 +794,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         lp.condition(&mut self.b, more);
         let index = self.b.load(built, 8);
         let element = self.b.ptr_stride(array, index);
-        call_function(&mut self.b, constructor, &[element]);
+        // Each element is its own full expression (the temporaries of its arguments die
+        // after it is built, which counts it as built).
+        let mark = self.b.begin_full_expression();
+        let mut values = vec![element];
+        values.extend(self.arguments(e, &ctor_params, &ctor_args)?);
+        call_function(&mut self.b, constructor, &values);
         let one = self.b.const_int(size_t, 1);
         let next = self.b.binop(ehir_core::BinaryOp::Add, index, one);
         self.b.store(next, built, 8);
+        self.b.end_full_expression(mark);
         lp.end_body(&mut self.b);
         self.b.pop_cleanups_to(depth);
         if let Some(release) = release {
@@ -560,14 +859,62 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let not_null = self.b.cmp(ehir_core::CmpPredicate::Ne, pointer, null);
             self.b.begin_if(not_null, false);
             if self.st.abi == ehir_core::abi::EhAbi::Msvc {
+                // (`::delete` too: the Microsoft scalar deleting destructor is told to
+                // delete; the global operator is not distinguished here.)
                 self.delete_through_vftable(pointer, index, dtor);
-            } else {
-                let function = self.virtual_function(pointer, index);
+                self.b.end_if();
+                return self.checked(e);
+            }
+            if e.is_global {
+                // `::delete`: the global operator delete releases the complete object
+                // (found by the offset to top), even if the destructor throws.
+                let delete = self.st.callee(self.b.ctx, delete_decl)?;
+                let common = *self.b.ctx.types.common();
+                let s64_ptr = self.b.ctx.types.ptr(common.s64);
+                let vptr_slot_ty = self.b.ctx.types.ptr(s64_ptr);
+                let vptr_slot = self.b.cast(CastKind::Bitcast, pointer, vptr_slot_ty);
+                let vptr = self.b.load(vptr_slot, 8);
+                let back = self.b.const_int(common.s64, -2);
+                let to_top_slot = self.b.ptr_stride(vptr, back);
+                let to_top = self.b.load(to_top_slot, 8);
+                let u8_ptr = self.b.ctx.types.ptr(common.u8);
+                let bytes = self.b.cast(CastKind::Bitcast, pointer, u8_ptr);
+                let complete = self.b.ptr_stride(bytes, to_top);
+                let raw = self.b.cast(CastKind::Bitcast, complete, common.void_ptr);
+                let args = if self.takes_size(delete) {
+                    let (size, _) = self.st.size_align(self.b.ctx, e, &object_ty)?;
+                    vec![raw, self.b.const_int(common.u64, size as i128)]
+                } else {
+                    vec![raw]
+                };
+                self.b.push_cleanup(CleanupKind::All, move |b| {
+                    call_function(b, delete, &args);
+                });
+                let complete_index = self
+                    .st
+                    .layout(self.b.ctx, e, class)?
+                    .virtual_slots
+                    .as_ref()
+                    .and_then(|slots| {
+                        slots
+                            .iter()
+                            .position(|s| s.kind == super::vtable::SlotKind::CompleteDestructor)
+                    })
+                    .unwrap_or(index);
+                let function = self.virtual_function(pointer, complete_index);
                 let function_ty = self.b.ctx.types.ptr(dtor.sig);
                 let function = self.b.cast(CastKind::Bitcast, function, function_ty);
                 let flags = super::expr::call_flags(dtor.nothrow);
                 self.b.call_indirect(function, dtor.sig, &[pointer], flags);
+                self.b.pop_cleanup();
+                self.b.end_if();
+                return self.checked(e);
             }
+            let function = self.virtual_function(pointer, index);
+            let function_ty = self.b.ctx.types.ptr(dtor.sig);
+            let function = self.b.cast(CastKind::Bitcast, function, function_ty);
+            let flags = super::expr::call_flags(dtor.nothrow);
+            self.b.call_indirect(function, dtor.sig, &[pointer], flags);
             self.b.end_if();
             return self.checked(e);
         }
@@ -654,12 +1001,44 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     }
 }
 
-/// Destroys elements `[0, *left)` of an array, last first, decrementing `*left`.
+/// How `new T[n]` allocates: the allocation function, its placement arguments, and
+/// whether it is the reserved placement form (no cookie).
+struct Allocation<'v> {
+    callee: super::class::Callee,
+    placement: &'v [Value],
+    reserved_placement: bool,
+}
+
+/// What the allocation of `new T[n]` gave: the storage, its size, the element count and
+/// the cookie's size (0 or 8).
+#[derive(Clone, Copy)]
+struct NewArray {
+    raw: Value,
+    bytes: Value,
+    count: Value,
+    cookie: u64,
+}
+
+/// Destroys elements `[0, *left)` of an array, last first, decrementing `*left`. When
+/// the destructor may throw, the elements before the one whose destructor threw are
+/// destroyed too (a second exception then terminates).
 fn destroy_backwards(
     b: &mut ehir_builder::FunctionBuilder<'_>,
     dtor: super::class::Callee,
     array: Value,
     left: Value,
+) {
+    destroy_backwards_loop(b, dtor, array, left, !dtor.nothrow);
+}
+
+/// The loop of [`destroy_backwards`]; `partial`: each destructor call is covered by the
+/// destruction of the elements left (which itself is not).
+fn destroy_backwards_loop(
+    b: &mut ehir_builder::FunctionBuilder<'_>,
+    dtor: super::class::Callee,
+    array: Value,
+    left: Value,
+    partial: bool,
 ) {
     let size_t = b.ctx.types.common().u64;
     let lp = b.begin_while();
@@ -672,15 +1051,50 @@ fn destroy_backwards(
     let index = b.binop(ehir_core::BinaryOp::Sub, remaining, one);
     b.store(index, left, 8);
     let element = b.ptr_stride(array, index);
+    if partial {
+        b.push_cleanup(CleanupKind::Eh, move |b| {
+            destroy_backwards_loop(b, dtor, array, left, false);
+        });
+    }
     call_function(b, dtor, &[element]);
+    if partial {
+        b.pop_cleanup();
+    }
     lp.end_body(b);
+}
+
+/// Destroys elements `[0, count)` from `first`, last first; `partial`: each destructor
+/// call is covered by the destruction of the elements before it.
+fn destroy_first_elements(
+    b: &mut ehir_builder::FunctionBuilder<'_>,
+    callee: super::class::Callee,
+    first: Value,
+    count: u64,
+    partial: bool,
+) {
+    let long = b.ctx.types.common().s64;
+    for i in (0..count).rev() {
+        let index = b.const_int(long, i as i128);
+        let at = b.ptr_stride(first, index);
+        if partial && i > 0 {
+            b.push_cleanup(CleanupKind::Eh, move |b| {
+                destroy_first_elements(b, callee, first, i, false);
+            });
+            call_function(b, callee, &[at]);
+            b.pop_cleanup();
+        } else {
+            call_function(b, callee, &[at]);
+        }
+    }
 }
 
 /// How to destroy an object: its destructor, and for arrays the element count and CIR
 /// element type.
 type Destruction = (super::class::Callee, Option<u64>, Option<ehir_core::Type>);
 
-/// Calls a destructor on one object, or on `count` array elements, last first.
+/// Calls a destructor on one object, or on `count` array elements, last first (when the
+/// destructor may throw, the elements before one whose destructor threw are destroyed
+/// too).
 fn destroy_elements(
     b: &mut ehir_builder::FunctionBuilder<'_>,
     callee: super::class::Callee,
@@ -694,12 +1108,7 @@ fn destroy_elements(
                 let ptr = b.ctx.types.ptr(element);
                 b.cast(CastKind::ArrayToPtrDecay, address, ptr)
             };
-            let long = b.ctx.types.common().s64;
-            for i in (0..count).rev() {
-                let index = b.const_int(long, i as i128);
-                let at = b.ptr_stride(first, index);
-                call_function(b, callee, &[at]);
-            }
+            destroy_first_elements(b, callee, first, count, !callee.nothrow);
         }
         _ => {
             call_function(b, callee, &[address]);

@@ -16,7 +16,9 @@ pub mod eh_msvc;
 pub mod expr;
 pub mod function;
 pub mod lifetime;
+pub mod member_pointer;
 pub mod stmt;
+pub mod subobjects;
 pub mod vtable;
 pub mod vtable_msvc;
 
@@ -59,6 +61,27 @@ pub enum Pending<'ast> {
     Implicit(&'ast Node),
     /// The deleting destructor (D0) of a virtual destructor declaration.
     DeletingDestructor(&'ast Node),
+    /// The base-object variant (C2, D2: with a VTT, without the virtual bases) of a
+    /// constructor or destructor of a class with virtual bases.
+    BaseVariant {
+        /// The constructor or destructor.
+        decl: &'ast Node,
+        /// It is implicitly defined.
+        implicit: bool,
+    },
+    /// The dynamic initialization of a global (`__cxx_global_var_init.N`): constructs
+    /// it and registers its destruction at exit.
+    GlobalInit(&'ast Node),
+    /// A thunk: adjusts `this` by `adjustment` bytes, then calls the function a vtable
+    /// slot of kind `kind` holds for `decl`.
+    Thunk {
+        /// The final overrider.
+        decl: &'ast Node,
+        /// What the slot holds.
+        kind: vtable::SlotKind,
+        /// The adjustment of `this`.
+        adjustment: i64,
+    },
 }
 
 /// What the generator knows besides the module under construction.
@@ -89,6 +112,8 @@ pub struct State<'ast> {
     pub parsed: HashMap<String, CType>,
     /// Classes whose layout is being computed.
     pub laying_out: HashSet<String>,
+    /// Typedef names being resolved.
+    pub resolving: HashSet<String>,
     /// Functions whose address is taken: name, signature, nothrow (declared in the
     /// module unless defined).
     pub address_taken: Vec<(String, Type, bool)>,
@@ -102,6 +127,17 @@ pub struct State<'ast> {
     /// The file paths in the names of unnamed entities (`(lambda at /src/f.cpp:3:12)`)
     /// → what output names them by ([`State::output_name`]).
     pub location_files: BTreeMap<String, String>,
+    /// Itanium vtable groups built so far, by symbol.
+    pub vtable_groups: HashMap<String, Rc<vtable::VTableGroup>>,
+    /// Itanium VTTs built so far, by class.
+    pub vtts: HashMap<String, Rc<vtable::Vtt>>,
+    /// Globals with dynamic initializers and the functions that initialize them.
+    pub dynamic_inits: Vec<(&'ast Node, String)>,
+    /// The guard variables of static locals with dynamic initializers.
+    pub guards: Vec<ehir_core::Global>,
+    /// Microsoft ABI: the functions `atexit` is to run (`??__F…`), each destroying one
+    /// global: (its name, the global's symbol and CIR type, the destructor).
+    pub exit_stubs: Vec<(String, String, Type, class::Callee)>,
 }
 
 impl<'ast> State<'ast> {
@@ -137,7 +173,16 @@ impl<'ast> State<'ast> {
                 self.resolve_names(node, CType::Named(global))?
             }
             CType::Named(name) => {
-                if let Some(e) = self.index.enums.get(&name) {
+                let enumeration = self.index.enums.get(&name).or_else(|| {
+                    // An enum named inside its class or namespace (`Kind` for `S::Kind`),
+                    // unless a class has that name.
+                    if self.index.classes.contains_key(&name) {
+                        return None;
+                    }
+                    let qualified = self.qualified(&name, &self.index.enums)?;
+                    self.index.enums.get(&qualified)
+                });
+                if let Some(e) = enumeration {
                     let underlying = e
                         .fixed_underlying_type
                         .as_ref()
@@ -156,7 +201,17 @@ impl<'ast> State<'ast> {
                     let Some(text) = typedef.type_text() else {
                         return error(node, format!("typedef '{name}' without a type"));
                     };
-                    self.parse(node, text)?
+                    // `typedef struct X X;` names the class; a cycle of typedefs names
+                    // nothing.
+                    if parse_type(text).is_some_and(|t| t == CType::Named(name.clone())) {
+                        return Ok(CType::Named(name));
+                    }
+                    if !self.resolving.insert(name.clone()) {
+                        return unsupported(node, format!("typedef '{name}' that names itself"));
+                    }
+                    let resolved = self.parse(node, text);
+                    self.resolving.remove(&name);
+                    resolved?
                 } else if !self.index.classes.contains_key(&name)
                     && let Some(target) = self.index.using_names.get(&name)
                     && target != &name
@@ -179,6 +234,9 @@ impl<'ast> State<'ast> {
                 }
                 f.params = params;
                 CType::Function(f)
+            }
+            CType::MemberPointer(t, class) => {
+                CType::MemberPointer(Box::new(self.resolve_names(node, *t)?), class)
             }
             other => other,
         })
@@ -243,7 +301,7 @@ impl<'ast> State<'ast> {
                     .iter()
                     .any(|s| s.kind == vtable::SlotKind::DeletingDestructor)
             });
-        let has_virtual_bases = self.has_virtual_bases(decl, &class)?;
+        let has_virtual_bases = self.has_virtual_bases(ctx, decl, &class)?;
         match ehir_core::abi::type_names::msvc_destructor_symbol(
             mangled,
             is_virtual,
@@ -255,23 +313,6 @@ impl<'ast> State<'ast> {
                 format!("'{mangled}' is not a Microsoft destructor name"),
             ),
         }
-    }
-
-    /// Whether the class named `name` has a virtual base, directly or through its bases.
-    fn has_virtual_bases(&mut self, node: &Node, name: &str) -> R<bool> {
-        let class = self.class_node(node, name)?;
-        for base in &class.bases {
-            if base.is_virtual {
-                return Ok(true);
-            }
-            let base_type = self.parse(class, base.ty.canonical())?;
-            if let Some(base_name) = base_type.name()
-                && self.has_virtual_bases(class, base_name)?
-            {
-                return Ok(true);
-            }
-        }
-        Ok(false)
     }
 
     /// The alias (`!rec_…`) of the record of the class named `name`.
@@ -313,6 +354,16 @@ impl<'ast> State<'ast> {
                 ctx.types.array(element, n.unwrap_or(0))
             }
             CType::Function(f) => self.function_cir_type(ctx, node, f, None)?,
+            CType::MemberPointer(member, _) => {
+                self.check_member_pointer(node, t)?;
+                if member.function().is_some() {
+                    // `{ptr, adj}`: the function (or 1 + its vtable offset), then the
+                    // adjustment of `this`, each a pointer-sized word.
+                    ctx.types.array(common.void_ptr, 2)
+                } else {
+                    common.s64
+                }
+            }
             CType::Named(name) if self.class_node(node, name).is_err() => {
                 // An incomplete class (only pointed to): an opaque record.
                 let alias = self.record_alias(ctx, name);
@@ -406,6 +457,22 @@ impl<'ast> State<'ast> {
         matches!(t.unqualified(), CType::Named(_))
     }
 
+    /// Pointers to members on the Itanium ABI (to data: a 64-bit offset, -1 for null; to
+    /// functions: `{ptr, adj}`) are what this front end models, not the Microsoft
+    /// representations.
+    fn check_member_pointer(&self, node: &Node, t: &CType) -> R<()> {
+        if !matches!(t.unqualified(), CType::MemberPointer(..)) {
+            return Ok(());
+        }
+        if self.abi == EhAbi::Msvc {
+            return unsupported(
+                node,
+                format!("pointer to member '{t}' on the Microsoft ABI"),
+            );
+        }
+        Ok(())
+    }
+
     /// Size and alignment of a type.
     pub fn size_align(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<(u64, u64)> {
         Ok(match t {
@@ -418,6 +485,14 @@ impl<'ast> State<'ast> {
                 (size * n.unwrap_or(0), align)
             }
             CType::Function(_) => (1, 1),
+            CType::MemberPointer(member, _) => {
+                self.check_member_pointer(node, t)?;
+                if member.function().is_some() {
+                    (16, 8)
+                } else {
+                    (8, 8)
+                }
+            }
             CType::Named(name) => {
                 let layout = self.layout(ctx, node, name)?;
                 (layout.size, layout.align)
@@ -480,8 +555,14 @@ impl<'ast> State<'ast> {
             static_locals: Vec::new(),
             parsed: HashMap::new(),
             laying_out: HashSet::new(),
+            resolving: HashSet::new(),
             address_taken: Vec::new(),
             rtti_globals: Vec::new(),
+            vtable_groups: HashMap::new(),
+            vtts: HashMap::new(),
+            dynamic_inits: Vec::new(),
+            guards: Vec::new(),
+            exit_stubs: Vec::new(),
             defined_globals: (0, 0),
             callee_locs: HashMap::new(),
             location_files: BTreeMap::new(),
@@ -513,6 +594,25 @@ pub fn generate(
             Err(e) => errors.push(e),
         }
     }
+    // The main file's variables are defined (and initialized) even when unused.
+    let variables: Vec<&Node> = state
+        .index
+        .globals
+        .iter()
+        .copied()
+        .filter(|v| {
+            v.main_offset.is_some() && !state.index.parent_class.contains_key(v.id.as_str())
+        })
+        .filter(|v| v.storage_class.as_deref() != Some("extern") || v.initializer().is_some())
+        .collect();
+    for variable in variables {
+        if let Some(symbol) = &variable.mangled_name
+            && !state.globals.contains_key(symbol)
+        {
+            state.globals.insert(symbol.clone(), variable);
+            state.global_order.push(symbol.clone());
+        }
+    }
     // Functions, then the globals they use (whose initializers may use functions).
     let mut next = 0;
     loop {
@@ -530,7 +630,13 @@ pub fn generate(
             break;
         }
     }
+    if let Err(e) = function::define_global_constructor(&mut state, &mut mb) {
+        errors.push(e);
+    }
     vtable::define_vtables(&mut state, &mut mb);
+    for guard in std::mem::take(&mut state.guards) {
+        mb.module_mut().add_global(guard);
+    }
     for (name, sig, nothrow) in std::mem::take(&mut state.address_taken) {
         if let Err(e) = mb.declare_function(&name, sig, nothrow) {
             errors.push(e.to_diagnostic());

@@ -266,7 +266,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(())
     }
 
-    /// A `static` local with a constant initializer (an internal global).
+    /// A `static` local: an internal global, initialized by its constant initializer or
+    /// on the first pass through its declaration (guarded).
     fn static_local(&mut self, var: &'ast Node, ty: &CType) -> R<()> {
         let Some(symbol) = var.mangled_name.clone() else {
             return error(var, "a static local without a mangled name");
@@ -283,6 +284,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let sym = self.b.ctx.sym(&symbol);
         let address = self.b.get_global(sym, cir);
         self.locals.insert(var.id.clone(), Local::Address(address));
+        if var.storage_class.as_deref() == Some("static")
+            && let Some(init) = var.initializer()
+            && !super::function::is_constant_initializer(self.st, init)
+        {
+            if ty.is_reference() {
+                return unsupported(var, "a static local reference with a dynamic initializer");
+            }
+            self.guarded_static_init(var, &symbol, ty, address, init)?;
+        }
         Ok(())
     }
 

@@ -1,18 +1,28 @@
-//! Virtual functions on the Itanium C++ ABI, for single inheritance through primary
-//! bases: the vtable slots of a dynamic class, its vtable as a CIR global (offset to top,
-//! typeinfo pointer, function pointers), storing the vptr in constructors and
-//! destructors, virtual calls through the vptr, and deleting destructors (D0). On the
-//! Microsoft ABI, vptr stores, `typeid`, `dynamic_cast` and deleting destructors go to
-//! [`super::vtable_msvc`].
+//! Virtual functions and virtual bases on the Itanium C++ ABI: the vtable slots of a
+//! dynamic class; its vtable group (the primary vtable, then one per non-primary dynamic
+//! base subobject, then those of its virtual bases: virtual-base offsets, offset to top,
+//! the typeinfo pointer, function pointers, through this-adjusting thunks where the final
+//! overrider is another subobject) as one CIR global; construction vtables of a base
+//! within a complete object and the VTT that hands them to base-object constructors and
+//! destructors; storing the vptrs; virtual calls, `typeid`, `dynamic_cast`; deleting
+//! destructors (D0). On the Microsoft ABI, vptr stores, `typeid`, `dynamic_cast` and
+//! deleting destructors go to [`super::vtable_msvc`].
+//!
+//! The vtables hold no vcall offsets: a virtual base's function whose final overrider
+//! is elsewhere is reached through a thunk with a fixed adjustment, one per vtable that
+//! needs it (this module's thunks are internal, named as non-virtual thunks `_ZThn`).
 
 use super::class::{Callee, call_function};
 use super::function::FnGen;
+use super::subobjects::Subobjects;
 use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{ModuleBuilder, Value};
 use ehir_core::abi::EhAbi;
-use ehir_core::{AttrData, CastKind, ConstArrayElements, Global, Linkage, Loc};
+use ehir_core::{AttrData, CastKind, ConstArrayElements, Global, Linkage, Loc, ModuleCtx};
+use std::collections::BTreeSet;
+use std::rc::Rc;
 
 /// What `typeid` applies to.
 pub enum TypeidOperand {
@@ -56,63 +66,113 @@ pub struct VirtualSlot {
     pub pure: bool,
 }
 
-/// The slot key of a method: its name and function type without its exception
-/// specification (an overrider may add `noexcept`).
-pub(super) fn slot_key(method: &Node) -> String {
-    let ty = method.ty.as_ref().map_or("", |t| t.qual_type.as_str());
-    let ty = [" noexcept", " throw("]
-        .iter()
-        .filter_map(|spec| ty.find(spec))
-        .min()
-        .map_or(ty, |end| &ty[..end]);
-    format!("{}:{ty}", method.name.as_deref().unwrap_or_default())
+/// The slot key of a method: its name and function type without the exception
+/// specification (an overrider may spell it `throw()` where the base says `noexcept`).
+pub fn slot_key(method: &Node) -> String {
+    let text = method.ty.as_ref().map_or("", |t| t.qual_type.as_str());
+    format!(
+        "{}:{}",
+        method.name.as_deref().unwrap_or_default(),
+        without_exception_spec(text)
+    )
 }
 
-/// The vtable slots of a class: those of its primary base (`inherited`), overridden by
-/// the class's methods of the same name and type, then its new virtual methods.
-pub fn virtual_slots(class: &Node, inherited: Vec<VirtualSlot>) -> Vec<VirtualSlot> {
-    let mut slots = inherited;
-    for member in class.children() {
-        match member.kind.as_str() {
-            "CXXDestructorDecl" => {
-                let found = slots
-                    .iter()
-                    .position(|s| s.kind == SlotKind::CompleteDestructor);
-                if let Some(index) = found {
-                    for slot in &mut slots[index..=index + 1] {
-                        slot.id = member.id.clone();
-                        slot.pure = member.pure;
-                    }
-                } else if member.is_virtual {
-                    for kind in [SlotKind::CompleteDestructor, SlotKind::DeletingDestructor] {
-                        slots.push(VirtualSlot {
-                            kind,
-                            key: "~".to_string(),
-                            id: member.id.clone(),
-                            pure: member.pure,
-                        });
-                    }
+/// A function type's text without its trailing exception specification
+/// (` noexcept`, ` noexcept(...)`, ` throw(...)`).
+fn without_exception_spec(text: &str) -> &str {
+    let text = text.trim_end();
+    if let Some(stripped) = text.strip_suffix(" noexcept") {
+        return stripped;
+    }
+    // ` noexcept(...)` or ` throw(...)` whose parenthesis closes at the end.
+    for marker in [" noexcept(", " throw("] {
+        if let Some(at) = text.rfind(marker) {
+            let list = &text[at + marker.len() - 1..];
+            let mut depth = 0i32;
+            let closes_at_end = list.char_indices().all(|(i, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ => {}
                 }
+                depth > 0 || i == list.len() - 1
+            });
+            if closes_at_end && depth == 0 {
+                return &text[..at];
             }
-            "CXXMethodDecl" => {
-                let key = slot_key(member);
-                if let Some(slot) = slots
-                    .iter_mut()
-                    .find(|s| s.kind == SlotKind::Method && s.key == key)
-                {
-                    slot.id = member.id.clone();
-                    slot.pure = member.pure;
-                } else if member.is_virtual {
-                    slots.push(VirtualSlot {
-                        kind: SlotKind::Method,
-                        key,
-                        id: member.id.clone(),
-                        pure: member.pure,
-                    });
-                }
-            }
-            _ => {}
         }
+    }
+    text
+}
+
+/// The slot key of destructors.
+const DESTRUCTOR_KEY: &str = "~";
+
+/// The function slots of a class's primary vtable: those of its primary base
+/// (`inherited`), overridden by the class's methods of the same name and type, then its
+/// new virtual methods in declaration order (an implicit virtual destructor last). A
+/// method is virtual when declared so or when it overrides one of `virtual_keys` (the
+/// virtual functions of all the bases), to which the class's own are added.
+pub fn virtual_slots(
+    class: &Node,
+    inherited: Vec<VirtualSlot>,
+    virtual_keys: &mut BTreeSet<String>,
+) -> Vec<VirtualSlot> {
+    let mut slots = inherited;
+    let mut implicit_destructor = None;
+    let new_slot = |kind, key: &str, member: &Node| VirtualSlot {
+        kind,
+        key: key.to_string(),
+        id: member.id.clone(),
+        pure: member.pure,
+    };
+    for member in class.children() {
+        let key = match member.kind.as_str() {
+            "CXXDestructorDecl" => DESTRUCTOR_KEY.to_string(),
+            "CXXMethodDecl" if member.storage_class.as_deref() != Some("static") => {
+                slot_key(member)
+            }
+            _ => continue,
+        };
+        let is_virtual = member.is_virtual || virtual_keys.contains(&key);
+        if is_virtual {
+            virtual_keys.insert(key.clone());
+        }
+        let found: Vec<usize> = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.key == key)
+            .map(|(i, _)| i)
+            .collect();
+        if !found.is_empty() {
+            for index in found {
+                slots[index].id = member.id.clone();
+                slots[index].pure = member.pure;
+            }
+        } else if is_virtual {
+            if key == DESTRUCTOR_KEY {
+                if member.is_implicit {
+                    implicit_destructor = Some(member);
+                } else {
+                    slots.push(new_slot(SlotKind::CompleteDestructor, &key, member));
+                    slots.push(new_slot(SlotKind::DeletingDestructor, &key, member));
+                }
+            } else {
+                slots.push(new_slot(SlotKind::Method, &key, member));
+            }
+        }
+    }
+    if let Some(member) = implicit_destructor {
+        slots.push(new_slot(
+            SlotKind::CompleteDestructor,
+            DESTRUCTOR_KEY,
+            member,
+        ));
+        slots.push(new_slot(
+            SlotKind::DeletingDestructor,
+            DESTRUCTOR_KEY,
+            member,
+        ));
     }
     slots
 }
@@ -125,65 +185,234 @@ fn deleting_symbol(complete: &str) -> Option<String> {
         .map(|stem| format!("{stem}D0Ev"))
 }
 
+/// The base-object variant's symbol (`C2`, `D2`) of a complete-object constructor's or
+/// destructor's (`C1`, `D1`): the `C1`/`D1` that ends the nested name, found by walking
+/// the name's components (source names by their length, template arguments to their
+/// `E`).
+pub fn base_variant_symbol(complete: &str) -> Option<String> {
+    let bytes = complete.as_bytes();
+    let mut at = complete.strip_prefix("_ZN")?.len();
+    at = bytes.len() - at;
+    // CV-qualifiers of the implicit object.
+    while matches!(bytes.get(at), Some(b'K' | b'V' | b'r')) {
+        at += 1;
+    }
+    let mut depth = 0usize;
+    while at < bytes.len() {
+        let c = bytes[at];
+        if c.is_ascii_digit() {
+            let start = at;
+            while at < bytes.len() && bytes[at].is_ascii_digit() {
+                at += 1;
+            }
+            let length: usize = complete[start..at].parse().ok()?;
+            at += length;
+            continue;
+        }
+        if depth == 0 && (c == b'C' || c == b'D') && bytes.get(at + 1) == Some(&b'1') {
+            let mut out = complete.to_string();
+            out.replace_range(at + 1..at + 2, "2");
+            return Some(out);
+        }
+        match c {
+            b'I' | b'N' | b'L' | b'X' => depth += 1,
+            b'E' => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+        at += 1;
+    }
+    None
+}
+
+/// The symbol of a thunk that adjusts `this` by `adjustment` bytes and calls `target`:
+/// a non-virtual thunk's (`_ZThn8_N1D1fEv` for -8).
+fn thunk_symbol(target: &str, adjustment: i64) -> Option<String> {
+    let encoding = target.strip_prefix("_Z")?;
+    Some(if adjustment < 0 {
+        format!("_ZThn{}_{encoding}", -adjustment)
+    } else {
+        format!("_ZTh{adjustment}_{encoding}")
+    })
+}
+
+/// One entry of a vtable.
+#[derive(Clone, Debug, PartialEq)]
+pub enum VTableEntry {
+    /// An offset (to top, or of a virtual base).
+    Offset(i64),
+    /// The address of a function or typeinfo object.
+    Symbol(String),
+    /// A pure virtual function's slot.
+    Pure,
+}
+
+/// A vtable group: the vtables of a class (or of a base within a complete object, for a
+/// construction vtable group) in one global.
+#[derive(Clone, Debug)]
+pub struct VTableGroup {
+    /// The global's symbol (`_ZTV1D`, `_ZTC1D0_1B`).
+    pub symbol: String,
+    /// Its entries.
+    pub entries: Vec<VTableEntry>,
+    /// The subobjects the group is for (of the class at its offset in the complete
+    /// object).
+    pub subobjects: Subobjects,
+    /// The address point (entry index) of each subobject that has one in the group.
+    pub address_points: Vec<(usize, usize)>,
+}
+
+impl VTableGroup {
+    /// The address point of the subobject of class `class` at `offset`.
+    pub fn address_point(&self, class: &str, offset: u64) -> Option<usize> {
+        self.address_points
+            .iter()
+            .find(|(s, _)| {
+                let subobject = &self.subobjects.all[*s];
+                subobject.class == class && subobject.offset == offset
+            })
+            .map(|&(_, point)| point)
+    }
+}
+
+/// A VTT: the vtable addresses a class's base-object constructors and destructors (and
+/// those of its bases with virtual bases) store in the vptrs while the object is not yet
+/// (or no longer) of the complete class.
+#[derive(Clone, Debug, Default)]
+pub struct Vtt {
+    /// The global's symbol (`_ZTT1D`).
+    pub symbol: String,
+    /// Each entry: a vtable group's symbol and the entry index of an address point.
+    pub entries: Vec<(String, usize)>,
+    /// Where the sub-VTT of each base subobject with virtual bases starts: (class,
+    /// offset in the complete object) → index.
+    pub sub_vtts: Vec<((String, u64), usize)>,
+    /// The index of the vtable address of each base subobject that has one (the class
+    /// itself at 0): (class, offset) → index.
+    pub secondary: Vec<((String, u64), usize)>,
+}
+
+impl Vtt {
+    /// The index of the sub-VTT of the base subobject of class `class` at `offset`.
+    pub fn sub_vtt(&self, class: &str, offset: u64) -> Option<usize> {
+        self.sub_vtts
+            .iter()
+            .find(|((c, o), _)| c == class && *o == offset)
+            .map(|&(_, index)| index)
+    }
+
+    /// The index of the vtable address of the subobject of class `class` at `offset`.
+    pub fn secondary(&self, class: &str, offset: u64) -> Option<usize> {
+        self.secondary
+            .iter()
+            .find(|((c, o), _)| c == class && *o == offset)
+            .map(|&(_, index)| index)
+    }
+}
+
 impl<'ast> State<'ast> {
-    /// The vtable symbol of a dynamic class (its global defined, and the functions it
+    /// The complete-object vtable group of a dynamic class (defined, and the functions it
     /// points to queued, on first use).
-    pub fn vtable(&mut self, mb: &mut ehir_core::ModuleCtx, node: &Node, class: &str) -> R<String> {
-        let Some(mangled) = super::class::mangle_class_name(class) else {
-            return unsupported(node, format!("vtable of '{class}'"));
+    pub fn vtable(&mut self, ctx: &mut ModuleCtx, node: &Node, class: &str) -> R<String> {
+        let name = self.layout(ctx, node, class)?.name.clone();
+        Ok(self
+            .vtable_group(ctx, node, &name, 0, &name)?
+            .symbol
+            .clone())
+    }
+
+    /// The vtable group of class `root` at `offset` in a complete object of class
+    /// `complete`: the class's own when it is the complete object, else a construction
+    /// vtable group (defined, and what it points to queued, on first use).
+    pub fn vtable_group(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        root: &str,
+        offset: u64,
+        complete: &str,
+    ) -> R<Rc<VTableGroup>> {
+        let mangle = |class: &str| match super::class::mangle_class_name(class) {
+            Some(m) => Ok(m),
+            None => unsupported(node, format!("vtable of '{class}'")),
         };
-        let symbol = format!("_ZTV{mangled}");
-        if self.rtti_globals.iter().any(|g| mb.name(g.name) == symbol) {
-            return Ok(symbol);
+        let root_mangled = mangle(root)?;
+        let symbol = if root == complete {
+            format!("_ZTV{root_mangled}")
+        } else {
+            format!("_ZTC{}{offset}_{root_mangled}", mangle(complete)?)
+        };
+        if let Some(group) = self.vtable_groups.get(&symbol) {
+            return Ok(group.clone());
         }
-        let layout = self.layout(mb, node, class)?;
-        let Some(slots) = layout.virtual_slots.clone() else {
-            return error(node, format!("vtable of '{class}', which is not dynamic"));
+        let walk = self.subobjects(ctx, node, root, offset, complete)?;
+        let mut builder = GroupBuilder {
+            walk: &walk,
+            root_offset: offset,
+            construction: root != complete,
+            entries: Vec::new(),
+            address_points: Vec::new(),
         };
-        let typeinfo = self.typeinfo(mb, node, &CType::Named(class.to_string()))?;
-        let void_ptr = mb.types.common().void_ptr;
-        let mut entries = vec![
-            AttrData::Null(void_ptr),
-            AttrData::GlobalView {
-                symbol: typeinfo,
-                indices: vec![],
-                ty: Some(void_ptr),
-            },
-        ];
-        for slot in &slots {
-            if slot.pure {
-                entries.push(AttrData::Null(void_ptr));
+        builder.lay_out_vtable(self, ctx, node, 0, false)?;
+        // The virtual bases' vtables, in inheritance graph order, but for those that
+        // share the vtable of a subobject whose primary base they are.
+        let shared: Vec<usize> = builder.address_points.iter().map(|&(s, _)| s).collect();
+        let mut visited = BTreeSet::new();
+        let mut stack = vec![(0usize, 0usize)];
+        while let Some((current, next)) = stack.pop() {
+            let Some(&base) = walk.all[current].bases.get(next) else {
                 continue;
-            }
-            let Some(decl) = self.index.by_id.get(slot.id.as_str()).copied() else {
-                return error(node, format!("a virtual function of '{class}' not found"));
             };
-            let callee = self.callee(mb, decl)?;
-            let mut name = mb.name(callee.symbol).to_string();
-            if slot.kind == SlotKind::DeletingDestructor {
-                let Some(deleting) = deleting_symbol(&name) else {
-                    return unsupported(decl, format!("deleting destructor of '{name}'"));
-                };
-                self.enqueue(&deleting, Pending::DeletingDestructor(decl));
-                name = deleting;
-            } else if !self.index.definitions.contains_key(decl.id.as_str()) && !decl.is_implicit {
-                // Defined elsewhere (in libstdc++): declared in the module.
-                self.address_taken
-                    .push((name.clone(), callee.sig, callee.nothrow));
+            stack.push((current, next + 1));
+            let subobject = &walk.all[base];
+            let dynamic = self.layout(ctx, node, &subobject.class)?.dynamic;
+            if subobject.is_virtual
+                && dynamic
+                && !shared.contains(&base)
+                && !builder.address_points.iter().any(|&(s, _)| s == base)
+                && visited.insert(base)
+            {
+                builder.lay_out_vtable(self, ctx, node, base, true)?;
             }
-            entries.push(AttrData::GlobalView {
-                symbol: mb.sym(&name),
-                indices: vec![],
-                ty: Some(void_ptr),
-            });
+            stack.push((base, 0));
         }
-        let ty = mb.types.array(void_ptr, entries.len() as u64);
-        let elements = entries.into_iter().map(|e| mb.attrs.intern(e)).collect();
-        let init = mb.attrs.intern(AttrData::ConstArray {
+        let entries = std::mem::take(&mut builder.entries);
+        let address_points = std::mem::take(&mut builder.address_points);
+        self.define_vtable_global(ctx, &symbol, &entries);
+        let group = Rc::new(VTableGroup {
+            symbol: symbol.clone(),
+            entries,
+            subobjects: walk,
+            address_points,
+        });
+        self.vtable_groups.insert(symbol, group.clone());
+        Ok(group)
+    }
+
+    /// Adds the global of a vtable group.
+    fn define_vtable_global(&mut self, ctx: &mut ModuleCtx, symbol: &str, entries: &[VTableEntry]) {
+        let void_ptr = ctx.types.common().void_ptr;
+        let attrs: Vec<AttrData> = entries
+            .iter()
+            .map(|entry| match entry {
+                VTableEntry::Offset(0) | VTableEntry::Pure => AttrData::Null(void_ptr),
+                VTableEntry::Offset(value) => AttrData::IntPtr {
+                    value: *value,
+                    ty: void_ptr,
+                },
+                VTableEntry::Symbol(name) => AttrData::GlobalView {
+                    symbol: ctx.sym(name),
+                    indices: vec![],
+                    ty: Some(void_ptr),
+                },
+            })
+            .collect();
+        let ty = ctx.types.array(void_ptr, attrs.len() as u64);
+        let elements = attrs.into_iter().map(|e| ctx.attrs.intern(e)).collect();
+        let init = ctx.attrs.intern(AttrData::ConstArray {
             elements: ConstArrayElements::Attrs(elements),
             ty,
         });
-        let name = mb.sym(&symbol);
+        let name = ctx.sym(symbol);
         self.rtti_globals.push(Global {
             name,
             ty,
@@ -194,13 +423,231 @@ impl<'ast> State<'ast> {
             align: Some(8),
             loc: Loc::NONE,
         });
-        Ok(symbol)
+    }
+
+    /// The symbol a vtable slot points to for the final overrider `decl` of a slot of
+    /// kind `kind`, through a thunk adjusting `this` by `adjustment` bytes when it is
+    /// not 0 (the function, the deleting destructor and the thunk queued).
+    fn slot_symbol(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        decl: &'ast Node,
+        kind: SlotKind,
+        adjustment: i64,
+    ) -> R<String> {
+        let callee = self.callee(ctx, decl)?;
+        let mut name = ctx.name(callee.symbol).to_string();
+        if kind == SlotKind::DeletingDestructor {
+            let Some(deleting) = deleting_symbol(&name) else {
+                return unsupported(decl, format!("deleting destructor of '{name}'"));
+            };
+            self.enqueue(&deleting, Pending::DeletingDestructor(decl));
+            name = deleting;
+        } else if !self.index.definitions.contains_key(decl.id.as_str()) && !decl.is_implicit {
+            // Defined elsewhere (in libstdc++): declared in the module.
+            self.address_taken
+                .push((name.clone(), callee.sig, callee.nothrow));
+        }
+        if adjustment == 0 {
+            return Ok(name);
+        }
+        let Some(thunk) = thunk_symbol(&name, adjustment) else {
+            return unsupported(decl, format!("a thunk to '{name}'"));
+        };
+        self.enqueue(
+            &thunk,
+            Pending::Thunk {
+                decl,
+                kind,
+                adjustment,
+            },
+        );
+        Ok(thunk)
+    }
+
+    /// The VTT of a class with virtual bases (defined on first use), in the Itanium
+    /// order: the class's primary vtable; the sub-VTTs of its non-virtual bases with
+    /// virtual bases; the secondary vtable addresses of its bases that have virtual bases
+    /// or are reached through one (but non-virtual primary bases); then the sub-VTTs of
+    /// its virtual bases with virtual bases.
+    pub fn vtt(&mut self, ctx: &mut ModuleCtx, node: &Node, class: &str) -> R<Rc<Vtt>> {
+        let class = self.layout(ctx, node, class)?.name.clone();
+        if let Some(vtt) = self.vtts.get(&class) {
+            return Ok(vtt.clone());
+        }
+        let Some(mangled) = super::class::mangle_class_name(&class) else {
+            return unsupported(node, format!("VTT of '{class}'"));
+        };
+        let mut vtt = Vtt {
+            symbol: format!("_ZTT{mangled}"),
+            ..Vtt::default()
+        };
+        self.lay_out_vtt(ctx, node, &class, &class, 0, &mut vtt)?;
+        let void_ptr = ctx.types.common().void_ptr;
+        let mut elements = Vec::new();
+        for (group, index) in &vtt.entries {
+            let group_symbol = ctx.sym(group);
+            elements.push(ctx.attrs.intern(AttrData::GlobalView {
+                symbol: group_symbol,
+                indices: vec![*index as i64],
+                ty: Some(void_ptr),
+            }));
+        }
+        let ty = ctx.types.array(void_ptr, elements.len() as u64);
+        let init = ctx.attrs.intern(AttrData::ConstArray {
+            elements: ConstArrayElements::Attrs(elements),
+            ty,
+        });
+        let name = ctx.sym(&vtt.symbol);
+        self.rtti_globals.push(Global {
+            name,
+            ty,
+            init: Some(init),
+            constant: true,
+            linkage: Linkage::Internal,
+            private_visibility: false,
+            align: Some(8),
+            loc: Loc::NONE,
+        });
+        let vtt = Rc::new(vtt);
+        self.vtts.insert(class, vtt.clone());
+        Ok(vtt)
+    }
+
+    /// Lays out the (sub-)VTT of `base` at `offset` in a complete object of `complete`.
+    fn lay_out_vtt(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        complete: &str,
+        base: &str,
+        offset: u64,
+        vtt: &mut Vtt,
+    ) -> R<()> {
+        let layout = self.layout(ctx, node, base)?;
+        if layout.virtual_bases.is_empty() {
+            return Ok(());
+        }
+        let primary_vtt = base == complete;
+        if !primary_vtt {
+            vtt.sub_vtts
+                .push(((base.to_string(), offset), vtt.entries.len()));
+        }
+        let group = self.vtable_group(ctx, node, base, offset, complete)?;
+        let Some(point) = group.address_point(base, offset) else {
+            return error(node, format!("no vtable address point of '{base}'"));
+        };
+        if primary_vtt {
+            vtt.secondary
+                .push(((base.to_string(), offset), vtt.entries.len()));
+        }
+        vtt.entries.push((group.symbol.clone(), point));
+        // The sub-VTTs of the non-virtual bases with virtual bases.
+        for b in &layout.bases {
+            let has_virtual_bases = !self.layout(ctx, node, &b.name)?.virtual_bases.is_empty();
+            if has_virtual_bases {
+                self.lay_out_vtt(ctx, node, complete, &b.name, offset + b.offset, vtt)?;
+            }
+        }
+        // The secondary vtable addresses.
+        let complete_layout = self.layout(ctx, node, complete)?;
+        let mut visited = BTreeSet::new();
+        let mut stack = vec![(layout.name.clone(), offset, false, 0usize)];
+        while let Some((class, at, morally_virtual, next)) = stack.pop() {
+            let class_layout = self.layout(ctx, node, &class)?;
+            let Some(declared) = class_layout.declared_bases.get(next).cloned() else {
+                continue;
+            };
+            stack.push((class.clone(), at, morally_virtual, next + 1));
+            let base_layout = self.layout(ctx, node, &declared.name)?;
+            if !base_layout.dynamic {
+                continue;
+            }
+            let (base_offset, base_morally_virtual, non_virtual_primary) = if declared.is_virtual {
+                if !visited.insert(declared.name.clone()) {
+                    continue;
+                }
+                let Some(base_offset) = complete_layout.virtual_base_offset(&declared.name) else {
+                    return error(
+                        node,
+                        format!("virtual base '{}' not laid out", declared.name),
+                    );
+                };
+                (base_offset, true, false)
+            } else {
+                let position = class_layout
+                    .declared_bases
+                    .iter()
+                    .take(next)
+                    .filter(|b| !b.is_virtual)
+                    .count();
+                let Some(b) = class_layout.bases.get(position) else {
+                    return error(node, format!("a base of '{class}' not laid out"));
+                };
+                let primary =
+                    class_layout.primary_base.as_ref() == Some(&(declared.name.clone(), false));
+                (at + b.offset, morally_virtual, primary)
+            };
+            if !non_virtual_primary
+                && (!base_layout.virtual_bases.is_empty() || base_morally_virtual)
+            {
+                let Some(point) = group.address_point(&base_layout.name, base_offset) else {
+                    return error(
+                        node,
+                        format!("no vtable address point of '{}'", base_layout.name),
+                    );
+                };
+                if primary_vtt {
+                    vtt.secondary
+                        .push(((base_layout.name.clone(), base_offset), vtt.entries.len()));
+                }
+                vtt.entries.push((group.symbol.clone(), point));
+            }
+            if !base_layout.virtual_bases.is_empty() || base_morally_virtual {
+                stack.push((
+                    base_layout.name.clone(),
+                    base_offset,
+                    base_morally_virtual,
+                    0,
+                ));
+            }
+        }
+        // The sub-VTTs of the virtual bases (only in the complete class's VTT).
+        if primary_vtt {
+            let mut visited = BTreeSet::new();
+            let mut stack = vec![(layout.name.clone(), 0usize)];
+            while let Some((class, next)) = stack.pop() {
+                let class_layout = self.layout(ctx, node, &class)?;
+                let Some(declared) = class_layout.declared_bases.get(next).cloned() else {
+                    continue;
+                };
+                stack.push((class, next + 1));
+                if declared.is_virtual && visited.insert(declared.name.clone()) {
+                    let Some(base_offset) = complete_layout.virtual_base_offset(&declared.name)
+                    else {
+                        return error(
+                            node,
+                            format!("virtual base '{}' not laid out", declared.name),
+                        );
+                    };
+                    self.lay_out_vtt(ctx, node, complete, &declared.name, base_offset, vtt)?;
+                }
+                if !self
+                    .layout(ctx, node, &declared.name)?
+                    .virtual_bases
+                    .is_empty()
+                {
+                    stack.push((declared.name.clone(), 0));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The index of a method's slot in its class's vtable, when it is virtual.
     pub fn virtual_slot(
         &mut self,
-        ctx: &mut ehir_core::ModuleCtx,
+        ctx: &mut ModuleCtx,
         method: &Node,
         kind: SlotKind,
     ) -> R<Option<usize>> {
@@ -214,9 +661,190 @@ impl<'ast> State<'ast> {
                 .position(|s| s.kind == kind && s.id == method.id)
         }))
     }
+
+    /// The usual `operator delete` a class declares, or the nearest of its bases
+    /// (`operator delete(void *)`, else `operator delete(void *, size_t)`).
+    pub fn class_operator_delete(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+    ) -> R<Option<&'ast Node>> {
+        let mut pending = vec![self.layout(ctx, node, class)?.name.clone()];
+        while !pending.is_empty() {
+            let mut next = Vec::new();
+            for name in pending {
+                let class_node = self.class_node(node, &name)?;
+                let deletes: Vec<&'ast Node> = class_node
+                    .children()
+                    .filter(|c| {
+                        c.kind == "CXXMethodDecl" && c.name.as_deref() == Some("operator delete")
+                    })
+                    .collect();
+                let usual = |params: usize| {
+                    deletes.iter().copied().find(|d| {
+                        d.children().filter(|p| p.kind == "ParmVarDecl").count() == params
+                    })
+                };
+                if let Some(found) = usual(1).or_else(|| usual(2)) {
+                    return Ok(Some(found));
+                }
+                let layout = self.layout(ctx, node, &name)?;
+                next.extend(layout.declared_bases.iter().map(|b| b.name.clone()));
+            }
+            pending = next;
+        }
+        Ok(None)
+    }
+
+    /// Whether `base` has virtual bases (its constructors and destructors then come in a
+    /// complete-object and a base-object variant, the latter taking a VTT).
+    pub fn has_virtual_bases(&mut self, ctx: &mut ModuleCtx, node: &Node, class: &str) -> R<bool> {
+        Ok(!self.layout(ctx, node, class)?.virtual_bases.is_empty())
+    }
+
+    /// The base-object variant (C2/D2) of a constructor or destructor of a class with
+    /// virtual bases: its symbol and signature (`this`, the VTT, then the parameters),
+    /// queued for generation.
+    pub fn base_variant_callee(&mut self, ctx: &mut ModuleCtx, decl: &'ast Node) -> R<Callee> {
+        let complete = self.callee(ctx, decl)?;
+        let complete_name = ctx.name(complete.symbol).to_string();
+        let Some(name) = base_variant_symbol(&complete_name) else {
+            return unsupported(
+                decl,
+                format!("the base-object variant of '{complete_name}'"),
+            );
+        };
+        let sig = self.base_variant_signature(ctx, complete.sig);
+        let implicit = !self.index.definitions.contains_key(decl.id.as_str());
+        self.enqueue(&name, Pending::BaseVariant { decl, implicit });
+        Ok(Callee {
+            symbol: ctx.sym(&name),
+            sig,
+            nothrow: complete.nothrow,
+        })
+    }
+
+    /// A constructor's or destructor's signature with the VTT after `this`.
+    pub fn base_variant_signature(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        complete: ehir_core::Type,
+    ) -> ehir_core::Type {
+        let Some((params, result, variadic)) = ctx
+            .types
+            .func_info(complete)
+            .map(|(p, r, v)| (p.to_vec(), r, v))
+        else {
+            return complete;
+        };
+        let mut abi = ctx.types.func_abi(complete).to_vec();
+        let void_ptr = ctx.types.common().void_ptr;
+        let vtt_ty = ctx.types.ptr(void_ptr);
+        let mut with_vtt = params;
+        // `this` is the first parameter (constructors and destructors return nothing).
+        with_vtt.insert(1.min(with_vtt.len()), vtt_ty);
+        if !abi.is_empty() {
+            abi.insert(1.min(abi.len()), ehir_core::ParamAbi::Default);
+        }
+        ctx.types.func_with_abi(with_vtt, abi, result, variadic)
+    }
 }
 
-/// Adds the RTTI globals (vtables, typeinfo declarations) the module refers to.
+/// Lays out the entries of one vtable group.
+struct GroupBuilder<'w> {
+    walk: &'w Subobjects,
+    root_offset: u64,
+    /// A construction vtable group: bases without virtual bases that are not reached
+    /// through one have no vtable here (their vtables in the class's own group serve).
+    construction: bool,
+    entries: Vec<VTableEntry>,
+    address_points: Vec<(usize, usize)>,
+}
+
+impl GroupBuilder<'_> {
+    /// The vtable of subobject `index` (shared with its primary bases), then those of
+    /// its non-virtual non-primary dynamic bases.
+    fn lay_out_vtable<'ast>(
+        &mut self,
+        state: &mut State<'ast>,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        index: usize,
+        morally_virtual: bool,
+    ) -> R<()> {
+        let subobject = self.walk.all[index].clone();
+        let layout = state.layout(ctx, node, &subobject.class)?;
+        // The offsets of the virtual bases, the first nearest the address point.
+        let virtual_bases = state.virtual_base_slots(ctx, node, &subobject.class)?;
+        for name in virtual_bases.iter().rev() {
+            let Some(base) = self.walk.virtual_base(name) else {
+                return error(node, format!("virtual base '{name}' not laid out"));
+            };
+            let offset = self.walk.all[base].offset as i64 - subobject.offset as i64;
+            self.entries.push(VTableEntry::Offset(offset));
+        }
+        let to_top = self.root_offset as i64 - subobject.offset as i64;
+        self.entries.push(VTableEntry::Offset(to_top));
+        let root_class = self.walk.all[0].class.clone();
+        let typeinfo = state.typeinfo(ctx, node, &CType::Named(root_class))?;
+        self.entries
+            .push(VTableEntry::Symbol(ctx.name(typeinfo).to_string()));
+        let point = self.entries.len();
+        for shared in state.primary_chain(self.walk, index) {
+            self.address_points.push((shared, point));
+        }
+        for slot in layout.virtual_slots.clone().unwrap_or_default() {
+            let (overrider, decl) =
+                state.final_overrider(node, self.walk, index, &slot.key, slot.kind)?;
+            if decl.pure
+                && !matches!(
+                    slot.kind,
+                    SlotKind::CompleteDestructor | SlotKind::DeletingDestructor
+                )
+            {
+                self.entries.push(VTableEntry::Pure);
+                continue;
+            }
+            let adjustment = self.walk.all[overrider].offset as i64 - subobject.offset as i64;
+            let symbol = state.slot_symbol(ctx, decl, slot.kind, adjustment)?;
+            self.entries.push(VTableEntry::Symbol(symbol));
+        }
+        self.lay_out_secondary(state, ctx, node, index, morally_virtual)
+    }
+
+    /// The vtables of the non-virtual bases of subobject `index`.
+    fn lay_out_secondary<'ast>(
+        &mut self,
+        state: &mut State<'ast>,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        index: usize,
+        morally_virtual: bool,
+    ) -> R<()> {
+        for base in self.walk.all[index].bases.clone() {
+            let subobject = self.walk.all[base].clone();
+            if subobject.is_virtual {
+                continue;
+            }
+            let layout = state.layout(ctx, node, &subobject.class)?;
+            if !layout.dynamic {
+                continue;
+            }
+            if self.construction && !morally_virtual && layout.virtual_bases.is_empty() {
+                continue;
+            }
+            if subobject.non_virtual_primary {
+                self.lay_out_secondary(state, ctx, node, base, morally_virtual)?;
+                continue;
+            }
+            self.lay_out_vtable(state, ctx, node, base, morally_virtual)?;
+        }
+        Ok(())
+    }
+}
+
+/// Adds the RTTI globals (vtables, VTTs, typeinfo declarations) the module refers to.
 pub fn define_vtables(state: &mut State<'_>, mb: &mut ModuleBuilder) {
     for global in std::mem::take(&mut state.rtti_globals) {
         mb.module_mut().add_global(global);
@@ -224,23 +852,187 @@ pub fn define_vtables(state: &mut State<'_>, mb: &mut ModuleBuilder) {
 }
 
 impl<'ast> FnGen<'_, 'ast, '_> {
-    /// Stores the address of `class`'s vtable (its first function slot) in the vptr of
-    /// the object at `object`, when the class is dynamic.
+    /// Stores the vptrs of the object of class `class` at `object` (a constructor's or
+    /// destructor's `this`): its own and those of its dynamic base subobjects that do
+    /// not share it. The complete-object variant stores the addresses in the class's
+    /// vtable group; the base-object variant of a class with virtual bases takes those of
+    /// the subobjects with virtual bases or reached through one from its VTT, and finds
+    /// the subobjects inside virtual bases through the vtable it just stored.
     pub fn store_vptr(&mut self, node: &Node, class: &str, object: Value) -> R<()> {
         if self.st.abi == EhAbi::Msvc {
             return self.store_vfptr(node, class, object);
         }
         let layout = self.st.layout(self.b.ctx, node, class)?;
-        if layout.virtual_slots.is_none() {
+        if !layout.dynamic {
             return Ok(());
         }
-        let symbol = self.st.vtable(self.b.ctx, node, class)?;
-        let symbol = self.b.ctx.sym(&symbol);
-        let void_ptr = self.b.ctx.types.common().void_ptr;
-        let length = 2 + layout.virtual_slots.as_ref().map_or(0, Vec::len) as u64;
-        let array = self.b.ctx.types.array(void_ptr, length);
-        self.store_table_entry_address(symbol, array, 2, object);
+        let class = layout.name.clone();
+        let group = self.st.vtable_group(self.b.ctx, node, &class, 0, &class)?;
+        let vtt = match self.vtt {
+            Some(vtt) if !layout.virtual_bases.is_empty() => {
+                Some((vtt, self.st.vtt(self.b.ctx, node, &class)?))
+            }
+            _ => None,
+        };
+        let walk = group.subobjects.clone();
+        let mut stored = Vec::new();
+        for (index, subobject) in walk.all.iter().enumerate() {
+            let sub_layout = self.st.layout(self.b.ctx, node, &subobject.class)?;
+            if !sub_layout.dynamic || subobject.non_virtual_primary {
+                continue;
+            }
+            if !stored.iter().all(|&(c, o): &(usize, u64)| {
+                walk.all[c].class != subobject.class || o != subobject.offset
+            }) {
+                continue;
+            }
+            stored.push((index, subobject.offset));
+            let from_vtt = match &vtt {
+                Some((value, table))
+                    if !sub_layout.virtual_bases.is_empty()
+                        || subobject.nearest_virtual_base.is_some() =>
+                {
+                    let Some(at) = table.secondary(&subobject.class, subobject.offset) else {
+                        return error(
+                            node,
+                            format!("no VTT entry for '{}' in '{class}'", subobject.class),
+                        );
+                    };
+                    Some(self.vtt_entry(*value, at))
+                }
+                _ => None,
+            };
+            let vptr = match from_vtt {
+                Some(vptr) => vptr,
+                None => {
+                    let Some(point) = group.address_point(&subobject.class, subobject.offset)
+                    else {
+                        return error(
+                            node,
+                            format!("no vtable address point of '{}'", subobject.class),
+                        );
+                    };
+                    self.vtable_address(&group, point)
+                }
+            };
+            // Where the subobject is: inside a virtual base, in the base-object variant,
+            // through the vtable just stored in the class's own vptr.
+            let address = match (&vtt, &subobject.nearest_virtual_base) {
+                (Some(_), Some(virtual_base)) if index != 0 => {
+                    let base = self.virtual_base_address(node, object, &class, virtual_base)?;
+                    self.byte_offset(base, subobject.offset_from_nearest_virtual_base as i64)
+                }
+                _ => self.byte_offset(object, subobject.offset as i64),
+            };
+            let void_ptr = self.b.ctx.types.common().void_ptr;
+            let slot_ptr = self.b.ctx.types.ptr(void_ptr);
+            let vptr_slot_ty = self.b.ctx.types.ptr(slot_ptr);
+            let vptr_slot = self.b.cast(CastKind::Bitcast, address, vptr_slot_ty);
+            self.b.store(vptr, vptr_slot, 8);
+        }
         Ok(())
+    }
+
+    /// The address of entry `index` of a vtable group (`!cir.ptr<!cir.ptr<!void>>`).
+    pub fn vtable_address(&mut self, group: &VTableGroup, index: usize) -> Value {
+        let symbol = self.b.ctx.sym(&group.symbol);
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let array = self.b.ctx.types.array(void_ptr, group.entries.len() as u64);
+        let table = self.b.get_global(symbol, array);
+        let slot_ptr = self.b.ctx.types.ptr(void_ptr);
+        let first = self.b.cast(CastKind::ArrayToPtrDecay, table, slot_ptr);
+        let s64 = self.b.ctx.types.common().s64;
+        let index = self.b.const_int(s64, index as i128);
+        self.b.ptr_stride(first, index)
+    }
+
+    /// Entry `index` of a VTT (`vtt` points at its first entry, or at a sub-VTT).
+    fn vtt_entry(&mut self, vtt: Value, index: usize) -> Value {
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let slot_ptr = self.b.ctx.types.ptr(void_ptr);
+        let entry_ptr = self.b.ctx.types.ptr(slot_ptr);
+        let entries = self.b.cast(CastKind::Bitcast, vtt, entry_ptr);
+        let s64 = self.b.ctx.types.common().s64;
+        let index = self.b.const_int(s64, index as i128);
+        let entry = self.b.ptr_stride(entries, index);
+        self.b.load(entry, 8)
+    }
+
+    /// `pointer` moved by `offset` bytes, of the same type.
+    pub fn byte_offset(&mut self, pointer: Value, offset: i64) -> Value {
+        if offset == 0 {
+            return pointer;
+        }
+        let ty = self.b.value_type(pointer);
+        let u8_ty = self.b.ctx.types.common().u8;
+        let byte_ptr = self.b.ctx.types.ptr(u8_ty);
+        let bytes = self.b.cast(CastKind::Bitcast, pointer, byte_ptr);
+        let s64 = self.b.ctx.types.common().s64;
+        let offset = self.b.const_int(s64, offset as i128);
+        let moved = self.b.ptr_stride(bytes, offset);
+        self.b.cast(CastKind::Bitcast, moved, ty)
+    }
+
+    /// The address of virtual base `virtual_base` of the object of class `class` at
+    /// `object` (not null), read from its vtable.
+    pub fn virtual_base_address(
+        &mut self,
+        node: &Node,
+        object: Value,
+        class: &str,
+        virtual_base: &str,
+    ) -> R<Value> {
+        let at = self
+            .st
+            .virtual_base_offset_offset(self.b.ctx, node, class, virtual_base)?;
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let slot_ptr = self.b.ctx.types.ptr(void_ptr);
+        let vptr_slot_ty = self.b.ctx.types.ptr(slot_ptr);
+        let vptr_slot = self.b.cast(CastKind::Bitcast, object, vptr_slot_ty);
+        let vptr = self.b.load(vptr_slot, 8);
+        let s64 = self.b.ctx.types.common().s64;
+        let s64_ptr = self.b.ctx.types.ptr(s64);
+        let entries = self.b.cast(CastKind::Bitcast, vptr, s64_ptr);
+        let index = self.b.const_int(s64, (at / 8) as i128);
+        let entry = self.b.ptr_stride(entries, index);
+        let offset = self.b.load(entry, 8);
+        let u8_ty = self.b.ctx.types.common().u8;
+        let byte_ptr = self.b.ctx.types.ptr(u8_ty);
+        let bytes = self.b.cast(CastKind::Bitcast, object, byte_ptr);
+        let moved = self.b.ptr_stride(bytes, offset);
+        let base_cir = self.st.layout(self.b.ctx, node, virtual_base)?.cir;
+        let base_ptr = self.b.ctx.types.ptr(base_cir);
+        Ok(self.b.cast(CastKind::Bitcast, moved, base_ptr))
+    }
+
+    /// The VTT argument of the base-object constructor or destructor of the base
+    /// subobject of class `base` at `offset` in this function's class (a virtual base
+    /// when constructed or destroyed by the complete-object variant): the sub-VTT in the
+    /// class's VTT, or in the VTT this function received.
+    pub fn sub_vtt(&mut self, node: &Node, base: &str, offset: u64) -> R<Value> {
+        let Some(class) = self.this_class.clone() else {
+            return error(node, "a VTT outside a constructor or destructor");
+        };
+        let vtt = self.st.vtt(self.b.ctx, node, &class)?;
+        let base_name = self.st.layout(self.b.ctx, node, base)?.name.clone();
+        let Some(index) = vtt.sub_vtt(&base_name, offset) else {
+            return error(node, format!("no sub-VTT of '{base}' in '{class}'"));
+        };
+        let void_ptr = self.b.ctx.types.common().void_ptr;
+        let vtt_ty = self.b.ctx.types.ptr(void_ptr);
+        let start = match self.vtt {
+            Some(received) => received,
+            None => {
+                let symbol = self.b.ctx.sym(&vtt.symbol);
+                let array = self.b.ctx.types.array(void_ptr, vtt.entries.len() as u64);
+                let table = self.b.get_global(symbol, array);
+                self.b.cast(CastKind::ArrayToPtrDecay, table, vtt_ty)
+            }
+        };
+        let entries = self.b.cast(CastKind::Bitcast, start, vtt_ty);
+        let s64 = self.b.ctx.types.common().s64;
+        let index = self.b.const_int(s64, index as i128);
+        Ok(self.b.ptr_stride(entries, index))
     }
 
     /// Stores the address of entry `entry` of the table global `table` (an array of
@@ -342,19 +1134,16 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// its vtable (a class's typeinfo object is no global of the module).
     fn dynamic_class_typeinfo(&mut self, e: &Node, class: &str) -> R<Value> {
         let layout = self.st.layout(self.b.ctx, e, class)?;
-        let Some(slots) = &layout.virtual_slots else {
+        if !layout.dynamic {
             return unsupported(e, format!("RTTI of the non-dynamic class '{class}'"));
+        }
+        let name = layout.name.clone();
+        let group = self.st.vtable_group(self.b.ctx, e, &name, 0, &name)?;
+        let Some(point) = group.address_point(&name, 0) else {
+            return error(e, format!("no vtable address point of '{class}'"));
         };
-        let symbol = self.st.vtable(self.b.ctx, e, class)?;
-        let symbol = self.b.ctx.sym(&symbol);
-        let void_ptr = self.b.ctx.types.common().void_ptr;
-        let array = self.b.ctx.types.array(void_ptr, 2 + slots.len() as u64);
-        let table = self.b.get_global(symbol, array);
-        let entry_ptr = self.b.ctx.types.ptr(void_ptr);
-        let first = self.b.cast(CastKind::ArrayToPtrDecay, table, entry_ptr);
-        let s64 = self.b.ctx.types.common().s64;
-        let one = self.b.const_int(s64, 1);
-        let entry = self.b.ptr_stride(first, one);
+        // The typeinfo pointer sits just before the address point.
+        let entry = self.vtable_address(&group, point - 1);
         Ok(self.b.load(entry, 8))
     }
 
@@ -489,6 +1278,11 @@ pub fn generate_deleting_destructor<'ast>(
         return unsupported(decl, format!("deleting destructor of '{complete_name}'"));
     };
     let size = state.layout(mb.ctx(), decl, &class)?.size;
+    // The class's own `operator delete` (or a base's), else the global one.
+    let class_delete = match state.class_operator_delete(mb.ctx(), decl, &class)? {
+        Some(found) => Some(state.callee(mb.ctx(), found)?),
+        None => None,
+    };
     let params: Vec<ehir_core::Type> = mb
         .ctx()
         .types
@@ -508,14 +1302,23 @@ pub fn generate_deleting_destructor<'ast>(
         .ctx
         .types
         .func(vec![common.void_ptr, common.u64], None, false);
-    let delete = Callee {
+    let delete = class_delete.unwrap_or(Callee {
         symbol: b.ctx.sym("_ZdlPvm"),
         sig: delete_sig,
         nothrow: true,
-    };
+    });
+    let takes_size = b
+        .ctx
+        .types
+        .func_info(delete.sig)
+        .is_some_and(|(params, _, _)| params.len() == 2);
     let raw = b.cast(CastKind::Bitcast, this, common.void_ptr);
     let size = b.const_int(common.u64, size as i128);
-    let delete_args = [raw, size];
+    let delete_args = if takes_size {
+        vec![raw, size]
+    } else {
+        vec![raw]
+    };
     b.push_cleanup(ehir_core::CleanupKind::All, move |b| {
         call_function(b, delete, &delete_args);
     });
@@ -527,9 +1330,63 @@ pub fn generate_deleting_destructor<'ast>(
     Ok(())
 }
 
+/// Generates a thunk: `this` moved by `adjustment` bytes, then a call of the function a
+/// vtable slot of kind `kind` holds for `decl`, whose result it returns.
+pub fn generate_thunk<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    decl: &'ast Node,
+    kind: SlotKind,
+    adjustment: i64,
+) -> R<()> {
+    let callee = state.callee(mb.ctx(), decl)?;
+    let mut target = mb.ctx().name(callee.symbol).to_string();
+    if kind == SlotKind::DeletingDestructor {
+        let Some(deleting) = deleting_symbol(&target) else {
+            return unsupported(decl, format!("deleting destructor of '{target}'"));
+        };
+        target = deleting;
+    }
+    let Some(name) = thunk_symbol(&target, adjustment) else {
+        return unsupported(decl, format!("a thunk to '{target}'"));
+    };
+    let signature = state.signature(mb.ctx(), decl)?;
+    if signature.variadic {
+        return unsupported(decl, "a thunk to a variadic function");
+    }
+    let params: Vec<ehir_core::Type> = mb
+        .ctx()
+        .types
+        .func_info(callee.sig)
+        .map(|(params, _, _)| params.to_vec())
+        .unwrap_or_default();
+    let mut b = mb.function(&name, callee.sig, &params);
+    b.func_mut().linkage = Linkage::Internal;
+    b.set_loc(super::loc_of(decl));
+    let mut args = b.params();
+    let this_index = usize::from(signature.indirect_result);
+    let Some(&this) = args.get(this_index) else {
+        return error(decl, "a thunk to a function without 'this'");
+    };
+    let this_ty = b.value_type(this);
+    let u8_ty = b.ctx.types.common().u8;
+    let byte_ptr = b.ctx.types.ptr(u8_ty);
+    let bytes = b.cast(CastKind::Bitcast, this, byte_ptr);
+    let s64 = b.ctx.types.common().s64;
+    let offset = b.const_int(s64, i128::from(adjustment));
+    let moved = b.ptr_stride(bytes, offset);
+    args[this_index] = b.cast(CastKind::Bitcast, moved, this_ty);
+    let flags = super::expr::call_flags(callee.nothrow);
+    let result = b.call_named(&target, callee.sig, &args, flags);
+    b.emit_return(result);
+    b.check().map_err(|e| e.to_diagnostic())?;
+    b.define().map_err(|e| e.to_diagnostics().0.remove(0))?;
+    Ok(())
+}
+
 #[cfg(test)]
 pub(super) mod tests {
-    use super::{SlotKind, virtual_slots};
+    use super::{SlotKind, base_variant_symbol, virtual_slots};
     use crate::ast::Node;
 
     /// A class node from its JSON.
@@ -549,7 +1406,8 @@ pub(super) mod tests {
                  "type": {"qualType": "int ()"}}
             ]}"#,
         );
-        let base_slots = virtual_slots(&base, Vec::new());
+        let mut keys = std::collections::BTreeSet::new();
+        let base_slots = virtual_slots(&base, Vec::new(), &mut keys);
         let kinds: Vec<SlotKind> = base_slots.iter().map(|s| s.kind).collect();
         assert_eq!(
             kinds,
@@ -573,9 +1431,38 @@ pub(super) mod tests {
                  "type": {"qualType": "void () noexcept"}}
             ]}"#,
         );
-        let slots = virtual_slots(&derived, base_slots);
+        let slots = virtual_slots(&derived, base_slots, &mut keys);
         let ids: Vec<&str> = slots.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, ["9", "9", "6", "8"]);
         assert!(slots.iter().all(|s| !s.pure));
+    }
+
+    #[test]
+    fn base_variants_replace_the_structor_name_that_ends_the_nested_name() {
+        let cases = [
+            ("_ZN1DC1Ev", Some("_ZN1DC2Ev")),
+            ("_ZN1DD1Ev", Some("_ZN1DD2Ev")),
+            // `C1` inside a source name or in template arguments is not the constructor.
+            ("_ZN3XC1C1ERKS_", Some("_ZN3XC1C2ERKS_")),
+            ("_ZN2ns3BoxIiEC1Ei", Some("_ZN2ns3BoxIiEC2Ei")),
+            ("_ZN1AC1IiEET_", Some("_ZN1AC2IiEET_")),
+            ("_Z1fv", None),
+        ];
+        for (complete, base) in cases {
+            assert_eq!(base_variant_symbol(complete).as_deref(), base, "{complete}");
+        }
+    }
+
+    #[test]
+    fn slot_keys_ignore_the_exception_specification() {
+        for (text, stripped) in [
+            ("const char *() const noexcept", "const char *() const"),
+            ("const char *() const throw()", "const char *() const"),
+            ("void (int) noexcept(false)", "void (int)"),
+            ("int (int (*)(int))", "int (int (*)(int))"),
+            ("void () throw(int, A *)", "void ()"),
+        ] {
+            assert_eq!(super::without_exception_spec(text), stripped, "{text}");
+        }
     }
 }

@@ -104,7 +104,9 @@ pub fn decorated_name(ctx: &ModuleCtx, typeinfo: &str) -> String {
     format!(".{}", msvc_type_code(ctx, typeinfo))
 }
 
-/// The Microsoft type code of an Itanium typeinfo symbol (`H`, `?AUBase@@`, `PEAH`).
+/// The Microsoft type code of an Itanium typeinfo symbol (`H`, `?AUBase@@`, `PEAH`); a
+/// type without one here (a pointer to member, a function type) is a struct named after
+/// the symbol (`?AU_ZTIM1Ai@@`), which converts back to the Itanium type.
 pub fn msvc_type_code(ctx: &ModuleCtx, typeinfo: &str) -> String {
     if let Some(mangled) = typeinfo.strip_prefix("_ZTI") {
         let mut parser = ItaniumType {
@@ -436,7 +438,9 @@ fn msvc_destructor_parts(destructor: &str) -> Option<(&str, char)> {
     };
     let access = rest.chars().last()?;
     let class_name = &rest[..rest.len() - access.len_utf8()];
-    (class_name.ends_with("@@") && access.is_ascii_uppercase()).then_some((class_name, access))
+    // A class name ends with `@@`; a local class's with its function's signature and `@`
+    // (`Guard@?1??sample@@YAHH@Z@`).
+    (class_name.ends_with('@') && access.is_ascii_uppercase()).then_some((class_name, access))
 }
 
 /// The access letter of a virtual member function for the one of a non-virtual member
@@ -710,6 +714,13 @@ impl MsvcParser<'_> {
         self.pos += end + 2;
         let mut parts: Vec<&str> = text.split('@').collect();
         parts.reverse();
+        // A type [`msvc_type_code`] has no Microsoft code for (a pointer to member)
+        // stands as a struct named after its Itanium typeinfo symbol: back to its type.
+        if let [name] = parts.as_slice()
+            && let Some(itanium) = name.strip_prefix("_ZTI")
+        {
+            return Some(itanium.to_string());
+        }
         Some(mangle_class_name(&parts.join("::")))
     }
 }
@@ -1141,6 +1152,12 @@ mod tests {
                 "??1?$H@UA@@@@QEAA@XZ",
             ),
             ("??_DW@@QEAAXXZ", false, true, "??_DW@@QEAAXXZ"),
+            (
+                "??_DGuard@?1??sample@@YAHH@Z@QEAAXXZ",
+                false,
+                false,
+                "??1Guard@?1??sample@@YAHH@Z@QEAA@XZ",
+            ),
         ] {
             assert_eq!(
                 msvc_destructor_symbol(clang_name, is_virtual, has_virtual_bases).as_deref(),
@@ -1159,5 +1176,20 @@ mod tests {
         assert_eq!(descriptor_code("??_R0@8"), None);
         assert_eq!(descriptor_code("_ZTIi"), None);
         assert_eq!(descriptor_symbol("PEAX"), "??_R0PEAX@8");
+    }
+
+    #[test]
+    fn types_without_a_microsoft_code_round_trip() {
+        let ctx = ModuleCtx::default();
+        let descriptor = type_descriptor_name(&ctx, "_ZTIM1Ai");
+        assert_eq!(descriptor, "??_R0?AU_ZTIM1Ai@@@8");
+        assert_eq!(
+            msvc_descriptor_to_itanium(&descriptor).as_deref(),
+            Some("M1Ai")
+        );
+        assert_eq!(
+            msvc_throwinfo_to_itanium("_TI1?AU_ZTIM1Ai@@").as_deref(),
+            Some("M1Ai")
+        );
     }
 }

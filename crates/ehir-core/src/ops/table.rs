@@ -234,7 +234,7 @@ op_table! {
         operands Between(0, 1), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     Alloca {..} => "cir.alloca", All, op,
-        operands Exactly(0), results Exactly(1), successors Exactly(0), regions Exactly(0),
+        operands Between(0, 1), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     Load {..} => "cir.load", All, op,
         operands Exactly(1), results Exactly(1), successors Exactly(0), regions Exactly(0),

@@ -170,13 +170,19 @@ impl ItemPrinter {
                 o.b(types.get(ctx, t.ty));
                 if !t.bases.is_empty() {
                     o.s(" bases [");
-                    for (i, &(b, off)) in t.bases.iter().enumerate() {
+                    for (i, base) in t.bases.iter().enumerate() {
                         if i > 0 {
                             o.s(", ");
                         }
-                        push_symbol(o, ctx.name(b));
+                        push_symbol(o, ctx.name(base.symbol));
                         o.s(" at ");
-                        o.u(off);
+                        o.s(&base.offset.to_string());
+                        if base.is_virtual {
+                            o.s(" virtual");
+                        }
+                        if !base.public {
+                            o.s(" private");
+                        }
                     }
                     o.s("]");
                 }
@@ -744,6 +750,15 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         if let Some(r) = ret {
             o.s(" -> ");
             self.ty(o, r);
+        }
+        match func.global_ctor {
+            Some(crate::function::DEFAULT_GLOBAL_CTOR_PRIORITY) => o.s(" global_ctor"),
+            Some(priority) => {
+                o.s(" global_ctor(");
+                o.u(u64::from(priority));
+                o.s(")");
+            }
+            None => {}
         }
         let personality = func.personality.map(|p| self.ctx.name(p));
         if func.body.is_some() && self.evidence.phase(func, personality) != func.phase {

@@ -164,6 +164,10 @@ impl FunctionPrinter<'_, '_> {
                 self.ty(o, alloc_ty);
                 o.s(", ");
                 self.types_of(o, results);
+                if !operands.is_empty() {
+                    o.s(", ");
+                    self.vals_and_types(o, operands);
+                }
                 o.s(", [");
                 push_string(o, ctx.name(var).as_bytes());
                 if init {

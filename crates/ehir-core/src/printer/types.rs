@@ -195,6 +195,10 @@ pub(super) fn push_attr(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx,
             o.s("#cir.ptr<null> : ");
             o.b(types.get(ctx, *ty));
         }
+        AttrData::IntPtr { value, ty } => {
+            let _ = write!(o, "#cir.ptr<{value} : i64> : ");
+            o.b(types.get(ctx, *ty));
+        }
         AttrData::GlobalView {
             symbol,
             indices,

@@ -147,6 +147,7 @@ fn misfit_here(
             _ => Some(format!("a list cannot initialize {}", type_text(t))),
         },
         AttrData::Null(_)
+        | AttrData::IntPtr { .. }
         | AttrData::GlobalView { .. }
         | AttrData::Zero(_)
         | AttrData::Undef(_) => None,

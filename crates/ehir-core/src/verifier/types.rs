@@ -38,6 +38,7 @@ pub(crate) fn check_module_items(module: &Module) -> Vec<Diagnostic> {
                 | AttrData::Float { .. }
                 | AttrData::Bool(_)
                 | AttrData::Null(_)
+                | AttrData::IntPtr { .. }
                 | AttrData::Zero(_)
                 | AttrData::Undef(_)
                 | AttrData::ConstArray { .. }
@@ -527,6 +528,10 @@ impl FuncVerifier<'_> {
                         }
                     }
                 }
+                if c.operands().len() == 1 {
+                    let count = c.operand(0);
+                    c.expect("the element count", count, "an integer", is_int);
+                }
             }
             OpKind::Load { .. } => {
                 if !shape_ok {
@@ -909,7 +914,9 @@ impl FuncVerifier<'_> {
         let (desc, pred): (&str, fn(&TypeData) -> bool) = match data {
             AttrData::Int { .. } => ("an integer type", is_int),
             AttrData::Float { .. } => ("a floating-point type", is_float),
-            AttrData::Null(_) | AttrData::GlobalView { .. } => ("a pointer type", is_ptr),
+            AttrData::Null(_) | AttrData::IntPtr { .. } | AttrData::GlobalView { .. } => {
+                ("a pointer type", is_ptr)
+            }
             AttrData::List(_) => {
                 c.err("'cir.const' cannot hold a list attribute");
                 return;

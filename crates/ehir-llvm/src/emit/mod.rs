@@ -215,6 +215,9 @@ fn emit_each_function(
     if m.msvc {
         m.finish_msvc(&mut out);
     }
+    if let Some(ctors) = global_ctors(module) {
+        out.globals.push(ctors);
+    }
     // Declarations of everything referenced but not defined, sorted by name.
     out.globals
         .extend(std::mem::take(&mut m.extern_globals).into_values());
@@ -225,6 +228,41 @@ fn emit_each_function(
     } else {
         Err(Diagnostics(m.errors))
     }
+}
+
+/// `@llvm.global_ctors`: the module's `global_ctor` functions with their priorities, in
+/// module order (the C runtime runs them before `main`, lower priorities first).
+fn global_ctors(module: &Module) -> Option<ir::Global> {
+    let entry = Ty::Struct(vec![Ty::i32(), Ty::Ptr, Ty::Ptr]);
+    let entries: Vec<Operand> = module
+        .functions
+        .values()
+        .filter(|f| f.body.is_some())
+        .filter_map(|f| {
+            let priority = f.global_ctor?;
+            Some(Operand::Struct(vec![
+                (Ty::i32(), Operand::Int(i128::from(priority))),
+                (
+                    Ty::Ptr,
+                    Operand::Global(module.ctx.name(f.name).to_string()),
+                ),
+                (Ty::Ptr, Operand::Null),
+            ]))
+        })
+        .collect();
+    if entries.is_empty() {
+        return None;
+    }
+    Some(ir::Global {
+        name: "llvm.global_ctors".to_string(),
+        linkage: "appending",
+        constant: false,
+        unnamed_addr: false,
+        ty: Ty::Array(entries.len() as u64, Box::new(entry.clone())),
+        init: Some(Operand::Array(entry, entries)),
+        align: None,
+        comdat: false,
+    })
 }
 
 /// `value` truncated to `width` bits and sign-extended back: the decimal LLVM expects.
@@ -560,6 +598,7 @@ impl<'m> ModuleEmitter<'m> {
                     _ => return Err(format!("a float cannot initialize {}", type_text(ctx, ty))),
                 },
                 AttrData::Null(_) => Operand::Null,
+                AttrData::IntPtr { value, .. } => Operand::IntToPtr(value),
                 AttrData::GlobalView {
                     symbol, indices, ..
                 } => self.global_view(symbol, &indices, loc)?,

@@ -261,6 +261,20 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                     return;
                 }
                 let result = self.value_name(results[0]);
+                if let [count] = operands {
+                    let Some(count_ty) = self.mem_ty(op, self.vty(*count)) else {
+                        return;
+                    };
+                    let count = self.operand(*count);
+                    self.emit(Inst::DynamicAlloca {
+                        result,
+                        ty,
+                        count_ty,
+                        count,
+                        align: u32::from(align),
+                    });
+                    return;
+                }
                 self.allocas.push(Inst::Alloca {
                     result,
                     ty,

@@ -229,7 +229,8 @@ impl<'a> Flattener<'a> {
             }
         }
         // Allocas: every one outside the entry block, and those of the entry block that
-        // follow a structured op (flattening would move them out of it).
+        // follow a structured op (flattening would move them out of it); not dynamic ones
+        // (their element count is computed where they are).
         let mut seen_structured = false;
         for &op in &ops {
             let block = self.func.layout.op_block(op);
@@ -239,6 +240,7 @@ impl<'a> Flattener<'a> {
                 seen_structured = true;
             }
             if let OpKind::Alloca { .. } = kind
+                && self.func.dfg.operands(op).is_empty()
                 && (!in_entry || seen_structured)
             {
                 self.func.layout.remove_op(op);

@@ -212,7 +212,10 @@ impl<'a> Lowering<'a> {
         let loc = self.func.dfg.loc(user);
         if let Some(def) = def_op {
             match self.kind(def) {
-                OpKind::Alloca { .. } => return Ok(None),
+                // A static slot is the frame's; a dynamic one is an ordinary value.
+                OpKind::Alloca { .. } if self.func.dfg.operands(def).is_empty() => {
+                    return Ok(None);
+                }
                 OpKind::Const { value } => {
                     return Ok(Some(self.before(user, loc).constant(value, ty)));
                 }
