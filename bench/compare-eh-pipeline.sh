@@ -41,7 +41,7 @@ full=lowering-prepare,flatten-cfg,eh-abi-lowering=itanium
 "$ehir" opt -j "$jobs" -p flatten-cfg "$tmp/w.cir" -o "$tmp/out.cir"
 grep -q 'cir.try_call' "$tmp/out.cir"
 "$ehir" opt -j "$jobs" -p "$full" "$tmp/w.cir" -o "$tmp/out.cir"
-grep -q 'cir.eh.landingpad' "$tmp/out.cir"
+grep -q 'cir.eh.inflight_exception' "$tmp/out.cir"
 "$mlir_opt" --convert-scf-to-cf --mlir-disable-threading "$tmp/w.mlir" -o "$tmp/out.mlir"
 grep -q 'cf.cond_br' "$tmp/out.mlir"
 rm -f "$tmp/out.cir" "$tmp/out.mlir"
