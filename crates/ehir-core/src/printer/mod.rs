@@ -134,7 +134,7 @@ impl ItemPrinter {
             Item::Record(i) => {
                 let r = &ctx.records[i];
                 o.s("!");
-                o.s(&types::record_alias_text(ctx, r.alias));
+                types.aliases.push(o, ctx, r.alias);
                 o.s(" = !cir.record<");
                 o.s(r.kind.name());
                 // An anonymous record (empty name) prints without one.

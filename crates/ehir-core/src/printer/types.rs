@@ -6,6 +6,7 @@ use crate::entities::{Attr, Symbol, Type};
 use crate::module::ModuleCtx;
 use crate::types::TypeData;
 use cranelift_entity::EntityRef;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 
 /// The text of each type, rendered on first use (types are interned, so a module prints
@@ -15,6 +16,8 @@ pub(super) struct TypeTexts {
     pub(super) text: Vec<u8>,
     /// Start and end of each type's text in `text`; `(0, 0)` until rendered.
     spans: Vec<(u32, u32)>,
+    /// The records' aliases.
+    pub(super) aliases: RecordAliases,
 }
 
 impl TypeTexts {
@@ -31,7 +34,7 @@ impl TypeTexts {
     fn render(&mut self, ctx: &ModuleCtx, t: Type) -> &[u8] {
         let i = t.index();
         let start = self.text.len();
-        push_type(&mut self.text, ctx, t);
+        push_type(&mut self.text, &mut self.aliases, ctx, t);
         let end = self.text.len();
         if self.spans.len() <= i {
             self.spans.resize(i + 1, (0, 0));
@@ -44,15 +47,32 @@ impl TypeTexts {
     }
 }
 
-/// The alias a record prints under, as upstream's printer names it: `rec_` and the
+/// The alias text of every declared record ([`alias_texts`]), worked out once per
+/// printing on first use: one pass over the records, whatever their number.
+#[derive(Default)]
+pub(super) struct RecordAliases {
+    by_alias: Option<HashMap<Symbol, String>>,
+}
+
+impl RecordAliases {
+    /// Appends the alias text of the record `alias` (without the `!`).
+    pub(super) fn push(&mut self, o: &mut Vec<u8>, ctx: &ModuleCtx, alias: Symbol) {
+        let table = self.by_alias.get_or_insert_with(|| alias_texts(ctx));
+        match table.get(&alias) {
+            Some(text) => o.s(text),
+            None => o.s(ctx.name(alias)),
+        }
+    }
+}
+
+/// The alias each declared record prints under, as upstream's printer names it: `rec_` and the
 /// record's name escaped ([`crate::abi::records::record_alias`]: `std::exception` →
 /// `rec_std3A3Aexception`), `rec_anon_struct` for an anonymous one, and a number after
-/// the second and later records that would print the same (in declaration order). The
+/// the second and later records that would print the same (in declaration order: `1`,
+/// `2`, ...; the next number when that text is another record's alias, so that every
+/// record prints under its own alias and the text reads back as the same module). The
 /// input's own alias names are not kept; a record never declared prints its alias.
-pub fn record_alias_text(ctx: &ModuleCtx, alias: Symbol) -> String {
-    let Some(decl) = ctx.record(alias) else {
-        return ctx.name(alias).to_string();
-    };
+fn alias_texts(ctx: &ModuleCtx) -> HashMap<Symbol, String> {
     let base = |d: &crate::module::RecordDecl| {
         let name = ctx.name(d.name);
         if name.is_empty() {
@@ -61,28 +81,39 @@ pub fn record_alias_text(ctx: &ModuleCtx, alias: Symbol) -> String {
             crate::abi::records::record_alias(name)
         }
     };
-    let mine = base(decl);
-    let earlier = ctx
-        .records
-        .iter()
-        .take_while(|d| d.alias != alias)
-        .filter(|d| base(d) == mine)
-        .count();
-    if earlier == 0 {
-        mine
-    } else {
-        format!("{mine}{earlier}")
+    let bases: Vec<String> = ctx.records.iter().map(base).collect();
+    let mut taken: HashSet<String> = bases.iter().cloned().collect();
+    // How many records printing as each base came before.
+    let mut earlier: HashMap<&str, u64> = HashMap::new();
+    let mut texts = HashMap::with_capacity(bases.len());
+    for (decl, base) in ctx.records.iter().zip(&bases) {
+        let count = earlier.entry(base.as_str()).or_insert(0);
+        let text = if *count == 0 {
+            base.clone()
+        } else {
+            let mut number = *count;
+            loop {
+                let candidate = format!("{base}{number}");
+                if taken.insert(candidate.clone()) {
+                    break candidate;
+                }
+                number += 1;
+            }
+        };
+        *count += 1;
+        texts.insert(decl.alias, text);
     }
+    texts
 }
 
 /// Writes a type.
 pub fn write_type(w: &mut dyn Write, ctx: &ModuleCtx, t: Type) -> io::Result<()> {
     let mut o = Vec::new();
-    push_type(&mut o, ctx, t);
+    push_type(&mut o, &mut RecordAliases::default(), ctx, t);
     w.write_all(&o)
 }
 
-fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
+fn push_type(o: &mut Vec<u8>, aliases: &mut RecordAliases, ctx: &ModuleCtx, t: Type) {
     // Recursion depth is bounded by type nesting, which the parser itself bounds.
     match ctx.types.get(t) {
         TypeData::Int { width, signed } => {
@@ -96,12 +127,12 @@ fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
         TypeData::Void => o.s("!void"),
         TypeData::Ptr(p) => {
             o.s("!cir.ptr<");
-            push_type(o, ctx, *p);
+            push_type(o, aliases, ctx, *p);
             o.s(">");
         }
         TypeData::Array(e, n) => {
             o.s("!cir.array<");
-            push_type(o, ctx, *e);
+            push_type(o, aliases, ctx, *e);
             o.s(" x ");
             o.u(*n);
             o.s(">");
@@ -117,7 +148,7 @@ fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
                 if i > 0 {
                     o.s(", ");
                 }
-                push_type(o, ctx, p);
+                push_type(o, aliases, ctx, p);
                 push_param_abi(o, abi.get(i).copied().unwrap_or_default());
             }
             if *vararg {
@@ -126,13 +157,13 @@ fn push_type(o: &mut Vec<u8>, ctx: &ModuleCtx, t: Type) {
             o.s(")");
             if let Some(r) = ret {
                 o.s(" -> ");
-                push_type(o, ctx, *r);
+                push_type(o, aliases, ctx, *r);
             }
             o.s(">");
         }
         TypeData::Record(alias) => {
             o.s("!");
-            o.s(&record_alias_text(ctx, *alias));
+            aliases.push(o, ctx, *alias);
         }
         TypeData::EhToken => o.s("!cir.eh_token"),
         TypeData::CleanupToken => o.s("!cir.cleanup_token"),
