@@ -269,6 +269,19 @@ impl ModuleBuilder {
         FunctionBuilder::with_items(&mut self.module.ctx, items, name, sig, params)
     }
 
+    /// [`ModuleBuilder::function`] with the parameters of `sig` (a function type) as the
+    /// entry block's.
+    pub fn function_of_type(&mut self, name: &str, sig: Type) -> FunctionBuilder<'_> {
+        let params = self
+            .module
+            .ctx
+            .types
+            .func_info(sig)
+            .map(|(params, _, _)| params.to_vec())
+            .unwrap_or_default();
+        self.function(name, sig, &params)
+    }
+
     /// Continues a suspended builder with this module's context.
     pub fn resume(&mut self, suspended: SuspendedFunction) -> FunctionBuilder<'_> {
         FunctionBuilder {

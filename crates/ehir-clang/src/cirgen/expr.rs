@@ -33,6 +33,27 @@ pub fn call_flags(nothrow: bool) -> CallFlags {
 }
 
 impl<'ast> FnGen<'_, 'ast, '_> {
+    /// Where a call whose result is returned through memory (`sret`) puts it: `dest`,
+    /// or a new temporary; `None` for a call that returns its result directly.
+    pub fn indirect_result_slot(
+        &mut self,
+        e: &'ast Node,
+        signature: &super::function::Signature,
+        dest: Option<Value>,
+    ) -> R<Option<Value>> {
+        if !signature.indirect_result {
+            return Ok(None);
+        }
+        Ok(Some(match dest {
+            Some(dest) => dest,
+            None => {
+                let cir = self.cir(e, &signature.result)?;
+                let align = self.align(e, &signature.result)?;
+                self.b.alloca(cir, "agg.tmp.result", false, align)
+            }
+        }))
+    }
+
     /// The C++ type of an expression.
     pub fn ty(&mut self, e: &Node) -> R<CType> {
         self.st.node_type(e)
@@ -1695,20 +1716,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             (None, _, _) => (None, Some(self.scalar(callee_expr)?)),
         };
         let mut values = Vec::new();
-        let result_slot = if signature.indirect_result {
-            let slot = match dest {
-                Some(dest) => dest,
-                None => {
-                    let cir = self.cir(e, &signature.result)?;
-                    let align = self.align(e, &signature.result)?;
-                    self.b.alloca(cir, "agg.tmp.result", false, align)
-                }
-            };
-            values.push(slot);
-            Some(slot)
-        } else {
-            None
-        };
+        let result_slot = self.indirect_result_slot(e, &signature, dest)?;
+        values.extend(result_slot);
         if let Some(this) = this {
             values.push(this);
         }

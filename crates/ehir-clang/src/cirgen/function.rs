@@ -198,13 +198,7 @@ pub fn generate_function<'ast>(
     } else {
         mangled
     };
-    let param_types: Vec<Type> = mb
-        .ctx()
-        .types
-        .func_info(signature.cir)
-        .map(|(params, _, _)| params.to_vec())
-        .unwrap_or_default();
-    let mut b = mb.function(&mangled, signature.cir, &param_types);
+    let mut b = mb.function_of_type(&mangled, signature.cir);
     b.func_mut().linkage = definition_linkage(state, decl, pending);
     // Clang's `nounwind`: the function cannot throw (`noexcept`, `throw()`).
     b.func_mut().nothrow = signature.nothrow;
@@ -248,14 +242,23 @@ pub fn generate_function<'ast>(
             generator.b.emit_unreachable();
         }
     }
-    generator
-        .b
-        .check()
-        .map_err(|e| relocate(e.to_diagnostic(), decl))?;
-    generator
-        .b
-        .define()
-        .map_err(|e| relocate(e.to_diagnostics().0.remove(0), decl))?;
+    define_function(generator.b, decl)?;
+    Ok(())
+}
+
+/// Checks and defines the function `b` builds for `decl`; its first error, if any, is
+/// reported (at `decl` when it has no location).
+pub(super) fn define_function(b: ehir_builder::FunctionBuilder<'_>, decl: &Node) -> R<()> {
+    define_built(b).map_err(|d| relocate(d, decl))
+}
+
+/// Checks and defines the function `b` builds; its first error, if any.
+fn define_built(mut b: ehir_builder::FunctionBuilder<'_>) -> R<()> {
+    b.check().map_err(|e| e.to_diagnostic())?;
+    b.define().map_err(|errors| {
+        let first = errors.to_diagnostics().0.into_iter().next();
+        first.unwrap_or_else(|| Diagnostic::error(Loc::NONE, "the function was not defined"))
+    })?;
     Ok(())
 }
 
@@ -633,8 +636,7 @@ pub fn define_global_constructor(state: &mut State<'_>, mb: &mut ModuleBuilder) 
         b.call_named(function, sig, &[], super::expr::call_flags(false));
     }
     b.emit_return(None);
-    b.check().map_err(|e| e.to_diagnostic())?;
-    b.define().map_err(|e| e.to_diagnostics().0.remove(0))?;
+    define_built(b)?;
     Ok(())
 }
 
@@ -687,14 +689,7 @@ fn generate_global_init<'ast>(
     generator.init_into(init, address, true)?;
     generator.register_destruction_at_exit(decl, &ty, address)?;
     generator.b.emit_return(None);
-    generator
-        .b
-        .check()
-        .map_err(|e| relocate(e.to_diagnostic(), decl))?;
-    generator
-        .b
-        .define()
-        .map_err(|e| relocate(e.to_diagnostics().0.remove(0), decl))?;
+    define_function(generator.b, decl)?;
     for (name, global, ty, dtor) in std::mem::take(&mut state.exit_stubs) {
         // `void ??__Fg@@YAXXZ()`: destroys global `g`.
         let sig = mb.ctx().types.func(vec![], None, false);
@@ -711,9 +706,7 @@ fn generate_global_init<'ast>(
             super::expr::call_flags(dtor.nothrow),
         );
         b.emit_return(None);
-        b.check().map_err(|e| relocate(e.to_diagnostic(), decl))?;
-        b.define()
-            .map_err(|e| relocate(e.to_diagnostics().0.remove(0), decl))?;
+        define_function(b, decl)?;
     }
     Ok(())
 }

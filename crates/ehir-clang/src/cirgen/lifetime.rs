@@ -841,16 +841,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         if !e.is_array
             && let CType::Named(class) = object_ty.unqualified()
             && let Some((dtor, _, _)) = destruction
-            && let Some(index) = self
-                .st
-                .layout(self.b.ctx, e, class)?
-                .virtual_slots
-                .as_ref()
-                .and_then(|slots| {
-                    slots
-                        .iter()
-                        .position(|s| s.kind == super::vtable::SlotKind::DeletingDestructor)
-                })
+            && let Some(index) = self.st.slot_of_kind(
+                self.b.ctx,
+                e,
+                class,
+                super::vtable::SlotKind::DeletingDestructor,
+            )?
         {
             // A virtual destructor: the dynamic type's deleting destructor destroys the
             // object and releases its storage.
@@ -892,14 +888,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 });
                 let complete_index = self
                     .st
-                    .layout(self.b.ctx, e, class)?
-                    .virtual_slots
-                    .as_ref()
-                    .and_then(|slots| {
-                        slots
-                            .iter()
-                            .position(|s| s.kind == super::vtable::SlotKind::CompleteDestructor)
-                    })
+                    .slot_of_kind(
+                        self.b.ctx,
+                        e,
+                        class,
+                        super::vtable::SlotKind::CompleteDestructor,
+                    )?
                     .unwrap_or(index);
                 let function = self.virtual_function(pointer, complete_index);
                 let function_ty = self.b.ctx.types.ptr(dtor.sig);

@@ -238,20 +238,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             variadic: function.variadic,
         };
         let mut values = Vec::new();
-        let result_slot = if signature.indirect_result {
-            let slot = match dest {
-                Some(dest) => dest,
-                None => {
-                    let cir = self.cir(e, &signature.result)?;
-                    let align = self.align(e, &signature.result)?;
-                    self.b.alloca(cir, "agg.tmp.result", false, align)
-                }
-            };
-            values.push(slot);
-            Some(slot)
-        } else {
-            None
-        };
+        let result_slot = self.indirect_result_slot(e, &signature, dest)?;
+        values.extend(result_slot);
         values.push(this);
         values.extend(self.arguments(e, &signature.params, args)?);
         self.b.set_loc(loc_of(e));

@@ -293,14 +293,8 @@ impl<'ast> State<'ast> {
             return error(decl, "a destructor outside a class");
         };
         let is_virtual = self
-            .layout(ctx, decl, &class)?
-            .virtual_slots
-            .as_ref()
-            .is_some_and(|slots| {
-                slots
-                    .iter()
-                    .any(|s| s.kind == vtable::SlotKind::DeletingDestructor)
-            });
+            .slot_of_kind(ctx, decl, &class, vtable::SlotKind::DeletingDestructor)?
+            .is_some();
         let has_virtual_bases = self.has_virtual_bases(ctx, decl, &class)?;
         match ehir_core::abi::type_names::msvc_destructor_symbol(
             mangled,
@@ -312,6 +306,50 @@ impl<'ast> State<'ast> {
                 decl,
                 format!("'{mangled}' is not a Microsoft destructor name"),
             ),
+        }
+    }
+
+    /// Defines the internal constant table `name` of `!cir.ptr<!void>` entries (an
+    /// Itanium vtable group or VTT, a Microsoft vftable) among the RTTI globals; its type.
+    pub fn define_pointer_table(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        name: ehir_core::Symbol,
+        elements: Vec<ehir_core::Attr>,
+    ) -> Type {
+        let void_ptr = ctx.types.common().void_ptr;
+        let ty = ctx.types.array(void_ptr, elements.len() as u64);
+        let init = ctx.attrs.intern(ehir_core::AttrData::ConstArray {
+            elements: ehir_core::ConstArrayElements::Attrs(elements),
+            ty,
+        });
+        self.rtti_globals.push(ehir_core::Global {
+            name,
+            ty,
+            init: Some(init),
+            constant: true,
+            linkage: ehir_core::Linkage::Internal,
+            private_visibility: false,
+            align: Some(8),
+            loc: Loc::NONE,
+        });
+        ty
+    }
+
+    /// Declares (once) the external constant RTTI object `name` of type `ty`, which the C++
+    /// runtime or the emitter defines.
+    pub fn declare_rtti_global(&mut self, name: ehir_core::Symbol, ty: Type) {
+        if !self.rtti_globals.iter().any(|g| g.name == name) {
+            self.rtti_globals.push(ehir_core::Global {
+                name,
+                ty,
+                init: None,
+                constant: true,
+                linkage: ehir_core::Linkage::External,
+                private_visibility: false,
+                align: Some(8),
+                loc: Loc::NONE,
+            });
         }
     }
 

@@ -20,7 +20,7 @@ use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{ModuleBuilder, Value};
 use ehir_core::abi::EhAbi;
-use ehir_core::{AttrData, CastKind, ConstArrayElements, Global, Linkage, Loc, ModuleCtx};
+use ehir_core::{AttrData, CastKind, Linkage, ModuleCtx};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -406,23 +406,9 @@ impl<'ast> State<'ast> {
                 },
             })
             .collect();
-        let ty = ctx.types.array(void_ptr, attrs.len() as u64);
         let elements = attrs.into_iter().map(|e| ctx.attrs.intern(e)).collect();
-        let init = ctx.attrs.intern(AttrData::ConstArray {
-            elements: ConstArrayElements::Attrs(elements),
-            ty,
-        });
         let name = ctx.sym(symbol);
-        self.rtti_globals.push(Global {
-            name,
-            ty,
-            init: Some(init),
-            constant: true,
-            linkage: Linkage::Internal,
-            private_visibility: false,
-            align: Some(8),
-            loc: Loc::NONE,
-        });
+        self.define_pointer_table(ctx, name, elements);
     }
 
     /// The symbol a vtable slot points to for the final overrider `decl` of a slot of
@@ -493,22 +479,8 @@ impl<'ast> State<'ast> {
                 ty: Some(void_ptr),
             }));
         }
-        let ty = ctx.types.array(void_ptr, elements.len() as u64);
-        let init = ctx.attrs.intern(AttrData::ConstArray {
-            elements: ConstArrayElements::Attrs(elements),
-            ty,
-        });
         let name = ctx.sym(&vtt.symbol);
-        self.rtti_globals.push(Global {
-            name,
-            ty,
-            init: Some(init),
-            constant: true,
-            linkage: Linkage::Internal,
-            private_visibility: false,
-            align: Some(8),
-            loc: Loc::NONE,
-        });
+        self.define_pointer_table(ctx, name, elements);
         let vtt = Rc::new(vtt);
         self.vtts.insert(class, vtt.clone());
         Ok(vtt)
@@ -660,6 +632,22 @@ impl<'ast> State<'ast> {
                 .iter()
                 .position(|s| s.kind == kind && s.id == method.id)
         }))
+    }
+
+    /// The index of the first vtable slot of kind `kind` of class `class` (`None`: the
+    /// class is not dynamic or has no such slot).
+    pub fn slot_of_kind(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+        kind: SlotKind,
+    ) -> R<Option<usize>> {
+        let layout = self.layout(ctx, node, class)?;
+        Ok(layout
+            .virtual_slots
+            .as_ref()
+            .and_then(|slots| slots.iter().position(|s| s.kind == kind)))
     }
 
     /// The usual `operator delete` a class declares, or the nearest of its bases
@@ -1112,20 +1100,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         }
         let symbol = self.st.typeinfo(self.b.ctx, e, static_type.unqualified())?;
         let name = self.b.ctx.name(symbol).to_string();
-        if !self.st.typeinfos.contains_key(&name)
-            && !self.st.rtti_globals.iter().any(|g| g.name == symbol)
-        {
+        if !self.st.typeinfos.contains_key(&name) {
             // A fundamental type's typeinfo object, defined in the C++ runtime.
-            self.st.rtti_globals.push(Global {
-                name: symbol,
-                ty: type_info,
-                init: None,
-                constant: true,
-                linkage: Linkage::External,
-                private_visibility: false,
-                align: Some(8),
-                loc: Loc::NONE,
-            });
+            self.st.declare_rtti_global(symbol, type_info);
         }
         Ok(self.b.get_global(symbol, type_info))
     }
@@ -1283,13 +1260,7 @@ pub fn generate_deleting_destructor<'ast>(
         Some(found) => Some(state.callee(mb.ctx(), found)?),
         None => None,
     };
-    let params: Vec<ehir_core::Type> = mb
-        .ctx()
-        .types
-        .func_info(complete.sig)
-        .map(|(params, _, _)| params.to_vec())
-        .unwrap_or_default();
-    let mut b = mb.function(&name, complete.sig, &params);
+    let mut b = mb.function_of_type(&name, complete.sig);
     // Only this module's vtables (internal) point to it; for a class of the C++ runtime
     // (`std::exception`) it must not take the place of the runtime's own.
     b.func_mut().linkage = Linkage::Internal;
@@ -1325,8 +1296,7 @@ pub fn generate_deleting_destructor<'ast>(
     call_function(&mut b, complete, &[this]);
     b.pop_cleanup();
     b.emit_return(None);
-    b.check().map_err(|e| e.to_diagnostic())?;
-    b.define().map_err(|e| e.to_diagnostics().0.remove(0))?;
+    super::function::define_function(b, decl)?;
     Ok(())
 }
 
@@ -1354,13 +1324,7 @@ pub fn generate_thunk<'ast>(
     if signature.variadic {
         return unsupported(decl, "a thunk to a variadic function");
     }
-    let params: Vec<ehir_core::Type> = mb
-        .ctx()
-        .types
-        .func_info(callee.sig)
-        .map(|(params, _, _)| params.to_vec())
-        .unwrap_or_default();
-    let mut b = mb.function(&name, callee.sig, &params);
+    let mut b = mb.function_of_type(&name, callee.sig);
     b.func_mut().linkage = Linkage::Internal;
     b.set_loc(super::loc_of(decl));
     let mut args = b.params();
@@ -1379,8 +1343,7 @@ pub fn generate_thunk<'ast>(
     let flags = super::expr::call_flags(callee.nothrow);
     let result = b.call_named(&target, callee.sig, &args, flags);
     b.emit_return(result);
-    b.check().map_err(|e| e.to_diagnostic())?;
-    b.define().map_err(|e| e.to_diagnostics().0.remove(0))?;
+    super::function::define_function(b, decl)?;
     Ok(())
 }
 

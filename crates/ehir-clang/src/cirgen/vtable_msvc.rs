@@ -42,8 +42,7 @@ use ehir_core::abi::type_names::{
     scalar_deleting_destructor_symbol, type_descriptor_name, vftable_symbol,
 };
 use ehir_core::{
-    AttrData, BinaryOp, CastKind, CleanupKind, CmpPredicate, ConstArrayElements, Global, Linkage,
-    Loc, ModuleCtx, Symbol, Type,
+    AttrData, BinaryOp, CastKind, CleanupKind, CmpPredicate, Linkage, ModuleCtx, Symbol, Type,
 };
 
 /// The number of fields of a Complete Object Locator (32-bit each).
@@ -120,18 +119,7 @@ impl<'ast> State<'ast> {
     /// emitter defines.
     fn declare_rtti_object(&mut self, ctx: &mut ModuleCtx, name: &str, ty: Type) -> Symbol {
         let symbol = ctx.sym(name);
-        if !self.rtti_globals.iter().any(|g| g.name == symbol) {
-            self.rtti_globals.push(Global {
-                name: symbol,
-                ty,
-                init: None,
-                constant: true,
-                linkage: Linkage::External,
-                private_visibility: false,
-                align: Some(8),
-                loc: Loc::NONE,
-            });
-        }
+        self.declare_rtti_global(symbol, ty);
         symbol
     }
 
@@ -217,20 +205,7 @@ impl<'ast> State<'ast> {
             });
         }
         let elements = entries.into_iter().map(|e| ctx.attrs.intern(e)).collect();
-        let init = ctx.attrs.intern(AttrData::ConstArray {
-            elements: ConstArrayElements::Attrs(elements),
-            ty,
-        });
-        self.rtti_globals.push(Global {
-            name: symbol,
-            ty,
-            init: Some(init),
-            constant: true,
-            linkage: Linkage::Internal,
-            private_visibility: false,
-            align: Some(8),
-            loc: Loc::NONE,
-        });
+        let ty = self.define_pointer_table(ctx, symbol, elements);
         Ok((symbol, ty))
     }
 
@@ -316,8 +291,7 @@ pub fn generate_scalar_deleting_destructor<'ast>(
     call_function(&mut b, destructor, &[this]);
     b.pop_cleanup();
     b.emit_return(Some(raw));
-    b.check().map_err(|e| e.to_diagnostic())?;
-    b.define().map_err(|e| e.to_diagnostics().0.remove(0))?;
+    super::function::define_function(b, decl)?;
     Ok(())
 }
 
