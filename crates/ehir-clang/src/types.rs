@@ -49,6 +49,30 @@ pub enum Builtin {
 }
 
 impl Builtin {
+    /// The type's C++ spelling (`unsigned long`), for diagnostics.
+    pub fn spelling(self) -> &'static str {
+        match self {
+            Builtin::Void => "void",
+            Builtin::Bool => "bool",
+            Builtin::Char => "char",
+            Builtin::SChar => "signed char",
+            Builtin::UChar => "unsigned char",
+            Builtin::Short => "short",
+            Builtin::UShort => "unsigned short",
+            Builtin::Int => "int",
+            Builtin::UInt => "unsigned int",
+            Builtin::Long => "long",
+            Builtin::ULong => "unsigned long",
+            Builtin::LongLong => "long long",
+            Builtin::ULongLong => "unsigned long long",
+            Builtin::Float => "float",
+            Builtin::Double => "double",
+            Builtin::Nullptr => "std::nullptr_t",
+            Builtin::SizeT => "size_t",
+            Builtin::PtrDiffT => "ptrdiff_t",
+        }
+    }
+
     /// Size in bytes on the x86-64 target of `abi` (`long` is 4 bytes on Windows).
     pub fn size(self, abi: EhAbi) -> u64 {
         match self {
@@ -203,7 +227,7 @@ impl CType {
 impl fmt::Display for CType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CType::Builtin(b) => write!(f, "{b:?}"),
+            CType::Builtin(b) => f.write_str(b.spelling()),
             CType::Const(t) => write!(f, "const {t}"),
             CType::Pointer(t) => write!(f, "{t} *"),
             CType::Reference(t) => write!(f, "{t} &"),

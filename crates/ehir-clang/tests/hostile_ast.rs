@@ -215,3 +215,39 @@ fn mutated_clang_asts_give_modules_that_verify_or_diagnostics() {
         "{compiled} compiled, {rejected} rejected"
     );
 }
+
+/// A cast the AST calls a scalar conversion but whose operand is no scalar (here an array
+/// decay renamed `IntegralToPointer`, as the `clang_ast` fuzz target produced) is a
+/// diagnostic, not a module with `cir.cast int_to_ptr` of an array that does not verify.
+#[test]
+fn a_scalar_cast_of_an_array_is_a_diagnostic() {
+    let dir = std::env::temp_dir().join(format!("ehir-hostile-cast-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    let path = dir.join("decay.cpp");
+    let text = "int main() { char name[4] = \"abc\"; const char *p = name; return p[1]; }\n";
+    std::fs::write(&path, text).expect("written");
+    let options = ClangOptions::default();
+    let json = ehir_clang::clang::dump_ast(&path, text, EhAbi::Itanium, &options)
+        .unwrap_or_else(|e| panic!("Clang's AST dump failed: {e}"));
+    let decay = "\"castKind\":\"ArrayToPointerDecay\"";
+    let compact: String = serde_json::from_str::<Value>(&json)
+        .expect("Clang writes JSON")
+        .to_string();
+    assert!(compact.contains(decay), "the dump has an array decay");
+    let mutated = compact.replace(decay, "\"castKind\":\"IntegralToPointer\"");
+    let main_file = path.display().to_string();
+    let compile_options = ehir_clang::Options {
+        abi: EhAbi::Itanium,
+        clang: options,
+    };
+    let result = ehir_clang::compile_json(&mutated, &main_file, &compile_options);
+    let _ = std::fs::remove_dir_all(&dir);
+    let diagnostics = result.expect_err("the front end rejects the malformed cast");
+    assert!(
+        diagnostics
+            .0
+            .iter()
+            .any(|d| d.message.contains("a scalar conversion from 'char[4]'")),
+        "{diagnostics:?}"
+    );
+}

@@ -339,6 +339,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         }
         let types = &self.b.ctx.types;
         let bool_ty = types.common().bool;
+        let scalar =
+            |t: Type| t == bool_ty || types.is_int(t) || types.is_float(t) || types.is_ptr(t);
+        if !scalar(from_cir) || !scalar(to_cir) {
+            // Clang converts only scalars this way; an AST that says otherwise is malformed.
+            return error(e, format!("a scalar conversion from '{from}' to '{to}'"));
+        }
         let kind = if from_cir == bool_ty {
             if types.is_float(to_cir) {
                 CastKind::BoolToFloat
