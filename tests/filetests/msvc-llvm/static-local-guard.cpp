@@ -32,15 +32,16 @@
 // CHECK-NEXT:   cir.store align(4) %[[SET]], %[[GUARD]] : !u32i, !cir.ptr<!u32i>
 // CHECK-NEXT:   cir.cleanup.scope {
 // CHECK:          cir.call @"??0Tracked@@QEAA@PEBD_N@Z"(
-// CHECK:        } cleanup eh {
+// CHECK-NEXT:     %[[STUB:[0-9]+]] = cir.get_global @"??__Ffirst@?1??use@Widget@@QEAAHH@Z@YAXXZ" : !cir.ptr<!cir.func<()>>
+// CHECK:          cir.call @atexit(%{{[0-9]+}}) nothrow
+// CHECK-NEXT:     cir.yield
+// CHECK-NEXT:   } cleanup eh {
 // CHECK-NEXT:     %[[NOW:[0-9]+]] = cir.load align(4) %[[GUARD]] : !cir.ptr<!u32i>, !u32i
 // CHECK-NEXT:     %[[MASK:[0-9]+]] = cir.const #cir.int<4294967294> : !u32i
 // CHECK-NEXT:     %[[CLEARED:[0-9]+]] = cir.binop(and, %[[NOW]], %[[MASK]]) : !u32i
 // CHECK-NEXT:     cir.store align(4) %[[CLEARED]], %[[GUARD]] : !u32i, !cir.ptr<!u32i>
 // CHECK-NEXT:     cir.resume
 // CHECK-NEXT:   }
-// CHECK-NEXT:   %[[STUB:[0-9]+]] = cir.get_global @"??__Ffirst@?1??use@Widget@@QEAAHH@Z@YAXXZ" : !cir.ptr<!cir.func<()>>
-// CHECK:        cir.call @atexit(%{{[0-9]+}}) nothrow
 // CHECK-NEXT:   cir.yield
 // CHECK-NEXT: }
 // CHECK:      cir.get_global @"ehir.guard.?second@?1??use@Widget@@QEAAHH@Z@4UTracked@@A"

@@ -851,9 +851,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     /// The guarded first initialization of static local `var` at `address`: done
     /// once, unless it throws (then the next pass tries again), its destruction then
-    /// registered at exit. Itanium: through `__cxa_guard_acquire`/`_release`/`_abort` on
-    /// its 64-bit guard variable (`_ZGV...`); Microsoft: see
-    /// [`FnGen::msvc_guarded_static_init`].
+    /// registered at exit. How the guard is tested, claimed and given back on a throw
+    /// is the ABI's: [`FnGen::itanium_static_guard`], [`FnGen::msvc_static_guard`].
     pub fn guarded_static_init(
         &mut self,
         var: &'ast Node,
@@ -862,9 +861,33 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         address: Value,
         init: &'ast Node,
     ) -> R<()> {
-        if self.st.abi == EhAbi::Msvc {
-            return self.msvc_guarded_static_init(var, symbol, ty, address, init);
+        let (guard, give_back) = match self.st.abi {
+            EhAbi::Msvc => self.msvc_static_guard(symbol),
+            EhAbi::Itanium => self.itanium_static_guard(var, symbol)?,
+        };
+        self.init_into(init, address, true)?;
+        self.register_destruction_at_exit(var, ty, address)?;
+        self.b.deactivate_cleanup(give_back);
+        if let ClaimedGuard::Itanium(guard_ptr) = guard {
+            let common = *self.b.ctx.types.common();
+            let release_sig = self.b.ctx.types.func(vec![common.void_ptr], None, false);
+            let flags = super::expr::call_flags(true);
+            self.b
+                .call_named("__cxa_guard_release", release_sig, &[guard_ptr], flags);
+            self.b.end_if();
         }
+        self.b.end_if();
+        Ok(())
+    }
+
+    /// Itanium: tests the first byte of the 64-bit guard variable (`_ZGV...`) of static
+    /// local `symbol`, then claims it with `__cxa_guard_acquire`; inside both `if`s,
+    /// with an EH cleanup that gives it back (`__cxa_guard_abort`).
+    fn itanium_static_guard(
+        &mut self,
+        var: &Node,
+        symbol: &str,
+    ) -> R<(ClaimedGuard, ehir_builder::CleanupHandle)> {
         let Some(encoding) = symbol.strip_prefix("_Z") else {
             return unsupported(var, format!("a guard for '{symbol}'"));
         };
@@ -896,37 +919,21 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let abort = self.b.push_cleanup(CleanupKind::Eh, move |b| {
             b.call_named("__cxa_guard_abort", release_sig, &[guard_ptr], flags);
         });
-        self.init_into(init, address, true)?;
-        self.register_destruction_at_exit(var, ty, address)?;
-        self.b.deactivate_cleanup(abort);
-        self.b
-            .call_named("__cxa_guard_release", release_sig, &[guard_ptr], flags);
-        self.b.end_if();
-        self.b.end_if();
-        Ok(())
+        Ok((ClaimedGuard::Itanium(guard_ptr), abort))
     }
 
-    /// The Microsoft ABI's guarded first initialization of static local `var`, in the
-    /// form of Clang for Windows with `-fno-threadsafe-statics`: bit 1 of a 32-bit guard
-    /// is tested; when clear it is set, the object initialized, and its destruction
-    /// registered with `atexit` (of a `??__F…` function); if the initializer throws, an
-    /// EH cleanup clears the bit again so that the next pass retries.
+    /// Microsoft: the form of Clang for Windows with `-fno-threadsafe-statics`. Bit 1 of
+    /// a 32-bit guard is tested; inside the `if` (clear), it is set, with an EH cleanup
+    /// that clears it again, so that the pass after a throwing initializer retries.
     ///
     /// Not Clang's default thread-safe form (`_Init_thread_header`/`_footer`/`_abort`
     /// and the TLS `_Init_thread_epoch`): those live in the static vcruntime, which
-    /// msvcrt.dll (and wine's) does not export, and the Clang-for-Windows oracle builds
-    /// with `-fno-threadsafe-statics` for that reason; single-threaded, both behave
-    /// alike. Clang shares one guard among the statics of a scope (a bit each, named
-    /// `?$S1@…`); the guard is internal, so ehir gives each static its own,
+    /// msvcrt.dll (Microsoft's and wine's) does not export, and the Clang-for-Windows
+    /// oracle builds with `-fno-threadsafe-statics` for that reason; single-threaded,
+    /// both behave alike. Clang shares one guard among the statics of a scope (a bit
+    /// each, named `?$S1@…`); the guard is internal, so ehir gives each static its own,
     /// `ehir.guard.SYMBOL`.
-    fn msvc_guarded_static_init(
-        &mut self,
-        var: &'ast Node,
-        symbol: &str,
-        ty: &CType,
-        address: Value,
-        init: &'ast Node,
-    ) -> R<()> {
+    fn msvc_static_guard(&mut self, symbol: &str) -> (ClaimedGuard, ehir_builder::CleanupHandle) {
         let u32_ty = self.b.ctx.types.common().u32;
         let guard = self.static_guard(&format!("ehir.guard.{symbol}"), u32_ty, 4);
         let bits = self.b.load(guard, 4);
@@ -943,12 +950,18 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let cleared = b.binop(BinaryOp::And, bits, others);
             b.store(cleared, guard, 4);
         });
-        self.init_into(init, address, true)?;
-        self.b.deactivate_cleanup(reset);
-        self.register_destruction_at_exit(var, ty, address)?;
-        self.b.end_if();
-        Ok(())
+        (ClaimedGuard::Microsoft, reset)
     }
+}
+
+/// A static local's guard, claimed for its initialization (see
+/// [`FnGen::guarded_static_init`]).
+enum ClaimedGuard {
+    /// Itanium: the guard variable (as `void *`), to release with `__cxa_guard_release`
+    /// once initialized; two `if`s are open.
+    Itanium(Value),
+    /// Microsoft: already set; one `if` is open.
+    Microsoft,
 }
 
 /// The constant value of an initializer: scalars Clang's constant evaluator folds
