@@ -1129,3 +1129,35 @@ fn trivially_default_constructed(state: &mut State<'_>, node: &Node) -> R<bool> 
         .as_ref()
         .is_some_and(|data| data.default_ctor.trivial))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::msvc_exit_stub_name;
+
+    #[test]
+    fn exit_stubs_are_named_as_clang_for_windows_names_them() {
+        assert_eq!(msvc_exit_stub_name("?g@@3UT@@A", None), "??__Fg@@YAXXZ");
+        assert_eq!(
+            msvc_exit_stub_name(
+                "?config@?1??config_value@@YAHXZ@4UConfig@@A",
+                Some("?config_value@@YAHXZ")
+            ),
+            "??__Fconfig@?1??config_value@@YAHXZ@YAXXZ"
+        );
+        // Functions of C linkage are scoped as `?NAME@@9`.
+        assert_eq!(
+            msvc_exit_stub_name("?late@?2??main@@9@4UT@@A", Some("main")),
+            "??__Flate@?2??main@@9@YAXXZ"
+        );
+        // Overloads keep their statics' stubs apart.
+        assert_ne!(
+            msvc_exit_stub_name("?s@?1??f@@YAHXZ@4UT@@A", Some("?f@@YAHXZ")),
+            msvc_exit_stub_name("?s@?1??f@@YAHH@Z@4UT@@A", Some("?f@@YAHH@Z"))
+        );
+        // A static whose name does not hold the scope gets a name of ehir's own.
+        assert_eq!(
+            msvc_exit_stub_name("?s@?1??g@@YAHXZ@4UT@@A", Some("?f@@YAHXZ")),
+            "ehir.exit.?s@?1??g@@YAHXZ@4UT@@A"
+        );
+    }
+}
