@@ -36,8 +36,8 @@
 //!
 //! # Not yet
 //! Dynamic classes with a dynamic base that is not the first (secondary vtables, thunks;
-//! on both ABIs), virtual bases, pointers to members, unions, bit fields, dynamic
-//! initialization of globals and static locals, members placed in a base's tail padding.
+//! on both ABIs), virtual bases, pointers to members, unions, bit fields, members placed
+//! in a base's tail padding.
 //! The vtables of the C++ runtime's classes are copied into the module rather than
 //! referenced. Microsoft RTTI lists public bases only (a private base is left out of the
 //! class hierarchy descriptor).
@@ -58,7 +58,11 @@
 //! by-value catch parameter is not copied; `catch (T*&)` binds to the exception object
 //! (the handler yields the pointer's address, which the MSVC lowering turns into the
 //! reference adjective); `throw nullptr` is caught by `void*` handlers (its throw info
-//! lists `$$T` and `void*`).
+//! lists `$$T` and `void*`). A static local with a dynamic initializer is guarded as
+//! Clang for Windows does with `-fno-threadsafe-statics` (msvcrt.dll has no
+//! `_Init_thread_header`): bit 1 of an internal 32-bit guard of ehir's own
+//! (`ehir.guard.SYMBOL`), cleared again if the initializer throws; its destructor is
+//! registered with `atexit` through a `??__F…` function, as for globals.
 //!
 //! Names, decided so that `ehir build --abi msvc` links against msvcrt.dll and runs:
 //! - **functions and globals** keep the name Clang gives for the target, the Microsoft

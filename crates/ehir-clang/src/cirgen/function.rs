@@ -7,7 +7,9 @@ use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
 use ehir_core::abi::EhAbi;
-use ehir_core::{AttrData, CastKind, CleanupKind, Diagnostic, Global, Linkage, Loc, Type};
+use ehir_core::{
+    AttrData, BinaryOp, CastKind, CleanupKind, Diagnostic, Global, Linkage, Loc, Type,
+};
 use std::collections::HashMap;
 
 /// A function's CIR signature and what generating calls and bodies needs of it.
@@ -243,7 +245,7 @@ pub fn generate_function<'ast>(
         }
     }
     define_function(generator.b, decl)?;
-    Ok(())
+    define_exit_stubs(state, mb, decl)
 }
 
 /// Checks and defines the function `b` builds for `decl`; its first error, if any, is
@@ -690,6 +692,12 @@ fn generate_global_init<'ast>(
     generator.register_destruction_at_exit(decl, &ty, address)?;
     generator.b.emit_return(None);
     define_function(generator.b, decl)?;
+    define_exit_stubs(state, mb, decl)
+}
+
+/// Microsoft ABI: defines the functions `atexit` is to run that the function just
+/// generated registers (`State::exit_stubs`), located at `decl`.
+fn define_exit_stubs(state: &mut State<'_>, mb: &mut ModuleBuilder, decl: &Node) -> R<()> {
     for (name, global, ty, dtor) in std::mem::take(&mut state.exit_stubs) {
         // `void ??__Fg@@YAXXZ()`: destroys global `g`.
         let sig = mb.ctx().types.func(vec![], None, false);
@@ -712,11 +720,25 @@ fn generate_global_init<'ast>(
 }
 
 /// The name of the function the Microsoft ABI registers with `atexit` to destroy global
-/// `global` (`?g@@3UT@@A` → `??__Fg@@YAXXZ`).
-fn msvc_exit_stub_name(global: &str) -> String {
+/// `global` (`?g@@3UT@@A` → `??__Fg@@YAXXZ`), as Clang for Windows names it. For a static
+/// local, `enclosing` is the symbol of its function, whose mangling ends the static's
+/// scope (`?s@?1??f@@YAHXZ@4UT@@A` in `?f@@YAHXZ` → `??__Fs@?1??f@@YAHXZ@YAXXZ`; a
+/// function of C linkage, `main`, is scoped as `?main@@9`); a static local whose name
+/// does not hold that scope gets a name of ehir's own.
+fn msvc_exit_stub_name(global: &str, enclosing: Option<&str>) -> String {
     let name = global.strip_prefix('?').unwrap_or(global);
-    let name = name.split("@@").next().unwrap_or(name);
-    format!("??__F{name}@@YAXXZ")
+    let Some(function) = enclosing else {
+        let name = name.split("@@").next().unwrap_or(name);
+        return format!("??__F{name}@@YAXXZ");
+    };
+    let scope = match function.strip_prefix('?') {
+        Some(_) => format!("{function}@"),
+        None => format!("?{function}@@9@"),
+    };
+    match name.find(&scope) {
+        Some(start) => format!("??__F{}YAXXZ", &name[..start + scope.len()]),
+        None => format!("ehir.exit.{global}"),
+    }
 }
 
 impl<'ast> FnGen<'_, 'ast, '_> {
@@ -745,7 +767,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let Some(global) = node.mangled_name.clone() else {
                 return error(node, "a global without a mangled name");
             };
-            let stub = msvc_exit_stub_name(&global);
+            let is_static_local = self.st.static_locals.iter().any(|(s, _)| *s == global);
+            let enclosing = is_static_local.then(|| self.b.ctx.name(self.b.func().name));
+            let stub = msvc_exit_stub_name(&global, enclosing);
             let ty = self.cir(node, ty)?;
             self.st.exit_stubs.push((stub.clone(), global, ty, dtor));
             let stub_sig = self.b.ctx.types.func(vec![], None, false);
@@ -805,10 +829,30 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         self.b.cast(CastKind::Bitcast, address, void_ptr)
     }
 
+    /// The guard variable `name` of a static local (internal, zero-initialized, of type
+    /// `ty`), defined once; its address.
+    fn static_guard(&mut self, name: &str, ty: Type, align: u32) -> Value {
+        let guard_symbol = self.b.ctx.sym(name);
+        if !self.st.guards.iter().any(|g| g.name == guard_symbol) {
+            let zero = self.b.ctx.attrs.intern(AttrData::Zero(ty));
+            self.st.guards.push(Global {
+                name: guard_symbol,
+                ty,
+                init: Some(zero),
+                constant: false,
+                linkage: Linkage::Internal,
+                private_visibility: false,
+                align: Some(align),
+                loc: Loc::NONE,
+            });
+        }
+        self.b.get_global(guard_symbol, ty)
+    }
+
     /// The guarded first initialization of static local `var` at `address`: done
     /// once, unless it throws (then the next pass tries again), its destruction then
-    /// registered at exit; through `__cxa_guard_acquire`/`_release`/`_abort` on its
-    /// 64-bit guard variable (`_ZGV...`).
+    /// registered at exit. How the guard is tested, claimed and given back on a throw
+    /// is the ABI's: [`FnGen::itanium_static_guard`], [`FnGen::msvc_static_guard`].
     pub fn guarded_static_init(
         &mut self,
         var: &'ast Node,
@@ -817,25 +861,38 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         address: Value,
         init: &'ast Node,
     ) -> R<()> {
+        let (guard, give_back) = match self.st.abi {
+            EhAbi::Msvc => self.msvc_static_guard(symbol),
+            EhAbi::Itanium => self.itanium_static_guard(var, symbol)?,
+        };
+        self.init_into(init, address, true)?;
+        self.register_destruction_at_exit(var, ty, address)?;
+        self.b.deactivate_cleanup(give_back);
+        if let ClaimedGuard::Itanium(guard_ptr) = guard {
+            let common = *self.b.ctx.types.common();
+            let release_sig = self.b.ctx.types.func(vec![common.void_ptr], None, false);
+            let flags = super::expr::call_flags(true);
+            self.b
+                .call_named("__cxa_guard_release", release_sig, &[guard_ptr], flags);
+            self.b.end_if();
+        }
+        self.b.end_if();
+        Ok(())
+    }
+
+    /// Itanium: tests the first byte of the 64-bit guard variable (`_ZGV...`) of static
+    /// local `symbol`, then claims it with `__cxa_guard_acquire`; inside both `if`s,
+    /// with an EH cleanup that gives it back (`__cxa_guard_abort`).
+    fn itanium_static_guard(
+        &mut self,
+        var: &Node,
+        symbol: &str,
+    ) -> R<(ClaimedGuard, ehir_builder::CleanupHandle)> {
         let Some(encoding) = symbol.strip_prefix("_Z") else {
             return unsupported(var, format!("a guard for '{symbol}'"));
         };
-        let guard_symbol = self.b.ctx.sym(&format!("_ZGV{encoding}"));
         let common = *self.b.ctx.types.common();
-        if !self.st.guards.iter().any(|g| g.name == guard_symbol) {
-            let zero = self.b.ctx.attrs.intern(AttrData::Zero(common.s64));
-            self.st.guards.push(Global {
-                name: guard_symbol,
-                ty: common.s64,
-                init: Some(zero),
-                constant: false,
-                linkage: Linkage::Internal,
-                private_visibility: false,
-                align: Some(8),
-                loc: Loc::NONE,
-            });
-        }
-        let guard = self.b.get_global(guard_symbol, common.s64);
+        let guard = self.static_guard(&format!("_ZGV{encoding}"), common.s64, 8);
         let u8_ptr = self.b.ctx.types.ptr(common.u8);
         let first_byte = self.b.cast(CastKind::Bitcast, guard, u8_ptr);
         let done = self.b.load(first_byte, 1);
@@ -862,15 +919,49 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let abort = self.b.push_cleanup(CleanupKind::Eh, move |b| {
             b.call_named("__cxa_guard_abort", release_sig, &[guard_ptr], flags);
         });
-        self.init_into(init, address, true)?;
-        self.register_destruction_at_exit(var, ty, address)?;
-        self.b.deactivate_cleanup(abort);
-        self.b
-            .call_named("__cxa_guard_release", release_sig, &[guard_ptr], flags);
-        self.b.end_if();
-        self.b.end_if();
-        Ok(())
+        Ok((ClaimedGuard::Itanium(guard_ptr), abort))
     }
+
+    /// Microsoft: the form of Clang for Windows with `-fno-threadsafe-statics`. Bit 1 of
+    /// a 32-bit guard is tested; inside the `if` (clear), it is set, with an EH cleanup
+    /// that clears it again, so that the pass after a throwing initializer retries.
+    ///
+    /// Not Clang's default thread-safe form (`_Init_thread_header`/`_footer`/`_abort`
+    /// and the TLS `_Init_thread_epoch`): those live in the static vcruntime, which
+    /// msvcrt.dll (Microsoft's and wine's) does not export, and the Clang-for-Windows
+    /// oracle builds with `-fno-threadsafe-statics` for that reason; single-threaded,
+    /// both behave alike. Clang shares one guard among the statics of a scope (a bit
+    /// each, named `?$S1@…`); the guard is internal, so ehir gives each static its own,
+    /// `ehir.guard.SYMBOL`.
+    fn msvc_static_guard(&mut self, symbol: &str) -> (ClaimedGuard, ehir_builder::CleanupHandle) {
+        let u32_ty = self.b.ctx.types.common().u32;
+        let guard = self.static_guard(&format!("ehir.guard.{symbol}"), u32_ty, 4);
+        let bits = self.b.load(guard, 4);
+        let initialized_bit = self.b.const_int(u32_ty, 1);
+        let initialized = self.b.binop(BinaryOp::And, bits, initialized_bit);
+        let zero = self.b.const_int(u32_ty, 0);
+        let not_done = self.b.cmp(ehir_core::CmpPredicate::Eq, initialized, zero);
+        self.b.begin_if(not_done, false);
+        let set = self.b.binop(BinaryOp::Or, bits, initialized_bit);
+        self.b.store(set, guard, 4);
+        let reset = self.b.push_cleanup(CleanupKind::Eh, move |b| {
+            let bits = b.load(guard, 4);
+            let others = b.const_int(u32_ty, i128::from(!1u32));
+            let cleared = b.binop(BinaryOp::And, bits, others);
+            b.store(cleared, guard, 4);
+        });
+        (ClaimedGuard::Microsoft, reset)
+    }
+}
+
+/// A static local's guard, claimed for its initialization (see
+/// [`FnGen::guarded_static_init`]).
+enum ClaimedGuard {
+    /// Itanium: the guard variable (as `void *`), to release with `__cxa_guard_release`
+    /// once initialized; two `if`s are open.
+    Itanium(Value),
+    /// Microsoft: already set; one `if` is open.
+    Microsoft,
 }
 
 /// The constant value of an initializer: scalars Clang's constant evaluator folds
@@ -1037,4 +1128,36 @@ fn trivially_default_constructed(state: &mut State<'_>, node: &Node) -> R<bool> 
         .definition_data
         .as_ref()
         .is_some_and(|data| data.default_ctor.trivial))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::msvc_exit_stub_name;
+
+    #[test]
+    fn exit_stubs_are_named_as_clang_for_windows_names_them() {
+        assert_eq!(msvc_exit_stub_name("?g@@3UT@@A", None), "??__Fg@@YAXXZ");
+        assert_eq!(
+            msvc_exit_stub_name(
+                "?config@?1??config_value@@YAHXZ@4UConfig@@A",
+                Some("?config_value@@YAHXZ")
+            ),
+            "??__Fconfig@?1??config_value@@YAHXZ@YAXXZ"
+        );
+        // Functions of C linkage are scoped as `?NAME@@9`.
+        assert_eq!(
+            msvc_exit_stub_name("?late@?2??main@@9@4UT@@A", Some("main")),
+            "??__Flate@?2??main@@9@YAXXZ"
+        );
+        // Overloads keep their statics' stubs apart.
+        assert_ne!(
+            msvc_exit_stub_name("?s@?1??f@@YAHXZ@4UT@@A", Some("?f@@YAHXZ")),
+            msvc_exit_stub_name("?s@?1??f@@YAHH@Z@4UT@@A", Some("?f@@YAHH@Z"))
+        );
+        // A static whose name does not hold the scope gets a name of ehir's own.
+        assert_eq!(
+            msvc_exit_stub_name("?s@?1??g@@YAHXZ@4UT@@A", Some("?f@@YAHXZ")),
+            "ehir.exit.?s@?1??g@@YAHXZ@4UT@@A"
+        );
+    }
 }
