@@ -35,9 +35,10 @@
 //! scalar deleting destructors `??_G`, `__RTtypeid` and `__RTDynamicCast`).
 //!
 //! # Not yet
-//! Dynamic classes with a dynamic base that is not the first (secondary vtables, thunks;
-//! on both ABIs), virtual bases, pointers to members, unions, bit fields, members placed
-//! in a base's tail padding.
+//! On the Microsoft target: a dynamic base that is not the first (secondary vftables,
+//! thunks), virtual bases (vbtables), pointers to members. On both: bit fields, static
+//! references and arrays of classes with dynamic initialization, thread-safe static
+//! initialization (`_Init_thread_*`; wine's msvcrt has none).
 //! The vtables of the C++ runtime's classes are copied into the module rather than
 //! referenced. Microsoft RTTI lists public bases only (a private base is left out of the
 //! class hierarchy descriptor).
