@@ -206,7 +206,7 @@ impl OpCheck<'_, '_> {
 
     fn pointee(&self, t: Option<Type>) -> Option<Type> {
         match self.data(t)? {
-            TypeData::Ptr(p) => Some(*p),
+            TypeData::Ptr(p, _) => Some(*p),
             _ => None,
         }
     }
@@ -219,7 +219,7 @@ fn is_float(d: &TypeData) -> bool {
     matches!(d, TypeData::Float | TypeData::Double)
 }
 fn is_ptr(d: &TypeData) -> bool {
-    matches!(d, TypeData::Ptr(_))
+    matches!(d, TypeData::Ptr(..))
 }
 fn is_bool(d: &TypeData) -> bool {
     matches!(d, TypeData::Bool)
@@ -246,7 +246,7 @@ impl FuncVerifier<'_> {
         let Some((params, ret, _)) = self.ctx.types.func_info(module.functions[id].sig) else {
             return;
         };
-        let is_ptr = |t: Type| matches!(self.type_data(t), Some(TypeData::Ptr(_)));
+        let is_ptr = |t: Type| matches!(self.type_data(t), Some(TypeData::Ptr(..)));
         if params.len() != 2 || !params.iter().all(|&p| is_ptr(p)) || self.non_void(ret).is_some() {
             self.op_error(
                 op,
@@ -280,7 +280,7 @@ impl FuncVerifier<'_> {
             "reference_to_pointer" | "reference_to_record_pointer"
         ) {
             let pointee = |t: Type| match self.type_data(t) {
-                Some(TypeData::Ptr(p)) => Some(*p),
+                Some(TypeData::Ptr(p, _)) => Some(*p),
                 _ => None,
             };
             let reference = pointee(self.dfg.value_type(dest)).and_then(pointee);

@@ -572,7 +572,7 @@ impl<'m> ModuleEmitter<'m> {
                     TypeData::Int { width, .. } => Operand::Int(int_repr(value, width)),
                     TypeData::Bool if memory => Operand::Int(i128::from(value != 0)),
                     TypeData::Bool => Operand::Bool(value != 0),
-                    TypeData::Ptr(_) if value == 0 => Operand::Null,
+                    TypeData::Ptr(..) if value == 0 => Operand::Null,
                     TypeData::Float => Operand::Float(float_bits((value as f64).to_bits(), true)),
                     TypeData::Double => Operand::Float((value as f64).to_bits()),
                     _ => {

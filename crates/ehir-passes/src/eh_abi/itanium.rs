@@ -80,7 +80,8 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 }
 
 /// Upstream's `cir.try_throw %obj, %typeinfo, %dtor ^normal, ^unwind`: the operands cast
-/// to `!cir.ptr<!void>` and a `cir.try_call` of `__cxa_throw` with the same destinations.
+/// to `!cir.ptr<!void>` (in each operand's address space) and a `cir.try_call` of
+/// `__cxa_throw` with the same destinations.
 fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) {
     let throws: Vec<Op> = func
         .walk_ops()
@@ -107,20 +108,35 @@ fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) {
                 )
             })
             .collect();
+        // Each operand keeps its target address space (`!cir.ptr<!void,
+        // target_address_space(N)>`); the call's signature then says so.
+        let void_ptrs: Vec<Type> = operands
+            .iter()
+            .map(|&v| {
+                let space = ctx.types.address_space(func.dfg.value_type(v));
+                ctx.types.ptr_in(common.void, space)
+            })
+            .collect();
+        let call_sig = if void_ptrs.iter().all(|&t| t == common.void_ptr) {
+            sig
+        } else {
+            ctx.types.func(void_ptrs.clone(), None, false)
+        };
         let mut at = FuncCursor::at(func, &common, CursorPosition::Before(op)).with_loc(loc);
         let args: Vec<Value> = operands
             .iter()
-            .map(|&v| {
-                if at.func.dfg.value_type(v) == common.void_ptr {
+            .zip(&void_ptrs)
+            .map(|(&v, &void_ptr)| {
+                if at.func.dfg.value_type(v) == void_ptr {
                     v
                 } else {
-                    at.cast(CastKind::Bitcast, v, common.void_ptr)
+                    at.cast(CastKind::Bitcast, v, void_ptr)
                 }
             })
             .collect();
         let call = at.try_call(
             Some(callee),
-            sig,
+            call_sig,
             CallFlags::default(),
             &args,
             None,
@@ -188,11 +204,19 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
         return Err(conflicts);
     }
     for (callee, sig, loc) in missing {
-        let mut decl = Function::new_declaration(callee, sig);
-        decl.loc = loc;
-        module.add_function(decl);
+        module.add_function(runtime_declaration(callee, sig, loc));
     }
     Ok(())
+}
+
+/// The declaration of a runtime function the lowering calls: private, as upstream's
+/// lowering declares them (`cir.func private @__cxa_begin_catch(...)`), with the
+/// signature and location of its first call.
+pub(crate) fn runtime_declaration(callee: Symbol, sig: Type, loc: Loc) -> Function {
+    let mut declaration = Function::new_declaration(callee, sig);
+    declaration.linkage = ehir_core::Linkage::Private;
+    declaration.loc = loc;
+    declaration
 }
 
 /// The callees of `func` that [`declare_runtime_functions`] would declare, with the
