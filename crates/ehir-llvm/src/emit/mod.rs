@@ -736,6 +736,9 @@ impl<'m> ModuleEmitter<'m> {
         if f.nothrow {
             fn_attrs.push("nounwind");
         }
+        if let Some(inline) = f.inline {
+            fn_attrs.push(inline.llvm_attribute());
+        }
         if f.body.is_none() && self.is_redirected(&name) {
             return None;
         }
