@@ -186,6 +186,9 @@ pub struct Function {
     pub dso_local: bool,
     /// Upstream's `hidden` visibility (kept and printed back).
     pub hidden: bool,
+    /// Upstream's inlining request (`no_inline`, `always_inline`, `inline_hint`), if any;
+    /// the LLVM emitter gives the function the matching attribute.
+    pub inline: Option<InlineKind>,
     /// `global_ctor(N)`: the program runs the function before `main`, in the order of
     /// the priorities `N` (`global_ctor` alone: 65535, the last).
     pub global_ctor: Option<u32>,
@@ -203,6 +206,44 @@ pub struct Function {
     pub loc: Loc,
 }
 
+/// Upstream's inlining request on a `cir.func`.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum InlineKind {
+    /// `no_inline`: never inline (LLVM's `noinline`).
+    NoInline,
+    /// `always_inline`: always inline (LLVM's `alwaysinline`).
+    AlwaysInline,
+    /// `inline_hint`: the source said `inline` (LLVM's `inlinehint`).
+    InlineHint,
+}
+
+impl InlineKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [InlineKind; 3] = [
+        InlineKind::NoInline,
+        InlineKind::AlwaysInline,
+        InlineKind::InlineHint,
+    ];
+
+    /// The keyword upstream writes after `cir.func`.
+    pub fn name(self) -> &'static str {
+        match self {
+            InlineKind::NoInline => "no_inline",
+            InlineKind::AlwaysInline => "always_inline",
+            InlineKind::InlineHint => "inline_hint",
+        }
+    }
+
+    /// The LLVM function attribute.
+    pub fn llvm_attribute(self) -> &'static str {
+        match self {
+            InlineKind::NoInline => "noinline",
+            InlineKind::AlwaysInline => "alwaysinline",
+            InlineKind::InlineHint => "inlinehint",
+        }
+    }
+}
+
 impl Function {
     /// A declaration (no body) in the structured phase.
     pub fn new_declaration(name: Symbol, sig: Type) -> Self {
@@ -215,6 +256,7 @@ impl Function {
             nothrow: false,
             dso_local: false,
             hidden: false,
+            inline: None,
             global_ctor: None,
             attributes: Vec::new(),
             dfg: DataFlowGraph::new(),

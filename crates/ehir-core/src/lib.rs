@@ -61,7 +61,7 @@ pub use diagnostics::{Diagnostic, Diagnostics, Severity, SourceFile};
 pub use entities::{
     Attr, Block, Extra, FuncId, GlobalId, Loc, Op, Region, Successor, Symbol, Type, Value,
 };
-pub use function::{Function, Linkage, Phase, Visit};
+pub use function::{Function, InlineKind, Linkage, Phase, Visit};
 pub use layout::Layout;
 pub use module::{
     Global, Item, Module, ModuleAttribute, ModuleCtx, RecordDecl, RecordKind, TypeInfoBase,

@@ -213,14 +213,27 @@ pub enum OpKind {
     /// upstream's initialization of a catch parameter in a handler that takes the token:
     /// operands `[token, dest]`; KIND (`trivial_copy`, `non_trivial_copy`, ...) as written;
     /// `@thunk` a `(T*, T*) -> ()` copy function marked `cir.eh.catch_copy_thunk`.
-    /// Structured only: before flattening and before the structured interpreter runs it,
+    /// Structured: before flattening and before the structured interpreter runs it,
     /// `upstream_catch::expand_construct_catch_params` makes it the ops that build the
     /// parameter (`trivial_copy`, `non_trivial_copy`; other kinds: not supported yet).
+    /// Flat (upstream's lowering input, before its `cir.begin_catch`): the Itanium
+    /// lowering takes `reference_to_pointer`; the rest is not supported yet.
     ConstructCatchParam {
         /// The construction kind as written (`trivial_copy`, `non_trivial_copy`, ...).
         kind: Symbol,
         /// The copy thunk, if any.
         thunk: PackedOption<Symbol>,
+    },
+    /// `cir.init_catch_param KIND %exn to %dest : !cir.ptr<X>, !cir.ptr<T>` — upstream's
+    /// initialization of a catch parameter from the exception pointer `%exn` that
+    /// `cir.begin_catch` yields: operands `[exn, dest]`. KIND as written: `reference`,
+    /// `pointer`, `scalar`, `trivial_copy` and `reference_to_record_pointer` build the
+    /// parameter here; `non_trivial_copy` and `reference_to_pointer` only complete the
+    /// `cir.construct_catch_param` of the same kind on the same `%dest` before it (the
+    /// verifier requires one). The ABI lowerings make it loads, stores and casts.
+    InitCatchParam {
+        /// The initialization kind as written (`reference`, `scalar`, ...).
+        kind: Symbol,
     },
     /// `cir.array.ctor(%arr : !cir.ptr<!cir.array<T x N>>) { ^bb0(%e: !cir.ptr<T>): ... } [cleanup { ... }]`
     ArrayCtor,

@@ -22,8 +22,9 @@ pub enum TypeData {
     Double,
     /// `!void`
     Void,
-    /// `!cir.ptr<T>`
-    Ptr(Type),
+    /// `!cir.ptr<T>`, or `!cir.ptr<T, target_address_space(N)>` when the target address
+    /// space N (the second field) is not 0.
+    Ptr(Type, u32),
     /// `!cir.array<T x N>`
     Array(Type, u64),
     /// `!cir.func<(params) -> ret>`; `ret` is `None` for `void`. `abi` gives each
@@ -167,8 +168,8 @@ impl TypeStore {
             u64: add(int(64, false)),
             float: add(TypeData::Float),
             double: add(TypeData::Double),
-            void_ptr: add(TypeData::Ptr(void)),
-            u8_ptr: add(TypeData::Ptr(u8)),
+            void_ptr: add(TypeData::Ptr(void, 0)),
+            u8_ptr: add(TypeData::Ptr(u8, 0)),
             eh_token: add(TypeData::EhToken),
             cleanup_token: add(TypeData::CleanupToken),
             catch_token: add(TypeData::CatchToken),
@@ -201,7 +202,7 @@ impl TypeStore {
 
     /// `!cir.ptr<pointee>`.
     pub fn ptr(&mut self, pointee: Type) -> Type {
-        self.intern(TypeData::Ptr(pointee))
+        self.intern(TypeData::Ptr(pointee, 0))
     }
 
     /// `!cir.array<element x len>`.
@@ -246,10 +247,23 @@ impl TypeStore {
         self.intern(TypeData::Record(alias))
     }
 
+    /// `!cir.ptr<pointee, target_address_space(space)>` (`space` 0: [`TypeStore::ptr`]).
+    pub fn ptr_in(&mut self, pointee: Type, space: u32) -> Type {
+        self.intern(TypeData::Ptr(pointee, space))
+    }
+
+    /// The target address space of a pointer type (0, the default, for other types).
+    pub fn address_space(&self, t: Type) -> u32 {
+        match self.data[t] {
+            TypeData::Ptr(_, space) => space,
+            _ => 0,
+        }
+    }
+
     /// The pointee of a pointer type.
     pub fn pointee(&self, t: Type) -> Option<Type> {
         match self.data[t] {
-            TypeData::Ptr(p) => Some(p),
+            TypeData::Ptr(p, _) => Some(p),
             _ => None,
         }
     }
@@ -261,7 +275,7 @@ impl TypeStore {
 
     /// Whether `t` is a pointer type.
     pub fn is_ptr(&self, t: Type) -> bool {
-        matches!(self.data[t], TypeData::Ptr(_))
+        matches!(self.data[t], TypeData::Ptr(..))
     }
 
     /// Whether `t` is `!cir.float` or `!cir.double`.

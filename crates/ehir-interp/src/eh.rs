@@ -623,6 +623,40 @@ impl<'m> Machine<'m> {
         self.next(op)
     }
 
+    /// Upstream's `cir.init_catch_param KIND %exn to %dest`, `%exn` being the pointer
+    /// `cir.begin_catch` yields (the adjusted pointer, as `__cxa_begin_catch` returns it):
+    /// `reference` and `pointer` store that pointer at `%dest`; `scalar` and
+    /// `trivial_copy` copy the caught object there; `non_trivial_copy` and
+    /// `reference_to_pointer` do nothing (their `cir.construct_catch_param` built the
+    /// parameter). Other kinds are reported as not supported yet.
+    pub(crate) fn exec_init_catch_param(&mut self, op: Op, kind: Symbol) -> Result<(), Stop> {
+        let operands = self.cur.func.dfg.operands(op);
+        let (Some(&exn), Some(&dest)) = (operands.first(), operands.get(1)) else {
+            return Err(self.error("cir.init_catch_param without its operands".into()));
+        };
+        let (source, target) = (self.get(exn), self.get(dest));
+        let kind_name = self.module.ctx.symbols.get(kind).unwrap_or("?");
+        match kind_name {
+            "reference" | "pointer" => {
+                let layout = self.layouts.get(self.cur.func.dfg.value_type(exn));
+                self.store(target, source, layout.size, layout.scalar)?;
+            }
+            "scalar" | "trivial_copy" => {
+                let size = self.pointee(dest).map_or(0, |t| self.layouts.size(t));
+                self.mem
+                    .copy(target, source, size)
+                    .map_err(|e| self.mem_error(e))?;
+            }
+            "non_trivial_copy" | "reference_to_pointer" => {}
+            other => {
+                return Err(self.error(format!(
+                    "not supported yet: 'cir.init_catch_param' of kind '{other}'"
+                )));
+            }
+        }
+        self.next(op)
+    }
+
     fn pop_pad(&mut self, pad: Pad) {
         if let Some(i) = self.cur.pads.iter().rposition(|&p| p == pad) {
             self.cur.pads.truncate(i);

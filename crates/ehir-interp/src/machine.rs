@@ -1019,6 +1019,7 @@ impl<'m> Machine<'m> {
                 self.next(op)
             }
             OpKind::CopyCatchParam { ctor } => self.exec_copy_catch_param(op, ctor.expand()),
+            OpKind::InitCatchParam { kind } => self.exec_init_catch_param(op, kind),
             OpKind::BeginCatch => {
                 let ops = data.operands.as_slice(pool);
                 let results = data.results.as_slice(pool);

@@ -72,7 +72,7 @@ fn scalar_of(data: &TypeData) -> Scalar {
         TypeData::Float => Scalar::F32,
         TypeData::Double => Scalar::F64,
         TypeData::Void => Scalar::Void,
-        TypeData::Ptr(_) => Scalar::Ptr,
+        TypeData::Ptr(..) => Scalar::Ptr,
         TypeData::Func { .. } => Scalar::Func,
         TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken => Scalar::Token,
         TypeData::Array(..) | TypeData::Record(_) => Scalar::Aggregate,

@@ -14,6 +14,8 @@ pub enum Ty {
     Double,
     /// The opaque pointer `ptr`.
     Ptr,
+    /// `ptr addrspace(N)`: an opaque pointer in the target address space N (not 0).
+    PtrIn(u32),
     /// `[N x T]`
     Array(u64, Box<Ty>),
     /// `<N x T>`

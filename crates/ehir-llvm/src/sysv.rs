@@ -222,7 +222,7 @@ fn leaves(ctx: &ModuleCtx, t: Type) -> Result<Option<Vec<Leaf>>, String> {
         let kind = match ctx.types.get(t) {
             TypeData::Int { width, .. } => LeafKind::Int(u32::from(*width).max(8)),
             TypeData::Bool => LeafKind::Int(8),
-            TypeData::Ptr(_) => LeafKind::Ptr,
+            TypeData::Ptr(..) => LeafKind::Ptr,
             TypeData::Float => LeafKind::Float,
             TypeData::Double => LeafKind::Double,
             TypeData::Array(e, n) => {

@@ -103,7 +103,7 @@ pub fn class_type_info(ctx: &ModuleCtx, decl: &TypeInfoDecl) -> Result<ClassType
             globals: vec![name_global, object],
         });
     }
-    let is_pointer = matches!(ctx.types.get(decl.ty), TypeData::Ptr(_));
+    let is_pointer = matches!(ctx.types.get(decl.ty), TypeData::Ptr(..));
     if is_pointer {
         let (flags, pointee) = pointer_parts(&symbol)
             .ok_or_else(|| format!("@{symbol} is not the typeinfo of a pointer type (_ZTIP...)"))?;

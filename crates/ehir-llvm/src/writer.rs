@@ -171,6 +171,7 @@ fn write_ty_inner(w: &mut dyn Write, t: &Ty) -> fmt::Result {
         Ty::Float => write!(w, "float"),
         Ty::Double => write!(w, "double"),
         Ty::Ptr => write!(w, "ptr"),
+        Ty::PtrIn(space) => write!(w, "ptr addrspace({space})"),
         Ty::Array(n, e) => {
             write!(w, "[{n} x ")?;
             write_ty(w, e)?;

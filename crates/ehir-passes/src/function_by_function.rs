@@ -297,8 +297,8 @@ impl Run<'_, '_> {
                             return Ok(false);
                         };
                         for (callee, sig, loc) in missing {
-                            let mut declaration = Function::new_declaration(callee, sig);
-                            declaration.loc = loc;
+                            let declaration =
+                                crate::eh_abi::itanium::runtime_declaration(callee, sig, loc);
                             if self.verify
                                 && !verify_function_of(module, ctx, &declaration).is_empty()
                             {

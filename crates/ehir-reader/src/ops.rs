@@ -45,6 +45,9 @@ impl<'s> Parser<'s> {
             }
             self.expect(TokenKind::Equal, "'=' after the result names")?;
         }
+        if self.tok.kind == TokenKind::String {
+            return Err(self.generic_op());
+        }
         if self.tok.kind != TokenKind::Ident {
             return Err(self.unexpected("an op name"));
         }
@@ -200,11 +203,7 @@ impl<'s> Parser<'s> {
                 self.region_op(OpKind::Try { handlers }, &[], n, loc)
             }
             Some(OpCode::ConstructCatchParam) => {
-                let kind_tok = self.expect(
-                    TokenKind::Ident,
-                    "the kind of initialization ('trivial_copy', 'non_trivial_copy', ...)",
-                )?;
-                let kind = self.module.ctx.sym(self.text_of(kind_tok));
+                let kind = self.catch_init_kind()?;
                 let token = self.expect(TokenKind::ValueId, "the token ('%name')")?;
                 let (dest, thunk, ty) = self.catch_param_copy("the copy function ('@name')")?;
                 let eh_token = self.module.ctx.types.common().eh_token;
@@ -215,6 +214,26 @@ impl<'s> Parser<'s> {
                     thunk: thunk.into(),
                 };
                 self.emit(kind, &[token, dest], &[], n, loc);
+                Ok(())
+            }
+            Some(OpCode::InitCatchParam) => {
+                let kind = self.catch_init_kind()?;
+                let exn = self.expect(TokenKind::ValueId, "the exception pointer ('%name')")?;
+                self.expect_ident("to", "'to' and the catch parameter's address")?;
+                let dest = self.expect(
+                    TokenKind::ValueId,
+                    "the catch parameter's address ('%name')",
+                )?;
+                self.expect(
+                    TokenKind::Colon,
+                    "':' and the types of the exception pointer and the parameter's address",
+                )?;
+                let exn_ty = self.parse_type()?;
+                self.expect(TokenKind::Comma, "',' and the parameter's address type")?;
+                let dest_ty = self.parse_type()?;
+                let exn = self.use_value(exn, Some(exn_ty));
+                let dest = self.use_value(dest, Some(dest_ty));
+                self.emit(OpKind::InitCatchParam { kind }, &[exn, dest], &[], n, loc);
                 Ok(())
             }
             Some(OpCode::CopyCatchParam) => {
@@ -1613,13 +1632,59 @@ impl<'s> Parser<'s> {
     /// `to %dest [using @copy] : !cir.ptr<T>`, the tail of `cir.copy_catch_param` and
     /// `cir.construct_catch_param`: the destination's token, the copy function (`copy`
     /// says what it is) and the type.
+    /// MLIR's generic op form (`"cir.x"(%a, %b) <{...}> : (T, U) -> ()`), which ehir
+    /// does not read: an operand count that the op's row rules out is reported as MLIR's
+    /// verifier words it (`'cir.x' op expected 2 operands, but found 1`), anything else
+    /// as not supported yet.
+    fn generic_op(&mut self) -> crate::parser::Abort {
+        let name_tok = self.tok;
+        let loc = Loc(name_tok.start);
+        let quoted = self.text_of(name_tok);
+        let name = quoted.trim_matches('"').to_string();
+        self.bump();
+        let Some(code) = OpCode::from_name(&name) else {
+            return self.error(loc, format!("unknown op '{name}'"));
+        };
+        let mut operands = 0usize;
+        if self.eat(TokenKind::LParen) {
+            while self.eat(TokenKind::ValueId) {
+                operands += 1;
+                if !self.eat(TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        let info = code.info();
+        let name = info.name;
+        match info.operands {
+            ehir_core::ops::Count::Exactly(count) if count as usize != operands => self.error(
+                loc,
+                format!("'{name}' op expected {count} operands, but found {operands}"),
+            ),
+            _ => self.error(
+                loc,
+                format!("not supported yet: the generic op form (\"{name}\"(...)); write '{name}' in its custom form"),
+            ),
+        }
+    }
+
+    /// The kind of a catch parameter's initialization (`trivial_copy`, `reference`, ...).
+    fn catch_init_kind(&mut self) -> PResult<Symbol> {
+        let kind_tok = self.expect(
+            TokenKind::Ident,
+            "the kind of initialization ('reference', 'trivial_copy', ...)",
+        )?;
+        Ok(self.module.ctx.sym(self.text_of(kind_tok)))
+    }
+
     fn catch_param_copy(&mut self, copy: &str) -> PResult<(Token, Option<Symbol>, Type)> {
         self.expect_ident("to", "'to' and the catch parameter's address")?;
         let dest = self.expect(
             TokenKind::ValueId,
             "the catch parameter's address ('%name')",
         )?;
-        let function = if self.eat_ident("using") {
+        // Upstream may write `using` without a function (`... to %p using : T`).
+        let function = if self.eat_ident("using") && !self.at(TokenKind::Colon) {
             Some(self.expect_symbol(copy)?.0)
         } else {
             None

@@ -47,6 +47,7 @@ pub(crate) struct FuncHeader<'s> {
     pub nothrow: bool,
     pub dso_local: bool,
     pub hidden: bool,
+    pub inline: Option<ehir_core::InlineKind>,
     /// `attributes {...}` other than `nothrow`.
     pub attributes: Vec<ehir_core::ModuleAttribute>,
     /// Parameter names (for definitions) and types.
@@ -65,6 +66,7 @@ impl FuncHeader<'_> {
         func.nothrow = self.nothrow;
         func.dso_local = self.dso_local;
         func.hidden = self.hidden;
+        func.inline = self.inline;
         func.attributes = self.attributes.clone();
         func.personality = self.personality;
         func.global_ctor = self.global_ctor;
@@ -976,9 +978,16 @@ impl<'s> Parser<'s> {
         let mut nothrow = false;
         let mut dso_local = false;
         let mut hidden = false;
+        let mut inline = None;
         loop {
             if let Some(l) = self.parse_linkage() {
                 linkage = l;
+            } else if let Some(&kind) = ehir_core::InlineKind::ALL
+                .iter()
+                .find(|k| self.at(TokenKind::Ident) && self.text_of(self.tok) == k.name())
+            {
+                self.bump();
+                inline = Some(kind);
             } else if self.eat_ident("nothrow") {
                 nothrow = true;
             } else if self.eat_ident("dso_local") {
@@ -1083,6 +1092,7 @@ impl<'s> Parser<'s> {
             nothrow,
             dso_local,
             hidden,
+            inline,
             attributes,
             params,
             phase,

@@ -93,6 +93,19 @@ impl Parser<'_> {
                 self.bump();
                 self.expect(TokenKind::Less, "'<'")?;
                 let pointee = self.parse_type_at(depth + 1)?;
+                // Upstream's `!cir.ptr<T, target_address_space(N)>`.
+                if self.eat(TokenKind::Comma) {
+                    self.expect_ident(
+                        "target_address_space",
+                        "'target_address_space(N)' or '>'",
+                    )?;
+                    self.expect(TokenKind::LParen, "'('")?;
+                    let space = self.expect_uint("an address space", u64::from(u32::MAX))?;
+                    self.expect(TokenKind::RParen, "')'")?;
+                    self.expect(TokenKind::Greater, "'>'")?;
+                    let space = u32::try_from(space).unwrap_or(u32::MAX);
+                    return Ok(self.module.ctx.types.ptr_in(pointee, space));
+                }
                 self.expect(TokenKind::Greater, "'>'")?;
                 Ok(self.ptr_type(pointee))
             }

@@ -66,7 +66,7 @@ fn undeclared_callees_and_records() {
     assert!(ctor.is_declaration());
     let (params, ret, vararg) = module.ctx.types.func_info(ctor.sig).expect("function type");
     assert_eq!((params.len(), ret, vararg), (1, None, false));
-    let TypeData::Ptr(pointee) = module.ctx.types.get(params[0]) else {
+    let TypeData::Ptr(pointee, _) = module.ctx.types.get(params[0]) else {
         panic!("parameter is a pointer")
     };
     let TypeData::Record(alias) = module.ctx.types.get(*pointee) else {

@@ -265,7 +265,7 @@ impl TypeLayouter {
             TypeData::Bool => SizeAlign::new(1, 1),
             TypeData::Float => SizeAlign::new(4, 4),
             TypeData::Double => SizeAlign::new(8, 8),
-            TypeData::Ptr(_) => SizeAlign::new(8, 8),
+            TypeData::Ptr(..) => SizeAlign::new(8, 8),
             TypeData::Void => self.fall_back(LayoutError::Void)?,
             TypeData::Func { .. } => self.fall_back(LayoutError::Function)?,
             TypeData::EhToken | TypeData::CleanupToken | TypeData::CatchToken => {

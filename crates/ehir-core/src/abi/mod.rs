@@ -24,6 +24,11 @@ pub const MSVC_PERSONALITY: &str = "__CxxFrameHandler3";
 /// The newer Microsoft personality routine (FH4); recognised, never emitted.
 pub const MSVC_PERSONALITY_FH4: &str = "__CxxFrameHandler4";
 
+/// The size of the Itanium unwind header (`_Unwind_Exception`) that precedes a thrown
+/// object: a landing pad's exception pointer plus this is the object (clang's
+/// `getSizeOfUnwindException`, 32 on the targets ehir knows).
+pub const ITANIUM_UNWIND_HEADER_SIZE: u32 = 32;
+
 /// A C++ exception-handling ABI: how exceptions are raised, dispatched and caught once
 /// the structured EH of CIR is lowered.
 ///

@@ -372,9 +372,12 @@ op_table! {
     CatchParam => "cir.catch_param", Structured, op,
         operands Exactly(0), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
-    ConstructCatchParam {..} => "cir.construct_catch_param", Structured, op,
+    ConstructCatchParam {..} => "cir.construct_catch_param", StructuredOrFlat, op,
         operands Exactly(2), results Exactly(0), successors Exactly(0), regions Exactly(0),
         tokens [token(0, Eh, "the token")] -> [], Never;
+    InitCatchParam {..} => "cir.init_catch_param", StructuredOrFlat, op,
+        operands Exactly(2), results Exactly(0), successors Exactly(0), regions Exactly(0),
+        tokens [] -> [], Never;
     ArrayCtor => "cir.array.ctor", Structured, op,
         operands Exactly(1), results Exactly(0), successors Exactly(0), regions Between(1, 2),
         tokens [] -> [], Never;

@@ -702,6 +702,10 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             o.s(func.linkage.name());
             o.s(" ");
         }
+        if let Some(inline) = func.inline {
+            o.s(inline.name());
+            o.s(" ");
+        }
         if func.hidden {
             o.s("hidden ");
         }

@@ -358,6 +358,20 @@ impl FunctionPrinter<'_, '_> {
                 o.s(self.ctx.name(kind));
                 self.catch_param_copy(o, operands, thunk.expand());
             }
+            OpKind::InitCatchParam { kind } => {
+                o.s(" ");
+                o.s(self.ctx.name(kind));
+                if let [exn, dest] = operands {
+                    o.s(" ");
+                    self.val(o, *exn);
+                    o.s(" to ");
+                    self.val(o, *dest);
+                    o.s(" : ");
+                    self.ty(o, self.func.dfg.value_type(*exn));
+                    o.s(", ");
+                    self.ty(o, self.func.dfg.value_type(*dest));
+                }
+            }
             OpKind::Br => {
                 o.s(" ");
                 if let Some(&s) = succs.first() {

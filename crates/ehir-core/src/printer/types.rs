@@ -125,9 +125,14 @@ fn push_type(o: &mut Vec<u8>, aliases: &mut RecordAliases, ctx: &ModuleCtx, t: T
         TypeData::Float => o.s("!cir.float"),
         TypeData::Double => o.s("!cir.double"),
         TypeData::Void => o.s("!void"),
-        TypeData::Ptr(p) => {
+        TypeData::Ptr(p, space) => {
             o.s("!cir.ptr<");
             push_type(o, aliases, ctx, *p);
+            if *space != 0 {
+                o.s(", target_address_space(");
+                o.u(u64::from(*space));
+                o.s(")");
+            }
             o.s(">");
         }
         TypeData::Array(e, n) => {

@@ -79,7 +79,7 @@ fn misfit_here(
             }
             let ok = match target {
                 TypeData::Int { .. } | TypeData::Bool | TypeData::Float | TypeData::Double => true,
-                TypeData::Ptr(_) => *value == 0,
+                TypeData::Ptr(..) => *value == 0,
                 _ => false,
             };
             (!ok).then(|| format!("an integer cannot initialize {}", type_text(t)))

@@ -531,10 +531,15 @@ impl FuncVerifier<'_> {
                             self.dispatch_key(op, edge.index),
                             Some(HandlerKey::Catch(_) | HandlerKey::CatchAll)
                         );
-                        let begins = self
-                            .index
-                            .first_op(edge.to)
-                            .is_some_and(|f| matches!(self.dfg.kind(f), OpKind::BeginCatch));
+                        // Upstream's `cir.construct_catch_param` may come first.
+                        let mut first = self.index.first_op(edge.to);
+                        while let Some(f) = first
+                            && matches!(self.dfg.kind(f), OpKind::ConstructCatchParam { .. })
+                        {
+                            first = self.func.layout.next_op(f);
+                        }
+                        let begins =
+                            first.is_some_and(|f| matches!(self.dfg.kind(f), OpKind::BeginCatch));
                         if catches && !begins {
                             self.error_with_note(
                                 self.dfg.loc(op),
@@ -565,7 +570,17 @@ impl FuncVerifier<'_> {
                         Some(HandlerKey::Catch(_) | HandlerKey::CatchAll)
                     )
             });
-        if self.index.op_pos[op] != 0 || !from_catch_keys {
+        // Only upstream's `cir.construct_catch_param` may come before it.
+        let mut first = true;
+        let mut prev = self.func.layout.prev_op(op);
+        while let Some(p) = prev {
+            if !matches!(self.dfg.kind(p), OpKind::ConstructCatchParam { .. }) {
+                first = false;
+                break;
+            }
+            prev = self.func.layout.prev_op(p);
+        }
+        if !first || !from_catch_keys {
             self.op_error(
                 op,
                 "'cir.begin_catch' must be the first op of a block that only 'cir.eh.dispatch' catch keys branch to",

@@ -206,7 +206,7 @@ impl OpCheck<'_, '_> {
 
     fn pointee(&self, t: Option<Type>) -> Option<Type> {
         match self.data(t)? {
-            TypeData::Ptr(p) => Some(*p),
+            TypeData::Ptr(p, _) => Some(*p),
             _ => None,
         }
     }
@@ -219,7 +219,7 @@ fn is_float(d: &TypeData) -> bool {
     matches!(d, TypeData::Float | TypeData::Double)
 }
 fn is_ptr(d: &TypeData) -> bool {
-    matches!(d, TypeData::Ptr(_))
+    matches!(d, TypeData::Ptr(..))
 }
 fn is_bool(d: &TypeData) -> bool {
     matches!(d, TypeData::Bool)
@@ -246,7 +246,7 @@ impl FuncVerifier<'_> {
         let Some((params, ret, _)) = self.ctx.types.func_info(module.functions[id].sig) else {
             return;
         };
-        let is_ptr = |t: Type| matches!(self.type_data(t), Some(TypeData::Ptr(_)));
+        let is_ptr = |t: Type| matches!(self.type_data(t), Some(TypeData::Ptr(..)));
         if params.len() != 2 || !params.iter().all(|&p| is_ptr(p)) || self.non_void(ret).is_some() {
             self.op_error(
                 op,
@@ -262,6 +262,79 @@ impl FuncVerifier<'_> {
                 op,
                 "'cir.construct_catch_param' op second argument of catch-init copy_fn must be a pointer to the catch type",
             );
+        }
+    }
+
+    /// Upstream's rules of `cir.init_catch_param KIND %exn to %dest`: the two
+    /// reference-to-pointer kinds want `%dest` to be the address of a reference to a
+    /// pointer (`!cir.ptr<!cir.ptr<!cir.ptr<T>>>`); a `cir.construct_catch_param` on the
+    /// same `%dest` before it (in its block or, going out, before an op that encloses it)
+    /// must have the same kind; `reference_to_pointer` and `non_trivial_copy` need one.
+    fn check_init_catch_param(&self, op: Op, kind: Symbol) {
+        let kind_name = self.sym_str(kind);
+        let Some(&dest) = self.dfg.operands(op).get(1) else {
+            return;
+        };
+        if matches!(
+            kind_name.as_str(),
+            "reference_to_pointer" | "reference_to_record_pointer"
+        ) {
+            let pointee = |t: Type| match self.type_data(t) {
+                Some(TypeData::Ptr(p, _)) => Some(*p),
+                _ => None,
+            };
+            let reference = pointee(self.dfg.value_type(dest)).and_then(pointee);
+            if reference.and_then(pointee).is_none() {
+                self.op_error(
+                    op,
+                    format!(
+                        "'cir.init_catch_param' op '{kind_name}' requires 'param_addr' to be the address of a reference to a pointer"
+                    ),
+                );
+                return;
+            }
+        }
+        match self.preceding_construct_catch_param(op, dest) {
+            Some(construct_kind) if construct_kind != kind => self.op_error(
+                op,
+                format!(
+                    "'cir.init_catch_param' op kind '{kind_name}' does not match the kind '{}' of the preceding 'cir.construct_catch_param'",
+                    self.sym_str(construct_kind)
+                ),
+            ),
+            None if matches!(
+                kind_name.as_str(),
+                "reference_to_pointer" | "non_trivial_copy"
+            ) =>
+            {
+                self.op_error(
+                    op,
+                    format!(
+                        "'cir.init_catch_param' op '{kind_name}' requires a preceding 'cir.construct_catch_param' of the same kind on the same parameter"
+                    ),
+                )
+            }
+            _ => {}
+        }
+    }
+
+    /// The kind of the nearest `cir.construct_catch_param` on `dest` before `op`: in its
+    /// block, then before the op whose region holds that block, and so on outwards.
+    fn preceding_construct_catch_param(&self, op: Op, dest: Value) -> Option<Symbol> {
+        let layout = &self.func.layout;
+        let mut at = op;
+        loop {
+            let mut prev = layout.prev_op(at);
+            while let Some(p) = prev {
+                if let OpKind::ConstructCatchParam { kind, .. } = *self.dfg.kind(p)
+                    && self.dfg.operands(p).get(1) == Some(&dest)
+                {
+                    return Some(kind);
+                }
+                prev = layout.prev_op(p);
+            }
+            let region = layout.block_region(layout.op_block(at)?)?;
+            at = self.dfg.region_parent(region)?;
         }
     }
 
@@ -815,6 +888,18 @@ impl FuncVerifier<'_> {
                     if let (Some(thunk), Some(dest)) = (thunk.expand(), c.operand(1)) {
                         self.check_copy_thunk(c.op, thunk, dest);
                     }
+                }
+            }
+            OpKind::InitCatchParam { kind } => {
+                if shape_ok {
+                    c.expect("the exception pointer", c.operand(0), "a pointer", is_ptr);
+                    c.expect(
+                        "the catch parameter's address",
+                        c.operand(1),
+                        "a pointer",
+                        is_ptr,
+                    );
+                    self.check_init_catch_param(op, kind);
                 }
             }
             OpKind::CatchParam => {

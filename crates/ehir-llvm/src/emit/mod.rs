@@ -572,7 +572,7 @@ impl<'m> ModuleEmitter<'m> {
                     TypeData::Int { width, .. } => Operand::Int(int_repr(value, width)),
                     TypeData::Bool if memory => Operand::Int(i128::from(value != 0)),
                     TypeData::Bool => Operand::Bool(value != 0),
-                    TypeData::Ptr(_) if value == 0 => Operand::Null,
+                    TypeData::Ptr(..) if value == 0 => Operand::Null,
                     TypeData::Float => Operand::Float(float_bits((value as f64).to_bits(), true)),
                     TypeData::Double => Operand::Float((value as f64).to_bits()),
                     _ => {
@@ -735,6 +735,9 @@ impl<'m> ModuleEmitter<'m> {
         let mut fn_attrs: ir::Attrs = Vec::new();
         if f.nothrow {
             fn_attrs.push("nounwind");
+        }
+        if let Some(inline) = f.inline {
+            fn_attrs.push(inline.llvm_attribute());
         }
         if f.body.is_none() && self.is_redirected(&name) {
             return None;

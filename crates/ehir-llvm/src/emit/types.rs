@@ -152,7 +152,8 @@ impl<'m> ModuleEmitter<'m> {
                 TypeData::Float => Ty::Float,
                 TypeData::Double => Ty::Double,
                 TypeData::Void => Ty::Void,
-                TypeData::Ptr(_) => Ty::Ptr,
+                TypeData::Ptr(_, 0) => Ty::Ptr,
+                TypeData::Ptr(_, space) => Ty::PtrIn(*space),
                 TypeData::Array(e, n) => Ty::Array(*n, Box::new(self.ty(*e, true)?)),
                 TypeData::Record(alias) => Ty::Named(self.name(*alias).to_string()),
                 TypeData::Func { .. } => {

@@ -20,6 +20,12 @@
 //!   also yields a typed exception pointer); `cir.end_catch` → `cir.call @__cxa_end_catch()`.
 //!   A `cir.copy_catch_param` (a by-value parameter the Microsoft runtime builds) is not
 //!   taken: on this ABI the handler copies the exception object itself.
+//! - Upstream's `cir.construct_catch_param reference_to_pointer %t to %p` (`catch (T *&)`)
+//!   → `%p` gets the address of the thrown pointer: the landing pad's exception pointer
+//!   plus the unwind header (`cir.ptr_stride`, a bitcast, a store); other kinds of it in
+//!   flat code are reported as not supported yet. Upstream's `cir.init_catch_param` →
+//!   casts, loads and stores (`super::lower_init_catch_params`, shared with the MSVC
+//!   lowering).
 //! - `cir.resume` (with or without its token) → `cir.resume.flat %exn, %sel`.
 //! - `noexcept` boundaries (a dispatch's `terminate` key, `cir.eh.terminate`) reproduce
 //!   g++ (checked against g++ 12 at -O0 and -O2):
@@ -51,8 +57,8 @@
 //! module once its functions are lowered.
 
 use crate::simplify_cfg::remove_unreachable_blocks;
-use ehir_core::abi::EhAbi;
 use ehir_core::abi::runtime::{STD_TERMINATE, runtime_function};
+use ehir_core::abi::{EhAbi, ITANIUM_UNWIND_HEADER_SIZE};
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, CursorPosition, Diagnostic, Diagnostics,
     FuncCursor, FuncId, Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind,
@@ -74,7 +80,8 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 }
 
 /// Upstream's `cir.try_throw %obj, %typeinfo, %dtor ^normal, ^unwind`: the operands cast
-/// to `!cir.ptr<!void>` and a `cir.try_call` of `__cxa_throw` with the same destinations.
+/// to `!cir.ptr<!void>` (in each operand's address space) and a `cir.try_call` of
+/// `__cxa_throw` with the same destinations.
 fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) {
     let throws: Vec<Op> = func
         .walk_ops()
@@ -101,20 +108,35 @@ fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) {
                 )
             })
             .collect();
+        // Each operand keeps its target address space (`!cir.ptr<!void,
+        // target_address_space(N)>`); the call's signature then says so.
+        let void_ptrs: Vec<Type> = operands
+            .iter()
+            .map(|&v| {
+                let space = ctx.types.address_space(func.dfg.value_type(v));
+                ctx.types.ptr_in(common.void, space)
+            })
+            .collect();
+        let call_sig = if void_ptrs.iter().all(|&t| t == common.void_ptr) {
+            sig
+        } else {
+            ctx.types.func(void_ptrs.clone(), None, false)
+        };
         let mut at = FuncCursor::at(func, &common, CursorPosition::Before(op)).with_loc(loc);
         let args: Vec<Value> = operands
             .iter()
-            .map(|&v| {
-                if at.func.dfg.value_type(v) == common.void_ptr {
+            .zip(&void_ptrs)
+            .map(|(&v, &void_ptr)| {
+                if at.func.dfg.value_type(v) == void_ptr {
                     v
                 } else {
-                    at.cast(CastKind::Bitcast, v, common.void_ptr)
+                    at.cast(CastKind::Bitcast, v, void_ptr)
                 }
             })
             .collect();
         let call = at.try_call(
             Some(callee),
-            sig,
+            call_sig,
             CallFlags::default(),
             &args,
             None,
@@ -182,11 +204,19 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
         return Err(conflicts);
     }
     for (callee, sig, loc) in missing {
-        let mut decl = Function::new_declaration(callee, sig);
-        decl.loc = loc;
-        module.add_function(decl);
+        module.add_function(runtime_declaration(callee, sig, loc));
     }
     Ok(())
+}
+
+/// The declaration of a runtime function the lowering calls: private, as upstream's
+/// lowering declares them (`cir.func private @__cxa_begin_catch(...)`), with the
+/// signature and location of its first call.
+pub(crate) fn runtime_declaration(callee: Symbol, sig: Type, loc: Loc) -> Function {
+    let mut declaration = Function::new_declaration(callee, sig);
+    declaration.linkage = ehir_core::Linkage::Private;
+    declaration.loc = loc;
+    declaration
 }
 
 /// The callees of `func` that [`declare_runtime_functions`] would declare, with the
@@ -415,6 +445,7 @@ impl<'a> Lowering<'a> {
             self.lower_op(op, &implicit)?;
         }
         self.apply_replacements();
+        super::lower_init_catch_params(self.ctx, self.func)?;
         if let Some(body) = self.func.body {
             remove_unreachable_blocks(self.func, body);
         }
@@ -1214,6 +1245,13 @@ impl<'a> Lowering<'a> {
                 }
                 self.func.layout.remove_op(op);
             }
+            OpKind::ConstructCatchParam { kind, .. } => {
+                let token = token_of(self).ok_or_else(|| {
+                    self.error(op, "cir.construct_catch_param needs a !cir.eh_token")
+                })?;
+                let (exn, _) = self.pair(op, token)?;
+                self.lower_construct_catch_param(op, kind, exn)?;
+            }
             OpKind::EndCatch => {
                 self.call(CursorPosition::Before(op), "__cxa_end_catch", &[], loc);
                 self.func.layout.remove_op(op);
@@ -1255,6 +1293,46 @@ impl<'a> Lowering<'a> {
         Ok(())
     }
 
+    /// Upstream's `cir.construct_catch_param KIND %t to %dest` before `cir.begin_catch`,
+    /// with `exn` the exception pointer of `%t` (the `_Unwind_Exception`): for
+    /// `reference_to_pointer` (`catch (T *&)`, T not a class) the reference binds to the
+    /// thrown pointer itself, which follows the 32-byte unwind header:
+    /// `%o = cir.ptr_stride %exn, 32`, cast to the reference's type and stored at `%dest`.
+    /// Other kinds in flat code (the copy thunk's inlining) are not supported yet.
+    fn lower_construct_catch_param(
+        &mut self,
+        op: Op,
+        kind: Symbol,
+        exn: Value,
+    ) -> Result<(), Diagnostic> {
+        let kind_name = self.ctx.name(kind).to_string();
+        if kind_name != "reference_to_pointer" {
+            return Err(self.error(
+                op,
+                format!(
+                    "not supported yet: EH ABI lowering of a flat 'cir.construct_catch_param' of kind '{kind_name}'"
+                ),
+            ));
+        }
+        let loc = self.func.dfg.loc(op);
+        let dest = self.func.dfg.operands(op)[1];
+        let Some(reference) = self.ctx.types.pointee(self.func.dfg.value_type(dest)) else {
+            return Err(self.error(op, "the catch parameter's address must be a pointer"));
+        };
+        let header = self.ctx.attrs.intern(AttrData::Int {
+            value: i128::from(ITANIUM_UNWIND_HEADER_SIZE),
+            ty: self.u32,
+        });
+        let u32 = self.u32;
+        let mut at = self.cursor(CursorPosition::Before(op), loc);
+        let size = at.constant(header, u32);
+        let object = at.ptr_stride(exn, size);
+        let object = at.cast(CastKind::Bitcast, object, reference);
+        at.store(object, dest);
+        self.func.layout.remove_op(op);
+        Ok(())
+    }
+
     /// Whether [`Lowering::lower_op`] rewrites ops of this kind by what they are (the
     /// others only have their token arguments expanded, [`Lowering::lower_other_op`]).
     fn lowers_by_kind(kind: &OpKind) -> bool {
@@ -1265,6 +1343,7 @@ impl<'a> Lowering<'a> {
                 | OpKind::EndCleanup
                 | OpKind::BeginCatch
                 | OpKind::EndCatch
+                | OpKind::ConstructCatchParam { .. }
                 | OpKind::Resume
                 | OpKind::EhTerminate
                 | OpKind::EhUnexpected

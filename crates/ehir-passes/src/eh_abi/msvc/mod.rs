@@ -59,6 +59,9 @@
 //!   cleanup instead, but C++ destructors are `noexcept`, so C++ code never gets there).
 //!   An unwind edge whose exception leaves the function becomes a plain call (or a
 //!   `cir.throw` without unwind destination).
+//! - Upstream's `cir.init_catch_param` → casts, loads and stores from the pointer the
+//!   catchpad's slot holds (`super::lower_init_catch_params`, shared with Itanium);
+//!   upstream's `cir.construct_catch_param` is not taken (reported).
 //! - Funclet hygiene: a block reached from two funclets is duplicated (LLVM's
 //!   `cloneCommonBlocks`); a value defined in one funclet and used in another goes through
 //!   memory (an entry-block alloca, a store after the definition, a load before the use),
@@ -401,6 +404,7 @@ impl<'a> Lowering<'a> {
             merge_straight_line_blocks(self.func, body);
         }
         self.check_no_flat_ops()?;
+        super::lower_init_catch_params(self.ctx, self.func)?;
         self.clone_shared_blocks()?;
         self.demote_cross_funclet_values()?;
         let has_pad = self.func.walk_ops().into_iter().any(|op| {
