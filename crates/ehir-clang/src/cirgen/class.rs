@@ -867,6 +867,29 @@ impl<'ast> State<'ast> {
         })
     }
 
+    /// Records the typeinfo declaration `symbol` (named `name`) of type `t` without bases
+    /// (an incomplete class, a pointer, a pointer to member) and returns its symbol.
+    fn declare_typeinfo_without_bases(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        name: String,
+        symbol: Symbol,
+        t: &CType,
+    ) -> R<Symbol> {
+        let ty = self.cir_type(ctx, node, t.unqualified())?;
+        self.typeinfos.insert(
+            name,
+            TypeInfoDecl {
+                symbol,
+                ty,
+                bases: Vec::new(),
+                loc: Loc::NONE,
+            },
+        );
+        Ok(symbol)
+    }
+
     /// The typeinfo symbol of a type thrown or caught (declaring class typeinfos).
     pub fn typeinfo(&mut self, ctx: &mut ModuleCtx, node: &Node, t: &CType) -> R<Symbol> {
         let mangled = self.mangle_type(node, t)?;
@@ -877,17 +900,7 @@ impl<'ast> State<'ast> {
         {
             if self.class_node(node, class).is_err() {
                 // An incomplete class (a pointer to it is thrown or caught): no bases.
-                let ty = self.cir_type(ctx, node, t.unqualified())?;
-                self.typeinfos.insert(
-                    name.clone(),
-                    TypeInfoDecl {
-                        symbol,
-                        ty,
-                        bases: Vec::new(),
-                        loc: Loc::NONE,
-                    },
-                );
-                return Ok(symbol);
+                return self.declare_typeinfo_without_bases(ctx, node, name, symbol, t);
             }
             let layout = self.layout(ctx, node, class)?;
             let mut bases = Vec::new();
@@ -936,17 +949,7 @@ impl<'ast> State<'ast> {
                 }
                 self.typeinfo(ctx, node, &member)?;
             }
-            let ty = self.cir_type(ctx, node, t.unqualified())?;
-            self.typeinfos.insert(
-                name,
-                TypeInfoDecl {
-                    symbol,
-                    ty,
-                    bases: Vec::new(),
-                    loc: Loc::NONE,
-                },
-            );
-            return Ok(symbol);
+            return self.declare_typeinfo_without_bases(ctx, node, name, symbol, t);
         }
         // A pointer to a class, to another pointer or to a function: the C++ runtime has
         // typeinfo objects only for pointers to fundamental types.
@@ -958,16 +961,7 @@ impl<'ast> State<'ast> {
             && !self.typeinfos.contains_key(&name)
         {
             self.typeinfo(ctx, node, pointee.unqualified())?;
-            let ty = self.cir_type(ctx, node, t)?;
-            self.typeinfos.insert(
-                name,
-                TypeInfoDecl {
-                    symbol,
-                    ty,
-                    bases: Vec::new(),
-                    loc: Loc::NONE,
-                },
-            );
+            self.declare_typeinfo_without_bases(ctx, node, name, symbol, t)?;
         }
         Ok(symbol)
     }
