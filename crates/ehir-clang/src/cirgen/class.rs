@@ -369,6 +369,28 @@ impl<'ast> State<'ast> {
         first_nearly_empty.map(|name| (name, true))
     }
 
+    /// The non-static data members of `class`, in declaration order, with their C++ and
+    /// CIR types, size and alignment (bit fields are not supported).
+    fn data_members<'n>(&mut self, ctx: &mut ModuleCtx, class: &'n Node) -> R<Vec<DataMember<'n>>> {
+        let mut members = Vec::new();
+        for node in class.children().filter(|c| c.kind == "FieldDecl") {
+            if node.is_bitfield {
+                return unsupported(node, "bit fields");
+            }
+            let ty = self.node_type(node)?;
+            let (size, align) = self.size_align(ctx, node, &ty)?;
+            let cir = self.cir_type(ctx, node, &ty)?;
+            members.push(DataMember {
+                node,
+                ty,
+                cir,
+                size,
+                align,
+            });
+        }
+        Ok(members)
+    }
+
     /// Computes the layout of a class and declares its record.
     fn compute_layout(
         &mut self,
@@ -530,13 +552,14 @@ impl<'ast> State<'ast> {
             }
         });
         let mut fields = Vec::new();
-        for field in class.children().filter(|c| c.kind == "FieldDecl") {
-            if field.is_bitfield {
-                return unsupported(field, "bit fields");
-            }
-            let ty = self.node_type(field)?;
-            let (size, field_align) = self.size_align(ctx, field, &ty)?;
-            let cir = self.cir_type(ctx, field, &ty)?;
+        for member in self.data_members(ctx, class)? {
+            let DataMember {
+                node: field,
+                ty,
+                cir,
+                size,
+                align: field_align,
+            } = member;
             let mut offset = align_up(placement.dsize, field_align);
             if !msvc
                 && let CType::Named(field_class) = ty.unqualified()
@@ -689,15 +712,17 @@ impl<'ast> State<'ast> {
         let (mut size, mut align) = (0u64, 1u64);
         let mut fields = Vec::new();
         let mut types = Vec::new();
-        for field in class.children().filter(|c| c.kind == "FieldDecl") {
-            if field.is_bitfield {
-                return unsupported(field, "bit fields");
-            }
-            let ty = self.node_type(field)?;
-            let (field_size, field_align) = self.size_align(ctx, field, &ty)?;
+        for DataMember {
+            node: field,
+            ty,
+            cir,
+            size: field_size,
+            align: field_align,
+        } in self.data_members(ctx, class)?
+        {
             size = size.max(field_size);
             align = align.max(field_align);
-            types.push(self.cir_type(ctx, field, &ty)?);
+            types.push(cir);
             fields.push(FieldLayout {
                 id: field.id.clone(),
                 name: field.name.clone().unwrap_or_default(),
@@ -1015,6 +1040,14 @@ impl<'ast> State<'ast> {
             }
         })
     }
+}
+/// A non-static data member of a class ([`State::data_members`]).
+struct DataMember<'n> {
+    node: &'n Node,
+    ty: CType,
+    cir: Type,
+    size: u64,
+    align: u64,
 }
 
 /// Declares the CIR record of a class: its placed items laid out naturally, with padding
