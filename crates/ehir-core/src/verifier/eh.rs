@@ -43,15 +43,19 @@ impl ScopeState {
     }
 
     /// Makes `out` this state without "may have ended" flags of scopes outside
-    /// `relevant` (sorted), reusing its allocation.
-    fn pruned_into(&self, relevant: &[u32], out: &mut ScopeState) {
+    /// `relevant` (sorted), and without "may be open" flags unless `keep_open`, reusing
+    /// its allocation.
+    fn pruned_into(&self, relevant: &[u32], keep_open: bool, out: &mut ScopeState) {
         out.0.clear();
         out.0.extend(self.0.iter().filter_map(|&(s, f)| {
-            let f = if relevant.binary_search(&s).is_ok() {
+            let mut f = if relevant.binary_search(&s).is_ok() {
                 f
             } else {
                 f & !ENDED
             };
+            if !keep_open {
+                f &= !OPEN;
+            }
             (f != 0).then_some((s, f))
         }));
     }
@@ -748,6 +752,30 @@ impl FuncVerifier<'_> {
             let (start, end) = relevant_range[b];
             &relevant_scopes[start as usize..end as usize]
         };
+        // "May be open" only matters where an op that reads it can still be reached: a
+        // begin (reached again while open) or an op that leaves handlers. Elsewhere (say,
+        // the one terminate block that every cleanup's throwing call unwinds to) the flags
+        // are dropped, so that such a join does not collect every open handler.
+        let mut keep_open: SecondaryMap<Block, bool> = SecondaryMap::new();
+        stack.clear();
+        for &block in blocks {
+            let reads_open = self.index.block_ops(block).iter().any(|&op| {
+                matches!(self.dfg.kind(op), OpKind::BeginCatch | OpKind::BeginCleanup)
+                    || self.handlers_left(op).is_some()
+            });
+            if reads_open {
+                keep_open[block] = true;
+                stack.push(block);
+            }
+        }
+        while let Some(b) = stack.pop() {
+            for edge in self.cfg.preds(b) {
+                if !keep_open[edge.from] {
+                    keep_open[edge.from] = true;
+                    stack.push(edge.from);
+                }
+            }
+        }
         let mut state_in: SecondaryMap<Block, ScopeState> = SecondaryMap::new();
         let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
         visited[entry] = true;
@@ -763,7 +791,7 @@ impl FuncVerifier<'_> {
                 let to = edge.to;
                 let first = !visited[to];
                 visited[to] = true;
-                state.pruned_into(relevant(to), &mut incoming);
+                state.pruned_into(relevant(to), keep_open[to], &mut incoming);
                 if state_in[to].merge(&incoming) || first {
                     worklist.push(to);
                 }
@@ -839,14 +867,7 @@ impl FuncVerifier<'_> {
                     }
                     None
                 }
-                OpKind::Return | OpKind::Resume | OpKind::ResumeFlat => {
-                    Some((Leaves::All, "leaves"))
-                }
-                OpKind::Throw { .. } if self.dfg.successors(op).is_empty() => {
-                    Some((Leaves::All, "leaves"))
-                }
-                OpKind::EhDispatch { .. } => Some((Leaves::Cleanups, "dispatches out of")),
-                _ => None,
+                _ => self.handlers_left(op),
             };
             let Some((leaves, verb)) = leaves else {
                 continue;
@@ -879,6 +900,18 @@ impl FuncVerifier<'_> {
                     .with_note(self.dfg.loc(scope), "begun here"),
                 );
             }
+        }
+    }
+
+    /// Which open handlers `op` leaves without ending them, and the verb that says how.
+    fn handlers_left(&self, op: Op) -> Option<(Leaves, &'static str)> {
+        match self.dfg.kind(op) {
+            OpKind::Return | OpKind::Resume | OpKind::ResumeFlat => Some((Leaves::All, "leaves")),
+            OpKind::Throw { .. } if self.dfg.successors(op).is_empty() => {
+                Some((Leaves::All, "leaves"))
+            }
+            OpKind::EhDispatch { .. } => Some((Leaves::Cleanups, "dispatches out of")),
+            _ => None,
         }
     }
 
