@@ -3,7 +3,7 @@
 //! interners.
 
 use cranelift_entity::{EntityRef, PrimaryMap};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::hash::Hash;
 
 /// Values of type `V`, each stored once and named by a `K`.
@@ -17,7 +17,7 @@ impl<K: EntityRef, V> Default for Interner<K, V> {
     fn default() -> Self {
         Self {
             data: PrimaryMap::new(),
-            index: HashMap::new(),
+            index: HashMap::default(),
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::function::{Function, Linkage};
 use crate::symbols::SymbolTable;
 use crate::types::TypeStore;
 use cranelift_entity::{EntityRef, PrimaryMap};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// `struct`, `class` or `union`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]

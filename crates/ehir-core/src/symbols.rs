@@ -2,7 +2,7 @@
 
 use crate::entities::Symbol;
 use cranelift_entity::PrimaryMap;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Interns strings as [`Symbol`]s. Lookup is by hash; iteration order is insertion order.
 #[derive(Default, Clone, Debug)]

@@ -130,6 +130,7 @@ impl PassManager {
         let run = Run {
             steps: &steps,
             verify: self.verify_each,
+            stand_in: Mutex::new(None),
         };
         let originals = module.functions.len();
         let threads = rayon::current_num_threads();
@@ -246,10 +247,18 @@ fn take_function(module: &mut Module, id: FuncId) -> Function {
     std::mem::replace(&mut module.functions[id], declaration)
 }
 
+/// A lock that a panicking holder did not spoil (the data is replaced, never half-edited).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// The steps of a pipeline and whether to verify after them.
 struct Run<'r, 'p> {
     steps: &'r [PreparedStep<'p>],
     verify: bool,
+    /// What stands in the module while its context is taken out for a function's steps
+    /// (kept from function to function: a new context interns the common types).
+    stand_in: Mutex<Option<ModuleCtx>>,
 }
 
 /// Where the runtime functions a lowered function calls get declared.
@@ -336,9 +345,10 @@ impl Run<'_, '_> {
         produce: &(dyn Fn(&ModuleCtx, &Function) -> T + Sync),
     ) -> Result<T, Stop> {
         // The context is taken out for the steps; they read the module's declarations.
-        let mut ctx = std::mem::take(&mut module.ctx);
+        let stand_in = lock(&self.stand_in).take().unwrap_or_default();
+        let mut ctx = std::mem::replace(&mut module.ctx, stand_in);
         let result = self.steps_on(&mut ctx, &mut Declarations::Add(module), &mut func);
-        module.ctx = ctx;
+        *lock(&self.stand_in) = Some(std::mem::replace(&mut module.ctx, ctx));
         result?;
         Ok(produce(&module.ctx, &func))
     }
@@ -365,7 +375,7 @@ impl Run<'_, '_> {
             for local in locals.iter().take(waiting.len()) {
                 let (slots, next, stopped) = (&slots, &next, &stopped);
                 scope.spawn(move |_| {
-                    let mut local = local.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut local = lock(local);
                     if local
                         .as_ref()
                         .is_none_or(|ctx| CtxSize::of(ctx) != base_size)
@@ -393,7 +403,7 @@ impl Run<'_, '_> {
                         if !matches!(outcome, Outcome::Done(_)) {
                             stopped.store(true, Ordering::Relaxed);
                         }
-                        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+                        *lock(&slots[i]) = Some(outcome);
                     }
                     // A copy that grew is the module's again in the next round.
                     if CtxSize::of(ctx) != base_size {

@@ -672,9 +672,6 @@ impl FuncVerifier<'_> {
             return;
         };
         let blocks = self.index.region_blocks(body);
-        let Some(&entry) = blocks.first() else {
-            return;
-        };
         let mut scopes: Vec<Op> = Vec::new();
         let mut scope_of: SecondaryMap<Op, u32> = SecondaryMap::with_default(u32::MAX);
         let mut seeds = Vec::new();
@@ -776,10 +773,22 @@ impl FuncVerifier<'_> {
                 }
             }
         }
+        // States are empty until a begin: the analysis starts at the reachable blocks that
+        // begin a handler, and the blocks no begin reaches (most of a long function) are
+        // neither visited nor checked (with an empty state they could report nothing).
         let mut state_in: SecondaryMap<Block, ScopeState> = SecondaryMap::new();
         let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
-        visited[entry] = true;
-        let mut worklist = vec![entry];
+        let mut worklist = Vec::new();
+        for &scope in scopes.iter().rev() {
+            let block = self.index.op_block[scope].expect("placed");
+            if self.index.block_region[block].expand() == Some(body)
+                && self.cfg.reachable[block]
+                && !visited[block]
+            {
+                visited[block] = true;
+                worklist.push(block);
+            }
+        }
         let quiet = |_: Diagnostic| {};
         // Scratch states reused from block to block.
         let mut state = ScopeState::default();
