@@ -431,6 +431,27 @@ impl Names {
             /// Whether the next block is the region's entry block.
             at_entry: bool,
         }
+        /// Walks into the first of `regions`, the others waiting in its frame.
+        fn enter_first<'r>(
+            stack: &mut Vec<Frame<'r>>,
+            next_block: &mut u32,
+            regions: &'r [Region],
+            layout: &crate::Layout,
+            per_region: bool,
+        ) {
+            if let Some((&first, rest)) = regions.split_first() {
+                stack.push(Frame {
+                    next_block: layout.entry_block(first),
+                    next_op: None,
+                    after: rest,
+                    outer_next_block: *next_block,
+                    at_entry: true,
+                });
+                if per_region {
+                    *next_block = 0;
+                }
+            }
+        }
         let mut next_region_arg = num_args;
         let mut stack: Vec<Frame> = Vec::new();
         if let Some(body) = func.body {
@@ -466,19 +487,13 @@ impl Names {
                         }
                     }
                 }
-                if let Some((&first, rest)) = data.regions.as_slice(&dfg.region_lists).split_first()
-                {
-                    stack.push(Frame {
-                        next_block: layout.entry_block(first),
-                        next_op: None,
-                        after: rest,
-                        outer_next_block: next_block,
-                        at_entry: true,
-                    });
-                    if per_region {
-                        next_block = 0;
-                    }
-                }
+                enter_first(
+                    &mut stack,
+                    &mut next_block,
+                    data.regions.as_slice(&dfg.region_lists),
+                    layout,
+                    per_region,
+                );
                 continue;
             }
             if let Some(b) = top.next_block {
@@ -504,18 +519,7 @@ impl Names {
             if per_region {
                 next_block = done.outer_next_block;
             }
-            if let Some((&first, rest)) = done.after.split_first() {
-                stack.push(Frame {
-                    next_block: layout.entry_block(first),
-                    next_op: None,
-                    after: rest,
-                    outer_next_block: next_block,
-                    at_entry: true,
-                });
-                if per_region {
-                    next_block = 0;
-                }
-            }
+            enter_first(&mut stack, &mut next_block, done.after, layout, per_region);
         }
         let names = Names {
             values,

@@ -285,36 +285,22 @@ impl FuncIndex {
             }
         }
         // Lay out the ops of each block and the blocks of each region contiguously.
-        index.block_op_range.resize(num_blocks);
-        let mut start = 0u32;
-        for &block in &index.blocks {
-            let count = block_op_count[block];
-            index.block_op_range[block] = (start, start + count);
-            start += count;
-        }
-        index
-            .block_op_list
-            .resize(start as usize, Op::reserved_value());
-        for &op in &index.ops {
-            let block = index.op_block[op].expect("placed");
-            let at = index.block_op_range[block].0 + index.op_pos[op];
-            index.block_op_list[at as usize] = op;
-        }
-        index.region_block_range.resize(num_regions);
-        let mut start = 0u32;
-        for &region in &index.regions {
-            let count = region_block_count[region];
-            index.region_block_range[region] = (start, start + count);
-            start += count;
-        }
-        index
-            .region_block_list
-            .resize(start as usize, Block::reserved_value());
-        for &block in &index.blocks {
-            let region = index.block_region[block].expect("placed");
-            let at = index.region_block_range[region].0 + block_pos[block];
-            index.region_block_list[at as usize] = block;
-        }
+        group_contiguously(
+            (&index.blocks, num_blocks),
+            block_op_count,
+            &index.ops,
+            |op| (index.op_block[op].expect("placed"), index.op_pos[op]),
+            &mut index.block_op_range,
+            &mut index.block_op_list,
+        );
+        group_contiguously(
+            (&index.regions, num_regions),
+            region_block_count,
+            &index.blocks,
+            |block| (index.block_region[block].expect("placed"), block_pos[block]),
+            &mut index.region_block_range,
+            &mut index.region_block_list,
+        );
     }
 
     /// The ops of a block in order (empty for a block the walk did not reach).
@@ -466,5 +452,31 @@ fn region_loc(func: &Function, index: &FuncIndex, region: Region) -> Loc {
     match index.region_parent[region].expand() {
         Some(op) => func.dfg.loc(op),
         None => func.loc,
+    }
+}
+
+/// Lists `members` grouped by their group, in the groups' order (`groups`), each group's
+/// members at their position in it (`place` gives a member's group and position; `counts`
+/// how many members each group has; `num_groups` sizes `ranges`): `ranges[group]` is its
+/// slice of `list`.
+fn group_contiguously<G: EntityRef, M: EntityRef + ReservedValue>(
+    (groups, num_groups): (&[G], usize),
+    counts: &SecondaryMap<G, u32>,
+    members: &[M],
+    place: impl Fn(M) -> (G, u32),
+    ranges: &mut SecondaryMap<G, (u32, u32)>,
+    list: &mut Vec<M>,
+) {
+    ranges.resize(num_groups);
+    let mut start = 0u32;
+    for &group in groups {
+        let count = counts[group];
+        ranges[group] = (start, start + count);
+        start += count;
+    }
+    list.resize(start as usize, M::reserved_value());
+    for &member in members {
+        let (group, pos) = place(member);
+        list[(ranges[group].0 + pos) as usize] = member;
     }
 }
