@@ -17,8 +17,9 @@
 //!   class hierarchy and base class descriptors from them (`ehir_llvm::msvc_rtti`);
 //! - the scalar deleting destructor `??_G…` (`void *(unsigned flags)`): destroys the
 //!   object and, when bit 0 of the flags is set, releases its storage with the class's
-//!   `operator delete` (or the global sized one), also when the destructor throws;
-//!   `delete p` calls it through the vftable with flags 1;
+//!   `operator delete` (or the global sized one when bit 2 is set too, or the class has
+//!   none), also when the destructor throws; `delete p` calls it through the vftable with
+//!   flags 1, `::delete p` with flags 5;
 //! - `typeid` of a polymorphic glvalue calls msvcrt's `__RTtypeid`, of anything else is
 //!   the address of the type's TypeDescriptor (what a `type_info` is on this ABI);
 //!   `dynamic_cast` calls `__RTDynamicCast` (`__RTCastToVoid` for `void *`), which returns
@@ -50,8 +51,11 @@ const LOCATOR_FIELDS: u64 = 6;
 /// The bytes of a TypeDescriptor before its decorated name: the `type_info` vftable
 /// pointer and the undecorated-name cache.
 const DESCRIPTOR_HEADER: u64 = 16;
-/// The flags of the scalar deleting destructor: release the storage too.
+/// A flag of the scalar deleting destructor: release the storage too.
 const DELETE_STORAGE: i128 = 1;
+/// A flag of the scalar deleting destructor: release the storage with the global
+/// `operator delete` (`::delete p`), not the class's.
+const DELETE_GLOBAL: i128 = 4;
 
 /// The vftable slots of a class on the Microsoft ABI: those of the base that holds its
 /// vftable pointer (`inherited`), overridden in place by the class's methods of the same
@@ -232,14 +236,19 @@ impl<'ast> State<'ast> {
             let layout = self.layout(ctx, node, &current)?;
             classes.extend(layout.bases.iter().map(|b| b.name.clone()));
         }
-        let common = *ctx.types.common();
-        Ok(Callee {
-            symbol: ctx.sym(MSVC_SIZED_DELETE),
-            sig: ctx
-                .types
-                .func(vec![common.void_ptr, common.u64], None, false),
-            nothrow: true,
-        })
+        Ok(global_sized_delete(ctx))
+    }
+}
+
+/// The global sized `operator delete(void *, size_t)`.
+fn global_sized_delete(ctx: &mut ModuleCtx) -> Callee {
+    let common = *ctx.types.common();
+    Callee {
+        symbol: ctx.sym(MSVC_SIZED_DELETE),
+        sig: ctx
+            .types
+            .func(vec![common.void_ptr, common.u64], None, false),
+        nothrow: true,
     }
 }
 
@@ -259,11 +268,9 @@ pub fn generate_scalar_deleting_destructor<'ast>(
     };
     let size = state.layout(mb.ctx(), decl, &class)?.size;
     let delete = state.deallocation_function(mb.ctx(), decl, &class)?;
-    let sized = mb
-        .ctx()
-        .types
-        .func_info(delete.sig)
-        .is_some_and(|(params, _, _)| params.len() == 2);
+    let global_delete = global_sized_delete(mb.ctx());
+    // A class's own `operator delete` is bypassed by `::delete`.
+    let class_delete = (delete.symbol != global_delete.symbol).then_some(delete);
     let (sig, params) = deleting_destructor_signature(mb.ctx(), destructor.sig);
     let mut b = mb.function(&name, sig, &params);
     // Only this module's vftables point to it.
@@ -274,18 +281,41 @@ pub fn generate_scalar_deleting_destructor<'ast>(
     };
     let common = *b.ctx.types.common();
     let raw = b.cast(CastKind::Bitcast, this, common.void_ptr);
-    let mut delete_args = vec![raw];
-    if sized {
-        delete_args.push(b.const_int(common.u64, i128::from(size)));
-    }
+    let size = b.const_int(common.u64, i128::from(size));
+    let arguments = move |b: &mut ehir_builder::FunctionBuilder, callee: Callee| {
+        let sized = b
+            .ctx
+            .types
+            .func_info(callee.sig)
+            .is_some_and(|(params, _, _)| params.len() == 2);
+        if sized { vec![raw, size] } else { vec![raw] }
+    };
     // The storage is released even if the destructor throws.
     b.push_cleanup(CleanupKind::All, move |b| {
-        let bit = b.const_int(common.u32, DELETE_STORAGE);
-        let set = b.binop(BinaryOp::And, flags, bit);
-        let zero = b.const_int(common.u32, 0);
-        let release = b.cmp(CmpPredicate::Ne, set, zero);
+        let flag_set = |b: &mut ehir_builder::FunctionBuilder, flag: i128| {
+            let bit = b.const_int(common.u32, flag);
+            let set = b.binop(BinaryOp::And, flags, bit);
+            let zero = b.const_int(common.u32, 0);
+            b.cmp(CmpPredicate::Ne, set, zero)
+        };
+        let release = flag_set(b, DELETE_STORAGE);
         b.begin_if(release, false);
-        call_function(b, delete, &delete_args);
+        match class_delete {
+            Some(class_delete) => {
+                let global = flag_set(b, DELETE_GLOBAL);
+                let choice = b.begin_if(global, true);
+                let args = arguments(b, global_delete);
+                call_function(b, global_delete, &args);
+                b.begin_else(choice);
+                let args = arguments(b, class_delete);
+                call_function(b, class_delete, &args);
+                b.end_if();
+            }
+            None => {
+                let args = arguments(b, global_delete);
+                call_function(b, global_delete, &args);
+            }
+        }
         b.end_if();
     });
     call_function(&mut b, destructor, &[this]);
@@ -328,14 +358,26 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     }
 
     /// `delete p` of an object with a virtual destructor at vftable slot `index`: the
-    /// dynamic type's scalar deleting destructor, with flags 1 (release the storage).
-    pub fn delete_through_vftable(&mut self, pointer: Value, index: usize, destructor: Callee) {
+    /// dynamic type's scalar deleting destructor, with flags 1 (release the storage), or
+    /// 5 for `::delete p` (`global`: with the global `operator delete`).
+    pub fn delete_through_vftable(
+        &mut self,
+        pointer: Value,
+        index: usize,
+        destructor: Callee,
+        global: bool,
+    ) {
         let (sig, _) = deleting_destructor_signature(self.b.ctx, destructor.sig);
         let function = self.virtual_function(pointer, index);
         let function_ty = self.b.ctx.types.ptr(sig);
         let function = self.b.cast(CastKind::Bitcast, function, function_ty);
         let u32_ty = self.b.ctx.types.common().u32;
-        let flags = self.b.const_int(u32_ty, DELETE_STORAGE);
+        let flags = if global {
+            DELETE_STORAGE | DELETE_GLOBAL
+        } else {
+            DELETE_STORAGE
+        };
+        let flags = self.b.const_int(u32_ty, flags);
         let call_flags = super::expr::call_flags(destructor.nothrow);
         self.b
             .call_indirect(function, sig, &[pointer, flags], call_flags);
