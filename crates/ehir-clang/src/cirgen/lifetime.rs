@@ -857,7 +857,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             if self.st.abi == ehir_core::abi::EhAbi::Msvc {
                 // (`::delete` too: the Microsoft scalar deleting destructor is told to
                 // release the storage with the global operator.)
-                self.delete_through_vftable(pointer, index, dtor, e.is_global);
+                self.delete_through_vftable(e, class, pointer, dtor, e.is_global)?;
                 self.b.end_if();
                 return self.checked(e);
             }

@@ -626,6 +626,12 @@ impl<'ast> State<'ast> {
         let Some(class) = self.class_of(method) else {
             return Ok(None);
         };
+        if self.abi == EhAbi::Msvc {
+            // In the vftable its `this` points to (`msvc_this_offset`).
+            return Ok(self
+                .msvc_slot_location(ctx, method, &class, kind, Some(&method.id))?
+                .map(|(_, index)| index));
+        }
         let layout = self.layout(ctx, method, &class)?;
         Ok(layout.virtual_slots.as_ref().and_then(|slots| {
             slots
@@ -643,6 +649,12 @@ impl<'ast> State<'ast> {
         class: &str,
         kind: SlotKind,
     ) -> R<Option<usize>> {
+        if self.abi == EhAbi::Msvc {
+            // In the first vftable that has one.
+            return Ok(self
+                .msvc_slot_location(ctx, node, class, kind, None)?
+                .map(|(_, index)| index));
+        }
         let layout = self.layout(ctx, node, class)?;
         Ok(layout
             .virtual_slots
@@ -1309,6 +1321,9 @@ pub fn generate_thunk<'ast>(
     kind: SlotKind,
     adjustment: i64,
 ) -> R<()> {
+    if state.abi == EhAbi::Msvc {
+        return super::vtable_msvc::generate_thunk(state, mb, decl, kind, adjustment);
+    }
     let callee = state.callee(mb.ctx(), decl)?;
     let mut target = mb.ctx().name(callee.symbol).to_string();
     if kind == SlotKind::DeletingDestructor {
@@ -1324,11 +1339,26 @@ pub fn generate_thunk<'ast>(
     if signature.variadic {
         return unsupported(decl, "a thunk to a variadic function");
     }
-    let mut b = mb.function_of_type(&name, callee.sig);
+    let this_index = usize::from(signature.indirect_result);
+    define_thunk(mb, decl, &name, &target, callee, this_index, adjustment)
+}
+
+/// Defines the thunk `name` of `decl`: `this` (parameter `this_index`) moved by
+/// `adjustment` bytes, then a call of `target` (of `callee`'s type), whose result it
+/// returns.
+pub(super) fn define_thunk(
+    mb: &mut ModuleBuilder,
+    decl: &Node,
+    name: &str,
+    target: &str,
+    callee: Callee,
+    this_index: usize,
+    adjustment: i64,
+) -> R<()> {
+    let mut b = mb.function_of_type(name, callee.sig);
     b.func_mut().linkage = Linkage::Internal;
     b.set_loc(super::loc_of(decl));
     let mut args = b.params();
-    let this_index = usize::from(signature.indirect_result);
     let Some(&this) = args.get(this_index) else {
         return error(decl, "a thunk to a function without 'this'");
     };
@@ -1341,7 +1371,7 @@ pub fn generate_thunk<'ast>(
     let moved = b.ptr_stride(bytes, offset);
     args[this_index] = b.cast(CastKind::Bitcast, moved, this_ty);
     let flags = super::expr::call_flags(callee.nothrow);
-    let result = b.call_named(&target, callee.sig, &args, flags);
+    let result = b.call_named(target, callee.sig, &args, flags);
     b.emit_return(result);
     super::function::define_function(b, decl)?;
     Ok(())

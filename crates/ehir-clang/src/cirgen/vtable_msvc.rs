@@ -39,11 +39,12 @@ use ehir_core::abi::runtime::{
     MSVC_PURECALL, MSVC_RTCAST_TO_VOID, MSVC_RTDYNAMIC_CAST, MSVC_RTTYPEID, MSVC_SIZED_DELETE,
 };
 use ehir_core::abi::type_names::{
-    complete_object_locator_symbol, descriptor_code, msvc_class_name,
+    complete_object_locator_symbol, descriptor_code, msvc_class_name, msvc_thunk_symbol,
     scalar_deleting_destructor_symbol, type_descriptor_name, vftable_symbol,
 };
 use ehir_core::{
-    AttrData, BinaryOp, CastKind, CleanupKind, CmpPredicate, Linkage, ModuleCtx, Symbol, Type,
+    AttrData, BinaryOp, CastKind, CleanupKind, CmpPredicate, ConstArrayElements, Linkage,
+    ModuleCtx, Symbol, Type,
 };
 
 /// The number of fields of a Complete Object Locator (32-bit each).
@@ -63,7 +64,14 @@ const DELETE_GLOBAL: i128 = 4;
 /// each name is first declared in the class (any member counts), a group's overloads in
 /// reverse declaration order (Clang's `GroupNewVirtualOverloads`). The destructor has one
 /// slot ([`SlotKind::DeletingDestructor`]).
-pub fn virtual_slots(class: &Node, inherited: Vec<VirtualSlot>) -> Vec<VirtualSlot> {
+///
+/// A method that overrides a slot of another base's vftable (`secondary`: their kinds and
+/// keys) and none of these takes no new slot.
+pub fn virtual_slots(
+    class: &Node,
+    inherited: Vec<VirtualSlot>,
+    secondary: &[(SlotKind, String)],
+) -> Vec<VirtualSlot> {
     let mut slots = inherited;
     let mut groups: Vec<(&str, Vec<&Node>)> = Vec::new();
     for member in class.children() {
@@ -96,7 +104,7 @@ pub fn virtual_slots(class: &Node, inherited: Vec<VirtualSlot>) -> Vec<VirtualSl
         if let Some(slot) = slots.iter_mut().find(|s| s.kind == kind && s.key == key) {
             slot.id = member.id.clone();
             slot.pure = member.pure;
-        } else if member.is_virtual {
+        } else if member.is_virtual && !secondary.iter().any(|(k, s)| *k == kind && *s == key) {
             slots.push(VirtualSlot {
                 kind,
                 key,
@@ -108,7 +116,191 @@ pub fn virtual_slots(class: &Node, inherited: Vec<VirtualSlot>) -> Vec<VirtualSl
     slots
 }
 
+/// A slot of a vftable and where its final overrider's `this` points.
+#[derive(Clone, Debug)]
+pub struct VftableSlot {
+    /// The slot.
+    pub slot: VirtualSlot,
+    /// The offset, in the class whose vftable it is, of the subobject the final
+    /// overrider's `this` points to: the vftable pointer of the first of that class's
+    /// vftables in which the overrider has a slot.
+    pub this_offset: u64,
+}
+
+/// One vftable of a class: a class has one per vftable pointer, its own or shared with
+/// its primary base (at offset 0), and those of its other bases with one.
+#[derive(Clone, Debug)]
+pub struct Vftable {
+    /// The offset of its vftable pointer in the class.
+    pub offset: u64,
+    /// The bases (qualified names) that tell it apart from the class's other vftables in
+    /// its symbol (`??_7D@@6BBase@@@`); empty when it needs none.
+    pub path: Vec<String>,
+    /// Its function slots.
+    pub slots: Vec<VftableSlot>,
+}
+
 impl<'ast> State<'ast> {
+    /// The vftables of a class on the Microsoft ABI, in the order of their vftable
+    /// pointers' subobjects (the primary one first), as Clang for Windows builds them:
+    /// each base's vftables, their slots overridden by the class's methods of the same
+    /// kind and key, the primary one extended by the class's new virtual functions. A
+    /// method's `this` points to the vftable pointer of the first vftable it has a slot
+    /// in. Paths that would name two vftables alike are extended by the direct base each
+    /// comes from. Empty for a class without virtual functions.
+    pub fn msvc_vftables(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+    ) -> R<Vec<Vftable>> {
+        let layout = self.layout(ctx, node, class)?;
+        let Some(primary_slots) = layout.virtual_slots.clone() else {
+            return Ok(Vec::new());
+        };
+        // (the vftable, the direct base it comes from).
+        let mut tables: Vec<(Vftable, Option<String>)> = Vec::new();
+        let mut dynamic_bases = Vec::new();
+        for base in &layout.bases {
+            if self.layout(ctx, node, &base.name)?.virtual_slots.is_some() {
+                dynamic_bases.push(base.clone());
+            }
+        }
+        if dynamic_bases.is_empty() {
+            let own = Vftable {
+                offset: 0,
+                path: Vec::new(),
+                slots: Vec::new(),
+            };
+            tables.push((own, None));
+        }
+        for base in &dynamic_bases {
+            for mut table in self.msvc_vftables(ctx, node, &base.name)? {
+                table.offset += base.offset;
+                for slot in &mut table.slots {
+                    slot.this_offset += base.offset;
+                }
+                tables.push((table, Some(base.name.clone())));
+            }
+        }
+        if tables[0].0.offset != 0 {
+            return error(
+                node,
+                format!("the primary vftable of '{class}' is not first"),
+            );
+        }
+        let class_node = self.class_node(node, class)?;
+        for member in class_node.children() {
+            let (kind, key) = match member.kind.as_str() {
+                "CXXDestructorDecl" => (SlotKind::DeletingDestructor, "~".to_string()),
+                "CXXMethodDecl" | "CXXConversionDecl" => (SlotKind::Method, slot_key(member)),
+                _ => continue,
+            };
+            let overrides = |table: &Vftable| {
+                table
+                    .slots
+                    .iter()
+                    .any(|s| s.slot.kind == kind && s.slot.key == key)
+            };
+            let Some(first) = tables.iter().position(|(table, _)| overrides(table)) else {
+                continue;
+            };
+            let this_offset = tables[first].0.offset;
+            for (table, _) in &mut tables {
+                for slot in &mut table.slots {
+                    if slot.slot.kind == kind && slot.slot.key == key {
+                        slot.slot.id = member.id.clone();
+                        slot.slot.pure = member.pure;
+                        slot.this_offset = this_offset;
+                    }
+                }
+            }
+        }
+        // The class's new virtual functions follow the primary base's slots.
+        let primary = &mut tables[0].0;
+        let inherited = primary.slots.len();
+        if primary_slots.len() < inherited
+            || primary
+                .slots
+                .iter()
+                .zip(&primary_slots)
+                .any(|(a, b)| a.slot.id != b.id)
+        {
+            return error(node, format!("the vftable slots of '{class}' disagree"));
+        }
+        primary
+            .slots
+            .extend(primary_slots[inherited..].iter().map(|slot| VftableSlot {
+                slot: slot.clone(),
+                this_offset: 0,
+            }));
+        // Vftables whose paths are alike are told apart by the base each comes from.
+        let mut alike = Vec::new();
+        for (i, (table, _)) in tables.iter().enumerate() {
+            if tables
+                .iter()
+                .enumerate()
+                .any(|(j, (other, _))| i != j && other.path == table.path)
+            {
+                alike.push(i);
+            }
+        }
+        for i in alike {
+            match tables[i].1.clone() {
+                Some(base) => tables[i].0.path.push(base),
+                None => return error(node, format!("the vftables of '{class}' have one path")),
+            }
+        }
+        let tables: Vec<Vftable> = tables.into_iter().map(|(table, _)| table).collect();
+        for (i, table) in tables.iter().enumerate() {
+            if tables[..i].iter().any(|other| other.path == table.path) {
+                return unsupported(
+                    node,
+                    format!("vftables of '{class}' that one base path does not tell apart"),
+                );
+            }
+        }
+        Ok(tables)
+    }
+
+    /// Where a virtual function of a class is: the offset of the vftable pointer its
+    /// `this` points to (and its callers' `this` is moved to) and its slot there, for
+    /// the first vftable of `class` that has a slot of kind `kind` held by `id` (any
+    /// when `None`).
+    pub fn msvc_slot_location(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+        kind: SlotKind,
+        id: Option<&str>,
+    ) -> R<Option<(u64, usize)>> {
+        for table in self.msvc_vftables(ctx, node, class)? {
+            if let Some(index) = table
+                .slots
+                .iter()
+                .position(|s| s.slot.kind == kind && id.is_none_or(|id| s.slot.id == id))
+            {
+                return Ok(Some((table.offset, index)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The offset of the vftable pointer a virtual member function's `this` points to,
+    /// in its class (0 for any other member function).
+    pub fn msvc_this_offset(&mut self, ctx: &mut ModuleCtx, method: &Node) -> R<u64> {
+        if method.kind != "CXXMethodDecl" && method.kind != "CXXConversionDecl" {
+            return Ok(0);
+        }
+        let Some(class) = self.class_of(method) else {
+            return Ok(0);
+        };
+        Ok(self
+            .msvc_slot_location(ctx, method, &class, SlotKind::Method, Some(&method.id))?
+            .map_or(0, |(offset, _)| offset))
+    }
+
     /// The name of a class in its RTTI symbols (`In@ns@@`); declares its typeinfo (with
     /// its bases), from which the emitter builds the class hierarchy.
     fn msvc_rtti_class(&mut self, ctx: &mut ModuleCtx, node: &Node, class: &str) -> R<String> {
@@ -147,47 +339,56 @@ impl<'ast> State<'ast> {
         Ok((self.declare_rtti_object(ctx, &name, ty), ty))
     }
 
-    /// The vftable of a dynamic class on the Microsoft ABI (defined, with the functions it
-    /// points to queued, on first use): its symbol and its CIR type.
-    pub fn vftable(&mut self, ctx: &mut ModuleCtx, node: &Node, class: &str) -> R<(Symbol, Type)> {
-        let layout = self.layout(ctx, node, class)?;
-        let Some(slots) = layout.virtual_slots.clone() else {
+    /// The vftable `index` (of [`State::msvc_vftables`]) of a dynamic class on the
+    /// Microsoft ABI (defined, with the functions it points to queued, on first use): its
+    /// symbol and its CIR type.
+    pub fn vftable(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+        index: usize,
+    ) -> R<(Symbol, Type)> {
+        let tables = self.msvc_vftables(ctx, node, class)?;
+        let Some(table) = tables.get(index) else {
             return error(node, format!("vftable of '{class}', which is not dynamic"));
         };
         let class_name = self.msvc_rtti_class(ctx, node, class)?;
+        let mut path = String::new();
+        for base in &table.path {
+            path.push_str(&self.msvc_rtti_class(ctx, node, base)?);
+        }
         // The dynamic type `__RTtypeid` answers with (the locator points to it too).
         self.type_descriptor(ctx, node, &CType::Named(class.to_string()))?;
         let void_ptr = ctx.types.common().void_ptr;
-        let ty = ctx.types.array(void_ptr, 1 + slots.len() as u64);
-        let symbol = ctx.sym(&vftable_symbol(&class_name));
+        let ty = ctx.types.array(void_ptr, 1 + table.slots.len() as u64);
+        let symbol = ctx.sym(&vftable_symbol(&class_name, &path));
         if self.rtti_globals.iter().any(|g| g.name == symbol) {
             return Ok((symbol, ty));
         }
-        let s32 = ctx.types.common().s32;
-        let locator_ty = ctx.types.array(s32, LOCATOR_FIELDS);
-        let locator = self.declare_rtti_object(
+        let locator = self.complete_object_locator(
             ctx,
-            &complete_object_locator_symbol(&class_name),
-            locator_ty,
+            &complete_object_locator_symbol(&class_name, &path),
+            table.offset,
         );
         let mut entries = vec![AttrData::GlobalView {
             symbol: locator,
             indices: vec![],
             ty: Some(void_ptr),
         }];
-        for slot in &slots {
-            let function = if slot.pure {
+        for slot in &table.slots {
+            let function = if slot.slot.pure {
                 let sig = ctx.types.func(vec![], None, false);
                 self.address_taken
                     .push((MSVC_PURECALL.to_string(), sig, false));
                 MSVC_PURECALL.to_string()
             } else {
-                let Some(decl) = self.index.by_id.get(slot.id.as_str()).copied() else {
+                let Some(decl) = self.index.by_id.get(slot.slot.id.as_str()).copied() else {
                     return error(node, format!("a virtual function of '{class}' not found"));
                 };
                 let callee = self.callee(ctx, decl)?;
                 let name = ctx.name(callee.symbol).to_string();
-                if slot.kind == SlotKind::DeletingDestructor {
+                let target = if slot.slot.kind == SlotKind::DeletingDestructor {
                     let Some(deleting) = scalar_deleting_destructor_symbol(&name) else {
                         return unsupported(decl, format!("deleting destructor of '{name}'"));
                     };
@@ -200,6 +401,24 @@ impl<'ast> State<'ast> {
                             .push((name.clone(), callee.sig, callee.nothrow));
                     }
                     name
+                };
+                // The overrider's `this` is elsewhere in the object: a thunk moves it.
+                let adjustment = slot.this_offset as i64 - table.offset as i64;
+                if adjustment == 0 {
+                    target
+                } else {
+                    let Some(thunk) = msvc_thunk_symbol(&target, adjustment) else {
+                        return unsupported(decl, format!("a thunk to '{target}'"));
+                    };
+                    self.enqueue(
+                        &thunk,
+                        Pending::Thunk {
+                            decl,
+                            kind: slot.slot.kind,
+                            adjustment,
+                        },
+                    );
+                    thunk
                 }
             };
             entries.push(AttrData::GlobalView {
@@ -211,6 +430,34 @@ impl<'ast> State<'ast> {
         let elements = entries.into_iter().map(|e| ctx.attrs.intern(e)).collect();
         let ty = self.define_pointer_table(ctx, symbol, elements);
         Ok((symbol, ty))
+    }
+
+    /// Declares the Complete Object Locator `name` of a vftable whose pointer is at
+    /// `vfptr_offset` in the complete object: without an initializer at offset 0, else
+    /// with one whose second field is the offset (the emitter defines the rest).
+    fn complete_object_locator(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        name: &str,
+        vfptr_offset: u64,
+    ) -> Symbol {
+        let s32 = ctx.types.common().s32;
+        let locator_ty = ctx.types.array(s32, LOCATOR_FIELDS);
+        let symbol = self.declare_rtti_object(ctx, name, locator_ty);
+        if vfptr_offset != 0
+            && let Some(global) = self.rtti_globals.iter_mut().find(|g| g.name == symbol)
+            && global.init.is_none()
+        {
+            let fields = [1, i128::from(vfptr_offset), 0, 0, 0, 0]
+                .into_iter()
+                .map(|value| ctx.attrs.intern(AttrData::Int { value, ty: s32 }))
+                .collect();
+            global.init = Some(ctx.attrs.intern(AttrData::ConstArray {
+                elements: ConstArrayElements::Attrs(fields),
+                ty: locator_ty,
+            }));
+        }
+        symbol
     }
 
     /// The `operator delete` that deleting an object of `class` calls: the class's own
@@ -325,6 +572,37 @@ pub fn generate_scalar_deleting_destructor<'ast>(
     Ok(())
 }
 
+/// Generates a this-adjusting thunk (`?f@D@@W7EAAXXZ`): `this` moved by `adjustment`
+/// bytes, then a call of the function a vftable slot of kind `kind` holds for `decl`.
+pub fn generate_thunk<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    decl: &'ast Node,
+    kind: SlotKind,
+    adjustment: i64,
+) -> R<()> {
+    let mut callee = state.callee(mb.ctx(), decl)?;
+    let mut target = mb.ctx().name(callee.symbol).to_string();
+    let mut this_index = 0;
+    if kind == SlotKind::DeletingDestructor {
+        let Some(deleting) = scalar_deleting_destructor_symbol(&target) else {
+            return unsupported(decl, format!("deleting destructor of '{target}'"));
+        };
+        target = deleting;
+        callee.sig = deleting_destructor_signature(mb.ctx(), callee.sig).0;
+    } else {
+        let signature = state.signature(mb.ctx(), decl)?;
+        if signature.variadic {
+            return unsupported(decl, "a thunk to a variadic function");
+        }
+        this_index = usize::from(signature.indirect_result);
+    }
+    let Some(name) = msvc_thunk_symbol(&target, adjustment) else {
+        return unsupported(decl, format!("a thunk to '{target}'"));
+    };
+    super::vtable::define_thunk(mb, decl, &name, &target, callee, this_index, adjustment)
+}
+
 /// The signature of the scalar deleting destructor of a destructor of signature
 /// `destructor` (`this` only): `void *(this, unsigned flags)`, and its parameter types.
 fn deleting_destructor_signature(ctx: &mut ModuleCtx, destructor: Type) -> (Type, Vec<Type>) {
@@ -340,20 +618,16 @@ fn deleting_destructor_signature(ctx: &mut ModuleCtx, destructor: Type) -> (Type
 }
 
 impl<'ast> FnGen<'_, 'ast, '_> {
-    /// Stores the address of `class`'s vftable (its first function slot) in the vftable
-    /// pointer of the object at `object`, when the class is dynamic.
+    /// Stores the address of each of `class`'s vftables (its first function slot) in its
+    /// vftable pointer in the object at `object`, when the class is dynamic.
     pub fn store_vfptr(&mut self, node: &Node, class: &str, object: Value) -> R<()> {
-        if self
-            .st
-            .layout(self.b.ctx, node, class)?
-            .virtual_slots
-            .is_none()
-        {
-            return Ok(());
+        let tables = self.st.msvc_vftables(self.b.ctx, node, class)?;
+        for (index, table) in tables.iter().enumerate() {
+            let (symbol, ty) = self.st.vftable(self.b.ctx, node, class, index)?;
+            let address = self.byte_offset(object, table.offset as i64);
+            // The locator's slot comes first.
+            self.store_table_entry_address(symbol, ty, 1, address);
         }
-        let (symbol, ty) = self.st.vftable(self.b.ctx, node, class)?;
-        // The locator's slot comes first.
-        self.store_table_entry_address(symbol, ty, 1, object);
         Ok(())
     }
 
@@ -362,12 +636,24 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// 5 for `::delete p` (`global`: with the global `operator delete`).
     pub fn delete_through_vftable(
         &mut self,
+        node: &Node,
+        class: &str,
         pointer: Value,
-        index: usize,
         destructor: Callee,
         global: bool,
-    ) {
+    ) -> R<()> {
+        let Some((offset, index)) = self.st.msvc_slot_location(
+            self.b.ctx,
+            node,
+            class,
+            SlotKind::DeletingDestructor,
+            None,
+        )?
+        else {
+            return error(node, format!("'{class}' has no virtual destructor"));
+        };
         let (sig, _) = deleting_destructor_signature(self.b.ctx, destructor.sig);
+        let pointer = self.byte_offset(pointer, offset as i64);
         let function = self.virtual_function(pointer, index);
         let function_ty = self.b.ctx.types.ptr(sig);
         let function = self.b.cast(CastKind::Bitcast, function, function_ty);
@@ -381,6 +667,18 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let call_flags = super::expr::call_flags(destructor.nothrow);
         self.b
             .call_indirect(function, sig, &[pointer, flags], call_flags);
+        Ok(())
+    }
+
+    /// The `this` a call of `method` passes for the object at `object`: on the Microsoft
+    /// ABI, a virtual function's `this` points to the vftable pointer of the first of
+    /// its class's vftables it has a slot in ([`State::msvc_this_offset`]).
+    pub fn msvc_adjusted_this(&mut self, method: &Node, object: Value) -> R<Value> {
+        if self.st.abi != ehir_core::abi::EhAbi::Msvc {
+            return Ok(object);
+        }
+        let offset = self.st.msvc_this_offset(self.b.ctx, method)?;
+        Ok(self.byte_offset(object, offset as i64))
     }
 
     /// The address (`!cir.ptr<!void>`) of the TypeDescriptor of `t`.
@@ -494,7 +792,7 @@ mod tests {
                  "type": {"qualType": "void ()"}}
             ]}"#,
         );
-        let slots = virtual_slots(&base, Vec::new());
+        let slots = virtual_slots(&base, Vec::new(), &[]);
         let ids: Vec<&str> = slots.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, ["2", "6", "5", "3", "4"]);
         assert_eq!(slots[0].kind, SlotKind::DeletingDestructor);
@@ -512,7 +810,7 @@ mod tests {
                  "type": {"qualType": "void () noexcept"}}
             ]}"#,
         );
-        let slots = virtual_slots(&derived, slots);
+        let slots = virtual_slots(&derived, slots, &[]);
         let ids: Vec<&str> = slots.iter().map(|s| s.id.as_str()).collect();
         // `h` is named (by a field) before `z`: its group comes first.
         assert_eq!(ids, ["13", "10", "5", "3", "4", "12", "11"]);
@@ -539,7 +837,7 @@ mod tests {
                  "type": {"qualType": "void () noexcept"}}
             ]}"#,
         );
-        let slots = virtual_slots(&derived, virtual_slots(&base, Vec::new()));
+        let slots = virtual_slots(&derived, virtual_slots(&base, Vec::new(), &[]), &[]);
         let ids: Vec<&str> = slots.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, ["6", "5"]);
     }
