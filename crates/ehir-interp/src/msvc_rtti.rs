@@ -95,6 +95,7 @@ impl Machine<'_> {
         let class = self
             .symbol_of_pointer(locator)
             .and_then(|s| complete_object_locator_class(self.module.ctx.name(s)))
+            .or_else(|| self.msvc_library_locator_class(locator).map(str::to_string))
             .ok_or_else(|| {
                 self.error("an object whose vftable names no Complete Object Locator".into())
             })?;
@@ -106,7 +107,8 @@ impl Machine<'_> {
     /// Itanium mangling; msvcrt's classes are in the global namespace), an object the
     /// program only catches by type.
     fn throw_runtime_exception(&mut self, class: &str) -> Result<ExternalResult, Stop> {
-        let p = self.allocate_exception(8)?;
+        let p = self.allocate_exception(crate::library::MSVC_EXCEPTION_SIZE)?;
+        self.init_msvc_runtime_exception(p, class)?;
         let exn = self.exception_of_pointer(p)?;
         self.announce_throw(exn, class.to_string(), None);
         Ok(ExternalResult::Threw(exn))

@@ -141,12 +141,6 @@ const INTERPRETER_DIFFERS: &[(&str, &str)] = &[
          recorded oracle, lets the new exception reach the sibling `catch (int)`",
     ),
     (
-        "cxx-corpus/60-library-exceptions-by-value-and-typeid",
-        "the `std::bad_cast` msvcrt throws for a failed `dynamic_cast` is caught, but the \
-         interpreter's msvcrt makes it without a vftable (no Complete Object Locator), so \
-         `typeid` of it reads an invalid pointer",
-    ),
-    (
         "cxx-corpus/30-throw-nullptr",
         "`throw nullptr` is not caught by `void*` handlers in the interpreter (issue #17: \
          the phase-aware rule for null pointer conversions in handlers is missing)",
