@@ -196,22 +196,8 @@ impl Machine<'_> {
         let vftable = match self.library.get(&(VFTABLE_KEY | class)) {
             Some(&p) => p,
             None => {
-                let p = self
-                    .mem
-                    .allocate(
-                        24,
-                        AllocKind::Library(VFTABLE_KEY | class),
-                        self.frame_bytes,
-                    )
-                    .map_err(|e| self.mem_error(e))?;
-                let locator = self
-                    .mem
-                    .allocate(
-                        24,
-                        AllocKind::Library(LOCATOR_KEY | class),
-                        self.frame_bytes,
-                    )
-                    .map_err(|e| self.mem_error(e))?;
+                let p = self.library_allocation(24, VFTABLE_KEY | class)?;
+                let locator = self.library_allocation(24, LOCATOR_KEY | class)?;
                 self.mem.set_read_only(locator);
                 self.write_word(p, locator)?;
                 for (at, slot) in [(8, SLOT_DELETING_DESTRUCTOR), (16, SLOT_WHAT)] {
@@ -265,14 +251,7 @@ impl Machine<'_> {
             return Ok(p);
         }
         let words = 2 + u64::from(SLOTS);
-        let p = self
-            .mem
-            .allocate(
-                words * 8,
-                AllocKind::Library(VTABLE_KEY | class),
-                self.frame_bytes,
-            )
-            .map_err(|e| self.mem_error(e))?;
+        let p = self.library_allocation(words * 8, VTABLE_KEY | class)?;
         let typeinfo = format!("_ZTI{}", CLASSES[class as usize].0);
         let typeinfo = match self.module.ctx.symbols.lookup(&typeinfo) {
             Some(symbol) => self.global_addr(symbol)?,
@@ -288,15 +267,19 @@ impl Machine<'_> {
         Ok(p)
     }
 
+    /// A new allocation of `size` bytes for library object `key`.
+    fn library_allocation(&mut self, size: u64, key: u16) -> Result<u64, Stop> {
+        self.mem
+            .allocate(size, AllocKind::Library(key), self.frame_bytes)
+            .map_err(|e| self.mem_error(e))
+    }
+
     /// The address of library function `index` (a target of function pointers).
     fn library_function(&mut self, index: u16) -> Result<u64, Stop> {
         if let Some(&p) = self.library.get(&index) {
             return Ok(p);
         }
-        let p = self
-            .mem
-            .allocate(0, AllocKind::Library(index), self.frame_bytes)
-            .map_err(|e| self.mem_error(e))?;
+        let p = self.library_allocation(0, index)?;
         self.library.insert(index, p);
         Ok(p)
     }

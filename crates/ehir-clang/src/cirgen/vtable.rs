@@ -20,6 +20,7 @@ use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{ModuleBuilder, Value};
 use ehir_core::abi::EhAbi;
+use ehir_core::abi::type_names::{msvc_thunk_symbol, scalar_deleting_destructor_symbol};
 use ehir_core::{AttrData, CastKind, Linkage, ModuleCtx};
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -414,30 +415,41 @@ impl<'ast> State<'ast> {
     /// The symbol a vtable slot points to for the final overrider `decl` of a slot of
     /// kind `kind`, through a thunk adjusting `this` by `adjustment` bytes when it is
     /// not 0 (the function, the deleting destructor and the thunk queued).
-    fn slot_symbol(
+    pub(super) fn slot_symbol(
         &mut self,
         ctx: &mut ModuleCtx,
         decl: &'ast Node,
         kind: SlotKind,
         adjustment: i64,
     ) -> R<String> {
+        let msvc = self.abi == EhAbi::Msvc;
         let callee = self.callee(ctx, decl)?;
         let mut name = ctx.name(callee.symbol).to_string();
         if kind == SlotKind::DeletingDestructor {
-            let Some(deleting) = deleting_symbol(&name) else {
+            let deleting = if msvc {
+                scalar_deleting_destructor_symbol(&name)
+            } else {
+                deleting_symbol(&name)
+            };
+            let Some(deleting) = deleting else {
                 return unsupported(decl, format!("deleting destructor of '{name}'"));
             };
             self.enqueue(&deleting, Pending::DeletingDestructor(decl));
             name = deleting;
         } else if !self.index.definitions.contains_key(decl.id.as_str()) && !decl.is_implicit {
-            // Defined elsewhere (in libstdc++): declared in the module.
+            // Defined elsewhere (in the C++ runtime): declared in the module.
             self.address_taken
                 .push((name.clone(), callee.sig, callee.nothrow));
         }
         if adjustment == 0 {
             return Ok(name);
         }
-        let Some(thunk) = thunk_symbol(&name, adjustment) else {
+        let thunk = if msvc {
+            msvc_thunk_symbol(&name, adjustment)
+        } else {
+            thunk_symbol(&name, adjustment)
+        };
+        let Some(thunk) = thunk else {
             return unsupported(decl, format!("a thunk to '{name}'"));
         };
         self.enqueue(
@@ -1312,8 +1324,9 @@ pub fn generate_deleting_destructor<'ast>(
     Ok(())
 }
 
-/// Generates a thunk: `this` moved by `adjustment` bytes, then a call of the function a
-/// vtable slot of kind `kind` holds for `decl`, whose result it returns.
+/// Generates a thunk (Itanium `_ZThn8_…`, Microsoft `?f@D@@W7EAAXXZ`): `this` moved by
+/// `adjustment` bytes, then a call of the function a vtable slot of kind `kind` holds for
+/// `decl`, whose result it returns.
 pub fn generate_thunk<'ast>(
     state: &mut State<'ast>,
     mb: &mut ModuleBuilder,
@@ -1321,41 +1334,38 @@ pub fn generate_thunk<'ast>(
     kind: SlotKind,
     adjustment: i64,
 ) -> R<()> {
-    if state.abi == EhAbi::Msvc {
-        return super::vtable_msvc::generate_thunk(state, mb, decl, kind, adjustment);
-    }
-    let callee = state.callee(mb.ctx(), decl)?;
+    let msvc = state.abi == EhAbi::Msvc;
+    let mut callee = state.callee(mb.ctx(), decl)?;
     let mut target = mb.ctx().name(callee.symbol).to_string();
+    let mut this_index = 0;
     if kind == SlotKind::DeletingDestructor {
-        let Some(deleting) = deleting_symbol(&target) else {
+        let deleting = if msvc {
+            // `void *(this, unsigned flags)`.
+            callee.sig = super::vtable_msvc::deleting_destructor_signature(mb.ctx(), callee.sig).0;
+            scalar_deleting_destructor_symbol(&target)
+        } else {
+            deleting_symbol(&target)
+        };
+        let Some(deleting) = deleting else {
             return unsupported(decl, format!("deleting destructor of '{target}'"));
         };
         target = deleting;
+    } else {
+        let signature = state.signature(mb.ctx(), decl)?;
+        if signature.variadic {
+            return unsupported(decl, "a thunk to a variadic function");
+        }
+        this_index = usize::from(signature.indirect_result);
     }
-    let Some(name) = thunk_symbol(&target, adjustment) else {
+    let name = if msvc {
+        msvc_thunk_symbol(&target, adjustment)
+    } else {
+        thunk_symbol(&target, adjustment)
+    };
+    let Some(name) = name else {
         return unsupported(decl, format!("a thunk to '{target}'"));
     };
-    let signature = state.signature(mb.ctx(), decl)?;
-    if signature.variadic {
-        return unsupported(decl, "a thunk to a variadic function");
-    }
-    let this_index = usize::from(signature.indirect_result);
-    define_thunk(mb, decl, &name, &target, callee, this_index, adjustment)
-}
-
-/// Defines the thunk `name` of `decl`: `this` (parameter `this_index`) moved by
-/// `adjustment` bytes, then a call of `target` (of `callee`'s type), whose result it
-/// returns.
-pub(super) fn define_thunk(
-    mb: &mut ModuleBuilder,
-    decl: &Node,
-    name: &str,
-    target: &str,
-    callee: Callee,
-    this_index: usize,
-    adjustment: i64,
-) -> R<()> {
-    let mut b = mb.function_of_type(name, callee.sig);
+    let mut b = mb.function_of_type(&name, callee.sig);
     b.func_mut().linkage = Linkage::Internal;
     b.set_loc(super::loc_of(decl));
     let mut args = b.params();
@@ -1371,7 +1381,7 @@ pub(super) fn define_thunk(
     let moved = b.ptr_stride(bytes, offset);
     args[this_index] = b.cast(CastKind::Bitcast, moved, this_ty);
     let flags = super::expr::call_flags(callee.nothrow);
-    let result = b.call_named(target, callee.sig, &args, flags);
+    let result = b.call_named(&target, callee.sig, &args, flags);
     b.emit_return(result);
     super::function::define_function(b, decl)?;
     Ok(())

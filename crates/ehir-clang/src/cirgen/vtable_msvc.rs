@@ -1,17 +1,25 @@
-//! Virtual functions on the Microsoft C++ ABI, for single inheritance through the base
-//! that holds the vftable pointer (`-fdump-record-layouts`' "primary base"), as Clang for
-//! `x86_64-pc-windows-msvc` generates them:
+//! Virtual functions on the Microsoft C++ ABI, for classes without virtual bases, as
+//! Clang for `x86_64-pc-windows-msvc` generates them:
 //!
-//! - the vftable slots ([`virtual_slots`]): the base's, overridden in place, then the
-//!   class's new virtual functions grouped by name in the order of each name's first
-//!   declaration, overloads of one name in reverse declaration order; a virtual
-//!   destructor takes one slot, the scalar deleting destructor;
-//! - the vftable, an internal CIR global `??_7<class>6B@` of `1 + slots` pointers: the
-//!   class's Complete Object Locator `??_R4<class>6B@`, then the functions (`_purecall`
-//!   for a pure one). The vftable pointer holds the address of element 1, where Clang's
-//!   `??_7<class>6B@` alias points;
+//! - the vftable slots of the vftable pointer a class shares with its primary base (the
+//!   first base with one; `-fdump-record-layouts`' "primary base") or has of its own
+//!   ([`virtual_slots`]): the base's, overridden in place, then the class's new virtual
+//!   functions grouped by name in the order of each name's first declaration, overloads
+//!   of one name in reverse declaration order; a virtual destructor takes one slot, the
+//!   scalar deleting destructor;
+//! - one vftable per vftable pointer ([`State::msvc_vftables`]): the primary one, then
+//!   those of the other bases with one, their slots overridden by the class's methods. A
+//!   method's `this` points to the vftable pointer of the first vftable it has a slot in
+//!   (callers move it there, its body back); where another vftable reaches it, the slot
+//!   holds a this-adjusting thunk (`?f@D@@W7EAAXXZ`);
+//! - each vftable is an internal CIR global `??_7<class>6B@` (`??_7<class>6B<path>@` for
+//!   a class with several: the bases that tell them apart) of `1 + slots` pointers: its
+//!   Complete Object Locator `??_R4<class>6B<path>@`, then the functions (`_purecall` for
+//!   a pure one). The vftable pointer holds the address of element 1, where Clang's
+//!   `??_7…` alias points;
 //! - the RTTI objects the code and vftables refer to are declared as module globals
-//!   without an initializer under their Microsoft names (the Complete Object Locator, and
+//!   without an initializer under their Microsoft names (the Complete Object Locator — with
+//!   one giving its vftable pointer's offset when that is not 0 — and
 //!   the TypeDescriptors `??_R0…@8` that `typeid` and `dynamic_cast` name), and the class's
 //!   `cir.typeinfo` item carries its bases: the LLVM emitter defines the locator, the
 //!   class hierarchy and base class descriptors from them (`ehir_llvm::msvc_rtti`);
@@ -31,7 +39,7 @@
 use super::class::{Callee, call_function};
 use super::function::FnGen;
 use super::vtable::{DynamicCast, SlotKind, TypeidOperand, VirtualSlot, slot_key};
-use super::{Pending, R, State, error, unsupported};
+use super::{R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{ModuleBuilder, Value};
@@ -39,7 +47,7 @@ use ehir_core::abi::runtime::{
     MSVC_PURECALL, MSVC_RTCAST_TO_VOID, MSVC_RTDYNAMIC_CAST, MSVC_RTTYPEID, MSVC_SIZED_DELETE,
 };
 use ehir_core::abi::type_names::{
-    complete_object_locator_symbol, descriptor_code, msvc_class_name, msvc_thunk_symbol,
+    complete_object_locator_symbol, descriptor_code, msvc_class_name,
     scalar_deleting_destructor_symbol, type_descriptor_name, vftable_symbol,
 };
 use ehir_core::{
@@ -386,40 +394,9 @@ impl<'ast> State<'ast> {
                 let Some(decl) = self.index.by_id.get(slot.slot.id.as_str()).copied() else {
                     return error(node, format!("a virtual function of '{class}' not found"));
                 };
-                let callee = self.callee(ctx, decl)?;
-                let name = ctx.name(callee.symbol).to_string();
-                let target = if slot.slot.kind == SlotKind::DeletingDestructor {
-                    let Some(deleting) = scalar_deleting_destructor_symbol(&name) else {
-                        return unsupported(decl, format!("deleting destructor of '{name}'"));
-                    };
-                    self.enqueue(&deleting, Pending::DeletingDestructor(decl));
-                    deleting
-                } else {
-                    if !self.index.definitions.contains_key(decl.id.as_str()) && !decl.is_implicit {
-                        // Defined elsewhere: declared in the module.
-                        self.address_taken
-                            .push((name.clone(), callee.sig, callee.nothrow));
-                    }
-                    name
-                };
                 // The overrider's `this` is elsewhere in the object: a thunk moves it.
                 let adjustment = slot.this_offset as i64 - table.offset as i64;
-                if adjustment == 0 {
-                    target
-                } else {
-                    let Some(thunk) = msvc_thunk_symbol(&target, adjustment) else {
-                        return unsupported(decl, format!("a thunk to '{target}'"));
-                    };
-                    self.enqueue(
-                        &thunk,
-                        Pending::Thunk {
-                            decl,
-                            kind: slot.slot.kind,
-                            adjustment,
-                        },
-                    );
-                    thunk
-                }
+                self.slot_symbol(ctx, decl, slot.slot.kind, adjustment)?
             };
             entries.push(AttrData::GlobalView {
                 symbol: ctx.sym(&function),
@@ -572,40 +549,12 @@ pub fn generate_scalar_deleting_destructor<'ast>(
     Ok(())
 }
 
-/// Generates a this-adjusting thunk (`?f@D@@W7EAAXXZ`): `this` moved by `adjustment`
-/// bytes, then a call of the function a vftable slot of kind `kind` holds for `decl`.
-pub fn generate_thunk<'ast>(
-    state: &mut State<'ast>,
-    mb: &mut ModuleBuilder,
-    decl: &'ast Node,
-    kind: SlotKind,
-    adjustment: i64,
-) -> R<()> {
-    let mut callee = state.callee(mb.ctx(), decl)?;
-    let mut target = mb.ctx().name(callee.symbol).to_string();
-    let mut this_index = 0;
-    if kind == SlotKind::DeletingDestructor {
-        let Some(deleting) = scalar_deleting_destructor_symbol(&target) else {
-            return unsupported(decl, format!("deleting destructor of '{target}'"));
-        };
-        target = deleting;
-        callee.sig = deleting_destructor_signature(mb.ctx(), callee.sig).0;
-    } else {
-        let signature = state.signature(mb.ctx(), decl)?;
-        if signature.variadic {
-            return unsupported(decl, "a thunk to a variadic function");
-        }
-        this_index = usize::from(signature.indirect_result);
-    }
-    let Some(name) = msvc_thunk_symbol(&target, adjustment) else {
-        return unsupported(decl, format!("a thunk to '{target}'"));
-    };
-    super::vtable::define_thunk(mb, decl, &name, &target, callee, this_index, adjustment)
-}
-
 /// The signature of the scalar deleting destructor of a destructor of signature
 /// `destructor` (`this` only): `void *(this, unsigned flags)`, and its parameter types.
-fn deleting_destructor_signature(ctx: &mut ModuleCtx, destructor: Type) -> (Type, Vec<Type>) {
+pub(super) fn deleting_destructor_signature(
+    ctx: &mut ModuleCtx,
+    destructor: Type,
+) -> (Type, Vec<Type>) {
     let common = *ctx.types.common();
     let this = ctx
         .types
