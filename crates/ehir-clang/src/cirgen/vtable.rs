@@ -18,10 +18,10 @@ use super::subobjects::Subobjects;
 use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
-use ehir_builder::{ModuleBuilder, Value};
+use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
 use ehir_core::abi::EhAbi;
 use ehir_core::abi::type_names::{msvc_thunk_symbol, scalar_deleting_destructor_symbol};
-use ehir_core::{AttrData, CastKind, Linkage, ModuleCtx};
+use ehir_core::{AttrData, CastKind, CmpPredicate, Linkage, ModuleCtx};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -972,17 +972,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     /// `pointer` moved by `offset` bytes, of the same type.
     pub fn byte_offset(&mut self, pointer: Value, offset: i64) -> Value {
-        if offset == 0 {
-            return pointer;
-        }
-        let ty = self.b.value_type(pointer);
-        let u8_ty = self.b.ctx.types.common().u8;
-        let byte_ptr = self.b.ctx.types.ptr(u8_ty);
-        let bytes = self.b.cast(CastKind::Bitcast, pointer, byte_ptr);
-        let s64 = self.b.ctx.types.common().s64;
-        let offset = self.b.const_int(s64, offset as i128);
-        let moved = self.b.ptr_stride(bytes, offset);
-        self.b.cast(CastKind::Bitcast, moved, ty)
+        byte_offset(&mut self.b, pointer, offset)
     }
 
     /// The address of virtual base `virtual_base` of the object of class `class` at
@@ -1148,8 +1138,35 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(self.b.load(entry, 8))
     }
 
+    /// `dynamic_cast<void *>(p)` on Itanium: the most derived object, `p` moved by the
+    /// offset to top its vtable holds (two words before the address point); null stays
+    /// null.
+    fn most_derived_object(&mut self, object: Value) -> Value {
+        let common = *self.b.ctx.types.common();
+        let slot = self.b.alloca(common.void_ptr, "dyncast.void", true, 8);
+        let null = self.b.const_null(common.void_ptr);
+        self.b.store(null, slot, 8);
+        let not_null = self.b.cmp(CmpPredicate::Ne, object, null);
+        self.b.begin_if(not_null, false);
+        let s64_ptr = self.b.ctx.types.ptr(common.s64);
+        let vptr_slot_ty = self.b.ctx.types.ptr(s64_ptr);
+        let vptr_slot = self.b.cast(CastKind::Bitcast, object, vptr_slot_ty);
+        let vptr = self.b.load(vptr_slot, 8);
+        let back = self.b.const_int(common.s64, -2);
+        let to_top_slot = self.b.ptr_stride(vptr, back);
+        let to_top = self.b.load(to_top_slot, 8);
+        let u8_ptr = self.b.ctx.types.ptr(common.u8);
+        let bytes = self.b.cast(CastKind::Bitcast, object, u8_ptr);
+        let complete = self.b.ptr_stride(bytes, to_top);
+        let complete = self.b.cast(CastKind::Bitcast, complete, common.void_ptr);
+        self.b.store(complete, slot, 8);
+        self.b.end_if();
+        self.b.load(slot, 8)
+    }
+
     /// `dynamic_cast<T *>(p)` (null stays null) or `dynamic_cast<T &>(r)` (failure
-    /// throws `std::bad_cast`), through the C++ runtime's `__dynamic_cast`.
+    /// throws `std::bad_cast`), through the C++ runtime's `__dynamic_cast`, or
+    /// [`FnGen::most_derived_object`] for `void *`.
     pub fn dynamic_cast(&mut self, e: &'ast Node, reference: bool) -> R<Value> {
         if self.st.abi == EhAbi::Msvc {
             return self.dynamic_cast_msvc(e, reference);
@@ -1160,7 +1177,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             target,
         } = self.dynamic_cast_operands(e, reference)?;
         let Some(target) = target else {
-            return unsupported(e, "dynamic_cast to 'void *'");
+            return Ok(self.most_derived_object(raw));
         };
         let common = *self.b.ctx.types.common();
         let target_cir = self.cir(e, &CType::Named(target.clone()))?;
@@ -1324,6 +1341,21 @@ pub fn generate_deleting_destructor<'ast>(
     Ok(())
 }
 
+/// `pointer` moved by `offset` bytes, of the same type.
+pub(super) fn byte_offset(b: &mut FunctionBuilder, pointer: Value, offset: i64) -> Value {
+    if offset == 0 {
+        return pointer;
+    }
+    let ty = b.value_type(pointer);
+    let u8_ty = b.ctx.types.common().u8;
+    let byte_ptr = b.ctx.types.ptr(u8_ty);
+    let bytes = b.cast(CastKind::Bitcast, pointer, byte_ptr);
+    let s64 = b.ctx.types.common().s64;
+    let offset = b.const_int(s64, i128::from(offset));
+    let moved = b.ptr_stride(bytes, offset);
+    b.cast(CastKind::Bitcast, moved, ty)
+}
+
 /// Generates a thunk (Itanium `_ZThn8_…`, Microsoft `?f@D@@W7EAAXXZ`): `this` moved by
 /// `adjustment` bytes, then a call of the function a vtable slot of kind `kind` holds for
 /// `decl`, whose result it returns.
@@ -1372,14 +1404,7 @@ pub fn generate_thunk<'ast>(
     let Some(&this) = args.get(this_index) else {
         return error(decl, "a thunk to a function without 'this'");
     };
-    let this_ty = b.value_type(this);
-    let u8_ty = b.ctx.types.common().u8;
-    let byte_ptr = b.ctx.types.ptr(u8_ty);
-    let bytes = b.cast(CastKind::Bitcast, this, byte_ptr);
-    let s64 = b.ctx.types.common().s64;
-    let offset = b.const_int(s64, i128::from(adjustment));
-    let moved = b.ptr_stride(bytes, offset);
-    args[this_index] = b.cast(CastKind::Bitcast, moved, this_ty);
+    args[this_index] = byte_offset(&mut b, this, adjustment);
     let flags = super::expr::call_flags(callee.nothrow);
     let result = b.call_named(&target, callee.sig, &args, flags);
     b.emit_return(result);

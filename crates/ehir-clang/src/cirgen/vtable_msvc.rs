@@ -495,6 +495,16 @@ pub fn generate_scalar_deleting_destructor<'ast>(
     let global_delete = global_sized_delete(mb.ctx());
     // A class's own `operator delete` is bypassed by `::delete`.
     let class_delete = (delete.symbol != global_delete.symbol).then_some(delete);
+    // Its `this` points to the vftable pointer of the first vftable it has a slot in.
+    let this_offset = state
+        .msvc_slot_location(
+            mb.ctx(),
+            decl,
+            &class,
+            SlotKind::DeletingDestructor,
+            Some(&decl.id),
+        )?
+        .map_or(0, |(offset, _)| offset);
     let (sig, params) = deleting_destructor_signature(mb.ctx(), destructor.sig);
     let mut b = mb.function(&name, sig, &params);
     // Only this module's vftables point to it.
@@ -504,6 +514,7 @@ pub fn generate_scalar_deleting_destructor<'ast>(
         return error(decl, "a deleting destructor without 'this' and flags");
     };
     let common = *b.ctx.types.common();
+    let this = super::vtable::byte_offset(&mut b, this, -(this_offset as i64));
     let raw = b.cast(CastKind::Bitcast, this, common.void_ptr);
     let size = b.const_int(common.u64, i128::from(size));
     let arguments = move |b: &mut ehir_builder::FunctionBuilder, callee: Callee| {
