@@ -1,7 +1,7 @@
 // Each element of an array of classes is built in its own full expression: the
 // temporary of its default argument is destroyed right after it, and if that
 // destructor throws, the element (already built) is destroyed with those before it.
-// wine-not-compared: Clang (for Linux and for Windows alike) does not destroy the element just built when the destructor of its default argument's temporary throws, which [except.ctor] and g++ do; Clang for Windows is no oracle for it.
+// clang-windows-not-oracle: Clang (for Linux and for Windows alike) does not destroy the element just built when the destructor of its default argument's temporary throws, which [except.ctor] and g++ do; Clang for Windows is no oracle for it.
 #include <cstdio>
 
 static int live = 0;

@@ -7,7 +7,7 @@ int main() {
   printf("%d %d %d %d %d\n", a & b, a | b, a ^ b, a << 2, a >> 1);
   unsigned u = 3;
   printf("%u\n", u - 4);
-  long big = 1L << 40;
+  long big = 1L << 20;
   printf("%ld\n", big);
   double x = 7;
   x /= 2;

@@ -5,7 +5,8 @@
 //! for x86-64 Windows (Microsoft layout, LLP64), for classes with empty bases, padding,
 //! multiple and nested bases, tail padding of POD and non-POD bases, arrays and class
 //! members; on Itanium also dynamic classes, primary bases and virtual bases (a nearly
-//! empty one as the primary base, an empty one, a diamond). Needs `clang++-22` (or
+//! empty one as the primary base, an empty one, a diamond), on Windows dynamic classes
+//! with several bases with a vftable pointer. Needs `clang++-22` (or
 //! `$EHIR_CLANG`).
 
 use ehir_core::abi::EhAbi;
@@ -33,8 +34,8 @@ struct O : Empty, C { char z; };
 struct P : C, Empty {};
 ";
 
-/// Dynamic classes and virtual bases (Itanium only: the Microsoft target has no virtual
-/// functions yet).
+/// Dynamic classes and virtual bases (Itanium; the Microsoft target has no virtual bases
+/// yet).
 const DYNAMIC_SOURCE: &str = "
 struct Empty {};
 struct NE { virtual ~NE(); };
@@ -48,6 +49,21 @@ struct W : virtual Empty, T { char w; };
 struct X : VA, virtual V { short x; };
 struct Y : Empty, VB, virtual VA { long y; };
 struct Z : U, X, Y {};
+";
+
+/// Dynamic classes on the Microsoft target: the bases with a vftable pointer are placed
+/// first, the first of them sharing its pointer with the class; a dynamic class without
+/// such a base has its own pointer at offset 0.
+const MSVC_DYNAMIC_SOURCE: &str = "
+struct Empty {};
+struct E { int e; };
+struct X { virtual void x(); int a; };
+struct Y { virtual ~Y(); char b; };
+struct D : E, X { int d; virtual void g(); };
+struct F : E { virtual void f(); char c; };
+struct G : E, X, Y { short g; };
+struct H : F, G { int h; };
+struct I : Empty, Y { virtual void i(); };
 ";
 
 /// Clang's layout of one record: sizeof, align, (offset, name) of its direct bases,
@@ -108,7 +124,10 @@ fn parse_dump(text: &str) -> BTreeMap<String, Dumped> {
                 continue;
             }
             let depth = rest.len() - rest.trim_start().len();
-            if depth != 3 || offset.trim().is_empty() || text.ends_with("vtable pointer)") {
+            if depth != 3
+                || offset.trim().is_empty()
+                || (text.ends_with("vtable pointer)") || text.ends_with("vftable pointer)"))
+            {
                 continue;
             }
             let entry = text.trim_end_matches(" (empty)");
@@ -155,6 +174,11 @@ fn computed_layouts_equal_clangs_record_layouts() {
 #[test]
 fn computed_layouts_equal_clangs_record_layouts_on_windows() {
     layouts_equal_clangs(EhAbi::Msvc, SOURCE, 18);
+}
+
+#[test]
+fn computed_layouts_of_dynamic_classes_equal_clangs_on_windows() {
+    layouts_equal_clangs(EhAbi::Msvc, MSVC_DYNAMIC_SOURCE, 9);
 }
 
 #[test]

@@ -8,6 +8,10 @@
 //! `what`), so a virtual call of `what()` or a `typeid` reaches them as in a program
 //! linked with libstdc++.
 //!
+//! On the Microsoft target, msvcrt's own `bad_cast` and `bad_typeid` (what its
+//! `__RTDynamicCast` and `__RTtypeid` throw) get the interpreter's vftables too, with
+//! Complete Object Locators that name their classes.
+//!
 //! Their functions are not module symbols: a pointer to one names it by index
 //! ([`AllocKind::Library`]), and an indirect call through it runs [`Machine::call_library`].
 
@@ -48,6 +52,23 @@ const VTABLE_KEY: u16 = 0x8000;
 
 /// The key of a class's fixed `what()` text in `Machine::library` (allocated once).
 const TEXT_KEY: u16 = 0x4000;
+
+/// The key of a class's Microsoft vftable in `Machine::library` (msvcrt's own classes).
+const VFTABLE_KEY: u16 = 0x2000;
+
+/// The key of the Complete Object Locator of a class's Microsoft vftable.
+const LOCATOR_KEY: u16 = 0x1000;
+
+/// The size of an object of msvcrt's `exception` classes: the vftable pointer, the
+/// message pointer and whether the message is owned.
+pub const MSVC_EXCEPTION_SIZE: u64 = 24;
+
+/// msvcrt's own exception classes (`bad_cast`, in the global namespace: `8bad_cast`) and
+/// the standard class whose `what()` text they share.
+const MSVC_CLASSES: &[(&str, &str)] = &[
+    ("8bad_cast", "St8bad_cast"),
+    ("10bad_typeid", "St10bad_typeid"),
+];
 
 /// The index of class `mangled` (`St12out_of_range`).
 fn class_index(mangled: &str) -> Option<u16> {
@@ -155,6 +176,63 @@ impl Machine<'_> {
         Ok(exn)
     }
 
+    /// Makes the object at `object` (of [`MSVC_EXCEPTION_SIZE`] bytes) one of msvcrt's own
+    /// exception classes (`8bad_cast`), as msvcrt's `__RTDynamicCast` and `__RTtypeid`
+    /// throw them: a vftable pointer to the interpreter's vftable (its Complete Object
+    /// Locator names the class; slot 0 the scalar deleting destructor, slot 1 `what()`),
+    /// the class's text as the (not owned) message.
+    pub(crate) fn init_msvc_runtime_exception(
+        &mut self,
+        object: u64,
+        mangled: &str,
+    ) -> Result<(), Stop> {
+        let Some(class) = MSVC_CLASSES
+            .iter()
+            .find(|(msvc, _)| *msvc == mangled)
+            .and_then(|(_, standard)| class_index(standard))
+        else {
+            return Err(self.error(format!("msvcrt's class '{mangled}' is not modelled")));
+        };
+        let vftable = match self.library.get(&(VFTABLE_KEY | class)) {
+            Some(&p) => p,
+            None => {
+                let p = self.library_allocation(24, VFTABLE_KEY | class)?;
+                let locator = self.library_allocation(24, LOCATOR_KEY | class)?;
+                self.mem.set_read_only(locator);
+                self.write_word(p, locator)?;
+                for (at, slot) in [(8, SLOT_DELETING_DESTRUCTOR), (16, SLOT_WHAT)] {
+                    let function = self.library_function(class * SLOTS + slot)?;
+                    self.write_word(memory::offset_by(p, at), function)?;
+                }
+                self.mem.set_read_only(p);
+                self.library.insert(VFTABLE_KEY | class, p);
+                p
+            }
+        };
+        self.write_word(object, memory::offset_by(vftable, 8))?;
+        let ExternalResult::Value(Some(text)) = self.what_of(class, object)? else {
+            return Err(self.error(format!("no text of msvcrt's class '{mangled}'")));
+        };
+        self.write_word(memory::offset_by(object, 8), text)?;
+        self.write_word(memory::offset_by(object, 16), 0)
+    }
+
+    /// The class (`8bad_cast`) of a Complete Object Locator of the interpreter's own
+    /// Microsoft vftables at `locator`, if it is one.
+    pub(crate) fn msvc_library_locator_class(&self, locator: u64) -> Option<&'static str> {
+        let Some((&AllocKind::Library(key), _)) = self.mem.kind_of(locator) else {
+            return None;
+        };
+        if key & LOCATOR_KEY == 0 || key & (VTABLE_KEY | VFTABLE_KEY | TEXT_KEY) != 0 {
+            return None;
+        }
+        let standard = CLASSES.get(usize::from(key & !LOCATOR_KEY))?.0;
+        MSVC_CLASSES
+            .iter()
+            .find(|(_, s)| *s == standard)
+            .map(|(msvc, _)| *msvc)
+    }
+
     /// Stores the vtable pointer of class `class` in `object`, and `message` after it for
     /// a class with one.
     fn init_library_object(&mut self, object: u64, class: u16, message: u64) -> Result<(), Stop> {
@@ -173,14 +251,7 @@ impl Machine<'_> {
             return Ok(p);
         }
         let words = 2 + u64::from(SLOTS);
-        let p = self
-            .mem
-            .allocate(
-                words * 8,
-                AllocKind::Library(VTABLE_KEY | class),
-                self.frame_bytes,
-            )
-            .map_err(|e| self.mem_error(e))?;
+        let p = self.library_allocation(words * 8, VTABLE_KEY | class)?;
         let typeinfo = format!("_ZTI{}", CLASSES[class as usize].0);
         let typeinfo = match self.module.ctx.symbols.lookup(&typeinfo) {
             Some(symbol) => self.global_addr(symbol)?,
@@ -196,15 +267,19 @@ impl Machine<'_> {
         Ok(p)
     }
 
+    /// A new allocation of `size` bytes for library object `key`.
+    fn library_allocation(&mut self, size: u64, key: u16) -> Result<u64, Stop> {
+        self.mem
+            .allocate(size, AllocKind::Library(key), self.frame_bytes)
+            .map_err(|e| self.mem_error(e))
+    }
+
     /// The address of library function `index` (a target of function pointers).
     fn library_function(&mut self, index: u16) -> Result<u64, Stop> {
         if let Some(&p) = self.library.get(&index) {
             return Ok(p);
         }
-        let p = self
-            .mem
-            .allocate(0, AllocKind::Library(index), self.frame_bytes)
-            .map_err(|e| self.mem_error(e))?;
+        let p = self.library_allocation(0, index)?;
         self.library.insert(index, p);
         Ok(p)
     }
@@ -221,6 +296,14 @@ impl Machine<'_> {
         let this = args.first().copied().unwrap_or(0);
         match slot {
             SLOT_WHAT => self.what_of(class, this),
+            // Microsoft's scalar deleting destructor (`this`, flags) releases the storage
+            // only when bit 0 of the flags is set, and returns `this`.
+            SLOT_DELETING_DESTRUCTOR if args.len() == 2 => {
+                if args[1] & 1 != 0 {
+                    self.heap_free(this, "delete")?;
+                }
+                Ok(ExternalResult::Value(Some(this)))
+            }
             SLOT_DELETING_DESTRUCTOR => {
                 self.heap_free(this, "delete")?;
                 Ok(ExternalResult::Value(None))
@@ -249,6 +332,16 @@ impl Machine<'_> {
 
     /// The name of library function or vtable `key`, for printing pointers.
     pub(crate) fn library_name(key: u16) -> String {
+        for (flag, prefix) in [(VFTABLE_KEY, "??_7"), (LOCATOR_KEY, "??_R4")] {
+            if key & flag != 0 && key & (VTABLE_KEY | TEXT_KEY) == 0 {
+                let standard = CLASSES.get(usize::from(key & !flag)).map_or("?", |c| c.0);
+                let class = MSVC_CLASSES
+                    .iter()
+                    .find(|(_, s)| *s == standard)
+                    .map_or("?", |(msvc, _)| msvc.trim_start_matches(char::is_numeric));
+                return format!("@\"{prefix}{class}@@6B@\"");
+            }
+        }
         if key & VTABLE_KEY != 0 {
             let class = CLASSES
                 .get(usize::from(key & !VTABLE_KEY))

@@ -1,7 +1,8 @@
 //! msvcrt's RTTI functions, for code built for the Microsoft ABI (the Clang front end's
 //! `--abi msvc` modules), modelled on the RTTI objects such a module declares: a
 //! vftable's first slot points to a Complete Object Locator (`??_R4<class>6B@`, whose
-//! name gives the class; the locators of single inheritance are at offset 0) and
+//! name gives the class, and whose second field the offset of the vftable pointer in the
+//! complete object) and
 //! `type_info` objects are TypeDescriptors (`??_R0<code>@8`), whose decorated name
 //! (`.?AVC@@`) follows the vftable pointer and the name cache, as `type_info::operator==`
 //! of the Windows headers reads it ([`Machine::init_type_descriptor`]).
@@ -41,7 +42,7 @@ impl Machine<'_> {
                 if arg(0) == 0 {
                     return self.throw_runtime_exception("10bad_typeid").map(Some);
                 }
-                let class = self.dynamic_class(arg(0))?;
+                let (class, _) = self.dynamic_class(arg(0))?;
                 let typeinfo = format!("_ZTI{class}");
                 let descriptor = type_descriptor_name(&self.module.ctx, &typeinfo);
                 let Some(symbol) = self.module.ctx.symbols.lookup(&descriptor) else {
@@ -63,38 +64,51 @@ impl Machine<'_> {
                     return Err(self
                         .error("__RTDynamicCast with a target that is no TypeDescriptor".into()));
                 };
-                let dynamic = self.dynamic_class(object)?;
-                // The locators of single inheritance put the vftable pointer at offset 0.
-                let most_derived = memory::offset_by(object, -(arg(1) as i32 as i64));
+                let (dynamic, vfptr_offset) = self.dynamic_class(object)?;
+                let most_derived =
+                    memory::offset_by(object, -(arg(1) as i32 as i64) - vfptr_offset);
                 match self.hierarchy.base_path(&dynamic, &target) {
                     Some(path) => value(self.follow_base_path(most_derived, &path)?),
                     None if arg(4) != 0 => self.throw_runtime_exception("8bad_cast").map(Some),
                     None => value(0),
                 }
             }
-            MSVC_RTCAST_TO_VOID => value(arg(0)),
+            MSVC_RTCAST_TO_VOID => {
+                if arg(0) == 0 {
+                    return value(0);
+                }
+                let (_, vfptr_offset) = self.dynamic_class(arg(0))?;
+                value(memory::offset_by(arg(0), -vfptr_offset))
+            }
             _ => Ok(None),
         }
     }
 
     /// The dynamic type (Itanium mangling) of the polymorphic object at `object`: the
-    /// class of the Complete Object Locator its vftable's first slot points to.
-    fn dynamic_class(&self, object: u64) -> Result<String, Stop> {
-        let read = |m: &Self, p: u64| m.mem.read_uint(p, 8).map_err(|e| m.mem_error(e));
-        let vfptr = read(self, object)?;
-        let locator = read(self, memory::offset_by(vfptr, -8))?;
-        self.symbol_of_pointer(locator)
+    /// class of the Complete Object Locator its vftable's first slot points to; and the
+    /// offset of that vftable's pointer in the complete object (the locator's second
+    /// field).
+    fn dynamic_class(&self, object: u64) -> Result<(String, i64), Stop> {
+        let read = |m: &Self, p: u64, size| m.mem.read_uint(p, size).map_err(|e| m.mem_error(e));
+        let vfptr = read(self, object, 8)?;
+        let locator = read(self, memory::offset_by(vfptr, -8), 8)?;
+        let class = self
+            .symbol_of_pointer(locator)
             .and_then(|s| complete_object_locator_class(self.module.ctx.name(s)))
+            .or_else(|| self.msvc_library_locator_class(locator).map(str::to_string))
             .ok_or_else(|| {
                 self.error("an object whose vftable names no Complete Object Locator".into())
-            })
+            })?;
+        let vfptr_offset = read(self, memory::offset_by(locator, 4), 4)? as u32 as i32;
+        Ok((class, i64::from(vfptr_offset)))
     }
 
     /// msvcrt throws one of its own exceptions (`bad_cast`, `bad_typeid`: `class` in
     /// Itanium mangling; msvcrt's classes are in the global namespace), an object the
     /// program only catches by type.
     fn throw_runtime_exception(&mut self, class: &str) -> Result<ExternalResult, Stop> {
-        let p = self.allocate_exception(8)?;
+        let p = self.allocate_exception(crate::library::MSVC_EXCEPTION_SIZE)?;
+        self.init_msvc_runtime_exception(p, class)?;
         let exn = self.exception_of_pointer(p)?;
         self.announce_throw(exn, class.to_string(), None);
         Ok(ExternalResult::Threw(exn))

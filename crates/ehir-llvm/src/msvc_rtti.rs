@@ -20,7 +20,8 @@
 //! `char *` and a thrown `const char *`.
 //!
 //! - for a dynamic class's vftable, the Complete Object Locator `??_R4<class>6B@` its
-//!   first slot points to → the class's TypeDescriptor and Class Hierarchy Descriptor
+//!   first slot points to (`??_R4<class>6B<path>@` for each vftable of a class with
+//!   several, with the offset of its vftable pointer) → the class's TypeDescriptor and Class Hierarchy Descriptor
 //!   `??_R3<class>8` → Base Class Array `??_R2<class>8` → one Base Class Descriptor
 //!   `??_R1…<base>8` per class of the hierarchy (the class itself, then its bases depth
 //!   first, each with the offset of its subobject and its own hierarchy descriptor), as
@@ -45,7 +46,7 @@ use ehir_core::abi::type_names::{
     decompose_pointer_qualifiers, descriptor_code, descriptor_symbol, msvc_class_name,
     msvc_type_code,
 };
-use ehir_core::{Module, ModuleCtx, Symbol, TypeData};
+use ehir_core::{AttrData, ConstArrayElements, Module, ModuleCtx, Symbol, TypeData};
 use std::collections::BTreeMap;
 
 /// The name of the private stand-in for `type_info`'s vftable.
@@ -253,6 +254,11 @@ impl MsRtti {
     /// Defines the RTTI object a module global `name` declares without an initializer,
     /// when `name` is a TypeDescriptor or a Complete Object Locator: `Ok(true)` when it is
     /// one (and is now defined), `Ok(false)` when it is another global.
+    ///
+    /// A Complete Object Locator may be a module global with an initializer of six 32-bit
+    /// integers: the second is the offset of the vftable pointer in the complete object
+    /// (a vftable of a base that does not share the class's); the image-relative fields
+    /// are defined here, whatever the initializer holds.
     pub fn declared_object(&mut self, module: &Module, name: &str) -> Result<bool, String> {
         if let Some(code) = descriptor_code(name) {
             self.type_descriptor(code);
@@ -268,41 +274,64 @@ impl MsRtti {
             .map(|decl| decl.symbol)
             .find(|&symbol| {
                 class_typeinfo(ctx, ctx.name(symbol)).is_some()
-                    && msvc_class_name(ctx, ctx.name(symbol))
-                        .is_some_and(|class| complete_object_locator_symbol(&class) == name)
+                    && msvc_class_name(ctx, ctx.name(symbol)).is_some_and(|class| {
+                        name.strip_prefix(complete_object_locator_symbol(&class, "").trim_end_matches('@'))
+                            .is_some_and(|path| path.ends_with('@'))
+                    })
             })
             .ok_or_else(|| {
                 format!("the Complete Object Locator @{name} names no class of the module's cir.typeinfo items")
             })?;
-        self.complete_object_locator(ctx, class)?;
+        let vfptr_offset = module
+            .globals
+            .iter()
+            .find(|(_, g)| ctx.name(g.name) == name)
+            .and_then(|(_, g)| g.init)
+            .map(|init| match ctx.attrs.get(init) {
+                AttrData::ConstArray {
+                    elements: ConstArrayElements::Attrs(fields),
+                    ..
+                } if fields.len() == 6 => match fields.get(1).map(|&f| ctx.attrs.get(f)) {
+                    Some(AttrData::Int { value, .. }) => Ok(*value),
+                    _ => Err(format!(
+                        "the Complete Object Locator @{name}: no integer offset"
+                    )),
+                },
+                _ => Err(format!(
+                    "the Complete Object Locator @{name}: its initializer is not six integers"
+                )),
+            })
+            .transpose()?
+            .unwrap_or(0);
+        self.complete_object_locator(ctx, class, name, vfptr_offset)?;
         Ok(true)
     }
 
-    /// The Complete Object Locator of the vftable at offset 0 of the class whose typeinfo
-    /// is `class`; returns its symbol.
+    /// The Complete Object Locator `name` of a vftable of the class whose typeinfo is
+    /// `class`, whose pointer is at `vfptr_offset` in the complete object.
     fn complete_object_locator(
         &mut self,
         ctx: &ModuleCtx,
         class: Symbol,
-    ) -> Result<String, String> {
-        let class_name = rtti_class_name(ctx, class)?;
-        let name = complete_object_locator_symbol(&class_name);
+        name: &str,
+        vfptr_offset: i128,
+    ) -> Result<(), String> {
         let descriptor = self.type_descriptor(&msvc_type_code(ctx, ctx.name(class)));
         let hierarchy = self.class_hierarchy_descriptor(ctx, class)?;
         self.define_table(
-            &name,
+            name,
             i32_fields(vec![
                 Operand::Int(COL_SIGNATURE_IMAGE_RELATIVE),
                 // The vftable pointer's offset in the complete object, the constructor
                 // displacement's offset (no virtual bases).
-                Operand::Int(0),
+                Operand::Int(vfptr_offset),
                 Operand::Int(0),
                 Operand::ImageRel(descriptor),
                 Operand::ImageRel(hierarchy),
-                Operand::ImageRel(name.clone()),
+                Operand::ImageRel(name.to_string()),
             ]),
         );
-        Ok(name)
+        Ok(())
     }
 
     /// The Class Hierarchy Descriptor of the class whose typeinfo is `class` (with its

@@ -483,32 +483,38 @@ impl<'ast> State<'ast> {
                 }
             }
         }
+        // The order the non-virtual bases are placed in: Microsoft places those with a
+        // vfptr first (in declaration order), the first of them the primary base whose
+        // vfptr the class shares; a dynamic class without one gets its own at offset 0,
+        // before its bases.
+        let mut order: Vec<usize> = (0..bases.len()).collect();
+        // The slot keys of the vftables of the other bases with a vfptr (a method
+        // overriding one of them has no slot of its own).
+        let mut secondary_keys = Vec::new();
         if msvc {
-            // Microsoft: the first base's vfptr is the class's; a dynamic class whose
-            // first base has none gets its own at offset 0, before its bases.
-            if let Some((base, _)) = bases
+            order.sort_by_key(|&i| bases[i].1.virtual_slots.is_none());
+            let mut dynamic_bases = order
                 .iter()
-                .skip(1)
-                .find(|(_, layout)| layout.virtual_slots.is_some())
-            {
-                return unsupported(
-                    class,
-                    format!(
-                        "a dynamic base class that is not the first on the Microsoft ABI (class '{name}', base '{}')",
-                        base.name
-                    ),
-                );
-            }
-            inherited = bases
-                .first()
+                .map(|&i| &bases[i])
+                .filter(|(_, layout)| layout.virtual_slots.is_some());
+            inherited = dynamic_bases
+                .next()
                 .and_then(|(_, layout)| layout.virtual_slots.clone());
+            let secondary: Vec<String> = dynamic_bases.map(|(b, _)| b.name.clone()).collect();
+            for base in secondary {
+                for table in self.msvc_vftables(ctx, class, &base)? {
+                    secondary_keys
+                        .extend(table.slots.into_iter().map(|s| (s.slot.kind, s.slot.key)));
+                }
+            }
             if dynamic && inherited.is_none() {
                 placement.items.push(vptr_item(ctx));
                 placement.dsize = 8;
                 placement.align = 8;
             }
         }
-        for (position, (base, base_layout)) in bases.iter().enumerate() {
+        for (placed, &position) in order.iter().enumerate() {
+            let (base, base_layout) = &bases[position];
             if base.is_virtual || base_offsets[position].is_some() {
                 continue;
             }
@@ -530,7 +536,7 @@ impl<'ast> State<'ast> {
                 } else {
                     placement.dsize = offset;
                 }
-                if position == 0 {
+                if placed == 0 {
                     leads_with_zero_sized_base = base_layout.leads_with_zero_sized_base;
                 }
                 previous_ends_with_zero_sized = base_layout.ends_with_zero_sized;
@@ -546,7 +552,7 @@ impl<'ast> State<'ast> {
         let virtual_slots = dynamic.then(|| {
             let inherited = inherited.unwrap_or_default();
             if msvc {
-                super::vtable_msvc::virtual_slots(class, inherited)
+                super::vtable_msvc::virtual_slots(class, inherited, &secondary_keys)
             } else {
                 virtual_slots(class, inherited, &mut virtual_keys)
             }

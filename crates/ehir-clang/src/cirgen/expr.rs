@@ -1622,11 +1622,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     }
                 }
             }
-            this = Some(if callee_inner.is_arrow {
+            let object = if callee_inner.is_arrow {
                 self.scalar(base)?
             } else {
                 self.lvalue(base)?
-            });
+            };
+            this = Some(self.msvc_adjusted_this(method, object)?);
             target = Some(method);
         } else {
             target =
@@ -1638,7 +1639,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 virtual_index = self.st.virtual_slot(self.b.ctx, method, SlotKind::Method)?;
                 let object = args.remove(0);
                 // The right operand of an assignment is evaluated first (g++ order).
-                this = Some(self.lvalue(object)?);
+                let object = self.lvalue(object)?;
+                this = Some(self.msvc_adjusted_this(method, object)?);
             }
         }
         let (symbol, signature) = match target {

@@ -284,6 +284,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         if signature.this_class.is_some() {
             self.this = values.get(next).copied();
             next += 1;
+            if self.st.abi == ehir_core::abi::EhAbi::Msvc
+                && let Some(this) = self.this
+            {
+                // Microsoft ABI: a virtual function's `this` points to a vftable pointer
+                // in the object (`State::msvc_this_offset`).
+                let offset = self.st.msvc_this_offset(self.b.ctx, self.decl)?;
+                self.this = Some(self.byte_offset(this, -(offset as i64)));
+            }
         }
         if self.base_variant {
             self.vtt = values.get(next).copied();

@@ -856,8 +856,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             self.b.begin_if(not_null, false);
             if self.st.abi == ehir_core::abi::EhAbi::Msvc {
                 // (`::delete` too: the Microsoft scalar deleting destructor is told to
-                // delete; the global operator is not distinguished here.)
-                self.delete_through_vftable(pointer, index, dtor);
+                // release the storage with the global operator.)
+                self.delete_through_vftable(e, class, pointer, dtor, e.is_global)?;
                 self.b.end_if();
                 return self.checked(e);
             }

@@ -18,9 +18,10 @@ use super::subobjects::Subobjects;
 use super::{Pending, R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
-use ehir_builder::{ModuleBuilder, Value};
+use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
 use ehir_core::abi::EhAbi;
-use ehir_core::{AttrData, CastKind, Linkage, ModuleCtx};
+use ehir_core::abi::type_names::{msvc_thunk_symbol, scalar_deleting_destructor_symbol};
+use ehir_core::{AttrData, CastKind, CmpPredicate, Linkage, ModuleCtx};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
@@ -414,30 +415,41 @@ impl<'ast> State<'ast> {
     /// The symbol a vtable slot points to for the final overrider `decl` of a slot of
     /// kind `kind`, through a thunk adjusting `this` by `adjustment` bytes when it is
     /// not 0 (the function, the deleting destructor and the thunk queued).
-    fn slot_symbol(
+    pub(super) fn slot_symbol(
         &mut self,
         ctx: &mut ModuleCtx,
         decl: &'ast Node,
         kind: SlotKind,
         adjustment: i64,
     ) -> R<String> {
+        let msvc = self.abi == EhAbi::Msvc;
         let callee = self.callee(ctx, decl)?;
         let mut name = ctx.name(callee.symbol).to_string();
         if kind == SlotKind::DeletingDestructor {
-            let Some(deleting) = deleting_symbol(&name) else {
+            let deleting = if msvc {
+                scalar_deleting_destructor_symbol(&name)
+            } else {
+                deleting_symbol(&name)
+            };
+            let Some(deleting) = deleting else {
                 return unsupported(decl, format!("deleting destructor of '{name}'"));
             };
             self.enqueue(&deleting, Pending::DeletingDestructor(decl));
             name = deleting;
         } else if !self.index.definitions.contains_key(decl.id.as_str()) && !decl.is_implicit {
-            // Defined elsewhere (in libstdc++): declared in the module.
+            // Defined elsewhere (in the C++ runtime): declared in the module.
             self.address_taken
                 .push((name.clone(), callee.sig, callee.nothrow));
         }
         if adjustment == 0 {
             return Ok(name);
         }
-        let Some(thunk) = thunk_symbol(&name, adjustment) else {
+        let thunk = if msvc {
+            msvc_thunk_symbol(&name, adjustment)
+        } else {
+            thunk_symbol(&name, adjustment)
+        };
+        let Some(thunk) = thunk else {
             return unsupported(decl, format!("a thunk to '{name}'"));
         };
         self.enqueue(
@@ -626,6 +638,12 @@ impl<'ast> State<'ast> {
         let Some(class) = self.class_of(method) else {
             return Ok(None);
         };
+        if self.abi == EhAbi::Msvc {
+            // In the vftable its `this` points to (`msvc_this_offset`).
+            return Ok(self
+                .msvc_slot_location(ctx, method, &class, kind, Some(&method.id))?
+                .map(|(_, index)| index));
+        }
         let layout = self.layout(ctx, method, &class)?;
         Ok(layout.virtual_slots.as_ref().and_then(|slots| {
             slots
@@ -643,6 +661,12 @@ impl<'ast> State<'ast> {
         class: &str,
         kind: SlotKind,
     ) -> R<Option<usize>> {
+        if self.abi == EhAbi::Msvc {
+            // In the first vftable that has one.
+            return Ok(self
+                .msvc_slot_location(ctx, node, class, kind, None)?
+                .map(|(_, index)| index));
+        }
         let layout = self.layout(ctx, node, class)?;
         Ok(layout
             .virtual_slots
@@ -948,17 +972,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     /// `pointer` moved by `offset` bytes, of the same type.
     pub fn byte_offset(&mut self, pointer: Value, offset: i64) -> Value {
-        if offset == 0 {
-            return pointer;
-        }
-        let ty = self.b.value_type(pointer);
-        let u8_ty = self.b.ctx.types.common().u8;
-        let byte_ptr = self.b.ctx.types.ptr(u8_ty);
-        let bytes = self.b.cast(CastKind::Bitcast, pointer, byte_ptr);
-        let s64 = self.b.ctx.types.common().s64;
-        let offset = self.b.const_int(s64, offset as i128);
-        let moved = self.b.ptr_stride(bytes, offset);
-        self.b.cast(CastKind::Bitcast, moved, ty)
+        byte_offset(&mut self.b, pointer, offset)
     }
 
     /// The address of virtual base `virtual_base` of the object of class `class` at
@@ -1124,8 +1138,35 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         Ok(self.b.load(entry, 8))
     }
 
+    /// `dynamic_cast<void *>(p)` on Itanium: the most derived object, `p` moved by the
+    /// offset to top its vtable holds (two words before the address point); null stays
+    /// null.
+    fn most_derived_object(&mut self, object: Value) -> Value {
+        let common = *self.b.ctx.types.common();
+        let slot = self.b.alloca(common.void_ptr, "dyncast.void", true, 8);
+        let null = self.b.const_null(common.void_ptr);
+        self.b.store(null, slot, 8);
+        let not_null = self.b.cmp(CmpPredicate::Ne, object, null);
+        self.b.begin_if(not_null, false);
+        let s64_ptr = self.b.ctx.types.ptr(common.s64);
+        let vptr_slot_ty = self.b.ctx.types.ptr(s64_ptr);
+        let vptr_slot = self.b.cast(CastKind::Bitcast, object, vptr_slot_ty);
+        let vptr = self.b.load(vptr_slot, 8);
+        let back = self.b.const_int(common.s64, -2);
+        let to_top_slot = self.b.ptr_stride(vptr, back);
+        let to_top = self.b.load(to_top_slot, 8);
+        let u8_ptr = self.b.ctx.types.ptr(common.u8);
+        let bytes = self.b.cast(CastKind::Bitcast, object, u8_ptr);
+        let complete = self.b.ptr_stride(bytes, to_top);
+        let complete = self.b.cast(CastKind::Bitcast, complete, common.void_ptr);
+        self.b.store(complete, slot, 8);
+        self.b.end_if();
+        self.b.load(slot, 8)
+    }
+
     /// `dynamic_cast<T *>(p)` (null stays null) or `dynamic_cast<T &>(r)` (failure
-    /// throws `std::bad_cast`), through the C++ runtime's `__dynamic_cast`.
+    /// throws `std::bad_cast`), through the C++ runtime's `__dynamic_cast`, or
+    /// [`FnGen::most_derived_object`] for `void *`.
     pub fn dynamic_cast(&mut self, e: &'ast Node, reference: bool) -> R<Value> {
         if self.st.abi == EhAbi::Msvc {
             return self.dynamic_cast_msvc(e, reference);
@@ -1136,7 +1177,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             target,
         } = self.dynamic_cast_operands(e, reference)?;
         let Some(target) = target else {
-            return unsupported(e, "dynamic_cast to 'void *'");
+            return Ok(self.most_derived_object(raw));
         };
         let common = *self.b.ctx.types.common();
         let target_cir = self.cir(e, &CType::Named(target.clone()))?;
@@ -1300,8 +1341,24 @@ pub fn generate_deleting_destructor<'ast>(
     Ok(())
 }
 
-/// Generates a thunk: `this` moved by `adjustment` bytes, then a call of the function a
-/// vtable slot of kind `kind` holds for `decl`, whose result it returns.
+/// `pointer` moved by `offset` bytes, of the same type.
+pub(super) fn byte_offset(b: &mut FunctionBuilder, pointer: Value, offset: i64) -> Value {
+    if offset == 0 {
+        return pointer;
+    }
+    let ty = b.value_type(pointer);
+    let u8_ty = b.ctx.types.common().u8;
+    let byte_ptr = b.ctx.types.ptr(u8_ty);
+    let bytes = b.cast(CastKind::Bitcast, pointer, byte_ptr);
+    let s64 = b.ctx.types.common().s64;
+    let offset = b.const_int(s64, i128::from(offset));
+    let moved = b.ptr_stride(bytes, offset);
+    b.cast(CastKind::Bitcast, moved, ty)
+}
+
+/// Generates a thunk (Itanium `_ZThn8_…`, Microsoft `?f@D@@W7EAAXXZ`): `this` moved by
+/// `adjustment` bytes, then a call of the function a vtable slot of kind `kind` holds for
+/// `decl`, whose result it returns.
 pub fn generate_thunk<'ast>(
     state: &mut State<'ast>,
     mb: &mut ModuleBuilder,
@@ -1309,37 +1366,45 @@ pub fn generate_thunk<'ast>(
     kind: SlotKind,
     adjustment: i64,
 ) -> R<()> {
-    let callee = state.callee(mb.ctx(), decl)?;
+    let msvc = state.abi == EhAbi::Msvc;
+    let mut callee = state.callee(mb.ctx(), decl)?;
     let mut target = mb.ctx().name(callee.symbol).to_string();
+    let mut this_index = 0;
     if kind == SlotKind::DeletingDestructor {
-        let Some(deleting) = deleting_symbol(&target) else {
+        let deleting = if msvc {
+            // `void *(this, unsigned flags)`.
+            callee.sig = super::vtable_msvc::deleting_destructor_signature(mb.ctx(), callee.sig).0;
+            scalar_deleting_destructor_symbol(&target)
+        } else {
+            deleting_symbol(&target)
+        };
+        let Some(deleting) = deleting else {
             return unsupported(decl, format!("deleting destructor of '{target}'"));
         };
         target = deleting;
+    } else {
+        let signature = state.signature(mb.ctx(), decl)?;
+        if signature.variadic {
+            return unsupported(decl, "a thunk to a variadic function");
+        }
+        this_index = usize::from(signature.indirect_result);
     }
-    let Some(name) = thunk_symbol(&target, adjustment) else {
+    let name = if msvc {
+        msvc_thunk_symbol(&target, adjustment)
+    } else {
+        thunk_symbol(&target, adjustment)
+    };
+    let Some(name) = name else {
         return unsupported(decl, format!("a thunk to '{target}'"));
     };
-    let signature = state.signature(mb.ctx(), decl)?;
-    if signature.variadic {
-        return unsupported(decl, "a thunk to a variadic function");
-    }
     let mut b = mb.function_of_type(&name, callee.sig);
     b.func_mut().linkage = Linkage::Internal;
     b.set_loc(super::loc_of(decl));
     let mut args = b.params();
-    let this_index = usize::from(signature.indirect_result);
     let Some(&this) = args.get(this_index) else {
         return error(decl, "a thunk to a function without 'this'");
     };
-    let this_ty = b.value_type(this);
-    let u8_ty = b.ctx.types.common().u8;
-    let byte_ptr = b.ctx.types.ptr(u8_ty);
-    let bytes = b.cast(CastKind::Bitcast, this, byte_ptr);
-    let s64 = b.ctx.types.common().s64;
-    let offset = b.const_int(s64, i128::from(adjustment));
-    let moved = b.ptr_stride(bytes, offset);
-    args[this_index] = b.cast(CastKind::Bitcast, moved, this_ty);
+    args[this_index] = byte_offset(&mut b, this, adjustment);
     let flags = super::expr::call_flags(callee.nothrow);
     let result = b.call_named(&target, callee.sig, &args, flags);
     b.emit_return(result);

@@ -1,24 +1,33 @@
-//! Virtual functions on the Microsoft C++ ABI, for single inheritance through the base
-//! that holds the vftable pointer (`-fdump-record-layouts`' "primary base"), as Clang for
-//! `x86_64-pc-windows-msvc` generates them:
+//! Virtual functions on the Microsoft C++ ABI, for classes without virtual bases, as
+//! Clang for `x86_64-pc-windows-msvc` generates them:
 //!
-//! - the vftable slots ([`virtual_slots`]): the base's, overridden in place, then the
-//!   class's new virtual functions grouped by name in the order of each name's first
-//!   declaration, overloads of one name in reverse declaration order; a virtual
-//!   destructor takes one slot, the scalar deleting destructor;
-//! - the vftable, an internal CIR global `??_7<class>6B@` of `1 + slots` pointers: the
-//!   class's Complete Object Locator `??_R4<class>6B@`, then the functions (`_purecall`
-//!   for a pure one). The vftable pointer holds the address of element 1, where Clang's
-//!   `??_7<class>6B@` alias points;
+//! - the vftable slots of the vftable pointer a class shares with its primary base (the
+//!   first base with one; `-fdump-record-layouts`' "primary base") or has of its own
+//!   ([`virtual_slots`]): the base's, overridden in place, then the class's new virtual
+//!   functions grouped by name in the order of each name's first declaration, overloads
+//!   of one name in reverse declaration order; a virtual destructor takes one slot, the
+//!   scalar deleting destructor;
+//! - one vftable per vftable pointer ([`State::msvc_vftables`]): the primary one, then
+//!   those of the other bases with one, their slots overridden by the class's methods. A
+//!   method's `this` points to the vftable pointer of the first vftable it has a slot in
+//!   (callers move it there, its body back); where another vftable reaches it, the slot
+//!   holds a this-adjusting thunk (`?f@D@@W7EAAXXZ`);
+//! - each vftable is an internal CIR global `??_7<class>6B@` (`??_7<class>6B<path>@` for
+//!   a class with several: the bases that tell them apart) of `1 + slots` pointers: its
+//!   Complete Object Locator `??_R4<class>6B<path>@`, then the functions (`_purecall` for
+//!   a pure one). The vftable pointer holds the address of element 1, where Clang's
+//!   `??_7…` alias points;
 //! - the RTTI objects the code and vftables refer to are declared as module globals
-//!   without an initializer under their Microsoft names (the Complete Object Locator, and
+//!   without an initializer under their Microsoft names (the Complete Object Locator — with
+//!   one giving its vftable pointer's offset when that is not 0 — and
 //!   the TypeDescriptors `??_R0…@8` that `typeid` and `dynamic_cast` name), and the class's
 //!   `cir.typeinfo` item carries its bases: the LLVM emitter defines the locator, the
 //!   class hierarchy and base class descriptors from them (`ehir_llvm::msvc_rtti`);
 //! - the scalar deleting destructor `??_G…` (`void *(unsigned flags)`): destroys the
 //!   object and, when bit 0 of the flags is set, releases its storage with the class's
-//!   `operator delete` (or the global sized one), also when the destructor throws;
-//!   `delete p` calls it through the vftable with flags 1;
+//!   `operator delete` (or the global sized one when bit 2 is set too, or the class has
+//!   none), also when the destructor throws; `delete p` calls it through the vftable with
+//!   flags 1, `::delete p` with flags 5;
 //! - `typeid` of a polymorphic glvalue calls msvcrt's `__RTtypeid`, of anything else is
 //!   the address of the type's TypeDescriptor (what a `type_info` is on this ABI);
 //!   `dynamic_cast` calls `__RTDynamicCast` (`__RTCastToVoid` for `void *`), which returns
@@ -30,7 +39,7 @@
 use super::class::{Callee, call_function};
 use super::function::FnGen;
 use super::vtable::{DynamicCast, SlotKind, TypeidOperand, VirtualSlot, slot_key};
-use super::{Pending, R, State, error, unsupported};
+use super::{R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{ModuleBuilder, Value};
@@ -42,7 +51,8 @@ use ehir_core::abi::type_names::{
     scalar_deleting_destructor_symbol, type_descriptor_name, vftable_symbol,
 };
 use ehir_core::{
-    AttrData, BinaryOp, CastKind, CleanupKind, CmpPredicate, Linkage, ModuleCtx, Symbol, Type,
+    AttrData, BinaryOp, CastKind, CleanupKind, CmpPredicate, ConstArrayElements, Linkage,
+    ModuleCtx, Symbol, Type,
 };
 
 /// The number of fields of a Complete Object Locator (32-bit each).
@@ -50,8 +60,11 @@ const LOCATOR_FIELDS: u64 = 6;
 /// The bytes of a TypeDescriptor before its decorated name: the `type_info` vftable
 /// pointer and the undecorated-name cache.
 const DESCRIPTOR_HEADER: u64 = 16;
-/// The flags of the scalar deleting destructor: release the storage too.
+/// A flag of the scalar deleting destructor: release the storage too.
 const DELETE_STORAGE: i128 = 1;
+/// A flag of the scalar deleting destructor: release the storage with the global
+/// `operator delete` (`::delete p`), not the class's.
+const DELETE_GLOBAL: i128 = 4;
 
 /// The vftable slots of a class on the Microsoft ABI: those of the base that holds its
 /// vftable pointer (`inherited`), overridden in place by the class's methods of the same
@@ -59,7 +72,14 @@ const DELETE_STORAGE: i128 = 1;
 /// each name is first declared in the class (any member counts), a group's overloads in
 /// reverse declaration order (Clang's `GroupNewVirtualOverloads`). The destructor has one
 /// slot ([`SlotKind::DeletingDestructor`]).
-pub fn virtual_slots(class: &Node, inherited: Vec<VirtualSlot>) -> Vec<VirtualSlot> {
+///
+/// A method that overrides a slot of another base's vftable (`secondary`: their kinds and
+/// keys) and none of these takes no new slot.
+pub fn virtual_slots(
+    class: &Node,
+    inherited: Vec<VirtualSlot>,
+    secondary: &[(SlotKind, String)],
+) -> Vec<VirtualSlot> {
     let mut slots = inherited;
     let mut groups: Vec<(&str, Vec<&Node>)> = Vec::new();
     for member in class.children() {
@@ -92,7 +112,7 @@ pub fn virtual_slots(class: &Node, inherited: Vec<VirtualSlot>) -> Vec<VirtualSl
         if let Some(slot) = slots.iter_mut().find(|s| s.kind == kind && s.key == key) {
             slot.id = member.id.clone();
             slot.pure = member.pure;
-        } else if member.is_virtual {
+        } else if member.is_virtual && !secondary.iter().any(|(k, s)| *k == kind && *s == key) {
             slots.push(VirtualSlot {
                 kind,
                 key,
@@ -104,7 +124,191 @@ pub fn virtual_slots(class: &Node, inherited: Vec<VirtualSlot>) -> Vec<VirtualSl
     slots
 }
 
+/// A slot of a vftable and where its final overrider's `this` points.
+#[derive(Clone, Debug)]
+pub struct VftableSlot {
+    /// The slot.
+    pub slot: VirtualSlot,
+    /// The offset, in the class whose vftable it is, of the subobject the final
+    /// overrider's `this` points to: the vftable pointer of the first of that class's
+    /// vftables in which the overrider has a slot.
+    pub this_offset: u64,
+}
+
+/// One vftable of a class: a class has one per vftable pointer, its own or shared with
+/// its primary base (at offset 0), and those of its other bases with one.
+#[derive(Clone, Debug)]
+pub struct Vftable {
+    /// The offset of its vftable pointer in the class.
+    pub offset: u64,
+    /// The bases (qualified names) that tell it apart from the class's other vftables in
+    /// its symbol (`??_7D@@6BBase@@@`); empty when it needs none.
+    pub path: Vec<String>,
+    /// Its function slots.
+    pub slots: Vec<VftableSlot>,
+}
+
 impl<'ast> State<'ast> {
+    /// The vftables of a class on the Microsoft ABI, in the order of their vftable
+    /// pointers' subobjects (the primary one first), as Clang for Windows builds them:
+    /// each base's vftables, their slots overridden by the class's methods of the same
+    /// kind and key, the primary one extended by the class's new virtual functions. A
+    /// method's `this` points to the vftable pointer of the first vftable it has a slot
+    /// in. Paths that would name two vftables alike are extended by the direct base each
+    /// comes from. Empty for a class without virtual functions.
+    pub fn msvc_vftables(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+    ) -> R<Vec<Vftable>> {
+        let layout = self.layout(ctx, node, class)?;
+        let Some(primary_slots) = layout.virtual_slots.clone() else {
+            return Ok(Vec::new());
+        };
+        // (the vftable, the direct base it comes from).
+        let mut tables: Vec<(Vftable, Option<String>)> = Vec::new();
+        let mut dynamic_bases = Vec::new();
+        for base in &layout.bases {
+            if self.layout(ctx, node, &base.name)?.virtual_slots.is_some() {
+                dynamic_bases.push(base.clone());
+            }
+        }
+        if dynamic_bases.is_empty() {
+            let own = Vftable {
+                offset: 0,
+                path: Vec::new(),
+                slots: Vec::new(),
+            };
+            tables.push((own, None));
+        }
+        for base in &dynamic_bases {
+            for mut table in self.msvc_vftables(ctx, node, &base.name)? {
+                table.offset += base.offset;
+                for slot in &mut table.slots {
+                    slot.this_offset += base.offset;
+                }
+                tables.push((table, Some(base.name.clone())));
+            }
+        }
+        if tables[0].0.offset != 0 {
+            return error(
+                node,
+                format!("the primary vftable of '{class}' is not first"),
+            );
+        }
+        let class_node = self.class_node(node, class)?;
+        for member in class_node.children() {
+            let (kind, key) = match member.kind.as_str() {
+                "CXXDestructorDecl" => (SlotKind::DeletingDestructor, "~".to_string()),
+                "CXXMethodDecl" | "CXXConversionDecl" => (SlotKind::Method, slot_key(member)),
+                _ => continue,
+            };
+            let overrides = |table: &Vftable| {
+                table
+                    .slots
+                    .iter()
+                    .any(|s| s.slot.kind == kind && s.slot.key == key)
+            };
+            let Some(first) = tables.iter().position(|(table, _)| overrides(table)) else {
+                continue;
+            };
+            let this_offset = tables[first].0.offset;
+            for (table, _) in &mut tables {
+                for slot in &mut table.slots {
+                    if slot.slot.kind == kind && slot.slot.key == key {
+                        slot.slot.id = member.id.clone();
+                        slot.slot.pure = member.pure;
+                        slot.this_offset = this_offset;
+                    }
+                }
+            }
+        }
+        // The class's new virtual functions follow the primary base's slots.
+        let primary = &mut tables[0].0;
+        let inherited = primary.slots.len();
+        if primary_slots.len() < inherited
+            || primary
+                .slots
+                .iter()
+                .zip(&primary_slots)
+                .any(|(a, b)| a.slot.id != b.id)
+        {
+            return error(node, format!("the vftable slots of '{class}' disagree"));
+        }
+        primary
+            .slots
+            .extend(primary_slots[inherited..].iter().map(|slot| VftableSlot {
+                slot: slot.clone(),
+                this_offset: 0,
+            }));
+        // Vftables whose paths are alike are told apart by the base each comes from.
+        let mut alike = Vec::new();
+        for (i, (table, _)) in tables.iter().enumerate() {
+            if tables
+                .iter()
+                .enumerate()
+                .any(|(j, (other, _))| i != j && other.path == table.path)
+            {
+                alike.push(i);
+            }
+        }
+        for i in alike {
+            match tables[i].1.clone() {
+                Some(base) => tables[i].0.path.push(base),
+                None => return error(node, format!("the vftables of '{class}' have one path")),
+            }
+        }
+        let tables: Vec<Vftable> = tables.into_iter().map(|(table, _)| table).collect();
+        for (i, table) in tables.iter().enumerate() {
+            if tables[..i].iter().any(|other| other.path == table.path) {
+                return unsupported(
+                    node,
+                    format!("vftables of '{class}' that one base path does not tell apart"),
+                );
+            }
+        }
+        Ok(tables)
+    }
+
+    /// Where a virtual function of a class is: the offset of the vftable pointer its
+    /// `this` points to (and its callers' `this` is moved to) and its slot there, for
+    /// the first vftable of `class` that has a slot of kind `kind` held by `id` (any
+    /// when `None`).
+    pub fn msvc_slot_location(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+        kind: SlotKind,
+        id: Option<&str>,
+    ) -> R<Option<(u64, usize)>> {
+        for table in self.msvc_vftables(ctx, node, class)? {
+            if let Some(index) = table
+                .slots
+                .iter()
+                .position(|s| s.slot.kind == kind && id.is_none_or(|id| s.slot.id == id))
+            {
+                return Ok(Some((table.offset, index)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The offset of the vftable pointer a virtual member function's `this` points to,
+    /// in its class (0 for any other member function).
+    pub fn msvc_this_offset(&mut self, ctx: &mut ModuleCtx, method: &Node) -> R<u64> {
+        if method.kind != "CXXMethodDecl" && method.kind != "CXXConversionDecl" {
+            return Ok(0);
+        }
+        let Some(class) = self.class_of(method) else {
+            return Ok(0);
+        };
+        Ok(self
+            .msvc_slot_location(ctx, method, &class, SlotKind::Method, Some(&method.id))?
+            .map_or(0, |(offset, _)| offset))
+    }
+
     /// The name of a class in its RTTI symbols (`In@ns@@`); declares its typeinfo (with
     /// its bases), from which the emitter builds the class hierarchy.
     fn msvc_rtti_class(&mut self, ctx: &mut ModuleCtx, node: &Node, class: &str) -> R<String> {
@@ -143,60 +347,56 @@ impl<'ast> State<'ast> {
         Ok((self.declare_rtti_object(ctx, &name, ty), ty))
     }
 
-    /// The vftable of a dynamic class on the Microsoft ABI (defined, with the functions it
-    /// points to queued, on first use): its symbol and its CIR type.
-    pub fn vftable(&mut self, ctx: &mut ModuleCtx, node: &Node, class: &str) -> R<(Symbol, Type)> {
-        let layout = self.layout(ctx, node, class)?;
-        let Some(slots) = layout.virtual_slots.clone() else {
+    /// The vftable `index` (of [`State::msvc_vftables`]) of a dynamic class on the
+    /// Microsoft ABI (defined, with the functions it points to queued, on first use): its
+    /// symbol and its CIR type.
+    pub fn vftable(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+        index: usize,
+    ) -> R<(Symbol, Type)> {
+        let tables = self.msvc_vftables(ctx, node, class)?;
+        let Some(table) = tables.get(index) else {
             return error(node, format!("vftable of '{class}', which is not dynamic"));
         };
         let class_name = self.msvc_rtti_class(ctx, node, class)?;
+        let mut path = String::new();
+        for base in &table.path {
+            path.push_str(&self.msvc_rtti_class(ctx, node, base)?);
+        }
         // The dynamic type `__RTtypeid` answers with (the locator points to it too).
         self.type_descriptor(ctx, node, &CType::Named(class.to_string()))?;
         let void_ptr = ctx.types.common().void_ptr;
-        let ty = ctx.types.array(void_ptr, 1 + slots.len() as u64);
-        let symbol = ctx.sym(&vftable_symbol(&class_name));
+        let ty = ctx.types.array(void_ptr, 1 + table.slots.len() as u64);
+        let symbol = ctx.sym(&vftable_symbol(&class_name, &path));
         if self.rtti_globals.iter().any(|g| g.name == symbol) {
             return Ok((symbol, ty));
         }
-        let s32 = ctx.types.common().s32;
-        let locator_ty = ctx.types.array(s32, LOCATOR_FIELDS);
-        let locator = self.declare_rtti_object(
+        let locator = self.complete_object_locator(
             ctx,
-            &complete_object_locator_symbol(&class_name),
-            locator_ty,
+            &complete_object_locator_symbol(&class_name, &path),
+            table.offset,
         );
         let mut entries = vec![AttrData::GlobalView {
             symbol: locator,
             indices: vec![],
             ty: Some(void_ptr),
         }];
-        for slot in &slots {
-            let function = if slot.pure {
+        for slot in &table.slots {
+            let function = if slot.slot.pure {
                 let sig = ctx.types.func(vec![], None, false);
                 self.address_taken
                     .push((MSVC_PURECALL.to_string(), sig, false));
                 MSVC_PURECALL.to_string()
             } else {
-                let Some(decl) = self.index.by_id.get(slot.id.as_str()).copied() else {
+                let Some(decl) = self.index.by_id.get(slot.slot.id.as_str()).copied() else {
                     return error(node, format!("a virtual function of '{class}' not found"));
                 };
-                let callee = self.callee(ctx, decl)?;
-                let name = ctx.name(callee.symbol).to_string();
-                if slot.kind == SlotKind::DeletingDestructor {
-                    let Some(deleting) = scalar_deleting_destructor_symbol(&name) else {
-                        return unsupported(decl, format!("deleting destructor of '{name}'"));
-                    };
-                    self.enqueue(&deleting, Pending::DeletingDestructor(decl));
-                    deleting
-                } else {
-                    if !self.index.definitions.contains_key(decl.id.as_str()) && !decl.is_implicit {
-                        // Defined elsewhere: declared in the module.
-                        self.address_taken
-                            .push((name.clone(), callee.sig, callee.nothrow));
-                    }
-                    name
-                }
+                // The overrider's `this` is elsewhere in the object: a thunk moves it.
+                let adjustment = slot.this_offset as i64 - table.offset as i64;
+                self.slot_symbol(ctx, decl, slot.slot.kind, adjustment)?
             };
             entries.push(AttrData::GlobalView {
                 symbol: ctx.sym(&function),
@@ -207,6 +407,34 @@ impl<'ast> State<'ast> {
         let elements = entries.into_iter().map(|e| ctx.attrs.intern(e)).collect();
         let ty = self.define_pointer_table(ctx, symbol, elements);
         Ok((symbol, ty))
+    }
+
+    /// Declares the Complete Object Locator `name` of a vftable whose pointer is at
+    /// `vfptr_offset` in the complete object: without an initializer at offset 0, else
+    /// with one whose second field is the offset (the emitter defines the rest).
+    fn complete_object_locator(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        name: &str,
+        vfptr_offset: u64,
+    ) -> Symbol {
+        let s32 = ctx.types.common().s32;
+        let locator_ty = ctx.types.array(s32, LOCATOR_FIELDS);
+        let symbol = self.declare_rtti_object(ctx, name, locator_ty);
+        if vfptr_offset != 0
+            && let Some(global) = self.rtti_globals.iter_mut().find(|g| g.name == symbol)
+            && global.init.is_none()
+        {
+            let fields = [1, i128::from(vfptr_offset), 0, 0, 0, 0]
+                .into_iter()
+                .map(|value| ctx.attrs.intern(AttrData::Int { value, ty: s32 }))
+                .collect();
+            global.init = Some(ctx.attrs.intern(AttrData::ConstArray {
+                elements: ConstArrayElements::Attrs(fields),
+                ty: locator_ty,
+            }));
+        }
+        symbol
     }
 
     /// The `operator delete` that deleting an object of `class` calls: the class's own
@@ -232,14 +460,19 @@ impl<'ast> State<'ast> {
             let layout = self.layout(ctx, node, &current)?;
             classes.extend(layout.bases.iter().map(|b| b.name.clone()));
         }
-        let common = *ctx.types.common();
-        Ok(Callee {
-            symbol: ctx.sym(MSVC_SIZED_DELETE),
-            sig: ctx
-                .types
-                .func(vec![common.void_ptr, common.u64], None, false),
-            nothrow: true,
-        })
+        Ok(global_sized_delete(ctx))
+    }
+}
+
+/// The global sized `operator delete(void *, size_t)`.
+fn global_sized_delete(ctx: &mut ModuleCtx) -> Callee {
+    let common = *ctx.types.common();
+    Callee {
+        symbol: ctx.sym(MSVC_SIZED_DELETE),
+        sig: ctx
+            .types
+            .func(vec![common.void_ptr, common.u64], None, false),
+        nothrow: true,
     }
 }
 
@@ -259,11 +492,19 @@ pub fn generate_scalar_deleting_destructor<'ast>(
     };
     let size = state.layout(mb.ctx(), decl, &class)?.size;
     let delete = state.deallocation_function(mb.ctx(), decl, &class)?;
-    let sized = mb
-        .ctx()
-        .types
-        .func_info(delete.sig)
-        .is_some_and(|(params, _, _)| params.len() == 2);
+    let global_delete = global_sized_delete(mb.ctx());
+    // A class's own `operator delete` is bypassed by `::delete`.
+    let class_delete = (delete.symbol != global_delete.symbol).then_some(delete);
+    // Its `this` points to the vftable pointer of the first vftable it has a slot in.
+    let this_offset = state
+        .msvc_slot_location(
+            mb.ctx(),
+            decl,
+            &class,
+            SlotKind::DeletingDestructor,
+            Some(&decl.id),
+        )?
+        .map_or(0, |(offset, _)| offset);
     let (sig, params) = deleting_destructor_signature(mb.ctx(), destructor.sig);
     let mut b = mb.function(&name, sig, &params);
     // Only this module's vftables point to it.
@@ -273,19 +514,43 @@ pub fn generate_scalar_deleting_destructor<'ast>(
         return error(decl, "a deleting destructor without 'this' and flags");
     };
     let common = *b.ctx.types.common();
+    let this = super::vtable::byte_offset(&mut b, this, -(this_offset as i64));
     let raw = b.cast(CastKind::Bitcast, this, common.void_ptr);
-    let mut delete_args = vec![raw];
-    if sized {
-        delete_args.push(b.const_int(common.u64, i128::from(size)));
-    }
+    let size = b.const_int(common.u64, i128::from(size));
+    let arguments = move |b: &mut ehir_builder::FunctionBuilder, callee: Callee| {
+        let sized = b
+            .ctx
+            .types
+            .func_info(callee.sig)
+            .is_some_and(|(params, _, _)| params.len() == 2);
+        if sized { vec![raw, size] } else { vec![raw] }
+    };
     // The storage is released even if the destructor throws.
     b.push_cleanup(CleanupKind::All, move |b| {
-        let bit = b.const_int(common.u32, DELETE_STORAGE);
-        let set = b.binop(BinaryOp::And, flags, bit);
-        let zero = b.const_int(common.u32, 0);
-        let release = b.cmp(CmpPredicate::Ne, set, zero);
+        let flag_set = |b: &mut ehir_builder::FunctionBuilder, flag: i128| {
+            let bit = b.const_int(common.u32, flag);
+            let set = b.binop(BinaryOp::And, flags, bit);
+            let zero = b.const_int(common.u32, 0);
+            b.cmp(CmpPredicate::Ne, set, zero)
+        };
+        let release = flag_set(b, DELETE_STORAGE);
         b.begin_if(release, false);
-        call_function(b, delete, &delete_args);
+        match class_delete {
+            Some(class_delete) => {
+                let global = flag_set(b, DELETE_GLOBAL);
+                let choice = b.begin_if(global, true);
+                let args = arguments(b, global_delete);
+                call_function(b, global_delete, &args);
+                b.begin_else(choice);
+                let args = arguments(b, class_delete);
+                call_function(b, class_delete, &args);
+                b.end_if();
+            }
+            None => {
+                let args = arguments(b, global_delete);
+                call_function(b, global_delete, &args);
+            }
+        }
         b.end_if();
     });
     call_function(&mut b, destructor, &[this]);
@@ -297,7 +562,10 @@ pub fn generate_scalar_deleting_destructor<'ast>(
 
 /// The signature of the scalar deleting destructor of a destructor of signature
 /// `destructor` (`this` only): `void *(this, unsigned flags)`, and its parameter types.
-fn deleting_destructor_signature(ctx: &mut ModuleCtx, destructor: Type) -> (Type, Vec<Type>) {
+pub(super) fn deleting_destructor_signature(
+    ctx: &mut ModuleCtx,
+    destructor: Type,
+) -> (Type, Vec<Type>) {
     let common = *ctx.types.common();
     let this = ctx
         .types
@@ -310,35 +578,67 @@ fn deleting_destructor_signature(ctx: &mut ModuleCtx, destructor: Type) -> (Type
 }
 
 impl<'ast> FnGen<'_, 'ast, '_> {
-    /// Stores the address of `class`'s vftable (its first function slot) in the vftable
-    /// pointer of the object at `object`, when the class is dynamic.
+    /// Stores the address of each of `class`'s vftables (its first function slot) in its
+    /// vftable pointer in the object at `object`, when the class is dynamic.
     pub fn store_vfptr(&mut self, node: &Node, class: &str, object: Value) -> R<()> {
-        if self
-            .st
-            .layout(self.b.ctx, node, class)?
-            .virtual_slots
-            .is_none()
-        {
-            return Ok(());
+        let tables = self.st.msvc_vftables(self.b.ctx, node, class)?;
+        for (index, table) in tables.iter().enumerate() {
+            let (symbol, ty) = self.st.vftable(self.b.ctx, node, class, index)?;
+            let address = self.byte_offset(object, table.offset as i64);
+            // The locator's slot comes first.
+            self.store_table_entry_address(symbol, ty, 1, address);
         }
-        let (symbol, ty) = self.st.vftable(self.b.ctx, node, class)?;
-        // The locator's slot comes first.
-        self.store_table_entry_address(symbol, ty, 1, object);
         Ok(())
     }
 
     /// `delete p` of an object with a virtual destructor at vftable slot `index`: the
-    /// dynamic type's scalar deleting destructor, with flags 1 (release the storage).
-    pub fn delete_through_vftable(&mut self, pointer: Value, index: usize, destructor: Callee) {
+    /// dynamic type's scalar deleting destructor, with flags 1 (release the storage), or
+    /// 5 for `::delete p` (`global`: with the global `operator delete`).
+    pub fn delete_through_vftable(
+        &mut self,
+        node: &Node,
+        class: &str,
+        pointer: Value,
+        destructor: Callee,
+        global: bool,
+    ) -> R<()> {
+        let Some((offset, index)) = self.st.msvc_slot_location(
+            self.b.ctx,
+            node,
+            class,
+            SlotKind::DeletingDestructor,
+            None,
+        )?
+        else {
+            return error(node, format!("'{class}' has no virtual destructor"));
+        };
         let (sig, _) = deleting_destructor_signature(self.b.ctx, destructor.sig);
+        let pointer = self.byte_offset(pointer, offset as i64);
         let function = self.virtual_function(pointer, index);
         let function_ty = self.b.ctx.types.ptr(sig);
         let function = self.b.cast(CastKind::Bitcast, function, function_ty);
         let u32_ty = self.b.ctx.types.common().u32;
-        let flags = self.b.const_int(u32_ty, DELETE_STORAGE);
+        let flags = if global {
+            DELETE_STORAGE | DELETE_GLOBAL
+        } else {
+            DELETE_STORAGE
+        };
+        let flags = self.b.const_int(u32_ty, flags);
         let call_flags = super::expr::call_flags(destructor.nothrow);
         self.b
             .call_indirect(function, sig, &[pointer, flags], call_flags);
+        Ok(())
+    }
+
+    /// The `this` a call of `method` passes for the object at `object`: on the Microsoft
+    /// ABI, a virtual function's `this` points to the vftable pointer of the first of
+    /// its class's vftables it has a slot in ([`State::msvc_this_offset`]).
+    pub fn msvc_adjusted_this(&mut self, method: &Node, object: Value) -> R<Value> {
+        if self.st.abi != ehir_core::abi::EhAbi::Msvc {
+            return Ok(object);
+        }
+        let offset = self.st.msvc_this_offset(self.b.ctx, method)?;
+        Ok(self.byte_offset(object, offset as i64))
     }
 
     /// The address (`!cir.ptr<!void>`) of the TypeDescriptor of `t`.
@@ -452,7 +752,7 @@ mod tests {
                  "type": {"qualType": "void ()"}}
             ]}"#,
         );
-        let slots = virtual_slots(&base, Vec::new());
+        let slots = virtual_slots(&base, Vec::new(), &[]);
         let ids: Vec<&str> = slots.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, ["2", "6", "5", "3", "4"]);
         assert_eq!(slots[0].kind, SlotKind::DeletingDestructor);
@@ -470,7 +770,7 @@ mod tests {
                  "type": {"qualType": "void () noexcept"}}
             ]}"#,
         );
-        let slots = virtual_slots(&derived, slots);
+        let slots = virtual_slots(&derived, slots, &[]);
         let ids: Vec<&str> = slots.iter().map(|s| s.id.as_str()).collect();
         // `h` is named (by a field) before `z`: its group comes first.
         assert_eq!(ids, ["13", "10", "5", "3", "4", "12", "11"]);
@@ -497,7 +797,7 @@ mod tests {
                  "type": {"qualType": "void () noexcept"}}
             ]}"#,
         );
-        let slots = virtual_slots(&derived, virtual_slots(&base, Vec::new()));
+        let slots = virtual_slots(&derived, virtual_slots(&base, Vec::new(), &[]), &[]);
         let ids: Vec<&str> = slots.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, ["6", "5"]);
     }

@@ -296,18 +296,47 @@ pub fn msvc_class_name(ctx: &ModuleCtx, typeinfo: &str) -> Option<String> {
     rest.strip_prefix(['U', 'V', 'T']).map(str::to_string)
 }
 
-/// The vftable of a class (`??_7In@ns@@6B@`), for the class name of [`msvc_class_name`]:
-/// the address of its first function slot, just after the slot that points to the
-/// class's [`complete_object_locator_symbol`].
-pub fn vftable_symbol(class_name: &str) -> String {
-    format!("??_7{class_name}6B@")
+/// A vftable of a class (`??_7In@ns@@6B@`), for the class name of [`msvc_class_name`]:
+/// the address of its first function slot, just after the slot that points to its
+/// [`complete_object_locator_symbol`]. `path` tells the vftables of a class with several
+/// vftable pointers apart: the names of the bases that do (`Base@@`, concatenated:
+/// `??_7D@@6BBase@@@`), empty for a class with one.
+pub fn vftable_symbol(class_name: &str, path: &str) -> String {
+    format!("??_7{class_name}6B{path}@")
 }
 
-/// The Complete Object Locator of a class's vftable (`??_R4In@ns@@6B@`): the offset of
-/// the vftable pointer in the complete object, the class's TypeDescriptor and its
-/// [`class_hierarchy_descriptor_symbol`].
-pub fn complete_object_locator_symbol(class_name: &str) -> String {
-    format!("??_R4{class_name}6B@")
+/// The Complete Object Locator of a class's vftable (`??_R4In@ns@@6B@`, `path` as in
+/// [`vftable_symbol`]): the offset of the vftable pointer in the complete object, the
+/// class's TypeDescriptor and its [`class_hierarchy_descriptor_symbol`].
+pub fn complete_object_locator_symbol(class_name: &str, path: &str) -> String {
+    format!("??_R4{class_name}6B{path}@")
+}
+
+/// The this-adjusting thunk (`?f@D@@W7EAAXXZ`) of the virtual member function `target`
+/// (`?f@D@@UEAAXXZ`, a scalar deleting destructor `??_GD@@UEAAPEAXI@Z` too) that adds
+/// `adjustment` (negative) to `this`: the access letter of a virtual function (`U`, `M`,
+/// `E`) becomes that of an adjustor thunk (`W`, `O`, `G`) followed by the number
+/// `-adjustment`. `None` when `target` is no virtual member function's name.
+pub fn msvc_thunk_symbol(target: &str, adjustment: i64) -> Option<String> {
+    // The access letter follows the qualified name (`…@@`) and precedes the `this`
+    // pointer's `E` (64-bit) modifier.
+    let at = target.match_indices("@@").map(|(i, _)| i + 2).find(|&i| {
+        matches!(
+            target.as_bytes().get(i..i + 2),
+            Some([b'U' | b'M' | b'E', b'E'])
+        )
+    })?;
+    let thunk = match target.as_bytes()[at] {
+        b'U' => 'W',
+        b'M' => 'O',
+        _ => 'G',
+    };
+    Some(format!(
+        "{}{thunk}{}{}",
+        &target[..at],
+        msvc_number(-adjustment),
+        &target[at + 1..]
+    ))
 }
 
 /// The Class Hierarchy Descriptor of a class (`??_R3In@ns@@8`): its attributes and its
@@ -548,15 +577,15 @@ pub fn copy_constructor_symbols(ctx: &ModuleCtx, typeinfo: &str) -> Vec<String> 
 }
 
 /// The Itanium mangling of the class whose [`complete_object_locator_symbol`] is `symbol`
-/// (`??_R4In@ns@@6B@` → `N2ns2InE`).
+/// (`??_R4In@ns@@6B@` → `N2ns2InE`, `??_R4D@@6BBase@@@` → `1D`).
 pub fn complete_object_locator_class(symbol: &str) -> Option<String> {
-    let name = symbol.strip_prefix("??_R4")?.strip_suffix("6B@")?;
+    let name = symbol.strip_prefix("??_R4")?.strip_suffix('@')?;
     let mut parser = MsvcParser {
         text: name.as_bytes(),
         pos: 0,
     };
     let class = parser.class()?;
-    (parser.pos == parser.text.len()).then_some(class)
+    name[parser.pos..].starts_with("6B").then_some(class)
 }
 
 // ---- Microsoft → Itanium -----------------------------------------------------------------
@@ -983,8 +1012,13 @@ mod tests {
         declare_class(&mut ctx, RecordKind::Class, "_ZTI1C", "C");
         let name = msvc_class_name(&ctx, "_ZTIN2ns2InE").expect("a class");
         assert_eq!(name, "In@ns@@");
-        assert_eq!(vftable_symbol(&name), "??_7In@ns@@6B@");
-        assert_eq!(complete_object_locator_symbol(&name), "??_R4In@ns@@6B@");
+        assert_eq!(vftable_symbol(&name, ""), "??_7In@ns@@6B@");
+        assert_eq!(vftable_symbol("D@@", "Base@@"), "??_7D@@6BBase@@@");
+        assert_eq!(complete_object_locator_symbol(&name, ""), "??_R4In@ns@@6B@");
+        assert_eq!(
+            complete_object_locator_symbol("D@@", "R@@"),
+            "??_R4D@@6BR@@@"
+        );
         assert_eq!(class_hierarchy_descriptor_symbol(&name), "??_R3In@ns@@8");
         assert_eq!(base_class_array_symbol(&name), "??_R2In@ns@@8");
         assert_eq!(
@@ -1010,7 +1044,29 @@ mod tests {
             complete_object_locator_class("??_R4C@@6B@").as_deref(),
             Some("1C")
         );
+        assert_eq!(
+            complete_object_locator_class("??_R4Square@@6BNamed@@@").as_deref(),
+            Some("6Square")
+        );
         assert_eq!(complete_object_locator_class("??_R0H@8"), None);
+    }
+
+    /// Thunk names as Clang for Windows gives them (`-8` and `-16` bytes).
+    #[test]
+    fn this_adjusting_thunk_names() {
+        assert_eq!(
+            msvc_thunk_symbol("??_GSquare@@UEAAPEAXI@Z", -8).as_deref(),
+            Some("??_GSquare@@W7EAAPEAXI@Z")
+        );
+        assert_eq!(
+            msvc_thunk_symbol("?x@T@@UEAAXXZ", -16).as_deref(),
+            Some("?x@T@@WBA@EAAXXZ")
+        );
+        assert_eq!(
+            msvc_thunk_symbol("?f@In@ns@@MEBAHXZ", -24).as_deref(),
+            Some("?f@In@ns@@OBI@EBAHXZ")
+        );
+        assert_eq!(msvc_thunk_symbol("?f@@YAXXZ", -8), None);
     }
 
     #[test]

@@ -115,10 +115,11 @@ impl<'m> ModuleEmitter<'m> {
     /// tables define — a TypeDescriptor or a Complete Object Locator; an object of an
     /// unknown class is reported.
     pub(super) fn is_msvc_rtti_declaration(&mut self, g: &ehir_core::Global) -> bool {
-        if !self.msvc || g.init.is_some() {
+        let name = self.name(g.name);
+        // A Complete Object Locator's initializer gives its vftable pointer's offset.
+        if !self.msvc || (g.init.is_some() && !name.starts_with("??_R4")) {
             return false;
         }
-        let name = self.name(g.name);
         match self.rtti.declared_object(self.module, name) {
             Ok(defined) => defined,
             Err(msg) => {
