@@ -201,6 +201,10 @@ pub struct Node {
     pub tag_used: Option<String>,
     /// The declaration is a definition of the class.
     pub complete_definition: bool,
+    /// An inline namespace (`inline namespace __cxx11`).
+    pub is_inline: bool,
+    /// A template parameter's default argument (a `TemplateArgument` node).
+    pub default_arg: Option<Box<Node>>,
     /// The member initialized by a `CXXCtorInitializer`.
     pub any_init: Option<DeclRef>,
     /// The base class initialized by a `CXXCtorInitializer`.
@@ -501,6 +505,15 @@ pub struct DeclIndex<'ast> {
     pub enumerators: HashMap<&'ast str, i128>,
     /// The declarations inside an anonymous namespace (internal linkage), by id.
     pub in_anonymous_namespace: HashSet<&'ast str>,
+    /// Class names as Clang spells them in types, by the qualified name their class is
+    /// indexed under when that differs: without inline namespaces
+    /// (`std::basic_ostream<char>` for `std::__cxx11::...`) and without trailing template
+    /// arguments equal to their defaults (`Box<char>` for `Box<char, int>`).
+    pub class_aliases: HashMap<String, String>,
+    /// Class templates by qualified name (the first declaration met).
+    class_templates: HashMap<String, &'ast Node>,
+    /// The qualified names of inline namespaces (`std::__cxx11`).
+    inline_namespaces: Vec<String>,
 }
 
 /// The name of a class as Clang prints it in types: `A`, or for a template
@@ -519,6 +532,49 @@ pub fn class_name(node: &Node) -> Option<String> {
         }
     }
     Some(format!("{name}<{}>", arguments.join(", ")))
+}
+
+/// `text` with every occurrence of the identifier `word` replaced by `by`.
+fn replace_word(text: &str, word: &str, by: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].chars().next_back();
+        let after = rest[at + word.len()..].chars().next();
+        out.push_str(&rest[..at]);
+        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
+            out.push_str(word);
+        } else {
+            out.push_str(by);
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A type spelling with every qualifier (`std::`, `a::b::`) removed.
+fn unqualified(text: &str) -> String {
+    let mut out = String::new();
+    let mut ident = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            ident.push(c);
+            continue;
+        }
+        if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            ident.clear();
+            continue;
+        }
+        out.push_str(&ident);
+        ident.clear();
+        out.push(c);
+    }
+    out.push_str(&ident);
+    out
 }
 
 /// The id of the first variable an expression refers to.
@@ -563,7 +619,121 @@ impl<'ast> DeclIndex<'ast> {
     pub fn build(root: &'ast Node) -> Self {
         let mut index = DeclIndex::default();
         index.visit(root, "", None);
+        index.add_class_aliases();
         index
+    }
+
+    /// Fills [`DeclIndex::class_aliases`].
+    fn add_class_aliases(&mut self) {
+        let mut keys: Vec<String> = self.classes.keys().cloned().collect();
+        keys.sort();
+        for key in keys {
+            let node = self.classes[&key];
+            let (prefix, spelled) = match class_name(node) {
+                Some(name) if key.ends_with(&name) => {
+                    let prefix = key[..key.len() - name.len()].to_string();
+                    let spelled = match self.defaults_dropped(&prefix, node) {
+                        Some(shorter) => vec![name, shorter],
+                        None => vec![name],
+                    };
+                    (prefix, spelled)
+                }
+                _ => continue,
+            };
+            let mut prefixes = vec![prefix.clone()];
+            for inline in &self.inline_namespaces {
+                let segment = format!("{inline}::");
+                if let Some(rest) = prefix.strip_prefix(&segment) {
+                    let outer = inline.rsplit_once("::").map_or("", |(o, _)| o);
+                    let outer = if outer.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{outer}::")
+                    };
+                    prefixes.push(format!("{outer}{rest}"));
+                }
+            }
+            for p in &prefixes {
+                for name in &spelled {
+                    let alias = format!("{p}{name}");
+                    if alias != key && !self.classes.contains_key(&alias) {
+                        self.class_aliases
+                            .entry(alias)
+                            .or_insert_with(|| key.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The name of class template specialization `node` (declared in namespace or class
+    /// `prefix`) as Clang prints it when its trailing template arguments equal the
+    /// template's defaults (`Box<char>` for `Box<char, int>` of `template <class T, class
+    /// U = int>`); `None` when no argument is left out. Only type arguments are compared
+    /// (their spellings with every `A::` qualifier removed, the earlier parameters'
+    /// names replaced by their arguments in the default).
+    fn defaults_dropped(&self, prefix: &str, node: &Node) -> Option<String> {
+        if node.kind != "ClassTemplateSpecializationDecl" {
+            return None;
+        }
+        let name = node.name.as_deref()?;
+        // The template may be declared in an inline namespace of `prefix` (libstdc++'s
+        // `extern template class basic_string<char>;` in `std` names the template of
+        // `std::__cxx11`).
+        let template = self
+            .class_templates
+            .get(&format!("{prefix}{name}"))
+            .or_else(|| {
+                self.inline_namespaces.iter().find_map(|inline| {
+                    let (outer, inner) = inline.rsplit_once("::").unwrap_or(("", inline));
+                    let outer = if outer.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{outer}::")
+                    };
+                    (outer == prefix)
+                        .then(|| {
+                            self.class_templates
+                                .get(&format!("{prefix}{inner}::{name}"))
+                        })
+                        .flatten()
+                })
+            })?;
+        let params: Vec<&Node> = template
+            .children()
+            .filter(|c| c.kind.ends_with("ParmDecl"))
+            .collect();
+        let arguments: Vec<String> = node
+            .children()
+            .filter(|c| c.kind == "TemplateArgument")
+            .map(|a| a.ty.as_ref().map(|t| t.qual_type.clone()))
+            .collect::<Option<_>>()?;
+        if params.len() != arguments.len() {
+            return None;
+        }
+        let mut kept = arguments.len();
+        while kept > 0 {
+            let param = params[kept - 1];
+            let Some(default) = param
+                .default_arg
+                .as_ref()
+                .and_then(|d| d.ty.as_ref())
+                .map(|t| t.qual_type.clone())
+            else {
+                break;
+            };
+            let mut expected = default;
+            for (earlier, argument) in params.iter().zip(&arguments).take(kept - 1) {
+                if let Some(param_name) = &earlier.name {
+                    expected = replace_word(&expected, param_name, argument);
+                }
+            }
+            if unqualified(&expected) != unqualified(&arguments[kept - 1]) {
+                break;
+            }
+            kept -= 1;
+        }
+        (kept < arguments.len()).then(|| format!("{name}<{}>", arguments[..kept].join(", ")))
     }
 
     /// Indexes the classes declared in a function body: local classes (by their name,
@@ -623,6 +793,12 @@ impl<'ast> DeclIndex<'ast> {
                 }
                 "NamespaceDecl" => {
                     let name = node.name.as_deref().unwrap_or(ANONYMOUS_NAMESPACE);
+                    if node.is_inline && node.name.is_some() {
+                        let qualified = format!("{prefix}{name}");
+                        if !self.inline_namespaces.contains(&qualified) {
+                            self.inline_namespaces.push(qualified);
+                        }
+                    }
                     let inner = format!("{prefix}{name}::");
                     self.namespaces.insert(&node.id, format!("{prefix}{name}"));
                     for child in node.children() {
@@ -630,6 +806,11 @@ impl<'ast> DeclIndex<'ast> {
                     }
                 }
                 "ClassTemplateDecl" => {
+                    if let Some(name) = &node.name {
+                        self.class_templates
+                            .entry(format!("{prefix}{name}"))
+                            .or_insert(node);
+                    }
                     // The specializations Clang instantiated; the pattern is not code.
                     for child in node.children() {
                         if child.kind == "ClassTemplateSpecializationDecl" {
@@ -763,5 +944,25 @@ impl<'ast> DeclIndex<'ast> {
                 _ => {}
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{replace_word, unqualified};
+
+    #[test]
+    fn default_arguments_compare_without_qualifiers() {
+        assert_eq!(
+            replace_word("char_traits<_CharT>", "_CharT", "char"),
+            "char_traits<char>"
+        );
+        // Only the whole identifier is replaced.
+        assert_eq!(replace_word("T<TT, T>", "T", "int"), "int<TT, int>");
+        assert_eq!(unqualified("std::char_traits<char>"), "char_traits<char>");
+        assert_eq!(
+            unqualified("a::b::Pair<x::Y, int>"),
+            unqualified("Pair<Y, int>")
+        );
     }
 }

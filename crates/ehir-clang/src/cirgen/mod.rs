@@ -173,6 +173,11 @@ impl<'ast> State<'ast> {
                 let global = name.trim_start_matches("::").to_string();
                 self.resolve_names(node, CType::Named(global))?
             }
+            CType::Named(name) if self.index.class_aliases.contains_key(&name) => {
+                // A class spelled without its inline namespace or defaulted template
+                // arguments: the name it is indexed (and mangled) under.
+                CType::Named(self.index.class_aliases[&name].clone())
+            }
             CType::Named(name) => {
                 let enumeration = self.index.enums.get(&name).or_else(|| {
                     // An enum named inside its class or namespace (`Kind` for `S::Kind`),
