@@ -536,21 +536,23 @@ pub fn class_name(node: &Node) -> Option<String> {
 
 /// `text` with every occurrence of the identifier `word` replaced by `by`.
 fn replace_word(text: &str, word: &str, by: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    while let Some(at) = rest.find(word) {
-        let before = rest[..at].chars().next_back();
-        let after = rest[at + word.len()..].chars().next();
-        out.push_str(&rest[..at]);
+    let mut out = String::new();
+    let mut at = 0;
+    while let Some(found) = text[at..].find(word) {
+        let start = at + found;
+        let end = start + word.len();
+        let before = text[..start].chars().next_back();
+        let after = text[end..].chars().next();
+        out.push_str(&text[at..start]);
         if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
             out.push_str(word);
         } else {
             out.push_str(by);
         }
-        rest = &rest[at + word.len()..];
+        at = end;
     }
-    out.push_str(rest);
+    out.push_str(&text[at..]);
     out
 }
 
