@@ -380,6 +380,16 @@ pub struct ReadError(#[from] serde_json::Error);
 /// Reads a translation unit from Clang's JSON AST and resolves which nodes are in
 /// `main_file` (the path as given to Clang).
 pub fn read_translation_unit(json: &str, main_file: &str) -> Result<Node, ReadError> {
+    // Clang writes `type` twice in a `UsingType` node; all but the last are renamed
+    // first (as a JSON value would keep the last), which spares the slow path below
+    // (libstdc++'s `<string>` has such nodes).
+    let renamed;
+    let json = if json.contains("\"UsingType\"") {
+        renamed = rename_shadowed_type_keys(json);
+        renamed.as_str()
+    } else {
+        json
+    };
     let mut root = match read_node(json) {
         Err(e) if e.to_string().starts_with("duplicate field") => {
             // Clang writes some keys twice (`type` of a `UsingType`): through a JSON value,
@@ -395,6 +405,44 @@ pub fn read_translation_unit(json: &str, main_file: &str) -> Result<Node, ReadEr
     };
     resolve_locations(&mut root, main_file);
     Ok(root)
+}
+
+/// The key a shadowed `type` key is renamed to (same length, so offsets stay; not a
+/// field of [`Node`], so ignored).
+const SHADOWED_TYPE_KEY: &str = "\"TYPE\"";
+
+/// `json` (as Clang pretty-prints it: one key or bracket per line) with every `"type"`
+/// key of an object that has a later one renamed to [`SHADOWED_TYPE_KEY`].
+fn rename_shadowed_type_keys(json: &str) -> String {
+    let mut out = json.as_bytes().to_vec();
+    // Open containers: `Some(last "type" key offset)` per object, `None` for arrays.
+    let mut open: Vec<Option<Option<usize>>> = Vec::new();
+    let mut offset = 0;
+    for line in json.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let body = trimmed.trim_end();
+        let at = offset + (line.len() - trimmed.len());
+        offset += line.len();
+        if body.starts_with('}') || body.starts_with(']') {
+            open.pop();
+            continue;
+        }
+        if body.starts_with("\"type\":")
+            && let Some(Some(last)) = open.last_mut()
+        {
+            if let Some(previous) = last.replace(at) {
+                out[previous..previous + SHADOWED_TYPE_KEY.len()]
+                    .copy_from_slice(SHADOWED_TYPE_KEY.as_bytes());
+            }
+        }
+        if body.ends_with('{') {
+            open.push(Some(None));
+        } else if body.ends_with('[') {
+            open.push(None);
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII bytes.
+    String::from_utf8(out).unwrap_or_else(|_| json.to_string())
 }
 
 /// Reads a node from JSON text.
@@ -951,7 +999,16 @@ impl<'ast> DeclIndex<'ast> {
 
 #[cfg(test)]
 mod tests {
-    use super::{replace_word, unqualified};
+    use super::{rename_shadowed_type_keys, replace_word, unqualified};
+
+    #[test]
+    fn only_the_last_type_key_of_an_object_is_kept() {
+        let json = "{\n  \"kind\": \"UsingType\",\n  \"type\": {\n    \"qualType\": \"a\"\n  },\n  \"inner\": [\n    {\n      \"type\": {}\n    }\n  ],\n  \"type\": {\n    \"qualType\": \"b\"\n  }\n}\n";
+        let renamed = rename_shadowed_type_keys(json);
+        assert_eq!(renamed.matches("\"TYPE\"").count(), 1);
+        let node: super::Node = serde_json::from_str(&renamed).expect("no duplicate left");
+        assert_eq!(node.ty.expect("a type").qual_type, "b");
+    }
 
     #[test]
     fn default_arguments_compare_without_qualifiers() {
