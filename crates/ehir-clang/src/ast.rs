@@ -429,11 +429,10 @@ fn rename_shadowed_type_keys(json: &str) -> String {
         }
         if body.starts_with("\"type\":")
             && let Some(Some(last)) = open.last_mut()
+            && let Some(previous) = last.replace(at)
         {
-            if let Some(previous) = last.replace(at) {
-                out[previous..previous + SHADOWED_TYPE_KEY.len()]
-                    .copy_from_slice(SHADOWED_TYPE_KEY.as_bytes());
-            }
+            out[previous..previous + SHADOWED_TYPE_KEY.len()]
+                .copy_from_slice(SHADOWED_TYPE_KEY.as_bytes());
         }
         if body.ends_with('{') {
             open.push(Some(None));
