@@ -203,6 +203,9 @@ pub struct Node {
     pub complete_definition: bool,
     /// An inline namespace (`inline namespace __cxx11`).
     pub is_inline: bool,
+    /// The semantic parent of a declaration defined outside it (`struct Outer::Inner
+    /// {...};` at namespace scope), by id.
+    pub parent_decl_context_id: Option<String>,
     /// A template parameter's default argument (a `TemplateArgument` node).
     pub default_arg: Option<Box<Node>>,
     /// The member initialized by a `CXXCtorInitializer`.
@@ -869,7 +872,21 @@ impl<'ast> DeclIndex<'ast> {
                 }
                 "CXXRecordDecl" | "ClassTemplateSpecializationDecl" if !node.is_implicit => {
                     let Some(name) = class_name(node) else { return };
-                    let qualified = format!("{prefix}{name}");
+                    // A nested class defined outside its class (`struct Outer::Inner
+                    // {...};`) is named in its class, where it was declared first.
+                    let outer = node
+                        .parent_decl_context_id
+                        .as_ref()
+                        .and(node.previous_decl.as_deref())
+                        .and_then(|previous| self.parent_class.get(previous))
+                        .cloned();
+                    let qualified = match &outer {
+                        Some(outer) => format!("{outer}::{name}"),
+                        None => format!("{prefix}{name}"),
+                    };
+                    if let Some(outer) = outer {
+                        self.parent_class.insert(&node.id, outer);
+                    }
                     if node.complete_definition {
                         self.classes.insert(qualified.clone(), node);
                     }

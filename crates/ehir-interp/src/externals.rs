@@ -13,7 +13,8 @@
 //! `__cxa_begin_catch`, `__cxa_end_catch`, `__cxa_get_exception_ptr`,
 //! `__cxa_call_unexpected`, `__cxa_call_terminate`, `__clang_call_terminate`,
 //! `_Unwind_Resume`, `_Unwind_ForcedUnwind` and `_Unwind_DeleteException`
-//! (`forced_unwind.rs`), `std::terminate`, `std::unexpected`, `std::set_terminate`,
+//! (`forced_unwind.rs`), `std::ios_base::Init`'s constructor and destructor (the
+//! standard streams themselves are not modelled), `std::terminate`, `std::unexpected`, `std::set_terminate`,
 //! `std::set_unexpected`, `std::uncaught_exception(s)`, MSVC's `_CxxThrowException` and
 //! `__std_terminate`; the members libstdc++ defines of `std::exception`,
 //! `std::bad_exception`, `std::bad_alloc`, `std::bad_array_new_length`, `std::bad_cast`
@@ -514,6 +515,10 @@ impl<'m> Machine<'m> {
                 self.continue_unwinding_out(exn)?;
                 Ok(ExternalResult::Transferred)
             }
+            // `static ios_base::Init __ioinit;` of libstdc++'s `<iostream>` constructs and
+            // destroys the standard streams; the streams are not modelled (any use of
+            // them is an unmodelled call), so this does nothing observable.
+            "_ZNSt8ios_base4InitC1Ev" | "_ZNSt8ios_base4InitD1Ev" => unit(),
             "_Unwind_ForcedUnwind" => self.forced_unwind(arg(0), arg(1), arg(2)),
             "_Unwind_DeleteException" => {
                 match self.rt.by_object(arg(0)) {
