@@ -422,9 +422,10 @@ fn rename_shadowed_type_keys(json: &str) -> String {
     let mut open: Vec<Option<Option<usize>>> = Vec::new();
     let mut offset = 0;
     for line in json.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        let body = trimmed.trim_end();
-        let at = offset + (line.len() - trimmed.len());
+        // Clang indents with spaces (a byte scan: the indentation is most of the text).
+        let indent = line.bytes().take_while(|&b| b == b' ').count();
+        let body = line[indent..].trim_end();
+        let at = offset + indent;
         offset += line.len();
         if body.starts_with('}') || body.starts_with(']') {
             open.pop();
