@@ -201,6 +201,13 @@ pub struct Node {
     pub tag_used: Option<String>,
     /// The declaration is a definition of the class.
     pub complete_definition: bool,
+    /// An inline namespace (`inline namespace __cxx11`).
+    pub is_inline: bool,
+    /// The semantic parent of a declaration defined outside it (`struct Outer::Inner
+    /// {...};` at namespace scope), by id.
+    pub parent_decl_context_id: Option<String>,
+    /// A template parameter's default argument (a `TemplateArgument` node).
+    pub default_arg: Option<Box<Node>>,
     /// The member initialized by a `CXXCtorInitializer`.
     pub any_init: Option<DeclRef>,
     /// The base class initialized by a `CXXCtorInitializer`.
@@ -376,6 +383,16 @@ pub struct ReadError(#[from] serde_json::Error);
 /// Reads a translation unit from Clang's JSON AST and resolves which nodes are in
 /// `main_file` (the path as given to Clang).
 pub fn read_translation_unit(json: &str, main_file: &str) -> Result<Node, ReadError> {
+    // Clang writes `type` twice in a `UsingType` node; all but the last are renamed
+    // first (as a JSON value would keep the last), which spares the slow path below
+    // (libstdc++'s `<string>` has such nodes).
+    let renamed;
+    let json = if json.contains("\"UsingType\"") {
+        renamed = rename_shadowed_type_keys(json);
+        renamed.as_str()
+    } else {
+        json
+    };
     let mut root = match read_node(json) {
         Err(e) if e.to_string().starts_with("duplicate field") => {
             // Clang writes some keys twice (`type` of a `UsingType`): through a JSON value,
@@ -391,6 +408,44 @@ pub fn read_translation_unit(json: &str, main_file: &str) -> Result<Node, ReadEr
     };
     resolve_locations(&mut root, main_file);
     Ok(root)
+}
+
+/// The key a shadowed `type` key is renamed to (same length, so offsets stay; not a
+/// field of [`Node`], so ignored).
+const SHADOWED_TYPE_KEY: &str = "\"TYPE\"";
+
+/// `json` (as Clang pretty-prints it: one key or bracket per line) with every `"type"`
+/// key of an object that has a later one renamed to [`SHADOWED_TYPE_KEY`].
+fn rename_shadowed_type_keys(json: &str) -> String {
+    let mut out = json.as_bytes().to_vec();
+    // Open containers: `Some(last "type" key offset)` per object, `None` for arrays.
+    let mut open: Vec<Option<Option<usize>>> = Vec::new();
+    let mut offset = 0;
+    for line in json.split_inclusive('\n') {
+        // Clang indents with spaces (a byte scan: the indentation is most of the text).
+        let indent = line.bytes().take_while(|&b| b == b' ').count();
+        let body = line[indent..].trim_end();
+        let at = offset + indent;
+        offset += line.len();
+        if body.starts_with('}') || body.starts_with(']') {
+            open.pop();
+            continue;
+        }
+        if body.starts_with("\"type\":")
+            && let Some(Some(last)) = open.last_mut()
+            && let Some(previous) = last.replace(at)
+        {
+            out[previous..previous + SHADOWED_TYPE_KEY.len()]
+                .copy_from_slice(SHADOWED_TYPE_KEY.as_bytes());
+        }
+        if body.ends_with('{') {
+            open.push(Some(None));
+        } else if body.ends_with('[') {
+            open.push(None);
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII bytes.
+    String::from_utf8(out).unwrap_or_else(|_| json.to_string())
 }
 
 /// Reads a node from JSON text.
@@ -501,6 +556,15 @@ pub struct DeclIndex<'ast> {
     pub enumerators: HashMap<&'ast str, i128>,
     /// The declarations inside an anonymous namespace (internal linkage), by id.
     pub in_anonymous_namespace: HashSet<&'ast str>,
+    /// Class names as Clang spells them in types, by the qualified name their class is
+    /// indexed under when that differs: without inline namespaces
+    /// (`std::basic_ostream<char>` for `std::__cxx11::...`) and without trailing template
+    /// arguments equal to their defaults (`Box<char>` for `Box<char, int>`).
+    pub class_aliases: HashMap<String, String>,
+    /// Class templates by qualified name (the first declaration met).
+    class_templates: HashMap<String, &'ast Node>,
+    /// The qualified names of inline namespaces (`std::__cxx11`).
+    inline_namespaces: Vec<String>,
 }
 
 /// The name of a class as Clang prints it in types: `A`, or for a template
@@ -519,6 +583,51 @@ pub fn class_name(node: &Node) -> Option<String> {
         }
     }
     Some(format!("{name}<{}>", arguments.join(", ")))
+}
+
+/// `text` with every occurrence of the identifier `word` replaced by `by`.
+fn replace_word(text: &str, word: &str, by: &str) -> String {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = String::new();
+    let mut at = 0;
+    while let Some(found) = text[at..].find(word) {
+        let start = at + found;
+        let end = start + word.len();
+        let before = text[..start].chars().next_back();
+        let after = text[end..].chars().next();
+        out.push_str(&text[at..start]);
+        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
+            out.push_str(word);
+        } else {
+            out.push_str(by);
+        }
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// A type spelling with every qualifier (`std::`, `a::b::`) removed.
+fn unqualified(text: &str) -> String {
+    let mut out = String::new();
+    let mut ident = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            ident.push(c);
+            continue;
+        }
+        if c == ':' && chars.peek() == Some(&':') {
+            chars.next();
+            ident.clear();
+            continue;
+        }
+        out.push_str(&ident);
+        ident.clear();
+        out.push(c);
+    }
+    out.push_str(&ident);
+    out
 }
 
 /// The id of the first variable an expression refers to.
@@ -563,7 +672,121 @@ impl<'ast> DeclIndex<'ast> {
     pub fn build(root: &'ast Node) -> Self {
         let mut index = DeclIndex::default();
         index.visit(root, "", None);
+        index.add_class_aliases();
         index
+    }
+
+    /// Fills [`DeclIndex::class_aliases`].
+    fn add_class_aliases(&mut self) {
+        let mut keys: Vec<String> = self.classes.keys().cloned().collect();
+        keys.sort();
+        for key in keys {
+            let node = self.classes[&key];
+            let (prefix, spelled) = match class_name(node) {
+                Some(name) if key.ends_with(&name) => {
+                    let prefix = key[..key.len() - name.len()].to_string();
+                    let spelled = match self.defaults_dropped(&prefix, node) {
+                        Some(shorter) => vec![name, shorter],
+                        None => vec![name],
+                    };
+                    (prefix, spelled)
+                }
+                _ => continue,
+            };
+            let mut prefixes = vec![prefix.clone()];
+            for inline in &self.inline_namespaces {
+                let segment = format!("{inline}::");
+                if let Some(rest) = prefix.strip_prefix(&segment) {
+                    let outer = inline.rsplit_once("::").map_or("", |(o, _)| o);
+                    let outer = if outer.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{outer}::")
+                    };
+                    prefixes.push(format!("{outer}{rest}"));
+                }
+            }
+            for p in &prefixes {
+                for name in &spelled {
+                    let alias = format!("{p}{name}");
+                    if alias != key && !self.classes.contains_key(&alias) {
+                        self.class_aliases
+                            .entry(alias)
+                            .or_insert_with(|| key.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The name of class template specialization `node` (declared in namespace or class
+    /// `prefix`) as Clang prints it when its trailing template arguments equal the
+    /// template's defaults (`Box<char>` for `Box<char, int>` of `template <class T, class
+    /// U = int>`); `None` when no argument is left out. Only type arguments are compared
+    /// (their spellings with every `A::` qualifier removed, the earlier parameters'
+    /// names replaced by their arguments in the default).
+    fn defaults_dropped(&self, prefix: &str, node: &Node) -> Option<String> {
+        if node.kind != "ClassTemplateSpecializationDecl" {
+            return None;
+        }
+        let name = node.name.as_deref()?;
+        // The template may be declared in an inline namespace of `prefix` (libstdc++'s
+        // `extern template class basic_string<char>;` in `std` names the template of
+        // `std::__cxx11`).
+        let template = self
+            .class_templates
+            .get(&format!("{prefix}{name}"))
+            .or_else(|| {
+                self.inline_namespaces.iter().find_map(|inline| {
+                    let (outer, inner) = inline.rsplit_once("::").unwrap_or(("", inline));
+                    let outer = if outer.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{outer}::")
+                    };
+                    (outer == prefix)
+                        .then(|| {
+                            self.class_templates
+                                .get(&format!("{prefix}{inner}::{name}"))
+                        })
+                        .flatten()
+                })
+            })?;
+        let params: Vec<&Node> = template
+            .children()
+            .filter(|c| c.kind.ends_with("ParmDecl"))
+            .collect();
+        let arguments: Vec<String> = node
+            .children()
+            .filter(|c| c.kind == "TemplateArgument")
+            .map(|a| a.ty.as_ref().map(|t| t.qual_type.clone()))
+            .collect::<Option<_>>()?;
+        if params.len() != arguments.len() {
+            return None;
+        }
+        let mut kept = arguments.len();
+        while kept > 0 {
+            let param = params[kept - 1];
+            let Some(default) = param
+                .default_arg
+                .as_ref()
+                .and_then(|d| d.ty.as_ref())
+                .map(|t| t.qual_type.clone())
+            else {
+                break;
+            };
+            let mut expected = default;
+            for (earlier, argument) in params.iter().zip(&arguments).take(kept - 1) {
+                if let Some(param_name) = &earlier.name {
+                    expected = replace_word(&expected, param_name, argument);
+                }
+            }
+            if unqualified(&expected) != unqualified(&arguments[kept - 1]) {
+                break;
+            }
+            kept -= 1;
+        }
+        (kept < arguments.len()).then(|| format!("{name}<{}>", arguments[..kept].join(", ")))
     }
 
     /// Indexes the classes declared in a function body: local classes (by their name,
@@ -623,6 +846,12 @@ impl<'ast> DeclIndex<'ast> {
                 }
                 "NamespaceDecl" => {
                     let name = node.name.as_deref().unwrap_or(ANONYMOUS_NAMESPACE);
+                    if node.is_inline && node.name.is_some() {
+                        let qualified = format!("{prefix}{name}");
+                        if !self.inline_namespaces.contains(&qualified) {
+                            self.inline_namespaces.push(qualified);
+                        }
+                    }
                     let inner = format!("{prefix}{name}::");
                     self.namespaces.insert(&node.id, format!("{prefix}{name}"));
                     for child in node.children() {
@@ -630,6 +859,11 @@ impl<'ast> DeclIndex<'ast> {
                     }
                 }
                 "ClassTemplateDecl" => {
+                    if let Some(name) = &node.name {
+                        self.class_templates
+                            .entry(format!("{prefix}{name}"))
+                            .or_insert(node);
+                    }
                     // The specializations Clang instantiated; the pattern is not code.
                     for child in node.children() {
                         if child.kind == "ClassTemplateSpecializationDecl" {
@@ -639,7 +873,21 @@ impl<'ast> DeclIndex<'ast> {
                 }
                 "CXXRecordDecl" | "ClassTemplateSpecializationDecl" if !node.is_implicit => {
                     let Some(name) = class_name(node) else { return };
-                    let qualified = format!("{prefix}{name}");
+                    // A nested class defined outside its class (`struct Outer::Inner
+                    // {...};`) is named in its class, where it was declared first.
+                    let outer = node
+                        .parent_decl_context_id
+                        .as_ref()
+                        .and(node.previous_decl.as_deref())
+                        .and_then(|previous| self.parent_class.get(previous))
+                        .cloned();
+                    let qualified = match &outer {
+                        Some(outer) => format!("{outer}::{name}"),
+                        None => format!("{prefix}{name}"),
+                    };
+                    if let Some(outer) = outer {
+                        self.parent_class.insert(&node.id, outer);
+                    }
                     if node.complete_definition {
                         self.classes.insert(qualified.clone(), node);
                     }
@@ -763,5 +1011,34 @@ impl<'ast> DeclIndex<'ast> {
                 _ => {}
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{rename_shadowed_type_keys, replace_word, unqualified};
+
+    #[test]
+    fn only_the_last_type_key_of_an_object_is_kept() {
+        let json = "{\n  \"kind\": \"UsingType\",\n  \"type\": {\n    \"qualType\": \"a\"\n  },\n  \"inner\": [\n    {\n      \"type\": {}\n    }\n  ],\n  \"type\": {\n    \"qualType\": \"b\"\n  }\n}\n";
+        let renamed = rename_shadowed_type_keys(json);
+        assert_eq!(renamed.matches("\"TYPE\"").count(), 1);
+        let node: super::Node = serde_json::from_str(&renamed).expect("no duplicate left");
+        assert_eq!(node.ty.expect("a type").qual_type, "b");
+    }
+
+    #[test]
+    fn default_arguments_compare_without_qualifiers() {
+        assert_eq!(
+            replace_word("char_traits<_CharT>", "_CharT", "char"),
+            "char_traits<char>"
+        );
+        // Only the whole identifier is replaced.
+        assert_eq!(replace_word("T<TT, T>", "T", "int"), "int<TT, int>");
+        assert_eq!(unqualified("std::char_traits<char>"), "char_traits<char>");
+        assert_eq!(
+            unqualified("a::b::Pair<x::Y, int>"),
+            unqualified("Pair<Y, int>")
+        );
     }
 }

@@ -38,7 +38,12 @@
 //! On the Microsoft target: a dynamic base that is not the first (secondary vftables,
 //! thunks), virtual bases (vbtables), pointers to members. On both: bit fields, static
 //! references and arrays of classes with dynamic initialization, thread-safe static
-//! initialization (`_Init_thread_*`; wine's msvcrt has none).
+//! initialization (`_Init_thread_*`; wine's msvcrt has none). Typeinfo of a class
+//! template specialization (its Itanium mangling with template arguments), so throwing
+//! or catching one. libstdc++'s `std::string` (its `_Alloc_hider` constructor is named
+//! through a typedef'd parameter type; members of an anonymous union in a base
+//! subobject). Variable-length arrays beyond simple bounds (`vla.rs`), and their
+//! storage lives until the function returns.
 //! The vtables of the C++ runtime's classes are copied into the module rather than
 //! referenced. Microsoft RTTI lists public bases only (a private base is left out of the
 //! class hierarchy descriptor).

@@ -46,6 +46,14 @@ pub enum Builtin {
     /// `ptrdiff_t` as Clang names it (`__ptrdiff_t`): `long` on Linux, `long long` on
     /// Windows.
     PtrDiffT,
+    /// `wchar_t`: 32-bit signed on Linux, 16-bit unsigned on Windows.
+    WChar,
+    /// `char8_t`
+    Char8,
+    /// `char16_t`
+    Char16,
+    /// `char32_t`
+    Char32,
 }
 
 impl Builtin {
@@ -70,6 +78,10 @@ impl Builtin {
             Builtin::Nullptr => "std::nullptr_t",
             Builtin::SizeT => "size_t",
             Builtin::PtrDiffT => "ptrdiff_t",
+            Builtin::WChar => "wchar_t",
+            Builtin::Char8 => "char8_t",
+            Builtin::Char16 => "char16_t",
+            Builtin::Char32 => "char32_t",
         }
     }
 
@@ -80,6 +92,10 @@ impl Builtin {
             Builtin::Short | Builtin::UShort => 2,
             Builtin::Int | Builtin::UInt | Builtin::Float => 4,
             Builtin::Long | Builtin::ULong => u64::from(abi.long_bits() / 8),
+            Builtin::Char8 => 1,
+            Builtin::Char16 => 2,
+            Builtin::Char32 => 4,
+            Builtin::WChar => u64::from(self.int_info(abi).map_or(32, |(bits, _)| bits) / 8),
             _ => 8,
         }
     }
@@ -99,6 +115,11 @@ impl Builtin {
             Builtin::ULong => (abi.long_bits(), false),
             Builtin::LongLong | Builtin::PtrDiffT => (64, true),
             Builtin::ULongLong | Builtin::SizeT => (64, false),
+            Builtin::WChar if abi.long_bits() == 64 => (32, true),
+            Builtin::WChar => (16, false),
+            Builtin::Char8 => (8, false),
+            Builtin::Char16 => (16, false),
+            Builtin::Char32 => (32, false),
             _ => return None,
         })
     }
@@ -127,6 +148,10 @@ impl Builtin {
             Builtin::Float => "f",
             Builtin::Double => "d",
             Builtin::Nullptr => "Dn",
+            Builtin::WChar => "w",
+            Builtin::Char8 => "Du",
+            Builtin::Char16 => "Ds",
+            Builtin::Char32 => "Di",
         }
     }
 }
@@ -257,6 +282,8 @@ const UNNAMED_CLASS_PREFIXES: &[&str] = &[
     "(lambda at ",
     "(anonymous union at ",
     "(anonymous struct at ",
+    // A member of a class template's instantiation: `union (anonymous at PATH:215:7)`.
+    "(anonymous at ",
     "(unnamed union at ",
     "(unnamed struct at ",
     "(unnamed class at ",
@@ -374,6 +401,7 @@ pub fn location_paths(text: &str) -> Vec<std::ops::Range<usize>> {
         let rest = &text[from..];
         let words = rest.split(" at ").next().unwrap_or_default();
         let unnamed = words == "lambda"
+            || words == "anonymous"
             || ["unnamed ", "anonymous "].iter().any(|prefix| {
                 words
                     .strip_prefix(prefix)
@@ -491,6 +519,10 @@ impl TypeParser {
                 // differences.
                 "__size_t" => CType::Builtin(Builtin::SizeT),
                 "__ptrdiff_t" | "__signed_size_t" => CType::Builtin(Builtin::PtrDiffT),
+                "wchar_t" => CType::Builtin(Builtin::WChar),
+                "char8_t" => CType::Builtin(Builtin::Char8),
+                "char16_t" => CType::Builtin(Builtin::Char16),
+                "char32_t" => CType::Builtin(Builtin::Char32),
                 _ => CType::Named(name),
             },
             None => CType::Builtin(builtin_of(&words)?),
@@ -881,6 +913,7 @@ mod tests {
             ["/x/f.cpp", "c:\\d:f.h"]
         );
         assert_eq!(paths("S::(anonymous union at f.cpp:3:12) &"), ["f.cpp"]);
+        assert_eq!(paths("union (anonymous at /a/b.h:215:7)"), ["/a/b.h"]);
         assert_eq!(
             paths("void (int (*)(int), Defer<int>)"),
             Vec::<String>::new()

@@ -60,7 +60,7 @@ struct CatchObject {
 }
 
 /// What an Itanium landing pad does with an exception.
-enum Landing {
+pub(crate) enum Landing {
     /// A catch clause matched (its typeinfo; `None`: catch-all).
     Catch(Adjust, Option<Symbol>),
     /// A filter clause is violated (the allowed types).
@@ -138,8 +138,13 @@ impl<'m> Machine<'m> {
     /// Whether an exception specification lists a type that catches `exn`.
     /// Every check is remembered: the run then depends on the specification being
     /// enforced (`RunOutcome::met_specification`).
+    /// A forced unwinding violates only an empty specification (libstdc++'s rule for
+    /// foreign and forced exceptions).
     pub(crate) fn spec_allows(&self, allowed: &[String], exn: u32) -> bool {
         self.met_specification.set(true);
+        if self.rt.is_forced(exn) {
+            return !allowed.is_empty();
+        }
         allowed.iter().any(|t| self.catch_adjust(t, exn).is_some())
     }
 
@@ -155,6 +160,8 @@ impl<'m> Machine<'m> {
             return Err(self.error(format!("unknown exception exn#{exn}")));
         };
         let adjusted = match adjust {
+            // A forced unwinding has no object to give a handler.
+            _ if self.rt.is_forced(exn) => 0,
             Adjust::Object(path) => self.follow_base_path(object, &path)?,
             Adjust::PointerValue(path) => {
                 let p = self
@@ -197,7 +204,7 @@ impl<'m> Machine<'m> {
 
     /// The unwind destination of the op a frame stands at (`cir.try_call`'s second
     /// successor, the successor of a flat `cir.throw`).
-    fn unwind_dest(&self, frame: &Frame<'m>) -> Option<Successor> {
+    pub(crate) fn unwind_dest(&self, frame: &Frame<'m>) -> Option<Successor> {
         let func = frame.func;
         match func.dfg.kind(frame.pc) {
             OpKind::TryCall { .. } | OpKind::TryThrow => {
@@ -308,8 +315,12 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// `__cxa_begin_catch`, with its trace event.
-    pub(crate) fn begin_catch(&mut self, exn: u32) -> u64 {
+    /// `__cxa_begin_catch`, with its trace event. A forced unwinding caught while
+    /// another exception is caught terminates (libstdc++'s rule for foreign exceptions).
+    pub(crate) fn begin_catch(&mut self, exn: u32) -> Result<u64, Stop> {
+        if self.rt.is_forced(exn) && self.rt.current().is_some_and(|c| c != exn) {
+            self.terminate()?;
+        }
         let adjusted = self.rt.begin_catch(exn);
         if self.config.record_trace {
             let handler = match self.rt.get(exn).and_then(|e| e.handler.as_deref()) {
@@ -322,7 +333,7 @@ impl<'m> Machine<'m> {
                 handler,
             });
         }
-        adjusted
+        Ok(adjusted)
     }
 
     /// The value a catch handler's parameter (`cir.catch_param`, the pointer result of
@@ -363,6 +374,9 @@ impl<'m> Machine<'m> {
         let Some(e) = self.rt.get(id) else {
             return Ok(());
         };
+        if e.forced.is_some() {
+            return self.delete_forced(id);
+        }
         let (object, dtor) = (e.object, e.dtor);
         if self.config.record_trace {
             self.record(Event::Destroy {
@@ -549,7 +563,7 @@ impl<'m> Machine<'m> {
         let func = self.cur.func;
         let operands = func.dfg.operands(op);
         let exn = self.token_exception(operands.first().copied())?;
-        let adjusted = self.begin_catch(exn);
+        let adjusted = self.begin_catch(exn)?;
         if has_slot && let Some(&slot) = operands.get(1) {
             let dst = self.get(slot);
             if dst != 0 {
@@ -694,7 +708,11 @@ impl<'m> Machine<'m> {
 
     /// Throws `exn` from the running op: phase 1 search, then phase 2 unwinding, or
     /// `std::terminate` without unwinding when nothing would stop it.
+    /// A forced unwinding (rethrown from `catch (...)`) has no search phase.
     pub(crate) fn raise(&mut self, exn: u32) -> Result<(), Stop> {
+        if self.rt.is_forced(exn) {
+            return self.unwind(exn);
+        }
         if self.search(exn) {
             self.build_catch_object(exn)?;
             self.unwind(exn)
@@ -1132,7 +1150,12 @@ impl<'m> Machine<'m> {
     }
 
     /// What an Itanium landing pad selects for `exn`; `None` when the pad is skipped.
-    fn landing_selection(&self, f: &Frame<'m>, block: Block, exn: u32) -> Option<Landing> {
+    pub(crate) fn landing_selection(
+        &self,
+        f: &Frame<'m>,
+        block: Block,
+        exn: u32,
+    ) -> Option<Landing> {
         let func = f.func;
         let first = func.layout.first_op(block)?;
         let OpKind::EhLandingPad { cleanup, clauses } = *func.dfg.kind(first) else {
@@ -1169,7 +1192,11 @@ impl<'m> Machine<'m> {
     /// Phase 2: unwinds `exn` from the running point until code runs that handles it
     /// (or cleans up for it).
     pub(crate) fn unwind(&mut self, exn: u32) -> Result<(), Stop> {
+        let forced = self.rt.is_forced(exn);
         loop {
+            if forced {
+                self.forced_reach_frame(exn)?;
+            }
             if self.at_nothrow_call(&self.cur) {
                 self.leave_frame_unwinding(exn)?;
                 continue;
@@ -1346,7 +1373,15 @@ impl<'m> Machine<'m> {
     }
 
     /// Pops the running frame as `exn` unwinds out of it.
-    fn leave_frame_unwinding(&mut self, exn: u32) -> Result<(), Stop> {
+    pub(crate) fn leave_frame_unwinding(&mut self, exn: u32) -> Result<(), Stop> {
+        if self.rt.is_forced(exn)
+            && matches!(
+                self.stack.last(),
+                Some(Slot::Boundary(Boundary::Entry { catches: false })) | None
+            )
+        {
+            return self.forced_end_of_stack(exn);
+        }
         if self.config.record_trace {
             let name = self.module.ctx.name(self.cur.func.name).to_string();
             self.record(Event::Unwind { function: name });
@@ -1354,9 +1389,9 @@ impl<'m> Machine<'m> {
         match self.pop_frame()? {
             None => Ok(()),
             Some(Boundary::Entry { catches: true }) => self.harness_escape(exn),
-            Some(Boundary::Entry { catches: false }) | Some(Boundary::Dtor) => {
-                self.terminate_for(exn)
-            }
+            Some(Boundary::Entry { catches: false })
+            | Some(Boundary::Dtor)
+            | Some(Boundary::StopFunction) => self.terminate_for(exn),
             Some(Boundary::UnexpectedHandler) | Some(Boundary::TerminateHandler) => {
                 Err(Stop::Sync(SyncEnd::Threw(exn)))
             }
@@ -1393,12 +1428,17 @@ impl<'m> Machine<'m> {
 
     /// `std::unexpected` for an exception that violated the specification `allowed`
     /// (libstdc++'s `__cxa_call_unexpected`, C++14 rules).
+    /// For a forced unwinding libstdc++'s personality calls `std::unexpected` itself:
+    /// the handler runs without the exception being current, then `std::terminate`.
     pub(crate) fn call_unexpected(&mut self, exn: u32, allowed: Vec<String>) -> Result<(), Stop> {
         if self.config.record_trace {
             self.record(Event::Unexpected {
                 id: exn,
                 ty: self.exn_display(exn),
             });
+        }
+        if self.rt.is_forced(exn) {
+            return self.unexpected_then_terminate();
         }
         self.rt.begin_catch(exn);
         let handler = self.rt.unexpected_handler;
@@ -1440,8 +1480,27 @@ impl<'m> Machine<'m> {
         }
     }
 
+    /// `std::unexpected()` called directly: its handler, then `std::terminate` (also
+    /// when the handler throws).
+    fn unexpected_then_terminate(&mut self) -> Result<(), Stop> {
+        let handler = self.rt.unexpected_handler;
+        if handler != 0 {
+            let Some(sym) = self.symbol_of_pointer(handler) else {
+                return Err(self.error("the std::unexpected handler is not a function".into()));
+            };
+            if let SyncEnd::Threw(e) = self.call_sync(Boundary::UnexpectedHandler, sym, &[])? {
+                self.rt.begin_catch(e);
+            }
+        }
+        self.terminate()
+    }
+
     /// `__cxa_call_terminate`: the exception becomes current, then `std::terminate`.
+    /// For a forced unwinding libstdc++'s personality calls `std::terminate` directly.
     pub(crate) fn terminate_for(&mut self, exn: u32) -> Result<(), Stop> {
+        if self.rt.is_forced(exn) {
+            return self.terminate();
+        }
         if self.rt.current() != Some(exn) {
             self.rt.begin_catch(exn);
         }
@@ -1449,11 +1508,11 @@ impl<'m> Machine<'m> {
     }
 
     /// `std::terminate`: the handler (libstdc++'s verbose one by default), then abort.
+    /// As in libstdc++, nothing guards against the handler calling `std::terminate`
+    /// again (`throw;` without a caught exception, a noexcept violation): each call runs
+    /// the handler anew, so such a handler recurses until the nesting of runtime calls
+    /// runs out, where natively the stack overflows.
     pub(crate) fn terminate(&mut self) -> Result<(), Stop> {
-        if self.rt.terminating {
-            return Err(self.abort_now());
-        }
-        self.rt.terminating = true;
         let handler = self.rt.terminate_handler;
         if handler != 0 {
             if let Some(sym) = self.symbol_of_pointer(handler) {
@@ -1465,7 +1524,8 @@ impl<'m> Machine<'m> {
                 let _ = self.call_sync(Boundary::TerminateHandler, sym, &[])?;
             }
         } else {
-            let message = match self.rt.current() {
+            // A caught forced unwinding has no type to show (libstdc++ finds none).
+            let message = match self.rt.current().filter(|&id| !self.rt.is_forced(id)) {
                 Some(id) => {
                     let ty = self.exn_display(id);
                     let mut m = format!("terminate called after throwing an instance of '{ty}'");

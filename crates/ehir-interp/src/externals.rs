@@ -12,7 +12,9 @@
 //! `__cxa_allocate_exception`, `__cxa_free_exception`, `__cxa_throw`, `__cxa_rethrow`,
 //! `__cxa_begin_catch`, `__cxa_end_catch`, `__cxa_get_exception_ptr`,
 //! `__cxa_call_unexpected`, `__cxa_call_terminate`, `__clang_call_terminate`,
-//! `_Unwind_Resume`, `std::terminate`, `std::unexpected`, `std::set_terminate`,
+//! `_Unwind_Resume`, `_Unwind_ForcedUnwind` and `_Unwind_DeleteException`
+//! (`forced_unwind.rs`), `std::ios_base::Init`'s constructor and destructor (the
+//! standard streams themselves are not modelled), `std::terminate`, `std::unexpected`, `std::set_terminate`,
 //! `std::set_unexpected`, `std::uncaught_exception(s)`, MSVC's `_CxxThrowException` and
 //! `__std_terminate`; the members libstdc++ defines of `std::exception`,
 //! `std::bad_exception`, `std::bad_alloc`, `std::bad_array_new_length`, `std::bad_cast`
@@ -458,7 +460,7 @@ impl<'m> Machine<'m> {
             "__cxa_rethrow" => self.rethrow_external(),
             "__cxa_begin_catch" => {
                 let exn = self.exception_of_pointer(arg(0))?;
-                let adjusted = self.begin_catch(exn);
+                let adjusted = self.begin_catch(exn)?;
                 value(adjusted)
             }
             "__cxa_end_catch" => {
@@ -512,6 +514,18 @@ impl<'m> Machine<'m> {
                 let exn = self.exception_of_pointer(arg(0))?;
                 self.continue_unwinding_out(exn)?;
                 Ok(ExternalResult::Transferred)
+            }
+            // `static ios_base::Init __ioinit;` of libstdc++'s `<iostream>` constructs and
+            // destroys the standard streams; the streams are not modelled (any use of
+            // them is an unmodelled call), so this does nothing observable.
+            "_ZNSt8ios_base4InitC1Ev" | "_ZNSt8ios_base4InitD1Ev" => unit(),
+            "_Unwind_ForcedUnwind" => self.forced_unwind(arg(0), arg(1), arg(2)),
+            "_Unwind_DeleteException" => {
+                match self.rt.by_object(arg(0)) {
+                    Some(exn) if self.rt.is_forced(exn) => self.delete_forced(exn)?,
+                    _ => self.delete_unwind_exception(arg(0))?,
+                }
+                unit()
             }
             "__cxa_uncaught_exceptions" | "_ZSt19uncaught_exceptionsv" => {
                 value(self.rt.uncaught.max(0) as u64)

@@ -177,6 +177,7 @@ mod config;
 mod cxx_types;
 mod eh;
 mod externals;
+mod forced_unwind;
 mod libc;
 mod library;
 mod machine;

@@ -61,6 +61,9 @@ pub(crate) enum Boundary {
     UnexpectedHandler,
     /// A `std::set_terminate` handler: whatever it does, `abort` follows.
     TerminateHandler,
+    /// The stop function of a forced unwinding (`forced_unwind.rs`), called by the
+    /// unwinder: an exception escaping it terminates.
+    StopFunction,
 }
 
 /// A structured construct being executed.
@@ -390,7 +393,11 @@ impl<'m> Machine<'m> {
         args: &[u64],
     ) -> Result<SyncEnd, Stop> {
         if self.nested >= MAX_NESTED_RUNTIME_CALLS {
-            return Err(self.error("runtime-initiated calls nested too deeply".into()));
+            return Err(self.error(format!(
+                "runtime-initiated calls nested more than {MAX_NESTED_RUNTIME_CALLS} deep \
+                 (handlers or destructors the runtime calls recurse; natively the stack \
+                 would overflow)"
+            )));
         }
         let module: &'m Module = self.module;
         let defined = module
@@ -1024,7 +1031,7 @@ impl<'m> Machine<'m> {
                 let ops = data.operands.as_slice(pool);
                 let results = data.results.as_slice(pool);
                 let exn = self.token_exception(ops.first().copied())?;
-                let adjusted = self.begin_catch(exn);
+                let adjusted = self.begin_catch(exn)?;
                 self.set(results[0], u64::from(exn));
                 if let Some(&r) = results.get(1) {
                     let value =

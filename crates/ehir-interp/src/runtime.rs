@@ -7,6 +7,11 @@
 //! increments it; `end_catch` decrements it and destroys the exception when it reaches
 //! zero; `rethrow` negates the count so that the `end_catch` of the handler that
 //! rethrew only unlinks the exception instead of destroying it.
+//!
+//! A forced unwinding (`_Unwind_ForcedUnwind`, see `forced_unwind.rs`) is a foreign
+//! exception to libstdc++: `begin_catch` gives its handler a null pointer and leaves the
+//! uncaught count alone, `end_catch` deletes it (its `exception_cleanup`), and `rethrow`
+//! unlinks it at once.
 
 use ehir_core::Symbol;
 
@@ -35,6 +40,20 @@ pub struct Exception {
     pub value: String,
     pub thrown: bool,
     pub destroyed: bool,
+    /// Set for a forced unwinding: its stop function and how far it got.
+    pub forced: Option<ForcedUnwind>,
+}
+
+/// The state of a forced unwinding (`_Unwind_ForcedUnwind`).
+#[derive(Clone, Copy, Debug)]
+pub struct ForcedUnwind {
+    /// The stop function (a function pointer).
+    pub stop: u64,
+    /// The stop function's `stop_parameter`.
+    pub parameter: u64,
+    /// The depth of the innermost frame the stop function was called for (frames are
+    /// only left while unwinding, so a frame deeper than this one is new to it).
+    pub stopped_at: u32,
 }
 
 /// The runtime's global state.
@@ -49,8 +68,6 @@ pub struct Runtime {
     pub unexpected_handler: u64,
     /// The `std::set_terminate` handler (0 = libstdc++'s verbose terminate handler).
     pub terminate_handler: u64,
-    /// Set while `std::terminate` runs (a second call aborts at once).
-    pub terminating: bool,
 }
 
 /// What `end_catch` decided.
@@ -79,8 +96,14 @@ impl Runtime {
             value: String::new(),
             thrown: false,
             destroyed: false,
+            forced: None,
         });
         id
+    }
+
+    /// Whether exception `id` is a forced unwinding.
+    pub fn is_forced(&self, id: u32) -> bool {
+        self.get(id).is_some_and(|e| e.forced.is_some())
     }
 
     /// Number of exceptions allocated so far (the next id is this plus one).
@@ -109,6 +132,14 @@ impl Runtime {
     pub fn begin_catch(&mut self, id: u32) -> u64 {
         let top = self.caught.last().copied();
         let Some(e) = self.get_mut(id) else { return 0 };
+        if e.forced.is_some() {
+            // A foreign exception: no header to count in, no pointer to give.
+            e.handler_count = 1;
+            if top != Some(id) {
+                self.caught.push(id);
+            }
+            return 0;
+        }
         let count = e.handler_count;
         e.handler_count = if count < 0 { -count + 1 } else { count + 1 };
         let adjusted = e.adjusted;
@@ -127,6 +158,12 @@ impl Runtime {
         let Some(e) = self.get_mut(id) else {
             return EndCatch::Keep;
         };
+        if e.forced.is_some() {
+            // Processing of a foreign exception is complete when its handler ends.
+            e.handler_count = 0;
+            self.caught.pop();
+            return EndCatch::Destroy(id);
+        }
         let mut count = e.handler_count;
         let result = if count < 0 {
             count += 1;
@@ -154,7 +191,13 @@ impl Runtime {
     pub fn rethrow(&mut self) -> Option<u32> {
         let id = *self.caught.last()?;
         let e = self.get_mut(id)?;
-        e.handler_count = -e.handler_count;
+        if e.forced.is_some() {
+            // A foreign exception is unlinked at once (its handler's end does nothing).
+            e.handler_count = 0;
+            self.caught.pop();
+        } else {
+            e.handler_count = -e.handler_count;
+        }
         self.uncaught += 1;
         Some(id)
     }

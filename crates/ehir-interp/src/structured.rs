@@ -756,7 +756,7 @@ impl<'m> Machine<'m> {
         };
         self.free_allocas_to(mark);
         self.set_top_state(CtrlState::Catch { exn, adjusted })?;
-        self.begin_catch(exn);
+        self.begin_catch(exn)?;
         // A handler region that declares a token (`catch all (%t : !cir.eh_token)`)
         // receives the exception's token, as the flat handler block does.
         self.enter_region_with_token(region, &[], Some(u64::from(exn)))
@@ -871,7 +871,7 @@ fn unwinding_exception(state: &CtrlState) -> Option<u32> {
 
 /// Whether a construct is in a state that runs code during unwinding (see
 /// [`unwinding_exception`]).
-fn runs_during_unwinding(state: &CtrlState) -> bool {
+pub(crate) fn runs_during_unwinding(state: &CtrlState) -> bool {
     unwinding_exception(state).is_some()
 }
 

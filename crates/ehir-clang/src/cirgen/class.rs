@@ -827,7 +827,17 @@ impl<'ast> State<'ast> {
     /// A constructor of a class with the given function type text (`void (const A &)`).
     pub fn constructor(&self, node: &Node, name: &str, type_text: &str) -> R<&'ast Node> {
         let class = self.class_node(node, name)?;
-        let found = class.children().find(|c| {
+        // A constructor template's specializations follow its pattern (the first
+        // constructor under the `FunctionTemplateDecl`).
+        let specializations = class
+            .children()
+            .filter(|c| c.kind == "FunctionTemplateDecl")
+            .flat_map(|t| {
+                t.children()
+                    .filter(|c| c.kind == "CXXConstructorDecl")
+                    .skip(1)
+            });
+        let found = class.children().chain(specializations).find(|c| {
             c.kind == "CXXConstructorDecl"
                 && c.ty.as_ref().is_some_and(|t| t.qual_type == type_text)
         });

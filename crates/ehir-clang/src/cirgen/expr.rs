@@ -311,6 +311,17 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     /// `sizeof` and `alignof`.
     fn size_of(&mut self, e: &'ast Node) -> R<Value> {
+        if e.arg_type.is_none()
+            && e.name.as_deref() == Some("sizeof")
+            && let Some((_, bytes)) = self
+                .operand(e, 0)
+                .ok()
+                .and_then(|o| self.variable_array_of(o))
+        {
+            // A variable-length array: the byte count computed at its declaration.
+            let ty = self.ty(e)?;
+            return self.convert(e, bytes, &CType::Builtin(Builtin::ULong), &ty);
+        }
         let operand_ty = match &e.arg_type {
             Some(q) => self.st.parse(e, q.canonical())?,
             None => {
@@ -426,6 +437,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 let inner = strip_parens(operand);
                 if inner.kind == "StringLiteral" {
                     return self.string_literal(inner);
+                }
+                if let Some((address, _)) = self.variable_array_of(operand) {
+                    // Already a pointer to the first element.
+                    let cir = self.cir(e, &to)?;
+                    return Ok(if self.b.value_type(address) == cir {
+                        address
+                    } else {
+                        self.b.cast(CastKind::Bitcast, address, cir)
+                    });
                 }
                 let address = self.lvalue(operand)?;
                 let cir = self.cir(e, &to)?;

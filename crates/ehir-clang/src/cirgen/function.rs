@@ -139,6 +139,9 @@ pub struct FnGen<'s, 'ast, 'm> {
     pub b: FunctionBuilder<'m>,
     /// Local variables and parameters by declaration id.
     pub locals: HashMap<String, Local>,
+    /// The size in bytes (`size_t`) of each variable-length array variable, by
+    /// declaration id (`vla.rs`).
+    pub variable_arrays: HashMap<String, Value>,
     /// `this`.
     pub this: Option<Value>,
     /// The class of `this`.
@@ -208,6 +211,7 @@ pub fn generate_function<'ast>(
         st: state,
         b,
         locals: HashMap::new(),
+        variable_arrays: HashMap::new(),
         this: None,
         this_class: signature.this_class.clone(),
         result_ptr: None,
@@ -676,6 +680,7 @@ fn generate_global_init<'ast>(
         st: state,
         b,
         locals: HashMap::new(),
+        variable_arrays: HashMap::new(),
         this: None,
         this_class: None,
         result_ptr: None,

@@ -19,6 +19,7 @@ pub mod lifetime;
 pub mod member_pointer;
 pub mod stmt;
 pub mod subobjects;
+pub mod vla;
 pub mod vtable;
 pub mod vtable_msvc;
 
@@ -171,6 +172,11 @@ impl<'ast> State<'ast> {
             CType::Named(name) if name.starts_with("::") => {
                 let global = name.trim_start_matches("::").to_string();
                 self.resolve_names(node, CType::Named(global))?
+            }
+            CType::Named(name) if self.index.class_aliases.contains_key(&name) => {
+                // A class spelled without its inline namespace or defaulted template
+                // arguments: the name it is indexed (and mangled) under.
+                CType::Named(self.index.class_aliases[&name].clone())
             }
             CType::Named(name) => {
                 let enumeration = self.index.enums.get(&name).or_else(|| {
@@ -381,6 +387,15 @@ impl<'ast> State<'ast> {
                     // computed): its record by name, declared when its layout is done.
                     CType::Named(name) if self.laying_out.contains(name) => {
                         let alias = self.record_alias(ctx, name);
+                        ctx.types.record(alias)
+                    }
+                    // The same, named partly qualified (`_Callback_list` inside
+                    // `std::ios_base`).
+                    CType::Named(name)
+                        if let Some(qualified) = self.qualified(name, &self.index.classes)
+                            && self.laying_out.contains(&qualified) =>
+                    {
+                        let alias = self.record_alias(ctx, &qualified);
                         ctx.types.record(alias)
                     }
                     _ => self.cir_type(ctx, node, inner)?,
@@ -632,17 +647,29 @@ pub fn generate(
             Err(e) => errors.push(e),
         }
     }
-    // The main file's variables are defined (and initialized) even when unused.
-    let variables: Vec<&Node> = state
-        .index
-        .globals
-        .iter()
-        .copied()
-        .filter(|v| {
-            v.main_offset.is_some() && !state.index.parent_class.contains_key(v.id.as_str())
-        })
-        .filter(|v| v.storage_class.as_deref() != Some("extern") || v.initializer().is_some())
-        .collect();
+    // The main file's variables are defined (and initialized) even when unused, and so
+    // are a header's `static` variables with a dynamic initializer (`static
+    // ios_base::Init __ioinit;` of libstdc++'s `<iostream>`, which constructs the
+    // standard streams), as Clang emits every variable definition of the translation
+    // unit.
+    let candidates: Vec<&Node> = state.index.globals.to_vec();
+    let mut variables = Vec::new();
+    for v in candidates {
+        if state.index.parent_class.contains_key(v.id.as_str()) {
+            continue;
+        }
+        let emitted = if v.main_offset.is_some() {
+            v.storage_class.as_deref() != Some("extern") || v.initializer().is_some()
+        } else {
+            v.storage_class.as_deref() == Some("static")
+                && !v.inline
+                && v.initializer()
+                    .is_some_and(|init| !function::is_constant_initializer(&mut state, init))
+        };
+        if emitted {
+            variables.push(v);
+        }
+    }
     for variable in variables {
         if let Some(symbol) = &variable.mangled_name
             && !state.globals.contains_key(symbol)

@@ -4,6 +4,7 @@
 
 use super::expr::strip_parens;
 use super::function::{FnGen, Local};
+use super::vla::split_variable_array;
 use super::{R, error, loc_of, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
@@ -220,6 +221,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     /// A local variable: storage, initialization, and its destruction as a cleanup.
     pub fn local_variable(&mut self, var: &'ast Node) -> R<()> {
+        if let Some((element, bound)) = var.type_text().and_then(split_variable_array) {
+            return self.variable_array(var, &element, &bound);
+        }
         let ty = self.st.node_type(var)?;
         let name = var.name.clone().unwrap_or_default();
         if matches!(var.storage_class.as_deref(), Some("static" | "extern")) {
