@@ -71,7 +71,7 @@ pub enum OpKind {
     Binary(BinaryOp),
     /// `%r = cir.unary(kind, %a) : T, T`
     Unary(UnaryOp),
-    /// `%r = cir.cmp(pred, %a, %b) : T, !cir.bool`
+    /// `%r = cir.cmp pred %a, %b : T` (result `!cir.bool`)
     Cmp(CmpPredicate),
     /// `%r = cir.cast kind %v : T -> U`
     Cast(CastKind),
@@ -520,7 +520,7 @@ impl CmpPredicate {
         CmpPredicate::Gt,
         CmpPredicate::Ge,
     ];
-    /// The predicate as printed in `cir.cmp(pred, ...)` (`eq`).
+    /// The predicate as printed in `cir.cmp pred ...` (`eq`).
     pub fn name(self) -> &'static str {
         match self {
             CmpPredicate::Eq => "eq",

@@ -1252,8 +1252,22 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    /// `cir.cmp(pred, %a, %b) : T, !cir.bool`
+    /// `cir.cmp pred %a, %b : T` (upstream's form, the result is `!cir.bool`) or
+    /// `cir.cmp(pred, %a, %b) : T, !cir.bool`.
     fn parse_cmp(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        if !self.at(TokenKind::LParen) {
+            let kind = self.keyword(CmpPredicate::ALL, CmpPredicate::name, "comparison")?;
+            let a = self.expect_value_id()?;
+            self.expect(TokenKind::Comma, "','")?;
+            let b = self.expect_value_id()?;
+            self.expect(TokenKind::Colon, "':' and the operand type")?;
+            let operand_ty = self.parse_type()?;
+            let ty = self.module.ctx.types.common().bool;
+            let a = self.use_value(a, Some(operand_ty));
+            let b = self.use_value(b, None);
+            self.emit(OpKind::Cmp(kind), &[a, b], &[ty], n, loc);
+            return Ok(());
+        }
         let (kind, a) =
             self.parse_kind_and_operand(CmpPredicate::ALL, CmpPredicate::name, "comparison")?;
         self.expect(TokenKind::Comma, "','")?;

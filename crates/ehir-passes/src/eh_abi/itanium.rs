@@ -11,7 +11,7 @@
 //! - Every `!cir.eh_token` value (block parameters, branch arguments) becomes the pair
 //!   `(!cir.ptr<!void>, !u32i)`; a dispatch passes the pair explicitly.
 //! - `cir.eh.dispatch` → a chain of blocks: per typed catch `cir.eh.typeid` +
-//!   `cir.cmp(eq)` + `cir.brcond`; per `filter` a `sel < 0` test whose true side calls
+//!   `cir.cmp eq` + `cir.brcond`; per `filter` a `sel < 0` test whose true side calls
 //!   `__cxa_call_unexpected(%exn)`; `catch_all` and `unwind` branch unconditionally. A chain
 //!   that ends with a conditional test resumes (`cir.resume.flat`): LLVM may enter a landing
 //!   pad with a selector it did not advertise (after inlining), and that must keep unwinding.
