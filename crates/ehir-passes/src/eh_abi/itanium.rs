@@ -10,7 +10,8 @@
 //!   would otherwise have no clause).
 //! - Every `!cir.eh_token` value (block parameters, branch arguments) becomes the pair
 //!   `(!cir.ptr<!void>, !u32i)`; a dispatch passes the pair explicitly.
-//! - `cir.eh.dispatch` → a chain of blocks: per typed catch `cir.eh.typeid` +
+//! - `cir.eh.dispatch` → a branch to a chain of blocks, each taking the pair as its
+//!   parameters (upstream's shape): per typed catch `cir.eh.typeid` +
 //!   `cir.cmp eq` + `cir.brcond`; per `filter` a `sel < 0` test whose true side calls
 //!   `__cxa_call_unexpected(%exn)`; `catch_all` and `unwind` branch unconditionally. A chain
 //!   that ends with a conditional test resumes (`cir.resume.flat`): LLVM may enter a landing
@@ -1410,11 +1411,38 @@ impl<'a> Lowering<'a> {
         let mut at = CursorPosition::Before(op);
         let mut finished = false;
         let s32 = self.s32;
+        // Every key that tests the selector runs in a block of its own that takes the
+        // (exception, selector) pair as parameters, as upstream's lowering builds it; the
+        // dispatch block branches to the first one.
+        let (dispatch_exn, dispatch_sel) = (exn, sel);
+        let (mut exn, mut sel) = (exn, sel);
+        if keys
+            .first()
+            .is_some_and(|key| matches!(key, HandlerKey::Catch(_) | HandlerKey::Filter(_)))
+        {
+            let first = self.new_test_block_after(after);
+            after = first;
+            self.cursor(at, loc).br(first, &[exn, sel]);
+            (exn, sel) = self.test_block_pair(first);
+            at = CursorPosition::End(first);
+        }
+        // The arguments of an edge leaving the test block that holds (exn, sel).
+        let edge_args = |this: &Self, succ: Successor, exn: Value, sel: Value| {
+            this.dispatch_args(op, succ, exn, sel).map(|args| {
+                args.into_iter()
+                    .map(|v| match v {
+                        v if v == dispatch_exn => exn,
+                        v if v == dispatch_sel => sel,
+                        v => v,
+                    })
+                    .collect::<Vec<Value>>()
+            })
+        };
         let mut k = 0;
         while k < keys.len() {
             let succ = succs[k];
             let target = self.func.dfg.successor_block(succ);
-            let args = self.dispatch_args(op, succ, exn, sel)?;
+            let args = edge_args(self, succ, exn, sel)?;
             // Where a failed test goes: straight to the next key's destination when that
             // key is an unconditional branch, else a new block that tests the next key.
             let next_is_branch = match keys.get(k + 1) {
@@ -1427,11 +1455,11 @@ impl<'a> Lowering<'a> {
                     if next_is_branch {
                         let s = succs[k + 1];
                         let t = this.func.dfg.successor_block(s);
-                        Ok((t, this.dispatch_args(op, s, exn, sel)?))
+                        Ok((t, edge_args(this, s, exn, sel)?))
                     } else {
-                        let next = this.new_block_after(*after);
+                        let next = this.new_test_block_after(*after);
                         *after = next;
-                        Ok((next, vec![]))
+                        Ok((next, vec![exn, sel]))
                     }
                 };
             match keys[k] {
@@ -1443,6 +1471,9 @@ impl<'a> Lowering<'a> {
                     self.cursor(at, loc)
                         .brcond(cond, (target, &args), (else_block, &else_args));
                     at = CursorPosition::End(else_block);
+                    if !next_is_branch {
+                        (exn, sel) = self.test_block_pair(else_block);
+                    }
                 }
                 HandlerKey::Filter(_) => {
                     // A negative selector: the exception violates the specification.
@@ -1465,6 +1496,9 @@ impl<'a> Lowering<'a> {
                             (else_block, &else_args),
                         );
                         at = CursorPosition::End(else_block);
+                        if !next_is_branch {
+                            (exn, sel) = self.test_block_pair(else_block);
+                        }
                     } else {
                         let unexpected = self.new_block_after(after);
                         after = unexpected;
@@ -1478,6 +1512,9 @@ impl<'a> Lowering<'a> {
                         self.call(unexpected_at, "__cxa_call_unexpected", &[exn], loc);
                         self.cursor(unexpected_at, loc).unreachable();
                         at = CursorPosition::End(else_block);
+                        if !next_is_branch {
+                            (exn, sel) = self.test_block_pair(else_block);
+                        }
                     }
                 }
                 HandlerKey::Unwind if self.terminating_unwinds.contains(&(op, k)) => {
@@ -1516,6 +1553,22 @@ impl<'a> Lowering<'a> {
         let b = self.func.dfg.make_block();
         self.func.layout.insert_block_after(b, after);
         b
+    }
+
+    /// A new block after `after` for one selector test of a dispatch chain: it takes the
+    /// (exception, selector) pair as its parameters.
+    fn new_test_block_after(&mut self, after: Block) -> Block {
+        let b = self.new_block_after(after);
+        self.func.dfg.append_block_param(b, self.void_ptr);
+        self.func.dfg.append_block_param(b, self.u32);
+        b
+    }
+
+    /// The (exception, selector) parameters of a block made by
+    /// [`Lowering::new_test_block_after`].
+    fn test_block_pair(&self, block: Block) -> (Value, Value) {
+        let params = self.func.dfg.block_params(block);
+        (params[0], params[1])
     }
 
     fn apply_replacements(&mut self) {
