@@ -139,6 +139,7 @@ fn exception() -> CallFlags {
     CallFlags {
         nothrow: false,
         exception: true,
+        noreturn: false,
     }
 }
 

@@ -344,6 +344,8 @@ pub struct CallFlags {
     pub nothrow: bool,
     /// The seed's `exception` marker: the call may throw (the default; kept for printing).
     pub exception: bool,
+    /// The call does not return (upstream's `{noreturn}` attribute on the call).
+    pub noreturn: bool,
 }
 
 /// Which exits of a `cir.cleanup.scope` run its cleanup region.

@@ -393,9 +393,10 @@ impl<'m> Machine<'m> {
             return Err(self.error("runtime-initiated calls nested too deeply".into()));
         }
         let module: &'m Module = self.module;
-        let defined = module
-            .function_by_name(callee)
-            .filter(|&f| !module.functions[f].is_declaration());
+        let defined = module.function_by_name(callee).filter(|&f| {
+            !module.functions[f].is_declaration()
+                && !crate::externals::provided_even_if_defined(module, callee)
+        });
         let Some(fid) = defined else {
             return match self.call_external(ExternalCall {
                 callee,
@@ -1554,6 +1555,7 @@ impl<'m> Machine<'m> {
         };
         if let Some(fid) = module.function_by_name(callee)
             && !module.functions[fid].is_declaration()
+            && !crate::externals::provided_even_if_defined(module, callee)
         {
             let frame = self.new_frame(fid, &args)?;
             self.trace_enter(fid, &args);

@@ -297,14 +297,18 @@ impl Run<'_, '_> {
                             return Ok(false);
                         };
                         for (callee, sig, loc) in missing {
-                            let declaration =
-                                crate::eh_abi::itanium::runtime_declaration(callee, sig, loc);
-                            if self.verify
-                                && !verify_function_of(module, ctx, &declaration).is_empty()
-                            {
-                                return Err(Stop);
+                            let items =
+                                crate::eh_abi::itanium::runtime_items(ctx, callee, sig, loc);
+                            for item in items {
+                                if module.function_by_name(item.name).is_some() {
+                                    continue;
+                                }
+                                if self.verify && !verify_function_of(module, ctx, &item).is_empty()
+                                {
+                                    return Err(Stop);
+                                }
+                                module.add_function(item);
                             }
-                            module.add_function(declaration);
                         }
                     }
                 }

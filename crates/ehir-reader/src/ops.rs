@@ -979,6 +979,14 @@ impl<'s> Parser<'s> {
         if self.eat_ident("nothrow") {
             flags.nothrow = true;
         }
+        if self.eat(TokenKind::LBrace) {
+            // Upstream's attribute dictionary of a call: `{noreturn}`.
+            if !self.eat_ident("noreturn") {
+                return Err(self.unexpected("'noreturn' (the only attribute a call takes)"));
+            }
+            self.expect(TokenKind::RBrace, "'}'")?;
+            flags.noreturn = true;
+        }
         let indirect = callee.is_none() as usize;
         let mut operands = Values::new();
         let sig;

@@ -230,6 +230,9 @@ impl FunctionPrinter<'_, '_> {
                 if flags.nothrow {
                     o.s(" nothrow");
                 }
+                if flags.noreturn {
+                    o.s(" {noreturn}");
+                }
                 self.call_sig(o, op);
             }
             OpKind::Binary(k) => {

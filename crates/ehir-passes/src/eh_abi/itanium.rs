@@ -31,7 +31,9 @@
 //! - `noexcept` boundaries (a dispatch's `terminate` key, `cir.eh.terminate`) reproduce
 //!   g++ (checked against g++ 12 at -O0 and -O2):
 //!   - when only cleanups separate the landing pad from the boundary, the pad catches
-//!     everything (`null`) and terminates at once (`__cxa_begin_catch` + `std::terminate`)
+//!     everything (`null`) and terminates at once: `cir.call @__clang_call_terminate(%exn)
+//!     nothrow {noreturn}` (Clang's helper, `__cxa_begin_catch` + `std::terminate`, which
+//!     the module gets a `linkonce_odr hidden` definition of, as upstream's lowering does)
 //!     without running those cleanups: libstdc++ finds a call site that g++ left out of
 //!     the call-site table, stops the search phase there, unwinds the frames nearer the
 //!     throw (their cleanups run), and terminates in this frame;
@@ -51,14 +53,19 @@
 //! (run the cleanups in between first). C++ gives a function one specification, and clang
 //! never nests them either.
 //!
+//! - Calls of runtime functions that never return carry `{noreturn}`, as upstream's.
+//!
 //! [`lower_function`] sees one function and the module's shared tables, so it cannot add
 //! the declarations of the runtime functions it calls (`__cxa_begin_catch`,
-//! `__cxa_end_catch`, `__cxa_call_unexpected`, `std::terminate`); the verifier wants every
-//! callee declared, so whoever drives the pass calls [`declare_runtime_functions`] on the
-//! module once its functions are lowered.
+//! `__cxa_end_catch`, `__cxa_call_unexpected`, `std::terminate`), of the personality
+//! (`cir.func private @__gxx_personality_v0(...) -> !s32i`) or the definition of
+//! `__clang_call_terminate`; the verifier wants every callee declared, so whoever drives
+//! the pass calls [`declare_runtime_functions`] on the module once its functions are
+//! lowered.
 
 use crate::simplify_cfg::remove_unreachable_blocks;
-use ehir_core::abi::runtime::{STD_TERMINATE, runtime_function};
+use ehir_core::abi::ITANIUM_PERSONALITY;
+use ehir_core::abi::runtime::{CLANG_CALL_TERMINATE, STD_TERMINATE, runtime_function};
 use ehir_core::abi::{EhAbi, ITANIUM_UNWIND_HEADER_SIZE};
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, CursorPosition, Diagnostic, Diagnostics,
@@ -181,7 +188,7 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
             .map(|func| call_findings(module, &module.ctx, func))
             .collect()
     };
-    let mut missing: Vec<(Symbol, Type, Loc)> = Vec::new();
+    let mut missing: Vec<(Symbol, Option<Type>, Loc)> = Vec::new();
     let mut conflicts = Diagnostics::default();
     for finding in findings.into_iter().flatten() {
         match finding {
@@ -205,9 +212,103 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
         return Err(conflicts);
     }
     for (callee, sig, loc) in missing {
-        module.add_function(runtime_declaration(callee, sig, loc));
+        let items = runtime_items(&mut module.ctx, callee, sig, loc);
+        for item in items {
+            if module.function_by_name(item.name).is_none() {
+                module.add_function(item);
+            }
+        }
     }
     Ok(())
+}
+
+/// What to add to a module for a runtime function `callee` that lowered code calls
+/// (with signature `sig`, first at `loc`; `None`: the signature of its runtime row, for
+/// the personality) and the module lacks: its declaration ([`runtime_declaration`]), or
+/// for `__clang_call_terminate` the declarations of the functions it calls and then its
+/// definition ([`clang_call_terminate_definition`]). The caller skips the items the
+/// module already has.
+pub(crate) fn runtime_items(
+    ctx: &mut ModuleCtx,
+    callee: Symbol,
+    sig: Option<Type>,
+    loc: Loc,
+) -> Vec<Function> {
+    let sig = match sig {
+        Some(sig) => sig,
+        None => runtime_function(ctx.name(callee))
+            .expect("a finding without a signature names a runtime function")
+            .cir_signature(&mut ctx.types),
+    };
+    if ctx.name(callee) != CLANG_CALL_TERMINATE {
+        return vec![runtime_declaration(callee, sig, loc)];
+    }
+    let mut items = Vec::new();
+    for name in ["__cxa_begin_catch", STD_TERMINATE] {
+        let row = runtime_function(name).expect("the helper calls known runtime functions");
+        let declared_sig = row.cir_signature(&mut ctx.types);
+        let mut declaration = runtime_declaration(ctx.sym(name), declared_sig, loc);
+        if row.noreturn {
+            declaration.attributes.push(unit_attribute("noreturn"));
+        }
+        items.push(declaration);
+    }
+    items.push(clang_call_terminate_definition(ctx, callee, sig, loc));
+    items
+}
+
+/// A function attribute without a value (`attributes {noreturn}`).
+fn unit_attribute(name: &str) -> ehir_core::ModuleAttribute {
+    ehir_core::ModuleAttribute {
+        name: name.to_string(),
+        value: "unit".to_string(),
+    }
+}
+
+/// Clang's `__clang_call_terminate` as upstream's lowering defines it:
+///
+/// ```text
+/// cir.func linkonce_odr hidden @__clang_call_terminate(%arg0: !cir.ptr<!void>) attributes {noreturn} {
+///   %0 = cir.call @__cxa_begin_catch(%arg0) nothrow : (!cir.ptr<!void>) -> !cir.ptr<!void>
+///   cir.call @_ZSt9terminatev() nothrow {noreturn} : () -> ()
+///   cir.unreachable
+/// }
+/// ```
+pub(crate) fn clang_call_terminate_definition(
+    ctx: &mut ModuleCtx,
+    name: Symbol,
+    sig: Type,
+    loc: Loc,
+) -> Function {
+    let void_ptr = ctx.types.common().void_ptr;
+    let mut func = Function::new_definition(name, sig, &[void_ptr]);
+    func.linkage = ehir_core::Linkage::LinkOnceOdr;
+    func.hidden = true;
+    func.loc = loc;
+    func.attributes.push(unit_attribute("noreturn"));
+    let entry = func.entry_block().expect("a definition has an entry block");
+    let exn = func.dfg.block_params(entry)[0];
+    let types = *ctx.types.common();
+    for (callee, args) in [("__cxa_begin_catch", vec![exn]), (STD_TERMINATE, vec![])] {
+        let row = runtime_function(callee).expect("the helper calls known runtime functions");
+        let callee_sig = row.cir_signature(&mut ctx.types);
+        let result = row.result.map(|r| r.cir_type(&ctx.types));
+        let flags = CallFlags {
+            nothrow: true,
+            exception: false,
+            noreturn: row.noreturn,
+        };
+        let symbol = ctx.sym(callee);
+        FuncCursor::at(&mut func, &types, CursorPosition::End(entry))
+            .with_loc(loc)
+            .call(Some(symbol), callee_sig, flags, &args, result);
+    }
+    FuncCursor::at(&mut func, &types, CursorPosition::End(entry))
+        .with_loc(loc)
+        .unreachable();
+    // In the phase of the functions around it (a pass's promise covers every definition).
+    func.phase = Phase::Itanium;
+    func
 }
 
 /// The declaration of a runtime function the lowering calls: private, as upstream's
@@ -229,7 +330,7 @@ pub(crate) fn undeclared_callees(
     module: &Module,
     ctx: &ModuleCtx,
     func: &Function,
-) -> Result<Vec<(Symbol, Type, Loc)>, ()> {
+) -> Result<Vec<(Symbol, Option<Type>, Loc)>, ()> {
     call_findings(module, ctx, func)
         .into_iter()
         .map(|finding| match finding {
@@ -245,14 +346,23 @@ enum CallFinding {
     /// signature than the call's: the lowered module could not verify.
     Conflict(FuncId, Symbol),
     /// The callee is neither declared nor a global: declare it with this signature (the
-    /// first call's), at this location.
-    Missing(Symbol, Type, Loc),
+    /// first call's; `None` for the personality: its runtime row's), at this location.
+    Missing(Symbol, Option<Type>, Loc),
 }
 
 /// The findings of the direct calls of `func`, in op order (`ctx` names the callees: the
 /// module's context or a copy of it).
 fn call_findings(module: &Module, ctx: &ModuleCtx, func: &Function) -> Vec<CallFinding> {
     let mut findings = Vec::new();
+    // The personality the lowering gave the function, declared as upstream does
+    // (`cir.func private @__gxx_personality_v0(...) -> !s32i`).
+    if let Some(personality) = func.personality
+        && ctx.name(personality) == ITANIUM_PERSONALITY
+        && module.function_by_name(personality).is_none()
+        && module.global_by_name(personality).is_none()
+    {
+        findings.push(CallFinding::Missing(personality, None, func.loc));
+    }
     for op in func.walk_ops() {
         let (OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. }) =
             *func.dfg.kind(op)
@@ -276,7 +386,7 @@ fn call_findings(module: &Module, ctx: &ModuleCtx, func: &Function) -> Vec<CallF
                     .iter()
                     .any(|f| matches!(f, CallFinding::Missing(s, ..) if *s == callee)) =>
             {
-                findings.push(CallFinding::Missing(callee, sig, func.dfg.loc(op)));
+                findings.push(CallFinding::Missing(callee, Some(sig), func.dfg.loc(op)));
             }
             None => {}
         }
@@ -1094,6 +1204,7 @@ impl<'a> Lowering<'a> {
         let flags = CallFlags {
             nothrow: function.nounwind,
             exception: false,
+            noreturn: function.noreturn,
         };
         let op = self
             .cursor(at, loc)
@@ -1101,13 +1212,15 @@ impl<'a> Lowering<'a> {
         self.func.dfg.results(op).first().copied()
     }
 
-    /// `__cxa_begin_catch(%exn)` then `std::terminate()`: what libstdc++ does when an
-    /// exception reaches a frame that must not let it pass.
+    /// `__clang_call_terminate(%exn)` (which calls `__cxa_begin_catch(%exn)` then
+    /// `std::terminate()`, [`clang_call_terminate_definition`]) when the exception was
+    /// caught here, else `std::terminate()`: what libstdc++ does when an exception reaches
+    /// a frame that must not let it pass.
     fn terminate_with(&mut self, at: CursorPosition, exn: Option<Value>, loc: Loc) {
-        if let Some(exn) = exn {
-            self.call(at, "__cxa_begin_catch", &[exn], loc);
-        }
-        self.call(at, STD_TERMINATE, &[], loc);
+        match exn {
+            Some(exn) => self.call(at, CLANG_CALL_TERMINATE, &[exn], loc),
+            None => self.call(at, STD_TERMINATE, &[], loc),
+        };
         self.cursor(at, loc).unreachable();
     }
 
