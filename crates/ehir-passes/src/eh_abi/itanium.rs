@@ -23,8 +23,10 @@
 //!   taken: on this ABI the handler copies the exception object itself.
 //! - Upstream's `cir.construct_catch_param reference_to_pointer %t to %p` (`catch (T *&)`)
 //!   → `%p` gets the address of the thrown pointer: the landing pad's exception pointer
-//!   plus the unwind header (`cir.ptr_stride`, a bitcast, a store); other kinds of it in
-//!   flat code are reported as not supported yet. Upstream's `cir.init_catch_param` →
+//!   plus the unwind header (`cir.ptr_stride`, a bitcast, a store); `non_trivial_copy
+//!   ... using @thunk` → `__cxa_get_exception_ptr`, a bitcast and a `cir.try_call` of the
+//!   thunk whose unwind destination terminates (`Lowering::lower_catch_copy`); other kinds
+//!   of it in flat code are reported as not supported yet. Upstream's `cir.init_catch_param` →
 //!   casts, loads and stores (`super::lower_init_catch_params`, shared with the MSVC
 //!   lowering).
 //! - `cir.resume` (with or without its token) → `cir.resume.flat %exn, %sel`.
@@ -451,6 +453,9 @@ struct Lowering<'a> {
     replace: BTreeMap<Value, Value>,
     /// Dispatch `unwind` keys that terminate instead (see [`LandingPadPlan`]).
     terminating_unwinds: BTreeSet<(Op, usize)>,
+    /// The terminate landing pad at the end of the function that a catch parameter's copy
+    /// unwinds to, once one is needed.
+    copy_terminate_pad: Option<Block>,
 }
 
 impl<'a> Lowering<'a> {
@@ -467,6 +472,7 @@ impl<'a> Lowering<'a> {
             token_blocks: BTreeSet::new(),
             replace: BTreeMap::new(),
             terminating_unwinds: BTreeSet::new(),
+            copy_terminate_pad: None,
         }
     }
 
@@ -1420,6 +1426,9 @@ impl<'a> Lowering<'a> {
         exn: Value,
     ) -> Result<(), Diagnostic> {
         let kind_name = self.ctx.name(kind).to_string();
+        if kind_name == "non_trivial_copy" {
+            return self.lower_catch_copy(op, exn);
+        }
         if kind_name != "reference_to_pointer" {
             return Err(self.error(
                 op,
@@ -1445,6 +1454,75 @@ impl<'a> Lowering<'a> {
         at.store(object, dest);
         self.func.layout.remove_op(op);
         Ok(())
+    }
+
+    /// Upstream's `cir.construct_catch_param non_trivial_copy %t to %p using @thunk :
+    /// !cir.ptr<T>` before `cir.begin_catch`, with `exn` the exception pointer of `%t`: the
+    /// parameter is copy-constructed from the thrown object before the catch begins, as
+    /// Clang does, and a copy that throws terminates:
+    /// ```text
+    /// %o = cir.call @__cxa_get_exception_ptr(%exn) nothrow
+    /// %a = cir.cast bitcast %o : !cir.ptr<!void> -> !cir.ptr<T>
+    /// cir.try_call @thunk(%p, %a) ^rest, ^terminate
+    /// ```
+    /// where `^terminate` (one per function, at its end) is `cir.eh.inflight_exception
+    /// catch_all` and `cir.call @__clang_call_terminate(%e) nothrow {noreturn}`. Upstream
+    /// inlines the thunk's body there instead (this pass sees one function); the thunk
+    /// stays in the module and is called.
+    fn lower_catch_copy(&mut self, op: Op, exn: Value) -> Result<(), Diagnostic> {
+        let OpKind::ConstructCatchParam { thunk, .. } = *self.func.dfg.kind(op) else {
+            return Err(self.error(op, "expected a cir.construct_catch_param"));
+        };
+        let Some(thunk) = thunk.expand() else {
+            return Err(self.error(
+                op,
+                "a 'non_trivial_copy' catch parameter needs its copy thunk ('using @thunk')",
+            ));
+        };
+        let loc = self.func.dfg.loc(op);
+        let dest = self.func.dfg.operands(op)[1];
+        let dest_ty = self.func.dfg.value_type(dest);
+        let at = CursorPosition::Before(op);
+        let object = self
+            .call(at, "__cxa_get_exception_ptr", &[exn], loc)
+            .expect("__cxa_get_exception_ptr returns a pointer");
+        let object = self
+            .cursor(at, loc)
+            .cast(CastKind::Bitcast, object, dest_ty);
+        let block = self.func.layout.op_block(op).expect("placed");
+        let rest = self.new_block_after(block);
+        self.func.layout.split_ops_to(op, rest);
+        self.func.layout.remove_op(op);
+        let pad = self.copy_terminate_pad(loc);
+        let sig = self.ctx.types.func(vec![dest_ty, dest_ty], None, false);
+        self.cursor(CursorPosition::End(block), loc).try_call(
+            Some(thunk),
+            sig,
+            CallFlags::default(),
+            &[dest, object],
+            None,
+            rest,
+            pad,
+        );
+        Ok(())
+    }
+
+    /// The landing pad a catch parameter's copy unwinds to (made on first use, at the end
+    /// of the function): it catches everything and calls `__clang_call_terminate`.
+    fn copy_terminate_pad(&mut self, loc: Loc) -> Block {
+        if let Some(pad) = self.copy_terminate_pad {
+            return pad;
+        }
+        let body = self.func.body.expect("a lowered function has a body");
+        let pad = self.func.dfg.make_block();
+        self.func.layout.append_block(body, pad);
+        let at = CursorPosition::End(pad);
+        let (exn, _) = self
+            .cursor(at, loc)
+            .eh_landingpad(false, vec![LandingPadClause::Catch(None)]);
+        self.terminate_with(at, Some(exn), loc);
+        self.copy_terminate_pad = Some(pad);
+        pad
     }
 
     /// Whether [`Lowering::lower_op`] rewrites ops of this kind by what they are (the
