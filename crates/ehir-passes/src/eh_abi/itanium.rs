@@ -13,7 +13,8 @@
 //! - `cir.eh.dispatch` → a branch to a chain of blocks, each taking the pair as its
 //!   parameters (upstream's shape): per typed catch `cir.eh.typeid` +
 //!   `cir.cmp eq` + `cir.brcond`; per `filter` a `sel < 0` test whose true side calls
-//!   `__cxa_call_unexpected(%exn)`; `catch_all` and `unwind` branch unconditionally. A chain
+//!   `__cxa_call_unexpected(%exn)` (an empty filter, which every exception that reaches it
+//!   violates, calls it without a test); `catch_all` and `unwind` branch unconditionally. A chain
 //!   that ends with a conditional test resumes (`cir.resume.flat`): LLVM may enter a landing
 //!   pad with a selector it did not advertise (after inlining), and that must keep unwinding.
 //! - `cir.begin_cleanup` / `cir.end_cleanup` are dropped.
@@ -1607,10 +1608,20 @@ impl<'a> Lowering<'a> {
         // dispatch block branches to the first one.
         let (dispatch_exn, dispatch_sel) = (exn, sel);
         let (mut exn, mut sel) = (exn, sel);
-        if keys
-            .first()
-            .is_some_and(|key| matches!(key, HandlerKey::Catch(_) | HandlerKey::Filter(_)))
-        {
+        // An empty filter (`throw()`) needs no test: every exception that reaches it
+        // violates it (the selector is negative there), so it branches unconditionally,
+        // as upstream's lowering does.
+        let mut empty_filters = Vec::with_capacity(keys.len());
+        for key in &keys {
+            empty_filters.push(match *key {
+                HandlerKey::Filter(a) => self.filter_symbols(op, a)?.is_empty(),
+                _ => false,
+            });
+        }
+        if keys.first().is_some_and(|key| {
+            matches!(key, HandlerKey::Catch(_))
+                || matches!(key, HandlerKey::Filter(_)) && !empty_filters[0]
+        }) {
             let first = self.new_test_block_after(after);
             after = first;
             self.cursor(at, loc).br(first, &[exn, sel]);
@@ -1665,6 +1676,20 @@ impl<'a> Lowering<'a> {
                     if !next_is_branch {
                         (exn, sel) = self.test_block_pair(else_block);
                     }
+                }
+                HandlerKey::Filter(_) if empty_filters[k] => {
+                    let spelled = !args.is_empty()
+                        && self.func.layout.first_op(target).is_some_and(|o| {
+                            matches!(self.func.dfg.kind(o), OpKind::EhUnexpected)
+                        });
+                    if spelled {
+                        self.cursor(at, loc).br(target, &args);
+                    } else {
+                        self.call(at, "__cxa_call_unexpected", &[exn], loc);
+                        self.cursor(at, loc).unreachable();
+                    }
+                    finished = true;
+                    break;
                 }
                 HandlerKey::Filter(_) => {
                     // A negative selector: the exception violates the specification.
