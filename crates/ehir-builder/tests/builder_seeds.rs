@@ -66,7 +66,9 @@ fn upstream_cmp(line: &str) -> String {
     let (Some(close), Some(bool_at)) = (rest.find(')'), rest.find(", !cir.bool")) else {
         return line.to_string();
     };
-    let (predicate, operands) = rest[..close].split_once(", ").unwrap_or((&rest[..close], ""));
+    let (predicate, operands) = rest[..close]
+        .split_once(", ")
+        .unwrap_or((&rest[..close], ""));
     let operand_type = rest[close + 1..bool_at].trim_start_matches(" : ");
     format!(
         "{}cir.cmp {predicate} {operands} : {operand_type}{}",

@@ -1678,10 +1678,11 @@ impl<'a> Lowering<'a> {
                     }
                 }
                 HandlerKey::Filter(_) if empty_filters[k] => {
-                    let spelled = !args.is_empty()
-                        && self.func.layout.first_op(target).is_some_and(|o| {
-                            matches!(self.func.dfg.kind(o), OpKind::EhUnexpected)
-                        });
+                    let spelled =
+                        !args.is_empty()
+                            && self.func.layout.first_op(target).is_some_and(|o| {
+                                matches!(self.func.dfg.kind(o), OpKind::EhUnexpected)
+                            });
                     if spelled {
                         self.cursor(at, loc).br(target, &args);
                     } else {
