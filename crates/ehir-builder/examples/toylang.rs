@@ -424,6 +424,7 @@ impl Lowering {
                 let nothrow = CallFlags {
                     nothrow: true,
                     exception: false,
+                    noreturn: false,
                 };
                 b.call_named("printf", sig, &[format, value], nothrow);
             }

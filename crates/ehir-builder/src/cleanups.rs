@@ -52,7 +52,7 @@ impl FunctionBuilder<'_> {
     /// let pushed = b.push_cleanup_with(CleanupKind::All, &mut fe, |b, fe| {
     ///     let name = fe.deferred.remove(0);
     ///     let sig = b.ctx.types.func(vec![], None, false);
-    ///     b.call_named(name, sig, &[], CallFlags { nothrow: true, exception: false });
+    ///     b.call_named(name, sig, &[], CallFlags { nothrow: true, ..CallFlags::default() });
     ///     Ok::<_, String>(())
     /// });
     /// assert!(pushed.is_ok());

@@ -1036,7 +1036,7 @@ impl<'m> FunctionBuilder<'m> {
         self.value_handle(value)
     }
 
-    /// `cir.cmp(pred, %a, %b) : T, !cir.bool` (both operands of type `T`).
+    /// `cir.cmp pred %a, %b : T` (both operands of type `T`).
     pub fn cmp(&mut self, pred: CmpPredicate, a: Value, b: Value) -> Value {
         let Some([a, b]) = self.same_typed_pair(a, b, "cmp") else {
             return self.poison();

@@ -51,9 +51,30 @@ fn normalize(text: &str) -> Vec<String> {
                 s.push(c);
             }
         }
-        out.push(s.replace("(){", "() {"));
+        out.push(upstream_cmp(&s.replace("(){", "() {")));
     }
     out
+}
+
+/// The seed's `cir.cmp(eq, %_, %_) : T, !cir.bool` in the printed (upstream's) form
+/// `cir.cmp eq %_, %_ : T`.
+fn upstream_cmp(line: &str) -> String {
+    let Some(start) = line.find("cir.cmp(") else {
+        return line.to_string();
+    };
+    let rest = &line[start + "cir.cmp(".len()..];
+    let (Some(close), Some(bool_at)) = (rest.find(')'), rest.find(", !cir.bool")) else {
+        return line.to_string();
+    };
+    let (predicate, operands) = rest[..close]
+        .split_once(", ")
+        .unwrap_or((&rest[..close], ""));
+    let operand_type = rest[close + 1..bool_at].trim_start_matches(" : ");
+    format!(
+        "{}cir.cmp {predicate} {operands} : {operand_type}{}",
+        &line[..start],
+        &rest[bool_at + ", !cir.bool".len()..]
+    )
 }
 
 /// Renames every value `%x` to `%_` (the seed reuses numbers across sibling regions).
@@ -139,6 +160,7 @@ fn exception() -> CallFlags {
     CallFlags {
         nothrow: false,
         exception: true,
+        noreturn: false,
     }
 }
 

@@ -13,6 +13,7 @@ fn print(b: &mut FunctionBuilder<'_>, value: Value) {
     let flags = CallFlags {
         nothrow: true,
         exception: false,
+        noreturn: false,
     };
     b.call_named("printf", sig, &[format, value], flags);
 }

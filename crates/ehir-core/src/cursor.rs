@@ -401,7 +401,7 @@ impl FuncCursor<'_> {
         )
     }
 
-    /// `%r = cir.cmp(pred, %lhs, %rhs) : T, !cir.bool`.
+    /// `%r = cir.cmp pred %lhs, %rhs : T` (result `!cir.bool`).
     #[inline]
     pub fn cmp(&mut self, pred: CmpPredicate, lhs: Value, rhs: Value) -> Value {
         let bool_ty = self.types.bool;

@@ -71,7 +71,7 @@ pub enum OpKind {
     Binary(BinaryOp),
     /// `%r = cir.unary(kind, %a) : T, T`
     Unary(UnaryOp),
-    /// `%r = cir.cmp(pred, %a, %b) : T, !cir.bool`
+    /// `%r = cir.cmp pred %a, %b : T` (result `!cir.bool`)
     Cmp(CmpPredicate),
     /// `%r = cir.cast kind %v : T -> U`
     Cast(CastKind),
@@ -344,6 +344,8 @@ pub struct CallFlags {
     pub nothrow: bool,
     /// The seed's `exception` marker: the call may throw (the default; kept for printing).
     pub exception: bool,
+    /// The call does not return (upstream's `{noreturn}` attribute on the call).
+    pub noreturn: bool,
 }
 
 /// Which exits of a `cir.cleanup.scope` run its cleanup region.
@@ -520,7 +522,7 @@ impl CmpPredicate {
         CmpPredicate::Gt,
         CmpPredicate::Ge,
     ];
-    /// The predicate as printed in `cir.cmp(pred, ...)` (`eq`).
+    /// The predicate as printed in `cir.cmp pred ...` (`eq`).
     pub fn name(self) -> &'static str {
         match self {
             CmpPredicate::Eq => "eq",

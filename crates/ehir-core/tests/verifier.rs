@@ -56,6 +56,7 @@ fn nothrow_call(callee: (Symbol, Type)) -> OpKind {
         flags: CallFlags {
             nothrow: true,
             exception: false,
+            noreturn: false,
         },
     }
 }

@@ -20,6 +20,10 @@
 //! `std::bad_exception`, `std::bad_alloc`, `std::bad_array_new_length`, `std::bad_cast`
 //! and `std::bad_typeid` (destructors, and `what()`, which returns libstdc++'s text).
 //!
+//! `__clang_call_terminate` runs this model even where the module defines it (as the
+//! Itanium lowering does: `__cxa_begin_catch` then `std::terminate`), so that a run traces
+//! the same events in every phase ([`provided_even_if_defined`]).
+//!
 //! For a program compiled for Windows, the msvcrt names of these functions
 //! (`??2@YAPEAX_K@Z` for `operator new`, ...) run the same models.
 //!
@@ -630,6 +634,13 @@ const ALLOCATION_FORWARDS: &[(&str, &str, usize)] = &[
     ("_ZdlPvRKSt9nothrow_t", "_ZdlPv", 1),
     ("_ZdaPvRKSt9nothrow_t", "_ZdaPv", 1),
 ];
+
+/// Whether the interpreter runs its own model of `callee` even when the module defines
+/// it: Clang's `__clang_call_terminate` helper, whose body the model performs exactly.
+/// Such a function is never the default entry either.
+pub(crate) fn provided_even_if_defined(module: &Module, callee: Symbol) -> bool {
+    module.ctx.name(callee) == ehir_core::abi::runtime::CLANG_CALL_TERMINATE
+}
 
 /// When the module replaces the function a library allocation function `callee`
 /// (not defined in the module) ends up calling: the replacement and how many of the

@@ -350,7 +350,9 @@ pub fn select_entry(module: &Module, entry: Option<&str>) -> Result<FuncId, Inte
     let defined: Vec<FuncId> = module
         .functions
         .iter()
-        .filter(|(_, f)| !f.is_declaration())
+        .filter(|(_, f)| {
+            !f.is_declaration() && !externals::provided_even_if_defined(module, f.name)
+        })
         .map(|(id, _)| id)
         .collect();
     match defined.as_slice() {

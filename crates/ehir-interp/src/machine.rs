@@ -400,9 +400,10 @@ impl<'m> Machine<'m> {
             )));
         }
         let module: &'m Module = self.module;
-        let defined = module
-            .function_by_name(callee)
-            .filter(|&f| !module.functions[f].is_declaration());
+        let defined = module.function_by_name(callee).filter(|&f| {
+            !module.functions[f].is_declaration()
+                && !crate::externals::provided_even_if_defined(module, callee)
+        });
         let Some(fid) = defined else {
             return match self.call_external(ExternalCall {
                 callee,
@@ -1561,6 +1562,7 @@ impl<'m> Machine<'m> {
         };
         if let Some(fid) = module.function_by_name(callee)
             && !module.functions[fid].is_declaration()
+            && !crate::externals::provided_even_if_defined(module, callee)
         {
             let frame = self.new_frame(fid, &args)?;
             self.trace_enter(fid, &args);

@@ -290,33 +290,37 @@ impl Run<'_, '_> {
     ) -> Result<bool, Stop> {
         for prepared in self.steps {
             let step = &prepared.step;
-            if step.applies_to(func) {
-                let before = (func.dfg.ops.len(), func.phase);
+            let applies = step.applies_to(func);
+            let before = (func.dfg.ops.len(), func.phase);
+            if applies {
                 (step.body)(ctx, func).map_err(|_| Stop)?;
                 func.shrink_to_fit();
-                if step.declares_callees {
-                    let missing = crate::eh_abi::itanium::undeclared_callees(
-                        declarations.module(),
-                        ctx,
-                        func,
-                    )
-                    .map_err(|_| Stop)?;
-                    if !missing.is_empty() {
-                        let Declarations::Add(module) = declarations else {
-                            return Ok(false);
-                        };
-                        for (callee, sig, loc) in missing {
-                            let declaration =
-                                crate::eh_abi::itanium::runtime_declaration(callee, sig, loc);
-                            if self.verify
-                                && !verify_function_of(module, ctx, &declaration).is_empty()
-                            {
+            }
+            // As the whole-module run, which declares after the step what any function
+            // lacks (the personality of one the step did not rewrite, too).
+            if step.declares_callees {
+                let missing =
+                    crate::eh_abi::itanium::undeclared_callees(declarations.module(), ctx, func)
+                        .map_err(|_| Stop)?;
+                if !missing.is_empty() {
+                    let Declarations::Add(module) = declarations else {
+                        return Ok(false);
+                    };
+                    for (callee, sig, loc) in missing {
+                        let items = crate::eh_abi::itanium::runtime_items(ctx, callee, sig, loc);
+                        for item in items {
+                            if module.function_by_name(item.name).is_some() {
+                                continue;
+                            }
+                            if self.verify && !verify_function_of(module, ctx, &item).is_empty() {
                                 return Err(Stop);
                             }
-                            module.add_function(declaration);
+                            module.add_function(item);
                         }
                     }
                 }
+            }
+            if applies {
                 let changed =
                     !prepared.only_if_changed || before != (func.dfg.ops.len(), func.phase);
                 if self.verify

@@ -27,8 +27,9 @@
 //! let mut module = ehir_reader::parse_module("g.cir", text).unwrap();
 //! let ll = llvm_ir(&mut module, EhAbi::Itanium, "g.cir").unwrap();
 //! assert!(ll.contains("landingpad"));
-//! assert_eq!(module.functions.values().filter(|f| !f.is_declaration())
-//!     .map(|f| f.phase).collect::<Vec<_>>(), [ehir_core::Phase::Itanium]);
+//! // `@g` and the `__clang_call_terminate` its throwing EH cleanup calls.
+//! assert!(module.functions.values().filter(|f| !f.is_declaration())
+//!     .all(|f| f.phase == ehir_core::Phase::Itanium));
 //! ```
 
 #![warn(missing_docs)]

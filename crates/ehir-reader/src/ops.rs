@@ -979,6 +979,14 @@ impl<'s> Parser<'s> {
         if self.eat_ident("nothrow") {
             flags.nothrow = true;
         }
+        if self.eat(TokenKind::LBrace) {
+            // Upstream's attribute dictionary of a call: `{noreturn}`.
+            if !self.eat_ident("noreturn") {
+                return Err(self.unexpected("'noreturn' (the only attribute a call takes)"));
+            }
+            self.expect(TokenKind::RBrace, "'}'")?;
+            flags.noreturn = true;
+        }
         let indirect = callee.is_none() as usize;
         let mut operands = Values::new();
         let sig;
@@ -1252,8 +1260,22 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    /// `cir.cmp(pred, %a, %b) : T, !cir.bool`
+    /// `cir.cmp pred %a, %b : T` (upstream's form, the result is `!cir.bool`) or
+    /// `cir.cmp(pred, %a, %b) : T, !cir.bool`.
     fn parse_cmp(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        if !self.at(TokenKind::LParen) {
+            let kind = self.keyword(CmpPredicate::ALL, CmpPredicate::name, "comparison")?;
+            let a = self.expect_value_id()?;
+            self.expect(TokenKind::Comma, "','")?;
+            let b = self.expect_value_id()?;
+            self.expect(TokenKind::Colon, "':' and the operand type")?;
+            let operand_ty = self.parse_type()?;
+            let ty = self.module.ctx.types.common().bool;
+            let a = self.use_value(a, Some(operand_ty));
+            let b = self.use_value(b, None);
+            self.emit(OpKind::Cmp(kind), &[a, b], &[ty], n, loc);
+            return Ok(());
+        }
         let (kind, a) =
             self.parse_kind_and_operand(CmpPredicate::ALL, CmpPredicate::name, "comparison")?;
         self.expect(TokenKind::Comma, "','")?;

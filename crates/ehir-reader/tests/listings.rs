@@ -48,7 +48,7 @@ fn listing_07_reuses_names_in_sibling_regions() {
     let printed = round_trip(&name, &text);
     assert_contains(&printed, "%3 = cir.const #true");
     assert_contains(&printed, "%4 = cir.alloca !rec_SomeClass");
-    assert_contains(&printed, "%10 = cir.cmp(eq, %8, %9) : !s32i, !cir.bool");
+    assert_contains(&printed, "%10 = cir.cmp eq %8, %9 : !s32i");
     // The listing writes 3 `cir.yield`s; the 4 regions without a terminator (two `if`
     // scopes, the loop body's scope, the outer scope) get an implicit one.
     assert_eq!(text.matches("cir.yield").count(), 3);

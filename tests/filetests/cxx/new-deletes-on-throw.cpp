@@ -46,7 +46,7 @@ void destroy(W* w) { delete w; }
 // destructor throws.
 // CHECK-LABEL: cir.func @_Z7destroyP1W(
 // CHECK:         %[[W:.+]] = cir.load align(8) %{{.+}} : !cir.ptr<!cir.ptr<!rec_W>>, !cir.ptr<!rec_W>
-// CHECK:         %[[NN:.+]] = cir.cmp(ne, %[[W]], %{{.+}}) : !cir.ptr<!rec_W>, !cir.bool
+// CHECK:         %[[NN:.+]] = cir.cmp ne %[[W]], %{{.+}} : !cir.ptr<!rec_W>
 // CHECK-NEXT:    cir.if %[[NN]] {
 // CHECK-NEXT:      %[[V:.+]] = cir.cast bitcast %[[W]] : !cir.ptr<!rec_W> -> !cir.ptr<!void>
 // CHECK-NEXT:      %[[WSIZE:.+]] = cir.const #cir.int<1> : !u64i

@@ -38,7 +38,7 @@ extern "C" int someFunc() {
 // CHECK-NEXT:            cir.scope {
 // CHECK-NEXT:              %[[A:.+]] = cir.load align(4) %[[I]] : !cir.ptr<!s32i>, !s32i
 // CHECK-NEXT:              %[[K3:.+]] = cir.const #cir.int<3> : !s32i
-// CHECK-NEXT:              %[[EQ3:.+]] = cir.cmp(eq, %[[A]], %[[K3]]) : !s32i, !cir.bool
+// CHECK-NEXT:              %[[EQ3:.+]] = cir.cmp eq %[[A]], %[[K3]] : !s32i
 // CHECK-NEXT:              cir.if %[[EQ3]] {
 // CHECK-NEXT:                cir.scope {
 // CHECK-NEXT:                  cir.continue
@@ -46,7 +46,7 @@ extern "C" int someFunc() {
 // CHECK:                 cir.scope {
 // CHECK-NEXT:              %[[B:.+]] = cir.load align(4) %[[I]] : !cir.ptr<!s32i>, !s32i
 // CHECK-NEXT:              %[[K7:.+]] = cir.const #cir.int<7> : !s32i
-// CHECK-NEXT:              %[[EQ7:.+]] = cir.cmp(eq, %[[B]], %[[K7]]) : !s32i, !cir.bool
+// CHECK-NEXT:              %[[EQ7:.+]] = cir.cmp eq %[[B]], %[[K7]] : !s32i
 // CHECK-NEXT:              cir.if %[[EQ7]] {
 // CHECK-NEXT:                cir.scope {
 // CHECK-NEXT:                  cir.break

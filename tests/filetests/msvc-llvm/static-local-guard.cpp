@@ -27,7 +27,7 @@
 // CHECK-NEXT: %[[ONE:[0-9]+]] = cir.const #cir.int<1> : !u32i
 // CHECK-NEXT: %[[BIT:[0-9]+]] = cir.binop(and, %[[BITS]], %[[ONE]]) : !u32i
 // CHECK-NEXT: %[[ZERO:[0-9]+]] = cir.const #cir.int<0> : !u32i
-// CHECK-NEXT: %[[FIRST_PASS:[0-9]+]] = cir.cmp(eq, %[[BIT]], %[[ZERO]]) : !u32i, !cir.bool
+// CHECK-NEXT: %[[FIRST_PASS:[0-9]+]] = cir.cmp eq %[[BIT]], %[[ZERO]] : !u32i
 // CHECK-NEXT: cir.if %[[FIRST_PASS]] {
 // CHECK-NEXT:   %[[SET:[0-9]+]] = cir.binop(or, %[[BITS]], %[[ONE]]) : !u32i
 // CHECK-NEXT:   cir.store align(4) %[[SET]], %[[GUARD]] : !u32i, !cir.ptr<!u32i>

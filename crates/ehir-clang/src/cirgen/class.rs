@@ -1156,6 +1156,7 @@ pub fn call_function(
     let flags = ehir_core::CallFlags {
         nothrow: callee.nothrow,
         exception: false,
+        noreturn: false,
     };
     b.call_named(&name, callee.sig, args, flags)
 }

@@ -29,6 +29,7 @@ pub fn call_flags(nothrow: bool) -> CallFlags {
     CallFlags {
         nothrow,
         exception: false,
+        noreturn: false,
     }
 }
 

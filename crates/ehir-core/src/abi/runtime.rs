@@ -10,6 +10,10 @@ use crate::{Type, TypeStore};
 
 /// `std::terminate()` (Itanium mangling).
 pub const STD_TERMINATE: &str = "_ZSt9terminatev";
+/// Clang's helper that a terminate landing pad calls with the exception:
+/// `__cxa_begin_catch(exn)` then `std::terminate()`; a module defines it (linkonce_odr,
+/// hidden) where it calls it.
+pub const CLANG_CALL_TERMINATE: &str = "__clang_call_terminate";
 /// `std::unexpected()` (Itanium mangling).
 pub const STD_UNEXPECTED: &str = "_ZSt10unexpectedv";
 /// `std::uncaught_exception()` (Itanium mangling).
@@ -179,7 +183,7 @@ pub const RUNTIME_FUNCTIONS: &[RuntimeFunction] = &[
     row("__cxa_bad_cast", &[], None).noreturn(),
     row("__cxa_bad_typeid", &[], None).noreturn(),
     row("__cxa_pure_virtual", &[], None).noreturn(),
-    row("__clang_call_terminate", &[Ptr], None)
+    row(CLANG_CALL_TERMINATE, &[Ptr], None)
         .noreturn()
         .nounwind(),
     row("_Unwind_Resume", &[Ptr], None).noreturn(),

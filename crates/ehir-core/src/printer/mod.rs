@@ -768,12 +768,6 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
             }
             None => {}
         }
-        let personality = func.personality.map(|p| self.ctx.name(p));
-        if func.body.is_some() && self.evidence.phase(func, personality) != func.phase {
-            o.s(" phase(");
-            o.s(func.phase.name());
-            o.s(")");
-        }
         if let Some(p) = func.personality {
             o.s(" personality(");
             self.sym(o, p);
@@ -782,6 +776,13 @@ impl<'a, 't> FunctionPrinter<'a, 't> {
         if !func.attributes.is_empty() {
             o.s(" ");
             push_attribute_dict(o, &func.attributes, true);
+        }
+        // ehir's own annotation comes after upstream's syntax.
+        let personality = func.personality.map(|p| self.ctx.name(p));
+        if func.body.is_some() && self.evidence.phase(func, personality) != func.phase {
+            o.s(" phase(");
+            o.s(func.phase.name());
+            o.s(")");
         }
         match func.body {
             None => o.s("\n"),

@@ -230,6 +230,9 @@ impl FunctionPrinter<'_, '_> {
                 if flags.nothrow {
                     o.s(" nothrow");
                 }
+                if flags.noreturn {
+                    o.s(" {noreturn}");
+                }
                 self.call_sig(o, op);
             }
             OpKind::Binary(k) => {
@@ -243,10 +246,23 @@ impl FunctionPrinter<'_, '_> {
                 self.types_of(o, results);
             }
             OpKind::Cmp(k) => {
-                self.kind_and_vals(o, k.name(), operands);
-                self.types_of(o, operands.get(..1).unwrap_or(&[]));
-                o.s(", ");
-                self.types_of(o, results);
+                let bool_result = results.len() == 1
+                    && self.func.dfg.value_type(results[0]) == self.ctx.types.common().bool;
+                if bool_result {
+                    // Upstream's form: `cir.cmp eq %a, %b : T` (the result is !cir.bool).
+                    o.s(" ");
+                    o.s(k.name());
+                    o.s(" ");
+                    self.vals(o, operands);
+                    o.s(" : ");
+                    self.types_of(o, operands.get(..1).unwrap_or(&[]));
+                } else {
+                    // A result the verifier rejects keeps the form that spells it out.
+                    self.kind_and_vals(o, k.name(), operands);
+                    self.types_of(o, operands.get(..1).unwrap_or(&[]));
+                    o.s(", ");
+                    self.types_of(o, results);
+                }
             }
             OpKind::Cast(k) => {
                 o.s(" ");

@@ -736,6 +736,10 @@ impl<'m> ModuleEmitter<'m> {
         if f.nothrow {
             fn_attrs.push("nounwind");
         }
+        // Upstream's `attributes {noreturn}` (the Itanium lowering's `__clang_call_terminate`).
+        if f.attributes.iter().any(|a| a.name == "noreturn") {
+            fn_attrs.push("noreturn");
+        }
         if let Some(inline) = f.inline {
             fn_attrs.push(inline.llvm_attribute());
         }

@@ -10,9 +10,11 @@
 //!   would otherwise have no clause).
 //! - Every `!cir.eh_token` value (block parameters, branch arguments) becomes the pair
 //!   `(!cir.ptr<!void>, !u32i)`; a dispatch passes the pair explicitly.
-//! - `cir.eh.dispatch` → a chain of blocks: per typed catch `cir.eh.typeid` +
-//!   `cir.cmp(eq)` + `cir.brcond`; per `filter` a `sel < 0` test whose true side calls
-//!   `__cxa_call_unexpected(%exn)`; `catch_all` and `unwind` branch unconditionally. A chain
+//! - `cir.eh.dispatch` → a branch to a chain of blocks, each taking the pair as its
+//!   parameters (upstream's shape): per typed catch `cir.eh.typeid` +
+//!   `cir.cmp eq` + `cir.brcond`; per `filter` a `sel < 0` test whose true side calls
+//!   `__cxa_call_unexpected(%exn)` (an empty filter, which every exception that reaches it
+//!   violates, calls it without a test); `catch_all` and `unwind` branch unconditionally. A chain
 //!   that ends with a conditional test resumes (`cir.resume.flat`): LLVM may enter a landing
 //!   pad with a selector it did not advertise (after inlining), and that must keep unwinding.
 //! - `cir.begin_cleanup` / `cir.end_cleanup` are dropped.
@@ -22,15 +24,19 @@
 //!   taken: on this ABI the handler copies the exception object itself.
 //! - Upstream's `cir.construct_catch_param reference_to_pointer %t to %p` (`catch (T *&)`)
 //!   → `%p` gets the address of the thrown pointer: the landing pad's exception pointer
-//!   plus the unwind header (`cir.ptr_stride`, a bitcast, a store); other kinds of it in
-//!   flat code are reported as not supported yet. Upstream's `cir.init_catch_param` →
+//!   plus the unwind header (`cir.ptr_stride`, a bitcast, a store); `non_trivial_copy
+//!   ... using @thunk` → `__cxa_get_exception_ptr`, a bitcast and a `cir.try_call` of the
+//!   thunk whose unwind destination terminates (`Lowering::lower_catch_copy`); other kinds
+//!   of it in flat code are reported as not supported yet. Upstream's `cir.init_catch_param` →
 //!   casts, loads and stores (`super::lower_init_catch_params`, shared with the MSVC
 //!   lowering).
 //! - `cir.resume` (with or without its token) → `cir.resume.flat %exn, %sel`.
 //! - `noexcept` boundaries (a dispatch's `terminate` key, `cir.eh.terminate`) reproduce
 //!   g++ (checked against g++ 12 at -O0 and -O2):
 //!   - when only cleanups separate the landing pad from the boundary, the pad catches
-//!     everything (`null`) and terminates at once (`__cxa_begin_catch` + `std::terminate`)
+//!     everything (`null`) and terminates at once: `cir.call @__clang_call_terminate(%exn)
+//!     nothrow {noreturn}` (Clang's helper, `__cxa_begin_catch` + `std::terminate`, which
+//!     the module gets a `linkonce_odr hidden` definition of, as upstream's lowering does)
 //!     without running those cleanups: libstdc++ finds a call site that g++ left out of
 //!     the call-site table, stops the search phase there, unwinds the frames nearer the
 //!     throw (their cleanups run), and terminates in this frame;
@@ -50,14 +56,19 @@
 //! (run the cleanups in between first). C++ gives a function one specification, and clang
 //! never nests them either.
 //!
+//! - Calls of runtime functions that never return carry `{noreturn}`, as upstream's.
+//!
 //! [`lower_function`] sees one function and the module's shared tables, so it cannot add
 //! the declarations of the runtime functions it calls (`__cxa_begin_catch`,
-//! `__cxa_end_catch`, `__cxa_call_unexpected`, `std::terminate`); the verifier wants every
-//! callee declared, so whoever drives the pass calls [`declare_runtime_functions`] on the
-//! module once its functions are lowered.
+//! `__cxa_end_catch`, `__cxa_call_unexpected`, `std::terminate`), of the personality
+//! (`cir.func private @__gxx_personality_v0(...) -> !s32i`) or the definition of
+//! `__clang_call_terminate`; the verifier wants every callee declared, so whoever drives
+//! the pass calls [`declare_runtime_functions`] on the module once its functions are
+//! lowered.
 
 use crate::simplify_cfg::remove_unreachable_blocks;
-use ehir_core::abi::runtime::{STD_TERMINATE, runtime_function};
+use ehir_core::abi::ITANIUM_PERSONALITY;
+use ehir_core::abi::runtime::{CLANG_CALL_TERMINATE, STD_TERMINATE, runtime_function};
 use ehir_core::abi::{EhAbi, ITANIUM_UNWIND_HEADER_SIZE};
 use ehir_core::{
     AttrData, Block, CallFlags, CastKind, CmpPredicate, CursorPosition, Diagnostic, Diagnostics,
@@ -180,7 +191,7 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
             .map(|func| call_findings(module, &module.ctx, func))
             .collect()
     };
-    let mut missing: Vec<(Symbol, Type, Loc)> = Vec::new();
+    let mut missing: Vec<(Symbol, Option<Type>, Loc)> = Vec::new();
     let mut conflicts = Diagnostics::default();
     for finding in findings.into_iter().flatten() {
         match finding {
@@ -204,9 +215,103 @@ pub fn declare_runtime_functions(module: &mut Module) -> Result<(), Diagnostics>
         return Err(conflicts);
     }
     for (callee, sig, loc) in missing {
-        module.add_function(runtime_declaration(callee, sig, loc));
+        let items = runtime_items(&mut module.ctx, callee, sig, loc);
+        for item in items {
+            if module.function_by_name(item.name).is_none() {
+                module.add_function(item);
+            }
+        }
     }
     Ok(())
+}
+
+/// What to add to a module for a runtime function `callee` that lowered code calls
+/// (with signature `sig`, first at `loc`; `None`: the signature of its runtime row, for
+/// the personality) and the module lacks: its declaration ([`runtime_declaration`]), or
+/// for `__clang_call_terminate` the declarations of the functions it calls and then its
+/// definition ([`clang_call_terminate_definition`]). The caller skips the items the
+/// module already has.
+pub(crate) fn runtime_items(
+    ctx: &mut ModuleCtx,
+    callee: Symbol,
+    sig: Option<Type>,
+    loc: Loc,
+) -> Vec<Function> {
+    let sig = match sig {
+        Some(sig) => sig,
+        None => runtime_function(ctx.name(callee))
+            .expect("a finding without a signature names a runtime function")
+            .cir_signature(&mut ctx.types),
+    };
+    if ctx.name(callee) != CLANG_CALL_TERMINATE {
+        return vec![runtime_declaration(callee, sig, loc)];
+    }
+    let mut items = Vec::new();
+    for name in ["__cxa_begin_catch", STD_TERMINATE] {
+        let row = runtime_function(name).expect("the helper calls known runtime functions");
+        let declared_sig = row.cir_signature(&mut ctx.types);
+        let mut declaration = runtime_declaration(ctx.sym(name), declared_sig, loc);
+        if row.noreturn {
+            declaration.attributes.push(unit_attribute("noreturn"));
+        }
+        items.push(declaration);
+    }
+    items.push(clang_call_terminate_definition(ctx, callee, sig, loc));
+    items
+}
+
+/// A function attribute without a value (`attributes {noreturn}`).
+fn unit_attribute(name: &str) -> ehir_core::ModuleAttribute {
+    ehir_core::ModuleAttribute {
+        name: name.to_string(),
+        value: "unit".to_string(),
+    }
+}
+
+/// Clang's `__clang_call_terminate` as upstream's lowering defines it:
+///
+/// ```text
+/// cir.func linkonce_odr hidden @__clang_call_terminate(%arg0: !cir.ptr<!void>) attributes {noreturn} {
+///   %0 = cir.call @__cxa_begin_catch(%arg0) nothrow : (!cir.ptr<!void>) -> !cir.ptr<!void>
+///   cir.call @_ZSt9terminatev() nothrow {noreturn} : () -> ()
+///   cir.unreachable
+/// }
+/// ```
+pub(crate) fn clang_call_terminate_definition(
+    ctx: &mut ModuleCtx,
+    name: Symbol,
+    sig: Type,
+    loc: Loc,
+) -> Function {
+    let void_ptr = ctx.types.common().void_ptr;
+    let mut func = Function::new_definition(name, sig, &[void_ptr]);
+    func.linkage = ehir_core::Linkage::LinkOnceOdr;
+    func.hidden = true;
+    func.loc = loc;
+    func.attributes.push(unit_attribute("noreturn"));
+    let entry = func.entry_block().expect("a definition has an entry block");
+    let exn = func.dfg.block_params(entry)[0];
+    let types = *ctx.types.common();
+    for (callee, args) in [("__cxa_begin_catch", vec![exn]), (STD_TERMINATE, vec![])] {
+        let row = runtime_function(callee).expect("the helper calls known runtime functions");
+        let callee_sig = row.cir_signature(&mut ctx.types);
+        let result = row.result.map(|r| r.cir_type(&ctx.types));
+        let flags = CallFlags {
+            nothrow: true,
+            exception: false,
+            noreturn: row.noreturn,
+        };
+        let symbol = ctx.sym(callee);
+        FuncCursor::at(&mut func, &types, CursorPosition::End(entry))
+            .with_loc(loc)
+            .call(Some(symbol), callee_sig, flags, &args, result);
+    }
+    FuncCursor::at(&mut func, &types, CursorPosition::End(entry))
+        .with_loc(loc)
+        .unreachable();
+    // In the phase of the functions around it (a pass's promise covers every definition).
+    func.phase = Phase::Itanium;
+    func
 }
 
 /// The declaration of a runtime function the lowering calls: private, as upstream's
@@ -228,7 +333,7 @@ pub(crate) fn undeclared_callees(
     module: &Module,
     ctx: &ModuleCtx,
     func: &Function,
-) -> Result<Vec<(Symbol, Type, Loc)>, ()> {
+) -> Result<Vec<(Symbol, Option<Type>, Loc)>, ()> {
     call_findings(module, ctx, func)
         .into_iter()
         .map(|finding| match finding {
@@ -244,14 +349,23 @@ enum CallFinding {
     /// signature than the call's: the lowered module could not verify.
     Conflict(FuncId, Symbol),
     /// The callee is neither declared nor a global: declare it with this signature (the
-    /// first call's), at this location.
-    Missing(Symbol, Type, Loc),
+    /// first call's; `None` for the personality: its runtime row's), at this location.
+    Missing(Symbol, Option<Type>, Loc),
 }
 
 /// The findings of the direct calls of `func`, in op order (`ctx` names the callees: the
 /// module's context or a copy of it).
 fn call_findings(module: &Module, ctx: &ModuleCtx, func: &Function) -> Vec<CallFinding> {
     let mut findings = Vec::new();
+    // The personality the lowering gave the function, declared as upstream does
+    // (`cir.func private @__gxx_personality_v0(...) -> !s32i`).
+    if let Some(personality) = func.personality
+        && ctx.name(personality) == ITANIUM_PERSONALITY
+        && module.function_by_name(personality).is_none()
+        && module.global_by_name(personality).is_none()
+    {
+        findings.push(CallFinding::Missing(personality, None, func.loc));
+    }
     for op in func.walk_ops() {
         let (OpKind::Call { callee, sig, .. } | OpKind::TryCall { callee, sig, .. }) =
             *func.dfg.kind(op)
@@ -275,7 +389,7 @@ fn call_findings(module: &Module, ctx: &ModuleCtx, func: &Function) -> Vec<CallF
                     .iter()
                     .any(|f| matches!(f, CallFinding::Missing(s, ..) if *s == callee)) =>
             {
-                findings.push(CallFinding::Missing(callee, sig, func.dfg.loc(op)));
+                findings.push(CallFinding::Missing(callee, Some(sig), func.dfg.loc(op)));
             }
             None => {}
         }
@@ -340,6 +454,9 @@ struct Lowering<'a> {
     replace: BTreeMap<Value, Value>,
     /// Dispatch `unwind` keys that terminate instead (see [`LandingPadPlan`]).
     terminating_unwinds: BTreeSet<(Op, usize)>,
+    /// The terminate landing pad at the end of the function that a catch parameter's copy
+    /// unwinds to, once one is needed.
+    copy_terminate_pad: Option<Block>,
 }
 
 impl<'a> Lowering<'a> {
@@ -356,6 +473,7 @@ impl<'a> Lowering<'a> {
             token_blocks: BTreeSet::new(),
             replace: BTreeMap::new(),
             terminating_unwinds: BTreeSet::new(),
+            copy_terminate_pad: None,
         }
     }
 
@@ -1093,6 +1211,7 @@ impl<'a> Lowering<'a> {
         let flags = CallFlags {
             nothrow: function.nounwind,
             exception: false,
+            noreturn: function.noreturn,
         };
         let op = self
             .cursor(at, loc)
@@ -1100,13 +1219,15 @@ impl<'a> Lowering<'a> {
         self.func.dfg.results(op).first().copied()
     }
 
-    /// `__cxa_begin_catch(%exn)` then `std::terminate()`: what libstdc++ does when an
-    /// exception reaches a frame that must not let it pass.
+    /// `__clang_call_terminate(%exn)` (which calls `__cxa_begin_catch(%exn)` then
+    /// `std::terminate()`, [`clang_call_terminate_definition`]) when the exception was
+    /// caught here, else `std::terminate()`: what libstdc++ does when an exception reaches
+    /// a frame that must not let it pass.
     fn terminate_with(&mut self, at: CursorPosition, exn: Option<Value>, loc: Loc) {
-        if let Some(exn) = exn {
-            self.call(at, "__cxa_begin_catch", &[exn], loc);
-        }
-        self.call(at, STD_TERMINATE, &[], loc);
+        match exn {
+            Some(exn) => self.call(at, CLANG_CALL_TERMINATE, &[exn], loc),
+            None => self.call(at, STD_TERMINATE, &[], loc),
+        };
         self.cursor(at, loc).unreachable();
     }
 
@@ -1306,6 +1427,9 @@ impl<'a> Lowering<'a> {
         exn: Value,
     ) -> Result<(), Diagnostic> {
         let kind_name = self.ctx.name(kind).to_string();
+        if kind_name == "non_trivial_copy" {
+            return self.lower_catch_copy(op, exn);
+        }
         if kind_name != "reference_to_pointer" {
             return Err(self.error(
                 op,
@@ -1331,6 +1455,75 @@ impl<'a> Lowering<'a> {
         at.store(object, dest);
         self.func.layout.remove_op(op);
         Ok(())
+    }
+
+    /// Upstream's `cir.construct_catch_param non_trivial_copy %t to %p using @thunk :
+    /// !cir.ptr<T>` before `cir.begin_catch`, with `exn` the exception pointer of `%t`: the
+    /// parameter is copy-constructed from the thrown object before the catch begins, as
+    /// Clang does, and a copy that throws terminates:
+    /// ```text
+    /// %o = cir.call @__cxa_get_exception_ptr(%exn) nothrow
+    /// %a = cir.cast bitcast %o : !cir.ptr<!void> -> !cir.ptr<T>
+    /// cir.try_call @thunk(%p, %a) ^rest, ^terminate
+    /// ```
+    /// where `^terminate` (one per function, at its end) is `cir.eh.inflight_exception
+    /// catch_all` and `cir.call @__clang_call_terminate(%e) nothrow {noreturn}`. Upstream
+    /// inlines the thunk's body there instead (this pass sees one function); the thunk
+    /// stays in the module and is called.
+    fn lower_catch_copy(&mut self, op: Op, exn: Value) -> Result<(), Diagnostic> {
+        let OpKind::ConstructCatchParam { thunk, .. } = *self.func.dfg.kind(op) else {
+            return Err(self.error(op, "expected a cir.construct_catch_param"));
+        };
+        let Some(thunk) = thunk.expand() else {
+            return Err(self.error(
+                op,
+                "a 'non_trivial_copy' catch parameter needs its copy thunk ('using @thunk')",
+            ));
+        };
+        let loc = self.func.dfg.loc(op);
+        let dest = self.func.dfg.operands(op)[1];
+        let dest_ty = self.func.dfg.value_type(dest);
+        let at = CursorPosition::Before(op);
+        let object = self
+            .call(at, "__cxa_get_exception_ptr", &[exn], loc)
+            .expect("__cxa_get_exception_ptr returns a pointer");
+        let object = self
+            .cursor(at, loc)
+            .cast(CastKind::Bitcast, object, dest_ty);
+        let block = self.func.layout.op_block(op).expect("placed");
+        let rest = self.new_block_after(block);
+        self.func.layout.split_ops_to(op, rest);
+        self.func.layout.remove_op(op);
+        let pad = self.copy_terminate_pad(loc);
+        let sig = self.ctx.types.func(vec![dest_ty, dest_ty], None, false);
+        self.cursor(CursorPosition::End(block), loc).try_call(
+            Some(thunk),
+            sig,
+            CallFlags::default(),
+            &[dest, object],
+            None,
+            rest,
+            pad,
+        );
+        Ok(())
+    }
+
+    /// The landing pad a catch parameter's copy unwinds to (made on first use, at the end
+    /// of the function): it catches everything and calls `__clang_call_terminate`.
+    fn copy_terminate_pad(&mut self, loc: Loc) -> Block {
+        if let Some(pad) = self.copy_terminate_pad {
+            return pad;
+        }
+        let body = self.func.body.expect("a lowered function has a body");
+        let pad = self.func.dfg.make_block();
+        self.func.layout.append_block(body, pad);
+        let at = CursorPosition::End(pad);
+        let (exn, _) = self
+            .cursor(at, loc)
+            .eh_landingpad(false, vec![LandingPadClause::Catch(None)]);
+        self.terminate_with(at, Some(exn), loc);
+        self.copy_terminate_pad = Some(pad);
+        pad
     }
 
     /// Whether [`Lowering::lower_op`] rewrites ops of this kind by what they are (the
@@ -1410,11 +1603,48 @@ impl<'a> Lowering<'a> {
         let mut at = CursorPosition::Before(op);
         let mut finished = false;
         let s32 = self.s32;
+        // Every key that tests the selector runs in a block of its own that takes the
+        // (exception, selector) pair as parameters, as upstream's lowering builds it; the
+        // dispatch block branches to the first one.
+        let (dispatch_exn, dispatch_sel) = (exn, sel);
+        let (mut exn, mut sel) = (exn, sel);
+        // An empty filter (`throw()`) needs no test: every exception that reaches it
+        // violates it (the selector is negative there), so it branches unconditionally,
+        // as upstream's lowering does.
+        let mut empty_filters = Vec::with_capacity(keys.len());
+        for key in &keys {
+            empty_filters.push(match *key {
+                HandlerKey::Filter(a) => self.filter_symbols(op, a)?.is_empty(),
+                _ => false,
+            });
+        }
+        if keys.first().is_some_and(|key| {
+            matches!(key, HandlerKey::Catch(_))
+                || matches!(key, HandlerKey::Filter(_)) && !empty_filters[0]
+        }) {
+            let first = self.new_test_block_after(after);
+            after = first;
+            self.cursor(at, loc).br(first, &[exn, sel]);
+            (exn, sel) = self.test_block_pair(first);
+            at = CursorPosition::End(first);
+        }
+        // The arguments of an edge leaving the test block that holds (exn, sel).
+        let edge_args = |this: &Self, succ: Successor, exn: Value, sel: Value| {
+            this.dispatch_args(op, succ, exn, sel).map(|args| {
+                args.into_iter()
+                    .map(|v| match v {
+                        v if v == dispatch_exn => exn,
+                        v if v == dispatch_sel => sel,
+                        v => v,
+                    })
+                    .collect::<Vec<Value>>()
+            })
+        };
         let mut k = 0;
         while k < keys.len() {
             let succ = succs[k];
             let target = self.func.dfg.successor_block(succ);
-            let args = self.dispatch_args(op, succ, exn, sel)?;
+            let args = edge_args(self, succ, exn, sel)?;
             // Where a failed test goes: straight to the next key's destination when that
             // key is an unconditional branch, else a new block that tests the next key.
             let next_is_branch = match keys.get(k + 1) {
@@ -1427,11 +1657,11 @@ impl<'a> Lowering<'a> {
                     if next_is_branch {
                         let s = succs[k + 1];
                         let t = this.func.dfg.successor_block(s);
-                        Ok((t, this.dispatch_args(op, s, exn, sel)?))
+                        Ok((t, edge_args(this, s, exn, sel)?))
                     } else {
-                        let next = this.new_block_after(*after);
+                        let next = this.new_test_block_after(*after);
                         *after = next;
-                        Ok((next, vec![]))
+                        Ok((next, vec![exn, sel]))
                     }
                 };
             match keys[k] {
@@ -1443,6 +1673,24 @@ impl<'a> Lowering<'a> {
                     self.cursor(at, loc)
                         .brcond(cond, (target, &args), (else_block, &else_args));
                     at = CursorPosition::End(else_block);
+                    if !next_is_branch {
+                        (exn, sel) = self.test_block_pair(else_block);
+                    }
+                }
+                HandlerKey::Filter(_) if empty_filters[k] => {
+                    let spelled =
+                        !args.is_empty()
+                            && self.func.layout.first_op(target).is_some_and(|o| {
+                                matches!(self.func.dfg.kind(o), OpKind::EhUnexpected)
+                            });
+                    if spelled {
+                        self.cursor(at, loc).br(target, &args);
+                    } else {
+                        self.call(at, "__cxa_call_unexpected", &[exn], loc);
+                        self.cursor(at, loc).unreachable();
+                    }
+                    finished = true;
+                    break;
                 }
                 HandlerKey::Filter(_) => {
                     // A negative selector: the exception violates the specification.
@@ -1465,6 +1713,9 @@ impl<'a> Lowering<'a> {
                             (else_block, &else_args),
                         );
                         at = CursorPosition::End(else_block);
+                        if !next_is_branch {
+                            (exn, sel) = self.test_block_pair(else_block);
+                        }
                     } else {
                         let unexpected = self.new_block_after(after);
                         after = unexpected;
@@ -1478,6 +1729,9 @@ impl<'a> Lowering<'a> {
                         self.call(unexpected_at, "__cxa_call_unexpected", &[exn], loc);
                         self.cursor(unexpected_at, loc).unreachable();
                         at = CursorPosition::End(else_block);
+                        if !next_is_branch {
+                            (exn, sel) = self.test_block_pair(else_block);
+                        }
                     }
                 }
                 HandlerKey::Unwind if self.terminating_unwinds.contains(&(op, k)) => {
@@ -1516,6 +1770,22 @@ impl<'a> Lowering<'a> {
         let b = self.func.dfg.make_block();
         self.func.layout.insert_block_after(b, after);
         b
+    }
+
+    /// A new block after `after` for one selector test of a dispatch chain: it takes the
+    /// (exception, selector) pair as its parameters.
+    fn new_test_block_after(&mut self, after: Block) -> Block {
+        let b = self.new_block_after(after);
+        self.func.dfg.append_block_param(b, self.void_ptr);
+        self.func.dfg.append_block_param(b, self.u32);
+        b
+    }
+
+    /// The (exception, selector) parameters of a block made by
+    /// [`Lowering::new_test_block_after`].
+    fn test_block_pair(&self, block: Block) -> (Value, Value) {
+        let params = self.func.dfg.block_params(block);
+        (params[0], params[1])
     }
 
     fn apply_replacements(&mut self) {
