@@ -617,6 +617,8 @@ pub struct Function {
     pub name: String,
     /// `private`, `internal`, `linkonce_odr`, `weak`, or empty for external.
     pub linkage: &'static str,
+    /// Hidden visibility (not exported from the shared object that defines it).
+    pub hidden: bool,
     /// The return type.
     pub ret: Ty,
     /// Return attributes.
@@ -647,6 +649,7 @@ impl Function {
         Function {
             name: name.to_string(),
             linkage: "",
+            hidden: false,
             ret,
             ret_attrs: vec![],
             params,

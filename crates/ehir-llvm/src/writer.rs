@@ -330,6 +330,9 @@ fn write_function(w: &mut dyn Write, f: &Function) -> fmt::Result {
     if is_definition && !f.linkage.is_empty() {
         write!(w, "{} ", f.linkage)?;
     }
+    if f.hidden {
+        write!(w, "hidden ")?;
+    }
     write_attrs_before(w, &f.ret_attrs)?;
     write_ty(w, &f.ret)?;
     write!(w, " @{}(", ident(&f.name))?;

@@ -751,6 +751,7 @@ impl<'m> ModuleEmitter<'m> {
             return Some(ir::Function {
                 name,
                 linkage: "",
+                hidden: f.hidden,
                 params: Self::declaration_params(&lowered),
                 ret: lowered.ret,
                 ret_attrs: lowered.ret_attrs,
@@ -787,6 +788,7 @@ impl<'m> ModuleEmitter<'m> {
                     ir::Function {
                         name: n.clone(),
                         linkage: "",
+                        hidden: false,
                         ret: Ty::i32(),
                         ret_attrs: vec![],
                         params: vec![],
@@ -830,6 +832,7 @@ impl<'m> ModuleEmitter<'m> {
         Some(ir::Function {
             name,
             linkage: linkage_text(f.linkage),
+            hidden: f.hidden,
             ret: lowered.ret,
             ret_attrs: lowered.ret_attrs,
             params,

@@ -83,6 +83,7 @@ impl<'m> ModuleEmitter<'m> {
             out.functions.push(ir::Function {
                 name: UNCAUGHT_EXCEPTION.into(),
                 linkage: "linkonce_odr",
+                hidden: false,
                 ret: Ty::i1(),
                 ret_attrs: vec!["zeroext"],
                 params: vec![],
