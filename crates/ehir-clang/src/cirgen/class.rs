@@ -166,6 +166,16 @@ struct Placement {
 }
 
 impl Placement {
+    /// Places the non-virtual part of a class (what its `nv_items` hold) at `offset`.
+    fn place_non_virtual_part(&mut self, layout: &ClassLayout, offset: u64) {
+        self.items
+            .extend(layout.nv_items.iter().map(|item| PlacedItem {
+                offset: offset + item.offset,
+                ..*item
+            }));
+        self.dsize = offset + layout.nv_size;
+    }
+
     /// Places a base subobject (the non-virtual part of `base`) by the Itanium rules: an
     /// empty one at the first offset from 0 where no other empty subobject of its type
     /// is, another one at the data size so far, aligned, not reusing a POD's tail padding.
@@ -422,7 +432,8 @@ impl<'ast> State<'ast> {
             }
         }
         if msvc && !virtual_order.is_empty() {
-            self.check_msvc_virtual_bases(ctx, class, name, data.is_polymorphic, &virtual_order)?;
+            let supported = !data.is_polymorphic && data.dtor.trivial;
+            self.check_msvc_virtual_bases(ctx, class, name, supported, &virtual_order)?;
         }
         // A Microsoft class has a vbtable pointer for its virtual bases, not a vfptr.
         let dynamic = data.is_polymorphic || (!msvc && !virtual_order.is_empty());
@@ -526,13 +537,7 @@ impl<'ast> State<'ast> {
                 let offset = align_up(placement.dsize, base_layout.align);
                 if !base_layout.virtual_bases.is_empty() {
                     // Only its non-virtual part: its virtual bases are the class's.
-                    placement
-                        .items
-                        .extend(base_layout.nv_items.iter().map(|item| PlacedItem {
-                            offset: offset + item.offset,
-                            ..*item
-                        }));
-                    placement.dsize = offset + base_layout.nv_size;
+                    placement.place_non_virtual_part(base_layout, offset);
                 } else if !base_layout.empty {
                     placement.items.push(PlacedItem {
                         offset,
@@ -633,13 +638,7 @@ impl<'ast> State<'ast> {
             for virtual_base in &virtual_order {
                 let base_layout = self.layout(ctx, class, virtual_base)?;
                 let offset = align_up(placement.dsize, base_layout.nv_align);
-                placement
-                    .items
-                    .extend(base_layout.nv_items.iter().map(|item| PlacedItem {
-                        offset: offset + item.offset,
-                        ..*item
-                    }));
-                placement.dsize = offset + base_layout.nv_size;
+                placement.place_non_virtual_part(&base_layout, offset);
                 placement.align = placement.align.max(base_layout.align);
                 placement.virtual_bases.push((virtual_base.clone(), offset));
             }
@@ -754,25 +753,24 @@ impl<'ast> State<'ast> {
         })
     }
 
-    /// What the Microsoft layout of virtual bases does not support yet: an empty virtual
-    /// base, a virtual base in a dynamic class (vftables of virtual bases, vtordisps);
-    /// and, outside [`super::class_layouts`], generating code for any of them.
+    /// What virtual bases on the Microsoft ABI do not support yet: an empty virtual base,
+    /// a class with virtual bases that is dynamic (vftables of virtual bases, vtordisps)
+    /// or has a destructor (`??_D`, the virtual bases' destruction) — `supported` is
+    /// false then.
     fn check_msvc_virtual_bases(
         &mut self,
         ctx: &mut ModuleCtx,
         class: &'ast Node,
         name: &str,
-        polymorphic: bool,
+        supported: bool,
         virtual_bases: &[String],
     ) -> R<()> {
         for base in virtual_bases {
             let layout = self.layout(ctx, class, base)?;
             let what = if layout.empty {
                 "an empty virtual base class"
-            } else if polymorphic {
-                "a virtual base class of a class with virtual functions"
-            } else if !self.layouts_only {
-                "virtual base classes"
+            } else if !supported {
+                "a virtual base class of a class with virtual functions or a destructor"
             } else {
                 continue;
             };
@@ -1017,7 +1015,16 @@ impl<'ast> State<'ast> {
             let mut non_virtual = layout.bases.iter();
             for base in &layout.declared_bases {
                 let base_symbol = self.typeinfo(ctx, node, &CType::Named(base.name.clone()))?;
-                let offset = if base.is_virtual {
+                let mut vbptr_offset = None;
+                let offset = if base.is_virtual && self.abi == EhAbi::Msvc {
+                    // Microsoft: the base's entry in the class's vbtable.
+                    let order = self.msvc_vbtable_order(ctx, node, &layout.name)?;
+                    let Some(index) = order.iter().position(|v| *v == base.name) else {
+                        return error(node, format!("a virtual base of '{class}' not laid out"));
+                    };
+                    vbptr_offset = layout.vbptr_offset;
+                    4 * (index as i64 + 1)
+                } else if base.is_virtual {
                     self.virtual_base_offset_offset(ctx, node, &layout.name, &base.name)?
                 } else {
                     match non_virtual.next() {
@@ -1030,6 +1037,7 @@ impl<'ast> State<'ast> {
                     offset,
                     public: base.public,
                     is_virtual: base.is_virtual,
+                    vbptr_offset,
                 });
             }
             self.typeinfos.insert(

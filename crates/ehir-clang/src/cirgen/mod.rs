@@ -19,6 +19,7 @@ pub mod lifetime;
 pub mod member_pointer;
 pub mod stmt;
 pub mod subobjects;
+pub mod vbtable_msvc;
 pub mod vtable;
 pub mod vtable_msvc;
 
@@ -112,9 +113,6 @@ pub struct State<'ast> {
     pub parsed: HashMap<String, CType>,
     /// Classes whose layout is being computed.
     pub laying_out: HashSet<String>,
-    /// Only class layouts are computed ([`class_layouts`]): what is laid out but not
-    /// generated yet is no error.
-    pub layouts_only: bool,
     /// Typedef names being resolved.
     pub resolving: HashSet<String>,
     /// Functions whose address is taken: name, signature, nothrow (declared in the
@@ -562,7 +560,6 @@ pub enum ResultAbi {
 pub fn class_layouts(root: &Node, abi: EhAbi) -> BTreeMap<String, R<ClassLayout>> {
     // (The standard changes no layout.)
     let mut state = State::new(root, abi, crate::Standard::Cxx17OrLater);
-    state.layouts_only = true;
     let mut mb = ModuleBuilder::new();
     let mut names: Vec<(String, &Node)> = state
         .index
@@ -597,7 +594,6 @@ impl<'ast> State<'ast> {
             static_locals: Vec::new(),
             parsed: HashMap::new(),
             laying_out: HashSet::new(),
-            layouts_only: false,
             resolving: HashSet::new(),
             address_taken: Vec::new(),
             rtti_globals: Vec::new(),
