@@ -32,11 +32,15 @@
 //! the other classes of the C++ runtime's headers), `typeid` and `dynamic_cast` (through
 //! the runtime's `__dynamic_cast`); Microsoft: `cirgen::vtable_msvc`, vftables with the
 //! class's Complete Object Locator and RTTI objects as Clang for Windows makes them,
-//! scalar deleting destructors `??_G`, `__RTtypeid` and `__RTDynamicCast`).
+//! scalar deleting destructors `??_G`, `__RTtypeid` and `__RTDynamicCast`;
+//! `cirgen::vbtable_msvc`: virtual bases of classes without virtual functions or
+//! destructors — vbtables, constructors with the "most derived" flag, CatchableTypes
+//! with the vbtable displacement).
 //!
 //! # Not yet
-//! On the Microsoft target: a dynamic base that is not the first (secondary vftables,
-//! thunks), virtual bases (vbtables), pointers to members. On both: bit fields, static
+//! On the Microsoft target: virtual bases in a class with virtual functions or a
+//! destructor (vftables of virtual bases, vtordisps, `??_D`), an empty virtual base,
+//! pointers to members. On both: bit fields, static
 //! references and arrays of classes with dynamic initialization, thread-safe static
 //! initialization (`_Init_thread_*`; wine's msvcrt has none). Typeinfo of a class
 //! template specialization (its Itanium mangling with template arguments), so throwing

@@ -6,7 +6,8 @@
 //! multiple and nested bases, tail padding of POD and non-POD bases, arrays and class
 //! members; on Itanium also dynamic classes, primary bases and virtual bases (a nearly
 //! empty one as the primary base, an empty one, a diamond), on Windows dynamic classes
-//! with several bases with a vftable pointer. Needs `clang++-22` (or
+//! with several bases with a vftable pointer and classes with virtual bases (vbtable
+//! pointers, own and shared). Needs `clang++-22` (or
 //! `$EHIR_CLANG`).
 
 use ehir_core::abi::EhAbi;
@@ -34,8 +35,7 @@ struct O : Empty, C { char z; };
 struct P : C, Empty {};
 ";
 
-/// Dynamic classes and virtual bases (Itanium; the Microsoft target has no virtual bases
-/// yet).
+/// Dynamic classes and virtual bases (Itanium).
 const DYNAMIC_SOURCE: &str = "
 struct Empty {};
 struct NE { virtual ~NE(); };
@@ -67,7 +67,7 @@ struct I : Empty, Y { virtual void i(); };
 ";
 
 /// Clang's layout of one record: sizeof, align, (offset, name) of its direct bases,
-/// virtual bases and members, and on Itanium (dsize, nvsize, nvalign).
+/// virtual bases, members and Microsoft vbtable pointer (`vbptr`), and on Itanium (dsize, nvsize, nvalign).
 #[derive(Debug, PartialEq)]
 struct Dumped {
     size: u64,
@@ -131,7 +131,9 @@ fn parse_dump(text: &str) -> BTreeMap<String, Dumped> {
                 continue;
             }
             let entry = text.trim_end_matches(" (empty)");
-            let entry_name = if let Some((class, kind)) = entry.split_once(" (")
+            let entry_name = if text.ends_with("vbtable pointer)") {
+                "vbptr".to_string()
+            } else if let Some((class, kind)) = entry.split_once(" (")
                 && kind.ends_with("base)")
             {
                 let class = class
@@ -186,6 +188,28 @@ fn computed_layouts_of_dynamic_classes_and_virtual_bases_equal_clangs() {
     layouts_equal_clangs(EhAbi::Itanium, DYNAMIC_SOURCE, 12);
 }
 
+/// Virtual bases on the Microsoft target: a vbtable pointer of the class's own after
+/// the non-virtual bases or shared with its first base
+/// that has one; the virtual bases after the non-virtual part, in construction order.
+const MSVC_VIRTUAL_BASES_SOURCE: &str = "
+struct V { int v; };
+struct W { char w; };
+struct B { char c; };
+struct VA : virtual V { int a; };
+struct VB : B, virtual V { char d; };
+struct VC : VA, virtual W { char e; };
+struct VD : B, VA { int f; };
+struct VG : virtual VA, virtual W { };
+struct VI : virtual V {};
+struct VJ : VI, VB, virtual W { long long j; };
+struct VK : VD, virtual VI { char k; };
+";
+
+#[test]
+fn computed_layouts_of_virtual_bases_equal_clangs_on_windows() {
+    layouts_equal_clangs(EhAbi::Msvc, MSVC_VIRTUAL_BASES_SOURCE, 11);
+}
+
 /// Checks every class of `text` (`classes` of them) on the target of `abi`.
 fn layouts_equal_clangs(abi: EhAbi, text: &str, classes: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -230,11 +254,18 @@ fn layouts_equal_clangs(abi: EhAbi, text: &str, classes: usize) {
         let Some(dumped) = expected.get(name) else {
             panic!("Clang dumped no layout of '{name}'");
         };
+        // Clang shows a vbtable pointer shared with a base inside that base only.
+        let shares_vbptr = layout
+            .bases
+            .iter()
+            .any(|base| matches!(layouts.get(&base.name), Some(Ok(b)) if b.vbptr_offset.is_some()));
+        let own_vbptr = layout.vbptr_offset.filter(|_| !shares_vbptr);
         let mut subobjects: Vec<(u64, String)> = layout
             .bases
             .iter()
             .map(|b| (b.offset, b.name.rsplit("::").next().unwrap().to_string()))
             .chain(layout.fields.iter().map(|f| (f.offset, f.name.clone())))
+            .chain(own_vbptr.map(|offset| (offset, "vbptr".to_string())))
             .chain(
                 layout
                     .virtual_bases

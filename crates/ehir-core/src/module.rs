@@ -74,6 +74,10 @@ pub struct TypeInfoBase {
     pub public: bool,
     /// A virtual base (written `virtual`).
     pub is_virtual: bool,
+    /// A virtual base on the Microsoft ABI (written `virtual vbptr N`): the offset of the
+    /// class's vbtable pointer; `offset` is then the byte offset, in the vbtable, of the
+    /// entry that holds the base's offset from that pointer.
+    pub vbptr_offset: Option<u64>,
 }
 
 impl TypeInfoBase {
@@ -84,6 +88,7 @@ impl TypeInfoBase {
             offset: offset as i64,
             public: true,
             is_virtual: false,
+            vbptr_offset: None,
         }
     }
 }

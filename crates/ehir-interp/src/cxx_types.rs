@@ -307,6 +307,9 @@ pub struct BaseEdge {
     pub public: bool,
     /// A virtual base.
     pub is_virtual: bool,
+    /// A virtual base on the Microsoft ABI: the offset of the class's vbtable pointer
+    /// (`offset` is then the byte offset of the base's entry in the vbtable).
+    pub vbptr_offset: Option<u64>,
 }
 
 impl BaseEdge {
@@ -317,6 +320,7 @@ impl BaseEdge {
             offset,
             public: true,
             is_virtual: false,
+            vbptr_offset: None,
         }
     }
 }
@@ -358,6 +362,14 @@ pub enum PathStep {
     /// A virtual base, whose offset in the object is read from the object's vtable at
     /// this byte offset from its address point.
     Virtual(i64),
+    /// A virtual base on the Microsoft ABI: its offset from the vbtable pointer at
+    /// `vbptr_offset` in the object is the 32-bit vbtable entry at byte offset `entry`.
+    VirtualThroughVbtable {
+        /// Where the object's vbtable pointer is.
+        vbptr_offset: i64,
+        /// The byte offset of the base's entry in the vbtable.
+        entry: i64,
+    },
 }
 
 /// How to get from an object to one of its base subobjects.
@@ -470,7 +482,13 @@ impl Hierarchy {
                             virtual_base: Some(edge.class.clone()),
                             offset: 0,
                         },
-                        PathStep::Virtual(edge.offset),
+                        match edge.vbptr_offset {
+                            Some(vbptr_offset) => PathStep::VirtualThroughVbtable {
+                                vbptr_offset: vbptr_offset as i64,
+                                entry: edge.offset,
+                            },
+                            None => PathStep::Virtual(edge.offset),
+                        },
                     )
                 } else {
                     (
@@ -715,6 +733,7 @@ mod tests {
             offset,
             public,
             is_virtual,
+            vbptr_offset: None,
         };
         // E : private B, public C, private D; B, C, D : virtual A (a diamond); F : B, G
         // with G : private A (A twice, once privately).

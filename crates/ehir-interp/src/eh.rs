@@ -183,7 +183,8 @@ impl<'m> Machine<'m> {
     }
 
     /// The address of the base subobject `path` leads to from the object at `object`: a
-    /// virtual base's offset is read from the vtable of the subobject that names it.
+    /// virtual base's offset is read from the vtable of the subobject that names it (on
+    /// the Microsoft ABI from its vbtable).
     pub(crate) fn follow_base_path(&self, object: u64, path: &BasePath) -> Result<u64, Stop> {
         let mut at = object;
         for step in &path.0 {
@@ -196,6 +197,21 @@ impl<'m> Machine<'m> {
                         .read_uint(memory::offset_by(vptr, slot), 8)
                         .map_err(|e| self.mem_error(e))?;
                     memory::offset_by(at, offset as i64)
+                }
+                PathStep::VirtualThroughVbtable {
+                    vbptr_offset,
+                    entry,
+                } => {
+                    let vbptr = memory::offset_by(at, vbptr_offset);
+                    let vbtable = self
+                        .mem
+                        .read_uint(vbptr, 8)
+                        .map_err(|e| self.mem_error(e))?;
+                    let offset = self
+                        .mem
+                        .read_uint(memory::offset_by(vbtable, entry), 4)
+                        .map_err(|e| self.mem_error(e))?;
+                    memory::offset_by(vbptr, i64::from(offset as u32 as i32))
                 }
             };
         }

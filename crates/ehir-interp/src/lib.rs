@@ -422,6 +422,7 @@ pub fn run_module(module: &Module, config: &RunConfig) -> Result<RunOutcome, Int
                     offset: b.offset,
                     public: b.public,
                     is_virtual: b.is_virtual,
+                    vbptr_offset: b.vbptr_offset,
                 })
                 .collect(),
         )

@@ -70,6 +70,9 @@ const MAX_HIERARCHY: usize = 10_000;
 
 /// CatchableType property: a scalar (or pointer) the runtime copies with `memmove`.
 const CT_IS_SIMPLE_TYPE: i128 = 1;
+/// CatchableType property: a class with virtual bases (its copy constructor takes the
+/// "most derived" flag).
+const CT_HAS_VIRTUAL_BASE: i128 = 4;
 /// ThrowInfo attribute: the thrown pointer points to `const`.
 const TI_IS_CONST: i128 = 1;
 /// ThrowInfo attribute: the thrown pointer points to `volatile`.
@@ -81,10 +84,12 @@ struct CatchableType {
     /// Microsoft type code (no leading `.`).
     code: String,
     size: u64,
-    /// Offset of this (base) type's subobject in the thrown object (or, for a pointer, the
+    /// Where this (base) type's subobject is in the thrown object (or, for a pointer, the
     /// adjustment the runtime applies to the caught pointer value).
-    offset: u64,
+    at: Displacement,
     simple: bool,
+    /// A class with virtual bases: its copy constructor takes the "most derived" flag.
+    has_virtual_bases: bool,
     /// The copy constructor the runtime calls to copy a class object into a by-value
     /// catch slot.
     copy_ctor: Option<String>,
@@ -224,8 +229,11 @@ impl MsRtti {
     fn catchable_type(&mut self, t: &CatchableType) -> String {
         let descriptor = self.type_descriptor(&t.code);
         let mut name = format!("_CT{descriptor}{}", t.size);
-        if t.offset != 0 {
-            name.push_str(&format!("@{}", t.offset));
+        if t.at.member != 0 {
+            name.push_str(&format!("@{}", t.at.member));
+        }
+        if let Some((vbptr, entry)) = t.at.virtual_base {
+            name.push_str(&format!("@{vbptr}@{entry}"));
         }
         if let Some(c) = &t.copy_ctor {
             name.push_str(&format!("@{c}"));
@@ -237,13 +245,20 @@ impl MsRtti {
         self.define_table(
             &name,
             i32_fields(vec![
-                Operand::Int(if t.simple { CT_IS_SIMPLE_TYPE } else { 0 }),
+                Operand::Int(
+                    if t.simple { CT_IS_SIMPLE_TYPE } else { 0 }
+                        | if t.has_virtual_bases {
+                            CT_HAS_VIRTUAL_BASE
+                        } else {
+                            0
+                        },
+                ),
                 Operand::ImageRel(descriptor),
-                // thisDisplacement: member displacement, vbtable displacement (-1: no
-                // virtual base), displacement within the vbtable.
-                Operand::Int(i128::from(t.offset)),
-                Operand::Int(-1),
-                Operand::Int(0),
+                // thisDisplacement: member displacement, vbtable pointer displacement (-1:
+                // no virtual base), displacement within the vbtable.
+                Operand::Int(i128::from(t.at.member)),
+                Operand::Int(t.at.virtual_base.map_or(-1, |(vbptr, _)| i128::from(vbptr))),
+                Operand::Int(t.at.virtual_base.map_or(0, |(_, entry)| i128::from(entry))),
                 Operand::Int(i128::from(t.size)),
                 copy,
             ]),
@@ -510,37 +525,100 @@ fn class_hierarchy(ctx: &ModuleCtx, class: Symbol) -> Result<Vec<HierarchyMember
     Ok(members)
 }
 
-/// The unambiguous public bases of a class, transitively, with their offsets: depth
-/// first, each base after the class that names it. A class that occurs more than once is
-/// ambiguous and left out (a handler for it cannot catch the object); one reached only
-/// through a non-public base is left out too, but still makes another occurrence
-/// ambiguous.
-fn unambiguous_bases(ctx: &ModuleCtx, class: Symbol) -> Vec<(Symbol, u64)> {
-    let mut all: Vec<(Symbol, u64, bool)> = Vec::new();
-    let mut stack: Vec<(Symbol, u64, bool)> = vec![(class, 0, true)];
-    while let Some((s, offset, public)) = stack.pop() {
+/// Where a base subobject is in an object: on the Microsoft ABI a "PMD" — through the
+/// object's vbtable pointer at displacement `.0` and the 32-bit vbtable entry at byte
+/// offset `.1` when it is in a virtual base, then `member` bytes on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Displacement {
+    member: u64,
+    virtual_base: Option<(u64, u64)>,
+}
+
+/// The unambiguous public bases of a class, transitively, with where they are: depth
+/// first, each base after the class that names it. A class whose subobject occurs more
+/// than once is ambiguous and left out (a handler for it cannot catch the object); a
+/// virtual base is one subobject however many paths reach it, caught when one of them is
+/// public; one reached only through a non-public base is left out too, but still makes
+/// another occurrence ambiguous. A virtual base inside a virtual base is not supported.
+fn unambiguous_bases(
+    ctx: &ModuleCtx,
+    class: Symbol,
+) -> Result<Vec<(Symbol, Displacement)>, String> {
+    // (base, where, public, the virtual base it is in).
+    let mut all: Vec<(Symbol, Displacement, bool, Option<Symbol>)> = Vec::new();
+    let mut stack: Vec<(Symbol, Displacement, bool, Option<Symbol>)> =
+        vec![(class, Displacement::default(), true, None)];
+    while let Some((s, at, public, root)) = stack.pop() {
         if all.len() > 10_000 {
             // A cyclic hierarchy is malformed; stop rather than loop.
             break;
         }
         if let Some(decl) = ctx.typeinfo(s) {
             for base in decl.bases.iter().rev() {
-                let at = offset.saturating_add_signed(base.offset);
-                stack.push((base.symbol, at, public && base.public));
+                let public = public && base.public;
+                if !base.is_virtual {
+                    let member = at.member.saturating_add_signed(base.offset);
+                    stack.push((base.symbol, Displacement { member, ..at }, public, root));
+                    continue;
+                }
+                let (Some(vbptr), None) = (base.vbptr_offset, at.virtual_base) else {
+                    return Err(format!(
+                        "a virtual base @{} of @{} caught by a Microsoft handler (only direct \
+                         virtual bases of non-virtual subobjects are supported)",
+                        ctx.name(base.symbol),
+                        ctx.name(class)
+                    ));
+                };
+                let entry = u64::try_from(base.offset)
+                    .map_err(|_| format!("a negative vbtable entry in @{}", ctx.name(s)))?;
+                let at = Displacement {
+                    member: 0,
+                    virtual_base: Some((at.member + vbptr, entry)),
+                };
+                stack.push((base.symbol, at, public, Some(base.symbol)));
             }
         }
         if s != class {
-            all.push((s, offset, public));
+            all.push((s, at, public, root));
         }
     }
-    let mut counts: BTreeMap<Symbol, usize> = BTreeMap::new();
-    for &(s, _, _) in &all {
-        *counts.entry(s).or_default() += 1;
+    // One subobject per non-virtual placement; one per virtual base and offset in it.
+    let subobject =
+        |&(s, at, _, root): &(Symbol, Displacement, bool, Option<Symbol>)| (s, root, at.member);
+    let mut subobjects: BTreeMap<Symbol, Vec<(Symbol, Option<Symbol>, u64)>> = BTreeMap::new();
+    for entry in &all {
+        let list = subobjects.entry(entry.0).or_default();
+        if !list.contains(&subobject(entry)) {
+            list.push(subobject(entry));
+        }
     }
-    all.into_iter()
-        .filter(|&(s, _, public)| public && counts[&s] == 1)
-        .map(|(s, offset, _)| (s, offset))
-        .collect()
+    let mut out: Vec<(Symbol, Displacement)> = Vec::new();
+    for entry in &all {
+        let (s, at, public, _) = *entry;
+        if public && subobjects[&s].len() == 1 && !out.iter().any(|(o, _)| *o == s) {
+            out.push((s, at));
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a class has virtual bases (its copy constructor takes the "most derived" flag).
+fn has_virtual_bases(ctx: &ModuleCtx, class: Symbol) -> bool {
+    let mut stack = vec![class];
+    let mut visits = 0;
+    while let Some(s) = stack.pop() {
+        visits += 1;
+        if visits > 10_000 {
+            break;
+        }
+        if let Some(decl) = ctx.typeinfo(s) {
+            if decl.bases.iter().any(|b| b.is_virtual) {
+                return true;
+            }
+            stack.extend(decl.bases.iter().map(|b| b.symbol));
+        }
+    }
+    false
 }
 
 /// The catchable type `void *` of a thrown pointer (or `std::nullptr_t`) of `size` bytes.
@@ -548,8 +626,9 @@ fn void_pointer(size: u64) -> CatchableType {
     CatchableType {
         code: "PEAX".to_string(),
         size,
-        offset: 0,
+        at: Displacement::default(),
         simple: true,
+        has_virtual_bases: false,
         copy_ctor: None,
     }
 }
@@ -571,11 +650,12 @@ fn catchable_types(
         out.push(CatchableType {
             code: code.to_string(),
             size,
-            offset: 0,
+            at: Displacement::default(),
             simple: false,
+            has_virtual_bases: has_virtual_bases(ctx, class),
             copy_ctor: copy_constructor(module, type_info),
         });
-        for (base, offset) in unambiguous_bases(ctx, class) {
+        for (base, at) in unambiguous_bases(ctx, class)? {
             let base_name = ctx.name(base);
             let decl = ctx
                 .typeinfo(base)
@@ -585,8 +665,9 @@ fn catchable_types(
             out.push(CatchableType {
                 code: msvc_type_code(ctx, base_name),
                 size: base_size,
-                offset,
+                at,
                 simple: false,
+                has_virtual_bases: has_virtual_bases(ctx, base),
                 copy_ctor: copy_constructor(module, base_name),
             });
         }
@@ -595,8 +676,9 @@ fn catchable_types(
     out.push(CatchableType {
         code: code.to_string(),
         size,
-        offset: 0,
+        at: Displacement::default(),
         simple: true,
+        has_virtual_bases: false,
         copy_ctor: None,
     });
     if code == NULLPTR_CODE {
@@ -613,14 +695,17 @@ fn catchable_types(
             .as_deref()
             .and_then(|t| class_typeinfo(ctx, t))
         {
-            for (base, offset) in unambiguous_bases(ctx, class) {
+            // (As Clang does, a pointer to a class with virtual bases is marked so too.)
+            out[0].has_virtual_bases = has_virtual_bases(ctx, class);
+            for (base, at) in unambiguous_bases(ctx, class)? {
                 let base_code = msvc_type_code(ctx, ctx.name(base));
                 let nested = base_code.strip_prefix("?A").unwrap_or(&base_code);
                 out.push(CatchableType {
                     code: format!("PEA{nested}"),
                     size,
-                    offset,
+                    at,
                     simple: true,
+                    has_virtual_bases: has_virtual_bases(ctx, base),
                     copy_ctor: None,
                 });
             }

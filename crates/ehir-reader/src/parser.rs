@@ -827,6 +827,7 @@ impl<'s> Parser<'s> {
     }
 
     /// `cir.typeinfo @_ZTI1D : !rec_D bases [@_ZTI1B at 0, @_ZTI1V at -24 virtual private]`
+    /// (Microsoft: `@"??_R0?AUV@@@8" at 4 virtual vbptr 0`)
     fn parse_typeinfo(&mut self) -> PResult<()> {
         let loc = self.loc();
         self.bump();
@@ -845,12 +846,27 @@ impl<'s> Parser<'s> {
                         return Err(self.error(offset_loc, "a base offset must fit 64 bits"));
                     };
                     let is_virtual = self.eat_ident("virtual");
+                    let vbptr_offset = if is_virtual && self.eat_ident("vbptr") {
+                        let (vbptr, vbptr_loc) = self.expect_int("a vbtable pointer offset")?;
+                        match u64::try_from(vbptr) {
+                            Ok(vbptr) => Some(vbptr),
+                            Err(_) => {
+                                return Err(self.error(
+                                    vbptr_loc,
+                                    "a vbtable pointer offset must fit 64 bits",
+                                ));
+                            }
+                        }
+                    } else {
+                        None
+                    };
                     let public = !self.eat_ident("private");
                     bases.push(ehir_core::TypeInfoBase {
                         symbol: base,
                         offset,
                         public,
                         is_virtual,
+                        vbptr_offset,
                     });
                     if self.eat(TokenKind::RBracket) {
                         break;

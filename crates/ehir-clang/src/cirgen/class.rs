@@ -133,6 +133,10 @@ pub struct ClassLayout {
     pub leads_with_zero_sized_base: bool,
     /// Microsoft layout: the class is empty or its last subobject is a zero-sized base.
     pub ends_with_zero_sized: bool,
+    /// Microsoft layout of a class with virtual bases: the offset of its vbtable
+    /// pointer (its own, or the one it shares with its first non-virtual base that has
+    /// one).
+    pub vbptr_offset: Option<u64>,
 }
 
 impl ClassLayout {
@@ -162,6 +166,16 @@ struct Placement {
 }
 
 impl Placement {
+    /// Places the non-virtual part of a class (what its `nv_items` hold) at `offset`.
+    fn place_non_virtual_part(&mut self, layout: &ClassLayout, offset: u64) {
+        self.items
+            .extend(layout.nv_items.iter().map(|item| PlacedItem {
+                offset: offset + item.offset,
+                ..*item
+            }));
+        self.dsize = offset + layout.nv_size;
+    }
+
     /// Places a base subobject (the non-virtual part of `base`) by the Itanium rules: an
     /// empty one at the first offset from 0 where no other empty subobject of its type
     /// is, another one at the data size so far, aligned, not reusing a POD's tail padding.
@@ -404,15 +418,6 @@ impl<'ast> State<'ast> {
             return self.union_layout(ctx, class, name);
         }
         let bases = self.base_layouts(ctx, class)?;
-        if msvc && let Some((base, _)) = bases.iter().find(|(b, _)| b.is_virtual) {
-            return unsupported(
-                class,
-                format!(
-                    "virtual base classes on the Microsoft ABI (class '{name}', base '{}')",
-                    base.name
-                ),
-            );
-        }
         // Every virtual base, in construction order: those of each base, then the base
         // itself when it is virtual.
         let mut virtual_order: Vec<String> = Vec::new();
@@ -426,7 +431,12 @@ impl<'ast> State<'ast> {
                 virtual_order.push(base.name.clone());
             }
         }
-        let dynamic = data.is_polymorphic || !virtual_order.is_empty();
+        if msvc && !virtual_order.is_empty() {
+            let supported = !data.is_polymorphic && data.dtor.trivial;
+            self.check_msvc_virtual_bases(ctx, class, name, supported, &virtual_order)?;
+        }
+        // A Microsoft class has a vbtable pointer for its virtual bases, not a vfptr.
+        let dynamic = data.is_polymorphic || (!msvc && !virtual_order.is_empty());
         let mut virtual_keys = std::collections::BTreeSet::new();
         for (_, layout) in &bases {
             virtual_keys.extend(layout.virtual_keys.iter().cloned());
@@ -525,7 +535,10 @@ impl<'ast> State<'ast> {
                     placement.dsize += 1;
                 }
                 let offset = align_up(placement.dsize, base_layout.align);
-                if !base_layout.empty {
+                if !base_layout.virtual_bases.is_empty() {
+                    // Only its non-virtual part: its virtual bases are the class's.
+                    placement.place_non_virtual_part(base_layout, offset);
+                } else if !base_layout.empty {
                     placement.items.push(PlacedItem {
                         offset,
                         ty: base_layout.cir,
@@ -548,6 +561,26 @@ impl<'ast> State<'ast> {
                 offset
             };
             base_offsets[position] = Some(offset);
+        }
+        // Microsoft: the vbtable pointer of a class with virtual bases is shared with its
+        // first non-virtual base (in declaration order) that has one, or is its own, after
+        // the non-virtual bases.
+        let mut vbptr_offset = None;
+        if msvc && !virtual_order.is_empty() {
+            vbptr_offset = bases
+                .iter()
+                .zip(&base_offsets)
+                .find_map(|((_, layout), offset)| Some((*offset)? + layout.vbptr_offset?));
+            if vbptr_offset.is_none() {
+                let offset = align_up(placement.dsize, 8);
+                placement.items.push(PlacedItem {
+                    offset,
+                    ..vptr_item(ctx)
+                });
+                placement.dsize = offset + 8;
+                placement.align = placement.align.max(8);
+                vbptr_offset = Some(offset);
+            }
         }
         let virtual_slots = dynamic.then(|| {
             let inherited = inherited.unwrap_or_default();
@@ -592,14 +625,27 @@ impl<'ast> State<'ast> {
                 index: 0,
             });
         }
-        // The non-virtual part ends here.
+        // The non-virtual part ends here (on Microsoft, aligned, for a class with
+        // virtual bases).
+        if msvc && vbptr_offset.is_some() {
+            placement.dsize = align_up(placement.dsize, placement.align);
+        }
         let nv_dsize = placement.dsize;
         let nv_align = placement.align;
         let nv_items = placement.items.clone();
-        // The virtual bases, in inheritance graph order (each where it is first met,
-        // before its own bases), except those placed with a subobject whose primary base
-        // they are.
-        if !virtual_order.is_empty() {
+        if msvc {
+            // Microsoft: the virtual bases follow, in construction order.
+            for virtual_base in &virtual_order {
+                let base_layout = self.layout(ctx, class, virtual_base)?;
+                let offset = align_up(placement.dsize, base_layout.nv_align);
+                placement.place_non_virtual_part(&base_layout, offset);
+                placement.align = placement.align.max(base_layout.align);
+                placement.virtual_bases.push((virtual_base.clone(), offset));
+            }
+        } else if !virtual_order.is_empty() {
+            // The virtual bases, in inheritance graph order (each where it is first met,
+            // before its own bases), except those placed with a subobject whose primary
+            // base they are.
             let indirect_primary = self.primary_virtual_bases_in(&bases);
             let mut stack: Vec<(String, bool)> = bases
                 .iter()
@@ -703,7 +749,37 @@ impl<'ast> State<'ast> {
             virtual_slots,
             leads_with_zero_sized_base: data.is_empty || leads_with_zero_sized_base,
             ends_with_zero_sized,
+            vbptr_offset,
         })
+    }
+
+    /// What virtual bases on the Microsoft ABI do not support yet: an empty virtual base,
+    /// a class with virtual bases that is dynamic (vftables of virtual bases, vtordisps)
+    /// or has a destructor (`??_D`, the virtual bases' destruction) — `supported` is
+    /// false then.
+    fn check_msvc_virtual_bases(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        class: &'ast Node,
+        name: &str,
+        supported: bool,
+        virtual_bases: &[String],
+    ) -> R<()> {
+        for base in virtual_bases {
+            let layout = self.layout(ctx, class, base)?;
+            let what = if layout.empty {
+                "an empty virtual base class"
+            } else if !supported {
+                "a virtual base class of a class with virtual functions or a destructor"
+            } else {
+                continue;
+            };
+            return unsupported(
+                class,
+                format!("{what} on the Microsoft ABI (class '{name}', base '{base}')"),
+            );
+        }
+        Ok(())
     }
 
     /// The layout of a union: every member at offset 0; as large and as aligned as its
@@ -777,6 +853,7 @@ impl<'ast> State<'ast> {
             virtual_slots: None,
             leads_with_zero_sized_base: false,
             ends_with_zero_sized: false,
+            vbptr_offset: None,
         })
     }
 
@@ -948,7 +1025,16 @@ impl<'ast> State<'ast> {
             let mut non_virtual = layout.bases.iter();
             for base in &layout.declared_bases {
                 let base_symbol = self.typeinfo(ctx, node, &CType::Named(base.name.clone()))?;
-                let offset = if base.is_virtual {
+                let mut vbptr_offset = None;
+                let offset = if base.is_virtual && self.abi == EhAbi::Msvc {
+                    // Microsoft: the base's entry in the class's vbtable.
+                    let order = self.msvc_vbtable_order(ctx, node, &layout.name)?;
+                    let Some(index) = order.iter().position(|v| *v == base.name) else {
+                        return error(node, format!("a virtual base of '{class}' not laid out"));
+                    };
+                    vbptr_offset = layout.vbptr_offset;
+                    4 * (index as i64 + 1)
+                } else if base.is_virtual {
                     self.virtual_base_offset_offset(ctx, node, &layout.name, &base.name)?
                 } else {
                     match non_virtual.next() {
@@ -961,6 +1047,7 @@ impl<'ast> State<'ast> {
                     offset,
                     public: base.public,
                     is_virtual: base.is_virtual,
+                    vbptr_offset,
                 });
             }
             self.typeinfos.insert(

@@ -1440,14 +1440,26 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let mut values = vec![dest];
         // A base subobject with virtual bases is built by the base-object constructor,
         // with the sub-VTT its initializer set.
-        let callee = match self.pending_sub_vtt.take() {
-            Some(vtt) if self.st.has_virtual_bases(self.b.ctx, e, &class)? => {
+        // Microsoft: one constructor, told by its last argument whether it builds a
+        // complete object.
+        let pending_sub_vtt = self.pending_sub_vtt.take();
+        let most_derived_flag = if self.st.takes_most_derived_flag(self.b.ctx, e, &class)? {
+            Some(pending_sub_vtt.unwrap_or_else(|| self.most_derived_flag(true)))
+        } else {
+            None
+        };
+        let callee = match pending_sub_vtt {
+            Some(vtt)
+                if most_derived_flag.is_none()
+                    && self.st.has_virtual_bases(self.b.ctx, e, &class)? =>
+            {
                 values.push(vtt);
                 self.st.base_variant_callee(self.b.ctx, ctor)?
             }
             _ => self.st.callee(self.b.ctx, ctor)?,
         };
         values.extend(self.arguments(e, &signature.params, &args)?);
+        values.extend(most_derived_flag);
         self.b.set_loc(loc_of(e));
         call_function(&mut self.b, callee, &values);
         self.checked(e)

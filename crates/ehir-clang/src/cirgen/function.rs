@@ -107,7 +107,23 @@ impl<'ast> State<'ast> {
         } else {
             None
         };
-        let cir = self.function_cir_type(ctx, decl, &function, this_class.as_deref())?;
+        let mut cir = self.function_cir_type(ctx, decl, &function, this_class.as_deref())?;
+        if decl.kind == "CXXConstructorDecl"
+            && let Some(class) = &this_class
+            && self.takes_most_derived_flag(ctx, decl, class)?
+        {
+            // Microsoft: the "most derived" flag follows the parameters.
+            if let Some((mut params, result, variadic)) =
+                ctx.types.func_info(cir).map(|(p, r, v)| (p.to_vec(), r, v))
+            {
+                let mut abi = ctx.types.func_abi(cir).to_vec();
+                params.push(ctx.types.common().s32);
+                if !abi.is_empty() {
+                    abi.push(ehir_core::ParamAbi::Default);
+                }
+                cir = ctx.types.func_with_abi(params, abi, result, variadic);
+            }
+        }
         let indirect_result = self.is_class(&function.result);
         let nothrow = function.noexcept;
         Ok(Signature {
@@ -281,6 +297,13 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     fn prologue(&mut self, signature: &Signature) -> R<()> {
         let values = self.b.params();
         let mut next = 0;
+        let decl_takes_flag = self.decl.kind == "CXXConstructorDecl"
+            && match &signature.this_class {
+                Some(class) => self
+                    .st
+                    .takes_most_derived_flag(self.b.ctx, self.decl, class)?,
+                None => false,
+            };
         if signature.indirect_result {
             self.result_ptr = values.first().copied();
             next += 1;
@@ -300,6 +323,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         if self.base_variant {
             self.vtt = values.get(next).copied();
             next += 1;
+        }
+        if decl_takes_flag {
+            // Microsoft: the "most derived" flag, last.
+            self.vtt = values.last().copied();
         }
         let decl = self.decl;
         let params: Vec<&Node> = decl

@@ -115,22 +115,27 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 && !layout.bases.iter().any(|b| b.name == name);
             Ok(Some((name, is_virtual)))
         };
-        if !self.base_variant {
-            for virtual_base in &layout.virtual_bases {
-                let mut written = None;
-                for &init in &initializers {
-                    if base_of(self, init)?.is_some_and(|(n, v)| v && n == virtual_base.name) {
-                        written = Some(init);
-                    }
+        let mut virtual_bases = Vec::new();
+        for virtual_base in &layout.virtual_bases {
+            let mut written = None;
+            for &init in &initializers {
+                if base_of(self, init)?.is_some_and(|(n, v)| v && n == virtual_base.name) {
+                    written = Some(init);
                 }
-                self.construct_base(
+            }
+            virtual_bases.push((virtual_base, written.and_then(|i| i.children().next())));
+        }
+        self.complete_object_part(decl, &class, |this_gen| {
+            for (virtual_base, initializer) in virtual_bases {
+                this_gen.construct_base(
                     decl,
                     &virtual_base.name,
                     virtual_base.offset,
-                    written.and_then(|i| i.children().next()),
+                    initializer,
                 )?;
             }
-        }
+            Ok(())
+        })?;
         let mut vptr_stored = false;
         for init in initializers {
             let Some(value) = init.children().next() else {
@@ -307,11 +312,12 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let decl = self.decl;
         let this = self.this_value(decl)?;
         let layout = self.st.layout(self.b.ctx, decl, class)?;
-        if !self.base_variant {
+        self.complete_object_part(decl, class, |this_gen| {
             for virtual_base in &layout.virtual_bases {
-                self.construct_base(decl, &virtual_base.name, virtual_base.offset, None)?;
+                this_gen.construct_base(decl, &virtual_base.name, virtual_base.offset, None)?;
             }
-        }
+            Ok(())
+        })?;
         for base in &layout.bases {
             self.construct_base(decl, &base.name, base.offset, None)?;
         }
@@ -353,7 +359,14 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         if self.is_trivial_special_member(decl, &class, ctor)? {
             return Ok(());
         }
+        let flagged = self.st.takes_most_derived_flag(self.b.ctx, decl, &class)?;
         match sub_vtt {
+            _ if flagged => {
+                // Microsoft: the "most derived" flag last.
+                let flag = sub_vtt.unwrap_or_else(|| self.most_derived_flag(true));
+                let callee = self.st.callee(self.b.ctx, ctor)?;
+                call_function(&mut self.b, callee, &[address, flag]);
+            }
             Some(vtt) => {
                 let callee = self.st.base_variant_callee(self.b.ctx, ctor)?;
                 call_function(&mut self.b, callee, &[address, vtt]);
@@ -384,42 +397,23 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         // The virtual bases: copied by the complete-object copy constructor (the source's
         // found through its vtable: it may be of a more derived class), assigned by each
         // assignment that names them.
-        let virtual_bases: Vec<(String, Option<u64>)> = if assign {
-            layout
+        if assign {
+            let virtual_bases = layout
                 .declared_bases
                 .iter()
                 .filter(|b| b.is_virtual)
                 .map(|b| (b.name.clone(), None))
-                .collect()
-        } else if self.base_variant {
-            Vec::new()
+                .collect();
+            self.copy_virtual_bases(&class, virtual_bases, source, assign, is_move)?;
         } else {
-            layout
+            let virtual_bases = layout
                 .virtual_bases
                 .iter()
                 .map(|v| (v.name.clone(), Some(v.offset)))
-                .collect()
-        };
-        for (base, offset) in virtual_bases {
-            let base_ty = CType::Named(base.clone());
-            let base_cir = self.st.layout(self.b.ctx, decl, &base)?.cir;
-            let from = self.virtual_base_address(decl, source, &class, &base)?;
-            let (to, sub_vtt) = match offset {
-                Some(offset) => {
-                    let to = self.b.base_class_addr(this, base_cir, offset as u32, true);
-                    let sub_vtt = if self.st.has_virtual_bases(self.b.ctx, decl, &base)? {
-                        Some(self.sub_vtt(decl, &base, offset)?)
-                    } else {
-                        None
-                    };
-                    (to, sub_vtt)
-                }
-                None => (self.virtual_base_address(decl, this, &class, &base)?, None),
-            };
-            self.copy_object(&base_ty, to, from, assign, is_move, sub_vtt)?;
-            if !assign {
-                self.push_base_destroy(CleanupKind::Eh, &base, to, sub_vtt)?;
-            }
+                .collect();
+            self.complete_object_part(decl, &class, |this_gen| {
+                this_gen.copy_virtual_bases(&class, virtual_bases, source, assign, is_move)
+            })?;
         }
         for base in &layout.bases {
             let base_ty = CType::Named(base.name.clone());
@@ -450,6 +444,43 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             self.copy_object(&field.ty, to, from, assign, is_move, None)?;
             if !assign {
                 self.push_destroy(CleanupKind::Eh, &field.ty, to)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies (or assigns) the virtual bases of this function's class (`offset`: where
+    /// each is in the complete object, `None` to find it through `this`'s table), each
+    /// found in `source` through its table (it may be of a more derived class).
+    fn copy_virtual_bases(
+        &mut self,
+        class: &str,
+        virtual_bases: Vec<(String, Option<u64>)>,
+        source: Value,
+        assign: bool,
+        is_move: bool,
+    ) -> R<()> {
+        let decl = self.decl;
+        let this = self.this_value(decl)?;
+        for (base, offset) in virtual_bases {
+            let base_ty = CType::Named(base.clone());
+            let base_cir = self.st.layout(self.b.ctx, decl, &base)?.cir;
+            let from = self.virtual_base_address(decl, source, class, &base)?;
+            let (to, sub_vtt) = match offset {
+                Some(offset) => {
+                    let to = self.b.base_class_addr(this, base_cir, offset as u32, true);
+                    let sub_vtt = if self.st.has_virtual_bases(self.b.ctx, decl, &base)? {
+                        Some(self.sub_vtt(decl, &base, offset)?)
+                    } else {
+                        None
+                    };
+                    (to, sub_vtt)
+                }
+                None => (self.virtual_base_address(decl, this, class, &base)?, None),
+            };
+            self.copy_object(&base_ty, to, from, assign, is_move, sub_vtt)?;
+            if !assign {
+                self.push_base_destroy(CleanupKind::Eh, &base, to, sub_vtt)?;
             }
         }
         Ok(())
@@ -492,7 +523,15 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 .copied();
             match pick {
                 Some(member) if !self.is_trivial_special_member(decl, &class, member)? => {
+                    let flagged =
+                        !assign && self.st.takes_most_derived_flag(self.b.ctx, decl, &class)?;
                     match sub_vtt {
+                        _ if flagged => {
+                            // Microsoft: the "most derived" flag last.
+                            let flag = sub_vtt.unwrap_or_else(|| self.most_derived_flag(true));
+                            let callee = self.st.callee(self.b.ctx, member)?;
+                            call_function(&mut self.b, callee, &[to, from, flag]);
+                        }
                         Some(vtt) => {
                             let callee = self.st.base_variant_callee(self.b.ctx, member)?;
                             call_function(&mut self.b, callee, &[to, vtt, from]);

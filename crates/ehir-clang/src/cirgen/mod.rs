@@ -19,6 +19,7 @@ pub mod lifetime;
 pub mod member_pointer;
 pub mod stmt;
 pub mod subobjects;
+pub mod vbtable_msvc;
 pub mod vla;
 pub mod vtable;
 pub mod vtable_msvc;

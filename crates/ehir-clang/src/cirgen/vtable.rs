@@ -984,6 +984,9 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         class: &str,
         virtual_base: &str,
     ) -> R<Value> {
+        if self.st.abi == EhAbi::Msvc {
+            return self.msvc_virtual_base_address(node, object, class, virtual_base);
+        }
         let at = self
             .st
             .virtual_base_offset_offset(self.b.ctx, node, class, virtual_base)?;
@@ -998,13 +1001,24 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let index = self.b.const_int(s64, (at / 8) as i128);
         let entry = self.b.ptr_stride(entries, index);
         let offset = self.b.load(entry, 8);
+        self.class_pointer_at(node, object, offset, virtual_base)
+    }
+
+    /// A pointer to class `class` at `offset` (a runtime value) bytes from `pointer`.
+    pub fn class_pointer_at(
+        &mut self,
+        node: &Node,
+        pointer: Value,
+        offset: Value,
+        class: &str,
+    ) -> R<Value> {
         let u8_ty = self.b.ctx.types.common().u8;
         let byte_ptr = self.b.ctx.types.ptr(u8_ty);
-        let bytes = self.b.cast(CastKind::Bitcast, object, byte_ptr);
+        let bytes = self.b.cast(CastKind::Bitcast, pointer, byte_ptr);
         let moved = self.b.ptr_stride(bytes, offset);
-        let base_cir = self.st.layout(self.b.ctx, node, virtual_base)?.cir;
-        let base_ptr = self.b.ctx.types.ptr(base_cir);
-        Ok(self.b.cast(CastKind::Bitcast, moved, base_ptr))
+        let class_cir = self.st.layout(self.b.ctx, node, class)?.cir;
+        let class_ptr = self.b.ctx.types.ptr(class_cir);
+        Ok(self.b.cast(CastKind::Bitcast, moved, class_ptr))
     }
 
     /// The VTT argument of the base-object constructor or destructor of the base
@@ -1012,6 +1026,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     /// when constructed or destroyed by the complete-object variant): the sub-VTT in the
     /// class's VTT, or in the VTT this function received.
     pub fn sub_vtt(&mut self, node: &Node, base: &str, offset: u64) -> R<Value> {
+        if self.st.abi == EhAbi::Msvc {
+            // Microsoft: the "most derived" flag of a base subobject's constructor.
+            return Ok(self.most_derived_flag(false));
+        }
         let Some(class) = self.this_class.clone() else {
             return error(node, "a VTT outside a constructor or destructor");
         };

@@ -311,7 +311,12 @@ impl<'ast> State<'ast> {
 
     /// The name of a class in its RTTI symbols (`In@ns@@`); declares its typeinfo (with
     /// its bases), from which the emitter builds the class hierarchy.
-    fn msvc_rtti_class(&mut self, ctx: &mut ModuleCtx, node: &Node, class: &str) -> R<String> {
+    pub(super) fn msvc_rtti_class(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+    ) -> R<String> {
         let typeinfo = self.typeinfo(ctx, node, &CType::Named(class.to_string()))?;
         match msvc_class_name(ctx, ctx.name(typeinfo)) {
             Some(name) => Ok(name),

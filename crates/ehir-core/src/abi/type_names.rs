@@ -305,6 +305,16 @@ pub fn vftable_symbol(class_name: &str, path: &str) -> String {
     format!("??_7{class_name}6B{path}@")
 }
 
+/// A vbtable of a class (`??_8D@@7B@`, for the class name of [`msvc_class_name`]): 32-bit
+/// entries, the offset from its vbtable pointer back to the subobject that holds it
+/// (negated), then the offsets from the pointer to each virtual base. `path` tells the
+/// vbtables of a class with several vbtable pointers apart as in [`vftable_symbol`]
+/// (`??_8D@@7BBase@@@`); the class's own pointer among several is named by the class
+/// itself, a back reference (`??_8D@@7B0@@`).
+pub fn vbtable_symbol(class_name: &str, path: &str) -> String {
+    format!("??_8{class_name}7B{path}@")
+}
+
 /// The Complete Object Locator of a class's vftable (`??_R4In@ns@@6B@`, `path` as in
 /// [`vftable_symbol`]): the offset of the vftable pointer in the complete object, the
 /// class's TypeDescriptor and its [`class_hierarchy_descriptor_symbol`].

@@ -180,6 +180,10 @@ impl ItemPrinter {
                         if base.is_virtual {
                             o.s(" virtual");
                         }
+                        if let Some(vbptr_offset) = base.vbptr_offset {
+                            o.s(" vbptr ");
+                            o.s(&vbptr_offset.to_string());
+                        }
                         if !base.public {
                             o.s(" private");
                         }

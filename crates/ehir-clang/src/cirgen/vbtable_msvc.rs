@@ -1,0 +1,269 @@
+//! Virtual bases on the Microsoft C++ ABI, as Clang for `x86_64-pc-windows-msvc`
+//! generates them (for classes without virtual functions in or around their virtual
+//! bases; `State::check_msvc_virtual_bases` diagnoses the rest):
+//!
+//! - a class with virtual bases has a vbtable pointer (`ClassLayout::vbptr_offset`): its
+//!   own, or the one of its first non-virtual base that has one;
+//! - each vbtable pointer of a complete object points to a vbtable `??_8<class>7B<path>@`
+//!   ([`State::msvc_vbtables`]) of 32-bit entries: the offset from the pointer back to
+//!   the subobject it belongs to (negated), then the offset from the pointer to each
+//!   virtual base of that subobject's class, in that class's vbtable order
+//!   ([`State::msvc_vbtable_order`]: the bases of the base it shares its pointer with,
+//!   then its other virtual bases in construction order);
+//! - a constructor of a class with virtual bases takes a last `i32` parameter, "most
+//!   derived": when it is not 0, the constructor stores the vbtable pointers and
+//!   constructs the virtual bases before the rest ([`FnGen::complete_object_part`]); a
+//!   base subobject's constructor is called with 0, a complete object's with 1;
+//! - the address of a virtual base of an object is read from its vbtable
+//!   ([`FnGen::msvc_virtual_base_address`]).
+//!
+//! Names come from `ehir_core::abi::type_names`.
+
+use super::function::FnGen;
+use super::{R, State, error, unsupported};
+use crate::ast::Node;
+use ehir_builder::Value;
+use ehir_core::abi::type_names::vbtable_symbol;
+use ehir_core::{AttrData, CastKind, CmpPredicate, ConstArrayElements, ModuleCtx, Symbol, Type};
+
+/// One vbtable pointer of a complete object.
+#[derive(Clone, Debug)]
+pub struct VbtablePointer {
+    /// Its offset in the complete object.
+    pub offset: u64,
+    /// Its vbtable.
+    pub table: Symbol,
+    /// The vbtable's CIR type.
+    pub ty: Type,
+}
+
+impl<'ast> State<'ast> {
+    /// Whether constructors of `class` take the Microsoft "most derived" flag: the class
+    /// has virtual bases.
+    pub fn takes_most_derived_flag(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+    ) -> R<bool> {
+        Ok(self.abi == ehir_core::abi::EhAbi::Msvc && self.has_virtual_bases(ctx, node, class)?)
+    }
+
+    /// The virtual bases of `class` in the order of its vbtable's entries (from 1).
+    pub fn msvc_vbtable_order(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+    ) -> R<Vec<String>> {
+        let layout = self.layout(ctx, node, class)?;
+        let mut order = Vec::new();
+        // The base whose vbtable pointer the class shares comes first.
+        for base in &layout.bases {
+            let base_layout = self.layout(ctx, node, &base.name)?;
+            if let (Some(own), Some(inner)) = (layout.vbptr_offset, base_layout.vbptr_offset)
+                && base.offset + inner == own
+            {
+                order = self.msvc_vbtable_order(ctx, node, &base.name)?;
+                break;
+            }
+        }
+        for virtual_base in &layout.virtual_bases {
+            if !order.contains(&virtual_base.name) {
+                order.push(virtual_base.name.clone());
+            }
+        }
+        Ok(order)
+    }
+
+    /// The vbtable pointers of a complete object of class `class` and their vbtables
+    /// (defined on first use).
+    pub fn msvc_vbtables(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+    ) -> R<Vec<VbtablePointer>> {
+        let layout = self.layout(ctx, node, class)?;
+        let walk = self.subobjects(ctx, node, class, 0, class)?;
+        // (offset of the pointer, the subobject it belongs to: class, offset, the direct
+        // base of `class` it is reached through).
+        let mut pointers: Vec<(u64, String, u64, Option<String>)> = Vec::new();
+        for subobject in &walk.all {
+            let sub_layout = self.layout(ctx, node, &subobject.class)?;
+            let Some(inner) = sub_layout.vbptr_offset else {
+                continue;
+            };
+            let at = subobject.offset + inner;
+            // The first subobject met (the largest) owns a shared pointer.
+            if pointers.iter().any(|p| p.0 == at) {
+                continue;
+            }
+            // The direct base it is reached through (for the class's own pointer when
+            // shared: the base it shares it with).
+            let index = walk.find(&subobject.class, subobject.offset);
+            let through = walk.all[0]
+                .bases
+                .iter()
+                .find(|&&direct| {
+                    let direct_layout = self.layouts.get(&walk.all[direct].class);
+                    let shares = index == Some(0)
+                        && !walk.all[direct].is_virtual
+                        && direct_layout.and_then(|l| l.vbptr_offset)
+                            == Some(at - walk.all[direct].offset.min(at));
+                    shares || index.is_some_and(|i| i != 0 && walk.contains(direct, i))
+                })
+                .map(|&direct| walk.all[direct].class.clone());
+            pointers.push((at, subobject.class.clone(), subobject.offset, through));
+        }
+        let class_name = self.msvc_rtti_class(ctx, node, class)?;
+        let s32 = ctx.types.common().s32;
+        let mut result = Vec::new();
+        for (at, owner, owner_offset, through) in &pointers {
+            let mut entries = vec![*owner_offset as i64 - *at as i64];
+            for virtual_base in self.msvc_vbtable_order(ctx, node, owner)? {
+                let Some(offset) = layout.virtual_base_offset(&virtual_base) else {
+                    return error(node, format!("virtual base '{virtual_base}' not placed"));
+                };
+                entries.push(offset as i64 - *at as i64);
+            }
+            let path = if pointers.len() == 1 {
+                String::new()
+            } else {
+                match through {
+                    // The class's own pointer: named by the class (a back reference).
+                    None => "0@".to_string(),
+                    Some(base) => self.msvc_rtti_class(ctx, node, base)?,
+                }
+            };
+            if pointers.iter().filter(|p| &p.3 == through).count() > 1 {
+                return unsupported(
+                    node,
+                    format!("vbtables of '{class}' that one base does not tell apart"),
+                );
+            }
+            let symbol = ctx.sym(&vbtable_symbol(&class_name, &path));
+            let ty = ctx.types.array(s32, entries.len() as u64);
+            if !self.rtti_globals.iter().any(|g| g.name == symbol) {
+                let elements = entries
+                    .iter()
+                    .map(|&value| {
+                        ctx.attrs.intern(AttrData::Int {
+                            value: value as i128,
+                            ty: s32,
+                        })
+                    })
+                    .collect();
+                let init = ctx.attrs.intern(AttrData::ConstArray {
+                    elements: ConstArrayElements::Attrs(elements),
+                    ty,
+                });
+                self.rtti_globals.push(ehir_core::Global {
+                    name: symbol,
+                    ty,
+                    init: Some(init),
+                    constant: true,
+                    linkage: ehir_core::Linkage::Internal,
+                    private_visibility: false,
+                    align: Some(4),
+                    loc: ehir_core::Loc::NONE,
+                });
+            }
+            result.push(VbtablePointer {
+                offset: *at,
+                table: symbol,
+                ty,
+            });
+        }
+        Ok(result)
+    }
+}
+
+impl<'ast> FnGen<'_, 'ast, '_> {
+    /// The Microsoft "most derived" argument of a constructor call: 1 for a complete
+    /// object, 0 for a base subobject.
+    pub fn most_derived_flag(&mut self, complete: bool) -> Value {
+        let s32 = self.b.ctx.types.common().s32;
+        self.b.const_int(s32, i128::from(complete))
+    }
+
+    /// What only the constructor of a complete object does (`part`: construct the
+    /// virtual bases): on Microsoft, when the "most derived" flag is set, after storing
+    /// the vbtable pointers; on Itanium, in the complete-object variant.
+    pub fn complete_object_part(
+        &mut self,
+        node: &'ast Node,
+        class: &str,
+        part: impl FnOnce(&mut Self) -> R<()>,
+    ) -> R<()> {
+        if self.st.abi != ehir_core::abi::EhAbi::Msvc {
+            return if self.base_variant {
+                Ok(())
+            } else {
+                part(self)
+            };
+        }
+        let Some(flag) = self.vtt else {
+            return Ok(());
+        };
+        let this = self.this_value(node)?;
+        let s32 = self.b.ctx.types.common().s32;
+        let zero = self.b.const_int(s32, 0);
+        let most_derived = self.b.cmp(CmpPredicate::Ne, flag, zero);
+        self.b.begin_if(most_derived, false);
+        let depth = self.b.cleanup_depth();
+        for pointer in self.st.msvc_vbtables(self.b.ctx, node, class)? {
+            let table = self.b.get_global(pointer.table, pointer.ty);
+            let table_ptr = self.b.ctx.types.ptr(s32);
+            let table = self.b.cast(CastKind::ArrayToPtrDecay, table, table_ptr);
+            let address = self.byte_offset(this, pointer.offset as i64);
+            let slot_ty = self.b.ctx.types.ptr(table_ptr);
+            let slot = self.b.cast(CastKind::Bitcast, address, slot_ty);
+            self.b.store(table, slot, 8);
+        }
+        part(self)?;
+        if self.b.cleanup_depth() != depth {
+            return unsupported(
+                node,
+                format!("a virtual base of '{class}' with a destructor on the Microsoft ABI"),
+            );
+        }
+        self.b.end_if();
+        Ok(())
+    }
+
+    /// The address of virtual base `virtual_base` of the object of class `class` at
+    /// `object` (not null), read from its vbtable.
+    pub fn msvc_virtual_base_address(
+        &mut self,
+        node: &Node,
+        object: Value,
+        class: &str,
+        virtual_base: &str,
+    ) -> R<Value> {
+        let layout = self.st.layout(self.b.ctx, node, class)?;
+        let Some(vbptr_offset) = layout.vbptr_offset else {
+            return error(node, format!("'{class}' has no vbtable pointer"));
+        };
+        let base_name = self.st.layout(self.b.ctx, node, virtual_base)?.name.clone();
+        let order = self.st.msvc_vbtable_order(self.b.ctx, node, class)?;
+        let Some(index) = order.iter().position(|v| *v == base_name) else {
+            return error(
+                node,
+                format!("'{virtual_base}' is no virtual base of '{class}'"),
+            );
+        };
+        let vbptr_address = self.byte_offset(object, vbptr_offset as i64);
+        let s32 = self.b.ctx.types.common().s32;
+        let s32_ptr = self.b.ctx.types.ptr(s32);
+        let slot_ty = self.b.ctx.types.ptr(s32_ptr);
+        let slot = self.b.cast(CastKind::Bitcast, vbptr_address, slot_ty);
+        let vbtable = self.b.load(slot, 8);
+        let s64 = self.b.ctx.types.common().s64;
+        let entry_index = self.b.const_int(s64, index as i128 + 1);
+        let entry = self.b.ptr_stride(vbtable, entry_index);
+        let offset = self.b.load(entry, 4);
+        let offset = self.b.cast(CastKind::Integral, offset, s64);
+        self.class_pointer_at(node, vbptr_address, offset, virtual_base)
+    }
+}
