@@ -67,7 +67,8 @@ pub enum OpKind {
         /// Whether the call may throw.
         flags: CallFlags,
     },
-    /// `%r = cir.binop(kind, %a, %b) : T`
+    /// `%r = cir.add %a, %b : T` (one op per operator, upstream's spelling; shifts are
+    /// `cir.shift(left|right, ...)`; the older `cir.binop(kind, %a, %b) : T` is read too)
     Binary(BinaryOp),
     /// `%r = cir.unary(kind, %a) : T, T`
     Unary(UnaryOp),
@@ -442,7 +443,24 @@ impl BinaryOp {
         BinaryOp::Shl,
         BinaryOp::Shr,
     ];
-    /// The operator as printed in `cir.binop(kind, ...)` (`add`).
+    /// Upstream ClangIR's op for the operator, which ehir prints: `cir.add %a, %b : T`
+    /// for the arithmetic and bitwise ones, `cir.shift(left|right, %a : T, %b : T) -> T`
+    /// for the shifts.
+    pub fn op_name(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "cir.add",
+            BinaryOp::Sub => "cir.sub",
+            BinaryOp::Mul => "cir.mul",
+            BinaryOp::Div => "cir.div",
+            BinaryOp::Rem => "cir.rem",
+            BinaryOp::And => "cir.and",
+            BinaryOp::Or => "cir.or",
+            BinaryOp::Xor => "cir.xor",
+            BinaryOp::Shl | BinaryOp::Shr => "cir.shift",
+        }
+    }
+
+    /// The operator as read in `cir.binop(kind, ...)` (`add`).
     pub fn name(self) -> &'static str {
         match self {
             BinaryOp::Add => "add",

@@ -77,7 +77,7 @@ impl<'s> Parser<'s> {
             Some(OpCode::Call) => self.parse_call(false, n, loc),
             Some(OpCode::TryCall) => self.parse_call(true, n, loc),
             Some(OpCode::TryThrow) => self.parse_try_throw(n, loc),
-            Some(OpCode::Binary) => self.parse_binop(n, loc),
+            Some(OpCode::Binary) => self.parse_binop(name, n, loc),
             Some(OpCode::Unary) if name == "cir.not" => self.parse_not(n, loc),
             Some(OpCode::Unary) => self.parse_unary(n, loc),
             Some(OpCode::Cmp) => self.parse_cmp(n, loc),
@@ -1224,15 +1224,53 @@ impl<'s> Parser<'s> {
         Ok((operand_ty, ty))
     }
 
-    /// `cir.binop(kind, %a, %b) : T`
-    fn parse_binop(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
-        let (kind, a) =
-            self.parse_kind_and_operand(BinaryOp::ALL, BinaryOp::name, "binary operation")?;
-        self.expect(TokenKind::Comma, "','")?;
-        let b = self.expect_value_id()?;
-        self.expect(TokenKind::RParen, "')'")?;
-        self.expect(TokenKind::Colon, "':' and the result type")?;
-        let ty = self.parse_type()?;
+    /// Upstream's `cir.add [nsw|nuw] %a, %b : T` (and `cir.sub`, `cir.mul`, `cir.div`,
+    /// `cir.rem`, `cir.and`, `cir.or`, `cir.xor`), `cir.shift(left|right, %a : T, %b : T)
+    /// -> T`, or the older `cir.binop(kind, %a, %b) : T`. The overflow flags are read and
+    /// dropped: ehir's integer arithmetic wraps.
+    fn parse_binop(&mut self, name: &str, n: &Names<'s>, loc: Loc) -> PResult<()> {
+        let (kind, a, b, ty) = match name {
+            "cir.binop" => {
+                let (kind, a) =
+                    self.parse_kind_and_operand(BinaryOp::ALL, BinaryOp::name, "binary operation")?;
+                self.expect(TokenKind::Comma, "','")?;
+                let b = self.expect_value_id()?;
+                self.expect(TokenKind::RParen, "')'")?;
+                self.expect(TokenKind::Colon, "':' and the result type")?;
+                (kind, a, b, self.parse_type()?)
+            }
+            "cir.shift" => {
+                self.expect(TokenKind::LParen, "'('")?;
+                let kind = self.keyword(
+                    [BinaryOp::Shl, BinaryOp::Shr],
+                    |k| if k == BinaryOp::Shl { "left" } else { "right" },
+                    "shift direction",
+                )?;
+                self.expect(TokenKind::Comma, "','")?;
+                let a = self.expect_value_id()?;
+                self.expect(TokenKind::Colon, "':' and the shifted value's type")?;
+                self.parse_type()?;
+                self.expect(TokenKind::Comma, "','")?;
+                let b = self.expect_value_id()?;
+                self.expect(TokenKind::Colon, "':' and the shift amount's type")?;
+                self.parse_type()?;
+                self.expect(TokenKind::RParen, "')'")?;
+                self.expect(TokenKind::Arrow, "'->' and the result type")?;
+                (kind, a, b, self.parse_type()?)
+            }
+            _ => {
+                let kind = BinaryOp::ALL
+                    .into_iter()
+                    .find(|k| k.op_name() == name)
+                    .unwrap_or(BinaryOp::Add);
+                while self.eat_ident("nsw") || self.eat_ident("nuw") {}
+                let a = self.expect_value_id()?;
+                self.expect(TokenKind::Comma, "','")?;
+                let b = self.expect_value_id()?;
+                self.expect(TokenKind::Colon, "':' and the type")?;
+                (kind, a, b, self.parse_type()?)
+            }
+        };
         let a = self.use_value(a, None);
         let b = self.use_value(b, None);
         self.emit(OpKind::Binary(kind), &[a, b], &[ty], n, loc);

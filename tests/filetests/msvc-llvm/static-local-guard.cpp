@@ -25,11 +25,11 @@
 // CHECK:      %[[GUARD:[0-9]+]] = cir.get_global @"ehir.guard.?first@?1??use@Widget@@QEAAHH@Z@4UTracked@@A" : !cir.ptr<!u32i>
 // CHECK-NEXT: %[[BITS:[0-9]+]] = cir.load align(4) %[[GUARD]] : !cir.ptr<!u32i>, !u32i
 // CHECK-NEXT: %[[ONE:[0-9]+]] = cir.const #cir.int<1> : !u32i
-// CHECK-NEXT: %[[BIT:[0-9]+]] = cir.binop(and, %[[BITS]], %[[ONE]]) : !u32i
+// CHECK-NEXT: %[[BIT:[0-9]+]] = cir.and %[[BITS]], %[[ONE]] : !u32i
 // CHECK-NEXT: %[[ZERO:[0-9]+]] = cir.const #cir.int<0> : !u32i
 // CHECK-NEXT: %[[FIRST_PASS:[0-9]+]] = cir.cmp eq %[[BIT]], %[[ZERO]] : !u32i
 // CHECK-NEXT: cir.if %[[FIRST_PASS]] {
-// CHECK-NEXT:   %[[SET:[0-9]+]] = cir.binop(or, %[[BITS]], %[[ONE]]) : !u32i
+// CHECK-NEXT:   %[[SET:[0-9]+]] = cir.or %[[BITS]], %[[ONE]] : !u32i
 // CHECK-NEXT:   cir.store align(4) %[[SET]], %[[GUARD]] : !u32i, !cir.ptr<!u32i>
 // CHECK-NEXT:   cir.cleanup.scope {
 // CHECK:          cir.call @"??0Tracked@@QEAA@PEBD_N@Z"(
@@ -39,7 +39,7 @@
 // CHECK-NEXT:   } cleanup eh {
 // CHECK-NEXT:     %[[NOW:[0-9]+]] = cir.load align(4) %[[GUARD]] : !cir.ptr<!u32i>, !u32i
 // CHECK-NEXT:     %[[MASK:[0-9]+]] = cir.const #cir.int<4294967294> : !u32i
-// CHECK-NEXT:     %[[CLEARED:[0-9]+]] = cir.binop(and, %[[NOW]], %[[MASK]]) : !u32i
+// CHECK-NEXT:     %[[CLEARED:[0-9]+]] = cir.and %[[NOW]], %[[MASK]] : !u32i
 // CHECK-NEXT:     cir.store align(4) %[[CLEARED]], %[[GUARD]] : !u32i, !cir.ptr<!u32i>
 // CHECK-NEXT:     cir.resume
 // CHECK-NEXT:   }

@@ -249,7 +249,8 @@ op_table! {
     Call {..} => "cir.call", All, op,
         operands Payload, results AtLeast(0), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], UnlessNothrow;
-    Binary(..) => "cir.binop", All, op,
+    Binary(..) => "cir.binop" | "cir.add" | "cir.sub" | "cir.mul" | "cir.div" | "cir.rem"
+        | "cir.and" | "cir.or" | "cir.xor" | "cir.shift", All, op,
         operands Exactly(2), results Exactly(1), successors Exactly(0), regions Exactly(0),
         tokens [] -> [], Never;
     Unary(..) => "cir.unary" | "cir.not", All, op,

@@ -4,7 +4,7 @@
 use super::types::{push_attr, push_attr_list, push_param_abi};
 use super::{FunctionPrinter, Out, indent, push_string};
 use crate::entities::{Attr, Op, Successor, Symbol, Value};
-use crate::ops::{ExtraData, HandlerKey, LandingPadClause, OpKind};
+use crate::ops::{BinaryOp, ExtraData, HandlerKey, LandingPadClause, OpKind};
 
 impl FunctionPrinter<'_, '_> {
     /// Text between region `index - 1`'s closing brace and region `index`'s opening brace.
@@ -143,7 +143,10 @@ impl FunctionPrinter<'_, '_> {
         let kind = data.kind;
         let operands = data.operands.as_slice(&dfg.value_lists);
         let succs = data.successors.as_slice(&dfg.successor_lists);
-        let name = kind.name();
+        let name = match kind {
+            OpKind::Binary(k) => k.op_name(),
+            _ => kind.name(),
+        };
         let ctx = self.ctx;
         o.s(name);
         match kind {
@@ -235,8 +238,23 @@ impl FunctionPrinter<'_, '_> {
                 }
                 self.call_sig(o, op);
             }
-            OpKind::Binary(k) => {
-                self.kind_and_vals(o, k.name(), operands);
+            OpKind::Binary(k @ (BinaryOp::Shl | BinaryOp::Shr)) => {
+                o.s(if k == BinaryOp::Shl {
+                    "(left"
+                } else {
+                    "(right"
+                });
+                for &operand in operands {
+                    o.s(", ");
+                    self.vals_and_types(o, &[operand]);
+                }
+                o.s(") -> ");
+                self.types_of(o, results);
+            }
+            OpKind::Binary(_) => {
+                o.s(" ");
+                self.vals(o, operands);
+                o.s(" : ");
                 self.types_of(o, results);
             }
             OpKind::Unary(k) => {
