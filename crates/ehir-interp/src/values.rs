@@ -63,7 +63,7 @@ fn float_result(x: f64, s: Scalar) -> u64 {
     }
 }
 
-/// `cir.binop` on two values of scalar class `s`.
+/// A binary op (`cir.add`, ...) on two values of scalar class `s`.
 pub fn binary(op: BinaryOp, a: u64, b: u64, s: Scalar) -> Result<u64, String> {
     match s {
         Scalar::Int { width, signed } => {
@@ -125,7 +125,7 @@ pub fn binary(op: BinaryOp, a: u64, b: u64, s: Scalar) -> Result<u64, String> {
             BinaryOp::And => Ok(a & b & 1),
             BinaryOp::Or => Ok((a | b) & 1),
             BinaryOp::Xor => Ok((a ^ b) & 1),
-            _ => Err(format!("cir.binop({}) on !cir.bool", op.name())),
+            _ => Err(format!("{} on !cir.bool", op.op_name())),
         },
         Scalar::F32 | Scalar::F64 => {
             let (x, y) = (as_f64(a, s), as_f64(b, s));
@@ -135,11 +135,11 @@ pub fn binary(op: BinaryOp, a: u64, b: u64, s: Scalar) -> Result<u64, String> {
                 BinaryOp::Mul => x * y,
                 BinaryOp::Div => x / y,
                 BinaryOp::Rem => x % y,
-                _ => return Err(format!("cir.binop({}) on a floating type", op.name())),
+                _ => return Err(format!("{} on a floating type", op.op_name())),
             };
             Ok(float_result(r, s))
         }
-        _ => Err(format!("cir.binop({}) on a non-arithmetic type", op.name())),
+        _ => Err(format!("{} on a non-arithmetic type", op.op_name())),
     }
 }
 

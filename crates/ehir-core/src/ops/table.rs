@@ -472,9 +472,13 @@ impl OpKind {
         self.code().info()
     }
 
-    /// The op's name as printed (`cir.call`, `cir.eh.dispatch`, ...).
+    /// The op's name as printed (`cir.call`, `cir.eh.dispatch`, ...; a binary op is
+    /// printed as upstream's op for its operator, `cir.add` or `cir.shift`).
     pub fn name(&self) -> &'static str {
-        self.info().name
+        match self {
+            OpKind::Binary(operator) => operator.op_name(),
+            _ => self.info().name,
+        }
     }
 
     /// Whether the op ends its block.

@@ -143,10 +143,7 @@ impl FunctionPrinter<'_, '_> {
         let kind = data.kind;
         let operands = data.operands.as_slice(&dfg.value_lists);
         let succs = data.successors.as_slice(&dfg.successor_lists);
-        let name = match kind {
-            OpKind::Binary(k) => k.op_name(),
-            _ => kind.name(),
-        };
+        let name = kind.name();
         let ctx = self.ctx;
         o.s(name);
         match kind {

@@ -658,8 +658,8 @@ impl FuncVerifier<'_> {
                     && a != b
                 {
                     c.err(format!(
-                        "the operands of 'cir.binop({})' have different types {} and {}",
-                        kind.name(),
+                        "the operands of '{}' have different types {} and {}",
+                        kind.op_name(),
                         self.type_str(a),
                         self.type_str(b)
                     ));

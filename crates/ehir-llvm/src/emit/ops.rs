@@ -503,7 +503,11 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         if !float && !is_int {
             self.error(
                 op,
-                format!("cir.binop on {} is not supported", type_text(self.ctx(), t)),
+                format!(
+                    "{} on {} is not supported",
+                    b.op_name(),
+                    type_text(self.ctx(), t)
+                ),
             );
             return;
         }
@@ -525,7 +529,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             (BinaryOp::Shl, false) => "shl",
             (BinaryOp::Shr, false) => by_sign("ashr", "lshr"),
             (k, true) => {
-                self.error(op, format!("cir.binop({}) on a float", k.name()));
+                self.error(op, format!("{} on a float", k.op_name()));
                 return;
             }
         };
