@@ -793,15 +793,17 @@ impl FuncVerifier<'_> {
         // Scratch states reused from block to block.
         let mut state = ScopeState::default();
         let mut incoming = ScopeState::default();
+        // A block is visited when a state with a flag reaches it: with an empty state a
+        // block can report nothing (its begins are seeds of their own), so the rest of a
+        // long function after the handlers' ends is not walked.
         while let Some(block) = worklist.pop() {
             state.copy_from(&state_in[block]);
             self.pairing_transfer(block, &mut state, &scopes, &scope_of, &origins, &quiet);
             for edge in self.cfg.succs(block) {
                 let to = edge.to;
-                let first = !visited[to];
-                visited[to] = true;
                 state.pruned_into(relevant(to), keep_open[to], &mut incoming);
-                if state_in[to].merge(&incoming) || first {
+                if state_in[to].merge(&incoming) {
+                    visited[to] = true;
                     worklist.push(to);
                 }
             }
