@@ -194,7 +194,7 @@ pub struct MappedSource {
 
 /// The input is given back to the system in pieces of this many bytes (a multiple of
 /// the page size).
-const RELEASE_STEP: usize = 1 << 20;
+const RELEASE_STEP: usize = 1 << 16;
 
 impl MappedSource {
     /// Inputs smaller than this are read: mapping pays off for large files only.
