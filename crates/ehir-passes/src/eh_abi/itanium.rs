@@ -94,11 +94,7 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 /// to `!cir.ptr<!void>` (in each operand's address space) and a `cir.try_call` of
 /// `__cxa_throw` with the same destinations.
 fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) {
-    let throws: Vec<Op> = func
-        .walk_ops()
-        .into_iter()
-        .filter(|&op| matches!(func.dfg.kind(op), OpKind::TryThrow))
-        .collect();
+    let throws: Vec<Op> = func.ops_where(|kind| matches!(kind, OpKind::TryThrow));
     if throws.is_empty() {
         return;
     }
