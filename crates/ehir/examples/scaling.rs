@@ -220,44 +220,41 @@ fn child(kind: &str, n: usize, runs: usize, stages: &[String]) {
     let emit = |m: Module, options: &ehir_llvm::EmitOptions| {
         ehir_llvm::module_to_llvm_text(&m, "bench.cir", options).map(|t| t.len())
     };
-    if let Some(it) = &itanium {
-        if wants("emit-llvm-itanium") {
+    let per_abi = [
+        (
+            &itanium,
+            "emit-llvm-itanium",
+            ehir_llvm::EmitOptions::default(),
+            &[("tables-itanium", ehir_tables::TableFormat::Itanium)][..],
+        ),
+        (
+            &msvc,
+            "emit-llvm-msvc",
+            ehir_llvm::EmitOptions::msvc(),
+            &[
+                ("tables-msvc", ehir_tables::TableFormat::Msvc),
+                ("tables-clr", ehir_tables::TableFormat::Clr),
+            ][..],
+        ),
+    ];
+    for (module, emit_stage, options, table_stages) in per_abi {
+        let Some(module) = module else {
+            continue;
+        };
+        if wants(emit_stage) {
             report(
-                "emit-llvm-itanium",
-                measure(it, runs, |m| {
-                    emit(m, &ehir_llvm::EmitOptions::default()).expect("emits")
-                }),
+                emit_stage,
+                measure(module, runs, |m| emit(m, &options).expect("emits")),
             );
         }
-        if wants("tables-itanium") {
-            report(
-                "tables-itanium",
-                measure(it, runs, |m| {
-                    ehir_tables::module_tables(&m, ehir_tables::TableFormat::Itanium)
-                        .expect("tables")
-                        .len()
-                }),
-            );
-        }
-    }
-    if let Some(ms) = &msvc {
-        if wants("emit-llvm-msvc") {
-            report(
-                "emit-llvm-msvc",
-                measure(ms, runs, |m| {
-                    emit(m, &ehir_llvm::EmitOptions::msvc()).expect("emits")
-                }),
-            );
-        }
-        for (stage, abi) in [
-            ("tables-msvc", ehir_tables::TableFormat::Msvc),
-            ("tables-clr", ehir_tables::TableFormat::Clr),
-        ] {
+        for &(stage, format) in table_stages {
             if wants(stage) {
                 report(
                     stage,
-                    measure(ms, runs, |m| {
-                        ehir_tables::module_tables(&m, abi).expect("tables").len()
+                    measure(module, runs, |m| {
+                        ehir_tables::module_tables(&m, format)
+                            .expect("tables")
+                            .len()
                     }),
                 );
             }
