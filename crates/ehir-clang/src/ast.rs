@@ -652,6 +652,11 @@ pub fn has_body(node: &Node) -> bool {
 }
 
 impl<'ast> DeclIndex<'ast> {
+    /// The declaration `reference` names, when there is a reference and it is known.
+    pub fn referenced(&self, reference: Option<&DeclRef>) -> Option<&'ast Node> {
+        self.by_id.get(reference?.id.as_str()).copied()
+    }
+
     /// Whether a declaration (or one it redeclares) is inside an anonymous namespace,
     /// which gives it internal linkage.
     pub fn in_anonymous_namespace(&self, decl: &Node) -> bool {

@@ -20,6 +20,8 @@ struct Renumbering<K> {
     new: Vec<K>,
     /// How many stay.
     kept: usize,
+    /// Room for one renumbered list (see [`Renumbering::list`]).
+    scratch: Vec<K>,
 }
 
 impl<K: EntityRef + ReservedValue + Copy + PartialEq> Renumbering<K> {
@@ -37,7 +39,11 @@ impl<K: EntityRef + ReservedValue + Copy + PartialEq> Renumbering<K> {
                 }
             })
             .collect();
-        Renumbering { new, kept }
+        Renumbering {
+            new,
+            kept,
+            scratch: Vec::new(),
+        }
     }
 
     /// The new number of `old`; when `old` does not stay (or does not exist), notes in
@@ -51,6 +57,27 @@ impl<K: EntityRef + ReservedValue + Copy + PartialEq> Renumbering<K> {
                 K::reserved_value()
             }
         }
+    }
+
+    /// `list` of `old_pool` with each entity renumbered ([`Renumbering::get`]), as a list
+    /// of `new_pool`.
+    fn list(
+        &mut self,
+        list: &EntityList<K>,
+        old_pool: &ListPool<K>,
+        new_pool: &mut ListPool<K>,
+        kept: &Cell<bool>,
+    ) -> EntityList<K> {
+        let old_list = list.as_slice(old_pool);
+        if old_list.is_empty() {
+            return EntityList::new();
+        }
+        self.scratch.clear();
+        for &k in old_list {
+            let renumbered = self.get(k, kept);
+            self.scratch.push(renumbered);
+        }
+        EntityList::from_slice(&self.scratch, new_pool)
     }
 }
 
@@ -146,10 +173,10 @@ impl Function {
             return;
         }
         let ops: Renumbering<Op> = Renumbering::of(&live_ops);
-        let values: Renumbering<Value> = Renumbering::of(&live_values);
+        let mut values: Renumbering<Value> = Renumbering::of(&live_values);
         let blocks: Renumbering<Block> = Renumbering::of(&live_blocks);
-        let regions: Renumbering<Region> = Renumbering::of(&live_regions);
-        let successors: Renumbering<Successor> = Renumbering::of(&live_successors);
+        let mut regions: Renumbering<Region> = Renumbering::of(&live_regions);
+        let mut successors: Renumbering<Successor> = Renumbering::of(&live_successors);
         let extras: Renumbering<Extra> = Renumbering::of(&live_extras);
         let mut new = DataFlowGraph::new();
         new.ops.reserve_exact(ops.kept);
@@ -187,16 +214,6 @@ impl Function {
         // the function is left as it is.
         let complete = Cell::new(true);
         let ok = &complete;
-        let mut scratch: Vec<Value> = Vec::new();
-        let mut value_list = |list: &EntityList<Value>, pool: &mut ListPool<Value>| {
-            let old_list = list.as_slice(&old.value_lists);
-            if old_list.is_empty() {
-                return EntityList::new();
-            }
-            scratch.clear();
-            scratch.extend(old_list.iter().map(|&v| values.get(v, ok)));
-            EntityList::from_slice(&scratch, pool)
-        };
         for (op, data) in old.ops.iter() {
             if !live_ops[op.index()] {
                 continue;
@@ -205,26 +222,22 @@ impl Function {
             if let Some(e) = kind.extra_mut() {
                 *e = extras.get(*e, ok);
             }
-            let successor_list: smallvec::SmallVec<[Successor; 4]> = data
-                .successors
-                .as_slice(&old.successor_lists)
-                .iter()
-                .map(|&s| successors.get(s, ok))
-                .collect();
-            let region_list: smallvec::SmallVec<[Region; 4]> = data
-                .regions
-                .as_slice(&old.region_lists)
-                .iter()
-                .map(|&r| regions.get(r, ok))
-                .collect();
-            let operands = value_list(&data.operands, &mut new.value_lists);
-            let results = value_list(&data.results, &mut new.value_lists);
+            let operands = values.list(&data.operands, &old.value_lists, &mut new.value_lists, ok);
+            let results = values.list(&data.results, &old.value_lists, &mut new.value_lists, ok);
+            let successor_list = successors.list(
+                &data.successors,
+                &old.successor_lists,
+                &mut new.successor_lists,
+                ok,
+            );
+            let region_list =
+                regions.list(&data.regions, &old.region_lists, &mut new.region_lists, ok);
             new.ops.push(OpData {
                 kind,
                 operands,
                 results,
-                successors: EntityList::from_slice(&successor_list, &mut new.successor_lists),
-                regions: EntityList::from_slice(&region_list, &mut new.region_lists),
+                successors: successor_list,
+                regions: region_list,
                 loc: data.loc,
             });
         }
@@ -240,7 +253,7 @@ impl Function {
         }
         for (b, data) in old.blocks.iter() {
             if live_blocks[b.index()] {
-                let params = value_list(&data.params, &mut new.value_lists);
+                let params = values.list(&data.params, &old.value_lists, &mut new.value_lists, ok);
                 new.blocks.push(BlockData {
                     params,
                     loc: data.loc,
@@ -256,7 +269,7 @@ impl Function {
         }
         for (s, data) in old.successors.iter() {
             if live_successors[s.index()] {
-                let args = value_list(&data.args, &mut new.value_lists);
+                let args = values.list(&data.args, &old.value_lists, &mut new.value_lists, ok);
                 new.successors.push(SuccessorData {
                     block: blocks.get(data.block, ok),
                     args,

@@ -326,6 +326,19 @@ impl Function {
         self.dfg.region_parent(region)
     }
 
+    /// The ops of the body whose kind `keep` accepts, in [`Function::walk_ops`] order.
+    pub fn ops_where(&self, keep: impl Fn(&OpKind) -> bool) -> Vec<Op> {
+        let mut out = Vec::new();
+        self.visit_in_order(&mut |v| {
+            if let Visit::Op(op) = v
+                && keep(self.dfg.kind(op))
+            {
+                out.push(op)
+            }
+        });
+        out
+    }
+
     /// All ops of the body in pre-order (an op before the ops of its regions),
     /// blocks in layout order.
     pub fn walk_ops(&self) -> Vec<Op> {

@@ -68,11 +68,8 @@ pub fn expand_construct_catch_params(
     if func.phase != Phase::Structured {
         return Ok(false);
     }
-    let constructs: Vec<Op> = func
-        .walk_ops()
-        .into_iter()
-        .filter(|&op| matches!(func.dfg.kind(op), OpKind::ConstructCatchParam { .. }))
-        .collect();
+    let constructs: Vec<Op> =
+        func.ops_where(|kind| matches!(kind, OpKind::ConstructCatchParam { .. }));
     if constructs.is_empty() {
         return Ok(false);
     }

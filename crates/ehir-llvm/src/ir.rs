@@ -270,6 +270,37 @@ impl FloatPredicate {
     }
 }
 
+/// A comparison's predicate, integer or floating-point (LLVM's `CmpInst::Predicate`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Predicate {
+    /// An `icmp` predicate.
+    Int(IntPredicate),
+    /// An `fcmp` predicate.
+    Float(FloatPredicate),
+}
+
+impl Predicate {
+    /// The comparison instruction and predicate as written (`icmp slt`, `fcmp olt`).
+    pub fn text(self) -> String {
+        match self {
+            Predicate::Int(pred) => format!("icmp {}", pred.name()),
+            Predicate::Float(pred) => format!("fcmp {}", pred.name()),
+        }
+    }
+}
+
+impl From<IntPredicate> for Predicate {
+    fn from(pred: IntPredicate) -> Self {
+        Predicate::Int(pred)
+    }
+}
+
+impl From<FloatPredicate> for Predicate {
+    fn from(pred: FloatPredicate) -> Self {
+        Predicate::Float(pred)
+    }
+}
+
 /// One instruction. `result` names are local names without the `%`.
 #[derive(Clone, PartialEq, Debug)]
 pub enum Inst {
@@ -343,25 +374,12 @@ pub enum Inst {
         /// The operand.
         value: Operand,
     },
-    /// `%r = icmp pred T %a, %b`.
-    ICmp {
+    /// `%r = icmp pred T %a, %b` or `%r = fcmp pred T %a, %b`, as `pred` says.
+    Cmp {
         /// The local name of the result, without `%`.
         result: String,
-        /// The predicate.
-        pred: IntPredicate,
-        /// The operands' type.
-        ty: Ty,
-        /// The first operand.
-        lhs: Operand,
-        /// The second operand.
-        rhs: Operand,
-    },
-    /// `%r = fcmp pred T %a, %b`.
-    FCmp {
-        /// The local name of the result, without `%`.
-        result: String,
-        /// The predicate.
-        pred: FloatPredicate,
+        /// The predicate (which also chooses `icmp` or `fcmp`).
+        pred: Predicate,
         /// The operands' type.
         ty: Ty,
         /// The first operand.

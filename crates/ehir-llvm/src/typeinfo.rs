@@ -188,22 +188,25 @@ fn typeinfo_object(symbol: String, fields: Vec<(Ty, Operand)>) -> Global {
 /// The `__pbase_type_info` flags and the pointee typeinfo symbol of a pointer typeinfo
 /// symbol: `_ZTIPK4Node` → (const, `_ZTI4Node`).
 pub fn pointer_parts(symbol: &str) -> Option<(i128, String)> {
-    let mut rest = symbol.strip_prefix("_ZTIP")?;
+    let (flags, pointee) = pointee_qualifiers(symbol.strip_prefix("_ZTIP")?)?;
+    Some((flags, format!("_ZTI{pointee}")))
+}
+
+/// The `__pbase_type_info` qualifier flags (`r`, `V`, `K`) that open a mangled pointee
+/// type and the type after them; `None` when no type follows.
+fn pointee_qualifiers(mut mangled: &str) -> Option<(i128, &str)> {
     let mut flags = 0;
     loop {
-        let flag = match rest.as_bytes().first()? {
+        let flag = match mangled.as_bytes().first()? {
             b'r' => POINTEE_RESTRICT,
             b'V' => POINTEE_VOLATILE,
             b'K' => POINTEE_CONST,
             _ => break,
         };
         flags |= flag;
-        rest = &rest[1..];
+        mangled = &mangled[1..];
     }
-    if rest.is_empty() {
-        return None;
-    }
-    Some((flags, format!("_ZTI{rest}")))
+    Some((flags, mangled))
 }
 
 /// The `__pbase_type_info` flags, the member type's typeinfo symbol and the class's of a
@@ -211,21 +214,8 @@ pub fn pointer_parts(symbol: &str) -> Option<(i128, String)> {
 pub fn member_pointer_parts(symbol: &str) -> Option<(i128, String, String)> {
     let rest = symbol.strip_prefix("_ZTIM")?;
     let class_len = mangled_class_len(rest)?;
-    let (class, mut member) = rest.split_at(class_len);
-    let mut flags = 0;
-    loop {
-        let flag = match member.as_bytes().first()? {
-            b'r' => POINTEE_RESTRICT,
-            b'V' => POINTEE_VOLATILE,
-            b'K' => POINTEE_CONST,
-            _ => break,
-        };
-        flags |= flag;
-        member = &member[1..];
-    }
-    if member.is_empty() {
-        return None;
-    }
+    let (class, member) = rest.split_at(class_len);
+    let (flags, member) = pointee_qualifiers(member)?;
     Some((flags, format!("_ZTI{member}"), format!("_ZTI{class}")))
 }
 

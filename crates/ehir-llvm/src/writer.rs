@@ -540,34 +540,13 @@ pub fn write_inst(w: &mut dyn Write, inst: &Inst) -> fmt::Result {
             write!(w, "fneg ")?;
             write_typed(w, ty, value)
         }
-        Inst::ICmp {
+        Inst::Cmp {
             result,
             pred,
             ty,
             lhs,
             rhs,
-        } => write_two_operands(
-            w,
-            result,
-            format_args!("icmp {}", pred.name()),
-            ty,
-            lhs,
-            rhs,
-        ),
-        Inst::FCmp {
-            result,
-            pred,
-            ty,
-            lhs,
-            rhs,
-        } => write_two_operands(
-            w,
-            result,
-            format_args!("fcmp {}", pred.name()),
-            ty,
-            lhs,
-            rhs,
-        ),
+        } => write_two_operands(w, result, format_args!("{}", pred.text()), ty, lhs, rhs),
         Inst::Cast {
             result,
             op,

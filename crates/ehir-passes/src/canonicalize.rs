@@ -33,11 +33,7 @@ impl Pass for Canonicalize {
 
 /// Applies the cleanup-scope canonicalizations to one structured function.
 pub fn canonicalize_cleanup_scopes(func: &mut Function) {
-    let scopes: Vec<Op> = func
-        .walk_ops()
-        .into_iter()
-        .filter(|&op| matches!(func.dfg.kind(op), OpKind::CleanupScope { .. }))
-        .collect();
+    let scopes: Vec<Op> = func.ops_where(|kind| matches!(kind, OpKind::CleanupScope { .. }));
     // `walk_ops` lists an op before the ops nested in it: reversed, inner scopes first.
     for scope in scopes.into_iter().rev() {
         let OpKind::CleanupScope { kind } = *func.dfg.kind(scope) else {

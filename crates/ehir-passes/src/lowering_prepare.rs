@@ -37,11 +37,7 @@ pub fn lowering_prepare_function(
     if !func.dfg.ops.values().any(|data| is_array_op(&data.kind)) {
         return Ok(());
     }
-    let array_ops: Vec<Op> = func
-        .walk_ops()
-        .into_iter()
-        .filter(|&op| is_array_op(func.dfg.kind(op)))
-        .collect();
+    let array_ops: Vec<Op> = func.ops_where(is_array_op);
     // Innermost first: an element body that holds an array op is expanded before it is
     // copied into the cleanup loop.
     for op in array_ops.into_iter().rev() {

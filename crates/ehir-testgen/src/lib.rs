@@ -914,62 +914,75 @@ impl FuncGen<'_> {
 /// A function nested `depth` `cir.scope`s deep, with a call and a cleanup scope at the
 /// bottom (the deep-nesting stress test).
 pub fn deep_scopes(depth: usize) -> String {
-    let mut s = String::from(PROLOGUE);
-    s.push_str("cir.func @deep() {\n");
-    s.push_str("  %0 = cir.const #cir.int<1> : !s32i\n");
-    for _ in 0..depth {
-        s.push_str("cir.scope {\n");
-    }
-    s.push_str("cir.cleanup.scope {\ncir.call @ev(%0) : (!s32i) -> ()\ncir.yield\n} cleanup all {\ncir.call @dtor(%0) : (!s32i) -> ()\ncir.yield\n}\n");
-    for _ in 0..depth {
-        s.push_str("cir.yield\n}\n");
-    }
-    s.push_str("  cir.return\n}\n");
-    s
+    nested_function(
+        "deep",
+        depth,
+        "cir.scope {\n",
+        "cir.cleanup.scope {\ncir.call @ev(%0) : (!s32i) -> ()\ncir.yield\n} cleanup all {\ncir.call @dtor(%0) : (!s32i) -> ()\ncir.yield\n}\n",
+        |s, _| s.push_str("cir.yield\n}\n"),
+    )
 }
 
 /// A function nested `depth` cleanup scopes deep (each `all`, with a call in its body and
 /// a `break`-free loop around the innermost), for the deep-nesting test of EH chains.
 pub fn deep_cleanups(depth: usize) -> String {
-    let mut s = String::from(PROLOGUE);
-    s.push_str("cir.func @deep_cleanups() {\n");
-    s.push_str("  %0 = cir.const #cir.int<1> : !s32i\n");
-    for _ in 0..depth {
-        s.push_str("cir.cleanup.scope {\ncir.call @ev(%0) : (!s32i) -> ()\n");
-    }
-    s.push_str("cir.call @ev(%0) : (!s32i) -> ()\n");
-    for _ in 0..depth {
-        s.push_str(
-            "cir.yield\n} cleanup all {\ncir.call @dtor(%0) : (!s32i) -> ()\ncir.yield\n}\n",
-        );
-    }
-    s.push_str("  cir.return\n}\n");
-    s
+    nested_function(
+        "deep_cleanups",
+        depth,
+        "cir.cleanup.scope {\ncir.call @ev(%0) : (!s32i) -> ()\n",
+        "cir.call @ev(%0) : (!s32i) -> ()\n",
+        |s, _| {
+            s.push_str(
+                "cir.yield\n} cleanup all {\ncir.call @dtor(%0) : (!s32i) -> ()\ncir.yield\n}\n",
+            )
+        },
+    )
 }
 
 /// A function nested `depth` `cir.try`s deep, each with a call in its body, a handler for
 /// `int` and (every other level) a catch-all, for the deep-nesting scaling benchmark of
 /// dispatch chains.
 pub fn deep_trys(depth: usize) -> String {
+    nested_function(
+        "deep_trys",
+        depth,
+        "cir.try {\ncir.call @ev(%0) : (!s32i) -> ()\n",
+        "cir.call @ev(%0) : (!s32i) -> ()\n",
+        |s, level| {
+            s.push_str("cir.yield\n} catch [type #cir.global_view<@_ZTIi> : !cir.ptr<!u8i>] {\n");
+            let _ = writeln!(s, "%p{level} = cir.catch_param : !cir.ptr<!s32i>");
+            s.push_str("cir.call @caught(%0) : (!s32i) -> ()\ncir.yield\n");
+            if level % 2 == 1 {
+                let _ = writeln!(
+                    s,
+                    "}} catch all {{\n%q{level} = cir.catch_param : !cir.ptr<!void>"
+                );
+                s.push_str("cir.call @caught_all(%0) : (!s32i) -> ()\ncir.yield\n");
+            }
+            s.push_str("}\n");
+        },
+    )
+}
+
+/// The module of one function `@name` that opens `depth` constructs with `open`, holds
+/// `innermost` inside them all, then closes them with `close(text, level)`, innermost
+/// (level 0) first. `%0`, the `!s32i` 1, is defined before the first.
+fn nested_function(
+    name: &str,
+    depth: usize,
+    open: &str,
+    innermost: &str,
+    mut close: impl FnMut(&mut String, usize),
+) -> String {
     let mut s = String::from(PROLOGUE);
-    s.push_str("cir.func @deep_trys() {\n");
+    let _ = writeln!(s, "cir.func @{name}() {{");
     s.push_str("  %0 = cir.const #cir.int<1> : !s32i\n");
     for _ in 0..depth {
-        s.push_str("cir.try {\ncir.call @ev(%0) : (!s32i) -> ()\n");
+        s.push_str(open);
     }
-    s.push_str("cir.call @ev(%0) : (!s32i) -> ()\n");
+    s.push_str(innermost);
     for level in 0..depth {
-        s.push_str("cir.yield\n} catch [type #cir.global_view<@_ZTIi> : !cir.ptr<!u8i>] {\n");
-        let _ = writeln!(s, "%p{level} = cir.catch_param : !cir.ptr<!s32i>");
-        s.push_str("cir.call @caught(%0) : (!s32i) -> ()\ncir.yield\n");
-        if level % 2 == 1 {
-            let _ = writeln!(
-                s,
-                "}} catch all {{\n%q{level} = cir.catch_param : !cir.ptr<!void>"
-            );
-            s.push_str("cir.call @caught_all(%0) : (!s32i) -> ()\ncir.yield\n");
-        }
-        s.push_str("}\n");
+        close(&mut s, level);
     }
     s.push_str("  cir.return\n}\n");
     s

@@ -89,19 +89,25 @@ fn generate(kind: &str, n: usize) -> String {
 
 /// Runs `stage` `runs` times on a fresh copy of `input` each; returns the best time and
 /// the largest peak heap above the heap live at its start.
-fn measure<T>(
-    input: &Module,
+fn measure<T>(input: &Module, runs: usize, stage: impl FnMut(Module) -> T) -> (Duration, usize) {
+    measure_with(runs, || input.clone(), stage)
+}
+
+/// Runs `stage` `runs` times, each on what `prepare` makes (neither timed nor counted);
+/// returns the best time and the largest peak heap above the heap live at its start.
+fn measure_with<I, T>(
     runs: usize,
-    mut stage: impl FnMut(Module) -> T,
+    mut prepare: impl FnMut() -> I,
+    mut stage: impl FnMut(I) -> T,
 ) -> (Duration, usize) {
     let mut best = Duration::MAX;
     let mut peak = 0;
     for _ in 0..runs {
-        let copy = input.clone();
+        let input = prepare();
         let base = LIVE.load(Ordering::Relaxed);
         PEAK.store(base, Ordering::Relaxed);
         let start = Instant::now();
-        let out = stage(copy);
+        let out = stage(input);
         best = best.min(start.elapsed());
         peak = peak.max(PEAK.load(Ordering::Relaxed).saturating_sub(base));
         drop(out);
@@ -145,18 +151,14 @@ fn child(kind: &str, n: usize, runs: usize, stages: &[String]) {
         println!("{stage} {:.6} {heap}", t.as_secs_f64());
     };
     if wants("parse") {
-        let mut best = Duration::MAX;
-        let mut peak = 0;
-        for _ in 0..runs {
-            let base = LIVE.load(Ordering::Relaxed);
-            PEAK.store(base, Ordering::Relaxed);
-            let start = Instant::now();
-            let m = ehir_reader::parse_module("bench.cir", &text).expect("parses");
-            best = best.min(start.elapsed());
-            peak = peak.max(PEAK.load(Ordering::Relaxed).saturating_sub(base));
-            drop(m);
-        }
-        report("parse", (best, peak));
+        report(
+            "parse",
+            measure_with(
+                runs,
+                || (),
+                |()| ehir_reader::parse_module("bench.cir", &text).expect("parses"),
+            ),
+        );
     }
     if wants("verify") {
         report(
@@ -218,44 +220,41 @@ fn child(kind: &str, n: usize, runs: usize, stages: &[String]) {
     let emit = |m: Module, options: &ehir_llvm::EmitOptions| {
         ehir_llvm::module_to_llvm_text(&m, "bench.cir", options).map(|t| t.len())
     };
-    if let Some(it) = &itanium {
-        if wants("emit-llvm-itanium") {
+    let per_abi = [
+        (
+            &itanium,
+            "emit-llvm-itanium",
+            ehir_llvm::EmitOptions::default(),
+            &[("tables-itanium", ehir_tables::TableFormat::Itanium)][..],
+        ),
+        (
+            &msvc,
+            "emit-llvm-msvc",
+            ehir_llvm::EmitOptions::msvc(),
+            &[
+                ("tables-msvc", ehir_tables::TableFormat::Msvc),
+                ("tables-clr", ehir_tables::TableFormat::Clr),
+            ][..],
+        ),
+    ];
+    for (module, emit_stage, options, table_stages) in per_abi {
+        let Some(module) = module else {
+            continue;
+        };
+        if wants(emit_stage) {
             report(
-                "emit-llvm-itanium",
-                measure(it, runs, |m| {
-                    emit(m, &ehir_llvm::EmitOptions::default()).expect("emits")
-                }),
+                emit_stage,
+                measure(module, runs, |m| emit(m, &options).expect("emits")),
             );
         }
-        if wants("tables-itanium") {
-            report(
-                "tables-itanium",
-                measure(it, runs, |m| {
-                    ehir_tables::module_tables(&m, ehir_tables::TableFormat::Itanium)
-                        .expect("tables")
-                        .len()
-                }),
-            );
-        }
-    }
-    if let Some(ms) = &msvc {
-        if wants("emit-llvm-msvc") {
-            report(
-                "emit-llvm-msvc",
-                measure(ms, runs, |m| {
-                    emit(m, &ehir_llvm::EmitOptions::msvc()).expect("emits")
-                }),
-            );
-        }
-        for (stage, abi) in [
-            ("tables-msvc", ehir_tables::TableFormat::Msvc),
-            ("tables-clr", ehir_tables::TableFormat::Clr),
-        ] {
+        for &(stage, format) in table_stages {
             if wants(stage) {
                 report(
                     stage,
-                    measure(ms, runs, |m| {
-                        ehir_tables::module_tables(&m, abi).expect("tables").len()
+                    measure(module, runs, |m| {
+                        ehir_tables::module_tables(&m, format)
+                            .expect("tables")
+                            .len()
                     }),
                 );
             }
@@ -265,22 +264,15 @@ fn child(kind: &str, n: usize, runs: usize, stages: &[String]) {
         && let (Some(it), Some(ms)) = (&itanium, &msvc)
     {
         let config = ehir_interp::RunConfig::default();
-        let mut best = Duration::MAX;
-        let mut peak = 0;
-        for _ in 0..runs {
-            let base = LIVE.load(Ordering::Relaxed);
-            PEAK.store(base, Ordering::Relaxed);
-            let start = Instant::now();
+        let run_all = |()| {
             for m in [&parsed, &flat, it, ms] {
                 let outcome = ehir_interp::run_module(m, &config);
                 if let Err(e) = outcome {
                     eprintln!("run-all: {e}");
                 }
             }
-            best = best.min(start.elapsed());
-            peak = peak.max(PEAK.load(Ordering::Relaxed).saturating_sub(base));
-        }
-        report("run-all", (best, peak));
+        };
+        report("run-all", measure_with(runs, || (), run_all));
     }
     println!("rss {}", peak_rss_kib());
 }

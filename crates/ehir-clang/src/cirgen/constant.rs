@@ -263,11 +263,7 @@ impl State<'_> {
                 }
             }
             "DeclRefExpr" => {
-                let Some(target) = node
-                    .referenced_decl
-                    .as_ref()
-                    .and_then(|d| self.index.by_id.get(d.id.as_str()).copied())
-                else {
+                let Some(target) = self.index.referenced(node.referenced_decl.as_ref()) else {
                     return Ok(None);
                 };
                 if let Some(&value) = self.index.enumerators.get(target.id.as_str()) {

@@ -635,10 +635,9 @@ pub fn is_constant_initializer(state: &mut State<'_>, init: &Node) -> bool {
         }
     }
     if node.kind == "DeclRefExpr" {
-        return node
-            .referenced_decl
-            .as_ref()
-            .and_then(|d| state.index.by_id.get(d.id.as_str()))
+        return state
+            .index
+            .referenced(node.referenced_decl.as_ref())
             .is_some_and(|target| {
                 target.mangled_name.is_some()
                     && matches!(
@@ -1072,10 +1071,7 @@ fn constant_initializer<'ast>(
         }
     }
     if node.kind == "DeclRefExpr"
-        && let Some(target) = node
-            .referenced_decl
-            .as_ref()
-            .and_then(|d| state.index.by_id.get(d.id.as_str()).copied())
+        && let Some(target) = state.index.referenced(node.referenced_decl.as_ref())
     {
         // The address of a function or of a global.
         let Some(symbol) = target.mangled_name.clone() else {

@@ -563,11 +563,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let Some(object_ty) = result_ty.pointee().cloned() else {
             return error(e, "a new-expression without a pointer type");
         };
-        let Some(new_decl) = e
-            .operator_new_decl
-            .as_ref()
-            .and_then(|d| self.st.index.by_id.get(d.id.as_str()).copied())
-        else {
+        let Some(new_decl) = self.st.index.referenced(e.operator_new_decl.as_ref()) else {
             return unsupported(e, "new-expression without a known operator new");
         };
         // The children: the array size (`new T[n]`), the initializer, then the
@@ -628,11 +624,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             self.b.begin_if(not_null, false);
         }
         // If the initialization throws, the storage is released.
-        let delete_callee = match e
-            .operator_delete_decl
-            .as_ref()
-            .and_then(|d| self.st.index.by_id.get(d.id.as_str()).copied())
-        {
+        let delete_callee = match self.st.index.referenced(e.operator_delete_decl.as_ref()) {
             Some(delete_decl) => Some(self.st.callee(self.b.ctx, delete_decl)?),
             None => None,
         };
@@ -799,11 +791,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let Some(constructor) = constructor else {
             return Ok(array);
         };
-        let delete = match e
-            .operator_delete_decl
-            .as_ref()
-            .and_then(|d| self.st.index.by_id.get(d.id.as_str()).copied())
-        {
+        let delete = match self.st.index.referenced(e.operator_delete_decl.as_ref()) {
             Some(decl) => Some(self.st.callee(self.b.ctx, decl)?),
             None => None,
         };
@@ -868,11 +856,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let Some(object_ty) = pointer_ty.pointee().cloned() else {
             return error(e, "delete of a non-pointer");
         };
-        let Some(delete_decl) = e
-            .operator_delete_decl
-            .as_ref()
-            .and_then(|d| self.st.index.by_id.get(d.id.as_str()).copied())
-        else {
+        let Some(delete_decl) = self.st.index.referenced(e.operator_delete_decl.as_ref()) else {
             return unsupported(e, "delete without a known operator delete");
         };
         let destruction = self.destruction(&object_ty)?;

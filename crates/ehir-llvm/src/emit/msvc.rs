@@ -98,9 +98,9 @@ impl<'m> ModuleEmitter<'m> {
                             result: Some("count".into()),
                             target: CallTarget::simple(Ty::i32(), callee, vec![], vec![]),
                         },
-                        Inst::ICmp {
+                        Inst::Cmp {
                             result: "active".into(),
-                            pred: IntPredicate::Ne,
+                            pred: IntPredicate::Ne.into(),
                             ty: Ty::i32(),
                             lhs: Operand::Local("count".into()),
                             rhs: Operand::Int(0),

@@ -5,7 +5,9 @@
 use super::function::{FunctionEmitter, ReturnedClass};
 use super::types::{ParamLowering, abi_attrs};
 use super::{arity_ok, int_repr, type_text};
-use crate::ir::{Arg, BasicBlock, CallTarget, FloatPredicate, Inst, IntPredicate, Operand, Ty};
+use crate::ir::{
+    Arg, BasicBlock, CallTarget, FloatPredicate, Inst, IntPredicate, Operand, Predicate, Ty,
+};
 use crate::layout::size_align;
 use ehir_core::{
     BinaryOp, CastKind, CmpPredicate, ExtraData, Op, OpKind, Symbol, Type, TypeData, UnaryOp, Value,
@@ -446,9 +448,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         });
         if !nonnull {
             let is_null = self.fresh(&name);
-            self.emit(Inst::ICmp {
+            self.emit(Inst::Cmp {
                 result: is_null.clone(),
-                pred: IntPredicate::Eq,
+                pred: IntPredicate::Eq.into(),
                 ty: Ty::Ptr,
                 lhs: base,
                 rhs: Operand::Null,
@@ -615,38 +617,31 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         let result = self.value_name(r);
         let lhs = self.operand(operands[0]);
         let rhs = self.operand(operands[1]);
-        if types.is_float(t) {
-            let pred = match p {
+        let pred = if types.is_float(t) {
+            Predicate::Float(match p {
                 CmpPredicate::Eq => FloatPredicate::Oeq,
                 CmpPredicate::Ne => FloatPredicate::Une,
                 CmpPredicate::Lt => FloatPredicate::Olt,
                 CmpPredicate::Le => FloatPredicate::Ole,
                 CmpPredicate::Gt => FloatPredicate::Ogt,
                 CmpPredicate::Ge => FloatPredicate::Oge,
-            };
-            self.emit(Inst::FCmp {
-                result,
-                pred,
-                ty,
-                lhs,
-                rhs,
-            });
-            return;
-        }
-        let signed = types.int_info(t).is_some_and(|(_, s)| s);
-        let pred = match (p, signed) {
-            (CmpPredicate::Eq, _) => IntPredicate::Eq,
-            (CmpPredicate::Ne, _) => IntPredicate::Ne,
-            (CmpPredicate::Lt, true) => IntPredicate::Slt,
-            (CmpPredicate::Le, true) => IntPredicate::Sle,
-            (CmpPredicate::Gt, true) => IntPredicate::Sgt,
-            (CmpPredicate::Ge, true) => IntPredicate::Sge,
-            (CmpPredicate::Lt, false) => IntPredicate::Ult,
-            (CmpPredicate::Le, false) => IntPredicate::Ule,
-            (CmpPredicate::Gt, false) => IntPredicate::Ugt,
-            (CmpPredicate::Ge, false) => IntPredicate::Uge,
+            })
+        } else {
+            let signed = types.int_info(t).is_some_and(|(_, s)| s);
+            Predicate::Int(match (p, signed) {
+                (CmpPredicate::Eq, _) => IntPredicate::Eq,
+                (CmpPredicate::Ne, _) => IntPredicate::Ne,
+                (CmpPredicate::Lt, true) => IntPredicate::Slt,
+                (CmpPredicate::Le, true) => IntPredicate::Sle,
+                (CmpPredicate::Gt, true) => IntPredicate::Sgt,
+                (CmpPredicate::Ge, true) => IntPredicate::Sge,
+                (CmpPredicate::Lt, false) => IntPredicate::Ult,
+                (CmpPredicate::Le, false) => IntPredicate::Ule,
+                (CmpPredicate::Gt, false) => IntPredicate::Ugt,
+                (CmpPredicate::Ge, false) => IntPredicate::Uge,
+            })
         };
-        self.emit(Inst::ICmp {
+        self.emit(Inst::Cmp {
             result,
             pred,
             ty,
@@ -680,9 +675,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 } else {
                     Operand::Int(0)
                 };
-                self.emit(Inst::ICmp {
+                self.emit(Inst::Cmp {
                     result,
-                    pred: IntPredicate::Ne,
+                    pred: IntPredicate::Ne.into(),
                     ty: from,
                     lhs: value,
                     rhs: zero,
@@ -690,9 +685,9 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 return;
             }
             CastKind::FloatToBool => {
-                self.emit(Inst::FCmp {
+                self.emit(Inst::Cmp {
                     result,
-                    pred: FloatPredicate::Une,
+                    pred: FloatPredicate::Une.into(),
                     ty: from,
                     lhs: value,
                     rhs: Operand::Float(0f64.to_bits()),

@@ -71,9 +71,10 @@ use ehir_core::abi::ITANIUM_PERSONALITY;
 use ehir_core::abi::runtime::{CLANG_CALL_TERMINATE, STD_TERMINATE, runtime_function};
 use ehir_core::abi::{EhAbi, ITANIUM_UNWIND_HEADER_SIZE};
 use ehir_core::{
-    AttrData, Block, CallFlags, CastKind, CmpPredicate, CursorPosition, Diagnostic, Diagnostics,
-    FuncCursor, FuncId, Function, HandlerKey, LandingPadClause, Loc, Module, ModuleCtx, Op, OpKind,
-    PackedOption, Phase, SecondaryMap, Successor, Symbol, Type, Value, ValueDef,
+    AttrData, Block, CallFlags, CastKind, CmpPredicate, CommonTypes, CursorPosition, Diagnostic,
+    Diagnostics, FuncCursor, FuncId, Function, HandlerKey, LandingPadClause, Loc, Module,
+    ModuleCtx, Op, OpKind, PackedOption, Phase, SecondaryMap, Successor, Symbol, Type, Value,
+    ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::rc::Rc;
@@ -94,11 +95,7 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 /// to `!cir.ptr<!void>` (in each operand's address space) and a `cir.try_call` of
 /// `__cxa_throw` with the same destinations.
 fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) {
-    let throws: Vec<Op> = func
-        .walk_ops()
-        .into_iter()
-        .filter(|&op| matches!(func.dfg.kind(op), OpKind::TryThrow))
-        .collect();
+    let throws: Vec<Op> = func.ops_where(|kind| matches!(kind, OpKind::TryThrow));
     if throws.is_empty() {
         return;
     }
@@ -441,11 +438,9 @@ impl InFlight {
 struct Lowering<'a> {
     ctx: &'a mut ModuleCtx,
     func: &'a mut Function,
-    void_ptr: Type,
-    u32: Type,
-    s32: Type,
-    /// `!cir.eh_token` (types are interned: a value is a token when its type is this one).
-    eh_token: Type,
+    /// The module's common types (interned: a value is a `!cir.eh_token` when its type is
+    /// `types.eh_token`).
+    types: CommonTypes,
     /// Each EH token and the (exception pointer, selector) pair that replaces it.
     pairs: BTreeMap<Value, (Value, Value)>,
     /// Blocks whose parameter list was exactly one `!cir.eh_token` (dispatch targets).
@@ -461,12 +456,8 @@ struct Lowering<'a> {
 
 impl<'a> Lowering<'a> {
     fn new(ctx: &'a mut ModuleCtx, func: &'a mut Function) -> Self {
-        let common = *ctx.types.common();
         Lowering {
-            void_ptr: common.void_ptr,
-            u32: common.u32,
-            s32: common.s32,
-            eh_token: common.eh_token,
+            types: *ctx.types.common(),
             ctx,
             func,
             pairs: BTreeMap::new(),
@@ -483,7 +474,7 @@ impl<'a> Lowering<'a> {
     }
 
     fn is_token(&self, v: Value) -> bool {
-        self.func.dfg.value_type(v) == self.eh_token
+        self.func.dfg.value_type(v) == self.types.eh_token
     }
 
     fn blocks(&self) -> Vec<Block> {
@@ -1233,7 +1224,7 @@ impl<'a> Lowering<'a> {
 
     /// Replaces every `!cir.eh_token` block parameter by an (exception, selector) pair.
     fn expand_token_params(&mut self) {
-        let (void_ptr, u32) = (self.void_ptr, self.u32);
+        let (void_ptr, u32) = (self.types.void_ptr, self.types.u32);
         for b in self.blocks() {
             if !self
                 .func
@@ -1347,7 +1338,7 @@ impl<'a> Lowering<'a> {
                 let token = token_of(self)
                     .ok_or_else(|| self.error(op, "cir.begin_catch needs a !cir.eh_token"))?;
                 let (exn, _) = self.pair(op, token)?;
-                let void_ptr = self.void_ptr;
+                let void_ptr = self.types.void_ptr;
                 let object = self
                     .call(CursorPosition::Before(op), "__cxa_begin_catch", &[exn], loc)
                     .expect("begin_catch returns a pointer");
@@ -1445,9 +1436,9 @@ impl<'a> Lowering<'a> {
         };
         let header = self.ctx.attrs.intern(AttrData::Int {
             value: i128::from(ITANIUM_UNWIND_HEADER_SIZE),
-            ty: self.u32,
+            ty: self.types.u32,
         });
-        let u32 = self.u32;
+        let u32 = self.types.u32;
         let mut at = self.cursor(CursorPosition::Before(op), loc);
         let size = at.constant(header, u32);
         let object = at.ptr_stride(exn, size);
@@ -1602,7 +1593,7 @@ impl<'a> Lowering<'a> {
         let mut after = self.func.layout.op_block(op).expect("placed");
         let mut at = CursorPosition::Before(op);
         let mut finished = false;
-        let s32 = self.s32;
+        let s32 = self.types.s32;
         // Every key that tests the selector runs in a block of its own that takes the
         // (exception, selector) pair as parameters, as upstream's lowering builds it; the
         // dispatch block branches to the first one.
@@ -1776,8 +1767,8 @@ impl<'a> Lowering<'a> {
     /// (exception, selector) pair as its parameters.
     fn new_test_block_after(&mut self, after: Block) -> Block {
         let b = self.new_block_after(after);
-        self.func.dfg.append_block_param(b, self.void_ptr);
-        self.func.dfg.append_block_param(b, self.u32);
+        self.func.dfg.append_block_param(b, self.types.void_ptr);
+        self.func.dfg.append_block_param(b, self.types.u32);
         b
     }
 

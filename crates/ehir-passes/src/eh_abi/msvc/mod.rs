@@ -103,11 +103,7 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
     }
     // MSVC does not enforce dynamic exception specifications: an exception that breaks
     // one goes on unwinding, so upstream's `cir.eh.unexpected %t` is `cir.resume %t`.
-    let unexpected: Vec<Op> = func
-        .walk_ops()
-        .into_iter()
-        .filter(|&op| matches!(func.dfg.kind(op), OpKind::EhUnexpected))
-        .collect();
+    let unexpected: Vec<Op> = func.ops_where(|kind| matches!(kind, OpKind::EhUnexpected));
     if !unexpected.is_empty() {
         let types = *ctx.types.common();
         for op in unexpected {
@@ -130,11 +126,7 @@ pub fn lower_function(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Di
 /// `#cir.global_view`, a null pointer for no destructor), as the throw info the MSVC
 /// runtime takes is made at compile time.
 fn lower_try_throws(ctx: &mut ModuleCtx, func: &mut Function) -> Result<(), Diagnostic> {
-    let throws: Vec<Op> = func
-        .walk_ops()
-        .into_iter()
-        .filter(|&op| matches!(func.dfg.kind(op), OpKind::TryThrow))
-        .collect();
+    let throws: Vec<Op> = func.ops_where(|kind| matches!(kind, OpKind::TryThrow));
     let common = *ctx.types.common();
     for op in throws {
         let loc = func.dfg.loc(op);
