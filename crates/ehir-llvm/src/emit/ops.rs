@@ -10,7 +10,8 @@ use crate::ir::{
 };
 use crate::layout::size_align;
 use ehir_core::{
-    BinaryOp, CastKind, CmpPredicate, ExtraData, Op, OpKind, Symbol, Type, TypeData, UnaryOp, Value,
+    BinaryOp, CallFlags, CastKind, CmpPredicate, ExtraData, Op, OpKind, Symbol, Type, TypeData,
+    UnaryOp, Value,
 };
 
 /// The op being emitted with its kind, operands and results, as [`FunctionEmitter::op`]
@@ -748,7 +749,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         match kind {
             OpKind::Call { callee, sig, flags } => {
                 let Some((target, returned)) =
-                    self.call_target(op, callee.expand(), sig, operands, flags.nothrow)
+                    self.call_target(op, callee.expand(), sig, operands, flags)
                 else {
                     return;
                 };
@@ -771,7 +772,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
             }
             OpKind::TryCall { callee, sig, flags } => {
                 let Some((target, returned)) =
-                    self.call_target(op, callee.expand(), sig, operands, flags.nothrow)
+                    self.call_target(op, callee.expand(), sig, operands, flags)
                 else {
                     return;
                 };
@@ -828,7 +829,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         callee: Option<Symbol>,
         sig: Type,
         operands: &[Value],
-        nothrow: bool,
+        flags: CallFlags,
     ) -> Option<(CallTarget, Option<ReturnedClass>)> {
         let loc = self.func.dfg.loc(op);
         let (callee_operand, args) = match callee {
@@ -917,7 +918,11 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 vararg_params,
                 callee: callee_operand,
                 args: call_args,
-                fn_attrs: if nothrow { vec!["nounwind"] } else { vec![] },
+                // Call-site attributes: `nothrow` and upstream's `{noreturn}`.
+                fn_attrs: [(flags.nothrow, "nounwind"), (flags.noreturn, "noreturn")]
+                    .into_iter()
+                    .filter_map(|(set, attr)| set.then_some(attr))
+                    .collect(),
                 funclet: None,
             },
             returned,
