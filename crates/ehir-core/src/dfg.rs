@@ -321,16 +321,19 @@ impl DataFlowGraph {
     }
 
     /// What `op` is.
+    #[inline]
     pub fn kind(&self, op: Op) -> &OpKind {
         &self.ops[op].kind
     }
 
     /// Where `op` came from.
+    #[inline]
     pub fn loc(&self, op: Op) -> Loc {
         self.ops[op].loc
     }
 
     /// The operands of `op`.
+    #[inline]
     pub fn operands(&self, op: Op) -> &[Value] {
         self.ops[op].operands.as_slice(&self.value_lists)
     }
@@ -349,6 +352,7 @@ impl DataFlowGraph {
     }
 
     /// The results of `op`.
+    #[inline]
     pub fn results(&self, op: Op) -> &[Value] {
         self.ops[op].results.as_slice(&self.value_lists)
     }
@@ -370,6 +374,7 @@ impl DataFlowGraph {
     }
 
     /// The successor edges of `op` (empty unless a terminator).
+    #[inline]
     pub fn successors(&self, op: Op) -> &[Successor] {
         self.ops[op].successors.as_slice(&self.successor_lists)
     }
@@ -403,11 +408,13 @@ impl DataFlowGraph {
     }
 
     /// The block an edge goes to.
+    #[inline]
     pub fn successor_block(&self, succ: Successor) -> Block {
         self.successors[succ].block
     }
 
     /// The arguments an edge passes to its block's parameters.
+    #[inline]
     pub fn successor_args(&self, succ: Successor) -> &[Value] {
         self.successors[succ].args.as_slice(&self.value_lists)
     }
@@ -421,6 +428,7 @@ impl DataFlowGraph {
     }
 
     /// The regions `op` owns.
+    #[inline]
     pub fn regions(&self, op: Op) -> &[Region] {
         self.ops[op].regions.as_slice(&self.region_lists)
     }
@@ -436,11 +444,13 @@ impl DataFlowGraph {
     }
 
     /// The parameters of `block`.
+    #[inline]
     pub fn block_params(&self, block: Block) -> &[Value] {
         self.blocks[block].params.as_slice(&self.value_lists)
     }
 
     /// The type of `v`.
+    #[inline]
     pub fn value_type(&self, v: Value) -> Type {
         self.values[v].ty
     }
