@@ -19,12 +19,16 @@
 //!
 //! Names come from `ehir_core::abi::type_names`.
 
+use super::class::{Callee, call_function};
 use super::function::FnGen;
 use super::{R, State, error, unsupported};
 use crate::ast::Node;
-use ehir_builder::Value;
+use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
 use ehir_core::abi::type_names::vbtable_symbol;
-use ehir_core::{AttrData, CastKind, CmpPredicate, ConstArrayElements, ModuleCtx, Symbol, Type};
+use ehir_core::{
+    AttrData, BinaryOp, CastKind, CleanupKind, CmpPredicate, ConstArrayElements, Linkage,
+    ModuleCtx, Symbol, Type,
+};
 
 /// One vbtable pointer of a complete object.
 #[derive(Clone, Debug)]
@@ -47,6 +51,49 @@ impl<'ast> State<'ast> {
         class: &str,
     ) -> R<bool> {
         Ok(self.abi == ehir_core::abi::EhAbi::Msvc && self.has_virtual_bases(ctx, node, class)?)
+    }
+
+    /// Whether the complete-object destruction of `class` is its vbase destructor
+    /// `??_D` (Microsoft, a class with virtual bases).
+    pub fn takes_virtual_base_destructor(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+    ) -> R<bool> {
+        self.takes_most_derived_flag(ctx, node, class)
+    }
+
+    /// How a base subobject of class `base` is destroyed on the Microsoft ABI, without
+    /// its virtual bases: its destructor (`??1`), and how far from the subobject the
+    /// destructor's `this` is ([`State::msvc_this_offset`]); `None` for a trivial one.
+    pub fn msvc_base_destructor(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        base: &str,
+    ) -> R<Option<(Callee, u64)>> {
+        let layout = self.layout(ctx, node, base)?;
+        if layout.trivial_dtor {
+            return Ok(None);
+        }
+        let class_node = self.class_node(node, base)?;
+        let Some(dtor) = class_node
+            .children()
+            .find(|c| c.kind == "CXXDestructorDecl")
+        else {
+            return unsupported(
+                node,
+                format!("destructor of '{base}' not declared by Clang"),
+            );
+        };
+        let callee = if layout.virtual_bases.is_empty() {
+            self.callee(ctx, dtor)?
+        } else {
+            self.base_variant_callee(ctx, dtor)?
+        };
+        let offset = self.msvc_this_offset(ctx, dtor)?;
+        Ok(Some((callee, offset)))
     }
 
     /// The virtual bases of `class` in the order of its vbtable's entries (from 1).
@@ -212,6 +259,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let most_derived = self.b.cmp(CmpPredicate::Ne, flag, zero);
         self.b.begin_if(most_derived, false);
         let depth = self.b.cleanup_depth();
+        let outer = self.deferred_virtual_bases.replace(Vec::new());
         for pointer in self.st.msvc_vbtables(self.b.ctx, node, class)? {
             let table = self.b.get_global(pointer.table, pointer.ty);
             let table_ptr = self.b.ctx.types.ptr(s32);
@@ -222,19 +270,51 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             self.b.store(table, slot, 8);
         }
         part(self)?;
+        let built = std::mem::replace(&mut self.deferred_virtual_bases, outer).unwrap_or_default();
         if self.b.cleanup_depth() != depth {
-            return unsupported(
+            return error(
                 node,
-                format!("a virtual base of '{class}' with a destructor on the Microsoft ABI"),
+                format!("cleanups left inside the virtual bases of '{class}'"),
             );
         }
         self.b.end_if();
+        // Each virtual base built is destroyed if what follows throws, when it was built
+        // here (the flag is set).
+        for (base, offset) in built {
+            let Some((callee, this_offset)) =
+                self.st.msvc_base_destructor(self.b.ctx, node, &base)?
+            else {
+                continue;
+            };
+            let address = self.byte_offset(this, offset as i64);
+            self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                let zero = b.const_int(s32, 0);
+                let built_here = b.cmp(CmpPredicate::Ne, flag, zero);
+                b.begin_if(built_here, false);
+                call_at(b, callee, address, this_offset);
+                b.end_if();
+            });
+        }
         Ok(())
     }
 
     /// The address of virtual base `virtual_base` of the object of class `class` at
     /// `object` (not null), read from its vbtable.
     pub fn msvc_virtual_base_address(
+        &mut self,
+        node: &Node,
+        object: Value,
+        class: &str,
+        virtual_base: &str,
+    ) -> R<Value> {
+        let offset = self.msvc_virtual_base_offset(node, object, class, virtual_base)?;
+        self.class_pointer_at(node, object, offset, virtual_base)
+    }
+
+    /// How far (a 64-bit integer value) virtual base `virtual_base` of the object of
+    /// class `class` at `object` (not null) is from it: its vbtable pointer's offset and
+    /// the entry of its vbtable.
+    pub fn msvc_virtual_base_offset(
         &mut self,
         node: &Node,
         object: Value,
@@ -264,6 +344,70 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let entry = self.b.ptr_stride(vbtable, entry_index);
         let offset = self.b.load(entry, 4);
         let offset = self.b.cast(CastKind::Integral, offset, s64);
-        self.class_pointer_at(node, vbptr_address, offset, virtual_base)
+        let vbptr_offset = self.b.const_int(s64, i128::from(vbptr_offset));
+        Ok(self.b.binop(BinaryOp::Add, vbptr_offset, offset))
     }
+}
+
+/// Calls `callee`, a function taking `this` first, for the object `offset` bytes from
+/// `object` (cast to the type its `this` has).
+pub fn call_at(b: &mut FunctionBuilder<'_>, callee: Callee, object: Value, offset: u64) {
+    let this = super::vtable::byte_offset(b, object, offset as i64);
+    let this_ty = b
+        .ctx
+        .types
+        .func_info(callee.sig)
+        .and_then(|(params, _, _)| params.first().copied());
+    let this = match this_ty {
+        Some(ty) if ty != b.value_type(this) => b.cast(CastKind::Bitcast, this, ty),
+        _ => this,
+    };
+    call_function(b, callee, &[this]);
+}
+
+/// Generates the vbase destructor `??_D` of a destructor of a class with virtual bases
+/// on the Microsoft ABI: the destruction of a complete object (`this` at its start):
+/// `??1` (which destroys the members and non-virtual bases), then the virtual bases in
+/// reverse construction order, also when what runs before them throws.
+pub fn generate_vbase_destructor<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    decl: &'ast Node,
+    linkage: Linkage,
+) -> R<()> {
+    let Some(class) = state.class_of(decl) else {
+        return error(decl, "a destructor outside a class");
+    };
+    let complete = state.callee(mb.ctx(), decl)?;
+    let name = mb.ctx().name(complete.symbol).to_string();
+    let Some(own) = state.msvc_base_destructor(mb.ctx(), decl, &class)? else {
+        return error(
+            decl,
+            format!("the trivial destructor of '{class}' generated"),
+        );
+    };
+    let layout = state.layout(mb.ctx(), decl, &class)?;
+    let mut virtual_bases = Vec::new();
+    for virtual_base in &layout.virtual_bases {
+        if let Some(destructor) = state.msvc_base_destructor(mb.ctx(), decl, &virtual_base.name)? {
+            virtual_bases.push((destructor, virtual_base.offset));
+        }
+    }
+    let mut b = mb.function_of_type(&name, complete.sig);
+    b.func_mut().linkage = linkage;
+    b.func_mut().nothrow = complete.nothrow;
+    b.set_loc(super::loc_of(decl));
+    let Some(&this) = b.params().first() else {
+        return error(decl, "a destructor without 'this'");
+    };
+    let depth = b.cleanup_depth();
+    for ((callee, this_offset), offset) in virtual_bases {
+        b.push_cleanup(CleanupKind::All, move |b| {
+            call_at(b, callee, this, offset + this_offset);
+        });
+    }
+    call_at(&mut b, own.0, this, own.1);
+    b.pop_cleanups_to(depth);
+    b.emit_return(None);
+    super::function::define_function(b, decl)
 }
