@@ -360,13 +360,8 @@ impl<'ast> State<'ast> {
         let indirect_primary = self.primary_virtual_bases_in(bases);
         let nearly_empty = |layout: &ClassLayout| layout.dynamic && layout.nv_size == 8;
         let mut first_nearly_empty: Option<String> = None;
-        // Depth first, in declaration order.
-        let mut stack: Vec<(String, bool)> = bases
-            .iter()
-            .rev()
-            .map(|(b, _)| (b.name.clone(), b.is_virtual))
-            .collect();
-        while let Some((name, is_virtual)) = stack.pop() {
+        let declared: Vec<DeclaredBase> = bases.iter().map(|(b, _)| b.clone()).collect();
+        for (name, is_virtual) in self.inheritance_preorder(&declared) {
             let Some(layout) = self.layouts.get(&name) else {
                 continue;
             };
@@ -376,13 +371,6 @@ impl<'ast> State<'ast> {
                 }
                 first_nearly_empty.get_or_insert(name.clone());
             }
-            stack.extend(
-                layout
-                    .declared_bases
-                    .iter()
-                    .rev()
-                    .map(|b| (b.name.clone(), b.is_virtual)),
-            );
         }
         first_nearly_empty.map(|name| (name, true))
     }
@@ -419,7 +407,7 @@ impl<'ast> State<'ast> {
         let data = class.definition_data.clone().unwrap_or_default();
         let msvc = self.abi == EhAbi::Msvc;
         if class.tag_used.as_deref() == Some("union") {
-            return self.union_layout(ctx, class, name);
+            return self.union_layout(ctx, class, name, &data);
         }
         let bases = self.base_layouts(ctx, class)?;
         // Every virtual base, in construction order: those of each base, then the base
@@ -682,29 +670,16 @@ impl<'ast> State<'ast> {
             // before its own bases), except those placed with a subobject whose primary
             // base they are.
             let indirect_primary = self.primary_virtual_bases_in(&bases);
-            let mut stack: Vec<(String, bool)> = bases
-                .iter()
-                .rev()
-                .map(|(b, _)| (b.name.clone(), b.is_virtual))
-                .collect();
-            while let Some((base, is_virtual)) = stack.pop() {
-                let base_layout = self.layout(ctx, class, &base)?;
+            let declared: Vec<DeclaredBase> = bases.iter().map(|(b, _)| b.clone()).collect();
+            for (base, is_virtual) in self.inheritance_preorder(&declared) {
                 if is_virtual
                     && !placement.virtual_bases.iter().any(|(v, _)| *v == base)
                     && !indirect_primary.contains(&base)
                 {
+                    let base_layout = self.layout(ctx, class, &base)?;
                     let offset = placement.place_base(&base, &base_layout);
                     placement.virtual_bases.push((base.clone(), offset));
                     placement.add_primary_virtual_bases(&self.layouts, &base_layout, offset);
-                }
-                if !base_layout.virtual_bases.is_empty() {
-                    stack.extend(
-                        base_layout
-                            .declared_bases
-                            .iter()
-                            .rev()
-                            .map(|b| (b.name.clone(), b.is_virtual)),
-                    );
                 }
             }
         }
@@ -898,15 +873,15 @@ impl<'ast> State<'ast> {
             })
     }
 
-    /// The layout of a union: every member at offset 0; as large and as aligned as its
-    /// largest and most aligned member.
+    /// The layout of a union (`data`: its definition data): every member at offset 0; as
+    /// large and as aligned as its largest and most aligned member.
     fn union_layout(
         &mut self,
         ctx: &mut ModuleCtx,
         class: &'ast Node,
         name: &str,
+        data: &crate::ast::DefinitionData,
     ) -> R<ClassLayout> {
-        let data = class.definition_data.clone().unwrap_or_default();
         let (mut size, mut align) = (0u64, 1u64);
         let mut fields = Vec::new();
         let mut types = Vec::new();
@@ -1004,18 +979,30 @@ impl<'ast> State<'ast> {
         node: &Node,
         name: &str,
     ) -> R<Option<Callee>> {
-        let layout = self.layout(ctx, node, name)?;
-        if layout.trivial_dtor {
+        match self.nontrivial_destructor_decl(ctx, node, name)? {
+            Some(dtor) => self.callee(ctx, dtor).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The declaration of the destructor of a class when it is not trivial.
+    pub fn nontrivial_destructor_decl(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        name: &str,
+    ) -> R<Option<&'ast Node>> {
+        if self.layout(ctx, node, name)?.trivial_dtor {
             return Ok(None);
         }
         let class = self.class_node(node, name)?;
-        let Some(dtor) = class.children().find(|c| c.kind == "CXXDestructorDecl") else {
-            return unsupported(
+        match class.children().find(|c| c.kind == "CXXDestructorDecl") {
+            Some(dtor) => Ok(Some(dtor)),
+            None => unsupported(
                 node,
                 format!("destructor of '{name}' not declared by Clang"),
-            );
-        };
-        self.callee(ctx, dtor).map(Some)
+            ),
+        }
     }
 
     /// A constructor of a class with the given function type text (`void (const A &)`).
@@ -1145,7 +1132,7 @@ impl<'ast> State<'ast> {
                 let mut vbptr_offset = None;
                 let offset = if base.is_virtual && self.abi == EhAbi::Msvc {
                     // Microsoft: the base's entry in the class's vbtable.
-                    let order = self.msvc_vbtable_order(ctx, node, &layout.name)?;
+                    let order = self.virtual_base_table_order(ctx, node, &layout.name)?;
                     let Some(index) = order.iter().position(|v| *v == base.name) else {
                         return error(node, format!("a virtual base of '{class}' not laid out"));
                     };

@@ -283,18 +283,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let Some(vtt) = sub_vtt else {
             return self.push_destroy(kind, &base_ty, address);
         };
-        if self.st.destructor(self.b.ctx, decl, base)?.is_none() {
+        let Some(dtor) = self.st.nontrivial_destructor_decl(self.b.ctx, decl, base)? else {
             return Ok(());
-        }
-        let class_node = self.st.class_node(decl, base)?;
-        let Some(dtor) = class_node
-            .children()
-            .find(|c| c.kind == "CXXDestructorDecl")
-        else {
-            return unsupported(
-                decl,
-                format!("destructor of '{base}' not declared by Clang"),
-            );
         };
         let callee = self.st.base_variant_callee(self.b.ctx, dtor)?;
         self.b.push_cleanup(kind, move |b| {

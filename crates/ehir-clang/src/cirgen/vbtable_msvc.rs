@@ -8,14 +8,14 @@
 //!   ([`State::msvc_vbtables`]) of 32-bit entries: the offset from the pointer back to
 //!   the subobject it belongs to (negated), then the offset from the pointer to each
 //!   virtual base of that subobject's class, in that class's vbtable order
-//!   ([`State::msvc_vbtable_order`]: the bases of the base it shares its pointer with,
-//!   then its other virtual bases in construction order);
+//!   ([`State::virtual_base_table_order`]: the bases of the base it shares its pointer
+//!   with, then its other virtual bases in construction order);
 //! - a constructor of a class with virtual bases takes a last `i32` parameter, "most
 //!   derived": when it is not 0, the constructor stores the vbtable pointers and
 //!   constructs the virtual bases before the rest ([`FnGen::complete_object_part`]); a
 //!   base subobject's constructor is called with 0, a complete object's with 1;
 //! - the address of a virtual base of an object is read from its vbtable
-//!   ([`FnGen::msvc_virtual_base_address`]).
+//!   ([`FnGen::virtual_base_offset`]).
 //!
 //! Names come from `ehir_core::abi::type_names`.
 
@@ -26,8 +26,8 @@ use crate::ast::Node;
 use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
 use ehir_core::abi::type_names::vbtable_symbol;
 use ehir_core::{
-    AttrData, BinaryOp, CastKind, CleanupKind, CmpPredicate, ConstArrayElements, Linkage,
-    ModuleCtx, Symbol, Type,
+    AttrData, CastKind, CleanupKind, CmpPredicate, ConstArrayElements, Linkage, ModuleCtx, Symbol,
+    Type,
 };
 
 /// One vbtable pointer of a complete object.
@@ -73,54 +73,16 @@ impl<'ast> State<'ast> {
         node: &Node,
         base: &str,
     ) -> R<Option<(Callee, u64)>> {
-        let layout = self.layout(ctx, node, base)?;
-        if layout.trivial_dtor {
+        let Some(dtor) = self.nontrivial_destructor_decl(ctx, node, base)? else {
             return Ok(None);
-        }
-        let class_node = self.class_node(node, base)?;
-        let Some(dtor) = class_node
-            .children()
-            .find(|c| c.kind == "CXXDestructorDecl")
-        else {
-            return unsupported(
-                node,
-                format!("destructor of '{base}' not declared by Clang"),
-            );
         };
-        let callee = if layout.virtual_bases.is_empty() {
+        let callee = if !self.has_virtual_bases(ctx, node, base)? {
             self.callee(ctx, dtor)?
         } else {
             self.base_variant_callee(ctx, dtor)?
         };
         let offset = self.msvc_this_offset(ctx, dtor)?;
         Ok(Some((callee, offset)))
-    }
-
-    /// The virtual bases of `class` in the order of its vbtable's entries (from 1).
-    pub fn msvc_vbtable_order(
-        &mut self,
-        ctx: &mut ModuleCtx,
-        node: &Node,
-        class: &str,
-    ) -> R<Vec<String>> {
-        let layout = self.layout(ctx, node, class)?;
-        let mut order = Vec::new();
-        // The base whose vbtable pointer the class shares comes first.
-        for base in &layout.bases {
-            let base_layout = self.layout(ctx, node, &base.name)?;
-            if let (Some(own), Some(inner)) = (layout.vbptr_offset, base_layout.vbptr_offset)
-                && base.offset + inner == own
-            {
-                order = self.msvc_vbtable_order(ctx, node, &base.name)?;
-                break;
-            }
-        }
-        for virtual_base in &layout.virtual_bases {
-            if !order.contains(&virtual_base.name) {
-                order.push(virtual_base.name.clone());
-            }
-        }
-        Ok(order)
     }
 
     /// The vbtable pointers of a complete object of class `class` and their vbtables
@@ -168,7 +130,7 @@ impl<'ast> State<'ast> {
         let mut result = Vec::new();
         for (at, owner, owner_offset, through) in &pointers {
             let mut entries = vec![*owner_offset as i64 - *at as i64];
-            for virtual_base in self.msvc_vbtable_order(ctx, node, owner)? {
+            for virtual_base in self.virtual_base_table_order(ctx, node, owner)? {
                 let Some(offset) = layout.virtual_base_offset(&virtual_base) else {
                     return error(node, format!("virtual base '{virtual_base}' not placed"));
                 };
@@ -296,56 +258,6 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             });
         }
         Ok(())
-    }
-
-    /// The address of virtual base `virtual_base` of the object of class `class` at
-    /// `object` (not null), read from its vbtable.
-    pub fn msvc_virtual_base_address(
-        &mut self,
-        node: &Node,
-        object: Value,
-        class: &str,
-        virtual_base: &str,
-    ) -> R<Value> {
-        let offset = self.msvc_virtual_base_offset(node, object, class, virtual_base)?;
-        self.class_pointer_at(node, object, offset, virtual_base)
-    }
-
-    /// How far (a 64-bit integer value) virtual base `virtual_base` of the object of
-    /// class `class` at `object` (not null) is from it: its vbtable pointer's offset and
-    /// the entry of its vbtable.
-    pub fn msvc_virtual_base_offset(
-        &mut self,
-        node: &Node,
-        object: Value,
-        class: &str,
-        virtual_base: &str,
-    ) -> R<Value> {
-        let layout = self.st.layout(self.b.ctx, node, class)?;
-        let Some(vbptr_offset) = layout.vbptr_offset else {
-            return error(node, format!("'{class}' has no vbtable pointer"));
-        };
-        let base_name = self.st.layout(self.b.ctx, node, virtual_base)?.name.clone();
-        let order = self.st.msvc_vbtable_order(self.b.ctx, node, class)?;
-        let Some(index) = order.iter().position(|v| *v == base_name) else {
-            return error(
-                node,
-                format!("'{virtual_base}' is no virtual base of '{class}'"),
-            );
-        };
-        let vbptr_address = self.byte_offset(object, vbptr_offset as i64);
-        let s32 = self.b.ctx.types.common().s32;
-        let s32_ptr = self.b.ctx.types.ptr(s32);
-        let slot_ty = self.b.ctx.types.ptr(s32_ptr);
-        let slot = self.b.cast(CastKind::Bitcast, vbptr_address, slot_ty);
-        let vbtable = self.b.load(slot, 8);
-        let s64 = self.b.ctx.types.common().s64;
-        let entry_index = self.b.const_int(s64, index as i128 + 1);
-        let entry = self.b.ptr_stride(vbtable, entry_index);
-        let offset = self.b.load(entry, 4);
-        let offset = self.b.cast(CastKind::Integral, offset, s64);
-        let vbptr_offset = self.b.const_int(s64, i128::from(vbptr_offset));
-        Ok(self.b.binop(BinaryOp::Add, vbptr_offset, offset))
     }
 }
 

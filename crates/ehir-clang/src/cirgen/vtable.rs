@@ -843,7 +843,7 @@ impl GroupBuilder<'_> {
         let subobject = self.walk.all[index].clone();
         let layout = state.layout(ctx, node, &subobject.class)?;
         // The offsets of the virtual bases, the first nearest the address point.
-        let virtual_bases = state.virtual_base_slots(ctx, node, &subobject.class)?;
+        let virtual_bases = state.virtual_base_table_order(ctx, node, &subobject.class)?;
         for name in virtual_bases.iter().rev() {
             let Some(base) = self.walk.virtual_base(name) else {
                 return error(node, format!("virtual base '{name}' not laid out"));
@@ -1056,7 +1056,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     }
 
     /// The address of virtual base `virtual_base` of the object of class `class` at
-    /// `object` (not null), read from its vtable.
+    /// `object` (not null) ([`FnGen::virtual_base_offset`]).
     pub fn virtual_base_address(
         &mut self,
         node: &Node,
@@ -1064,24 +1064,64 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         class: &str,
         virtual_base: &str,
     ) -> R<Value> {
-        if self.st.abi == EhAbi::Msvc {
-            return self.msvc_virtual_base_address(node, object, class, virtual_base);
-        }
-        let at = self
-            .st
-            .virtual_base_offset_offset(self.b.ctx, node, class, virtual_base)?;
-        let void_ptr = self.b.ctx.types.common().void_ptr;
-        let slot_ptr = self.b.ctx.types.ptr(void_ptr);
-        let vptr_slot_ty = self.b.ctx.types.ptr(slot_ptr);
-        let vptr_slot = self.b.cast(CastKind::Bitcast, object, vptr_slot_ty);
-        let vptr = self.b.load(vptr_slot, 8);
-        let s64 = self.b.ctx.types.common().s64;
-        let s64_ptr = self.b.ctx.types.ptr(s64);
-        let entries = self.b.cast(CastKind::Bitcast, vptr, s64_ptr);
-        let index = self.b.const_int(s64, (at / 8) as i128);
-        let entry = self.b.ptr_stride(entries, index);
-        let offset = self.b.load(entry, 8);
+        let offset = self.virtual_base_offset(node, object, class, virtual_base)?;
         self.class_pointer_at(node, object, offset, virtual_base)
+    }
+
+    /// How far (a 64-bit integer value) virtual base `virtual_base` of the object of
+    /// class `class` at `object` (not null) is from it, read from the object's table: on
+    /// Itanium the 64-bit entry before the address point of the vtable its vptr points
+    /// to; on Microsoft the 32-bit entry of the vbtable its vbtable pointer points to
+    /// (from that pointer), in [`State::virtual_base_table_order`].
+    pub fn virtual_base_offset(
+        &mut self,
+        node: &Node,
+        object: Value,
+        class: &str,
+        virtual_base: &str,
+    ) -> R<Value> {
+        let common = *self.b.ctx.types.common();
+        // Where the table pointer is, the entries' type and the entry.
+        let (pointer_offset, entry_ty, index) = if self.st.abi == EhAbi::Msvc {
+            let layout = self.st.layout(self.b.ctx, node, class)?;
+            let Some(vbptr_offset) = layout.vbptr_offset else {
+                return error(node, format!("'{class}' has no vbtable pointer"));
+            };
+            let base_name = self.st.layout(self.b.ctx, node, virtual_base)?.name.clone();
+            let order = self.st.virtual_base_table_order(self.b.ctx, node, class)?;
+            let Some(position) = order.iter().position(|v| *v == base_name) else {
+                return error(
+                    node,
+                    format!("'{virtual_base}' is no virtual base of '{class}'"),
+                );
+            };
+            // Entry 0 leads back to the subobject the pointer is in.
+            (vbptr_offset as i64, common.s32, position as i128 + 1)
+        } else {
+            let at = self
+                .st
+                .virtual_base_offset_offset(self.b.ctx, node, class, virtual_base)?;
+            (0, common.s64, i128::from(at / 8))
+        };
+        let table_at = self.byte_offset(object, pointer_offset);
+        let entry_ptr = self.b.ctx.types.ptr(entry_ty);
+        let pointer_slot_ty = self.b.ctx.types.ptr(entry_ptr);
+        let pointer_slot = self.b.cast(CastKind::Bitcast, table_at, pointer_slot_ty);
+        let table = self.b.load(pointer_slot, 8);
+        let index = self.b.const_int(common.s64, index);
+        let entry = self.b.ptr_stride(table, index);
+        let entry_size = if entry_ty == common.s64 { 8 } else { 4 };
+        let mut offset = self.b.load(entry, entry_size);
+        if entry_ty != common.s64 {
+            offset = self.b.cast(CastKind::Integral, offset, common.s64);
+        }
+        if pointer_offset != 0 {
+            let pointer_offset = self.b.const_int(common.s64, i128::from(pointer_offset));
+            offset = self
+                .b
+                .binop(ehir_core::BinaryOp::Add, pointer_offset, offset);
+        }
+        Ok(offset)
     }
 
     /// A pointer to class `class` at `offset` (a runtime value) bytes from `pointer`.

@@ -764,7 +764,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             let Some(static_offset) = layout.virtual_base_offset(vbase) else {
                 return error(node, format!("virtual base '{vbase}' not placed"));
             };
-            let offset = self.msvc_virtual_base_offset(node, object, class, vbase)?;
+            let offset = self.virtual_base_offset(node, object, class, vbase)?;
             let expected = self.b.const_int(common.s64, i128::from(static_offset));
             let displacement = self.b.binop(BinaryOp::Sub, offset, expected);
             let displacement = self.b.cast(CastKind::Integral, displacement, common.s32);
@@ -789,7 +789,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     ) -> R<Value> {
         Ok(match &location.vbase {
             Some((vbase, within)) => {
-                let offset = self.msvc_virtual_base_offset(node, object, class, vbase)?;
+                let offset = self.virtual_base_offset(node, object, class, vbase)?;
                 let base = super::vtable::byte_offset_by(&mut self.b, object, offset);
                 self.byte_offset(base, *within as i64)
             }
