@@ -1,6 +1,5 @@
 //! Virtual bases on the Microsoft C++ ABI, as Clang for `x86_64-pc-windows-msvc`
-//! generates them (for classes without virtual functions in or around their virtual
-//! bases; `State::check_msvc_virtual_bases` diagnoses the rest):
+//! generates them (an empty virtual base is diagnosed, `State::check_msvc_virtual_bases`):
 //!
 //! - a class with virtual bases has a vbtable pointer (`ClassLayout::vbptr_offset`): its
 //!   own, or the one of its first non-virtual base that has one;
@@ -13,7 +12,12 @@
 //! - a constructor of a class with virtual bases takes a last `i32` parameter, "most
 //!   derived": when it is not 0, the constructor stores the vbtable pointers and
 //!   constructs the virtual bases before the rest ([`FnGen::complete_object_part`]); a
-//!   base subobject's constructor is called with 0, a complete object's with 1;
+//!   base subobject's constructor is called with 0, a complete object's with 1; the
+//!   virtual bases it built are destroyed if what follows throws, when the flag is set;
+//! - the destructor `??1` of such a class destroys its members and non-virtual bases,
+//!   its `this` where its slot is when that is in a virtual base; the destruction of a
+//!   complete object is the vbase destructor `??_D` ([`generate_vbase_destructor`]):
+//!   `??1`, then the virtual bases;
 //! - the address of a virtual base of an object is read from its vbtable
 //!   ([`FnGen::virtual_base_offset`]).
 //!

@@ -1,5 +1,5 @@
-//! Virtual functions on the Microsoft C++ ABI, for classes without virtual bases, as
-//! Clang for `x86_64-pc-windows-msvc` generates them:
+//! Virtual functions on the Microsoft C++ ABI, as Clang for `x86_64-pc-windows-msvc`
+//! generates them:
 //!
 //! - the vftable slots of the vftable pointer a class shares with its primary base (the
 //!   first base with one; `-fdump-record-layouts`' "primary base") or has of its own
@@ -8,10 +8,16 @@
 //!   of one name in reverse declaration order; a virtual destructor takes one slot, the
 //!   scalar deleting destructor;
 //! - one vftable per vftable pointer ([`State::msvc_vftables`]): the primary one, then
-//!   those of the other bases with one, their slots overridden by the class's methods. A
-//!   method's `this` points to the vftable pointer of the first vftable it has a slot in
-//!   (callers move it there, its body back); where another vftable reaches it, the slot
-//!   holds a this-adjusting thunk (`?f@D@@W7EAAXXZ`);
+//!   those of the other bases with one, then those of the virtual bases, their slots
+//!   overridden by the class's methods. A method's `this` points to the vftable pointer
+//!   of the first vftable it has a slot in, where the class's own layout puts it
+//!   (callers move it there: a virtual call through the vbtable when it is in a virtual
+//!   base; its body moves it back); where another vftable reaches it, the slot holds a
+//!   this-adjusting thunk (`?f@D@@W7EAAXXZ`);
+//! - a virtual base with a vtordisp (`ClassLayout::vtordisp_bases`): constructors and
+//!   destructors store in it how far the virtual base is from where their class puts it,
+//!   and the slots of its vftables whose overrider is outside it hold vtordisp thunks
+//!   (`?f@D@@$4PPPPPPPM@A@EAAXXZ`) that subtract it first ([`FnGen::store_vfptr`]);
 //! - each vftable is an internal CIR global `??_7<class>6B@` (`??_7<class>6B<path>@` for
 //!   a class with several: the bases that tell them apart) of `1 + slots` pointers: its
 //!   Complete Object Locator `??_R4<class>6B<path>@`, then the functions (`_purecall` for
