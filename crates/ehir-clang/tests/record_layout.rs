@@ -7,7 +7,7 @@
 //! members; on Itanium also dynamic classes, primary bases and virtual bases (a nearly
 //! empty one as the primary base, an empty one, a diamond), on Windows dynamic classes
 //! with several bases with a vftable pointer and classes with virtual bases (vbtable
-//! pointers, own and shared). Needs `clang++-22` (or
+//! pointers, own and shared; vftables in virtual bases and vtordisps). Needs `clang++-22` (or
 //! `$EHIR_CLANG`).
 
 use ehir_core::abi::EhAbi;
@@ -133,6 +133,11 @@ fn parse_dump(text: &str) -> BTreeMap<String, Dumped> {
             let entry = text.trim_end_matches(" (empty)");
             let entry_name = if text.ends_with("vbtable pointer)") {
                 "vbptr".to_string()
+            } else if let Some(vbase) = text
+                .strip_prefix("(vtordisp for vbase ")
+                .and_then(|v| v.strip_suffix(')'))
+            {
+                format!("vtordisp {}", vbase.rsplit("::").next().unwrap())
             } else if let Some((class, kind)) = entry.split_once(" (")
                 && kind.ends_with("base)")
             {
@@ -210,6 +215,31 @@ fn computed_layouts_of_virtual_bases_equal_clangs_on_windows() {
     layouts_equal_clangs(EhAbi::Msvc, MSVC_VIRTUAL_BASES_SOURCE, 11);
 }
 
+/// Dynamic classes with virtual bases on the Microsoft target: a class whose only
+/// vftable is its virtual base's has no vftable pointer of its own, one that adds virtual
+/// functions has one at offset 0; a vtordisp (4 bytes before the virtual base) for each
+/// virtual base that introduces (itself or in a non-virtual base) a function the class
+/// overrides when it declares a constructor or destructor (a destructor or a pure
+/// function does not count), or that has one in a base.
+const MSVC_DYNAMIC_VIRTUAL_BASES_SOURCE: &str = "
+struct L { virtual ~L(); virtual const char *name() const; int id; };
+struct F : virtual L { F(); ~F(); const char *name() const; int fd; };
+struct N : virtual L { N(int); ~N(); int port; };
+struct T : F, N { T(); ~T(); const char *name() const; };
+struct P : virtual L { const char *name() const; char p; };
+struct O : virtual L { O(); virtual void own(); char o; };
+struct Q { virtual void q(); long long x; };
+struct R : Q { };
+struct S : virtual R { S(); void q(); };
+struct U : virtual L { U(); virtual const char *name() const = 0; };
+struct Z : P, virtual O { Z(); short z; };
+";
+
+#[test]
+fn computed_layouts_of_dynamic_virtual_bases_equal_clangs_on_windows() {
+    layouts_equal_clangs(EhAbi::Msvc, MSVC_DYNAMIC_VIRTUAL_BASES_SOURCE, 11);
+}
+
 /// Checks every class of `text` (`classes` of them) on the target of `abi`.
 fn layouts_equal_clangs(abi: EhAbi, text: &str, classes: usize) {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -272,6 +302,13 @@ fn layouts_equal_clangs(abi: EhAbi, text: &str, classes: usize) {
                     .iter()
                     .map(|v| (v.offset, format!("virtual {}", v.name))),
             )
+            .chain(layout.vtordisp_bases.iter().map(|v| {
+                let offset = layout.virtual_base_offset(v).unwrap() - 4;
+                (
+                    offset,
+                    format!("vtordisp {}", v.rsplit("::").next().unwrap()),
+                )
+            }))
             .collect();
         subobjects.sort();
         let mut clang_subobjects = dumped.subobjects.clone();

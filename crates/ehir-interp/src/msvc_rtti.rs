@@ -87,7 +87,7 @@ impl Machine<'_> {
     /// The dynamic type (Itanium mangling) of the polymorphic object at `object`: the
     /// class of the Complete Object Locator its vftable's first slot points to; and the
     /// offset of that vftable's pointer in the complete object (the locator's second
-    /// field).
+    /// field, plus the vtordisp its third field locates).
     fn dynamic_class(&self, object: u64) -> Result<(String, i64), Stop> {
         let read = |m: &Self, p: u64, size| m.mem.read_uint(p, size).map_err(|e| m.mem_error(e));
         let vfptr = read(self, object, 8)?;
@@ -100,7 +100,16 @@ impl Machine<'_> {
                 self.error("an object whose vftable names no Complete Object Locator".into())
             })?;
         let vfptr_offset = read(self, memory::offset_by(locator, 4), 4)? as u32 as i32;
-        Ok((class, i64::from(vfptr_offset)))
+        let mut offset = i64::from(vfptr_offset);
+        // A vftable in a virtual base with a vtordisp (the locator's third field: how far
+        // before the pointer it is): while the object is built or destroyed as a base of
+        // a class that puts the virtual base elsewhere, it says how much further.
+        let vtordisp_distance = read(self, memory::offset_by(locator, 8), 4)? as u32 as i32;
+        if vtordisp_distance != 0 {
+            let at = memory::offset_by(object, -i64::from(vtordisp_distance));
+            offset += i64::from(read(self, at, 4)? as u32 as i32);
+        }
+        Ok((class, offset))
     }
 
     /// msvcrt throws one of its own exceptions (`bad_cast`, `bad_typeid`: `class` in

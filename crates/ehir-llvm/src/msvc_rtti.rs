@@ -272,7 +272,8 @@ impl MsRtti {
     ///
     /// A Complete Object Locator may be a module global with an initializer of six 32-bit
     /// integers: the second is the offset of the vftable pointer in the complete object
-    /// (a vftable of a base that does not share the class's); the image-relative fields
+    /// (a vftable of a base that does not share the class's), the third how far before
+    /// it the vtordisp of its virtual base is (0: none); the image-relative fields
     /// are defined here, whatever the initializer holds.
     pub fn declared_object(&mut self, module: &Module, name: &str) -> Result<bool, String> {
         if let Some(code) = descriptor_code(name) {
@@ -297,7 +298,7 @@ impl MsRtti {
             .ok_or_else(|| {
                 format!("the Complete Object Locator @{name} names no class of the module's cir.typeinfo items")
             })?;
-        let vfptr_offset = module
+        let offsets = module
             .globals
             .iter()
             .find(|(_, g)| ctx.name(g.name) == name)
@@ -306,10 +307,18 @@ impl MsRtti {
                 AttrData::ConstArray {
                     elements: ConstArrayElements::Attrs(fields),
                     ..
-                } if fields.len() == 6 => match fields.get(1).map(|&f| ctx.attrs.get(f)) {
-                    Some(AttrData::Int { value, .. }) => Ok(*value),
+                } if fields.len() == 6 => match (
+                    fields.get(1).map(|&f| ctx.attrs.get(f)),
+                    fields.get(2).map(|&f| ctx.attrs.get(f)),
+                ) {
+                    (
+                        Some(AttrData::Int { value: vfptr, .. }),
+                        Some(AttrData::Int {
+                            value: vtordisp, ..
+                        }),
+                    ) => Ok((*vfptr, *vtordisp)),
                     _ => Err(format!(
-                        "the Complete Object Locator @{name}: no integer offset"
+                        "the Complete Object Locator @{name}: no integer offsets"
                     )),
                 },
                 _ => Err(format!(
@@ -317,19 +326,20 @@ impl MsRtti {
                 )),
             })
             .transpose()?
-            .unwrap_or(0);
-        self.complete_object_locator(ctx, class, name, vfptr_offset)?;
+            .unwrap_or((0, 0));
+        self.complete_object_locator(ctx, class, name, offsets)?;
         Ok(true)
     }
 
     /// The Complete Object Locator `name` of a vftable of the class whose typeinfo is
-    /// `class`, whose pointer is at `vfptr_offset` in the complete object.
+    /// `class`, whose pointer is at `offsets.0` in the complete object, its virtual
+    /// base's vtordisp (if any) `offsets.1` bytes before it.
     fn complete_object_locator(
         &mut self,
         ctx: &ModuleCtx,
         class: Symbol,
         name: &str,
-        vfptr_offset: i128,
+        (vfptr_offset, vtordisp_distance): (i128, i128),
     ) -> Result<(), String> {
         let descriptor = self.type_descriptor(&msvc_type_code(ctx, ctx.name(class)));
         let hierarchy = self.class_hierarchy_descriptor(ctx, class)?;
@@ -338,9 +348,9 @@ impl MsRtti {
             i32_fields(vec![
                 Operand::Int(COL_SIGNATURE_IMAGE_RELATIVE),
                 // The vftable pointer's offset in the complete object, the constructor
-                // displacement's offset (no virtual bases).
+                // displacement's (vtordisp's) distance before it.
                 Operand::Int(vfptr_offset),
-                Operand::Int(0),
+                Operand::Int(vtordisp_distance),
                 Operand::ImageRel(descriptor),
                 Operand::ImageRel(hierarchy),
                 Operand::ImageRel(name.to_string()),

@@ -137,6 +137,10 @@ pub struct ClassLayout {
     /// pointer (its own, or the one it shares with its first non-virtual base that has
     /// one).
     pub vbptr_offset: Option<u64>,
+    /// Microsoft layout: the virtual bases with a vtordisp (a 32-bit displacement just
+    /// before them, which constructors and destructors set to how far the virtual base
+    /// is from where this class's layout puts it), in construction order.
+    pub vtordisp_bases: Vec<String>,
 }
 
 impl ClassLayout {
@@ -356,13 +360,8 @@ impl<'ast> State<'ast> {
         let indirect_primary = self.primary_virtual_bases_in(bases);
         let nearly_empty = |layout: &ClassLayout| layout.dynamic && layout.nv_size == 8;
         let mut first_nearly_empty: Option<String> = None;
-        // Depth first, in declaration order.
-        let mut stack: Vec<(String, bool)> = bases
-            .iter()
-            .rev()
-            .map(|(b, _)| (b.name.clone(), b.is_virtual))
-            .collect();
-        while let Some((name, is_virtual)) = stack.pop() {
+        let declared: Vec<DeclaredBase> = bases.iter().map(|(b, _)| b.clone()).collect();
+        for (name, is_virtual) in self.inheritance_preorder(&declared) {
             let Some(layout) = self.layouts.get(&name) else {
                 continue;
             };
@@ -372,13 +371,6 @@ impl<'ast> State<'ast> {
                 }
                 first_nearly_empty.get_or_insert(name.clone());
             }
-            stack.extend(
-                layout
-                    .declared_bases
-                    .iter()
-                    .rev()
-                    .map(|b| (b.name.clone(), b.is_virtual)),
-            );
         }
         first_nearly_empty.map(|name| (name, true))
     }
@@ -415,7 +407,7 @@ impl<'ast> State<'ast> {
         let data = class.definition_data.clone().unwrap_or_default();
         let msvc = self.abi == EhAbi::Msvc;
         if class.tag_used.as_deref() == Some("union") {
-            return self.union_layout(ctx, class, name);
+            return self.union_layout(ctx, class, name, &data);
         }
         let bases = self.base_layouts(ctx, class)?;
         // Every virtual base, in construction order: those of each base, then the base
@@ -431,9 +423,8 @@ impl<'ast> State<'ast> {
                 virtual_order.push(base.name.clone());
             }
         }
-        if msvc && !virtual_order.is_empty() {
-            let supported = !data.is_polymorphic && data.dtor.trivial;
-            self.check_msvc_virtual_bases(ctx, class, name, supported, &virtual_order)?;
+        if msvc {
+            self.check_msvc_virtual_bases(ctx, class, name, &virtual_order)?;
         }
         // A Microsoft class has a vbtable pointer for its virtual bases, not a vfptr.
         let dynamic = data.is_polymorphic || (!msvc && !virtual_order.is_empty());
@@ -501,26 +492,51 @@ impl<'ast> State<'ast> {
         // The slot keys of the vftables of the other bases with a vfptr (a method
         // overriding one of them has no slot of its own).
         let mut secondary_keys = Vec::new();
+        // Microsoft: the slots of the vftable at offset 0, when there is one.
+        let mut msvc_slots: Option<Vec<VirtualSlot>> = None;
         if msvc {
             order.sort_by_key(|&i| bases[i].1.virtual_slots.is_none());
+            // Only a non-virtual base's vftable pointer can be shared (and extended).
             let mut dynamic_bases = order
                 .iter()
                 .map(|&i| &bases[i])
-                .filter(|(_, layout)| layout.virtual_slots.is_some());
+                .filter(|(base, layout)| !base.is_virtual && layout.virtual_slots.is_some());
             inherited = dynamic_bases
                 .next()
                 .and_then(|(_, layout)| layout.virtual_slots.clone());
-            let secondary: Vec<String> = dynamic_bases.map(|(b, _)| b.name.clone()).collect();
+            let mut secondary: Vec<String> = dynamic_bases.map(|(b, _)| b.name.clone()).collect();
+            secondary.extend(virtual_order.iter().cloned());
             for base in secondary {
                 for table in self.msvc_vftables(ctx, class, &base)? {
                     secondary_keys
                         .extend(table.slots.into_iter().map(|s| (s.slot.kind, s.slot.key)));
                 }
             }
-            if dynamic && inherited.is_none() {
-                placement.items.push(vptr_item(ctx));
-                placement.dsize = 8;
-                placement.align = 8;
+            if dynamic {
+                // The vftable at offset 0: the primary base's extended, or the class's
+                // own when it adds virtual functions and has no primary base.
+                let slots = super::vtable_msvc::virtual_slots(
+                    class,
+                    inherited.clone().unwrap_or_default(),
+                    &secondary_keys,
+                );
+                if inherited.is_none() && !slots.is_empty() {
+                    placement.items.push(vptr_item(ctx));
+                    placement.dsize = 8;
+                    placement.align = 8;
+                }
+                if inherited.is_some() || !slots.is_empty() {
+                    msvc_slots = Some(slots);
+                }
+                // A method is virtual when it overrides one of a base's.
+                for member in class.children() {
+                    if matches!(member.kind.as_str(), "CXXMethodDecl" | "CXXConversionDecl") {
+                        let key = super::vtable::slot_key(member);
+                        if member.is_virtual || virtual_keys.contains(&key) {
+                            virtual_keys.insert(key);
+                        }
+                    }
+                }
             }
         }
         for (placed, &position) in order.iter().enumerate() {
@@ -582,14 +598,11 @@ impl<'ast> State<'ast> {
                 vbptr_offset = Some(offset);
             }
         }
-        let virtual_slots = dynamic.then(|| {
-            let inherited = inherited.unwrap_or_default();
-            if msvc {
-                super::vtable_msvc::virtual_slots(class, inherited, &secondary_keys)
-            } else {
-                virtual_slots(class, inherited, &mut virtual_keys)
-            }
-        });
+        let virtual_slots = if msvc {
+            msvc_slots
+        } else {
+            dynamic.then(|| virtual_slots(class, inherited.unwrap_or_default(), &mut virtual_keys))
+        };
         let mut fields = Vec::new();
         for member in self.data_members(ctx, class)? {
             let DataMember {
@@ -633,10 +646,20 @@ impl<'ast> State<'ast> {
         let nv_dsize = placement.dsize;
         let nv_align = placement.align;
         let nv_items = placement.items.clone();
+        let mut vtordisp_bases = Vec::new();
         if msvc {
-            // Microsoft: the virtual bases follow, in construction order.
+            // Microsoft: the virtual bases follow, in construction order, a 4-byte
+            // vtordisp before each that needs one, the class aligned for all of them.
+            vtordisp_bases = self.msvc_vtordisp_set(class, &bases, &virtual_order);
             for virtual_base in &virtual_order {
                 let base_layout = self.layout(ctx, class, virtual_base)?;
+                placement.align = placement.align.max(base_layout.align);
+            }
+            for virtual_base in &virtual_order {
+                let base_layout = self.layout(ctx, class, virtual_base)?;
+                if vtordisp_bases.contains(virtual_base) {
+                    placement.dsize = align_up(placement.dsize, placement.align) + 4;
+                }
                 let offset = align_up(placement.dsize, base_layout.nv_align);
                 placement.place_non_virtual_part(&base_layout, offset);
                 placement.align = placement.align.max(base_layout.align);
@@ -647,29 +670,16 @@ impl<'ast> State<'ast> {
             // before its own bases), except those placed with a subobject whose primary
             // base they are.
             let indirect_primary = self.primary_virtual_bases_in(&bases);
-            let mut stack: Vec<(String, bool)> = bases
-                .iter()
-                .rev()
-                .map(|(b, _)| (b.name.clone(), b.is_virtual))
-                .collect();
-            while let Some((base, is_virtual)) = stack.pop() {
-                let base_layout = self.layout(ctx, class, &base)?;
+            let declared: Vec<DeclaredBase> = bases.iter().map(|(b, _)| b.clone()).collect();
+            for (base, is_virtual) in self.inheritance_preorder(&declared) {
                 if is_virtual
                     && !placement.virtual_bases.iter().any(|(v, _)| *v == base)
                     && !indirect_primary.contains(&base)
                 {
+                    let base_layout = self.layout(ctx, class, &base)?;
                     let offset = placement.place_base(&base, &base_layout);
                     placement.virtual_bases.push((base.clone(), offset));
                     placement.add_primary_virtual_bases(&self.layouts, &base_layout, offset);
-                }
-                if !base_layout.virtual_bases.is_empty() {
-                    stack.extend(
-                        base_layout
-                            .declared_bases
-                            .iter()
-                            .rev()
-                            .map(|b| (b.name.clone(), b.is_virtual)),
-                    );
                 }
             }
         }
@@ -750,47 +760,128 @@ impl<'ast> State<'ast> {
             leads_with_zero_sized_base: data.is_empty || leads_with_zero_sized_base,
             ends_with_zero_sized,
             vbptr_offset,
+            vtordisp_bases,
         })
     }
 
-    /// What virtual bases on the Microsoft ABI do not support yet: an empty virtual base,
-    /// a class with virtual bases that is dynamic (vftables of virtual bases, vtordisps)
-    /// or has a destructor (`??_D`, the virtual bases' destruction) — `supported` is
-    /// false then.
+    /// What virtual bases on the Microsoft ABI do not support yet: an empty virtual base.
     fn check_msvc_virtual_bases(
         &mut self,
         ctx: &mut ModuleCtx,
         class: &'ast Node,
         name: &str,
-        supported: bool,
         virtual_bases: &[String],
     ) -> R<()> {
         for base in virtual_bases {
-            let layout = self.layout(ctx, class, base)?;
-            let what = if layout.empty {
-                "an empty virtual base class"
-            } else if !supported {
-                "a virtual base class of a class with virtual functions or a destructor"
-            } else {
-                continue;
-            };
-            return unsupported(
-                class,
-                format!("{what} on the Microsoft ABI (class '{name}', base '{base}')"),
-            );
+            if self.layout(ctx, class, base)?.empty {
+                return unsupported(
+                    class,
+                    format!(
+                        "an empty virtual base class on the Microsoft ABI (class '{name}', base '{base}')"
+                    ),
+                );
+            }
         }
         Ok(())
     }
 
-    /// The layout of a union: every member at offset 0; as large and as aligned as its
-    /// largest and most aligned member.
+    /// The virtual bases of a class that get a vtordisp on the Microsoft ABI (Clang's
+    /// default `/vd1`): those that have one in a direct base; and, when the class
+    /// declares a constructor or destructor, each virtual base that is (or has as a
+    /// non-virtual base, recursively) a class introducing a virtual function the class
+    /// overrides (a destructor or pure function does not count).
+    fn msvc_vtordisp_set(
+        &self,
+        class: &'ast Node,
+        bases: &[(DeclaredBase, Rc<ClassLayout>)],
+        virtual_bases: &[String],
+    ) -> Vec<String> {
+        let mut set: Vec<String> = Vec::new();
+        for (_, layout) in bases {
+            for base in &layout.vtordisp_bases {
+                if !set.contains(base) {
+                    set.push(base.clone());
+                }
+            }
+        }
+        let user_declared = class.children().any(|c| {
+            matches!(c.kind.as_str(), "CXXConstructorDecl" | "CXXDestructorDecl") && !c.is_implicit
+        });
+        if user_declared {
+            // The classes that introduce the virtual functions the class overrides.
+            let mut introducers = std::collections::BTreeSet::new();
+            for member in class.children() {
+                if member.kind != "CXXMethodDecl" || member.pure {
+                    continue;
+                }
+                let key = super::vtable::slot_key(member);
+                for (_, layout) in bases {
+                    if layout.virtual_keys.contains(&key) {
+                        self.introducers_of(layout, &key, &mut introducers);
+                    }
+                }
+            }
+            for base in virtual_bases {
+                if !set.contains(base) && self.contains_non_virtually(base, &introducers) {
+                    set.push(base.clone());
+                }
+            }
+        }
+        // In construction order.
+        virtual_bases
+            .iter()
+            .filter(|v| set.contains(v))
+            .cloned()
+            .collect()
+    }
+
+    /// The classes in the hierarchy of `layout` that declare the virtual function with
+    /// slot key `key` without overriding a base's.
+    fn introducers_of(
+        &self,
+        layout: &ClassLayout,
+        key: &str,
+        found: &mut std::collections::BTreeSet<String>,
+    ) {
+        let mut overrides = false;
+        for base in &layout.declared_bases {
+            if let Some(base_layout) = self.layouts.get(&base.name)
+                && base_layout.virtual_keys.contains(key)
+            {
+                overrides = true;
+                self.introducers_of(base_layout, key, found);
+            }
+        }
+        if !overrides {
+            found.insert(layout.name.clone());
+        }
+    }
+
+    /// Whether class `class` is one of `classes` or has one as a non-virtual base
+    /// (directly or not).
+    fn contains_non_virtually(
+        &self,
+        class: &str,
+        classes: &std::collections::BTreeSet<String>,
+    ) -> bool {
+        classes.contains(class)
+            || self.layouts.get(class).is_some_and(|layout| {
+                layout
+                    .bases
+                    .iter()
+                    .any(|b| self.contains_non_virtually(&b.name, classes))
+            })
+    }
+
+    /// The layout of a union (`data`: its definition data): every member at offset 0; as
+    /// large and as aligned as its largest and most aligned member.
     fn union_layout(
         &mut self,
         ctx: &mut ModuleCtx,
         class: &'ast Node,
         name: &str,
+        data: &crate::ast::DefinitionData,
     ) -> R<ClassLayout> {
-        let data = class.definition_data.clone().unwrap_or_default();
         let (mut size, mut align) = (0u64, 1u64);
         let mut fields = Vec::new();
         let mut types = Vec::new();
@@ -854,6 +945,7 @@ impl<'ast> State<'ast> {
             leads_with_zero_sized_base: false,
             ends_with_zero_sized: false,
             vbptr_offset: None,
+            vtordisp_bases: Vec::new(),
         })
     }
 
@@ -887,18 +979,30 @@ impl<'ast> State<'ast> {
         node: &Node,
         name: &str,
     ) -> R<Option<Callee>> {
-        let layout = self.layout(ctx, node, name)?;
-        if layout.trivial_dtor {
+        match self.nontrivial_destructor_decl(ctx, node, name)? {
+            Some(dtor) => self.callee(ctx, dtor).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The declaration of the destructor of a class when it is not trivial.
+    pub fn nontrivial_destructor_decl(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        name: &str,
+    ) -> R<Option<&'ast Node>> {
+        if self.layout(ctx, node, name)?.trivial_dtor {
             return Ok(None);
         }
         let class = self.class_node(node, name)?;
-        let Some(dtor) = class.children().find(|c| c.kind == "CXXDestructorDecl") else {
-            return unsupported(
+        match class.children().find(|c| c.kind == "CXXDestructorDecl") {
+            Some(dtor) => Ok(Some(dtor)),
+            None => unsupported(
                 node,
                 format!("destructor of '{name}' not declared by Clang"),
-            );
-        };
-        self.callee(ctx, dtor).map(Some)
+            ),
+        }
     }
 
     /// A constructor of a class with the given function type text (`void (const A &)`).
@@ -1028,7 +1132,7 @@ impl<'ast> State<'ast> {
                 let mut vbptr_offset = None;
                 let offset = if base.is_virtual && self.abi == EhAbi::Msvc {
                     // Microsoft: the base's entry in the class's vbtable.
-                    let order = self.msvc_vbtable_order(ctx, node, &layout.name)?;
+                    let order = self.virtual_base_table_order(ctx, node, &layout.name)?;
                     let Some(index) = order.iter().position(|v| *v == base.name) else {
                         return error(node, format!("a virtual base of '{class}' not laid out"));
                     };

@@ -1642,17 +1642,10 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                     Some(pointee) if callee_inner.is_arrow => pointee.clone(),
                     _ => object_ty,
                 };
-                if let CType::Named(class) = object_ty.unqualified() {
-                    let layout = self.st.layout(self.b.ctx, e, class)?;
-                    let key = super::vtable::slot_key(method);
-                    let overrider = layout.virtual_slots.as_ref().and_then(|slots| {
-                        slots
-                            .iter()
-                            .find(|slot| slot.kind == SlotKind::Method && slot.key == key)
-                    });
-                    if overrider.is_some_and(|slot| slot.id != method.id) {
-                        virtual_index = None;
-                    }
+                if let CType::Named(class) = object_ty.unqualified()
+                    && !self.is_final_overrider(e, class, method)?
+                {
+                    virtual_index = None;
                 }
             }
             let object = if callee_inner.is_arrow {
@@ -1660,7 +1653,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             } else {
                 self.lvalue(base)?
             };
-            this = Some(self.msvc_adjusted_this(method, object)?);
+            this = Some(self.msvc_adjusted_this(method, object, virtual_index.is_some())?);
             target = Some(method);
         } else {
             target =
@@ -1673,7 +1666,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 let object = args.remove(0);
                 // The right operand of an assignment is evaluated first (g++ order).
                 let object = self.lvalue(object)?;
-                this = Some(self.msvc_adjusted_this(method, object)?);
+                this = Some(self.msvc_adjusted_this(method, object, virtual_index.is_some())?);
             }
         }
         let (symbol, signature) = match target {

@@ -180,6 +180,10 @@ pub struct FnGen<'s, 'ast, 'm> {
     /// The VTT to pass to the base-object constructor of the base subobject being
     /// initialized (set by the constructor's initializers, taken by the construction).
     pub pending_sub_vtt: Option<Value>,
+    /// Microsoft: the virtual bases (class, offset) a constructor has built while its
+    /// "most derived" flag was tested, whose destruction if what follows throws is
+    /// pushed after that test ([`FnGen::complete_object_part`]); `None` outside it.
+    pub deferred_virtual_bases: Option<Vec<(String, u64)>>,
 }
 
 /// Generates a queued function.
@@ -208,19 +212,22 @@ pub fn generate_function<'ast>(
     }
     let mangled = state.function_symbol(mb.ctx(), decl)?;
     let mut signature = state.signature(mb.ctx(), decl)?;
+    let linkage = definition_linkage(state, decl, pending);
+    if !base_variant
+        && decl.kind == "CXXDestructorDecl"
+        && let Some(class) = &signature.this_class
+        && state.takes_virtual_base_destructor(mb.ctx(), decl, class)?
+    {
+        return super::vbtable_msvc::generate_vbase_destructor(state, mb, decl, linkage);
+    }
     let mangled = if base_variant {
         signature.cir = state.base_variant_signature(mb.ctx(), signature.cir);
-        match super::vtable::base_variant_symbol(&mangled) {
-            Some(name) => name,
-            None => {
-                return unsupported(decl, format!("the base-object variant of '{mangled}'"));
-            }
-        }
+        state.base_variant_name(mb.ctx(), decl, &mangled)?
     } else {
         mangled
     };
     let mut b = mb.function_of_type(&mangled, signature.cir);
-    b.func_mut().linkage = definition_linkage(state, decl, pending);
+    b.func_mut().linkage = linkage;
     // Clang's `nounwind`: the function cannot throw (`noexcept`, `throw()`).
     b.func_mut().nothrow = signature.nothrow;
     let mut generator = FnGen {
@@ -238,6 +245,7 @@ pub fn generate_function<'ast>(
         base_variant,
         vtt: None,
         pending_sub_vtt: None,
+        deferred_virtual_bases: None,
     };
     generator.b.set_loc(loc_of(decl));
     // The parameters' cleanups (by-value class parameters on the Microsoft ABI).
@@ -320,7 +328,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 self.this = Some(self.byte_offset(this, -(offset as i64)));
             }
         }
-        if self.base_variant {
+        if self.base_variant && self.st.abi != ehir_core::abi::EhAbi::Msvc {
             self.vtt = values.get(next).copied();
             next += 1;
         }
@@ -717,6 +725,7 @@ fn generate_global_init<'ast>(
         base_variant: false,
         vtt: None,
         pending_sub_vtt: None,
+        deferred_virtual_bases: None,
     };
     generator.b.func_mut().linkage = Linkage::Internal;
     generator.b.set_loc(loc_of(decl));

@@ -239,7 +239,23 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             }
             None => self.default_construct(&base_ty, address, sub_vtt)?,
         }
+        if self.defer_virtual_base(base, offset) {
+            return Ok(());
+        }
         self.push_base_destroy(CleanupKind::Eh, base, address, sub_vtt)
+    }
+
+    /// Whether the destruction of the virtual base `base` at `offset` just built is left
+    /// to [`FnGen::complete_object_part`] (Microsoft: it is pushed after the test of the
+    /// "most derived" flag, conditional on it).
+    fn defer_virtual_base(&mut self, base: &str, offset: u64) -> bool {
+        match &mut self.deferred_virtual_bases {
+            Some(deferred) => {
+                deferred.push((base.to_string(), offset));
+                true
+            }
+            None => false,
+        }
     }
 
     /// Pushes the destruction of the base subobject of class `base` at `address`: by its
@@ -253,21 +269,22 @@ impl<'ast> FnGen<'_, 'ast, '_> {
     ) -> R<()> {
         let decl = self.decl;
         let base_ty = CType::Named(base.to_string());
+        if self.st.abi == ehir_core::abi::EhAbi::Msvc {
+            // Microsoft: `??1`, without the virtual bases, its `this` where it wants it.
+            let Some((callee, offset)) = self.st.msvc_base_destructor(self.b.ctx, decl, base)?
+            else {
+                return Ok(());
+            };
+            self.b.push_cleanup(kind, move |b| {
+                super::vbtable_msvc::call_at(b, callee, address, offset);
+            });
+            return Ok(());
+        }
         let Some(vtt) = sub_vtt else {
             return self.push_destroy(kind, &base_ty, address);
         };
-        if self.st.destructor(self.b.ctx, decl, base)?.is_none() {
+        let Some(dtor) = self.st.nontrivial_destructor_decl(self.b.ctx, decl, base)? else {
             return Ok(());
-        }
-        let class_node = self.st.class_node(decl, base)?;
-        let Some(dtor) = class_node
-            .children()
-            .find(|c| c.kind == "CXXDestructorDecl")
-        else {
-            return unsupported(
-                decl,
-                format!("destructor of '{base}' not declared by Clang"),
-            );
         };
         let callee = self.st.base_variant_callee(self.b.ctx, dtor)?;
         self.b.push_cleanup(kind, move |b| {
@@ -479,7 +496,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 None => (self.virtual_base_address(decl, this, class, &base)?, None),
             };
             self.copy_object(&base_ty, to, from, assign, is_move, sub_vtt)?;
-            if !assign {
+            if !assign && !offset.is_some_and(|offset| self.defer_virtual_base(&base, offset)) {
                 self.push_base_destroy(CleanupKind::Eh, &base, to, sub_vtt)?;
             }
         }

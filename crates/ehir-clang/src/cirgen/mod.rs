@@ -82,7 +82,7 @@ pub enum Pending<'ast> {
         /// What the slot holds.
         kind: vtable::SlotKind,
         /// The adjustment of `this`.
-        adjustment: i64,
+        adjustment: vtable::ThisAdjustment,
     },
 }
 

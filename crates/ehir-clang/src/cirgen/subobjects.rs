@@ -4,11 +4,12 @@
 //! object's layout puts it), the final overrider of a virtual function as seen from a
 //! subobject, and the order of the virtual-base offsets in a vtable.
 
-use super::class::ClassLayout;
+use super::class::{ClassLayout, DeclaredBase};
 use super::vtable::SlotKind;
 use super::{R, State, error};
 use crate::ast::Node;
 use ehir_core::ModuleCtx;
+use ehir_core::abi::EhAbi;
 use std::rc::Rc;
 
 /// One base-class subobject (or the class itself) of a class placed in a complete object.
@@ -130,57 +131,46 @@ impl<'ast> State<'ast> {
         });
         let mut non_virtual = layout.bases.iter();
         for declared in &layout.declared_bases {
-            let base = if declared.is_virtual {
+            let next = if declared.is_virtual {
                 if let Some(existing) = walk.virtual_base(&declared.name) {
-                    existing
-                } else {
-                    let Some(offset) = complete.virtual_base_offset(&declared.name) else {
-                        return error(
-                            node,
-                            format!(
-                                "virtual base '{}' not laid out in '{}'",
-                                declared.name, complete.name
-                            ),
-                        );
-                    };
-                    self.walk_subobject(
-                        ctx,
+                    walk.all[index].bases.push(existing);
+                    continue;
+                }
+                let Some(offset) = complete.virtual_base_offset(&declared.name) else {
+                    return error(
                         node,
-                        complete,
-                        walk,
-                        WalkStep {
-                            class: declared.name.clone(),
-                            offset,
-                            is_virtual: true,
-                            nearest_virtual_base: Some(declared.name.clone()),
-                            offset_from_nearest_virtual_base: 0,
-                            non_virtual_primary: false,
-                            morally_virtual: true,
-                        },
-                    )?
+                        format!(
+                            "virtual base '{}' not laid out in '{}'",
+                            declared.name, complete.name
+                        ),
+                    );
+                };
+                WalkStep {
+                    class: declared.name.clone(),
+                    offset,
+                    is_virtual: true,
+                    nearest_virtual_base: Some(declared.name.clone()),
+                    offset_from_nearest_virtual_base: 0,
+                    non_virtual_primary: false,
+                    morally_virtual: true,
                 }
             } else {
                 let Some(base) = non_virtual.next() else {
                     return error(node, format!("a base of '{}' not laid out", layout.name));
                 };
-                let primary = layout.primary_base.as_ref() == Some(&(base.name.clone(), false));
-                self.walk_subobject(
-                    ctx,
-                    node,
-                    complete,
-                    walk,
-                    WalkStep {
-                        class: base.name.clone(),
-                        offset: step.offset + base.offset,
-                        is_virtual: false,
-                        nearest_virtual_base: step.nearest_virtual_base.clone(),
-                        offset_from_nearest_virtual_base: step.offset_from_nearest_virtual_base
-                            + base.offset,
-                        non_virtual_primary: primary,
-                        morally_virtual: step.morally_virtual,
-                    },
-                )?
+                WalkStep {
+                    class: base.name.clone(),
+                    offset: step.offset + base.offset,
+                    is_virtual: false,
+                    nearest_virtual_base: step.nearest_virtual_base.clone(),
+                    offset_from_nearest_virtual_base: step.offset_from_nearest_virtual_base
+                        + base.offset,
+                    non_virtual_primary: layout.primary_base.as_ref()
+                        == Some(&(base.name.clone(), false)),
+                    morally_virtual: step.morally_virtual,
+                }
             };
+            let base = self.walk_subobject(ctx, node, complete, walk, next)?;
             walk.all[index].bases.push(base);
         }
         Ok(index)
@@ -282,33 +272,80 @@ impl<'ast> State<'ast> {
         }))
     }
 
-    /// The virtual bases whose offsets the primary vtable of `class` holds, the first
-    /// nearest its address point: those of its primary base's vtable, then its own in
-    /// inheritance graph order (each where it is first met, before its own bases).
-    pub fn virtual_base_slots(
+    /// The virtual bases of `class` in the order of the entries that give their offsets
+    /// in its table: Itanium, the primary vtable's (the first nearest its address point):
+    /// those of its primary base's, then its own in inheritance graph order (each where
+    /// it is first met, before its own bases); Microsoft, the vbtable's (from entry 1):
+    /// those of the base it shares its vbtable pointer with, then its own in
+    /// construction order.
+    pub fn virtual_base_table_order(
         &mut self,
         ctx: &mut ModuleCtx,
         node: &Node,
         class: &str,
     ) -> R<Vec<String>> {
         let layout = self.layout(ctx, node, class)?;
-        let mut slots = match &layout.primary_base {
-            Some((primary, _)) => self.virtual_base_slots(ctx, node, primary)?,
+        let (shared, own): (Option<String>, Vec<String>) = if self.abi == EhAbi::Msvc {
+            let mut shared = None;
+            for base in &layout.bases {
+                let base_layout = self.layout(ctx, node, &base.name)?;
+                if let (Some(own), Some(inner)) = (layout.vbptr_offset, base_layout.vbptr_offset)
+                    && base.offset + inner == own
+                {
+                    shared = Some(base.name.clone());
+                    break;
+                }
+            }
+            let own = layout
+                .virtual_bases
+                .iter()
+                .map(|v| v.name.clone())
+                .collect();
+            (shared, own)
+        } else {
+            let own = self
+                .inheritance_preorder(&layout.declared_bases)
+                .into_iter()
+                .filter(|(_, is_virtual)| *is_virtual)
+                .map(|(name, _)| name)
+                .collect();
+            (layout.primary_base.as_ref().map(|(p, _)| p.clone()), own)
+        };
+        let mut order = match shared {
+            Some(base) => self.virtual_base_table_order(ctx, node, &base)?,
             None => Vec::new(),
         };
-        let mut stack: Vec<(Rc<ClassLayout>, usize)> = vec![(layout, 0)];
-        while let Some((current, next)) = stack.pop() {
-            let Some(base) = current.declared_bases.get(next).cloned() else {
-                continue;
-            };
-            stack.push((current, next + 1));
-            if base.is_virtual && !slots.contains(&base.name) {
-                slots.push(base.name.clone());
+        for virtual_base in own {
+            if !order.contains(&virtual_base) {
+                order.push(virtual_base);
             }
-            let base_layout = self.layout(ctx, node, &base.name)?;
-            stack.push((base_layout, 0));
         }
-        Ok(slots)
+        Ok(order)
+    }
+
+    /// The bases reached from `bases` depth first in declaration order (inheritance
+    /// graph preorder, a base as often as a path leads to it), each with whether it is a
+    /// virtual base of the class that names it. The bases are laid out.
+    pub fn inheritance_preorder(&self, bases: &[DeclaredBase]) -> Vec<(String, bool)> {
+        let mut found = Vec::new();
+        let mut stack: Vec<(String, bool)> = bases
+            .iter()
+            .rev()
+            .map(|b| (b.name.clone(), b.is_virtual))
+            .collect();
+        while let Some((name, is_virtual)) = stack.pop() {
+            if let Some(layout) = self.layouts.get(&name) {
+                stack.extend(
+                    layout
+                        .declared_bases
+                        .iter()
+                        .rev()
+                        .map(|b| (b.name.clone(), b.is_virtual)),
+                );
+            }
+            found.push((name, is_virtual));
+        }
+        found
     }
 
     /// Where, from the address point of the primary vtable of `class`, the offset of its
@@ -320,7 +357,7 @@ impl<'ast> State<'ast> {
         class: &str,
         virtual_base: &str,
     ) -> R<i64> {
-        let slots = self.virtual_base_slots(ctx, node, class)?;
+        let slots = self.virtual_base_table_order(ctx, node, class)?;
         let base_name = self.layout(ctx, node, virtual_base)?.name.clone();
         match slots.iter().position(|s| *s == base_name) {
             Some(index) => Ok(-(24 + 8 * index as i64)),

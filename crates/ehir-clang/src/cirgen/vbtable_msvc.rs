@@ -1,6 +1,5 @@
 //! Virtual bases on the Microsoft C++ ABI, as Clang for `x86_64-pc-windows-msvc`
-//! generates them (for classes without virtual functions in or around their virtual
-//! bases; `State::check_msvc_virtual_bases` diagnoses the rest):
+//! generates them (an empty virtual base is diagnosed, `State::check_msvc_virtual_bases`):
 //!
 //! - a class with virtual bases has a vbtable pointer (`ClassLayout::vbptr_offset`): its
 //!   own, or the one of its first non-virtual base that has one;
@@ -8,23 +7,32 @@
 //!   ([`State::msvc_vbtables`]) of 32-bit entries: the offset from the pointer back to
 //!   the subobject it belongs to (negated), then the offset from the pointer to each
 //!   virtual base of that subobject's class, in that class's vbtable order
-//!   ([`State::msvc_vbtable_order`]: the bases of the base it shares its pointer with,
-//!   then its other virtual bases in construction order);
+//!   ([`State::virtual_base_table_order`]: the bases of the base it shares its pointer
+//!   with, then its other virtual bases in construction order);
 //! - a constructor of a class with virtual bases takes a last `i32` parameter, "most
 //!   derived": when it is not 0, the constructor stores the vbtable pointers and
 //!   constructs the virtual bases before the rest ([`FnGen::complete_object_part`]); a
-//!   base subobject's constructor is called with 0, a complete object's with 1;
+//!   base subobject's constructor is called with 0, a complete object's with 1; the
+//!   virtual bases it built are destroyed if what follows throws, when the flag is set;
+//! - the destructor `??1` of such a class destroys its members and non-virtual bases,
+//!   its `this` where its slot is when that is in a virtual base; the destruction of a
+//!   complete object is the vbase destructor `??_D` ([`generate_vbase_destructor`]):
+//!   `??1`, then the virtual bases;
 //! - the address of a virtual base of an object is read from its vbtable
-//!   ([`FnGen::msvc_virtual_base_address`]).
+//!   ([`FnGen::virtual_base_offset`]).
 //!
 //! Names come from `ehir_core::abi::type_names`.
 
+use super::class::{Callee, call_function};
 use super::function::FnGen;
 use super::{R, State, error, unsupported};
 use crate::ast::Node;
-use ehir_builder::Value;
+use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
 use ehir_core::abi::type_names::vbtable_symbol;
-use ehir_core::{AttrData, CastKind, CmpPredicate, ConstArrayElements, ModuleCtx, Symbol, Type};
+use ehir_core::{
+    AttrData, CastKind, CleanupKind, CmpPredicate, ConstArrayElements, Linkage, ModuleCtx, Symbol,
+    Type,
+};
 
 /// One vbtable pointer of a complete object.
 #[derive(Clone, Debug)]
@@ -49,31 +57,36 @@ impl<'ast> State<'ast> {
         Ok(self.abi == ehir_core::abi::EhAbi::Msvc && self.has_virtual_bases(ctx, node, class)?)
     }
 
-    /// The virtual bases of `class` in the order of its vbtable's entries (from 1).
-    pub fn msvc_vbtable_order(
+    /// Whether the complete-object destruction of `class` is its vbase destructor
+    /// `??_D` (Microsoft, a class with virtual bases).
+    pub fn takes_virtual_base_destructor(
         &mut self,
         ctx: &mut ModuleCtx,
         node: &Node,
         class: &str,
-    ) -> R<Vec<String>> {
-        let layout = self.layout(ctx, node, class)?;
-        let mut order = Vec::new();
-        // The base whose vbtable pointer the class shares comes first.
-        for base in &layout.bases {
-            let base_layout = self.layout(ctx, node, &base.name)?;
-            if let (Some(own), Some(inner)) = (layout.vbptr_offset, base_layout.vbptr_offset)
-                && base.offset + inner == own
-            {
-                order = self.msvc_vbtable_order(ctx, node, &base.name)?;
-                break;
-            }
-        }
-        for virtual_base in &layout.virtual_bases {
-            if !order.contains(&virtual_base.name) {
-                order.push(virtual_base.name.clone());
-            }
-        }
-        Ok(order)
+    ) -> R<bool> {
+        self.takes_most_derived_flag(ctx, node, class)
+    }
+
+    /// How a base subobject of class `base` is destroyed on the Microsoft ABI, without
+    /// its virtual bases: its destructor (`??1`), and how far from the subobject the
+    /// destructor's `this` is ([`State::msvc_this_offset`]); `None` for a trivial one.
+    pub fn msvc_base_destructor(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        base: &str,
+    ) -> R<Option<(Callee, u64)>> {
+        let Some(dtor) = self.nontrivial_destructor_decl(ctx, node, base)? else {
+            return Ok(None);
+        };
+        let callee = if !self.has_virtual_bases(ctx, node, base)? {
+            self.callee(ctx, dtor)?
+        } else {
+            self.base_variant_callee(ctx, dtor)?
+        };
+        let offset = self.msvc_this_offset(ctx, dtor)?;
+        Ok(Some((callee, offset)))
     }
 
     /// The vbtable pointers of a complete object of class `class` and their vbtables
@@ -121,7 +134,7 @@ impl<'ast> State<'ast> {
         let mut result = Vec::new();
         for (at, owner, owner_offset, through) in &pointers {
             let mut entries = vec![*owner_offset as i64 - *at as i64];
-            for virtual_base in self.msvc_vbtable_order(ctx, node, owner)? {
+            for virtual_base in self.virtual_base_table_order(ctx, node, owner)? {
                 let Some(offset) = layout.virtual_base_offset(&virtual_base) else {
                     return error(node, format!("virtual base '{virtual_base}' not placed"));
                 };
@@ -212,6 +225,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let most_derived = self.b.cmp(CmpPredicate::Ne, flag, zero);
         self.b.begin_if(most_derived, false);
         let depth = self.b.cleanup_depth();
+        let outer = self.deferred_virtual_bases.replace(Vec::new());
         for pointer in self.st.msvc_vbtables(self.b.ctx, node, class)? {
             let table = self.b.get_global(pointer.table, pointer.ty);
             let table_ptr = self.b.ctx.types.ptr(s32);
@@ -222,48 +236,94 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             self.b.store(table, slot, 8);
         }
         part(self)?;
+        let built = std::mem::replace(&mut self.deferred_virtual_bases, outer).unwrap_or_default();
         if self.b.cleanup_depth() != depth {
-            return unsupported(
+            return error(
                 node,
-                format!("a virtual base of '{class}' with a destructor on the Microsoft ABI"),
+                format!("cleanups left inside the virtual bases of '{class}'"),
             );
         }
         self.b.end_if();
+        // Each virtual base built is destroyed if what follows throws, when it was built
+        // here (the flag is set).
+        for (base, offset) in built {
+            let Some((callee, this_offset)) =
+                self.st.msvc_base_destructor(self.b.ctx, node, &base)?
+            else {
+                continue;
+            };
+            let address = self.byte_offset(this, offset as i64);
+            self.b.push_cleanup(CleanupKind::Eh, move |b| {
+                let zero = b.const_int(s32, 0);
+                let built_here = b.cmp(CmpPredicate::Ne, flag, zero);
+                b.begin_if(built_here, false);
+                call_at(b, callee, address, this_offset);
+                b.end_if();
+            });
+        }
         Ok(())
     }
+}
 
-    /// The address of virtual base `virtual_base` of the object of class `class` at
-    /// `object` (not null), read from its vbtable.
-    pub fn msvc_virtual_base_address(
-        &mut self,
-        node: &Node,
-        object: Value,
-        class: &str,
-        virtual_base: &str,
-    ) -> R<Value> {
-        let layout = self.st.layout(self.b.ctx, node, class)?;
-        let Some(vbptr_offset) = layout.vbptr_offset else {
-            return error(node, format!("'{class}' has no vbtable pointer"));
-        };
-        let base_name = self.st.layout(self.b.ctx, node, virtual_base)?.name.clone();
-        let order = self.st.msvc_vbtable_order(self.b.ctx, node, class)?;
-        let Some(index) = order.iter().position(|v| *v == base_name) else {
-            return error(
-                node,
-                format!("'{virtual_base}' is no virtual base of '{class}'"),
-            );
-        };
-        let vbptr_address = self.byte_offset(object, vbptr_offset as i64);
-        let s32 = self.b.ctx.types.common().s32;
-        let s32_ptr = self.b.ctx.types.ptr(s32);
-        let slot_ty = self.b.ctx.types.ptr(s32_ptr);
-        let slot = self.b.cast(CastKind::Bitcast, vbptr_address, slot_ty);
-        let vbtable = self.b.load(slot, 8);
-        let s64 = self.b.ctx.types.common().s64;
-        let entry_index = self.b.const_int(s64, index as i128 + 1);
-        let entry = self.b.ptr_stride(vbtable, entry_index);
-        let offset = self.b.load(entry, 4);
-        let offset = self.b.cast(CastKind::Integral, offset, s64);
-        self.class_pointer_at(node, vbptr_address, offset, virtual_base)
+/// Calls `callee`, a function taking `this` first, for the object `offset` bytes from
+/// `object` (cast to the type its `this` has).
+pub fn call_at(b: &mut FunctionBuilder<'_>, callee: Callee, object: Value, offset: u64) {
+    let this = super::vtable::byte_offset(b, object, offset as i64);
+    let this_ty = b
+        .ctx
+        .types
+        .func_info(callee.sig)
+        .and_then(|(params, _, _)| params.first().copied());
+    let this = match this_ty {
+        Some(ty) if ty != b.value_type(this) => b.cast(CastKind::Bitcast, this, ty),
+        _ => this,
+    };
+    call_function(b, callee, &[this]);
+}
+
+/// Generates the vbase destructor `??_D` of a destructor of a class with virtual bases
+/// on the Microsoft ABI: the destruction of a complete object (`this` at its start):
+/// `??1` (which destroys the members and non-virtual bases), then the virtual bases in
+/// reverse construction order, also when what runs before them throws.
+pub fn generate_vbase_destructor<'ast>(
+    state: &mut State<'ast>,
+    mb: &mut ModuleBuilder,
+    decl: &'ast Node,
+    linkage: Linkage,
+) -> R<()> {
+    let Some(class) = state.class_of(decl) else {
+        return error(decl, "a destructor outside a class");
+    };
+    let complete = state.callee(mb.ctx(), decl)?;
+    let name = mb.ctx().name(complete.symbol).to_string();
+    let Some(own) = state.msvc_base_destructor(mb.ctx(), decl, &class)? else {
+        return error(
+            decl,
+            format!("the trivial destructor of '{class}' generated"),
+        );
+    };
+    let layout = state.layout(mb.ctx(), decl, &class)?;
+    let mut virtual_bases = Vec::new();
+    for virtual_base in &layout.virtual_bases {
+        if let Some(destructor) = state.msvc_base_destructor(mb.ctx(), decl, &virtual_base.name)? {
+            virtual_bases.push((destructor, virtual_base.offset));
+        }
     }
+    let mut b = mb.function_of_type(&name, complete.sig);
+    b.func_mut().linkage = linkage;
+    b.func_mut().nothrow = complete.nothrow;
+    b.set_loc(super::loc_of(decl));
+    let Some(&this) = b.params().first() else {
+        return error(decl, "a destructor without 'this'");
+    };
+    let depth = b.cleanup_depth();
+    for ((callee, this_offset), offset) in virtual_bases {
+        b.push_cleanup(CleanupKind::All, move |b| {
+            call_at(b, callee, this, offset + this_offset);
+        });
+    }
+    call_at(&mut b, own.0, this, own.1);
+    b.pop_cleanups_to(depth);
+    b.emit_return(None);
+    super::function::define_function(b, decl)
 }

@@ -20,15 +20,17 @@ use crate::ast::Node;
 use crate::types::CType;
 use ehir_builder::{FunctionBuilder, ModuleBuilder, Value};
 use ehir_core::abi::EhAbi;
-use ehir_core::abi::type_names::{msvc_thunk_symbol, scalar_deleting_destructor_symbol};
+use ehir_core::abi::type_names::{
+    msvc_thunk_symbol, msvc_vtordisp_thunk_symbol, scalar_deleting_destructor_symbol,
+};
 use ehir_core::{AttrData, CastKind, CmpPredicate, Linkage, ModuleCtx};
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
 /// What `typeid` applies to.
 pub enum TypeidOperand {
-    /// A glvalue of a dynamic class, at this address: its dynamic type.
-    Dynamic(Value),
+    /// A glvalue of a dynamic class (the second), at this address: its dynamic type.
+    Dynamic(Value, String),
     /// The static type of the operand (or the type), without a reference.
     Static(CType),
 }
@@ -41,6 +43,31 @@ pub struct DynamicCast {
     pub source: String,
     /// The target class; `None` for `void *` (the most derived object).
     pub target: Option<String>,
+}
+
+/// How a thunk moves `this` before calling the function a vtable slot holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThisAdjustment {
+    /// Microsoft vtordisp thunks: `this` first moves back by the 32-bit displacement
+    /// stored this many bytes from it (the vtordisp of a virtual base).
+    pub vtordisp: Option<i64>,
+    /// Then it moves this many bytes.
+    pub offset: i64,
+}
+
+impl ThisAdjustment {
+    /// A move by a fixed number of bytes.
+    pub fn fixed(offset: i64) -> ThisAdjustment {
+        ThisAdjustment {
+            vtordisp: None,
+            offset,
+        }
+    }
+
+    /// `this` needs no move.
+    pub fn is_none(&self) -> bool {
+        self.vtordisp.is_none() && self.offset == 0
+    }
 }
 
 /// What a vtable slot holds.
@@ -413,14 +440,14 @@ impl<'ast> State<'ast> {
     }
 
     /// The symbol a vtable slot points to for the final overrider `decl` of a slot of
-    /// kind `kind`, through a thunk adjusting `this` by `adjustment` bytes when it is
-    /// not 0 (the function, the deleting destructor and the thunk queued).
+    /// kind `kind`, through a thunk making `adjustment` to `this` when it needs one (the
+    /// function, the deleting destructor and the thunk queued).
     pub(super) fn slot_symbol(
         &mut self,
         ctx: &mut ModuleCtx,
         decl: &'ast Node,
         kind: SlotKind,
-        adjustment: i64,
+        adjustment: ThisAdjustment,
     ) -> R<String> {
         let msvc = self.abi == EhAbi::Msvc;
         let callee = self.callee(ctx, decl)?;
@@ -441,15 +468,10 @@ impl<'ast> State<'ast> {
             self.address_taken
                 .push((name.clone(), callee.sig, callee.nothrow));
         }
-        if adjustment == 0 {
+        if adjustment.is_none() {
             return Ok(name);
         }
-        let thunk = if msvc {
-            msvc_thunk_symbol(&name, adjustment)
-        } else {
-            thunk_symbol(&name, adjustment)
-        };
-        let Some(thunk) = thunk else {
+        let Some(thunk) = thunk_name(msvc, &name, adjustment) else {
             return unsupported(decl, format!("a thunk to '{name}'"));
         };
         self.enqueue(
@@ -642,7 +664,7 @@ impl<'ast> State<'ast> {
             // In the vftable its `this` points to (`msvc_this_offset`).
             return Ok(self
                 .msvc_slot_location(ctx, method, &class, kind, Some(&method.id))?
-                .map(|(_, index)| index));
+                .map(|location| location.index));
         }
         let layout = self.layout(ctx, method, &class)?;
         Ok(layout.virtual_slots.as_ref().and_then(|slots| {
@@ -665,7 +687,7 @@ impl<'ast> State<'ast> {
             // In the first vftable that has one.
             return Ok(self
                 .msvc_slot_location(ctx, node, class, kind, None)?
-                .map(|(_, index)| index));
+                .map(|location| location.index));
         }
         let layout = self.layout(ctx, node, class)?;
         Ok(layout
@@ -721,12 +743,7 @@ impl<'ast> State<'ast> {
     pub fn base_variant_callee(&mut self, ctx: &mut ModuleCtx, decl: &'ast Node) -> R<Callee> {
         let complete = self.callee(ctx, decl)?;
         let complete_name = ctx.name(complete.symbol).to_string();
-        let Some(name) = base_variant_symbol(&complete_name) else {
-            return unsupported(
-                decl,
-                format!("the base-object variant of '{complete_name}'"),
-            );
-        };
+        let name = self.base_variant_name(ctx, decl, &complete_name)?;
         let sig = self.base_variant_signature(ctx, complete.sig);
         let implicit = !self.index.definitions.contains_key(decl.id.as_str());
         self.enqueue(&name, Pending::BaseVariant { decl, implicit });
@@ -737,12 +754,50 @@ impl<'ast> State<'ast> {
         })
     }
 
-    /// A constructor's or destructor's signature with the VTT after `this`.
+    /// The symbol of the base-object variant of constructor or destructor `decl`, whose
+    /// complete-object variant is `complete_name`: Itanium C2/D2; on Microsoft, the
+    /// destructor `??1` of a class with virtual bases (whose complete-object destruction
+    /// is the vbase destructor `??_D`).
+    pub fn base_variant_name(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        decl: &Node,
+        complete_name: &str,
+    ) -> R<String> {
+        let name = if self.abi == EhAbi::Msvc && decl.kind == "CXXDestructorDecl" {
+            let Some(class) = self.class_of(decl) else {
+                return error(decl, "a destructor outside a class");
+            };
+            let is_virtual = self
+                .slot_of_kind(ctx, decl, &class, SlotKind::DeletingDestructor)?
+                .is_some();
+            decl.mangled_name.as_deref().and_then(|mangled| {
+                ehir_core::abi::type_names::msvc_destructor_symbol(mangled, is_virtual, false)
+            })
+        } else if self.abi == EhAbi::Msvc {
+            None
+        } else {
+            base_variant_symbol(complete_name)
+        };
+        match name {
+            Some(name) => Ok(name),
+            None => unsupported(
+                decl,
+                format!("the base-object variant of '{complete_name}'"),
+            ),
+        }
+    }
+
+    /// A constructor's or destructor's signature with the VTT after `this` (on
+    /// Microsoft, unchanged: a destructor's base-object variant takes no VTT).
     pub fn base_variant_signature(
         &mut self,
         ctx: &mut ModuleCtx,
         complete: ehir_core::Type,
     ) -> ehir_core::Type {
+        if self.abi == EhAbi::Msvc {
+            return complete;
+        }
         let Some((params, result, variadic)) = ctx
             .types
             .func_info(complete)
@@ -788,7 +843,7 @@ impl GroupBuilder<'_> {
         let subobject = self.walk.all[index].clone();
         let layout = state.layout(ctx, node, &subobject.class)?;
         // The offsets of the virtual bases, the first nearest the address point.
-        let virtual_bases = state.virtual_base_slots(ctx, node, &subobject.class)?;
+        let virtual_bases = state.virtual_base_table_order(ctx, node, &subobject.class)?;
         for name in virtual_bases.iter().rev() {
             let Some(base) = self.walk.virtual_base(name) else {
                 return error(node, format!("virtual base '{name}' not laid out"));
@@ -819,7 +874,8 @@ impl GroupBuilder<'_> {
                 continue;
             }
             let adjustment = self.walk.all[overrider].offset as i64 - subobject.offset as i64;
-            let symbol = state.slot_symbol(ctx, decl, slot.kind, adjustment)?;
+            let symbol =
+                state.slot_symbol(ctx, decl, slot.kind, ThisAdjustment::fixed(adjustment))?;
             self.entries.push(VTableEntry::Symbol(symbol));
         }
         self.lay_out_secondary(state, ctx, node, index, morally_virtual)
@@ -970,13 +1026,37 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         self.b.load(entry, 8)
     }
 
+    /// Whether the virtual function `method` is the final overrider of its slot in an
+    /// object of class `class` (one that is not can only have been named qualified:
+    /// `B::f()` in `D::f`).
+    pub fn is_final_overrider(&mut self, node: &Node, class: &str, method: &Node) -> R<bool> {
+        let key = slot_key(method);
+        let holder = if self.st.abi == EhAbi::Msvc {
+            let tables = self.st.msvc_vftables(self.b.ctx, node, class)?;
+            tables
+                .into_iter()
+                .flat_map(|table| table.slots)
+                .find(|slot| slot.slot.kind == SlotKind::Method && slot.slot.key == key)
+                .map(|slot| slot.slot.id)
+        } else {
+            let layout = self.st.layout(self.b.ctx, node, class)?;
+            layout.virtual_slots.as_ref().and_then(|slots| {
+                slots
+                    .iter()
+                    .find(|slot| slot.kind == SlotKind::Method && slot.key == key)
+                    .map(|slot| slot.id.clone())
+            })
+        };
+        Ok(holder.is_none_or(|id| id == method.id))
+    }
+
     /// `pointer` moved by `offset` bytes, of the same type.
     pub fn byte_offset(&mut self, pointer: Value, offset: i64) -> Value {
         byte_offset(&mut self.b, pointer, offset)
     }
 
     /// The address of virtual base `virtual_base` of the object of class `class` at
-    /// `object` (not null), read from its vtable.
+    /// `object` (not null) ([`FnGen::virtual_base_offset`]).
     pub fn virtual_base_address(
         &mut self,
         node: &Node,
@@ -984,24 +1064,64 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         class: &str,
         virtual_base: &str,
     ) -> R<Value> {
-        if self.st.abi == EhAbi::Msvc {
-            return self.msvc_virtual_base_address(node, object, class, virtual_base);
-        }
-        let at = self
-            .st
-            .virtual_base_offset_offset(self.b.ctx, node, class, virtual_base)?;
-        let void_ptr = self.b.ctx.types.common().void_ptr;
-        let slot_ptr = self.b.ctx.types.ptr(void_ptr);
-        let vptr_slot_ty = self.b.ctx.types.ptr(slot_ptr);
-        let vptr_slot = self.b.cast(CastKind::Bitcast, object, vptr_slot_ty);
-        let vptr = self.b.load(vptr_slot, 8);
-        let s64 = self.b.ctx.types.common().s64;
-        let s64_ptr = self.b.ctx.types.ptr(s64);
-        let entries = self.b.cast(CastKind::Bitcast, vptr, s64_ptr);
-        let index = self.b.const_int(s64, (at / 8) as i128);
-        let entry = self.b.ptr_stride(entries, index);
-        let offset = self.b.load(entry, 8);
+        let offset = self.virtual_base_offset(node, object, class, virtual_base)?;
         self.class_pointer_at(node, object, offset, virtual_base)
+    }
+
+    /// How far (a 64-bit integer value) virtual base `virtual_base` of the object of
+    /// class `class` at `object` (not null) is from it, read from the object's table: on
+    /// Itanium the 64-bit entry before the address point of the vtable its vptr points
+    /// to; on Microsoft the 32-bit entry of the vbtable its vbtable pointer points to
+    /// (from that pointer), in [`State::virtual_base_table_order`].
+    pub fn virtual_base_offset(
+        &mut self,
+        node: &Node,
+        object: Value,
+        class: &str,
+        virtual_base: &str,
+    ) -> R<Value> {
+        let common = *self.b.ctx.types.common();
+        // Where the table pointer is, the entries' type and the entry.
+        let (pointer_offset, entry_ty, index) = if self.st.abi == EhAbi::Msvc {
+            let layout = self.st.layout(self.b.ctx, node, class)?;
+            let Some(vbptr_offset) = layout.vbptr_offset else {
+                return error(node, format!("'{class}' has no vbtable pointer"));
+            };
+            let base_name = self.st.layout(self.b.ctx, node, virtual_base)?.name.clone();
+            let order = self.st.virtual_base_table_order(self.b.ctx, node, class)?;
+            let Some(position) = order.iter().position(|v| *v == base_name) else {
+                return error(
+                    node,
+                    format!("'{virtual_base}' is no virtual base of '{class}'"),
+                );
+            };
+            // Entry 0 leads back to the subobject the pointer is in.
+            (vbptr_offset as i64, common.s32, position as i128 + 1)
+        } else {
+            let at = self
+                .st
+                .virtual_base_offset_offset(self.b.ctx, node, class, virtual_base)?;
+            (0, common.s64, i128::from(at / 8))
+        };
+        let table_at = self.byte_offset(object, pointer_offset);
+        let entry_ptr = self.b.ctx.types.ptr(entry_ty);
+        let pointer_slot_ty = self.b.ctx.types.ptr(entry_ptr);
+        let pointer_slot = self.b.cast(CastKind::Bitcast, table_at, pointer_slot_ty);
+        let table = self.b.load(pointer_slot, 8);
+        let index = self.b.const_int(common.s64, index);
+        let entry = self.b.ptr_stride(table, index);
+        let entry_size = if entry_ty == common.s64 { 8 } else { 4 };
+        let mut offset = self.b.load(entry, entry_size);
+        if entry_ty != common.s64 {
+            offset = self.b.cast(CastKind::Integral, offset, common.s64);
+        }
+        if pointer_offset != 0 {
+            let pointer_offset = self.b.const_int(common.s64, i128::from(pointer_offset));
+            offset = self
+                .b
+                .binop(ehir_core::BinaryOp::Add, pointer_offset, offset);
+        }
+        Ok(offset)
     }
 
     /// A pointer to class `class` at `offset` (a runtime value) bytes from `pointer`.
@@ -1087,16 +1207,23 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             (None, Some(operand)) => {
                 let ty = self.ty(operand)?;
                 let dynamic = match ty.unqualified() {
-                    CType::Named(class) => self
-                        .st
-                        .layout(self.b.ctx, e, class)?
-                        .virtual_slots
-                        .is_some(),
-                    _ => false,
+                    CType::Named(class) => {
+                        let layout = self.st.layout(self.b.ctx, e, class)?;
+                        // Microsoft: a vftable pointer, maybe only in a virtual base.
+                        let polymorphic = if self.st.abi == EhAbi::Msvc {
+                            layout.dynamic
+                        } else {
+                            layout.virtual_slots.is_some()
+                        };
+                        polymorphic.then(|| layout.name.clone())
+                    }
+                    _ => None,
                 };
-                if dynamic && super::expr::is_glvalue(operand) {
+                if let Some(class) = dynamic
+                    && super::expr::is_glvalue(operand)
+                {
                     let object = self.lvalue(operand)?;
-                    return Ok((TypeidOperand::Dynamic(object), type_info));
+                    return Ok((TypeidOperand::Dynamic(object, class), type_info));
                 }
                 self.ignored(operand)?;
                 ty
@@ -1119,7 +1246,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let (operand, type_info) = self.typeid_operand(e)?;
         let type_info_ptr = self.b.ctx.types.ptr(type_info);
         let static_type = match operand {
-            TypeidOperand::Dynamic(object) => {
+            TypeidOperand::Dynamic(object, _) => {
                 // The typeinfo pointer sits just before the first function slot.
                 let info = self.virtual_function(object, usize::MAX);
                 return Ok(self.b.cast(CastKind::Bitcast, info, type_info_ptr));
@@ -1364,25 +1491,41 @@ pub(super) fn byte_offset(b: &mut FunctionBuilder, pointer: Value, offset: i64) 
     if offset == 0 {
         return pointer;
     }
+    let s64 = b.ctx.types.common().s64;
+    let offset = b.const_int(s64, i128::from(offset));
+    byte_offset_by(b, pointer, offset)
+}
+
+/// `pointer` moved by `offset` (a 64-bit integer value) bytes, of the same type.
+pub(super) fn byte_offset_by(b: &mut FunctionBuilder, pointer: Value, offset: Value) -> Value {
     let ty = b.value_type(pointer);
     let u8_ty = b.ctx.types.common().u8;
     let byte_ptr = b.ctx.types.ptr(u8_ty);
     let bytes = b.cast(CastKind::Bitcast, pointer, byte_ptr);
-    let s64 = b.ctx.types.common().s64;
-    let offset = b.const_int(s64, i128::from(offset));
     let moved = b.ptr_stride(bytes, offset);
     b.cast(CastKind::Bitcast, moved, ty)
 }
 
-/// Generates a thunk (Itanium `_ZThn8_…`, Microsoft `?f@D@@W7EAAXXZ`): `this` moved by
-/// `adjustment` bytes, then a call of the function a vtable slot of kind `kind` holds for
-/// `decl`, whose result it returns.
+/// The name of a thunk to `target` making `adjustment` (`None` when `target` is not a
+/// name a thunk can be named after, or an Itanium thunk would need a vtordisp).
+fn thunk_name(msvc: bool, target: &str, adjustment: ThisAdjustment) -> Option<String> {
+    match (msvc, adjustment.vtordisp) {
+        (true, Some(vtordisp)) => msvc_vtordisp_thunk_symbol(target, vtordisp, adjustment.offset),
+        (true, None) => msvc_thunk_symbol(target, adjustment.offset),
+        (false, None) => thunk_symbol(target, adjustment.offset),
+        (false, Some(_)) => None,
+    }
+}
+
+/// Generates a thunk (Itanium `_ZThn8_…`, Microsoft `?f@D@@W7EAAXXZ`, a vtordisp thunk
+/// `?f@D@@$4PPPPPPPM@A@EAAXXZ`): `this` moved by `adjustment`, then a call of the
+/// function a vtable slot of kind `kind` holds for `decl`, whose result it returns.
 pub fn generate_thunk<'ast>(
     state: &mut State<'ast>,
     mb: &mut ModuleBuilder,
     decl: &'ast Node,
     kind: SlotKind,
-    adjustment: i64,
+    adjustment: ThisAdjustment,
 ) -> R<()> {
     let msvc = state.abi == EhAbi::Msvc;
     let mut callee = state.callee(mb.ctx(), decl)?;
@@ -1407,12 +1550,7 @@ pub fn generate_thunk<'ast>(
         }
         this_index = usize::from(signature.indirect_result);
     }
-    let name = if msvc {
-        msvc_thunk_symbol(&target, adjustment)
-    } else {
-        thunk_symbol(&target, adjustment)
-    };
-    let Some(name) = name else {
+    let Some(name) = thunk_name(msvc, &target, adjustment) else {
         return unsupported(decl, format!("a thunk to '{target}'"));
     };
     let mut b = mb.function_of_type(&name, callee.sig);
@@ -1422,7 +1560,20 @@ pub fn generate_thunk<'ast>(
     let Some(&this) = args.get(this_index) else {
         return error(decl, "a thunk to a function without 'this'");
     };
-    args[this_index] = byte_offset(&mut b, this, adjustment);
+    let mut this = this;
+    if let Some(vtordisp) = adjustment.vtordisp {
+        // Back by the vtordisp stored before the virtual base `this` points into.
+        let common = *b.ctx.types.common();
+        let at = byte_offset(&mut b, this, vtordisp);
+        let s32_ptr = b.ctx.types.ptr(common.s32);
+        let at = b.cast(CastKind::Bitcast, at, s32_ptr);
+        let displacement = b.load(at, 4);
+        let displacement = b.cast(CastKind::Integral, displacement, common.s64);
+        let zero = b.const_int(common.s64, 0);
+        let back = b.binop(ehir_core::BinaryOp::Sub, zero, displacement);
+        this = byte_offset_by(&mut b, this, back);
+    }
+    args[this_index] = byte_offset(&mut b, this, adjustment.offset);
     let flags = super::expr::call_flags(callee.nothrow);
     let result = b.call_named(&target, callee.sig, &args, flags);
     b.emit_return(result);

@@ -1,5 +1,5 @@
-//! Virtual functions on the Microsoft C++ ABI, for classes without virtual bases, as
-//! Clang for `x86_64-pc-windows-msvc` generates them:
+//! Virtual functions on the Microsoft C++ ABI, as Clang for `x86_64-pc-windows-msvc`
+//! generates them:
 //!
 //! - the vftable slots of the vftable pointer a class shares with its primary base (the
 //!   first base with one; `-fdump-record-layouts`' "primary base") or has of its own
@@ -8,10 +8,16 @@
 //!   of one name in reverse declaration order; a virtual destructor takes one slot, the
 //!   scalar deleting destructor;
 //! - one vftable per vftable pointer ([`State::msvc_vftables`]): the primary one, then
-//!   those of the other bases with one, their slots overridden by the class's methods. A
-//!   method's `this` points to the vftable pointer of the first vftable it has a slot in
-//!   (callers move it there, its body back); where another vftable reaches it, the slot
-//!   holds a this-adjusting thunk (`?f@D@@W7EAAXXZ`);
+//!   those of the other bases with one, then those of the virtual bases, their slots
+//!   overridden by the class's methods. A method's `this` points to the vftable pointer
+//!   of the first vftable it has a slot in, where the class's own layout puts it
+//!   (callers move it there: a virtual call through the vbtable when it is in a virtual
+//!   base; its body moves it back); where another vftable reaches it, the slot holds a
+//!   this-adjusting thunk (`?f@D@@W7EAAXXZ`);
+//! - a virtual base with a vtordisp (`ClassLayout::vtordisp_bases`): constructors and
+//!   destructors store in it how far the virtual base is from where their class puts it,
+//!   and the slots of its vftables whose overrider is outside it hold vtordisp thunks
+//!   (`?f@D@@$4PPPPPPPM@A@EAAXXZ`) that subtract it first ([`FnGen::store_vfptr`]);
 //! - each vftable is an internal CIR global `??_7<class>6B@` (`??_7<class>6B<path>@` for
 //!   a class with several: the bases that tell them apart) of `1 + slots` pointers: its
 //!   Complete Object Locator `??_R4<class>6B<path>@`, then the functions (`_purecall` for
@@ -38,7 +44,7 @@
 
 use super::class::{Callee, call_function};
 use super::function::FnGen;
-use super::vtable::{DynamicCast, SlotKind, TypeidOperand, VirtualSlot, slot_key};
+use super::vtable::{DynamicCast, SlotKind, ThisAdjustment, TypeidOperand, VirtualSlot, slot_key};
 use super::{R, State, error, unsupported};
 use crate::ast::Node;
 use crate::types::CType;
@@ -130,17 +136,24 @@ pub struct VftableSlot {
     /// The slot.
     pub slot: VirtualSlot,
     /// The offset, in the class whose vftable it is, of the subobject the final
-    /// overrider's `this` points to: the vftable pointer of the first of that class's
-    /// vftables in which the overrider has a slot.
+    /// overrider's `this` points to: the vftable pointer of the first of its own class's
+    /// vftables in which the overrider has a slot, where its own class's layout puts it
+    /// (a virtual base at its offset in that class, not where it is in this one).
     pub this_offset: u64,
+    /// The virtual base (of the class whose vftable it is) the final overrider's class
+    /// is, or is a non-virtual base of; `None` for the class and its non-virtual bases.
+    pub overrider_vbase: Option<String>,
 }
 
 /// One vftable of a class: a class has one per vftable pointer, its own or shared with
-/// its primary base (at offset 0), and those of its other bases with one.
+/// its primary base (at offset 0), those of its other bases with one, and those of its
+/// virtual bases.
 #[derive(Clone, Debug)]
 pub struct Vftable {
-    /// The offset of its vftable pointer in the class.
+    /// The offset of its vftable pointer in the class as a complete object.
     pub offset: u64,
+    /// The virtual base its vftable pointer is in (`None`: the non-virtual part).
+    pub vbase: Option<String>,
     /// The bases (qualified names) that tell it apart from the class's other vftables in
     /// its symbol (`??_7D@@6BBase@@@`); empty when it needs none.
     pub path: Vec<String>,
@@ -148,14 +161,42 @@ pub struct Vftable {
     pub slots: Vec<VftableSlot>,
 }
 
+impl Vftable {
+    /// The table moved `offset` bytes into a class that contains its class at `offset`,
+    /// the overriders of a base's table found in `vbase` (when the base is a virtual one).
+    fn moved(mut self, offset: u64, vbase: Option<&str>) -> Vftable {
+        self.offset += offset;
+        for slot in &mut self.slots {
+            slot.this_offset += offset;
+            if slot.overrider_vbase.is_none() {
+                slot.overrider_vbase = vbase.map(str::to_string);
+            }
+        }
+        self
+    }
+}
+
+/// Where a virtual function's slot is in a class's vftables ([`State::msvc_slot_location`]).
+#[derive(Clone, Debug)]
+pub struct SlotLocation {
+    /// The offset of the vftable pointer in the class as a complete object.
+    pub offset: u64,
+    /// The virtual base the vftable pointer is in, and the pointer's offset in it.
+    pub vbase: Option<(String, u64)>,
+    /// The slot's index.
+    pub index: usize,
+}
+
 impl<'ast> State<'ast> {
-    /// The vftables of a class on the Microsoft ABI, in the order of their vftable
-    /// pointers' subobjects (the primary one first), as Clang for Windows builds them:
-    /// each base's vftables, their slots overridden by the class's methods of the same
-    /// kind and key, the primary one extended by the class's new virtual functions. A
-    /// method's `this` points to the vftable pointer of the first vftable it has a slot
-    /// in. Paths that would name two vftables alike are extended by the direct base each
-    /// comes from. Empty for a class without virtual functions.
+    /// The vftables of a class on the Microsoft ABI, as Clang for Windows builds them:
+    /// those of the non-virtual part in the order of their vftable pointers' subobjects
+    /// (the primary one first), then those of the virtual bases, in construction order.
+    /// Each base's vftables have their slots overridden by the class's methods of the
+    /// same kind and key (a virtual base's, also by the overriders the class's other
+    /// bases put in their copies of it); the primary one is extended by the class's new
+    /// virtual functions. A method's `this` points to the vftable pointer of the first
+    /// vftable it has a slot in. Paths that would name two vftables alike are extended
+    /// by the direct base each comes from. Empty for a class without virtual functions.
     pub fn msvc_vftables(
         &mut self,
         ctx: &mut ModuleCtx,
@@ -163,9 +204,9 @@ impl<'ast> State<'ast> {
         class: &str,
     ) -> R<Vec<Vftable>> {
         let layout = self.layout(ctx, node, class)?;
-        let Some(primary_slots) = layout.virtual_slots.clone() else {
+        if !layout.dynamic {
             return Ok(Vec::new());
-        };
+        }
         // (the vftable, the direct base it comes from).
         let mut tables: Vec<(Vftable, Option<String>)> = Vec::new();
         let mut dynamic_bases = Vec::new();
@@ -174,28 +215,72 @@ impl<'ast> State<'ast> {
                 dynamic_bases.push(base.clone());
             }
         }
-        if dynamic_bases.is_empty() {
+        if dynamic_bases.is_empty() && layout.virtual_slots.is_some() {
             let own = Vftable {
                 offset: 0,
+                vbase: None,
                 path: Vec::new(),
                 slots: Vec::new(),
             };
             tables.push((own, None));
         }
-        for base in &dynamic_bases {
-            for mut table in self.msvc_vftables(ctx, node, &base.name)? {
-                table.offset += base.offset;
-                for slot in &mut table.slots {
-                    slot.this_offset += base.offset;
+        // The copies of the virtual bases' vftables in the direct bases: (virtual base,
+        // offset of the pointer in it, the copy).
+        let mut copies: Vec<(String, u64, Vftable)> = Vec::new();
+        for declared in &layout.declared_bases {
+            let (offset, vbase) = if declared.is_virtual {
+                let Some(offset) = layout.virtual_base_offset(&declared.name) else {
+                    return error(node, format!("virtual base '{}' not placed", declared.name));
+                };
+                (offset, Some(declared.name.as_str()))
+            } else {
+                match layout.bases.iter().find(|b| b.name == declared.name) {
+                    Some(base) => (base.offset, None),
+                    None => continue,
                 }
-                tables.push((table, Some(base.name.clone())));
+            };
+            let base_layout = self.layout(ctx, node, &declared.name)?;
+            for table in self.msvc_vftables(ctx, node, &declared.name)? {
+                match table.vbase.clone() {
+                    None if vbase.is_none() => {
+                        tables.push((table.moved(offset, None), Some(declared.name.clone())));
+                    }
+                    None => {}
+                    Some(inner) => {
+                        let Some(at) = base_layout.virtual_base_offset(&inner) else {
+                            return error(node, format!("virtual base '{inner}' not placed"));
+                        };
+                        let within = table.offset - at;
+                        copies.push((inner, within, table.moved(offset, vbase)));
+                    }
+                }
             }
         }
-        if tables[0].0.offset != 0 {
-            return error(
-                node,
-                format!("the primary vftable of '{class}' is not first"),
-            );
+        let nv_tables = tables.len();
+        for virtual_base in &layout.virtual_bases {
+            for table in self.msvc_vftables(ctx, node, &virtual_base.name)? {
+                if table.vbase.is_some() {
+                    continue;
+                }
+                let within = table.offset;
+                let mut table = table.moved(virtual_base.offset, Some(&virtual_base.name));
+                table.vbase = Some(virtual_base.name.clone());
+                // The overriders the bases put in their copies of it.
+                for (inner, copy_within, copy) in &copies {
+                    if *inner != virtual_base.name || *copy_within != within {
+                        continue;
+                    }
+                    let original = table.slots.clone();
+                    for ((slot, copied), first) in
+                        table.slots.iter_mut().zip(&copy.slots).zip(&original)
+                    {
+                        if copied.slot.id != first.slot.id {
+                            *slot = copied.clone();
+                        }
+                    }
+                }
+                tables.push((table, Some(virtual_base.name.clone())));
+            }
         }
         let class_node = self.class_node(node, class)?;
         for member in class_node.children() {
@@ -220,28 +305,34 @@ impl<'ast> State<'ast> {
                         slot.slot.id = member.id.clone();
                         slot.slot.pure = member.pure;
                         slot.this_offset = this_offset;
+                        slot.overrider_vbase = None;
                     }
                 }
             }
         }
-        // The class's new virtual functions follow the primary base's slots.
-        let primary = &mut tables[0].0;
-        let inherited = primary.slots.len();
-        if primary_slots.len() < inherited
-            || primary
+        if let Some(primary_slots) = layout.virtual_slots.clone() {
+            // The class's new virtual functions follow the primary base's slots.
+            let primary = &mut tables[0].0;
+            let inherited = primary.slots.len();
+            if nv_tables == 0
+                || primary.offset != 0
+                || primary_slots.len() < inherited
+                || primary
+                    .slots
+                    .iter()
+                    .zip(&primary_slots)
+                    .any(|(a, b)| a.slot.id != b.id)
+            {
+                return error(node, format!("the vftable slots of '{class}' disagree"));
+            }
+            primary
                 .slots
-                .iter()
-                .zip(&primary_slots)
-                .any(|(a, b)| a.slot.id != b.id)
-        {
-            return error(node, format!("the vftable slots of '{class}' disagree"));
+                .extend(primary_slots[inherited..].iter().map(|slot| VftableSlot {
+                    slot: slot.clone(),
+                    this_offset: 0,
+                    overrider_vbase: None,
+                }));
         }
-        primary
-            .slots
-            .extend(primary_slots[inherited..].iter().map(|slot| VftableSlot {
-                slot: slot.clone(),
-                this_offset: 0,
-            }));
         // Vftables whose paths are alike are told apart by the base each comes from.
         let mut alike = Vec::new();
         for (i, (table, _)) in tables.iter().enumerate() {
@@ -254,9 +345,8 @@ impl<'ast> State<'ast> {
             }
         }
         for i in alike {
-            match tables[i].1.clone() {
-                Some(base) => tables[i].0.path.push(base),
-                None => return error(node, format!("the vftables of '{class}' have one path")),
+            if let Some(base) = tables[i].1.clone() {
+                tables[i].0.path.push(base);
             }
         }
         let tables: Vec<Vftable> = tables.into_iter().map(|(table, _)| table).collect();
@@ -271,10 +361,8 @@ impl<'ast> State<'ast> {
         Ok(tables)
     }
 
-    /// Where a virtual function of a class is: the offset of the vftable pointer its
-    /// `this` points to (and its callers' `this` is moved to) and its slot there, for
-    /// the first vftable of `class` that has a slot of kind `kind` held by `id` (any
-    /// when `None`).
+    /// Where a virtual function of a class is: in the first vftable of `class` that has
+    /// a slot of kind `kind` held by `id` (any when `None`).
     pub fn msvc_slot_location(
         &mut self,
         ctx: &mut ModuleCtx,
@@ -282,31 +370,66 @@ impl<'ast> State<'ast> {
         class: &str,
         kind: SlotKind,
         id: Option<&str>,
-    ) -> R<Option<(u64, usize)>> {
+    ) -> R<Option<SlotLocation>> {
         for table in self.msvc_vftables(ctx, node, class)? {
             if let Some(index) = table
                 .slots
                 .iter()
                 .position(|s| s.slot.kind == kind && id.is_none_or(|id| s.slot.id == id))
             {
-                return Ok(Some((table.offset, index)));
+                return self
+                    .msvc_table_location(ctx, node, class, &table, index)
+                    .map(Some);
             }
         }
         Ok(None)
     }
 
+    /// Slot `index` of vftable `table` of class `class`.
+    pub fn msvc_table_location(
+        &mut self,
+        ctx: &mut ModuleCtx,
+        node: &Node,
+        class: &str,
+        table: &Vftable,
+        index: usize,
+    ) -> R<SlotLocation> {
+        let vbase = match &table.vbase {
+            Some(vbase) => {
+                let layout = self.layout(ctx, node, class)?;
+                let Some(at) = layout.virtual_base_offset(vbase) else {
+                    return error(node, format!("virtual base '{vbase}' not placed"));
+                };
+                Some((vbase.clone(), table.offset - at))
+            }
+            None => None,
+        };
+        Ok(SlotLocation {
+            offset: table.offset,
+            vbase,
+            index,
+        })
+    }
+
     /// The offset of the vftable pointer a virtual member function's `this` points to,
-    /// in its class (0 for any other member function).
+    /// in its class as a complete object: for a destructor, where its slot is when that
+    /// is in a virtual base (else 0, its object); 0 for any other member function.
     pub fn msvc_this_offset(&mut self, ctx: &mut ModuleCtx, method: &Node) -> R<u64> {
-        if method.kind != "CXXMethodDecl" && method.kind != "CXXConversionDecl" {
-            return Ok(0);
-        }
+        let kind = match method.kind.as_str() {
+            "CXXMethodDecl" | "CXXConversionDecl" => SlotKind::Method,
+            "CXXDestructorDecl" => SlotKind::DeletingDestructor,
+            _ => return Ok(0),
+        };
         let Some(class) = self.class_of(method) else {
             return Ok(0);
         };
-        Ok(self
-            .msvc_slot_location(ctx, method, &class, SlotKind::Method, Some(&method.id))?
-            .map_or(0, |(offset, _)| offset))
+        let location = self.msvc_slot_location(ctx, method, &class, kind, Some(&method.id))?;
+        Ok(match location {
+            Some(location) if kind == SlotKind::Method || location.vbase.is_some() => {
+                location.offset
+            }
+            _ => 0,
+        })
     }
 
     /// The name of a class in its RTTI symbols (`In@ns@@`); declares its typeinfo (with
@@ -379,10 +502,23 @@ impl<'ast> State<'ast> {
         if self.rtti_globals.iter().any(|g| g.name == symbol) {
             return Ok((symbol, ty));
         }
+        // A vftable in a virtual base with a vtordisp: its thunks subtract it, and the
+        // locator says where it is (before the virtual base, from the vftable pointer).
+        let layout = self.layout(ctx, node, class)?;
+        let vtordisp = match &table.vbase {
+            Some(vbase) if layout.vtordisp_bases.contains(vbase) => {
+                let Some(at) = layout.virtual_base_offset(vbase) else {
+                    return error(node, format!("virtual base '{vbase}' not placed"));
+                };
+                Some(at as i64 - table.offset as i64 - 4)
+            }
+            _ => None,
+        };
         let locator = self.complete_object_locator(
             ctx,
             &complete_object_locator_symbol(&class_name, &path),
             table.offset,
+            vtordisp.map_or(0, |v| -v as u64),
         );
         let mut entries = vec![AttrData::GlobalView {
             symbol: locator,
@@ -399,8 +535,26 @@ impl<'ast> State<'ast> {
                 let Some(decl) = self.index.by_id.get(slot.slot.id.as_str()).copied() else {
                     return error(node, format!("a virtual function of '{class}' not found"));
                 };
-                // The overrider's `this` is elsewhere in the object: a thunk moves it.
-                let adjustment = slot.this_offset as i64 - table.offset as i64;
+                // The overrider's `this` is elsewhere in the object: a thunk moves it,
+                // by the vtordisp first when the overrider is outside the virtual base.
+                let offset = slot.this_offset as i64 - table.offset as i64;
+                let adjustment = match vtordisp {
+                    Some(vtordisp) if slot.overrider_vbase != table.vbase => {
+                        if slot.overrider_vbase.is_some() {
+                            return unsupported(
+                                node,
+                                format!(
+                                    "a vtordispex thunk in a vftable of '{class}' (an overrider in another virtual base)"
+                                ),
+                            );
+                        }
+                        ThisAdjustment {
+                            vtordisp: Some(vtordisp),
+                            offset,
+                        }
+                    }
+                    _ => ThisAdjustment::fixed(offset),
+                };
                 self.slot_symbol(ctx, decl, slot.slot.kind, adjustment)?
             };
             entries.push(AttrData::GlobalView {
@@ -415,25 +569,34 @@ impl<'ast> State<'ast> {
     }
 
     /// Declares the Complete Object Locator `name` of a vftable whose pointer is at
-    /// `vfptr_offset` in the complete object: without an initializer at offset 0, else
-    /// with one whose second field is the offset (the emitter defines the rest).
+    /// `vfptr_offset` in the complete object, its vtordisp (if any) `vtordisp_distance`
+    /// bytes before the pointer: without an initializer when both are 0, else with one
+    /// whose second and third fields are them (the emitter defines the rest).
     fn complete_object_locator(
         &mut self,
         ctx: &mut ModuleCtx,
         name: &str,
         vfptr_offset: u64,
+        vtordisp_distance: u64,
     ) -> Symbol {
         let s32 = ctx.types.common().s32;
         let locator_ty = ctx.types.array(s32, LOCATOR_FIELDS);
         let symbol = self.declare_rtti_object(ctx, name, locator_ty);
-        if vfptr_offset != 0
+        if (vfptr_offset != 0 || vtordisp_distance != 0)
             && let Some(global) = self.rtti_globals.iter_mut().find(|g| g.name == symbol)
             && global.init.is_none()
         {
-            let fields = [1, i128::from(vfptr_offset), 0, 0, 0, 0]
-                .into_iter()
-                .map(|value| ctx.attrs.intern(AttrData::Int { value, ty: s32 }))
-                .collect();
+            let fields = [
+                1,
+                i128::from(vfptr_offset),
+                i128::from(vtordisp_distance),
+                0,
+                0,
+                0,
+            ]
+            .into_iter()
+            .map(|value| ctx.attrs.intern(AttrData::Int { value, ty: s32 }))
+            .collect();
             global.init = Some(ctx.attrs.intern(AttrData::ConstArray {
                 elements: ConstArrayElements::Attrs(fields),
                 ty: locator_ty,
@@ -509,7 +672,7 @@ pub fn generate_scalar_deleting_destructor<'ast>(
             SlotKind::DeletingDestructor,
             Some(&decl.id),
         )?
-        .map_or(0, |(offset, _)| offset);
+        .map_or(0, |location| location.offset);
     let (sig, params) = deleting_destructor_signature(mb.ctx(), destructor.sig);
     let mut b = mb.function(&name, sig, &params);
     // Only this module's vftables point to it.
@@ -585,15 +748,72 @@ pub(super) fn deleting_destructor_signature(
 impl<'ast> FnGen<'_, 'ast, '_> {
     /// Stores the address of each of `class`'s vftables (its first function slot) in its
     /// vftable pointer in the object at `object`, when the class is dynamic.
+    ///
+    /// A vftable pointer in a virtual base is found through the vbtable; each virtual
+    /// base with a vtordisp gets it: how far the virtual base is from where the class's
+    /// layout puts it (not 0 while the object is a base subobject of a class that puts
+    /// it elsewhere), which the vtordisp thunks in the class's vftables subtract.
     pub fn store_vfptr(&mut self, node: &Node, class: &str, object: Value) -> R<()> {
         let tables = self.st.msvc_vftables(self.b.ctx, node, class)?;
         for (index, table) in tables.iter().enumerate() {
             let (symbol, ty) = self.st.vftable(self.b.ctx, node, class, index)?;
-            let address = self.byte_offset(object, table.offset as i64);
+            let location = self
+                .st
+                .msvc_table_location(self.b.ctx, node, class, table, 0)?;
+            let address = self.msvc_vfptr_address(node, class, object, &location)?;
             // The locator's slot comes first.
             self.store_table_entry_address(symbol, ty, 1, address);
         }
+        let layout = self.st.layout(self.b.ctx, node, class)?;
+        let common = *self.b.ctx.types.common();
+        for vbase in &layout.vtordisp_bases {
+            let Some(static_offset) = layout.virtual_base_offset(vbase) else {
+                return error(node, format!("virtual base '{vbase}' not placed"));
+            };
+            let offset = self.virtual_base_offset(node, object, class, vbase)?;
+            let expected = self.b.const_int(common.s64, i128::from(static_offset));
+            let displacement = self.b.binop(BinaryOp::Sub, offset, expected);
+            let displacement = self.b.cast(CastKind::Integral, displacement, common.s32);
+            let base = super::vtable::byte_offset_by(&mut self.b, object, offset);
+            let at = self.byte_offset(base, -4);
+            let s32_ptr = self.b.ctx.types.ptr(common.s32);
+            let at = self.b.cast(CastKind::Bitcast, at, s32_ptr);
+            self.b.store(displacement, at, 4);
+        }
         Ok(())
+    }
+
+    /// The address of the vftable pointer of a slot location of class `class` in the
+    /// object at `object`: at its offset, or in its virtual base, found through the
+    /// vbtable.
+    pub fn msvc_vfptr_address(
+        &mut self,
+        node: &Node,
+        class: &str,
+        object: Value,
+        location: &SlotLocation,
+    ) -> R<Value> {
+        Ok(match &location.vbase {
+            Some((vbase, within)) => {
+                let offset = self.virtual_base_offset(node, object, class, vbase)?;
+                let base = super::vtable::byte_offset_by(&mut self.b, object, offset);
+                self.byte_offset(base, *within as i64)
+            }
+            None => self.byte_offset(object, location.offset as i64),
+        })
+    }
+
+    /// The address of the first vftable pointer of the object of class `class` at
+    /// `object` (what msvcrt's RTTI functions read).
+    fn msvc_first_vfptr(&mut self, node: &Node, class: &str, object: Value) -> R<Value> {
+        let tables = self.st.msvc_vftables(self.b.ctx, node, class)?;
+        let Some(first) = tables.first() else {
+            return error(node, format!("'{class}' has no vftable"));
+        };
+        let location = self
+            .st
+            .msvc_table_location(self.b.ctx, node, class, first, 0)?;
+        self.msvc_vfptr_address(node, class, object, &location)
     }
 
     /// `delete p` of an object with a virtual destructor at vftable slot `index`: the
@@ -607,7 +827,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         destructor: Callee,
         global: bool,
     ) -> R<()> {
-        let Some((offset, index)) = self.st.msvc_slot_location(
+        let Some(location) = self.st.msvc_slot_location(
             self.b.ctx,
             node,
             class,
@@ -618,8 +838,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             return error(node, format!("'{class}' has no virtual destructor"));
         };
         let (sig, _) = deleting_destructor_signature(self.b.ctx, destructor.sig);
-        let pointer = self.byte_offset(pointer, offset as i64);
-        let function = self.virtual_function(pointer, index);
+        let pointer = self.msvc_vfptr_address(node, class, pointer, &location)?;
+        let function = self.virtual_function(pointer, location.index);
         let function_ty = self.b.ctx.types.ptr(sig);
         let function = self.b.cast(CastKind::Bitcast, function, function_ty);
         let u32_ty = self.b.ctx.types.common().u32;
@@ -637,10 +857,29 @@ impl<'ast> FnGen<'_, 'ast, '_> {
 
     /// The `this` a call of `method` passes for the object at `object`: on the Microsoft
     /// ABI, a virtual function's `this` points to the vftable pointer of the first of
-    /// its class's vftables it has a slot in ([`State::msvc_this_offset`]).
-    pub fn msvc_adjusted_this(&mut self, method: &Node, object: Value) -> R<Value> {
+    /// its class's vftables it has a slot in: found through the vbtable for a virtual
+    /// call when that is in a virtual base, else where the class's layout puts it
+    /// ([`State::msvc_this_offset`], what the function's prologue undoes).
+    pub fn msvc_adjusted_this(
+        &mut self,
+        method: &Node,
+        object: Value,
+        virtual_call: bool,
+    ) -> R<Value> {
         if self.st.abi != ehir_core::abi::EhAbi::Msvc {
             return Ok(object);
+        }
+        if virtual_call && let Some(class) = self.st.class_of(method) {
+            let location = self.st.msvc_slot_location(
+                self.b.ctx,
+                method,
+                &class,
+                SlotKind::Method,
+                Some(&method.id),
+            )?;
+            if let Some(location) = location {
+                return self.msvc_vfptr_address(method, &class, object, &location);
+            }
         }
         let offset = self.st.msvc_this_offset(self.b.ctx, method)?;
         Ok(self.byte_offset(object, offset as i64))
@@ -660,7 +899,8 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let (operand, type_info) = self.typeid_operand(e)?;
         let type_info_ptr = self.b.ctx.types.ptr(type_info);
         let info = match operand {
-            TypeidOperand::Dynamic(object) => {
+            TypeidOperand::Dynamic(object, class) => {
+                let object = self.msvc_first_vfptr(e, &class, object)?;
                 let void_ptr = self.b.ctx.types.common().void_ptr;
                 let raw = self.b.cast(CastKind::Bitcast, object, void_ptr);
                 let sig = self.b.ctx.types.func(vec![void_ptr], Some(void_ptr), false);
@@ -697,9 +937,11 @@ impl<'ast> FnGen<'_, 'ast, '_> {
             };
             return Ok(result);
         };
+        // The object's first vftable pointer (in a virtual base, maybe).
+        let raw = self.msvc_first_vfptr(e, &source, raw)?;
         let source_descriptor = self.type_descriptor_address(e, &CType::Named(source))?;
         let target_descriptor = self.type_descriptor_address(e, &CType::Named(target.clone()))?;
-        // The vftable pointer is at offset 0 of the object.
+        // The source object is the one the vftable's locator names.
         let vfptr_offset = self.b.const_int(common.s32, 0);
         let is_reference = self.b.const_int(common.s32, i128::from(reference));
         let sig = self.b.ctx.types.func(

@@ -328,14 +328,7 @@ pub fn complete_object_locator_symbol(class_name: &str, path: &str) -> String {
 /// `E`) becomes that of an adjustor thunk (`W`, `O`, `G`) followed by the number
 /// `-adjustment`. `None` when `target` is no virtual member function's name.
 pub fn msvc_thunk_symbol(target: &str, adjustment: i64) -> Option<String> {
-    // The access letter follows the qualified name (`…@@`) and precedes the `this`
-    // pointer's `E` (64-bit) modifier.
-    let at = target.match_indices("@@").map(|(i, _)| i + 2).find(|&i| {
-        matches!(
-            target.as_bytes().get(i..i + 2),
-            Some([b'U' | b'M' | b'E', b'E'])
-        )
-    })?;
+    let at = msvc_virtual_access_at(target)?;
     let thunk = match target.as_bytes()[at] {
         b'U' => 'W',
         b'M' => 'O',
@@ -347,6 +340,39 @@ pub fn msvc_thunk_symbol(target: &str, adjustment: i64) -> Option<String> {
         msvc_number(-adjustment),
         &target[at + 1..]
     ))
+}
+
+/// The vtordisp thunk (`?f@D@@$4PPPPPPPM@A@EAAXXZ`) of the virtual member function
+/// `target` (named as for [`msvc_thunk_symbol`]) that moves `this` back by the vtordisp
+/// stored `vtordisp` (negative) bytes from it, then adds `adjustment`: the access letter
+/// becomes `$` and the digit of a vtordisp thunk of that access (`0` private, `2`
+/// protected, `4` public), followed by the two numbers as 32-bit unsigned ones, the
+/// second negated. `None` when `target` is no virtual member function's name.
+pub fn msvc_vtordisp_thunk_symbol(target: &str, vtordisp: i64, adjustment: i64) -> Option<String> {
+    let at = msvc_virtual_access_at(target)?;
+    let access = match target.as_bytes()[at] {
+        b'U' => '4',
+        b'M' => '2',
+        _ => '0',
+    };
+    Some(format!(
+        "{}${access}{}{}{}",
+        &target[..at],
+        msvc_number(i64::from(vtordisp as u32)),
+        msvc_number(i64::from((-adjustment) as u32)),
+        &target[at + 1..]
+    ))
+}
+
+/// Where the access letter of a virtual member function's name (`U`, `M`, `E`) is: after
+/// the qualified name (`…@@`), before the `this` pointer's `E` (64-bit) modifier.
+fn msvc_virtual_access_at(target: &str) -> Option<usize> {
+    target.match_indices("@@").map(|(i, _)| i + 2).find(|&i| {
+        matches!(
+            target.as_bytes().get(i..i + 2),
+            Some([b'U' | b'M' | b'E', b'E'])
+        )
+    })
 }
 
 /// The Class Hierarchy Descriptor of a class (`??_R3In@ns@@8`): its attributes and its
@@ -1077,6 +1103,25 @@ mod tests {
             Some("?f@In@ns@@OBI@EBAHXZ")
         );
         assert_eq!(msvc_thunk_symbol("?f@@YAXXZ", -8), None);
+    }
+
+    /// Vtordisp thunk names as Clang for Windows gives them (the vtordisp 4 bytes before
+    /// the vftable pointer; no further move, or 16 bytes back).
+    #[test]
+    fn vtordisp_thunk_names() {
+        assert_eq!(
+            msvc_vtordisp_thunk_symbol("?name@TeeSink@@UEBAPEBDXZ", -4, 0).as_deref(),
+            Some("?name@TeeSink@@$4PPPPPPPM@A@EBAPEBDXZ")
+        );
+        assert_eq!(
+            msvc_vtordisp_thunk_symbol("??_ETeeSink@@UEAAPEAXI@Z", -4, 0).as_deref(),
+            Some("??_ETeeSink@@$4PPPPPPPM@A@EAAPEAXI@Z")
+        );
+        assert_eq!(
+            msvc_vtordisp_thunk_symbol("?f@D@@MEAAXXZ", -4, -16).as_deref(),
+            Some("?f@D@@$2PPPPPPPM@BA@EAAXXZ")
+        );
+        assert_eq!(msvc_vtordisp_thunk_symbol("?f@@YAXXZ", -4, 0), None);
     }
 
     #[test]
