@@ -836,6 +836,14 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         nothrow: bool,
     ) -> Option<(CallTarget, Option<ReturnedClass>)> {
         let loc = self.func.dfg.loc(op);
+        // A call of a runtime function that never throws is `nounwind` as Clang emits it,
+        // also where the CIR call is not written `nothrow` (upstream's lowering leaves
+        // `__cxa_begin_catch` unmarked).
+        let nothrow = nothrow
+            || callee.is_some_and(|s| {
+                ehir_core::abi::runtime::runtime_function(self.ctx().name(s))
+                    .is_some_and(|f| f.nounwind)
+            });
         let (callee_operand, args) = match callee {
             Some(s) => (self.module_emitter.function_ref(s, sig, loc), operands),
             None => match operands.split_first() {
