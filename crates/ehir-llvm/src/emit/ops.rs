@@ -836,13 +836,13 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         nothrow: bool,
     ) -> Option<(CallTarget, Option<ReturnedClass>)> {
         let loc = self.func.dfg.loc(op);
-        // A call of a runtime function that never throws is `nounwind` as Clang emits it,
-        // also where the CIR call is not written `nothrow` (upstream's lowering leaves
-        // `__cxa_begin_catch` unmarked).
+        // A runtime function that never throws but whose lowered calls are not written
+        // `nothrow` (upstream's lowering leaves `__cxa_begin_catch` unmarked) is called
+        // `nounwind`, as Clang emits it.
         let nothrow = nothrow
             || callee.is_some_and(|s| {
                 ehir_core::abi::runtime::runtime_function(self.ctx().name(s))
-                    .is_some_and(|f| f.nounwind)
+                    .is_some_and(|f| f.nounwind && !f.call_nothrow)
             });
         let (callee_operand, args) = match callee {
             Some(s) => (self.module_emitter.function_ref(s, sig, loc), operands),
