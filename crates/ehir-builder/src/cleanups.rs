@@ -369,8 +369,8 @@ impl FunctionBuilder<'_> {
     /// // tested by the cleanup.
     /// assert_eq!(ehir_core::printer::function_to_string(&ctx, &func), "\
     /// cir.func @f(%arg0: !cir.bool) {
-    ///   %0 = cir.alloca !rec_T, !cir.ptr<!rec_T>, [\"ref.tmp\"]
-    ///   %1 = cir.alloca !cir.bool, !cir.ptr<!cir.bool>, [\"cleanup.cond\"] {alignment = 1 : i64}
+    ///   %0 = cir.alloca \"ref.tmp\" : !cir.ptr<!rec_T>
+    ///   %1 = cir.alloca \"cleanup.cond\" align(1) : !cir.ptr<!cir.bool>
     ///   %2 = cir.const #false
     ///   cir.store align(1) %2, %1 : !cir.bool, !cir.ptr<!cir.bool>
     ///   cir.cleanup.scope {

@@ -91,7 +91,7 @@
 //! let text = ehir_core::printer::function_to_string(&ctx, &func);
 //! assert_eq!(text, "\
 //! cir.func @someFunc() {
-//!   %0 = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, [\"c\", init]
+//!   %0 = cir.alloca \"c\" init : !cir.ptr<!rec_SomeClass>
 //!   cir.call @_ZN9SomeClassC1Ev(%0) : (!cir.ptr<!rec_SomeClass>) -> ()
 //!   cir.cleanup.scope {
 //!     cir.call @_ZN9SomeClass11doSomethingEv(%0) : (!cir.ptr<!rec_SomeClass>) -> ()

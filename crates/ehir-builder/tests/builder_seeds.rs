@@ -100,6 +100,14 @@ fn rename_values(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// A context that prints allocas as the seed listings write them: upstream's older
+/// typed spelling (`cir.alloca T, !cir.ptr<T>, ["c", init]`).
+fn listing_ctx() -> ModuleCtx {
+    let mut ctx = ModuleCtx::default();
+    ctx.alloca_spelling = Some(ehir_core::AllocaSpelling::Typed);
+    ctx
+}
+
 fn assert_same_shape(built: &str, prefix: &str) {
     // 1. The listing as the reader parses and prints it (canonical form, implicit
     //    `cir.yield`s made explicit) equals the built function modulo value names.
@@ -166,7 +174,7 @@ fn exception() -> CallFlags {
 
 /// `SomeClass c; c.doSomething();` with a cleanup of `kind`.
 fn build_03_or_28(kind: CleanupKind) -> String {
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let sc = some_class(&mut ctx);
     let void_sig = ctx.types.func(vec![], None, false);
     let ctor = ctx.sym("_ZN9SomeClassC1Ev");
@@ -197,7 +205,7 @@ fn listing_28_cleanup_with_unhandled_exception() {
 
 #[test]
 fn listing_05_multiple_objects() {
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let sc = some_class(&mut ctx);
     let void_sig = ctx.types.func(vec![], None, false);
     let ctor = ctx.sym("_ZN9SomeClassC1Ev");
@@ -229,7 +237,7 @@ fn listing_05_multiple_objects() {
 }
 
 fn build_07_or_31(kind: CleanupKind) -> String {
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let sc = some_class(&mut ctx);
     let s32 = ctx.types.common().s32;
     let sig = ctx.types.func(vec![], Some(s32), false);
@@ -313,7 +321,7 @@ fn listing_31_shared_cleanups() {
 
 #[test]
 fn listing_09_eh_only_cleanup() {
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let derived = {
         let a = ctx.sym("rec_Derived");
         ctx.types.record(a)
@@ -349,7 +357,7 @@ fn listing_09_eh_only_cleanup() {
 
 /// `try { f(); } catch (std::exception &e) {} [catch (...) {}]` in the seed's form.
 fn build_12_or_14(catch_all: bool) -> String {
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let exc = {
         let a = ctx.sym("rec_std3A3Aexception");
         ctx.types.record(a)
@@ -391,7 +399,7 @@ fn listing_14_try_catch_all() {
 }
 
 fn build_16_or_25() -> String {
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let sc = some_class(&mut ctx);
     let void_sig = ctx.types.func(vec![], None, false);
     let ctor = ctx.sym("_ZN9SomeClassC1Ev");
@@ -428,7 +436,7 @@ fn listing_25_try_catch_with_cleanup_high_level() {
 
 #[test]
 fn listing_18_try_within_cleanup() {
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let sc = some_class(&mut ctx);
     let exc = {
         let a = ctx.sym("rec_std3A3Aexception");
@@ -465,7 +473,7 @@ fn listing_18_try_within_cleanup() {
 #[test]
 fn conditional_cleanup_wraps_the_conditional_and_tests_a_flag() {
     // `int x = c ? T().get() : 0;` — the temporary exists only on the true arm.
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let sc = some_class(&mut ctx);
     let s32 = ctx.types.common().s32;
     let bool_ty = ctx.types.common().bool;
@@ -535,7 +543,7 @@ cir.func @f(%arg0: !cir.bool) {
 
 #[test]
 fn exception_specifications_and_throw() {
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let s32 = ctx.types.common().s32;
     let void_sig = ctx.types.func(vec![], None, false);
     let ti = ctx.sym("_ZTIi");
@@ -578,7 +586,7 @@ cir.func @_Z1gv() {
 
 #[test]
 fn misuse_is_reported_not_panicked() {
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let void_sig = ctx.types.func(vec![], None, false);
     let mut b = FunctionBuilder::new(&mut ctx, "f", void_sig, &[]);
     b.pop_cleanup();
@@ -586,7 +594,7 @@ fn misuse_is_reported_not_panicked() {
     let err = b.finish().expect_err("misuse");
     assert!(err.to_string().contains("pop_cleanup"), "{err}");
 
-    let mut ctx = ModuleCtx::default();
+    let mut ctx = listing_ctx();
     let mut b = FunctionBuilder::new(&mut ctx, "f", void_sig, &[]);
     b.enter_scope();
     let err = b.finish().expect_err("open scope");

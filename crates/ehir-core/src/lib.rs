@@ -64,8 +64,8 @@ pub use entities::{
 pub use function::{Function, InlineKind, Linkage, Phase, Visit};
 pub use layout::Layout;
 pub use module::{
-    Global, Item, Module, ModuleAttribute, ModuleCtx, RecordDecl, RecordKind, TypeInfoBase,
-    TypeInfoDecl,
+    AllocaSpelling, Global, Item, Module, ModuleAttribute, ModuleCtx, RecordDecl, RecordKind,
+    TypeInfoBase, TypeInfoDecl,
 };
 pub use ops::{
     BinaryOp, CallFlags, CaseKind, CastKind, CleanupKind, CmpPredicate, ExtraData, HandlerKey,

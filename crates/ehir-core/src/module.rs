@@ -127,9 +127,25 @@ pub enum Item {
     Function(FuncId),
 }
 
+/// How `cir.alloca` is printed. Upstream changed its printer: files of both versions
+/// exist, and each round-trips in its own ([`ModuleCtx::alloca_spelling`]).
+#[derive(Copy, Clone, PartialEq, Eq, Debug, Default)]
+pub enum AllocaSpelling {
+    /// Upstream's newest: `cir.alloca "x" align(4) init : !cir.ptr<!s32i>`.
+    #[default]
+    Named,
+    /// Upstream's older: `cir.alloca !s32i, !cir.ptr<!s32i>, ["x", init] {alignment = 4 :
+    /// i64}`.
+    Typed,
+}
+
 /// The interned tables every function of a module shares.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleCtx {
+    /// The spelling of the first `cir.alloca` of the module's text (`None`: it had none,
+    /// or the module was built); the printer keeps it, else prints upstream's newest
+    /// ([`ModuleCtx::printed_alloca_spelling`]).
+    pub alloca_spelling: Option<AllocaSpelling>,
     /// The symbol interner (function, global, record and label names).
     pub symbols: SymbolTable,
     /// The type interner.
@@ -150,6 +166,11 @@ pub struct ModuleCtx {
 }
 
 impl ModuleCtx {
+    /// The spelling the printer gives `cir.alloca`: the text's, else upstream's newest.
+    pub fn printed_alloca_spelling(&self) -> AllocaSpelling {
+        self.alloca_spelling.unwrap_or_default()
+    }
+
     /// The declaration of a record alias, if it was declared.
     pub fn record(&self, alias: Symbol) -> Option<&RecordDecl> {
         self.record_index.get(&alias).map(|&i| &self.records[i])

@@ -50,6 +50,7 @@ pub const KNOWN_PASSES: &[&str] = &[
     "lowering-prepare",
     "flatten-cfg",
     "simplify-cfg",
+    "remove-unreachable-blocks",
     "eh-abi-lowering=itanium",
     "eh-abi-lowering=msvc",
 ];
@@ -61,6 +62,7 @@ pub fn pass_by_name(name: &str) -> Option<Box<dyn Pass>> {
         "lowering-prepare" => Some(Box::new(LoweringPrepare)),
         "flatten-cfg" => Some(Box::new(FlattenCfg)),
         "simplify-cfg" => Some(Box::new(SimplifyCfg)),
+        "remove-unreachable-blocks" => Some(Box::new(crate::simplify_cfg::RemoveUnreachableBlocks)),
         "eh-abi-lowering=itanium" => Some(Box::new(EhAbiLowering {
             abi: EhAbi::Itanium,
         })),
@@ -386,7 +388,8 @@ fn phase_errors(module: &Module, fine: impl Fn(Phase) -> bool, complaint: &str) 
 
 /// Brings every function definition of the module to `target`: structured functions
 /// through `lowering-prepare`, `flatten-cfg` and `simplify-cfg`, flat ones through the EH ABI lowering of
-/// `target` (Itanium or MSVC). Verifies after every pass. A function already beyond
+/// `target` (Itanium or MSVC; after the Itanium one, the blocks it left unreachable are
+/// removed). Verifies after every pass. A function already beyond
 /// `target` (or at the other ABI) is an error. The input is verified first, also when
 /// there is nothing to lower ([`PassError::Input`]).
 pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
@@ -424,9 +427,12 @@ pub fn lower_to(module: &mut Module, target: Phase) -> Result<(), PassError> {
     }
     let needs_abi = any_at(module, Phase::Structured) || any_at(module, Phase::Flat);
     match target {
-        Phase::Itanium if needs_abi => pm.add(Box::new(EhAbiLowering {
-            abi: EhAbi::Itanium,
-        })),
+        Phase::Itanium if needs_abi => {
+            pm.add(Box::new(EhAbiLowering {
+                abi: EhAbi::Itanium,
+            }));
+            pm.add(Box::new(crate::simplify_cfg::RemoveUnreachableBlocks));
+        }
         Phase::Msvc if needs_abi => pm.add(Box::new(EhAbiLowering { abi: EhAbi::Msvc })),
         _ => {}
     }

@@ -19,8 +19,10 @@
 //! Structured functions are left alone: their nested regions are not a control flow graph
 //! of their own (`cir.goto` reaches a `cir.label` without an edge).
 //!
-//! The EH ABI lowerings call [`remove_unreachable_blocks`] and
-//! [`merge_straight_line_blocks`] on the blocks their rewrites leave behind.
+//! The MSVC EH ABI lowering calls [`remove_unreachable_blocks`] and
+//! [`merge_straight_line_blocks`] on the blocks its rewrites leave behind. The Itanium
+//! lowering leaves them, as upstream's does; ehir's pipeline ([`crate::lower_to`]) then
+//! runs [`RemoveUnreachableBlocks`], step 1 alone.
 
 use crate::manager::Pass;
 use crate::pass::FunctionStep;
@@ -42,6 +44,34 @@ impl Pass for SimplifyCfg {
             phase: None,
             body: Box::new(|_, func| {
                 simplify_function(func);
+                Ok(())
+            }),
+            declares_callees: false,
+            compacts: true,
+        })
+    }
+}
+
+/// Step 1 of `simplify-cfg` alone ([`remove_unreachable_blocks`] on flat, Itanium and
+/// MSVC functions): what [`crate::lower_to`] runs after the Itanium EH lowering, whose
+/// rewrites can leave blocks unreachable (a dispatch's `unwind` destination behind an
+/// empty filter, the cleanups a `noexcept` boundary skips).
+pub struct RemoveUnreachableBlocks;
+
+impl Pass for RemoveUnreachableBlocks {
+    fn name(&self) -> &'static str {
+        "remove-unreachable-blocks"
+    }
+
+    fn function_step(&self, _: &Module) -> Option<FunctionStep<'_>> {
+        Some(FunctionStep {
+            phase: None,
+            body: Box::new(|_, func| {
+                if func.phase != Phase::Structured
+                    && let Some(body) = func.body
+                {
+                    remove_unreachable_blocks(func, body);
+                }
                 Ok(())
             }),
             declares_callees: false,

@@ -6,9 +6,9 @@ use crate::lexer::{Token, TokenKind};
 use crate::parser::{Names, PResult, Parser};
 use ehir_core::ops::OpCode;
 use ehir_core::{
-    Attr, AttrData, BinaryOp, Block, CallFlags, CaseKind, CastKind, CleanupKind, CmpPredicate,
-    Diagnostic, ExtraData, HandlerKey, LandingPadClause, Loc, Op, OpKind, PackedOption, ParamAbi,
-    Symbol, Type, UnaryOp, Value,
+    AllocaSpelling, Attr, AttrData, BinaryOp, Block, CallFlags, CaseKind, CastKind, CleanupKind,
+    CmpPredicate, Diagnostic, ExtraData, HandlerKey, LandingPadClause, Loc, Op, OpKind,
+    PackedOption, ParamAbi, Symbol, Type, UnaryOp, Value,
 };
 use smallvec::SmallVec;
 
@@ -794,11 +794,17 @@ impl<'s> Parser<'s> {
     /// `cir.alloca`, in either spelling.
     fn parse_alloca(&mut self, n: &Names<'s>, loc: Loc) -> PResult<()> {
         let mut count = Vec::new();
-        let (alloc_ty, ty, name, init, align, dest_slot) = if self.at(TokenKind::String) {
-            self.parse_named_alloca()?
+        let spelling = if self.at(TokenKind::String) {
+            AllocaSpelling::Named
         } else {
-            self.parse_typed_alloca(&mut count)?
+            AllocaSpelling::Typed
         };
+        let (alloc_ty, ty, name, init, align, dest_slot) = match spelling {
+            AllocaSpelling::Named => self.parse_named_alloca()?,
+            AllocaSpelling::Typed => self.parse_typed_alloca(&mut count)?,
+        };
+        // The module prints back in the spelling of its first alloca.
+        self.module.ctx.alloca_spelling.get_or_insert(spelling);
         let kind = OpKind::Alloca {
             alloc_ty,
             name,

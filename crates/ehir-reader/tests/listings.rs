@@ -239,12 +239,12 @@ fn corrected_36_lands_on_the_three_clauses() {
     );
     assert_contains(
         &printed,
-        "%5 = cir.call @__cxa_begin_catch(%4) : (!cir.ptr<!void>) -> !cir.ptr<!void>",
+        "%5 = cir.call @__cxa_begin_catch(%4) : (!cir.ptr<!void>) -> !cir.ptr<!u8i>",
     );
     // `__cxa_begin_catch`/`__cxa_end_catch` are declared from the runtime table.
     assert_contains(
         &printed,
-        "cir.func @__cxa_begin_catch(!cir.ptr<!void>) -> !cir.ptr<!void>\n",
+        "cir.func @__cxa_begin_catch(!cir.ptr<!void>) -> !cir.ptr<!u8i>\n",
     );
     assert_contains(&printed, "cir.func @__cxa_end_catch()\n");
 }

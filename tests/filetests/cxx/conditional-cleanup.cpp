@@ -11,8 +11,8 @@ struct T {
 int pick(bool c) { return c ? T(1).get() : 0; }
 
 // CHECK-LABEL: cir.func @_Z4pickb(%arg0: !cir.bool) -> !s32i {
-// CHECK:         %[[TMP:.+]] = cir.alloca !rec_T, !cir.ptr<!rec_T>, ["ref.tmp"]
-// CHECK-NEXT:    %[[FLAG:.+]] = cir.alloca !cir.bool, !cir.ptr<!cir.bool>, ["cleanup.cond"]
+// CHECK:         %[[TMP:.+]] = cir.alloca "ref.tmp"{{( align\([0-9]+\))?}} : !cir.ptr<!rec_T>
+// CHECK-NEXT:    %[[FLAG:.+]] = cir.alloca "cleanup.cond"{{( align\([0-9]+\))?}} : !cir.ptr<!cir.bool>
 // CHECK:         %[[F:.+]] = cir.const #false
 // CHECK-NEXT:    cir.store align(1) %[[F]], %[[FLAG]]
 // CHECK-NEXT:    cir.cleanup.scope {

@@ -19,7 +19,7 @@ void destroy(W* w) { delete w; }
 // delete: null check, destructor, then operator delete.
 
 // CHECK-LABEL: cir.func @_Z4makev() -> !cir.ptr<!rec_W> {
-// CHECK:         %[[ACTIVE:.+]] = cir.alloca !cir.bool, !cir.ptr<!cir.bool>, ["cleanup.isactive"]
+// CHECK:         %[[ACTIVE:.+]] = cir.alloca "cleanup.isactive"{{( align\([0-9]+\))?}} : !cir.ptr<!cir.bool>
 // CHECK:         %[[SIZE:.+]] = cir.const #cir.int<1> : !u64i
 // CHECK-NEXT:    %[[RAW:.+]] = cir.call @_Znwm(%[[SIZE]]) : (!u64i) -> !cir.ptr<!void>
 // CHECK-NEXT:    %[[P:.+]] = cir.cast bitcast %[[RAW]] : !cir.ptr<!void> -> !cir.ptr<!rec_W>

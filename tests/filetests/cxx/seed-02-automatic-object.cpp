@@ -16,7 +16,7 @@ extern "C" void someFunc() {
 
 // CHECK-LABEL: cir.func @someFunc() {
 // CHECK-NEXT:    cir.scope {
-// CHECK-NEXT:      %[[C:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c", init]
+// CHECK-NEXT:      %[[C:.+]] = cir.alloca "c"{{( align\([0-9]+\))?}} init : !cir.ptr<!rec_SomeClass>
 // CHECK-NEXT:      cir.call @_ZN9SomeClassC1Ev(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()
 // CHECK-NEXT:      cir.cleanup.scope {
 // CHECK-NEXT:        cir.call @_ZN9SomeClass11doSomethingEv(%[[C]]) : (!cir.ptr<!rec_SomeClass>) -> ()

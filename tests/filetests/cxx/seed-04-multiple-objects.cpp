@@ -19,9 +19,9 @@ extern "C" void someFunc() {
 
 // CHECK-LABEL: cir.func @someFunc() {
 // CHECK-NEXT:    cir.scope {
-// CHECK-NEXT:      %[[C:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c", init]
-// CHECK-NEXT:      %[[C2:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c2", init]
-// CHECK-NEXT:      %[[C3:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c3", init]
+// CHECK-NEXT:      %[[C:.+]] = cir.alloca "c"{{( align\([0-9]+\))?}} init : !cir.ptr<!rec_SomeClass>
+// CHECK-NEXT:      %[[C2:.+]] = cir.alloca "c2"{{( align\([0-9]+\))?}} init : !cir.ptr<!rec_SomeClass>
+// CHECK-NEXT:      %[[C3:.+]] = cir.alloca "c3"{{( align\([0-9]+\))?}} init : !cir.ptr<!rec_SomeClass>
 // CHECK-NEXT:      cir.call @_ZN9SomeClassC1Ev(%[[C]])
 // CHECK-NEXT:      cir.cleanup.scope {
 // CHECK-NEXT:        cir.call @_ZN9SomeClassC1Ev(%[[C2]])

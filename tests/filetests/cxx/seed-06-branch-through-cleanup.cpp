@@ -24,7 +24,7 @@ extern "C" int someFunc() {
 
 // CHECK-LABEL: cir.func @someFunc() -> !s32i {
 // CHECK-NEXT:    cir.scope {
-// CHECK-NEXT:      %[[I:.+]] = cir.alloca !s32i, !cir.ptr<!s32i>, ["i", init]
+// CHECK-NEXT:      %[[I:.+]] = cir.alloca "i"{{( align\([0-9]+\))?}} init : !cir.ptr<!s32i>
 // CHECK-NEXT:      %[[ZERO:.+]] = cir.const #cir.int<0> : !s32i
 // CHECK-NEXT:      cir.store align(4) %[[ZERO]], %[[I]] : !s32i, !cir.ptr<!s32i>
 // CHECK-NEXT:      cir.while {
@@ -32,7 +32,7 @@ extern "C" int someFunc() {
 // CHECK-NEXT:        cir.condition(%[[T]])
 // CHECK-NEXT:      } do {
 // CHECK-NEXT:        cir.scope {
-// CHECK-NEXT:          %[[C:.+]] = cir.alloca !rec_SomeClass, !cir.ptr<!rec_SomeClass>, ["c", init]
+// CHECK-NEXT:          %[[C:.+]] = cir.alloca "c"{{( align\([0-9]+\))?}} init : !cir.ptr<!rec_SomeClass>
 // CHECK-NEXT:          cir.call @_ZN9SomeClassC1Ev(%[[C]])
 // CHECK-NEXT:          cir.cleanup.scope {
 // CHECK-NEXT:            cir.scope {

@@ -28,7 +28,7 @@ int f(int x) {
 // The constructor may throw: its exception propagates and the storage is released.
 
 // CHECK-LABEL: cir.func @_Z1fi(%arg0: !s32i) -> !s32i {
-// CHECK:           %[[E:.+]] = cir.alloca !rec_Err, !cir.ptr<!rec_Err>, ["e", init]
+// CHECK:           %[[E:.+]] = cir.alloca "e"{{( align\([0-9]+\))?}} init : !cir.ptr<!rec_Err>
 // CHECK:           %[[X:.+]] = cir.alloc.exception 4 -> !cir.ptr<!rec_Err>
 // The constructor may throw: its exception propagates and the storage is released.
 // CHECK-NEXT:      cir.cleanup.scope {

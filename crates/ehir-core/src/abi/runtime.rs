@@ -45,6 +45,9 @@ pub const MSVC_PURECALL: &str = "_purecall";
 pub enum RuntimeType {
     /// A pointer (`!cir.ptr<!void>`, LLVM `ptr`).
     Ptr,
+    /// A pointer to bytes (`!cir.ptr<!u8i>`, LLVM `ptr`): what upstream's lowering
+    /// declares `__cxa_begin_catch` and `__cxa_get_exception_ptr` to return.
+    BytePtr,
     /// A 32-bit signed integer (`!s32i`, LLVM `i32`).
     I32,
     /// A 64-bit unsigned integer, `size_t` (`!u64i`, LLVM `i64`).
@@ -57,6 +60,7 @@ impl RuntimeType {
         let common = types.common();
         match self {
             RuntimeType::Ptr => common.void_ptr,
+            RuntimeType::BytePtr => common.u8_ptr,
             RuntimeType::I32 => common.s32,
             RuntimeType::U64 => common.u64,
         }
@@ -78,6 +82,10 @@ pub struct RuntimeFunction {
     pub noreturn: bool,
     /// Never throws.
     pub nounwind: bool,
+    /// The EH lowerings' calls of it are written `nothrow` (upstream's lowering marks
+    /// its calls one by one: `__cxa_get_exception_ptr` and `__clang_call_terminate`, not
+    /// `__cxa_begin_catch` in a handler).
+    pub call_nothrow: bool,
     /// Lowered CIR may call it without writing a signature; the reader uses this one.
     pub implicit_in_cir: bool,
     /// The LLVM emitter declares it from this row (with its attributes) rather than from
@@ -94,7 +102,7 @@ impl RuntimeFunction {
     }
 }
 
-use RuntimeType::{I32, Ptr, U64};
+use RuntimeType::{BytePtr, I32, Ptr, U64};
 
 /// A row without flags; the table sets them with the `const` methods below.
 const fn row(
@@ -109,6 +117,7 @@ const fn row(
         vararg: false,
         noreturn: false,
         nounwind: false,
+        call_nothrow: false,
         implicit_in_cir: true,
         declared_by_emitter: false,
     }
@@ -123,10 +132,20 @@ impl RuntimeFunction {
         }
     }
 
-    /// The row, never throwing.
+    /// The row, never throwing (its lowered calls are written `nothrow`).
     const fn nounwind(self) -> Self {
         Self {
             nounwind: true,
+            call_nothrow: true,
+            ..self
+        }
+    }
+
+    /// The row, whose lowered calls are written without `nothrow` although it never
+    /// throws.
+    const fn calls_unmarked(self) -> Self {
+        Self {
+            call_nothrow: false,
             ..self
         }
     }
@@ -159,8 +178,9 @@ impl RuntimeFunction {
 /// Every C++ runtime function ehir knows, Itanium first, then Microsoft.
 pub const RUNTIME_FUNCTIONS: &[RuntimeFunction] = &[
     // ---- Itanium (libstdc++ / libc++abi, libgcc's unwinder) ----
-    row("__cxa_begin_catch", &[Ptr], Some(Ptr))
+    row("__cxa_begin_catch", &[Ptr], Some(BytePtr))
         .nounwind()
+        .calls_unmarked()
         .declared_by_emitter(),
     row("__cxa_end_catch", &[], None).declared_by_emitter(),
     row("__cxa_rethrow", &[], None)
@@ -178,7 +198,7 @@ pub const RUNTIME_FUNCTIONS: &[RuntimeFunction] = &[
     row("__cxa_throw", &[Ptr, Ptr, Ptr], None)
         .noreturn()
         .declared_by_emitter(),
-    row("__cxa_get_exception_ptr", &[Ptr], Some(Ptr)).nounwind(),
+    row("__cxa_get_exception_ptr", &[Ptr], Some(BytePtr)).nounwind(),
     row("__cxa_end_cleanup", &[], None).noreturn(),
     row("__cxa_bad_cast", &[], None).noreturn(),
     row("__cxa_bad_typeid", &[], None).noreturn(),
@@ -292,11 +312,12 @@ mod tests {
     fn begin_catch_returns_the_exception_object() {
         let mut types = TypeStore::new();
         let sig = implicit_signature("__cxa_begin_catch", &mut types).expect("known");
-        let void_ptr = types.common().void_ptr;
+        let (void_ptr, u8_ptr) = (types.common().void_ptr, types.common().u8_ptr);
         let (params, ret, vararg) = types.func_info(sig).expect("a function type");
+        // Upstream's lowering declares it `(!cir.ptr<!void>) -> !cir.ptr<!u8i>`.
         assert_eq!(
             (params, ret, vararg),
-            (&[void_ptr][..], Some(void_ptr), false)
+            (&[void_ptr][..], Some(u8_ptr), false)
         );
         assert!(implicit_signature("not_a_runtime_function", &mut types).is_none());
         // Personalities are known but never called from CIR.

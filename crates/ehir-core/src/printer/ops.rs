@@ -4,6 +4,7 @@
 use super::types::{push_attr, push_attr_list, push_param_abi};
 use super::{FunctionPrinter, Out, indent, push_string};
 use crate::entities::{Attr, Op, Successor, Symbol, Value};
+use crate::module::AllocaSpelling;
 use crate::ops::{BinaryOp, ExtraData, HandlerKey, LandingPadClause, OpKind};
 
 impl FunctionPrinter<'_, '_> {
@@ -152,6 +153,31 @@ impl FunctionPrinter<'_, '_> {
                     o.s(" ");
                     self.vals_and_types(o, operands);
                 }
+            }
+            OpKind::Alloca {
+                name: var,
+                init,
+                align,
+                dest_slot,
+                ..
+            } if ctx.printed_alloca_spelling() == AllocaSpelling::Named && operands.is_empty() => {
+                // `cir.alloca "x" align(4) init : !cir.ptr<!s32i>` (the allocated type is
+                // the address type's pointee; a dynamic allocation keeps the typed form).
+                o.s(" ");
+                push_string(o, ctx.name(var).as_bytes());
+                if align != 0 {
+                    o.s(" align(");
+                    o.u(align as u64);
+                    o.s(")");
+                }
+                if init {
+                    o.s(" init");
+                }
+                if dest_slot {
+                    o.s(" cleanup_dest_slot");
+                }
+                o.s(" : ");
+                self.types_of(o, results);
             }
             OpKind::Alloca {
                 alloc_ty,

@@ -295,7 +295,7 @@ struct RuntimeDecl {
 /// The LLVM type of a runtime signature's parameter or result.
 fn runtime_ty(ty: RuntimeType) -> Ty {
     match ty {
-        RuntimeType::Ptr => Ty::Ptr,
+        RuntimeType::Ptr | RuntimeType::BytePtr => Ty::Ptr,
         RuntimeType::I32 => Ty::i32(),
         RuntimeType::U64 => Ty::i64(),
     }

@@ -832,6 +832,14 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
         flags: CallFlags,
     ) -> Option<(CallTarget, Option<ReturnedClass>)> {
         let loc = self.func.dfg.loc(op);
+        // A runtime function that never throws but whose lowered calls are not written
+        // `nothrow` (upstream's lowering leaves `__cxa_begin_catch` unmarked) is called
+        // `nounwind`, as Clang emits it.
+        let nothrow = flags.nothrow
+            || callee.is_some_and(|s| {
+                ehir_core::abi::runtime::runtime_function(self.ctx().name(s))
+                    .is_some_and(|f| f.nounwind && !f.call_nothrow)
+            });
         let (callee_operand, args) = match callee {
             Some(s) => (self.module_emitter.function_ref(s, sig, loc), operands),
             None => match operands.split_first() {
@@ -919,7 +927,7 @@ impl<'a, 'm> FunctionEmitter<'a, 'm> {
                 callee: callee_operand,
                 args: call_args,
                 // Call-site attributes: `nothrow` and upstream's `{noreturn}`.
-                fn_attrs: [(flags.nothrow, "nounwind"), (flags.noreturn, "noreturn")]
+                fn_attrs: [(nothrow, "nounwind"), (flags.noreturn, "noreturn")]
                     .into_iter()
                     .filter_map(|(set, attr)| set.then_some(attr))
                     .collect(),

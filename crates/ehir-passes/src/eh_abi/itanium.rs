@@ -47,7 +47,9 @@
 //!     at all would catch the exception, the search phase fails and `std::terminate` runs
 //!     before anything is unwound (again as with g++).
 //! - The function gets the personality `__gxx_personality_v0` (when it has a landing pad)
-//!   and the phase `itanium`. Blocks that the rewrites leave unreachable are removed.
+//!   and the phase `itanium`. Blocks that the rewrites leave unreachable stay, as with
+//!   upstream's lowering (ehir's pipeline removes them afterwards:
+//!   `crate::simplify_cfg::RemoveUnreachableBlocks`).
 //!
 //! Not expressible (reported as an error): a landing pad that an exception leaves through
 //! two different exception specifications (nested `filter`s in one function). Every
@@ -66,7 +68,6 @@
 //! the pass calls [`declare_runtime_functions`] on the module once its functions are
 //! lowered.
 
-use crate::simplify_cfg::remove_unreachable_blocks;
 use ehir_core::abi::ITANIUM_PERSONALITY;
 use ehir_core::abi::runtime::{CLANG_CALL_TERMINATE, STD_TERMINATE, runtime_function};
 use ehir_core::abi::{EhAbi, ITANIUM_UNWIND_HEADER_SIZE};
@@ -555,9 +556,6 @@ impl<'a> Lowering<'a> {
         }
         self.apply_replacements();
         super::lower_init_catch_params(self.ctx, self.func)?;
-        if let Some(body) = self.func.body {
-            remove_unreachable_blocks(self.func, body);
-        }
         self.check_no_tokens_left()?;
         if has_landing_pad {
             self.func.personality = Some(self.ctx.sym(EhAbi::Itanium.personality()));
@@ -1200,7 +1198,7 @@ impl<'a> Lowering<'a> {
         let sig = function.cir_signature(&mut self.ctx.types);
         let ret = function.result.map(|r| r.cir_type(&self.ctx.types));
         let flags = CallFlags {
-            nothrow: function.nounwind,
+            nothrow: function.call_nothrow,
             exception: false,
             noreturn: function.noreturn,
         };
@@ -1338,13 +1336,12 @@ impl<'a> Lowering<'a> {
                 let token = token_of(self)
                     .ok_or_else(|| self.error(op, "cir.begin_catch needs a !cir.eh_token"))?;
                 let (exn, _) = self.pair(op, token)?;
-                let void_ptr = self.types.void_ptr;
                 let object = self
                     .call(CursorPosition::Before(op), "__cxa_begin_catch", &[exn], loc)
                     .expect("begin_catch returns a pointer");
                 if let Some(&typed) = self.func.dfg.results(op).get(1) {
                     let ty = self.func.dfg.value_type(typed);
-                    let new = if ty == void_ptr {
+                    let new = if ty == self.func.dfg.value_type(object) {
                         object
                     } else {
                         self.cursor(CursorPosition::Before(op), loc).cast(
