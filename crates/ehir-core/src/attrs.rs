@@ -1,5 +1,5 @@
 //! Attributes: the constant payloads of ops (`#cir.int<N> : T`, `#true`, `#cir.global_view<@sym>`,
-//! strings, arrays), interned per module.
+//! strings, arrays, records), interned per module.
 
 use crate::entities::{Attr, Symbol, Type};
 use crate::interner::Interner;
@@ -45,12 +45,30 @@ pub enum AttrData {
     },
     /// `"text"`: a string; bytes may be any value (escaped as `\XX` in text).
     Str(Vec<u8>),
-    /// `#cir.const_array<"bytes" : T>` or `#cir.const_array<[a, b]> : T`.
+    /// `#cir.const_array<"bytes" : T> : T` or `#cir.const_array<[a, b]> : T`; with
+    /// `, trailing_zeros` after the elements (upstream's spelling of a constant shorter than
+    /// its type: `#cir.const_array<"1E" : !cir.array<!s8i x 2>, trailing_zeros> :
+    /// !cir.array<!s8i x 3>`). Elements missing at the end are zero either way.
     ConstArray {
         /// The elements: bytes of a string literal, or attributes.
         elements: ConstArrayElements,
         /// The `!cir.array<T x N>` type.
         ty: Type,
+        /// Whether the text says `trailing_zeros` (the string's own type is then
+        /// `!cir.array<T x len>`, its length, rather than `ty`).
+        trailing_zeros: bool,
+    },
+    /// `#cir.const_record<{a : T, b : U}> : !rec` or, for a typeinfo object's
+    /// initializer, `#cir.typeinfo<{...}> : !rec`: one typed attribute per field of a
+    /// complete struct or class.
+    ConstRecord {
+        /// One attribute per field, in field order.
+        fields: Vec<Attr>,
+        /// The record type.
+        ty: Type,
+        /// Whether it is spelled `#cir.typeinfo` (a typeinfo object's initializer)
+        /// rather than `#cir.const_record`; the two mean the same constant.
+        typeinfo: bool,
     },
     /// `#cir.zero : T`
     Zero(Type),
@@ -78,6 +96,7 @@ impl AttrData {
             | AttrData::Null(ty)
             | AttrData::IntPtr { ty, .. }
             | AttrData::ConstArray { ty, .. }
+            | AttrData::ConstRecord { ty, .. }
             | AttrData::Zero(ty)
             | AttrData::Undef(ty) => Some(*ty),
             AttrData::Bool(_) => Some(bool_ty),

@@ -270,6 +270,7 @@ impl Module {
         let init = self.ctx.attrs.intern(AttrData::ConstArray {
             elements: ConstArrayElements::Bytes(bytes),
             ty,
+            trailing_zeros: false,
         });
         self.add_global(Global {
             name,

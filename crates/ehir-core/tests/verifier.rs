@@ -2486,6 +2486,40 @@ fn values_of_sibling_regions_are_not_visible() {
     }
 }
 
+/// Adds an external, mutable global `name` of type `ty` initialized with `init`.
+fn add_global(m: &mut Module, name: Symbol, ty: Type, init: Attr) {
+    m.add_global(Global {
+        name,
+        ty,
+        init: Some(init),
+        constant: false,
+        linkage: Linkage::External,
+        private_visibility: false,
+        align: None,
+        loc: Loc::NONE,
+    });
+}
+
+#[test]
+fn trailing_zeros_need_an_array_type() {
+    // The reader refuses `trailing_zeros` on a non-array type; a library-built one is
+    // the verifier's to refuse.
+    let mut m = Module::new();
+    let s32 = t(&m).s32;
+    let name = m.ctx.sym("h");
+    let one = m.ctx.attrs.intern(AttrData::Int { value: 1, ty: s32 });
+    let init = m.ctx.attrs.intern(AttrData::ConstArray {
+        elements: ConstArrayElements::Attrs(vec![one]),
+        ty: s32,
+        trailing_zeros: true,
+    });
+    add_global(&mut m, name, s32, init);
+    assert_only(
+        &m,
+        "the initialiser of @h: a constant with trailing zeros cannot initialize !s32i",
+    );
+}
+
 #[test]
 fn integer_constants_fit_their_type() {
     // What `ehir opt x.cpp` printed for `int g = 18446744073709551615;` before the front
@@ -2498,16 +2532,7 @@ fn integer_constants_fit_their_type() {
         value: 18446744073709551615,
         ty: s32,
     });
-    m.add_global(Global {
-        name,
-        ty: s32,
-        init: Some(too_big),
-        constant: false,
-        linkage: Linkage::External,
-        private_visibility: false,
-        align: None,
-        loc: Loc::NONE,
-    });
+    add_global(&mut m, name, s32, too_big);
     assert_only(
         &m,
         "the initialiser of @g: integer 18446744073709551615 does not fit in !s32i \

@@ -1256,7 +1256,7 @@ impl<'m> Machine<'m> {
                 self.aggregates[v as usize][..bytes.len()].copy_from_slice(&bytes);
                 v
             }
-            AttrData::ConstArray { .. } | AttrData::List(_) => {
+            AttrData::ConstArray { .. } | AttrData::ConstRecord { .. } | AttrData::List(_) => {
                 let v = self.new_zeroed_aggregate(layout.size)?;
                 let mut bytes = std::mem::take(&mut self.aggregates[v as usize]);
                 let r = self.encode_attr(&mut bytes, 0, attr, ty);
@@ -1330,7 +1330,9 @@ impl<'m> Machine<'m> {
                         self.push_elements(&mut work, off, &items, ty)
                     }
                 },
-                AttrData::List(items) => self.push_elements(&mut work, off, &items, ty),
+                AttrData::List(items) | AttrData::ConstRecord { fields: items, .. } => {
+                    self.push_elements(&mut work, off, &items, ty)
+                }
                 AttrData::Str(b) => {
                     let s = off as usize;
                     let end = s.saturating_add(b.len()).min(buf.len());

@@ -4,7 +4,7 @@
 
 use crate::lexer::TokenKind;
 use crate::parser::{MAX_NESTING, PResult, Parser};
-use ehir_core::{Attr, AttrData, ConstArrayElements, Type, int_range};
+use ehir_core::{Attr, AttrData, ConstArrayElements, Type, TypeData, int_range};
 
 /// Whether `!name` is a builtin type (and so cannot be a record alias).
 pub(crate) fn is_builtin_type_name(name: &str) -> bool {
@@ -380,12 +380,14 @@ impl Parser<'_> {
             "#cir.const_array" => {
                 self.bump();
                 self.expect(TokenKind::Less, "'<'")?;
-                let (elements, inner_ty) = if self.at(TokenKind::String) {
+                let (elements, inner) = if self.at(TokenKind::String) {
                     let t = self.tok;
                     self.bump();
                     let bytes = self.string_bytes(t)?;
-                    let inner = self.expect_colon_type()?;
-                    (ConstArrayElements::Bytes(bytes), Some(inner))
+                    self.expect(TokenKind::Colon, "':' and the attribute's type")?;
+                    let inner_loc = self.loc();
+                    let inner = self.parse_type()?;
+                    (ConstArrayElements::Bytes(bytes), Some((inner, inner_loc)))
                 } else {
                     self.expect(TokenKind::LBracket, "a string or '[' and the elements")?;
                     (
@@ -393,13 +395,84 @@ impl Parser<'_> {
                         None,
                     )
                 };
+                let trailing_zeros = if self.eat(TokenKind::Comma) {
+                    self.expect_ident("trailing_zeros", "'trailing_zeros'")?;
+                    true
+                } else {
+                    false
+                };
                 self.expect(TokenKind::Greater, "'>'")?;
                 let ty_loc = self.loc();
                 let ty = self.expect_colon_type()?;
-                if inner_ty.is_some_and(|t| t != ty) {
-                    return Err(self.error(ty_loc, "the two types of a '#cir.const_array' differ"));
+                if trailing_zeros && !matches!(self.module.ctx.types.get(ty), TypeData::Array(..)) {
+                    return Err(self.error(
+                        ty_loc,
+                        "a '#cir.const_array' with 'trailing_zeros' needs an array type",
+                    ));
                 }
-                Ok(AttrData::ConstArray { elements, ty })
+                if let (Some((inner, inner_loc)), ConstArrayElements::Bytes(bytes)) =
+                    (inner, &elements)
+                {
+                    if !trailing_zeros && inner != ty {
+                        return Err(
+                            self.error(ty_loc, "the two types of a '#cir.const_array' differ")
+                        );
+                    }
+                    // With trailing zeros the string's type is the string's length of the
+                    // array's elements.
+                    if trailing_zeros {
+                        let fits = match (
+                            self.module.ctx.types.get(inner),
+                            self.module.ctx.types.get(ty),
+                        ) {
+                            (TypeData::Array(e, n), TypeData::Array(outer, _)) => {
+                                e == outer && *n == bytes.len() as u64
+                            }
+                            _ => false,
+                        };
+                        if !fits {
+                            let t = self.type_name(ty);
+                            return Err(self.error(
+                                inner_loc,
+                                format!(
+                                    "the string's type must be an array of the {} bytes of {t}'s element type",
+                                    bytes.len()
+                                ),
+                            ));
+                        }
+                    }
+                }
+                Ok(AttrData::ConstArray {
+                    elements,
+                    ty,
+                    trailing_zeros,
+                })
+            }
+            "#cir.typeinfo" | "#cir.const_record" => {
+                self.bump();
+                self.expect(TokenKind::Less, "'<'")?;
+                self.expect(TokenKind::LBrace, "'{' and the fields")?;
+                let mut fields = Vec::new();
+                if !self.eat(TokenKind::RBrace) {
+                    loop {
+                        fields.push(self.parse_attr_at(depth + 1)?);
+                        if self.eat(TokenKind::RBrace) {
+                            break;
+                        }
+                        self.expect(TokenKind::Comma, "',' or '}'")?;
+                    }
+                }
+                self.expect(TokenKind::Greater, "'>'")?;
+                let ty_loc = self.loc();
+                let ty = self.expect_colon_type()?;
+                if !matches!(self.module.ctx.types.get(ty), TypeData::Record(_)) {
+                    return Err(self.error(ty_loc, format!("'{name}' needs a record type")));
+                }
+                Ok(AttrData::ConstRecord {
+                    fields,
+                    ty,
+                    typeinfo: name == "#cir.typeinfo",
+                })
             }
             "#cir.zero" => {
                 self.bump();

@@ -1042,6 +1042,7 @@ fn constant_initializer<'ast>(
         return Ok(Some(AttrData::ConstArray {
             elements: ehir_core::ConstArrayElements::Attrs(items),
             ty,
+            trailing_zeros: false,
         }));
     }
     // A scalar Clang's constant evaluator folds.
@@ -1100,6 +1101,7 @@ fn constant_initializer<'ast>(
                 return Ok(Some(AttrData::ConstArray {
                     elements: ehir_core::ConstArrayElements::Attrs(items),
                     ty,
+                    trailing_zeros: false,
                 }));
             }
             "FunctionDecl" | "CXXMethodDecl" => {
@@ -1145,6 +1147,7 @@ fn constant_initializer<'ast>(
         return Ok(Some(AttrData::ConstArray {
             elements: ehir_core::ConstArrayElements::Bytes(with_nul),
             ty,
+            trailing_zeros: false,
         }));
     }
     if node.kind == "CXXConstructExpr"

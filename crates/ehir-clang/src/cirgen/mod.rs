@@ -329,6 +329,7 @@ impl<'ast> State<'ast> {
         let init = ctx.attrs.intern(ehir_core::AttrData::ConstArray {
             elements: ehir_core::ConstArrayElements::Attrs(elements),
             ty,
+            trailing_zeros: false,
         });
         self.rtti_globals.push(ehir_core::Global {
             name,

@@ -170,6 +170,7 @@ impl<'ast> State<'ast> {
                 let init = ctx.attrs.intern(AttrData::ConstArray {
                     elements: ConstArrayElements::Attrs(elements),
                     ty,
+                    trailing_zeros: false,
                 });
                 self.rtti_globals.push(ehir_core::Global {
                     name: symbol,

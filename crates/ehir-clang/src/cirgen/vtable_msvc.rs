@@ -600,6 +600,7 @@ impl<'ast> State<'ast> {
             global.init = Some(ctx.attrs.intern(AttrData::ConstArray {
                 elements: ConstArrayElements::Attrs(fields),
                 ty: locator_ty,
+                trailing_zeros: false,
             }));
         }
         symbol

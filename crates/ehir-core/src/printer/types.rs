@@ -260,19 +260,55 @@ pub(super) fn push_attr(o: &mut Vec<u8>, types: &mut TypeTexts, ctx: &ModuleCtx,
             }
         }
         AttrData::Str(s) => push_string(o, s),
-        AttrData::ConstArray { elements, ty } => {
+        AttrData::ConstArray {
+            elements,
+            ty,
+            trailing_zeros,
+        } => {
             o.s("#cir.const_array<");
             match elements {
                 ConstArrayElements::Bytes(b) => {
                     push_string(o, b);
                     o.s(" : ");
-                    o.b(types.get(ctx, *ty));
+                    // With trailing zeros the string's own type is as long as the string.
+                    match ctx.types.get(*ty) {
+                        TypeData::Array(elem, _) if *trailing_zeros => {
+                            o.s("!cir.array<");
+                            o.b(types.get(ctx, *elem));
+                            o.s(" x ");
+                            o.i(b.len() as i128);
+                            o.s(">");
+                        }
+                        _ => o.b(types.get(ctx, *ty)),
+                    }
                 }
                 ConstArrayElements::Attrs(items) => {
                     push_attr_list(o, types, ctx, items);
                 }
             }
+            if *trailing_zeros {
+                o.s(", trailing_zeros");
+            }
             o.s("> : ");
+            o.b(types.get(ctx, *ty));
+        }
+        AttrData::ConstRecord {
+            fields,
+            ty,
+            typeinfo,
+        } => {
+            o.s(if *typeinfo {
+                "#cir.typeinfo<{"
+            } else {
+                "#cir.const_record<{"
+            });
+            for (i, &x) in fields.iter().enumerate() {
+                if i > 0 {
+                    o.s(", ");
+                }
+                push_attr(o, types, ctx, x);
+            }
+            o.s("}> : ");
             o.b(types.get(ctx, *ty));
         }
         AttrData::Zero(ty) => {

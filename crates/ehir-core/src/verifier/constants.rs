@@ -1,7 +1,9 @@
 //! Constant rules: an attribute that initialises a global or is the value of a `cir.const`
 //! must be one the LLVM emitter can write for that type. Integers fit their type (the
 //! range the reader accepts), strings and byte arrays fit their `!cir.array<!s8i x N>`,
-//! element lists fit their array or have one element per field of a complete struct, a
+//! element lists fit their array or have one element per field of a complete struct,
+//! `trailing_zeros` arrays initialize arrays, record constants (`#cir.const_record`,
+//! `#cir.typeinfo`) initialize a complete struct with one field of the field's type each, a
 //! `#cir.global_view` with indices indexes into a global of the module, and every element
 //! obeys the same rules for its own type.
 
@@ -106,6 +108,43 @@ fn misfit_here(
             }
             _ => Some(format!("a string cannot initialize {}", type_text(t))),
         },
+        AttrData::ConstRecord { fields, .. } => {
+            if !matches!(target, TypeData::Record(_)) {
+                return Some(format!(
+                    "a record constant cannot initialize {}",
+                    type_text(t)
+                ));
+            }
+            let field_types = match struct_field_types(ctx, t, fields.len(), &type_text) {
+                Ok(types) => types,
+                Err(why) => return Some(why),
+            };
+            // Upstream's record constants type every field: the type must be the field's.
+            for (index, (&field, &field_ty)) in fields.iter().zip(field_types).enumerate() {
+                // `data.ty` gives a boolean the field's type: `misfit_here` checks it.
+                let own = ctx.attrs.get(field).ty(field_ty);
+                if let Some(own) = own
+                    && own != field_ty
+                {
+                    return Some(format!(
+                        "field {index} of the constant has type {}, but {} has {} there",
+                        type_text(own),
+                        type_text(t),
+                        type_text(field_ty)
+                    ));
+                }
+            }
+            elements.extend(fields.iter().copied().zip(field_types.iter().copied()));
+            None
+        }
+        AttrData::ConstArray {
+            elements: ConstArrayElements::Attrs(_),
+            trailing_zeros,
+            ..
+        } if *trailing_zeros && !matches!(target, TypeData::Array(..)) => Some(format!(
+            "a constant with trailing zeros cannot initialize {}",
+            type_text(t)
+        )),
         AttrData::ConstArray {
             elements: ConstArrayElements::Attrs(items),
             ..
@@ -122,25 +161,11 @@ fn misfit_here(
                 elements.extend(items.iter().map(|&x| (x, *e)));
                 None
             }
-            TypeData::Record(alias) => {
-                let Some(fields) = ctx.record(*alias).and_then(|d| {
-                    (d.kind != RecordKind::Union)
-                        .then_some(d.fields.as_ref())
-                        .flatten()
-                }) else {
-                    return Some(format!(
-                        "{} is a union or incomplete and cannot have a constant",
-                        type_text(t)
-                    ));
+            TypeData::Record(_) => {
+                let fields = match struct_field_types(ctx, t, items.len(), &type_text) {
+                    Ok(types) => types,
+                    Err(why) => return Some(why),
                 };
-                if items.len() != fields.len() {
-                    return Some(format!(
-                        "{} has {} fields but the constant has {}",
-                        type_text(t),
-                        fields.len(),
-                        items.len()
-                    ));
-                }
                 elements.extend(items.iter().copied().zip(fields.iter().copied()));
                 None
             }
@@ -152,6 +177,39 @@ fn misfit_here(
         | AttrData::Zero(_)
         | AttrData::Undef(_) => None,
     }
+}
+
+/// The field types of the complete struct or class `t`, which a constant of `count`
+/// fields initializes, or why it cannot.
+fn struct_field_types<'a>(
+    ctx: &'a ModuleCtx,
+    t: Type,
+    count: usize,
+    type_text: &dyn Fn(Type) -> String,
+) -> Result<&'a [Type], String> {
+    let fields = match ctx.types.get(t) {
+        TypeData::Record(alias) => ctx.record(*alias).and_then(|d| {
+            (d.kind != RecordKind::Union)
+                .then_some(d.fields.as_deref())
+                .flatten()
+        }),
+        _ => None,
+    };
+    let Some(fields) = fields else {
+        return Err(format!(
+            "{} is a union or incomplete and cannot have a constant",
+            type_text(t)
+        ));
+    };
+    if count != fields.len() {
+        return Err(format!(
+            "{} has {} fields but the constant has {}",
+            type_text(t),
+            fields.len(),
+            count
+        ));
+    }
+    Ok(fields)
 }
 
 #[cfg(test)]

@@ -42,6 +42,7 @@ pub(crate) fn check_module_items(module: &Module) -> Vec<Diagnostic> {
                 | AttrData::Zero(_)
                 | AttrData::Undef(_)
                 | AttrData::ConstArray { .. }
+                | AttrData::ConstRecord { .. }
         );
         if typed_scalar
             && let Some(t) = data.ty(bool_ty)

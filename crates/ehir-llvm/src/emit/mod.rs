@@ -540,8 +540,19 @@ impl<'m> ModuleEmitter<'m> {
             .module
             .global_by_name(s)
             .ok_or_else(|| format!("@{} is not a global of this module", self.name(s)))?;
-        let source = self.mem_ty(self.module.globals[g].ty)?;
-        let mut idx = vec![(Ty::i32(), Operand::Int(0))];
+        let global_ty = self.module.globals[g].ty;
+        let source = self.mem_ty(global_ty)?;
+        // Into an array or record the first index selects an element or field, as
+        // upstream lowers it (after the leading 0 that steps through the global's
+        // address); a global of another type is the first of an array of its type, so
+        // `[2]` on a pointer global is two pointers on (a vtable's address point).
+        let mut idx = Vec::with_capacity(indices.len() + 1);
+        if matches!(
+            self.ctx.types.get(global_ty),
+            TypeData::Array(..) | TypeData::Record(_)
+        ) {
+            idx.push((Ty::i32(), Operand::Int(0)));
+        }
         idx.extend(
             indices
                 .iter()
@@ -607,6 +618,7 @@ impl<'m> ModuleEmitter<'m> {
                     ConstArrayElements::Bytes(bytes) => self.byte_array(&bytes, ty)?,
                     ConstArrayElements::Attrs(items) => self.aggregate(&items, ty, loc)?,
                 },
+                AttrData::ConstRecord { fields, .. } => self.aggregate(&fields, ty, loc)?,
                 AttrData::Zero(_) => Operand::Zero,
                 AttrData::Undef(_) => Operand::Undef,
                 AttrData::List(items) => self.aggregate(&items, ty, loc)?,
