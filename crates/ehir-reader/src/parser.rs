@@ -728,8 +728,9 @@ impl<'s> Parser<'s> {
             _ => return Err(self.unexpected("'struct', 'class' or 'union'")),
         };
         self.bump();
-        // Upstream's anonymous records have no name: `!cir.record<struct {T}>`.
-        let name = if self.at(TokenKind::LBrace) {
+        // Upstream's anonymous records have no name: `!cir.record<struct {T}>`,
+        // `!cir.record<struct packed {T}>`.
+        let name = if !self.at(TokenKind::String) {
             self.module.ctx.sym("")
         } else {
             self.expect_string_symbol("the record's name (a string)")?

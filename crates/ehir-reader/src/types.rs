@@ -4,7 +4,10 @@
 
 use crate::lexer::TokenKind;
 use crate::parser::{MAX_NESTING, PResult, Parser};
-use ehir_core::{Attr, AttrData, ConstArrayElements, Type, TypeData, int_range};
+use ehir_core::{
+    Attr, AttrData, ConstArrayElements, Item, Loc, RecordDecl, RecordKind, Type, TypeData,
+    int_range,
+};
 
 /// Whether `!name` is a builtin type (and so cannot be a record alias).
 pub(crate) fn is_builtin_type_name(name: &str) -> bool {
@@ -95,10 +98,7 @@ impl Parser<'_> {
                 let pointee = self.parse_type_at(depth + 1)?;
                 // Upstream's `!cir.ptr<T, target_address_space(N)>`.
                 if self.eat(TokenKind::Comma) {
-                    self.expect_ident(
-                        "target_address_space",
-                        "'target_address_space(N)' or '>'",
-                    )?;
+                    self.expect_ident("target_address_space", "'target_address_space(N)' or '>'")?;
                     self.expect(TokenKind::LParen, "'('")?;
                     let space = self.expect_uint("an address space", u64::from(u32::MAX))?;
                     self.expect(TokenKind::RParen, "')'")?;
@@ -149,10 +149,7 @@ impl Parser<'_> {
                 self.expect(TokenKind::Greater, "'>'")?;
                 Ok(self.module.ctx.types.int(width, signed))
             }
-            "cir.record" => Err(self.error(
-                loc,
-                "record types are written through an alias: declare '!rec_X = !cir.record<...>' at module level",
-            )),
+            "cir.record" => self.parse_inline_anonymous_record(loc, depth),
             _ => {
                 let alias = self.module.ctx.sym(name);
                 let known = name.starts_with("rec_")
@@ -166,6 +163,88 @@ impl Parser<'_> {
                 Ok(self.module.ctx.types.record(alias))
             }
         }
+    }
+
+    /// Upstream's anonymous record written where a type goes (`!cir.record<struct
+    /// {T, U}>`, at the `!cir.record`): the anonymous record of that kind, flags and
+    /// fields already declared, or a new one under the alias upstream's printer gives it
+    /// (`rec_anon_struct`, then `rec_anon_struct1`, ...). A named record is written
+    /// through its alias.
+    fn parse_inline_anonymous_record(&mut self, loc: Loc, depth: u32) -> PResult<Type> {
+        self.bump();
+        self.expect(TokenKind::Less, "'<'")?;
+        let kind_text = self.tok_text();
+        let kind = match kind_text {
+            "struct" if self.at(TokenKind::Ident) => RecordKind::Struct,
+            "class" if self.at(TokenKind::Ident) => RecordKind::Class,
+            "union" if self.at(TokenKind::Ident) => RecordKind::Union,
+            _ => return Err(self.unexpected("'struct', 'class' or 'union'")),
+        };
+        self.bump();
+        if self.at(TokenKind::String) {
+            return Err(self.error(
+                loc,
+                "named record types are written through an alias: declare '!rec_X = !cir.record<...>' at module level",
+            ));
+        }
+        let packed = self.eat_ident("packed");
+        let padded = self.eat_ident("padded");
+        self.expect(TokenKind::LBrace, "'{' and the fields")?;
+        let mut fields = Vec::new();
+        self.parse_comma_separated(TokenKind::RBrace, "',' or '}'", |p| {
+            fields.push(p.parse_type_at(depth + 1)?);
+            Ok(())
+        })?;
+        self.expect(TokenKind::Greater, "'>'")?;
+        let ctx = &self.module.ctx;
+        let existing = ctx.records.iter().find(|r| {
+            r.kind == kind
+                && ctx.name(r.name).is_empty()
+                && r.fields.as_ref() == Some(&fields)
+                && ctx.packed_records.contains(&r.alias) == packed
+                && ctx.padded_records.contains(&r.alias) == padded
+        });
+        if let Some(record) = existing {
+            return Ok(self.module.ctx.types.record(record.alias));
+        }
+        let base = format!("rec_anon_{kind_text}");
+        let mut suffix = 0u32;
+        let alias = loop {
+            let name = match suffix {
+                0 => base.clone(),
+                n => format!("{base}{n}"),
+            };
+            let alias = self.module.ctx.sym(&name);
+            if self.module.ctx.record(alias).is_none() && !self.alias_declared_later(alias) {
+                break alias;
+            }
+            suffix += 1;
+        };
+        if packed {
+            self.module.ctx.packed_records.insert(alias);
+        }
+        if padded {
+            self.module.ctx.padded_records.insert(alias);
+        }
+        let name = self.module.ctx.sym("");
+        self.module.add_record(RecordDecl {
+            alias,
+            kind,
+            name,
+            fields: Some(fields),
+            loc,
+        });
+        // Declared with the records before it rather than after the item that uses it.
+        if let Some(Item::Record(index)) = self.module.items.pop() {
+            let at = self
+                .module
+                .items
+                .iter()
+                .rposition(|item| matches!(item, Item::Record(_)))
+                .map_or(0, |last| last + 1);
+            self.module.items.insert(at, Item::Record(index));
+        }
+        Ok(self.module.ctx.types.record(alias))
     }
 
     /// Parses an attribute, including its `: T` suffix when it has one.
