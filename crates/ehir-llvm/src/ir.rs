@@ -80,6 +80,8 @@ pub enum Operand {
     Array(Ty, Vec<Operand>),
     /// `{ T a, U b }` (or `%name { ... }` is spelled the same way; the type comes from context)
     Struct(Vec<(Ty, Operand)>),
+    /// A packed struct constant `<{ T x, ... }>` (of a packed named struct type).
+    PackedStruct(Vec<(Ty, Operand)>),
     /// `getelementptr inbounds (T, ptr @g, i64 2, ...)`
     GepConst {
         /// The source element type.
@@ -701,6 +703,17 @@ pub struct Global {
     pub comdat: bool,
 }
 
+/// A named struct type: `%name = type { ... }`, `<{ ... }>` when packed, or `opaque`.
+#[derive(Clone, PartialEq, Debug)]
+pub struct NamedStruct {
+    /// The name, without `%`.
+    pub name: String,
+    /// The field types; `None` for an opaque type.
+    pub body: Option<Vec<Ty>>,
+    /// Fields at consecutive bytes, alignment 1 (`<{ ... }>`).
+    pub packed: bool,
+}
+
 /// A whole module.
 #[derive(Clone, PartialEq, Debug, Default)]
 pub struct Module {
@@ -710,8 +723,8 @@ pub struct Module {
     pub data_layout: String,
     /// The `target triple`.
     pub triple: String,
-    /// Named struct types in order; `None` body means `opaque`.
-    pub types: Vec<(String, Option<Vec<Ty>>)>,
+    /// Named struct types in order.
+    pub types: Vec<NamedStruct>,
     /// Global variables, in order.
     pub globals: Vec<Global>,
     /// Functions, definitions and declarations, in order.

@@ -41,12 +41,18 @@ pub fn write_module_prelude(
     if !m.types.is_empty() {
         writeln!(w)?;
     }
-    for (name, body) in &m.types {
-        write!(w, "%{} = type ", ident(name))?;
-        match body {
+    for named in &m.types {
+        write!(w, "%{} = type ", ident(&named.name))?;
+        match &named.body {
             None => writeln!(w, "opaque")?,
             Some(fields) => {
+                if named.packed {
+                    w.write_char('<')?;
+                }
                 write_struct_body(w, fields)?;
+                if named.packed {
+                    w.write_char('>')?;
+                }
                 writeln!(w)?;
             }
         }
@@ -215,6 +221,11 @@ fn write_operand_inner(w: &mut dyn Write, o: &Operand) -> fmt::Result {
             write!(w, "]")
         }
         Operand::Struct(items) => write_braced(w, items, |w, (t, x)| write_typed(w, t, x)),
+        Operand::PackedStruct(items) => {
+            w.write_char('<')?;
+            write_braced(w, items, |w, (t, x)| write_typed(w, t, x))?;
+            w.write_char('>')
+        }
         Operand::GepConst {
             source,
             base,

@@ -88,20 +88,24 @@ enum PendingShape<'ctx> {
     },
 }
 
-/// Places the fields of one record in order, with the System V padding rules.
+/// Places the fields of one record in order, with the System V padding rules (none in a
+/// `packed` record: every field at the next byte, alignment 1, as LLVM's `<{...}>`).
 #[derive(Clone, Debug)]
 pub struct FieldPlacement {
     kind: RecordKind,
+    packed: bool,
     size: u64,
     align: u64,
     placed: usize,
 }
 
 impl FieldPlacement {
-    /// An empty record of `kind`.
-    pub fn new(kind: RecordKind) -> FieldPlacement {
+    /// An empty record of `kind`, `packed` or not (a packed union is laid out as any
+    /// union, as the emitter writes it).
+    pub fn new(kind: RecordKind, packed: bool) -> FieldPlacement {
         FieldPlacement {
             kind,
+            packed: packed && kind != RecordKind::Union,
             size: 0,
             align: 1,
             placed: 0,
@@ -110,6 +114,11 @@ impl FieldPlacement {
 
     /// Places the next field; returns its offset, or `None` when the record overflows.
     pub fn place(&mut self, field: SizeAlign) -> Option<u64> {
+        let field = if self.packed {
+            SizeAlign::new(field.size, 1)
+        } else {
+            field
+        };
         self.align = self.align.max(field.align);
         self.placed += 1;
         if self.kind == RecordKind::Union {
@@ -165,9 +174,9 @@ impl TypeLayouter {
         ctx: &ModuleCtx,
         record: Type,
     ) -> Result<Vec<(u64, Type)>, LayoutError> {
-        let (alias_name, kind, fields) = record_fields(ctx, record)
+        let (alias_name, kind, packed, fields) = record_fields(ctx, record)
             .ok_or_else(|| LayoutError::Incomplete(type_name(ctx, record)))?;
-        let mut placement = FieldPlacement::new(kind);
+        let mut placement = FieldPlacement::new(kind, packed);
         let mut offsets = Vec::with_capacity(fields.len());
         for &field in fields {
             let layout = self.walk(ctx, field, Some(record))?;
@@ -279,7 +288,7 @@ impl TypeLayouter {
                 return Ok(Step::Visit(*element));
             }
             TypeData::Record(_) => {
-                let Some((alias_name, kind, fields)) = record_fields(ctx, ty) else {
+                let Some((alias_name, kind, packed, fields)) = record_fields(ctx, ty) else {
                     return self
                         .fall_back(LayoutError::Incomplete(type_name(ctx, ty)))
                         .map(Step::Return);
@@ -289,7 +298,7 @@ impl TypeLayouter {
                         .fall_back(LayoutError::ContainsItself(alias_name.to_string()))
                         .map(Step::Return);
                 }
-                let placement = FieldPlacement::new(kind);
+                let placement = FieldPlacement::new(kind, packed);
                 let Some(&first) = fields.first() else {
                     let layout = placement
                         .finish()
@@ -314,12 +323,13 @@ impl TypeLayouter {
 }
 
 /// The alias, kind and fields of a complete record type.
-fn record_fields(ctx: &ModuleCtx, ty: Type) -> Option<(&str, RecordKind, &[Type])> {
+fn record_fields(ctx: &ModuleCtx, ty: Type) -> Option<(&str, RecordKind, bool, &[Type])> {
     let TypeData::Record(alias) = ctx.types.get(ty) else {
         return None;
     };
     let decl = ctx.record(*alias)?;
-    Some((ctx.name(*alias), decl.kind, decl.fields.as_deref()?))
+    let packed = ctx.packed_records.contains(alias);
+    Some((ctx.name(*alias), decl.kind, packed, decl.fields.as_deref()?))
 }
 
 /// The alias of a record type, for messages.

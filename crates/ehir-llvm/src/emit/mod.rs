@@ -702,7 +702,11 @@ impl<'m> ModuleEmitter<'m> {
                 for (&x, &f) in items.iter().zip(&fields) {
                     out.push((self.mem_ty(f)?, self.constant(x, f, true, loc)?));
                 }
-                Ok(Operand::Struct(out))
+                if self.ctx.packed_records.contains(&alias) {
+                    Ok(Operand::PackedStruct(out))
+                } else {
+                    Ok(Operand::Struct(out))
+                }
             }
             _ => Err(format!(
                 "a list cannot initialize {}",

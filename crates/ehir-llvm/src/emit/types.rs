@@ -5,7 +5,7 @@
 
 use super::{ModuleEmitter, type_text};
 use crate::ir;
-use crate::ir::{MemoryAttr, Param, Ty};
+use crate::ir::{MemoryAttr, NamedStruct, Param, Ty};
 use crate::layout::size_align;
 use crate::sysv::{self, Passing};
 use ehir_core::{EntityRef, ModuleCtx, ParamAbi, RecordKind, Type, TypeData};
@@ -69,7 +69,7 @@ pub(super) struct LoweredSig {
 
 impl<'m> ModuleEmitter<'m> {
     /// The named struct types: every declared record, then undeclared ones as opaque.
-    pub(super) fn record_types(&mut self) -> Vec<(String, Option<Vec<Ty>>)> {
+    pub(super) fn record_types(&mut self) -> Vec<NamedStruct> {
         let mut out = Vec::new();
         let mut declared = BTreeSet::new();
         for r in &self.ctx.records {
@@ -85,14 +85,20 @@ impl<'m> ModuleEmitter<'m> {
                     }
                 },
             };
-            out.push((name, body));
+            // A packed union is laid out as any union (see `FieldPlacement`).
+            let packed = r.kind != RecordKind::Union && self.ctx.packed_records.contains(&r.alias);
+            out.push(NamedStruct { name, body, packed });
         }
         for i in 0..self.ctx.types.len() {
             let t = Type::new(i);
             if let TypeData::Record(alias) = self.ctx.types.get(t)
                 && declared.insert(*alias)
             {
-                out.push((self.name(*alias).to_string(), None));
+                out.push(NamedStruct {
+                    name: self.name(*alias).to_string(),
+                    body: None,
+                    packed: false,
+                });
             }
         }
         out
