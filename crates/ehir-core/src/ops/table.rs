@@ -214,6 +214,7 @@ macro_rules! op_table {
 
         impl OpKind {
             /// The op without its payload.
+            #[inline]
             pub fn code(&self) -> OpCode {
                 match self {
                     $(OpKind::$code $({$brace})? $(($paren))? => OpCode::$code,)*
@@ -456,6 +457,7 @@ op_table! {
 
 impl OpCode {
     /// The op's row of the table.
+    #[inline]
     pub fn info(self) -> &'static OpInfo {
         &TABLE[self as usize]
     }
@@ -468,6 +470,7 @@ impl OpCode {
 
 impl OpKind {
     /// The op's row of the table.
+    #[inline]
     pub fn info(&self) -> &'static OpInfo {
         self.code().info()
     }
