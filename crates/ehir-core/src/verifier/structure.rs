@@ -426,7 +426,14 @@ impl FuncVerifier<'_> {
             return;
         }
         let name = kind.name();
-        match kind.successor_count(self.func.phase, &self.dfg.extras) {
+        let fixed = matches!(view.info.successors, Count::Exactly(count) if count as usize == n);
+        // Most terminators have a fixed successor count: nothing to resolve.
+        let count = if fixed {
+            Ok(CountRange::exactly(n))
+        } else {
+            kind.successor_count(self.func.phase, &self.dfg.extras)
+        };
+        match count {
             Err(MissingList { list, .. }) => {
                 self.op_error(op, format!("'{name}' has no {list} list"));
             }
