@@ -106,28 +106,18 @@ pub(crate) struct EhOps {
 }
 
 impl EhOps {
+    /// Empties every list (keeping its allocation).
     fn clear(&mut self) {
-        let EhOps {
-            dispatches,
-            dispatches_and_begin_catches,
-            initiates,
-            landing_pads,
-            begins,
-            ends,
-            leaving,
-            typeids,
-            compares,
-        } = self;
         for list in [
-            dispatches,
-            dispatches_and_begin_catches,
-            initiates,
-            landing_pads,
-            begins,
-            ends,
-            leaving,
-            typeids,
-            compares,
+            &mut self.dispatches,
+            &mut self.dispatches_and_begin_catches,
+            &mut self.initiates,
+            &mut self.landing_pads,
+            &mut self.begins,
+            &mut self.ends,
+            &mut self.leaving,
+            &mut self.typeids,
+            &mut self.compares,
         ] {
             list.clear();
         }
