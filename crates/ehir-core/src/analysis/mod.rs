@@ -6,7 +6,8 @@
 //! - [`reachable_blocks`]: the blocks a region's entry reaches;
 //! - [`predecessor_counts`]: how many edges enter each block;
 //! - [`pad_of_token`], [`pad_parent`], [`block_pad`]: MSVC pads and their nesting;
-//! - [`DominatorTree`]: dominators of any [`DirectedGraph`] (Lengauer and Tarjan);
+//! - [`DominatorTree`]: dominators of any [`DirectedGraph`] (Cooper, Harvey and Kennedy's
+//!   iterations within a linear budget, else Lengauer and Tarjan);
 //! - [`funclet_colors`]: which funclet each block belongs to (LLVM's `colorEHFunclets`).
 //!
 //! [`Function`]: crate::Function

@@ -477,6 +477,7 @@ impl OpKind {
 
     /// The op's name as printed (`cir.call`, `cir.eh.dispatch`, ...; a binary op is
     /// printed as upstream's op for its operator, `cir.add` or `cir.shift`).
+    #[inline]
     pub fn name(&self) -> &'static str {
         match self {
             OpKind::Binary(operator) => operator.op_name(),
@@ -509,11 +510,13 @@ impl OpKind {
     }
 
     /// How many operands the op takes.
+    #[inline]
     pub fn operand_count(&self) -> CountRange {
         self.resolve_fixed(self.info().operands, Phase::Structured)
     }
 
     /// How many results the op has.
+    #[inline]
     pub fn result_count(&self) -> CountRange {
         self.resolve_fixed(self.info().results, Phase::Structured)
     }
@@ -587,6 +590,7 @@ impl OpKind {
 
     /// A count that does not depend on a list payload ([`Count::PerEntry`] gives its
     /// base: the least count).
+    #[inline]
     fn resolve_fixed(&self, count: Count, phase: Phase) -> CountRange {
         match count {
             Exactly(count) => CountRange::exactly(count as usize),

@@ -14,8 +14,8 @@
 //! Uses in blocks that the region entry cannot reach are not checked across blocks
 //! (everything dominates unreachable code).
 
-use super::FuncVerifier;
 use super::index::FuncIndex;
+use super::{FuncVerifier, OpView};
 use crate::analysis::{DirectedGraph, DominatorTree};
 use crate::dfg::{DataFlowGraph, ValueDef};
 use crate::diagnostics::Diagnostic;
@@ -273,25 +273,26 @@ impl Cfg {
 impl FuncVerifier<'_> {
     /// Checks that every operand and successor argument is defined in this function and
     /// dominates its use.
-    pub(crate) fn check_op_uses(&self, op: Op) {
-        for (i, &v) in self.dfg.operands(op).iter().enumerate() {
-            self.check_use(op, v, || format!("operand #{i}"));
+    pub(crate) fn check_op_uses(&self, view: &OpView) {
+        for (i, &v) in view.operands.iter().enumerate() {
+            self.check_use(view, v, || format!("operand #{i}"));
         }
-        for (s, &succ) in self.dfg.successors(op).iter().enumerate() {
+        for (s, &succ) in view.successors.iter().enumerate() {
             let Some(data) = self.dfg.successors.get(succ) else {
                 continue;
             };
             for (i, &v) in data.args.as_slice(&self.dfg.value_lists).iter().enumerate() {
-                self.check_use(op, v, || format!("argument #{i} of successor #{s}"));
+                self.check_use(view, v, || format!("argument #{i} of successor #{s}"));
             }
         }
     }
 
-    fn check_use(&self, user: Op, v: Value, what: impl Fn() -> String) {
+    fn check_use(&self, view: &OpView, v: Value, what: impl Fn() -> String) {
+        let user = view.op;
         let Some(def) = self.index.value_site(self.dfg, v) else {
-            let name = self.op_name(user);
+            let name = view.name();
             self.error(Diagnostic::error(
-                self.dfg.loc(user),
+                view.loc,
                 format!(
                     "{} of '{name}' is not a value defined in this function",
                     what()
@@ -302,12 +303,12 @@ impl FuncVerifier<'_> {
         // The common case: a result of an earlier op of the same block.
         if let ValueDef::Result(d, _) = def
             && d != user
-            && self.index.op_block[d] == self.index.op_block[user]
-            && self.index.op_pos[d] < self.index.op_pos[user]
+            && self.index.op_block[d].expand() == Some(view.block)
+            && self.index.op_pos[d] < view.pos
         {
             return;
         }
-        let name = self.op_name(user);
+        let name = view.name();
         let (def_block, def_op) = match def {
             ValueDef::Result(op, _) => (self.index.op_block[op].expect("placed"), Some(op)),
             ValueDef::Param(block, _) => (block, None),

@@ -5,9 +5,9 @@
 //! and typeid compares against landing-pad clauses. See the module documentation of
 //! [`super`] for the rules in prose.
 
-use super::FuncVerifier;
 use super::dominance::EdgeKind;
 use super::structure::RegionRole;
+use super::{FuncVerifier, OpView};
 use crate::attrs::AttrData;
 use crate::diagnostics::Diagnostic;
 use crate::entities::{Attr, Block, Op, Symbol, Value};
@@ -80,6 +80,102 @@ impl ScopeState {
     }
 }
 
+/// The ops of a function body that the whole-function EH checks look at, each list in
+/// op order: collected during the per-op walk ([`FuncVerifier::note_eh_op`]) so that
+/// those checks need not walk every op again.
+#[derive(Default)]
+pub(crate) struct EhOps {
+    /// `cir.eh.dispatch`.
+    dispatches: Vec<Op>,
+    /// `cir.eh.dispatch` and `cir.begin_catch`.
+    dispatches_and_begin_catches: Vec<Op>,
+    /// `cir.eh.initiate`.
+    initiates: Vec<Op>,
+    /// `cir.eh.landingpad`.
+    landing_pads: Vec<Op>,
+    /// `cir.begin_catch` and `cir.begin_cleanup`.
+    begins: Vec<Op>,
+    /// `cir.end_catch` and `cir.end_cleanup`.
+    ends: Vec<Op>,
+    /// Ops that leave open handlers ([`FuncVerifier::handlers_left`]).
+    leaving: Vec<Op>,
+    /// `cir.eh.typeid`.
+    typeids: Vec<Op>,
+    /// `cir.cmp`.
+    compares: Vec<Op>,
+}
+
+impl EhOps {
+    /// Empties every list (keeping its allocation).
+    fn clear(&mut self) {
+        for list in [
+            &mut self.dispatches,
+            &mut self.dispatches_and_begin_catches,
+            &mut self.initiates,
+            &mut self.landing_pads,
+            &mut self.begins,
+            &mut self.ends,
+            &mut self.leaving,
+            &mut self.typeids,
+            &mut self.compares,
+        ] {
+            list.clear();
+        }
+    }
+}
+
+/// The tables of the EH checks, kept from one function to the next (see
+/// [`super::Scratch`]).
+#[derive(Default)]
+pub(crate) struct EhScratch {
+    pub(crate) ops: EhOps,
+    /// The begin/end pairing analysis.
+    pairing: PairingScratch,
+}
+
+impl EhScratch {
+    /// Forgets the ops of the function verified before.
+    pub(crate) fn clear(&mut self) {
+        self.ops.clear();
+    }
+}
+
+/// The tables of [`FuncVerifier::check_token_pairing`], reused from one function to the
+/// next (each is reset before use).
+#[derive(Default)]
+struct PairingScratch {
+    /// The scope number of each begin that yields a token, plus one (0 for other ops).
+    scope_of: SecondaryMap<Op, u32>,
+    seeds: Vec<(Value, u32)>,
+    origins: SecondaryMap<Value, Vec<u32>>,
+    propagation: PropagateScratch,
+    ends_of: Vec<Vec<Block>>,
+    relevant_pairs: Vec<(Block, u32)>,
+    relevant_scopes: Vec<u32>,
+    relevant_range: SecondaryMap<Block, (u32, u32)>,
+    marked: SecondaryMap<Block, u32>,
+    keep_open: SecondaryMap<Block, bool>,
+    state_in: SecondaryMap<Block, ScopeState>,
+    visited: SecondaryMap<Block, bool>,
+    stack: Vec<Block>,
+}
+
+/// The worklist of [`FuncVerifier::propagate`].
+#[derive(Default)]
+struct PropagateScratch {
+    queued: SecondaryMap<Block, bool>,
+    worklist: Vec<Block>,
+}
+
+/// Makes `map` `len` default entries, reusing its allocation.
+fn reset<K: cranelift_entity::EntityRef, V: Clone + Default>(
+    map: &mut SecondaryMap<K, V>,
+    len: usize,
+) {
+    map.clear();
+    map.resize(len);
+}
+
 /// Which open handlers an op leaves.
 #[derive(Copy, Clone)]
 enum Leaves {
@@ -88,15 +184,43 @@ enum Leaves {
 }
 
 impl FuncVerifier<'_> {
+    /// Records an op that the whole-function EH checks ([`FuncVerifier::check_eh`]) look
+    /// at; called for every op, in order, before they run.
+    pub(crate) fn note_eh_op(&self, view: &OpView, ops: &mut EhOps) {
+        match view.kind {
+            OpKind::EhDispatch { .. } => {
+                ops.dispatches.push(view.op);
+                ops.dispatches_and_begin_catches.push(view.op);
+                ops.leaving.push(view.op);
+            }
+            OpKind::BeginCatch => {
+                ops.dispatches_and_begin_catches.push(view.op);
+                ops.begins.push(view.op);
+            }
+            OpKind::BeginCleanup => ops.begins.push(view.op),
+            OpKind::EndCatch | OpKind::EndCleanup => ops.ends.push(view.op),
+            OpKind::EhInitiate { .. } => ops.initiates.push(view.op),
+            OpKind::EhLandingPad { .. } => ops.landing_pads.push(view.op),
+            OpKind::EhTypeId { .. } => ops.typeids.push(view.op),
+            OpKind::Cmp(_) => ops.compares.push(view.op),
+            OpKind::Return | OpKind::Resume | OpKind::ResumeFlat => ops.leaving.push(view.op),
+            OpKind::Throw { .. } if view.successors.is_empty() => ops.leaving.push(view.op),
+            _ => {}
+        }
+    }
+
     pub(crate) fn check_eh(&self) {
+        let eh = self.eh.borrow();
+        let ops = &eh.ops;
         match self.func.phase {
             // Checked op by op with the other per-op rules.
             Phase::Structured => {}
             Phase::Flat if self.executable() => {
-                self.check_unwind_destinations("cir.eh.initiate", |k| {
+                self.check_unwind_destinations("cir.eh.initiate", &ops.initiates, |k| {
                     matches!(k, OpKind::EhInitiate { .. })
                 });
-                self.check_dispatch_and_catch_blocks();
+                self.check_dispatch_and_catch_blocks(&ops.dispatches_and_begin_catches);
+                drop(eh);
                 self.check_token_pairing();
             }
             Phase::Flat => {}
@@ -104,16 +228,13 @@ impl FuncVerifier<'_> {
                 if !self.executable() {
                     return self.check_dispatch_keys();
                 }
-                self.check_unwind_destinations("cir.eh.inflight_exception", |k| {
-                    matches!(k, OpKind::EhLandingPad { .. })
-                });
-                self.check_typeid_compares();
-                let has_pad = self
-                    .index
-                    .ops
-                    .iter()
-                    .any(|&op| matches!(self.dfg.kind(op), OpKind::EhLandingPad { .. }));
-                if has_pad {
+                self.check_unwind_destinations(
+                    "cir.eh.inflight_exception",
+                    &ops.landing_pads,
+                    |k| matches!(k, OpKind::EhLandingPad { .. }),
+                );
+                self.check_typeid_compares(ops);
+                if !ops.landing_pads.is_empty() {
                     self.check_personality("landing pads");
                 }
             }
@@ -126,7 +247,7 @@ impl FuncVerifier<'_> {
     /// misplaced elsewhere by the phase check).
     fn check_dispatch_keys(&self) {
         if self.func.phase != Phase::Structured {
-            for &op in &self.index.ops {
+            for &op in &self.eh.borrow().ops.dispatches {
                 if let OpKind::EhDispatch { keys } = *self.dfg.kind(op) {
                     self.check_key_list(op, self.handler_keys(keys), true);
                 }
@@ -136,13 +257,14 @@ impl FuncVerifier<'_> {
 
     // ---- structured -------------------------------------------------------------------
 
-    pub(crate) fn check_op_structured_eh(&self, op: Op) {
+    pub(crate) fn check_op_structured_eh(&self, view: &OpView) {
+        let op = view.op;
         let void_ptr = self.ctx.types.common().void_ptr;
-        match *self.dfg.kind(op) {
+        match view.kind {
             OpKind::Try { handlers } => {
                 let keys = self.handler_keys(handlers);
                 self.check_key_list(op, keys, false);
-                let regions = self.dfg.regions(op);
+                let regions = view.regions;
                 for (i, key) in keys.iter().enumerate() {
                     let Some(&region) = regions.get(i + 1) else {
                         break;
@@ -229,13 +351,12 @@ impl FuncVerifier<'_> {
                 }
             }
             OpKind::CatchParam => {
-                let region = self.index.op_region(op).expect("placed");
+                let region = view.region;
                 let in_catch = matches!(
                     self.region_role(region),
                     RegionRole::TryHandler(HandlerKey::Catch(_) | HandlerKey::CatchAll)
                 );
-                let first = self.index.entry_block(region) == self.index.op_block[op].expand()
-                    && self.index.op_pos[op] == 0;
+                let first = self.index.entry_block(region) == Some(view.block) && view.pos == 0;
                 if !(in_catch && first) {
                     self.op_error(
                         op,
@@ -255,7 +376,7 @@ impl FuncVerifier<'_> {
                     )
                 });
                 let entry = handler.and_then(|r| self.index.entry_block(r));
-                let token_is_handlers = match (entry, self.dfg.operands(op).first()) {
+                let token_is_handlers = match (entry, view.operands.first()) {
                     (Some(entry), Some(token)) => self.dfg.block_params(entry).contains(token),
                     _ => false,
                 };
@@ -435,7 +556,12 @@ impl FuncVerifier<'_> {
 
     /// Every unwind edge of `cir.try_call`/`cir.throw` targets a block starting with the
     /// landing op; the landing op is first in its block, which only unwind edges reach.
-    fn check_unwind_destinations(&self, landing: &str, is_landing: impl Fn(&OpKind) -> bool) {
+    fn check_unwind_destinations(
+        &self,
+        landing: &str,
+        landing_ops: &[Op],
+        is_landing: impl Fn(&OpKind) -> bool,
+    ) {
         for &block in &self.index.blocks {
             for edge in self.cfg.succs(block) {
                 if edge.kind != EdgeKind::Unwind {
@@ -459,10 +585,7 @@ impl FuncVerifier<'_> {
                 }
             }
         }
-        for &op in &self.index.ops {
-            if !is_landing(self.dfg.kind(op)) {
-                continue;
-            }
+        for &op in landing_ops {
             let block = self.index.op_block[op].expect("placed");
             if self.index.op_pos[op] != 0 {
                 self.op_error(
@@ -526,8 +649,8 @@ impl FuncVerifier<'_> {
         }
     }
 
-    fn check_dispatch_and_catch_blocks(&self) {
-        for &op in &self.index.ops {
+    fn check_dispatch_and_catch_blocks(&self, ops: &[Op]) {
+        for &op in ops {
             match *self.dfg.kind(op) {
                 OpKind::EhDispatch { .. } => {
                     for edge in self.cfg.succs(self.index.op_block[op].expect("placed")) {
@@ -614,9 +737,16 @@ impl FuncVerifier<'_> {
 
     // ---- flat: begin/end pairing -----------------------------------------------------
 
-    /// Values that may carry what `seeds` produce, through block arguments on any edge.
-    fn propagate<T: Copy + Ord>(&self, seeds: &[(Value, T)]) -> SecondaryMap<Value, Vec<T>> {
-        let mut origins: SecondaryMap<Value, Vec<T>> = SecondaryMap::new();
+    /// Values that may carry what `seeds` produce, through block arguments on any edge:
+    /// `origins` (emptied first) maps each such value to the sorted set of what it may
+    /// carry.
+    fn propagate<T: Copy + Ord>(
+        &self,
+        seeds: &[(Value, T)],
+        origins: &mut SecondaryMap<Value, Vec<T>>,
+        scratch: &mut PropagateScratch,
+    ) {
+        origins.clear();
         for &(v, t) in seeds {
             let set = &mut origins[v];
             if let Err(pos) = set.binary_search(&t) {
@@ -624,14 +754,17 @@ impl FuncVerifier<'_> {
             }
         }
         if seeds.is_empty() {
-            return origins;
+            return;
         }
         // Worklist: a block is revisited when the origins of one of its parameters grow.
-        let mut queued: SecondaryMap<Block, bool> = SecondaryMap::new();
-        let mut worklist: Vec<Block> = self.index.blocks.iter().rev().copied().collect();
-        for &b in &worklist {
+        let PropagateScratch { queued, worklist } = scratch;
+        reset(queued, self.dfg.blocks.len());
+        worklist.clear();
+        worklist.extend(self.index.blocks.iter().rev().copied());
+        for &b in worklist.iter() {
             queued[b] = true;
         }
+        let mut incoming = Vec::new();
         while let Some(block) = worklist.pop() {
             queued[block] = false;
             for edge in self.cfg.succs(block) {
@@ -639,15 +772,19 @@ impl FuncVerifier<'_> {
                     continue;
                 };
                 let args = self.dfg.successor_args(succ);
+                if args.is_empty() {
+                    continue;
+                }
                 let params = self.dfg.block_params(edge.to);
                 let mut changed = false;
                 for (&a, &p) in args.iter().zip(params) {
                     if origins[a].is_empty() {
                         continue;
                     }
-                    let incoming = origins[a].clone();
+                    incoming.clear();
+                    incoming.extend_from_slice(&origins[a]);
                     let set = &mut origins[p];
-                    for t in incoming {
+                    for &t in &incoming {
                         if let Err(pos) = set.binary_search(&t) {
                             set.insert(pos, t);
                             changed = true;
@@ -660,7 +797,6 @@ impl FuncVerifier<'_> {
                 }
             }
         }
-        origins
     }
 
     /// On every path from a `cir.begin_catch`/`cir.begin_cleanup`, exactly one end of its
@@ -671,34 +807,53 @@ impl FuncVerifier<'_> {
         let Some(&body) = self.index.regions.first() else {
             return;
         };
+        let mut eh = self.eh.borrow_mut();
+        let EhScratch { ops, pairing } = &mut *eh;
+        let PairingScratch {
+            scope_of,
+            seeds,
+            origins,
+            propagation,
+            ends_of,
+            relevant_pairs,
+            relevant_scopes,
+            relevant_range,
+            marked,
+            keep_open,
+            state_in,
+            visited,
+            stack,
+        } = pairing;
+        let num_blocks = self.dfg.blocks.len();
         let blocks = self.index.region_blocks(body);
-        let mut scopes: Vec<Op> = Vec::new();
-        let mut scope_of: SecondaryMap<Op, u32> = SecondaryMap::with_default(u32::MAX);
-        let mut seeds = Vec::new();
-        for &op in &self.index.ops {
-            if matches!(self.dfg.kind(op), OpKind::BeginCatch | OpKind::BeginCleanup)
-                && let Some(&r) = self.dfg.results(op).first()
-            {
-                scope_of[op] = scopes.len() as u32;
-                seeds.push((r, scopes.len() as u32));
-                scopes.push(op);
-            }
-        }
+        // The begins that yield a token are the scopes, numbered in op order.
+        let scopes: Vec<Op> = ops
+            .begins
+            .iter()
+            .copied()
+            .filter(|&op| !self.dfg.results(op).is_empty())
+            .collect();
         if scopes.is_empty() {
             return;
         }
-        let origins = self.propagate(&seeds);
+        scope_of.clear();
+        seeds.clear();
+        for (s, &op) in scopes.iter().enumerate() {
+            scope_of[op] = s as u32 + 1;
+            seeds.push((self.dfg.results(op)[0], s as u32));
+        }
+        self.propagate(seeds, origins, propagation);
+        let origins = &*origins;
         // "May have ended" only matters where an end of the scope can still be reached
         // without passing its begin again: the blocks found walking backwards from its
         // ends, stopping at its begin. Elsewhere the flag is dropped, which keeps states
         // small in long functions with many handlers.
-        let mut ends_of: Vec<Vec<Block>> = vec![Vec::new(); scopes.len()];
-        for &op in &self.index.ops {
-            let ends_catch = match self.dfg.kind(op) {
-                OpKind::EndCatch => true,
-                OpKind::EndCleanup => false,
-                _ => continue,
-            };
+        for ends in ends_of.iter_mut() {
+            ends.clear();
+        }
+        ends_of.resize_with(scopes.len(), Vec::new);
+        for &op in &ops.ends {
+            let ends_catch = matches!(self.dfg.kind(op), OpKind::EndCatch);
             let Some(&token) = self.dfg.operands(op).first() else {
                 continue;
             };
@@ -710,25 +865,26 @@ impl FuncVerifier<'_> {
         }
         // (block, scope) pairs, in increasing scope order; grouped by block below, so that
         // each block's scopes are one sorted slice of one list.
-        let mut relevant_pairs: Vec<(Block, u32)> = Vec::new();
-        let mut marked: SecondaryMap<Block, u32> = SecondaryMap::with_default(u32::MAX);
-        let mut stack = Vec::new();
-        for (s, ends) in ends_of.iter().enumerate() {
+        relevant_pairs.clear();
+        marked.clear();
+        marked.resize(num_blocks);
+        // `marked` holds scope + 1 (0: no scope yet).
+        for (s, ends) in ends_of.iter().take(scopes.len()).enumerate() {
             let s = s as u32;
             let begin_block = self.index.op_block[scopes[s as usize]].expect("placed");
             stack.clear();
             stack.extend_from_slice(ends);
             while let Some(b) = stack.pop() {
-                if marked[b] == s {
+                if marked[b] == s + 1 {
                     continue;
                 }
-                marked[b] = s;
+                marked[b] = s + 1;
                 relevant_pairs.push((b, s));
                 if b == begin_block {
                     continue;
                 }
                 for edge in self.cfg.preds(b) {
-                    if marked[edge.from] != s {
+                    if marked[edge.from] != s + 1 {
                         stack.push(edge.from);
                     }
                 }
@@ -736,8 +892,9 @@ impl FuncVerifier<'_> {
         }
         // A stable sort keeps each block's scopes in increasing order.
         relevant_pairs.sort_by_key(|&(b, _)| b);
-        let relevant_scopes: Vec<u32> = relevant_pairs.iter().map(|&(_, s)| s).collect();
-        let mut relevant_range: SecondaryMap<Block, (u32, u32)> = SecondaryMap::new();
+        relevant_scopes.clear();
+        relevant_scopes.extend(relevant_pairs.iter().map(|&(_, s)| s));
+        reset(relevant_range, num_blocks);
         let mut start = 0;
         for (i, &(b, _)) in relevant_pairs.iter().enumerate() {
             if i + 1 == relevant_pairs.len() || relevant_pairs[i + 1].0 != b {
@@ -753,14 +910,11 @@ impl FuncVerifier<'_> {
         // begin (reached again while open) or an op that leaves handlers. Elsewhere (say,
         // the one terminate block that every cleanup's throwing call unwinds to) the flags
         // are dropped, so that such a join does not collect every open handler.
-        let mut keep_open: SecondaryMap<Block, bool> = SecondaryMap::new();
+        reset(keep_open, num_blocks);
         stack.clear();
-        for &block in blocks {
-            let reads_open = self.index.block_ops(block).iter().any(|&op| {
-                matches!(self.dfg.kind(op), OpKind::BeginCatch | OpKind::BeginCleanup)
-                    || self.handlers_left(op).is_some()
-            });
-            if reads_open {
+        for &op in ops.begins.iter().chain(&ops.leaving) {
+            let block = self.index.op_block[op].expect("placed");
+            if self.index.block_region[block].expand() == Some(body) && !keep_open[block] {
                 keep_open[block] = true;
                 stack.push(block);
             }
@@ -776,9 +930,12 @@ impl FuncVerifier<'_> {
         // States are empty until a begin: the analysis starts at the reachable blocks that
         // begin a handler, and the blocks no begin reaches (most of a long function) are
         // neither visited nor checked (with an empty state they could report nothing).
-        let mut state_in: SecondaryMap<Block, ScopeState> = SecondaryMap::new();
-        let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
-        let mut worklist = Vec::new();
+        for state in state_in.values_mut() {
+            state.0.clear();
+        }
+        state_in.resize(num_blocks);
+        reset(visited, num_blocks);
+        stack.clear();
         for &scope in scopes.iter().rev() {
             let block = self.index.op_block[scope].expect("placed");
             if self.index.block_region[block].expand() == Some(body)
@@ -786,7 +943,7 @@ impl FuncVerifier<'_> {
                 && !visited[block]
             {
                 visited[block] = true;
-                worklist.push(block);
+                stack.push(block);
             }
         }
         let quiet = |_: Diagnostic| {};
@@ -796,15 +953,15 @@ impl FuncVerifier<'_> {
         // A block is visited when a state with a flag reaches it: with an empty state a
         // block can report nothing (its begins are seeds of their own), so the rest of a
         // long function after the handlers' ends is not walked.
-        while let Some(block) = worklist.pop() {
+        while let Some(block) = stack.pop() {
             state.copy_from(&state_in[block]);
-            self.pairing_transfer(block, &mut state, &scopes, &scope_of, &origins, &quiet);
+            self.pairing_transfer(block, &mut state, &scopes, scope_of, origins, &quiet);
             for edge in self.cfg.succs(block) {
                 let to = edge.to;
                 state.pruned_into(relevant(to), keep_open[to], &mut incoming);
                 if state_in[to].merge(&incoming) {
                     visited[to] = true;
-                    worklist.push(to);
+                    stack.push(to);
                 }
             }
         }
@@ -814,7 +971,7 @@ impl FuncVerifier<'_> {
                 continue;
             }
             state.copy_from(&state_in[block]);
-            self.pairing_transfer(block, &mut state, &scopes, &scope_of, &origins, &report);
+            self.pairing_transfer(block, &mut state, &scopes, scope_of, origins, &report);
         }
     }
 
@@ -839,7 +996,10 @@ impl FuncVerifier<'_> {
             // Which open scopes this op leaves without ending them, and how.
             let leaves: Option<(Leaves, &str)> = match kind {
                 OpKind::BeginCatch | OpKind::BeginCleanup => {
-                    let s = scope_of[op];
+                    // A begin without a token (reported by its shape check) opens nothing.
+                    let Some(s) = scope_of[op].checked_sub(1) else {
+                        continue;
+                    };
                     if state.get(s) & OPEN != 0 {
                         report(Diagnostic::error(
                             self.dfg.loc(op),
@@ -930,33 +1090,29 @@ impl FuncVerifier<'_> {
 
     /// A compare between a landing pad's selector and `cir.eh.typeid @T` must only see
     /// landing pads that list `@T`.
-    fn check_typeid_compares(&self) {
-        let mut selector_seeds = Vec::new();
-        let mut typeid_seeds = Vec::new();
-        for &op in &self.index.ops {
-            match *self.dfg.kind(op) {
-                OpKind::EhLandingPad { .. } => {
-                    if let Some(&sel) = self.dfg.results(op).get(1) {
-                        selector_seeds.push((sel, op));
-                    }
-                }
-                OpKind::EhTypeId { type_info } => {
-                    if let Some(&r) = self.dfg.results(op).first() {
-                        typeid_seeds.push((r, type_info));
-                    }
-                }
-                _ => {}
-            }
-        }
+    fn check_typeid_compares(&self, ops: &EhOps) {
+        let selector_seeds: Vec<(Value, Op)> = ops
+            .landing_pads
+            .iter()
+            .filter_map(|&op| Some((*self.dfg.results(op).get(1)?, op)))
+            .collect();
+        let typeid_seeds: Vec<(Value, Symbol)> = ops
+            .typeids
+            .iter()
+            .filter_map(|&op| match *self.dfg.kind(op) {
+                OpKind::EhTypeId { type_info } => Some((*self.dfg.results(op).first()?, type_info)),
+                _ => None,
+            })
+            .collect();
         if selector_seeds.is_empty() || typeid_seeds.is_empty() {
             return;
         }
-        let selectors = self.propagate(&selector_seeds);
-        let typeids = self.propagate(&typeid_seeds);
-        for &op in &self.index.ops {
-            if !matches!(self.dfg.kind(op), OpKind::Cmp(_)) {
-                continue;
-            }
+        let mut scratch = PropagateScratch::default();
+        let mut selectors = SecondaryMap::new();
+        self.propagate(&selector_seeds, &mut selectors, &mut scratch);
+        let mut typeids = SecondaryMap::new();
+        self.propagate(&typeid_seeds, &mut typeids, &mut scratch);
+        for &op in &ops.compares {
             let operands = self.dfg.operands(op);
             let mut pads: Vec<Op> = Vec::new();
             let mut types: Vec<Symbol> = Vec::new();

@@ -385,11 +385,6 @@ impl FuncIndex {
         self.block_region[self.op_block[op].expand()?].expand()
     }
 
-    /// The op owning the region that contains `op`.
-    pub fn parent_op(&self, op: Op) -> Option<Op> {
-        self.region_parent[self.op_region(op)?].expand()
-    }
-
     /// The entry block of a region.
     pub fn entry_block(&self, region: Region) -> Option<Block> {
         self.region_blocks(region).first().copied()

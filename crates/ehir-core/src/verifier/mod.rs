@@ -123,13 +123,14 @@ mod types;
 
 use crate::dfg::DataFlowGraph;
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::entities::{Block, FuncId, Loc, Op, Symbol, Type};
+use crate::entities::{Block, FuncId, Loc, Op, Region, Successor, Symbol, Type, Value};
 use crate::function::{Function, Phase};
 use crate::module::{Module, ModuleCtx};
-use crate::ops::OpKind;
+use crate::ops::{OpInfo, OpKind};
 use crate::types::TypeData;
 use cranelift_entity::EntityRef;
 use dominance::Cfg;
+use eh::EhScratch;
 use index::FuncIndex;
 use std::cell::{Cell, RefCell};
 use structure::Labels;
@@ -291,7 +292,12 @@ fn verify_function_in(
 ) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     // The tables of the function verified before, rebuilt in place.
-    let Scratch { mut index, mut cfg } = std::mem::take(scratch);
+    let Scratch {
+        mut index,
+        mut cfg,
+        mut eh,
+    } = std::mem::take(scratch);
+    eh.clear();
     index.rebuild(func, &mut |d| diags.push((RuleFamily::Index, d)));
     cfg.rebuild(&func.dfg, &index);
     let verifier = FuncVerifier {
@@ -305,15 +311,24 @@ fn verify_function_in(
         diags: RefCell::new(diags),
         family: Cell::new(RuleFamily::Signature),
         callee_cache: RefCell::new([(None, None); CALLEE_CACHE]),
+        eh: RefCell::new(eh),
     };
     verifier.check_signature();
     if func.body.is_some() && !verifier.index.regions.is_empty() {
         verifier.check_body();
     }
     let FuncVerifier {
-        index, cfg, diags, ..
+        index,
+        cfg,
+        diags,
+        eh,
+        ..
     } = verifier;
-    *scratch = Scratch { index, cfg };
+    *scratch = Scratch {
+        index,
+        cfg,
+        eh: eh.into_inner(),
+    };
     let mut diags = diags.into_inner();
     // Source order; at one location (and among unlocated diagnostics, which come last),
     // the order of the rule families, each in the order it found them.
@@ -327,6 +342,7 @@ fn verify_function_in(
 struct Scratch {
     index: FuncIndex,
     cfg: Cfg,
+    eh: EhScratch,
 }
 
 thread_local! {
@@ -392,31 +408,37 @@ impl<'a> FuncVerifier<'a> {
         let structured = self.func.phase == Phase::Structured;
         let mut labels = Labels::new();
         let mut gotos = Vec::new();
+        let mut eh_ops = std::mem::take(&mut self.eh.borrow_mut().ops);
         for &op in &self.index.ops {
+            let view = self.op_view(op);
+            let view = &view;
             self.in_family(RuleFamily::OpResults);
-            self.check_op_results(op);
+            self.check_op_results(view);
             self.in_family(RuleFamily::OpRegionCount);
-            self.check_op_region_count(op);
+            self.check_op_region_count(view);
             self.in_family(RuleFamily::OpTermination);
-            self.check_op_termination(op);
+            self.check_op_termination(view);
             self.in_family(RuleFamily::OpSuccessors);
-            self.check_op_successors(op);
+            self.check_op_successors(view);
             self.in_family(RuleFamily::OpPhase);
-            self.check_op_phase(op);
+            self.check_op_phase(view);
             self.in_family(RuleFamily::OpLabels);
-            self.check_op_labels(op, &mut labels);
-            if let OpKind::Goto { .. } = self.dfg.kind(op) {
+            self.check_op_labels(view, &mut labels);
+            if let OpKind::Goto { .. } = view.kind {
                 gotos.push(op);
             }
             self.in_family(RuleFamily::OpTypes);
-            self.check_op_type_rules(op);
+            self.check_op_type_rules(view);
             self.in_family(RuleFamily::OpUses);
-            self.check_op_uses(op);
+            self.check_op_uses(view);
             if structured {
                 self.in_family(RuleFamily::Eh);
-                self.check_op_structured_eh(op);
+                self.check_op_structured_eh(view);
+            } else {
+                self.note_eh_op(view, &mut eh_ops);
             }
         }
+        self.eh.borrow_mut().ops = eh_ops;
         self.in_family(RuleFamily::Gotos);
         self.check_gotos(&gotos, &labels);
         if !gotos.is_empty() {
@@ -447,14 +469,61 @@ pub(crate) struct FuncVerifier<'a> {
     family: Cell<RuleFamily>,
     /// Recent answers of [`Module::function_by_name`], by symbol number modulo the size.
     callee_cache: RefCell<[(Option<Symbol>, Option<FuncId>); CALLEE_CACHE]>,
+    /// The EH ops of the body, noted by the per-op walk, and the EH checks' tables.
+    eh: RefCell<EhScratch>,
+}
+
+/// An op placed in the body, as the per-op checks read it: its data, its row of the op
+/// table and its place, fetched once ([`FuncVerifier::op_view`]) for all of them.
+pub(crate) struct OpView<'a> {
+    pub op: Op,
+    pub kind: OpKind,
+    /// The op's row of the op table.
+    pub info: &'static OpInfo,
+    pub loc: Loc,
+    pub operands: &'a [Value],
+    pub results: &'a [Value],
+    pub successors: &'a [Successor],
+    pub regions: &'a [Region],
+    /// The block and region the op is in, and its position in the block.
+    pub block: Block,
+    pub region: Region,
+    pub pos: u32,
+}
+
+impl OpView<'_> {
+    /// The printed name of the op's kind.
+    pub fn name(&self) -> &'static str {
+        self.kind.name()
+    }
 }
 
 /// Entries of [`FuncVerifier::callee_cache`].
 const CALLEE_CACHE: usize = 64;
 
-impl FuncVerifier<'_> {
+impl<'a> FuncVerifier<'a> {
     pub(crate) fn error(&self, d: Diagnostic) {
         self.diags.borrow_mut().push((self.family.get(), d));
+    }
+
+    /// The data of an op the index placed (every op of `index.ops`).
+    pub(crate) fn op_view(&self, op: Op) -> OpView<'a> {
+        let dfg = self.dfg;
+        let data = &dfg.ops[op];
+        let block = self.index.op_block[op].expect("placed");
+        OpView {
+            op,
+            kind: data.kind,
+            info: data.kind.info(),
+            loc: data.loc,
+            operands: data.operands.as_slice(&dfg.value_lists),
+            results: data.results.as_slice(&dfg.value_lists),
+            successors: data.successors.as_slice(&dfg.successor_lists),
+            regions: data.regions.as_slice(&dfg.region_lists),
+            block,
+            region: self.index.block_region[block].expect("placed"),
+            pos: self.index.op_pos[op],
+        }
     }
 
     /// Reports an error at `loc` with one note at `note_loc`.

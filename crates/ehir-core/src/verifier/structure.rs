@@ -5,12 +5,14 @@
 //! `cir.resume`), region entry parameters, `cir.case`/`cir.label`/`cir.goto`, and phase
 //! membership.
 
-use super::FuncVerifier;
+use super::{FuncVerifier, OpView};
 use crate::dfg::ValueDef;
 use crate::diagnostics::Diagnostic;
 use crate::entities::{Op, Region, Value};
 use crate::function::Phase;
-use crate::ops::{CaseKind, CleanupKind, CountRange, ExtraData, HandlerKey, MissingList, OpKind};
+use crate::ops::{
+    CaseKind, CleanupKind, Count, CountRange, ExtraData, HandlerKey, MissingList, OpKind,
+};
 use std::collections::BTreeMap;
 
 /// The `cir.label`s of a function by name, with the op defining each first.
@@ -106,14 +108,15 @@ impl FuncVerifier<'_> {
     }
 
     /// Op results agree with their values' records.
-    pub(crate) fn check_op_results(&self, op: Op) {
-        for (i, &v) in self.dfg.results(op).iter().enumerate() {
+    pub(crate) fn check_op_results(&self, view: &OpView) {
+        let op = view.op;
+        for (i, &v) in view.results.iter().enumerate() {
             if !self.recorded_as(v, ValueDef::Result(op, i as u32)) {
                 self.op_error(
                     op,
                     format!(
                         "result #{i} of '{}' is not recorded as this op's result",
-                        self.op_name(op)
+                        view.name()
                     ),
                 );
             }
@@ -161,9 +164,16 @@ impl FuncVerifier<'_> {
     }
 
     /// The number of regions of an op's kind (the op table's region count).
-    pub(crate) fn check_op_region_count(&self, op: Op) {
-        let count = self.dfg.regions(op).len();
-        let kind = *self.dfg.kind(op);
+    pub(crate) fn check_op_region_count(&self, view: &OpView) {
+        let op = view.op;
+        let count = view.regions.len();
+        let kind = view.kind;
+        // Most ops have a fixed region count (zero): no need to resolve a list payload.
+        if let Count::Exactly(n) = view.info.regions
+            && n as usize == count
+        {
+            return;
+        }
         let Ok(CountRange { min, max }) = kind.region_count(&self.dfg.extras) else {
             return;
         };
@@ -292,16 +302,17 @@ impl FuncVerifier<'_> {
     }
 
     /// A terminator is allowed by the region it ends.
-    pub(crate) fn check_op_termination(&self, op: Op) {
-        if self.dfg.kind(op).is_terminator() {
-            self.check_region_termination(op);
+    pub(crate) fn check_op_termination(&self, view: &OpView) {
+        if view.info.terminator {
+            self.check_region_termination(view);
         }
     }
 
-    fn check_region_termination(&self, op: Op) {
-        let region = self.index.op_region(op).expect("placed");
+    fn check_region_termination(&self, view: &OpView) {
+        let op = view.op;
+        let region = view.region;
         let role = || self.region_role(region);
-        match *self.dfg.kind(op) {
+        match view.kind {
             OpKind::Yield => match role() {
                 RegionRole::FunctionBody => {
                     self.op_error(op, "'cir.yield' cannot terminate the function body")
@@ -310,7 +321,7 @@ impl FuncVerifier<'_> {
                     op,
                     "a loop condition region must end with 'cir.condition', not 'cir.yield'",
                 ),
-                _ => self.check_yield_operands(op, region),
+                _ => self.check_yield_operands(view),
             },
             OpKind::Condition if role() != RegionRole::LoopCondition => {
                 self.op_error(
@@ -358,7 +369,7 @@ impl FuncVerifier<'_> {
             OpKind::Return
                 if self.func.phase != Phase::Structured && role() != RegionRole::FunctionBody =>
             {
-                let name = self.op_name(op);
+                let name = view.name();
                 self.op_error(op, format!("'{name}' must be in the function body"));
             }
             _ => {}
@@ -366,11 +377,12 @@ impl FuncVerifier<'_> {
     }
 
     /// `cir.yield` operands match the results of the op owning its region.
-    fn check_yield_operands(&self, op: Op, region: Region) {
-        let Some(parent) = self.index.region_parent[region].expand() else {
+    fn check_yield_operands(&self, view: &OpView) {
+        let op = view.op;
+        let Some(parent) = self.index.region_parent[view.region].expand() else {
             return;
         };
-        let operands = self.dfg.operands(op);
+        let operands = view.operands;
         let results = self.dfg.results(parent);
         if operands.len() != results.len() {
             self.op_error(
@@ -402,18 +414,26 @@ impl FuncVerifier<'_> {
     }
 
     /// Successor counts per kind; targets are blocks of the same region, never its entry.
-    pub(crate) fn check_op_successors(&self, op: Op) {
-        let kind = *self.dfg.kind(op);
-        let succs = self.dfg.successors(op);
+    pub(crate) fn check_op_successors(&self, view: &OpView) {
+        let op = view.op;
+        let kind = view.kind;
+        let succs = view.successors;
         let n = succs.len();
-        if !kind.is_terminator() {
+        if !view.info.terminator {
             if n != 0 {
                 self.op_error(op, format!("'{}' cannot have successors", kind.name()));
             }
             return;
         }
         let name = kind.name();
-        match kind.successor_count(self.func.phase, &self.dfg.extras) {
+        let fixed = matches!(view.info.successors, Count::Exactly(count) if count as usize == n);
+        // Most terminators have a fixed successor count: nothing to resolve.
+        let count = if fixed {
+            Ok(CountRange::exactly(n))
+        } else {
+            kind.successor_count(self.func.phase, &self.dfg.extras)
+        };
+        match count {
             Err(MissingList { list, .. }) => {
                 self.op_error(op, format!("'{name}' has no {list} list"));
             }
@@ -440,7 +460,8 @@ impl FuncVerifier<'_> {
         if succs.is_empty() {
             return;
         }
-        let region = self.index.op_region(op).expect("placed");
+        let region = view.region;
+        let entry = self.index.entry_block(region);
         for (i, &s) in succs.iter().enumerate() {
             let Some(data) = self.dfg.successors.get(s) else {
                 self.op_error(op, format!("successor #{i} of '{name}' does not exist"));
@@ -456,7 +477,7 @@ impl FuncVerifier<'_> {
             };
             if target_region != region {
                 self.error_with_note(
-                    self.dfg.loc(op),
+                    view.loc,
                     format!(
                         "successor {} of '{name}' is not in the same region",
                         self.index.block_name(target)
@@ -466,7 +487,7 @@ impl FuncVerifier<'_> {
                 );
                 continue;
             }
-            if self.index.entry_block(region) == Some(target) {
+            if entry == Some(target) {
                 self.op_error(
                     op,
                     format!(
@@ -480,19 +501,17 @@ impl FuncVerifier<'_> {
 
     /// Each op is allowed in the function's phase. In a lowered function only ops of the
     /// body region are checked: anything nested is inside an op already reported.
-    pub(crate) fn check_op_phase(&self, op: Op) {
+    pub(crate) fn check_op_phase(&self, view: &OpView) {
         let phase = self.func.phase;
-        if phase != Phase::Structured
-            && self.index.op_region(op).map(|r| self.index.region_depth[r]) != Some(0)
-        {
+        if phase != Phase::Structured && self.index.region_depth[view.region] != 0 {
             return;
         }
-        if !self.dfg.kind(op).phases().contains(phase) {
+        if !view.info.phases.contains(phase) {
             self.op_error(
-                op,
+                view.op,
                 format!(
                     "'{}' is not allowed in a{} {} function",
-                    self.op_name(op),
+                    view.name(),
                     if matches!(phase, Phase::Itanium | Phase::Msvc) {
                         "n"
                     } else {
@@ -506,12 +525,13 @@ impl FuncVerifier<'_> {
 
     /// `cir.label` names are unique and first in their block; `cir.goto` targets exist;
     /// `cir.case` sits in a `cir.switch` and has the values its kind needs.
-    pub(crate) fn check_op_labels(&self, op: Op, labels: &mut Labels) {
-        match *self.dfg.kind(op) {
+    pub(crate) fn check_op_labels(&self, view: &OpView, labels: &mut Labels) {
+        let op = view.op;
+        match view.kind {
             OpKind::Label { name } => {
                 if let Some(&first) = labels.get(&name) {
                     self.error_with_note(
-                        self.dfg.loc(op),
+                        view.loc,
                         format!("label \"{}\" is defined twice", self.sym_str(name)),
                         self.dfg.loc(first),
                         "first defined here",
@@ -519,14 +539,13 @@ impl FuncVerifier<'_> {
                 } else {
                     labels.insert(name, op);
                 }
-                if self.index.op_pos[op] != 0 {
+                if view.pos != 0 {
                     self.op_error(op, "'cir.label' must be the first op of its block");
                 }
             }
             OpKind::Case { kind, values } => {
-                let in_switch = self
-                    .index
-                    .parent_op(op)
+                let in_switch = self.index.region_parent[view.region]
+                    .expand()
                     .is_some_and(|p| matches!(self.dfg.kind(p), OpKind::Switch));
                 if !in_switch {
                     self.op_error(op, "'cir.case' must be directly inside a 'cir.switch'");

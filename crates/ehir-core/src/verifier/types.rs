@@ -2,14 +2,14 @@
 //! tokens may flow, signatures, and the module-level symbol rules (callees, globals,
 //! record fields).
 
-use super::FuncVerifier;
+use super::{FuncVerifier, OpView};
 use crate::attrs::AttrData;
 use crate::diagnostics::Diagnostic;
 use crate::entities::{Attr, Op, Symbol, Type, Value};
 use crate::function::Phase;
 use crate::module::Module;
 use crate::ops::{
-    BinaryOp, CastKind, ExtraData, LandingPadClause, OpKind, TokenSlot, TokenType, UnaryOp,
+    BinaryOp, CastKind, ExtraData, LandingPadClause, OpInfo, OpKind, TokenSlot, TokenType, UnaryOp,
 };
 use crate::types::TypeData;
 use cranelift_entity::EntityRef;
@@ -77,6 +77,8 @@ struct OpCheck<'v, 'a> {
     verifier: &'v FuncVerifier<'a>,
     op: Op,
     kind: OpKind,
+    /// The op's row of the op table.
+    info: &'static OpInfo,
     operands: &'v [Value],
     results: &'v [Value],
 }
@@ -141,7 +143,7 @@ impl OpCheck<'_, '_> {
         if !ok {
             return false;
         }
-        let info = self.kind.info();
+        let info = self.info;
         for slot in info.operand_tokens {
             self.expect_token(slot, self.operand(slot.index as usize));
         }
@@ -370,24 +372,27 @@ impl FuncVerifier<'_> {
     }
 
     /// Token flow, operand and result types, and block arguments of one op.
-    pub(crate) fn check_op_type_rules(&self, op: Op) {
-        let token_misuse = self.check_token_flow(op);
+    pub(crate) fn check_op_type_rules(&self, view: &OpView) {
+        let token_misuse = self.check_token_flow(view);
         if !token_misuse {
-            self.check_op_types(op);
+            self.check_op_types(view);
         }
-        self.check_edge_arguments(op);
+        self.check_edge_arguments(view);
     }
 
     /// Tokens are used and produced only by the EH ops that take and make them. Returns
     /// whether the op misuses one (its other type checks are then skipped).
-    fn check_token_flow(&self, op: Op) -> bool {
-        let kind = self.dfg.kind(op);
+    fn check_token_flow(&self, view: &OpView) -> bool {
+        let op = view.op;
+        let kind = view.kind;
+        let token_slot =
+            |slots: &[TokenSlot], i: usize| slots.iter().any(|s| s.index as usize == i);
         let mut misuse = false;
-        for (i, &v) in self.dfg.operands(op).iter().enumerate() {
+        for (i, &v) in view.operands.iter().enumerate() {
             // Token types exist, so a token is a valid type.
             if let Some(t) = self.dfg.values.get(v).map(|d| d.ty)
                 && self.is_token(t)
-                && kind.operand_token(i).is_none()
+                && !token_slot(view.info.operand_tokens, i)
             {
                 self.op_error(
                     op,
@@ -400,10 +405,10 @@ impl FuncVerifier<'_> {
                 misuse = true;
             }
         }
-        for (i, &v) in self.dfg.results(op).iter().enumerate() {
+        for (i, &v) in view.results.iter().enumerate() {
             if let Some(t) = self.dfg.values.get(v).map(|d| d.ty)
                 && self.is_token(t)
-                && kind.result_token(i).is_none()
+                && !token_slot(view.info.result_tokens, i)
             {
                 self.op_error(
                     op,
@@ -457,12 +462,13 @@ impl FuncVerifier<'_> {
     }
 
     /// Arguments passed along every edge match the target block's parameters.
-    fn check_edge_arguments(&self, op: Op) {
-        let succs = self.dfg.successors(op);
+    fn check_edge_arguments(&self, view: &OpView) {
+        let op = view.op;
+        let succs = view.successors;
         if succs.is_empty() {
             return;
         }
-        let kind = self.dfg.kind(op);
+        let kind = view.kind;
         let name = kind.name();
         for (i, &s) in succs.iter().enumerate() {
             let Some(data) = self.dfg.successors.get(s) else {
@@ -541,20 +547,21 @@ impl FuncVerifier<'_> {
         }
     }
 
-    fn check_op_types(&self, op: Op) {
-        let data = &self.dfg.ops[op];
+    fn check_op_types(&self, view: &OpView) {
+        let op = view.op;
         let c = OpCheck {
             verifier: self,
             op,
-            kind: data.kind,
-            operands: data.operands.as_slice(&self.dfg.value_lists),
-            results: data.results.as_slice(&self.dfg.value_lists),
+            kind: view.kind,
+            info: view.info,
+            operands: view.operands,
+            results: view.results,
         };
         let common = self.ctx.types.common();
         let shape_ok = c.arity_and_tokens();
         // Per-op type rules; the counts and token slots are checked above, from the op
         // table.
-        match *self.dfg.kind(op) {
+        match view.kind {
             OpKind::Return => {
                 if !shape_ok {
                     return;
