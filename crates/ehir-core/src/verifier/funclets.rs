@@ -380,19 +380,23 @@ impl FuncVerifier<'_> {
                 );
                 continue;
             }
+            // An error at the edge's op with a note at the destination's pad.
+            let at_pad = |message: String| {
+                self.error_with_note(
+                    self.dfg.loc(op),
+                    message,
+                    self.dfg.loc(to_pad),
+                    "pad defined here",
+                )
+            };
             let mut cur = from;
             let mut seen: Vec<Op> = Vec::new();
             loop {
                 if cur == Some(to_pad) {
-                    self.error_with_note(
-                        self.dfg.loc(op),
-                        format!(
-                            "'{name}' unwinds to {}, whose pad it is inside: an EH pad cannot handle exceptions raised within it",
-                            self.index.block_name(dest_block)
-                        ),
-                        self.dfg.loc(to_pad),
-                        "pad defined here",
-                    );
+                    at_pad(format!(
+                        "'{name}' unwinds to {}, whose pad it is inside: an EH pad cannot handle exceptions raised within it",
+                        self.index.block_name(dest_block)
+                    ));
                     break;
                 }
                 if cur == to_parent {
@@ -400,15 +404,10 @@ impl FuncVerifier<'_> {
                 }
                 match cur {
                     None => {
-                        self.error_with_note(
-                            self.dfg.loc(op),
-                            format!(
-                                "the unwind edge of '{name}' enters {}, whose pad's parent is not a funclet this edge unwinds out of",
-                                self.index.block_name(dest_block)
-                            ),
-                            self.dfg.loc(to_pad),
-                            "pad defined here",
-                        );
+                        at_pad(format!(
+                            "the unwind edge of '{name}' enters {}, whose pad's parent is not a funclet this edge unwinds out of",
+                            self.index.block_name(dest_block)
+                        ));
                         break;
                     }
                     Some(p) => {
