@@ -906,17 +906,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
                 // (found by the offset to top), even if the destructor throws.
                 let delete = self.st.callee(self.b.ctx, delete_decl)?;
                 let common = *self.b.ctx.types.common();
-                let s64_ptr = self.b.ctx.types.ptr(common.s64);
-                let vptr_slot_ty = self.b.ctx.types.ptr(s64_ptr);
-                let vptr_slot = self.b.cast(CastKind::Bitcast, pointer, vptr_slot_ty);
-                let vptr = self.b.load(vptr_slot, 8);
-                let back = self.b.const_int(common.s64, -2);
-                let to_top_slot = self.b.ptr_stride(vptr, back);
-                let to_top = self.b.load(to_top_slot, 8);
-                let u8_ptr = self.b.ctx.types.ptr(common.u8);
-                let bytes = self.b.cast(CastKind::Bitcast, pointer, u8_ptr);
-                let complete = self.b.ptr_stride(bytes, to_top);
-                let raw = self.b.cast(CastKind::Bitcast, complete, common.void_ptr);
+                let raw = self.complete_object(pointer);
                 let args = if self.takes_size(delete) {
                     let (size, _) = self.st.size_align(self.b.ctx, e, &object_ty)?;
                     vec![raw, self.b.const_int(common.u64, size as i128)]

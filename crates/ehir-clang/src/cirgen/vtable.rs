@@ -1293,6 +1293,17 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         self.b.store(null, slot, 8);
         let not_null = self.b.cmp(CmpPredicate::Ne, object, null);
         self.b.begin_if(not_null, false);
+        let complete = self.complete_object(object);
+        self.b.store(complete, slot, 8);
+        self.b.end_if();
+        self.b.load(slot, 8)
+    }
+
+    /// The address (`void *`) of the complete object of the non-null polymorphic
+    /// `object` on the Itanium ABI: `object` plus the offset to top, read two slots
+    /// before the address point its vptr holds.
+    pub(super) fn complete_object(&mut self, object: Value) -> Value {
+        let common = *self.b.ctx.types.common();
         let s64_ptr = self.b.ctx.types.ptr(common.s64);
         let vptr_slot_ty = self.b.ctx.types.ptr(s64_ptr);
         let vptr_slot = self.b.cast(CastKind::Bitcast, object, vptr_slot_ty);
@@ -1303,10 +1314,7 @@ impl<'ast> FnGen<'_, 'ast, '_> {
         let u8_ptr = self.b.ctx.types.ptr(common.u8);
         let bytes = self.b.cast(CastKind::Bitcast, object, u8_ptr);
         let complete = self.b.ptr_stride(bytes, to_top);
-        let complete = self.b.cast(CastKind::Bitcast, complete, common.void_ptr);
-        self.b.store(complete, slot, 8);
-        self.b.end_if();
-        self.b.load(slot, 8)
+        self.b.cast(CastKind::Bitcast, complete, common.void_ptr)
     }
 
     /// `dynamic_cast<T *>(p)` (null stays null) or `dynamic_cast<T &>(r)` (failure
